@@ -1,0 +1,41 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+let package = Package(
+    name: "JourneyKit",
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    products: [
+        .library(name: "JourneyCore", targets: ["JourneyCore"]),
+        .library(name: "JourneyHandlers", targets: ["JourneyHandlers"]),
+        .executable(name: "journey", targets: ["journey"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+    ],
+    targets: [
+        .target(
+            name: "JourneyCore",
+            dependencies: [.product(name: "Yams", package: "Yams")]
+        ),
+        .target(
+            name: "JourneyHandlers",
+            dependencies: ["JourneyCore"]
+        ),
+        .executableTarget(
+            name: "journey",
+            dependencies: [
+                "JourneyCore",
+                "JourneyHandlers",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "JourneyCoreTests", dependencies: ["JourneyCore"]),
+        .testTarget(name: "JourneyHandlersTests", dependencies: ["JourneyHandlers"]),
+        .testTarget(
+            name: "JourneyCLITests",
+            dependencies: ["journey", "JourneyCore", "JourneyHandlers"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

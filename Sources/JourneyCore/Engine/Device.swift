@@ -1,0 +1,55 @@
+/// The simulated phone a run happens on.
+public struct DeviceProfile: Sendable, Hashable {
+    public enum Biometry: String, Sendable, Hashable, CaseIterable {
+        case none, touchID, faceID
+    }
+
+    public var biometry: Biometry
+    /// Whether a fingerprint or face is enrolled.
+    public var biometryEnrolled: Bool
+    public var online: Bool
+    /// Apps installed on the device, by URL scheme or name.
+    public var apps: [String]
+
+    public init(biometry: Biometry = .none, biometryEnrolled: Bool = false, online: Bool = true, apps: [String] = []) {
+        self.biometry = biometry
+        self.biometryEnrolled = biometryEnrolled
+        self.online = online
+        self.apps = apps
+    }
+}
+
+/// The device's changing parts: its persistent store and its clock.
+public struct DeviceState: Sendable, Hashable {
+    public var profile: DeviceProfile
+    /// The persistent key-value store; it survives app restarts.
+    public var store: [String: Value]
+    /// The virtual clock, in milliseconds since the Unix epoch.
+    public var clock: Int
+    /// The clock at the start of the run; transcripts count time from here.
+    public let startClock: Int
+
+    public init(profile: DeviceProfile = DeviceProfile(), store: [String: Value] = [:], clock: Int = 1_767_225_600_000) {
+        self.profile = profile
+        self.store = store
+        self.clock = clock
+        self.startClock = clock
+    }
+
+    /// Milliseconds since the run started.
+    public var elapsed: Int { clock - startClock }
+}
+
+/// The headless input driver that plays the user.
+public protocol InputDriver: AnyObject {
+    /// The driver's answer to a request: input, or something that happens to the app instead.
+    func next(for request: InputRequest) async throws -> DriverReply
+}
+
+public enum DriverReply: Sendable, Equatable {
+    case input([String: Value])
+    /// The app is killed and launched again: state is lost, the device store is kept.
+    case restart
+    /// Time passes on the virtual clock while the step waits.
+    case advance(milliseconds: Int)
+}

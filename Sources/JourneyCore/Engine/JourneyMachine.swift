@@ -1,0 +1,506 @@
+/// The journey interpreter as a pure state machine: no I/O, no clock, no randomness.
+///
+/// Each event (``start()``, ``complete(_:inputs:)``, ``restart()``, …) moves the machine and
+/// returns the ``Action`` its caller must perform next; transcript records are queued and
+/// taken with ``takeRecords()``. ``JourneyRunner`` drives it with real handlers and a driver;
+/// tests drive it directly.
+public struct JourneyMachine {
+    public struct Configuration: Sendable {
+        /// The locale texts are rendered in; nil uses the journey's default.
+        public var locale: String?
+        /// Steps a run may take before it is stopped as a runaway loop.
+        public var stepBudget: Int
+        /// How deep sub-journeys may nest.
+        public var maxCallDepth: Int
+
+        public init(locale: String? = nil, stepBudget: Int = 10_000, maxCallDepth: Int = 16) {
+            self.locale = locale
+            self.stepBudget = stepBudget
+            self.maxCallDepth = maxCallDepth
+        }
+    }
+
+    /// What the caller must do next.
+    public enum Action {
+        /// Run this handler for the current step, then call ``complete(_:inputs:)`` or ``fail(_:)``.
+        case runHandler(any StepHandler, HandlerInvocation)
+        /// The root journey reached an end.
+        case finished(RunResult)
+        /// The run failed; the transcript says why.
+        case failed(RunResult)
+    }
+
+    public let library: CompiledLibrary
+    public let root: CompiledJourney
+    public let configuration: Configuration
+    public private(set) var device: DeviceState
+    public private(set) var stepsTaken = 0
+    private let rootParams: [String: Value]
+    private var frames: [Frame] = []
+    private var records: [TranscriptRecord] = []
+    private var phase = Phase.ready
+
+    enum Phase { case ready, awaitingHandler, done }
+
+    struct Frame {
+        let journey: CompiledJourney
+        var params: [String: Value]
+        var state: [String: Value]
+        var step = 0
+    }
+
+    /// - Parameters:
+    ///   - params: the root journey's params; missing ones take their defaults.
+    public init(
+        library: CompiledLibrary, journey: CompiledJourney, params: [String: Value] = [:], device: DeviceState,
+        configuration: Configuration = Configuration()
+    ) {
+        self.library = library
+        self.root = journey
+        self.rootParams = params
+        self.device = device
+        self.configuration = configuration
+    }
+
+    /// The locale texts are rendered in.
+    public var locale: String { configuration.locale ?? root.source.defaultLocale }
+
+    /// Takes the transcript records queued since the last call.
+    public mutating func takeRecords() -> [TranscriptRecord] {
+        defer { records.removeAll(keepingCapacity: true) }
+        return records
+    }
+
+    /// The id of the step the machine is at, if any.
+    public var currentStep: String? {
+        guard let frame = frames.last, phase == .awaitingHandler else { return nil }
+        return frame.journey.steps[frame.step].id
+    }
+
+    /// The state of the current (innermost) journey.
+    public var currentState: [String: Value] { frames.last?.state ?? [:] }
+
+    /// The root journey's state.
+    public var rootState: [String: Value] { frames.first?.state ?? [:] }
+
+    // MARK: Events
+
+    /// Starts the root journey.
+    public mutating func start() -> Action {
+        precondition(phase == .ready, "start() is called once")
+        return launch()
+    }
+
+    /// The handler of the current step produced `result`; `inputs` are what the driver gave it.
+    public mutating func complete(_ result: HandlerResult, inputs: [String: Value] = [:]) -> Action {
+        guard phase == .awaitingHandler, let frame = frames.last else {
+            return failure(nil, "a handler result arrived while no step was running")
+        }
+        let step = frame.journey.steps[frame.step]
+        guard let spec = step.contract.outcome(named: result.outcome) else {
+            return failure(
+                step.id,
+                "handler '\(step.label)' returned outcome '\(result.outcome)', which its contract does not declare")
+        }
+        let data = Dictionary(uniqueKeysWithValues: spec.data.compactMap { d in
+            result.data[d.name].map { (d.name, $0.secret(if: d.type.secret)) }
+        })
+        emit(.outcome(step: step.id, outcome: result.outcome, data: .sorted(data)))
+        return follow(outcome: result.outcome, data: data, inputs: inputs)
+    }
+
+    /// The handler of the current step threw; the run fails with the message recorded.
+    public mutating func fail(_ message: String) -> Action {
+        guard let frame = frames.last else { return failure(nil, message) }
+        let step = frame.journey.steps[frame.step]
+        emit(.handlerError(step: step.id, handler: step.label, message: message))
+        return failure(step.id, "handler '\(step.label)' failed: \(message)")
+    }
+
+    /// Fails the run for a reason outside the journey (a scenario mismatch, a driver error).
+    public mutating func abort(_ message: String) -> Action {
+        failure(currentStep, message)
+    }
+
+    /// The app is killed and launched again: every journey's state is lost, the device store
+    /// survives, and the root journey starts over.
+    public mutating func restart() -> Action {
+        emit(.restart)
+        frames.removeAll()
+        return launch()
+    }
+
+    /// Time passes on the virtual clock.
+    public mutating func advanceClock(by milliseconds: Int, reason: String) {
+        device.clock += milliseconds
+        emit(.clockAdvance(milliseconds: milliseconds, reason: reason))
+    }
+
+    /// Writes the device store on a handler's behalf; recorded in the transcript.
+    public mutating func store(_ key: String, _ value: Value?) {
+        if let value { device.store[key] = value } else { device.store.removeValue(forKey: key) }
+        emit(.stateSet(variable: "stored.\(key)", value: value ?? .string("(removed)")))
+    }
+
+    /// Records input the driver gave for the current step.
+    public mutating func recordInput(_ values: [String: Value]) {
+        guard let step = currentStep else { return }
+        emit(.input(step: step, values: .sorted(values)))
+    }
+
+    // MARK: Moving
+
+    private mutating func launch() -> Action {
+        var params = rootParams
+        for p in root.params where params[p.name] == nil {
+            guard let value = p.defaultValue else {
+                return failure(nil, "param '\(p.name)' of \(root.id) has no default and was not given")
+            }
+            params[p.name] = value
+        }
+        for p in root.params { params[p.name] = params[p.name]?.secret(if: p.type.secret) }
+        emit(.journeyStart(journey: root.id, params: .sorted(params)))
+        frames = [Frame(journey: root, params: params, state: Self.initialState(root))]
+        return go(to: root.start)
+    }
+
+    static func initialState(_ journey: CompiledJourney) -> [String: Value] {
+        var state: [String: Value] = [:]
+        for s in journey.state {
+            state[s.name] = (s.defaultValue ?? Self.zero(s.type.type)).secret(if: s.type.secret)
+        }
+        return state
+    }
+
+    static func zero(_ type: ValueType) -> Value {
+        switch type {
+        case .string, .any: .string("")
+        case .int: .int(0)
+        case .bool: .bool(false)
+        case .list: .list([])
+        case .duration: .duration(0)
+        }
+    }
+
+    private mutating func go(to first: Target) -> Action {
+        var target = first
+        while true {
+            let frame = frames[frames.count - 1]
+            switch target {
+            case .step(let index):
+                stepsTaken += 1
+                let step = frame.journey.steps[index]
+                if stepsTaken > configuration.stepBudget {
+                    return failure(
+                        step.id,
+                        "step budget of \(configuration.stepBudget) exhausted at step '\(step.id)'; the journey seems to loop")
+                }
+                frames[frames.count - 1].step = index
+                emit(.stepEnter(step: step.id, handler: step.label))
+                if let attempts = step.attempts, let limit = frame.journey.limits[attempts.limit] {
+                    let count = counter(limit)
+                    if count >= limit.max {
+                        emit(.attempt(step: step.id, limit: limit.name, action: .exceeded, count: count, max: limit.max))
+                        switch exceed(limit, from: step.id, outcome: "limit") {
+                        case .success(let next): target = next; continue
+                        case .failure(let error): return failure(step.id, error.message)
+                        }
+                    }
+                    setCounter(limit, count + 1)
+                    emit(.attempt(step: step.id, limit: limit.name, action: .charged, count: count + 1, max: limit.max))
+                }
+                let lookup = Lookup(frame: frames[frames.count - 1], device: device)
+                var params: [String: Value] = [:]
+                for (name, value) in step.parameters {
+                    switch Self.evaluate(value, lookup) {
+                    case .success(let v): params[name] = v
+                    case .failure(let error):
+                        return failure(step.id, "cannot evaluate '\(name)' of step '\(step.id)': \(error.message)")
+                    }
+                }
+                switch step.runner {
+                case .call(let id):
+                    guard let callee = library[id] else { return failure(step.id, "unknown journey '\(id)'") }
+                    if frames.count > configuration.maxCallDepth {
+                        return failure(step.id, "sub-journeys nest deeper than \(configuration.maxCallDepth)")
+                    }
+                    for p in callee.params where params[p.name] == nil { params[p.name] = p.defaultValue }
+                    for p in callee.params { params[p.name] = params[p.name]?.secret(if: p.type.secret) }
+                    emit(.subjourneyEnter(journey: id, step: step.id, params: .sorted(params)))
+                    frames.append(Frame(journey: callee, params: params, state: Self.initialState(callee)))
+                    target = callee.start
+                    continue
+                case .handler(let handler):
+                    let screen: RenderedScreen?
+                    switch render(step.screen, frame.journey, lookup) {
+                    case .success(let s): screen = s
+                    case .failure(let error): return failure(step.id, "cannot render the screen: \(error.message)")
+                    }
+                    if let screen { emit(.screen(step: step.id, screen: screen)) }
+                    emit(.handlerCall(step: step.id, handler: step.label, params: .sorted(params)))
+                    phase = .awaitingHandler
+                    let invocation = HandlerInvocation(
+                        journey: frame.journey.id, step: step.id, parameters: params, maps: step.maps, screen: screen,
+                        contract: step.contract)
+                    return .runHandler(handler, invocation)
+                }
+            case .end(let index):
+                let end = frame.journey.ends[index]
+                if frames.count == 1 {
+                    emit(.journeyEnd(journey: frame.journey.id, end: end.id, kind: end.kind, steps: stepsTaken))
+                    phase = .done
+                    return .finished(RunResult(end: end.id, kind: end.kind, failure: nil, steps: stepsTaken))
+                }
+                var outputs: [String: Value] = [:]
+                let lookup = Lookup(frame: frame, device: device)
+                for (name, template) in frame.journey.outputs {
+                    do {
+                        outputs[name] = try template.evaluate(in: lookup)
+                    } catch {
+                        return failure(nil, "cannot evaluate output '\(name)' of \(frame.journey.id): \(error.message)")
+                    }
+                }
+                frames.removeLast()
+                emit(.subjourneyExit(journey: frame.journey.id, end: end.id, kind: end.kind, outputs: .sorted(outputs)))
+                let caller = frames[frames.count - 1].journey.steps[frames[frames.count - 1].step]
+                emit(.outcome(step: caller.id, outcome: end.id, data: .sorted(outputs)))
+                switch resolve(outcome: end.id, data: outputs, inputs: [:]) {
+                case .success(let next): target = next
+                case .failure(let error): return failure(caller.id, error.message)
+                }
+            }
+        }
+    }
+
+    private mutating func follow(outcome: String, data: [String: Value], inputs: [String: Value]) -> Action {
+        phase = .ready
+        switch resolve(outcome: outcome, data: data, inputs: inputs) {
+        case .success(let target): return go(to: target)
+        case .failure(let error): return failure(currentStepId, error.message)
+        }
+    }
+
+    private var currentStepId: String? {
+        frames.last.map { $0.journey.steps[$0.step].id }
+    }
+
+    /// Applies the attempt rules and the transition of `outcome` at the current step.
+    private mutating func resolve(
+        outcome: String, data: [String: Value], inputs: [String: Value]
+    ) -> Result<Target, RunFailureMessage> {
+        let frame = frames[frames.count - 1]
+        let step = frame.journey.steps[frame.step]
+        if let attempts = step.attempts, let limit = frame.journey.limits[attempts.limit] {
+            let count = counter(limit)
+            if attempts.counts.contains(outcome) {
+                if count >= limit.max {
+                    emit(.attempt(step: step.id, limit: limit.name, action: .exceeded, count: count, max: limit.max))
+                    return exceed(limit, from: step.id, outcome: outcome, inputs: inputs, data: data)
+                }
+            } else if attempts.resets.contains(outcome) {
+                setCounter(limit, 0)
+                emit(.attempt(step: step.id, limit: limit.name, action: .reset, count: 0, max: limit.max))
+            } else {
+                setCounter(limit, max(0, count - 1))
+                emit(.attempt(step: step.id, limit: limit.name, action: .refunded, count: max(0, count - 1), max: limit.max))
+            }
+        }
+        guard let transition = step.transitions[outcome] else {
+            return .failure(.init("step '\(step.id)' has no transition for outcome '\(outcome)'"))
+        }
+        return take(transition, from: step.id, outcome: outcome, inputs: inputs, data: data)
+    }
+
+    private mutating func exceed(
+        _ limit: CompiledLimit, from step: String, outcome: String, inputs: [String: Value] = [:],
+        data: [String: Value] = [:]
+    ) -> Result<Target, RunFailureMessage> {
+        if !limit.keep { setCounter(limit, 0) }
+        return take(limit.exceeded, from: step, outcome: "\(outcome) (limit \(limit.name) reached)", inputs: inputs, data: data)
+    }
+
+    private mutating func take(
+        _ transition: CompiledTransition, from step: String, outcome: String, inputs: [String: Value],
+        data: [String: Value]
+    ) -> Result<Target, RunFailureMessage> {
+        var lookup = Lookup(frame: frames[frames.count - 1], device: device, inputs: inputs, outcome: data)
+        for branch in transition.branches {
+            if let condition = branch.condition {
+                do {
+                    guard try condition.evaluate(in: lookup).revealed == .bool(true) else { continue }
+                } catch {
+                    return .failure(.init("cannot evaluate '\(condition.source)' at step '\(step)': \(error.message)"))
+                }
+            }
+            for (variable, value) in branch.assignments {
+                let result: Value
+                switch Self.evaluate(value, lookup) {
+                case .success(let v): result = v
+                case .failure(let error):
+                    return .failure(.init("cannot evaluate the value of '\(variable)' at step '\(step)': \(error.message)"))
+                }
+                assign(variable, result)
+                lookup.frame = frames[frames.count - 1]
+                lookup.device = device
+            }
+            let journey = frames[frames.count - 1].journey
+            emit(.transition(from: step, outcome: outcome, branch: branch.label, to: journey.name(of: branch.target)))
+            return .success(branch.target)
+        }
+        return .failure(.init("no branch matched for '\(outcome)' at step '\(step)'"))
+    }
+
+    private mutating func assign(_ variable: VariableReference, _ value: Value) {
+        let journey = frames[frames.count - 1].journey
+        switch variable.scope {
+        case .state:
+            let secret = journey.state.first { $0.name == variable.name }?.type.secret ?? false
+            frames[frames.count - 1].state[variable.name] = value.secret(if: secret)
+            emit(.stateSet(variable: variable.description, value: value.secret(if: secret)))
+        case .stored:
+            let secret = journey.stored.first { $0.name == variable.name }?.type.secret ?? false
+            device.store[variable.name] = value.secret(if: secret)
+            emit(.stateSet(variable: variable.description, value: value.secret(if: secret)))
+        }
+    }
+
+    private func counter(_ limit: CompiledLimit) -> Int {
+        let frame = frames[frames.count - 1]
+        let value: Value?
+        switch limit.counter.scope {
+        case .state: value = frame.state[limit.counter.name]
+        case .stored:
+            value = device.store[limit.counter.name]
+                ?? frame.journey.stored.first { $0.name == limit.counter.name }?.defaultValue
+        }
+        if case .int(let n)? = value?.revealed { return n }
+        return 0
+    }
+
+    /// Writes a limit's counter at once: it is on the device before the result is acted on.
+    private mutating func setCounter(_ limit: CompiledLimit, _ count: Int) {
+        switch limit.counter.scope {
+        case .state: frames[frames.count - 1].state[limit.counter.name] = .int(count)
+        case .stored: device.store[limit.counter.name] = .int(count)
+        }
+    }
+
+    private func render(
+        _ screen: Screen?, _ journey: CompiledJourney, _ lookup: Lookup
+    ) -> Result<RenderedScreen?, EvaluationError> {
+        guard let screen else { return .success(nil) }
+        let fallback = journey.source.defaultLocale
+        func text(_ t: LocalizedText?) throws(EvaluationError) -> String? {
+            guard let template = t?.template(for: locale, fallback: fallback) else { return nil }
+            return try template.display(in: lookup)
+        }
+        do {
+            let actions = try screen.actions.map { action throws(EvaluationError) in
+                RenderedScreen.Action(id: action.id.value, label: try text(action.label) ?? action.id.value, enabled: action.enabled)
+            }
+            let fields = try screen.fields.map { field throws(EvaluationError) in
+                RenderedScreen.Field(
+                    name: field.name.value, label: try text(field.label), kind: field.kind, required: field.required,
+                    pattern: field.pattern?.value, minLength: field.minLength, maxLength: field.maxLength,
+                    secret: field.secret)
+            }
+            return .success(
+                RenderedScreen(title: try text(screen.title), text: try text(screen.text), actions: actions, fields: fields))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    static func evaluate(_ value: CompiledValue, _ lookup: Lookup) -> Result<Value, EvaluationError> {
+        switch value {
+        case .constant(let v): return .success(v)
+        case .template(let t):
+            do { return .success(try t.evaluate(in: lookup)) } catch { return .failure(error) }
+        case .list(let items):
+            var values: [Value] = []
+            var secret = false
+            for item in items {
+                switch evaluate(item, lookup) {
+                case .success(let v):
+                    secret = secret || v.isSecret
+                    values.append(v.revealed)
+                case .failure(let e): return .failure(e)
+                }
+            }
+            return .success(Value.list(values).secret(if: secret))
+        }
+    }
+
+    private mutating func failure(_ step: String?, _ message: String) -> Action {
+        emit(.failure(step: step, message: message))
+        phase = .done
+        return .failed(RunResult(end: nil, kind: nil, failure: message, steps: stepsTaken))
+    }
+
+    private mutating func emit(_ event: TranscriptEvent) {
+        records.append(TranscriptRecord(time: device.elapsed, depth: max(0, frames.count - 1), event: event))
+    }
+
+    /// Reads names for expressions: params, state, stored values, the device, inputs and outcome data.
+    struct Lookup: ValueProvider {
+        var frame: Frame
+        var device: DeviceState
+        var inputs: [String: Value] = [:]
+        var outcome: [String: Value] = [:]
+
+        func value(at path: [String]) -> Value? {
+            guard path.count >= 2 else { return nil }
+            let name = path[1]
+            switch path[0] {
+            case "params": return frame.params[name]
+            case "state": return frame.state[name]
+            case "stored":
+                let decl = frame.journey.stored.first { $0.name == name }
+                let value = device.store[name] ?? decl?.defaultValue ?? decl.map { JourneyMachine.zero($0.type.type) }
+                return value?.secret(if: decl?.type.secret ?? false)
+            case "input": return inputs[name]
+            case "outcome": return outcome[name]
+            case "device":
+                switch name {
+                case "biometry": return .string(device.profile.biometry.rawValue)
+                case "biometryEnrolled": return .bool(device.profile.biometryEnrolled)
+                case "online": return .bool(device.profile.online)
+                case "apps": return .list(device.profile.apps.map(Value.string))
+                case "now": return .int(device.clock / 1000)
+                default: return nil
+                }
+            case "limits":
+                guard path.count == 3, let limit = frame.journey.limits[name] else { return nil }
+                let raw: Value?
+                switch limit.counter.scope {
+                case .state: raw = frame.state[limit.counter.name]
+                case .stored: raw = device.store[limit.counter.name]
+                }
+                let count: Int
+                if case .int(let n)? = raw?.revealed { count = n } else { count = 0 }
+                switch path[2] {
+                case "count": return .int(count)
+                case "max": return .int(limit.max)
+                case "remaining": return .int(max(0, limit.max - count))
+                default: return nil
+                }
+            default: return nil
+            }
+        }
+    }
+}
+
+/// How a run ended.
+public struct RunResult: Sendable, Equatable {
+    /// The end reached, or nil if the run failed.
+    public var end: String?
+    public var kind: EndKind?
+    /// Why the run failed, if it did.
+    public var failure: String?
+    public var steps: Int
+}
+
+struct RunFailureMessage: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
+}

@@ -1,0 +1,128 @@
+/// Runs a journey: drives a ``JourneyMachine`` with real handlers and an input driver, and
+/// writes every transcript record to a sink as it happens.
+///
+/// A handler that throws fails the journey with the error recorded; it never takes the
+/// process down. The error's message is recorded only for ``HandlerError`` (whose messages
+/// handlers write without secrets); for any other error only its type is recorded, because
+/// descriptions of decoding and network errors can embed values.
+public struct JourneyRunner {
+    public var configuration: JourneyMachine.Configuration
+
+    public init(configuration: JourneyMachine.Configuration = .init()) {
+        self.configuration = configuration
+    }
+
+    /// The end of a run: its result, and the final state and device for assertions.
+    public struct Outcome: Sendable {
+        public var result: RunResult
+        public var rootState: [String: Value]
+        public var device: DeviceState
+    }
+
+    public func run(
+        _ journey: CompiledJourney, in library: CompiledLibrary, params: [String: Value] = [:], device: DeviceState,
+        driver: some InputDriver, transcript sink: some TranscriptSink, header: TranscriptEvent.Header? = nil
+    ) async -> Outcome {
+        let context = RunContext(
+            machine: JourneyMachine(
+                library: library, journey: journey, params: params, device: device, configuration: configuration),
+            driver: driver, sink: sink)
+        if let header { sink.record(TranscriptRecord(time: 0, depth: 0, event: .header(header))) }
+        var action = context.machine.start()
+        context.flush()
+        while true {
+            switch action {
+            case .finished(let result), .failed(let result):
+                return Outcome(result: result, rootState: context.machine.rootState, device: context.machine.device)
+            case .runHandler(let handler, let invocation):
+                context.inputs = [:]
+                do {
+                    let result = try await handler.run(invocation, context: context)
+                    action = context.machine.complete(result, inputs: context.inputs)
+                } catch let interruption as RunInterruption {
+                    switch interruption {
+                    case .restart: action = context.machine.restart()
+                    case .abort(let message): action = context.machine.abort(message)
+                    }
+                } catch let error as HandlerError {
+                    action = context.machine.fail(error.message)
+                } catch {
+                    action = context.machine.fail("\(type(of: error)) was thrown")
+                }
+                context.flush()
+            }
+        }
+    }
+}
+
+/// Stops a handler from the outside: the driver restarted the app, or the run must stop.
+/// Handlers must let it propagate.
+public enum RunInterruption: Error, Sendable, Equatable {
+    case restart
+    /// The run stops with this message (for example, a scenario gives input for another step).
+    case abort(String)
+}
+
+/// The ``HandlerContext`` of one run.
+final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContext {
+    var machine: JourneyMachine
+    let driver: Driver
+    let sink: Sink
+    var inputs: [String: Value] = [:]
+
+    init(machine: JourneyMachine, driver: Driver, sink: Sink) {
+        self.machine = machine
+        self.driver = driver
+        self.sink = sink
+    }
+
+    func flush() {
+        for record in machine.takeRecords() { sink.record(record) }
+    }
+
+    func input(_ request: InputRequest) async throws -> [String: Value] {
+        while true {
+            let reply = try await driver.next(for: request)
+            switch reply {
+            case .advance(let ms):
+                machine.advanceClock(by: ms, reason: "scenario")
+                flush()
+            case .restart:
+                throw RunInterruption.restart
+            case .input(let values):
+                for name in values.keys.sorted() where request.inputs.first(where: { $0.name == name }) == nil {
+                    let asked = request.inputs.map(\.name)
+                    throw RunInterruption.abort(
+                        "input '\(name)' was given for step '\(request.step)', which asks for \(asked.isEmpty ? "nothing" : asked.joined(separator: ", "))")
+                }
+                var typed: [String: Value] = [:]
+                var shown: [String: Value] = [:]
+                for spec in request.inputs {
+                    guard let value = values[spec.name] else { continue }
+                    typed[spec.name] = value.secret(if: spec.type.secret)
+                    shown[spec.name] = typed[spec.name]
+                    if spec.redactsQuery, case .string(let url) = value { shown[spec.name] = .string(URLRedaction.redact(url)) }
+                }
+                machine.recordInput(shown)
+                flush()
+                inputs.merge(typed) { $1 }
+                return typed
+            }
+        }
+    }
+
+    var device: DeviceProfile { machine.device.profile }
+    var now: Int { machine.device.clock }
+
+    func wait(milliseconds: Int, reason: String) {
+        machine.advanceClock(by: milliseconds, reason: reason)
+        flush()
+    }
+
+    func stored(_ key: String) -> Value? { machine.device.store[key] }
+
+    func store(_ key: String, _ value: Value?) {
+        machine.store(key, value)
+        flush()
+    }
+}

@@ -1,0 +1,302 @@
+extension Expression {
+    /// The expression's value, read from `context`.
+    ///
+    /// A secret operand is unwrapped to compute, and the result is secret by the same rule
+    /// as ``typeCheck(in:)``. Throws when a name has no value, on division by zero or
+    /// integer overflow, or when a value has the wrong type (possible only with `any`);
+    /// the message never contains a value.
+    public func evaluate(in context: some ValueProvider) throws(EvaluationError) -> Value {
+        try root.evaluate(context)
+    }
+}
+
+extension ExpressionNode {
+    func evaluate<Context: ValueProvider>(_ context: Context) throws(EvaluationError) -> Value {
+        switch self {
+        case .literal(let value, _):
+            return value
+
+        case .name(let path, _):
+            guard let value = context.value(at: path) else { throw Self.noValue(path) }
+            return value
+
+        case .list(let items, _):
+            var values: [Value] = []
+            values.reserveCapacity(items.count)
+            var secret = false
+            for item in items {
+                let (value, itemSecret) = try item.evaluate(context).unwrapped
+                guard case .string = value else {
+                    throw Self.mismatch("list items must be strings, found \(value.typeName)")
+                }
+                secret = secret || itemSecret
+                values.append(value)
+            }
+            return Value.list(values).secret(if: secret)
+
+        case .negate(let operand, _):
+            let (value, secret) = try operand.evaluate(context).unwrapped
+            guard case .int(let number) = value else {
+                throw Self.mismatch("'-' needs an int operand, found \(value.typeName)")
+            }
+            guard number != .min else { throw Self.overflow("-") }
+            return Value.int(-number).secret(if: secret)
+
+        case .binary(let op, let left, let right, _):
+            switch op {
+            case .add, .subtract, .multiply, .divide, .remainder:
+                return try Self.arithmetic(op, left.evaluate(context), right.evaluate(context))
+            default:
+                let (result, secret) = try evaluateBool(context, for: "")
+                return .boolean(result, secret: secret)
+            }
+
+        case .conditional(let condition, let then, let otherwise, _):
+            let (chosen, _) = try condition.evaluateBool(context, for: "the condition of '?:'")
+            return try (chosen ? then : otherwise).evaluate(context)
+
+        case .call1(let function, let argument, _):
+            let (value, secret) = try argument.evaluate(context).unwrapped
+            switch function {
+            case .len:
+                switch value {
+                case .string(let text): return .int(text.count)
+                case .list(let items): return .int(items.count)
+                default: throw Self.mismatch("'len' needs a string or a list, found \(value.typeName)")
+                }
+            case .lower, .upper:
+                guard case .string(let text) = value else {
+                    throw Self.mismatch("'\(function.rawValue)' needs a string, found \(value.typeName)")
+                }
+                return Value.string(function == .lower ? text.lowercased() : text.uppercased())
+                    .secret(if: secret)
+            default:  // str
+                return Value.string(Self.text(of: value).text).secret(if: secret)
+            }
+
+        case .not, .and, .or, .call2, .matches:
+            let (result, secret) = try evaluateBool(context, for: "")
+            return .boolean(result, secret: secret)
+        }
+    }
+
+    /// The value of a node that must be a bool, and whether it is secret, without boxing
+    /// intermediate results. `use` names the place in an error message.
+    func evaluateBool<Context: ValueProvider>(
+        _ context: Context, for use: String
+    ) throws(EvaluationError) -> (Bool, secret: Bool) {
+        switch self {
+        case .not(let operand, _):
+            let (value, secret) = try operand.evaluateBool(context, for: "'!'")
+            return (!value, secret)
+
+        case .and(let left, let right, _):
+            let (a, secretA) = try left.evaluateBool(context, for: "'&&'")
+            if !a { return (false, secretA) }
+            let (b, secretB) = try right.evaluateBool(context, for: "'&&'")
+            return (b, secretA || secretB)
+
+        case .or(let left, let right, _):
+            let (a, secretA) = try left.evaluateBool(context, for: "'||'")
+            if a { return (true, secretA) }
+            let (b, secretB) = try right.evaluateBool(context, for: "'||'")
+            return (b, secretA || secretB)
+
+        case .binary(let op, let left, let right, _) where op != .add && op != .subtract
+            && op != .multiply && op != .divide && op != .remainder:
+            let (a, secretA) = try left.evaluate(context).unwrapped
+            let (b, secretB) = try right.evaluate(context).unwrapped
+            switch op {
+            case .equal: return (try Self.equal(a, b, op), false)
+            case .notEqual: return (try !Self.equal(a, b, op), false)
+            case .in:
+                guard case .string = a, case .list(let items) = b else {
+                    throw Self.mismatch(
+                        "'in' needs a string on its left and a list on its right, found \(a.typeName) and \(b.typeName)")
+                }
+                let (found, secretItem) = try Self.list(items, contains: a)
+                return (found, secretA || secretB || secretItem)
+            default:
+                return (try Self.compare(op, a, b), secretA || secretB)
+            }
+
+        case .conditional(let condition, let then, let otherwise, _):
+            let (chosen, _) = try condition.evaluateBool(context, for: "the condition of '?:'")
+            return try (chosen ? then : otherwise).evaluateBool(context, for: use)
+
+        case .call2(let function, let first, let second, _):
+            let (a, secretA) = try first.evaluate(context).unwrapped
+            let (b, secretB) = try second.evaluate(context).unwrapped
+            let secret = secretA || secretB
+            guard case .string(let part) = b else {
+                throw Self.mismatch(
+                    "'\(function.rawValue)' needs a string as its second argument, found \(b.typeName)")
+            }
+            switch (function, a) {
+            case (.contains, .list(let items)):
+                let (found, secretItem) = try Self.list(items, contains: b)
+                return (found, secret || secretItem)
+            case (.contains, .string(let text)): return (text.contains(part), secret)
+            case (.startsWith, .string(let text)): return (text.hasPrefix(part), secret)
+            case (.endsWith, .string(let text)): return (text.hasSuffix(part), secret)
+            default:
+                let what = function == .contains ? "a string or a list" : "a string"
+                throw Self.mismatch(
+                    "'\(function.rawValue)' needs \(what) as its first argument, found \(a.typeName)")
+            }
+
+        case .matches(let subject, let pattern, _):
+            let (value, _) = try subject.evaluate(context).unwrapped
+            guard case .string(let text) = value else {
+                throw Self.mismatch("'matches' needs a string as its first argument, found \(value.typeName)")
+            }
+            return (pattern.matches(text), false)
+
+        default:
+            let (value, secret) = try evaluate(context).unwrapped
+            guard case .bool(let result) = value else {
+                let place = use.isEmpty ? "a condition" : use
+                throw Self.mismatch("\(place) needs a bool, found \(value.typeName)")
+            }
+            return (result, secret)
+        }
+    }
+
+    // MARK: - Operators
+
+    private static func arithmetic(
+        _ op: BinaryOperator, _ left: Value, _ right: Value
+    ) throws(EvaluationError) -> Value {
+        let (a, secretA) = left.unwrapped
+        let (b, secretB) = right.unwrapped
+        let secret = secretA || secretB
+        switch (a, b) {
+        case (.int(let x), .int(let y)):
+            let result: (partialValue: Int, overflow: Bool)
+            switch op {
+            case .add: result = x.addingReportingOverflow(y)
+            case .subtract: result = x.subtractingReportingOverflow(y)
+            case .multiply: result = x.multipliedReportingOverflow(by: y)
+            case .divide, .remainder:
+                guard y != 0 else { throw EvaluationError(message: "division by zero in '\(op.rawValue)'") }
+                result = op == .divide ? x.dividedReportingOverflow(by: y) : x.remainderReportingOverflow(dividingBy: y)
+            default: preconditionFailure("not an arithmetic operator")
+            }
+            if result.overflow { throw overflow(op.rawValue) }
+            return Value.int(result.partialValue).secret(if: secret)
+        case (.string(let x), .string(let y)) where op == .add:
+            return Value.string(x + y).secret(if: secret)
+        default:
+            if op == .add {
+                throw mismatch("'+' needs two ints or two strings, found \(a.typeName) and \(b.typeName)")
+            }
+            throw mismatch("'\(op.rawValue)' needs int operands, found \(a.typeName) and \(b.typeName)")
+        }
+    }
+
+    /// `==` on unwrapped values of the same type; list items are compared unwrapped too.
+    private static func equal(_ a: Value, _ b: Value, _ op: BinaryOperator) throws(EvaluationError) -> Bool {
+        switch (a, b) {
+        case (.int(let x), .int(let y)): return x == y
+        case (.string(let x), .string(let y)): return x == y
+        case (.bool(let x), .bool(let y)): return x == y
+        case (.duration(let x), .duration(let y)): return x == y
+        case (.list(let x), .list(let y)):
+            guard x.count == y.count else { return false }
+            for (p, q) in zip(x, y) where p.revealed != q.revealed { return false }
+            return true
+        default:
+            throw mismatch("'\(op.rawValue)' needs operands of the same type, found \(a.typeName) and \(b.typeName)")
+        }
+    }
+
+    private static func compare(_ op: BinaryOperator, _ a: Value, _ b: Value) throws(EvaluationError) -> Bool {
+        switch (a, b) {
+        case (.int(let x), .int(let y)), (.duration(let x), .duration(let y)):
+            return ordered(op, x, y)
+        case (.string(let x), .string(let y)):
+            return ordered(op, x, y)
+        default:
+            throw mismatch(
+                "'\(op.rawValue)' needs two ints, two durations or two strings, found \(a.typeName) and \(b.typeName)")
+        }
+    }
+
+    private static func ordered<T: Comparable>(_ op: BinaryOperator, _ x: T, _ y: T) -> Bool {
+        switch op {
+        case .less: x < y
+        case .lessEqual: x <= y
+        case .greater: x > y
+        default: x >= y
+        }
+    }
+
+    /// Whether `items` holds the string `needle`, and whether the item found was secret.
+    private static func list(_ items: [Value], contains needle: Value) throws(EvaluationError) -> (Bool, Bool) {
+        for item in items {
+            let (value, secret) = item.unwrapped
+            guard case .string = value else {
+                throw mismatch("a list must hold strings, found \(value.typeName)")
+            }
+            if value == needle { return (true, secret) }
+        }
+        return (false, false)
+    }
+
+    // MARK: - Text
+
+    /// The text a value gives in a template or `str()`, secrets revealed, and whether any
+    /// part of it was secret.
+    static func text(of value: Value) -> (text: String, secret: Bool) {
+        switch value {
+        case .string(let text): return (text, false)
+        case .int(let number): return (String(number), false)
+        case .bool(let flag): return (flag ? "true" : "false", false)
+        case .duration(let ms): return (Duration.format(milliseconds: ms), false)
+        case .secret(let inner): return (text(of: inner).text, true)
+        case .list(let items):
+            var secret = false
+            let parts = items.map { item in
+                let (text, itemSecret) = text(of: item)
+                secret = secret || itemSecret
+                return text
+            }
+            return ("[" + parts.joined(separator: ", ") + "]", secret)
+        }
+    }
+
+    // MARK: - Errors
+
+    private static func noValue(_ path: [String]) -> EvaluationError {
+        EvaluationError(message: "'\(path.joined(separator: "."))' has no value")
+    }
+
+    private static func mismatch(_ message: String) -> EvaluationError {
+        EvaluationError(message: message)
+    }
+
+    private static func overflow(_ op: String) -> EvaluationError {
+        EvaluationError(message: "integer overflow in '\(op)'")
+    }
+}
+
+extension Value {
+    /// The value without its secret wrapper, and whether it had one.
+    fileprivate var unwrapped: (Value, Bool) {
+        if case .secret(let inner) = self { return (inner.revealed, true) }
+        return (self, false)
+    }
+
+    /// The name of the value's type, for error messages (never the value itself).
+    fileprivate var typeName: String { revealed.typeInfo.type.rawValue }
+
+    private static let trueValue = Value.bool(true)
+    private static let falseValue = Value.bool(false)
+    private static let secretTrue = Value.secret(.bool(true))
+    private static let secretFalse = Value.secret(.bool(false))
+
+    /// A bool result without allocating a new box.
+    fileprivate static func boolean(_ value: Bool, secret: Bool) -> Value {
+        secret ? (value ? secretTrue : secretFalse) : (value ? trueValue : falseValue)
+    }
+}

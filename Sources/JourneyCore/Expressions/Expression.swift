@@ -1,0 +1,56 @@
+/// A parsed expression such as `state.tries + 1` or `outcome.pin == state.firstPin`.
+///
+/// Parse once when the journey loads, type-check against the journey's names, then
+/// evaluate as often as needed: evaluation walks the parsed tree and never re-parses.
+/// See "Expressions" in docs/journey-format.md for the language.
+public struct Expression: Hashable, Sendable, CustomStringConvertible {
+    /// The expression's text, as written.
+    public let source: String
+    let root: ExpressionNode
+
+    init(source: String, root: ExpressionNode) {
+        self.source = source
+        self.root = root
+    }
+
+    /// Parses `source`, or returns its first syntax error or unknown root name or function.
+    public static func parse(_ source: String) -> Result<Expression, ExpressionError> {
+        do throws(ExpressionError) {
+            let root = try ExpressionParser.parse(Array(source.unicodeScalars))
+            return .success(Expression(source: source, root: root))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Every name path the expression reads, e.g. `[["state", "email"], ["device", "online"]]`,
+    /// in source order, without duplicates.
+    public var references: [[String]] {
+        var all: [[String]] = []
+        root.collectReferences(into: &all)
+        var seen = Set<[String]>()
+        return all.filter { seen.insert($0).inserted }
+    }
+
+    public var description: String { source }
+
+    /// Two expressions are equal when their sources are: the tree follows from the source.
+    public static func == (a: Expression, b: Expression) -> Bool { a.source == b.source }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(source) }
+}
+
+/// What an expression may read at check time: the type of every name.
+public protocol ExpressionScope {
+    /// The type of a name path like `["state", "email"]` or `["limits", "pin", "count"]`,
+    /// or nil if unknown.
+    func type(of path: [String]) -> TypeInfo?
+    /// All known paths, for "did you mean" suggestions.
+    var knownPaths: [[String]] { get }
+}
+
+/// What an expression reads at run time: the value of every name.
+public protocol ValueProvider {
+    /// The value at a name path like `["state", "email"]`, or nil if it has none.
+    func value(at path: [String]) -> Value?
+}

@@ -1,0 +1,155 @@
+/// Splits expression source into tokens. Offsets count Unicode scalars.
+struct ExpressionLexer {
+    enum Symbol: String, Sendable {
+        case leftParen = "(", rightParen = ")", leftBracket = "[", rightBracket = "]"
+        case comma = ",", dot = ".", question = "?", colon = ":"
+        case plus = "+", minus = "-", star = "*", slash = "/", percent = "%", bang = "!"
+        case equal = "==", notEqual = "!=", less = "<", lessEqual = "<=", greater = ">"
+        case greaterEqual = ">="
+        case and = "&&", or = "||"
+    }
+
+    enum Kind: Equatable, Sendable {
+        /// The digits of a decimal integer, converted by the parser (so `-9223372036854775808` works).
+        case integer(String)
+        /// A string literal, escapes already decoded.
+        case string(String)
+        case identifier(String)
+        case symbol(Symbol)
+        case end
+    }
+
+    struct Token: Sendable {
+        var kind: Kind
+        var offset: Int
+
+        /// How the token reads in an error message.
+        var quoted: String {
+            switch kind {
+            case .integer(let digits): "'\(digits)'"
+            case .string: "a string"
+            case .identifier(let name): "'\(name)'"
+            case .symbol(let symbol): "'\(symbol.rawValue)'"
+            case .end: "the end of the expression"
+            }
+        }
+    }
+
+    private let scalars: [Unicode.Scalar]
+    private var position = 0
+
+    init(_ scalars: [Unicode.Scalar]) {
+        self.scalars = scalars
+    }
+
+    /// All tokens of the source, ending with `.end`.
+    static func tokenize(_ scalars: [Unicode.Scalar]) throws(ExpressionError) -> [Token] {
+        var lexer = ExpressionLexer(scalars)
+        var tokens: [Token] = []
+        while true {
+            let token = try lexer.next()
+            tokens.append(token)
+            if token.kind == .end { return tokens }
+        }
+    }
+
+    private func peek(_ ahead: Int = 0) -> Unicode.Scalar? {
+        position + ahead < scalars.count ? scalars[position + ahead] : nil
+    }
+
+    mutating func next() throws(ExpressionError) -> Token {
+        while let c = peek(), c == " " || c == "\t" || c == "\n" || c == "\r" { position += 1 }
+        let start = position
+        guard let c = peek() else { return Token(kind: .end, offset: start) }
+
+        if Self.isIdentifierStart(c) {
+            while let d = peek(), Self.isIdentifierPart(d) { position += 1 }
+            return Token(kind: .identifier(text(from: start)), offset: start)
+        }
+        if Self.isDigit(c) { return try number(from: start) }
+        if c == "'" || c == "\"" { return try string(from: start, quote: c) }
+
+        position += 1
+        let twoChar: Symbol?
+        switch (c, peek()) {
+        case ("=", "="): twoChar = .equal
+        case ("!", "="): twoChar = .notEqual
+        case ("<", "="): twoChar = .lessEqual
+        case (">", "="): twoChar = .greaterEqual
+        case ("&", "&"): twoChar = .and
+        case ("|", "|"): twoChar = .or
+        default: twoChar = nil
+        }
+        if let twoChar {
+            position += 1
+            return Token(kind: .symbol(twoChar), offset: start)
+        }
+        if let symbol = Symbol(rawValue: String(Character(c))) {
+            return Token(kind: .symbol(symbol), offset: start)
+        }
+        switch c {
+        case "=": throw .syntax("unexpected '='; use '==' to compare", at: start)
+        case "&": throw .syntax("unexpected '&'; use '&&' or 'and'", at: start)
+        case "|": throw .syntax("unexpected '|'; use '||' or 'or'", at: start)
+        case "$" where peek() == "{":
+            throw .syntax("unexpected '${' inside an expression", at: start)
+        default:
+            throw .syntax("unexpected character '\(Character(c))'", at: start)
+        }
+    }
+
+    private mutating func number(from start: Int) throws(ExpressionError) -> Token {
+        while let d = peek(), Self.isDigit(d) { position += 1 }
+        let digits = text(from: start)
+        if let next = peek(), Self.isIdentifierPart(next) || next == "." {
+            let rest = position
+            while let d = peek(), Self.isIdentifierPart(d) || d == "." { position += 1 }
+            throw .syntax("unexpected '\(text(from: rest))' after the number \(digits)", at: rest)
+        }
+        if digits.count > 1 && digits.hasPrefix("0") {
+            throw .syntax("a number may not start with 0: '\(digits)'", at: start)
+        }
+        return Token(kind: .integer(digits), offset: start)
+    }
+
+    private mutating func string(from start: Int, quote: Unicode.Scalar) throws(ExpressionError) -> Token {
+        position += 1
+        var value = String.UnicodeScalarView()
+        while true {
+            guard let c = peek() else { throw .syntax("unterminated string", at: start) }
+            position += 1
+            if c == quote { return Token(kind: .string(String(value)), offset: start) }
+            guard c == "\\" else {
+                value.append(c)
+                continue
+            }
+            guard let escaped = peek() else { throw .syntax("unterminated string", at: start) }
+            switch escaped {
+            case "\\", "'", "\"": value.append(escaped)
+            case "n": value.append("\n")
+            case "t": value.append("\t")
+            default:
+                throw .syntax(
+                    "unknown escape '\\\(Character(escaped))' in a string; use \\\\ \\' \\\" \\n or \\t",
+                    at: position - 1)
+            }
+            position += 1
+        }
+    }
+
+    private func text(from start: Int) -> String {
+        var view = String.UnicodeScalarView()
+        view.append(contentsOf: scalars[start..<position])
+        return String(view)
+    }
+
+    static func isIdentifierStart(_ c: Unicode.Scalar) -> Bool {
+        (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || c == "_"
+    }
+
+    static func isIdentifierPart(_ c: Unicode.Scalar) -> Bool {
+        isIdentifierStart(c) || isDigit(c)
+    }
+
+    static func isDigit(_ c: Unicode.Scalar) -> Bool { c >= "0" && c <= "9" }
+}

@@ -1,0 +1,165 @@
+/// What a handler promises: the parameters it takes, the inputs it asks the driver for, the
+/// outcomes it can produce and which values are secret. Journeys may only use declared
+/// outcomes, and must handle every one of them.
+public struct HandlerContract: Sendable {
+    public var id: String
+    public var summary: String
+    public var parameters: [ParameterSpec]
+    public var inputs: [InputSpec]
+    public var outcomes: [OutcomeSpec]
+    /// Whether each enabled screen action is both an input choice and an outcome.
+    public var actionsAreOutcomes: Bool
+    /// Refines inputs and outcomes from the step's screen and static parameters (for example
+    /// a form's fields, or a wait's routes). Called once, when a journey is compiled.
+    public var refine: (@Sendable (StepShape, inout StepContract) -> Void)?
+
+    public init(
+        id: String, summary: String, parameters: [ParameterSpec] = [], inputs: [InputSpec] = [],
+        outcomes: [OutcomeSpec] = [], actionsAreOutcomes: Bool = false,
+        refine: (@Sendable (StepShape, inout StepContract) -> Void)? = nil
+    ) {
+        self.id = id
+        self.summary = summary
+        self.parameters = parameters
+        self.inputs = inputs
+        self.outcomes = outcomes
+        self.actionsAreOutcomes = actionsAreOutcomes
+        self.refine = refine
+    }
+
+    /// The inputs and outcomes of this handler at one step.
+    public func resolve(for shape: StepShape) -> StepContract {
+        var result = StepContract(inputs: inputs, outcomes: outcomes)
+        if actionsAreOutcomes {
+            let enabled = shape.actions.filter(\.enabled).map(\.id)
+            if !enabled.isEmpty {
+                result.inputs.append(
+                    InputSpec(
+                        name: "action", type: TypeInfo(.string), summary: "the action the user takes", classes: enabled))
+            }
+            for action in shape.actions {
+                result.outcomes.append(
+                    OutcomeSpec(name: action.id, summary: "the user chose '\(action.id)'", optional: !action.enabled))
+            }
+        }
+        refine?(shape, &result)
+        return result
+    }
+}
+
+/// The inputs and outcomes a handler has at one particular step.
+public struct StepContract: Sendable {
+    public var inputs: [InputSpec]
+    public var outcomes: [OutcomeSpec]
+
+    public init(inputs: [InputSpec], outcomes: [OutcomeSpec]) {
+        self.inputs = inputs
+        self.outcomes = outcomes
+    }
+
+    public func outcome(named name: String) -> OutcomeSpec? { outcomes.first { $0.name == name } }
+    public func input(named name: String) -> InputSpec? { inputs.first { $0.name == name } }
+}
+
+/// The static shape of a step, as a contract sees it when a journey is compiled.
+public struct StepShape: Sendable {
+    public struct Action: Sendable, Hashable {
+        public var id: String
+        public var enabled: Bool
+    }
+
+    public struct Field: Sendable, Hashable {
+        public var name: String
+        public var kind: FormField.Kind
+        public var secret: Bool
+    }
+
+    public var actions: [Action]
+    public var fields: [Field]
+    /// Parameters written as literal maps, in the order written (e.g. a wait's routes).
+    public var maps: [String: [(key: String, value: String)]]
+    /// Parameters written as literals (not templates), with their values.
+    public var constants: [String: Value]
+    /// The names of all parameters the step gives.
+    public var given: Set<String>
+
+    public init(
+        actions: [Action] = [], fields: [Field] = [], maps: [String: [(key: String, value: String)]] = [:],
+        constants: [String: Value] = [:], given: Set<String> = []
+    ) {
+        self.actions = actions
+        self.fields = fields
+        self.maps = maps
+        self.constants = constants
+        self.given = given.union(constants.keys).union(maps.keys)
+    }
+}
+
+public struct ParameterSpec: Sendable {
+    public enum Kind: Sendable, Hashable {
+        /// A value of a type; written as a literal or a `${…}` template.
+        case value(TypeInfo)
+        /// A literal map of names to texts, read when the journey is compiled.
+        case map
+    }
+
+    public var name: String
+    public var kind: Kind
+    public var required: Bool
+    public var defaultValue: Value?
+    public var summary: String
+
+    public init(name: String, kind: Kind, required: Bool = false, defaultValue: Value? = nil, summary: String) {
+        self.name = name
+        self.kind = kind
+        self.required = required
+        self.defaultValue = defaultValue
+        self.summary = summary
+    }
+}
+
+public struct InputSpec: Sendable, Hashable {
+    public var name: String
+    public var type: TypeInfo
+    public var summary: String
+    /// The finite classes of this input, when it has them (the actions of a screen, "the right
+    /// PIN" and "a wrong PIN"), so that journeys can be explored exhaustively.
+    public var classes: [String]
+    /// For URLs: transcripts show the URL with its query and fragment values redacted, where
+    /// codes, tokens and state travel.
+    public var redactsQuery: Bool
+
+    public init(name: String, type: TypeInfo, summary: String, classes: [String] = [], redactsQuery: Bool = false) {
+        self.name = name
+        self.type = type
+        self.summary = summary
+        self.classes = classes
+        self.redactsQuery = redactsQuery
+    }
+}
+
+public struct OutcomeSpec: Sendable, Hashable {
+    public var name: String
+    public var summary: String
+    /// Data the outcome carries, readable in transitions as `outcome.NAME`.
+    public var data: [DataSpec]
+    /// An optional outcome need not be handled (for example a disabled action).
+    public var optional: Bool
+
+    public init(name: String, summary: String, data: [DataSpec] = [], optional: Bool = false) {
+        self.name = name
+        self.summary = summary
+        self.data = data
+        self.optional = optional
+    }
+}
+
+public struct DataSpec: Sendable, Hashable {
+    public var name: String
+    public var type: TypeInfo
+
+    public init(name: String, type: TypeInfo) {
+        self.name = name
+        self.type = type
+    }
+}

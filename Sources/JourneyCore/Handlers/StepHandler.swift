@@ -1,0 +1,118 @@
+/// A named, pluggable implementation of a step (`ui.screen`, `pin.create`, `oauth.authorize`, …).
+///
+/// A handler publishes its ``HandlerContract`` and runs one step at a time: it may ask the
+/// driver for input and use the device through its ``HandlerContext``, and it returns one of
+/// its declared outcomes. A handler that throws fails the journey with the error recorded in
+/// the transcript; it never takes the process down.
+public protocol StepHandler: Sendable {
+    var contract: HandlerContract { get }
+    func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult
+}
+
+/// Everything a handler gets for one step: evaluated parameters and the rendered screen.
+public struct HandlerInvocation: Sendable {
+    public var journey: String
+    public var step: String
+    public var parameters: [String: Value]
+    public var maps: [String: [(key: String, value: String)]]
+    public var screen: RenderedScreen?
+    public var contract: StepContract
+
+    public init(
+        journey: String, step: String, parameters: [String: Value], maps: [String: [(key: String, value: String)]],
+        screen: RenderedScreen?, contract: StepContract
+    ) {
+        self.journey = journey
+        self.step = step
+        self.parameters = parameters
+        self.maps = maps
+        self.screen = screen
+        self.contract = contract
+    }
+
+    /// The parameter's value, or nil when it was not given and has no default.
+    public subscript(parameter name: String) -> Value? { parameters[name] }
+
+    /// An input request for this step asking for `inputs` (by default all the step's inputs).
+    public func request(_ inputs: [InputSpec]? = nil) -> InputRequest {
+        InputRequest(journey: journey, step: step, inputs: inputs ?? contract.inputs, screen: screen)
+    }
+}
+
+/// The outcome a handler produced, with the data transitions can read as `outcome.NAME`.
+public struct HandlerResult: Sendable, Equatable {
+    public var outcome: String
+    public var data: [String: Value]
+
+    public init(_ outcome: String, data: [String: Value] = [:]) {
+        self.outcome = outcome
+        self.data = data
+    }
+}
+
+/// A screen with its texts rendered in the run's locale. Secrets interpolated into texts are
+/// already redacted.
+public struct RenderedScreen: Sendable, Hashable {
+    public struct Action: Sendable, Hashable {
+        public var id: String
+        public var label: String
+        public var enabled: Bool
+    }
+
+    public struct Field: Sendable, Hashable {
+        public var name: String
+        public var label: String?
+        public var kind: FormField.Kind
+        public var required: Bool
+        public var pattern: String?
+        public var minLength: Int?
+        public var maxLength: Int?
+        public var secret: Bool
+    }
+
+    public var title: String?
+    public var text: String?
+    public var actions: [Action]
+    public var fields: [Field]
+}
+
+/// What a handler can do while it runs: ask the driver, use the device, wait on the clock.
+///
+/// A run is sequential: a handler uses its context only from its own `run` call.
+public protocol HandlerContext: AnyObject {
+    /// Asks the driver for input. Throws when the run is interrupted (for example by an app
+    /// restart in the scenario); handlers must let that error propagate.
+    func input(_ request: InputRequest) async throws -> [String: Value]
+    /// The simulated phone.
+    var device: DeviceProfile { get }
+    /// The virtual clock, in milliseconds since the Unix epoch.
+    var now: Int { get }
+    /// Lets `milliseconds` pass on the virtual clock; recorded in the transcript.
+    func wait(milliseconds: Int, reason: String)
+    /// A value in the device's persistent store.
+    func stored(_ key: String) -> Value?
+    /// Writes (or with nil removes) a value in the device's persistent store; recorded.
+    func store(_ key: String, _ value: Value?)
+}
+
+/// A request for input: which step is asking, and what it needs.
+public struct InputRequest: Sendable, Hashable {
+    public var journey: String
+    public var step: String
+    public var inputs: [InputSpec]
+    public var screen: RenderedScreen?
+
+    public init(journey: String, step: String, inputs: [InputSpec], screen: RenderedScreen?) {
+        self.journey = journey
+        self.step = step
+        self.inputs = inputs
+        self.screen = screen
+    }
+}
+
+/// Errors a handler throws for problems it finds in its input.
+public struct HandlerError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

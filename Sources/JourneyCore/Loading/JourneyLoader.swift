@@ -1,0 +1,345 @@
+import Foundation
+
+/// The first stage of the pipeline: bytes → ``Journey``, with located diagnostics for every
+/// problem of shape (YAML safety, unknown or missing keys, wrong kinds of value).
+///
+/// Meaning (unknown steps, handlers, types) is checked later by ``JourneyCompiler``.
+public struct JourneyLoader: Sendable {
+    public var yaml: SafeYAML
+
+    public init(yaml: SafeYAML = SafeYAML()) {
+        self.yaml = yaml
+    }
+
+    static let journeyKeys = [
+        "journey", "version", "title", "summary", "locales", "params", "state", "stored", "outputs", "limits",
+        "start", "steps", "ends",
+    ]
+    static let declarationKeys = ["type", "default", "secret", "description"]
+    static let stepKeys = ["handler", "call", "with", "screen", "attempts", "note", "on"]
+    static let unsupportedVersion = "version.unsupported"
+
+    /// Loads a journey from the bytes of a file. `path` names the file in diagnostics.
+    public func load(_ data: Data, path: String) -> (journey: Journey?, diagnostics: DiagnosticList) {
+        switch yaml.parse(data, path: path) {
+        case .failure(let failure): return (nil, failure.diagnostics)
+        case .success(let root): return load(root, path: path)
+        }
+    }
+
+    /// Loads a journey from a parsed YAML document.
+    public func load(_ root: YAMLNode, path: String) -> (journey: Journey?, diagnostics: DiagnosticList) {
+        var r = NodeReader()
+        guard
+            let f = r.mapping(
+                root, "a journey", allowed: Self.journeyKeys, required: ["journey", "version", "title", "start", "steps", "ends"])
+        else { return (nil, r.diagnostics) }
+
+        let id = f["journey"].flatMap { r.located($0, "'journey'") } ?? Located("", at: root.location)
+        if let node = f["journey"], !id.value.isEmpty, !JourneyLoader.isJourneyId(id.value) {
+            r.diagnostics.error(
+                NodeReader.invalidId,
+                "journey id '\(id.value)' is not valid; use lowercase words joined by '.' or '-', like 'eduid.onboarding'",
+                at: node.location)
+        }
+        if let node = f["version"], let version = r.int(node, "'version'"), version != 1 {
+            r.diagnostics.error(
+                Self.unsupportedVersion, "journey format version \(version) is not supported; this JourneyKit reads version 1",
+                at: node.location)
+        }
+        let title = f["title"].flatMap { r.text($0, "'title'") }
+        let summary = f["summary"].flatMap { r.text($0, "'summary'") }
+        var locales = f["locales"].map { r.stringList($0, "'locales'").map(\.value) } ?? []
+        if locales.isEmpty { locales = ["en"] }
+
+        let params = f["params"].map { declarations($0, "param", &r) } ?? []
+        let state = f["state"].map { declarations($0, "state value", &r) } ?? []
+        let stored = f["stored"].map { declarations($0, "stored value", &r) } ?? []
+        var outputs: [Output] = []
+        for entry in f["outputs"].map({ r.namedEntries($0, "'outputs'") }) ?? [] {
+            let name = Located(entry.key, at: entry.keyLocation)
+            r.checkIdentifier(name, "output")
+            if let text = r.string(entry.value, "output '\(entry.key)'"),
+                let template = r.template(text, at: entry.value.location)
+            {
+                outputs.append(Output(name: name, value: template, location: entry.value.location))
+            }
+        }
+        var limits: [AttemptLimit] = []
+        for entry in f["limits"].map({ r.namedEntries($0, "'limits'") }) ?? [] {
+            if let limit = limit(entry, &r) { limits.append(limit) }
+        }
+        let start = f["start"].flatMap { r.located($0, "'start'") } ?? Located("", at: root.location)
+        var steps: [Step] = []
+        for entry in f["steps"].map({ r.namedEntries($0, "'steps'") }) ?? [] {
+            if let step = step(entry, &r) { steps.append(step) }
+        }
+        var ends: [End] = []
+        for entry in f["ends"].map({ r.namedEntries($0, "'ends'") }) ?? [] {
+            let id = Located(entry.key, at: entry.keyLocation)
+            r.checkIdentifier(id, "end")
+            guard
+                let ef = r.mapping(
+                    entry.value, "end '\(entry.key)'", allowed: ["kind", "title", "text"], required: ["kind"])
+            else { continue }
+            let kind = ef["kind"].flatMap { r.enumValue($0, "end kind", as: EndKind.self) } ?? .failure
+            ends.append(
+                End(
+                    id: id, kind: kind, title: ef["title"].flatMap { r.text($0, "'title'") },
+                    text: ef["text"].flatMap { r.text($0, "'text'") }))
+        }
+
+        guard let title, !r.diagnostics.hasErrors else { return (nil, r.diagnostics) }
+        let journey = Journey(
+            id: id, file: path, title: title, summary: summary, locales: locales, params: params, state: state,
+            stored: stored, outputs: outputs, limits: limits, start: start, steps: steps, ends: ends,
+            location: root.location)
+        return (journey, r.diagnostics)
+    }
+
+    static func isJourneyId(_ text: String) -> Bool {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        return !parts.isEmpty && text.count <= 128
+            && parts.allSatisfy { part in
+                guard let first = part.unicodeScalars.first, ("a"..."z").contains(first) || first.isASCIIDigit else {
+                    return false
+                }
+                return part.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || $0.isASCIIDigit || $0 == "-" }
+            }
+    }
+
+    func declarations(_ node: YAMLNode, _ what: String, _ r: inout NodeReader) -> [VariableDeclaration] {
+        var result: [VariableDeclaration] = []
+        for entry in r.namedEntries(node, "'\(what)s'") {
+            let name = Located(entry.key, at: entry.keyLocation)
+            r.checkIdentifier(name, what)
+            guard
+                let f = r.mapping(
+                    entry.value, "\(what) '\(entry.key)'", allowed: Self.declarationKeys, required: ["type"])
+            else { continue }
+            let type = f["type"].flatMap { r.enumValue($0, "type", as: DeclaredType.self) }
+            let secret = f["secret"].flatMap { r.bool($0, "'secret'") } ?? false
+            let description = f["description"].flatMap { r.string($0, "'description'") }
+            guard let type else { continue }
+            result.append(
+                VariableDeclaration(
+                    name: name, type: TypeInfo(type.valueType, secret: secret),
+                    defaultValue: f["default"].map { r.raw($0) }, description: description))
+        }
+        return result
+    }
+
+    func limit(_ entry: YAMLNode.Entry, _ r: inout NodeReader) -> AttemptLimit? {
+        let name = Located(entry.key, at: entry.keyLocation)
+        r.checkIdentifier(name, "limit")
+        guard
+            let f = r.mapping(
+                entry.value, "limit '\(entry.key)'", allowed: ["max", "counter", "exceeded", "keep"],
+                required: ["max", "counter", "exceeded"])
+        else { return nil }
+        let max = f["max"].flatMap { r.int($0, "'max'", minimum: 1) }
+        var counter: Located<VariableReference>?
+        if let node = f["counter"], let text = r.string(node, "'counter'") {
+            if let ref = VariableReference(text) {
+                counter = Located(ref, at: node.location)
+            } else {
+                r.diagnostics.error(
+                    NodeReader.valueType, "'counter' must be 'stored.NAME' or 'state.NAME', found '\(text)'",
+                    at: node.location)
+            }
+        }
+        let exceeded = f["exceeded"].flatMap { transition($0, "'exceeded'", &r) }
+        let keep = f["keep"].flatMap { r.bool($0, "'keep'") } ?? false
+        guard let max, let counter, let exceeded else { return nil }
+        return AttemptLimit(name: name, max: max, counter: counter, exceeded: exceeded, keep: keep)
+    }
+
+    func step(_ entry: YAMLNode.Entry, _ r: inout NodeReader) -> Step? {
+        let id = Located(entry.key, at: entry.keyLocation)
+        r.checkIdentifier(id, "step")
+        let what = "step '\(entry.key)'"
+        guard let f = r.mapping(entry.value, what, allowed: Self.stepKeys, required: ["on"]) else { return nil }
+        let kind: Step.Kind
+        switch (f["handler"], f["call"]) {
+        case (let handler?, nil):
+            guard let name = r.located(handler, "'handler'") else { return nil }
+            kind = .handler(name)
+        case (nil, let call?):
+            guard let name = r.located(call, "'call'") else { return nil }
+            kind = .call(name)
+        case (.some, .some):
+            r.diagnostics.error(
+                "step.kind", "\(what) has both 'handler' and 'call'; a step runs a handler or calls a journey, not both",
+                at: f.keyLocation("call") ?? entry.value.location)
+            return nil
+        case (nil, nil):
+            r.diagnostics.error(
+                NodeReader.missingKey, "\(what) needs 'handler' (what runs the step) or 'call' (a sub-journey)",
+                at: entry.value.location)
+            return nil
+        }
+        var with: [(name: Located<String>, value: RawValue)] = []
+        for param in f["with"].map({ r.namedEntries($0, "'with'") }) ?? [] {
+            with.append((Located(param.key, at: param.keyLocation), r.raw(param.value)))
+        }
+        let screen = f["screen"].flatMap { self.screen($0, what, &r) }
+        var attempts: AttemptCharge?
+        if let node = f["attempts"],
+            let af = r.mapping(node, "'attempts'", allowed: ["limit", "counts", "resets"], required: ["limit", "counts"])
+        {
+            if let limit = af["limit"].flatMap({ r.located($0, "'limit'") }) {
+                attempts = AttemptCharge(
+                    limit: limit, counts: af["counts"].map { r.stringList($0, "'counts'") } ?? [],
+                    resets: af["resets"].map { r.stringList($0, "'resets'") } ?? [], location: node.location)
+            }
+        }
+        let note = f["note"].flatMap { r.string($0, "'note'") }
+        var transitions: [(outcome: Located<String>, transition: Transition)] = []
+        for outcome in f["on"].map({ r.namedEntries($0, "'on'") }) ?? [] {
+            if let t = transition(outcome.value, "transition for '\(outcome.key)'", &r) {
+                transitions.append((Located(outcome.key, at: outcome.keyLocation), t))
+            }
+        }
+        return Step(
+            id: id, kind: kind, with: with, screen: screen, attempts: attempts, note: note, transitions: transitions,
+            location: entry.value.location)
+    }
+
+    func screen(_ node: YAMLNode, _ what: String, _ r: inout NodeReader) -> Screen? {
+        guard let f = r.mapping(node, "'screen' of \(what)", allowed: ["title", "text", "actions", "fields"]) else {
+            return nil
+        }
+        var actions: [ScreenAction] = []
+        for entry in f["actions"].map({ r.namedEntries($0, "'actions'") }) ?? [] {
+            let id = Located(entry.key, at: entry.keyLocation)
+            r.checkIdentifier(id, "action")
+            if case .mapping(let inner) = entry.value.kind, inner.contains(where: { $0.key == "label" }) {
+                guard
+                    let af = r.mapping(
+                        entry.value, "action '\(entry.key)'", allowed: ["label", "enabled", "style"], required: ["label"]),
+                    let label = af["label"].flatMap({ r.text($0, "'label'") })
+                else { continue }
+                actions.append(
+                    ScreenAction(
+                        id: id, label: label, enabled: af["enabled"].flatMap { r.bool($0, "'enabled'") } ?? true,
+                        style: af["style"].flatMap { r.enumValue($0, "'style'", as: ScreenAction.Style.self) }))
+            } else if let label = r.text(entry.value, "label of action '\(entry.key)'") {
+                actions.append(ScreenAction(id: id, label: label, enabled: true, style: nil))
+            }
+        }
+        var fields: [FormField] = []
+        for entry in f["fields"].map({ r.namedEntries($0, "'fields'") }) ?? [] {
+            let name = Located(entry.key, at: entry.keyLocation)
+            r.checkIdentifier(name, "field")
+            guard
+                let ff = r.mapping(
+                    entry.value, "field '\(entry.key)'",
+                    allowed: ["label", "kind", "required", "pattern", "minLength", "maxLength", "secret"])
+            else { continue }
+            let kind = ff["kind"].flatMap { r.enumValue($0, "'kind'", as: FormField.Kind.self) } ?? .text
+            fields.append(
+                FormField(
+                    name: name, label: ff["label"].flatMap { r.text($0, "'label'") }, kind: kind,
+                    required: ff["required"].flatMap { r.bool($0, "'required'") } ?? true,
+                    pattern: ff["pattern"].flatMap { r.located($0, "'pattern'") },
+                    minLength: ff["minLength"].flatMap { r.int($0, "'minLength'", minimum: 0) },
+                    maxLength: ff["maxLength"].flatMap { r.int($0, "'maxLength'", minimum: 0) },
+                    secret: ff["secret"].flatMap { r.bool($0, "'secret'") } ?? (kind == .password)))
+        }
+        return Screen(
+            title: f["title"].flatMap { r.text($0, "'title'") }, text: f["text"].flatMap { r.text($0, "'text'") },
+            actions: actions, fields: fields)
+    }
+
+    /// A transition in any of its three forms.
+    func transition(_ node: YAMLNode, _ what: String, _ r: inout NodeReader) -> Transition? {
+        switch node.kind {
+        case .scalar(let text, _):
+            let branch = Branch(
+                condition: nil, isElse: false, assignments: [], target: Located(text, at: node.location),
+                location: node.location)
+            return Transition(branches: [branch], location: node.location)
+        case .mapping:
+            guard let branch = branch(node, what, guarded: false, &r) else { return nil }
+            return Transition(branches: [branch], location: node.location)
+        case .sequence(let items):
+            var branches: [Branch] = []
+            for item in items {
+                if case .mapping(let entries) = item.kind, let elseEntry = entries.first(where: { $0.key == "else" }) {
+                    if entries.count > 1, let extra = entries.first(where: { $0.key != "else" }) {
+                        r.diagnostics.error(
+                            NodeReader.unknownKey,
+                            "'else' stands alone in its list item; put '\(extra.key)' under it (else: {to: …, set: …})",
+                            at: extra.keyLocation)
+                    }
+                    guard let inner = transition(elseEntry.value, "'else' of \(what)", &r) else { continue }
+                    if inner.branches.count != 1 || inner.branches[0].condition != nil {
+                        r.diagnostics.error(
+                            "transition.nested-branches", "'else' takes a target or {to, set}, not a list of branches",
+                            at: elseEntry.value.location)
+                        continue
+                    }
+                    var b = inner.branches[0]
+                    b.isElse = true
+                    b.location = elseEntry.keyLocation
+                    branches.append(b)
+                } else if let b = branch(item, "branch of \(what)", guarded: true, &r) {
+                    branches.append(b)
+                }
+            }
+            checkBranchOrder(branches, node, what, &r)
+            return Transition(branches: branches, location: node.location)
+        }
+    }
+
+    func checkBranchOrder(_ branches: [Branch], _ node: YAMLNode, _ what: String, _ r: inout NodeReader) {
+        let elses = branches.indices.filter { branches[$0].isElse }
+        if elses.isEmpty {
+            r.diagnostics.error(
+                "transition.missing-else",
+                "guarded branches of \(what) need an explicit '- else: TARGET' as the last item", at: node.location)
+        } else if elses.count > 1 {
+            r.diagnostics.error(
+                "transition.else-not-last", "\(what) has more than one 'else'", at: branches[elses[1]].location)
+        } else if elses[0] != branches.count - 1 {
+            r.diagnostics.error(
+                "transition.else-not-last", "'else' must be the last branch of \(what); later branches never run",
+                at: branches[elses[0]].location)
+        }
+    }
+
+    func branch(_ node: YAMLNode, _ what: String, guarded: Bool, _ r: inout NodeReader) -> Branch? {
+        let allowed = guarded ? ["if", "set", "to"] : ["set", "to"]
+        guard let f = r.mapping(node, what, allowed: allowed, required: guarded ? ["if", "to"] : ["to"]) else {
+            return nil
+        }
+        var assignments: [Assignment] = []
+        for entry in f["set"].map({ r.namedEntries($0, "'set'") }) ?? [] {
+            guard let ref = VariableReference(entry.key) else {
+                r.diagnostics.error(
+                    NodeReader.valueType,
+                    "'set' writes 'state.NAME' or 'stored.NAME', found '\(entry.key)'", at: entry.keyLocation)
+                continue
+            }
+            assignments.append(Assignment(target: Located(ref, at: entry.keyLocation), value: r.raw(entry.value)))
+        }
+        let condition = f["if"].flatMap { r.located($0, "'if'") }
+        guard let target = f["to"].flatMap({ r.located($0, "'to'") }) else { return nil }
+        return Branch(
+            condition: condition, isElse: false, assignments: assignments, target: target, location: node.location)
+    }
+}
+
+/// The types a declaration may name.
+enum DeclaredType: String, CaseIterable {
+    case string, int, bool, list, duration
+    var valueType: ValueType {
+        switch self {
+        case .string: .string
+        case .int: .int
+        case .bool: .bool
+        case .list: .list
+        case .duration: .duration
+        }
+    }
+}

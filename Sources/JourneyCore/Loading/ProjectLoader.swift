@@ -1,0 +1,113 @@
+import Foundation
+
+/// A file handed to the pipeline in memory; the CLI reads files, the core never does.
+public struct SourceFile: Sendable {
+    public var path: String
+    public var data: Data
+    /// When true, the file is used only if it is a journey (for example, the files searched
+    /// for sub-journeys); scenarios and other YAML among them are skipped.
+    public var journeyOnly: Bool
+
+    public init(path: String, data: Data, journeyOnly: Bool = false) {
+        self.path = path
+        self.data = data
+        self.journeyOnly = journeyOnly
+    }
+}
+
+/// Journeys and scenarios loaded, checked and compiled together.
+public struct Project: Sendable {
+    /// The compiled journeys, or nil when any journey has an error.
+    public var library: CompiledLibrary?
+    public var journeys: [Journey]
+    public var scenarios: [CompiledScenario]
+    public var diagnostics: DiagnosticList
+    /// How many files of each kind were read.
+    public var journeyFiles: Int
+    public var scenarioFiles: Int
+}
+
+/// load → validate → compile for a set of files: each file is read as a journey or a
+/// scenario by its first key, journeys are compiled together (so calls between files
+/// resolve), and scenarios are checked against them.
+public struct ProjectLoader: Sendable {
+    public var handlers: HandlerRegistry
+    public var yaml: SafeYAML
+
+    static let fileKind = "file.kind"
+
+    public init(handlers: HandlerRegistry, yaml: SafeYAML = SafeYAML()) {
+        self.handlers = handlers
+        self.yaml = yaml
+    }
+
+    /// Whether a file starts a top-level `journey:` key, judged from its lines without parsing.
+    static func looksLikeJourney(_ data: Data) -> Bool {
+        let text = String(decoding: data.prefix(64 << 10), as: UTF8.self)
+        return text.split(separator: "\n").contains { $0.hasPrefix("journey:") }
+    }
+
+    public func load(_ files: [SourceFile]) -> Project {
+        var d = DiagnosticList()
+        var journeys: [Journey] = []
+        var scenarios: [Scenario] = []
+        var journeyFiles = 0, scenarioFiles = 0
+        for file in files {
+            if file.journeyOnly && !Self.looksLikeJourney(file.data) { continue }
+            let root: YAMLNode
+            switch yaml.parse(file.data, path: file.path) {
+            case .failure(let failure):
+                d.append(contentsOf: failure.diagnostics.items)
+                continue
+            case .success(let node): root = node
+            }
+            if file.journeyOnly, case .mapping(let entries) = root.kind, entries.first?.key != "journey" { continue }
+            guard case .mapping(let entries) = root.kind, let first = entries.first?.key else {
+                d.error(
+                    Self.fileKind, "expected a journey (starting with 'journey:') or a scenario (starting with 'scenario:')",
+                    at: root.location)
+                continue
+            }
+            if first == "journey" || (first != "scenario" && entries.contains { $0.key == "steps" }) {
+                journeyFiles += 1
+                let (journey, diagnostics) = JourneyLoader(yaml: yaml).load(root, path: file.path)
+                d.append(contentsOf: diagnostics.items)
+                if let journey { journeys.append(journey) }
+            } else if first == "scenario" || entries.contains(where: { $0.key == "script" }) {
+                scenarioFiles += 1
+                let (scenario, diagnostics) = ScenarioLoader(yaml: yaml).load(root, path: file.path)
+                d.append(contentsOf: diagnostics.items)
+                if let scenario { scenarios.append(scenario) }
+            } else {
+                d.error(
+                    Self.fileKind,
+                    "expected a journey (starting with 'journey:') or a scenario (starting with 'scenario:'), found '\(first):'\(Suggestion.hint(for: first, in: ["journey", "scenario"]))",
+                    at: entries[0].keyLocation)
+            }
+        }
+        let (library, compileDiagnostics) = JourneyCompiler(handlers: handlers).compile(journeys)
+        d.append(contentsOf: compileDiagnostics.items)
+        var compiled: [CompiledScenario] = []
+        if let library {
+            var seen: [String: String] = [:]
+            for scenario in scenarios {
+                let key = scenario.journey.value + "/" + scenario.id.value
+                if let other = seen[key] {
+                    d.error(
+                        JourneyCompiler.duplicateId,
+                        "scenario '\(scenario.id.value)' of '\(scenario.journey.value)' is already defined in \(other)",
+                        at: scenario.id.location)
+                    continue
+                }
+                seen[key] = scenario.file
+                let (checked, diagnostics) = ScenarioChecker().check(scenario, in: library)
+                d.append(contentsOf: diagnostics.items)
+                if let checked { compiled.append(checked) }
+            }
+        }
+        compiled.sort { ($0.journey.id, $0.id) < ($1.journey.id, $1.id) }
+        return Project(
+            library: library, journeys: journeys, scenarios: compiled, diagnostics: d, journeyFiles: journeyFiles,
+            scenarioFiles: scenarioFiles)
+    }
+}

@@ -1,0 +1,111 @@
+/// A runtime value in a journey: params, state, stored values, inputs and outcome data.
+///
+/// A secret value (a PIN, a code, a token) is wrapped in ``Value/secret(_:)`` at its source, so
+/// every renderer can redact it without knowing where it came from.
+public indirect enum Value: Hashable, Sendable {
+    case string(String)
+    case int(Int)
+    case bool(Bool)
+    case list([Value])
+    /// A duration in milliseconds.
+    case duration(Int)
+    /// A value that must never be shown; transcripts print `•••` in its place.
+    case secret(Value)
+
+    /// What transcripts and docs print for any secret.
+    public static let redacted = "•••"
+
+    /// Whether this value is, or was computed from, a secret.
+    public var isSecret: Bool {
+        if case .secret = self { return true }
+        return false
+    }
+
+    /// The value with any secret wrapper removed. Use only to compute, never to display.
+    public var revealed: Value {
+        if case .secret(let inner) = self { return inner.revealed }
+        return self
+    }
+
+    /// Wraps the value as a secret when `secret` is true.
+    public func secret(if secret: Bool) -> Value {
+        secret && !isSecret ? .secret(self) : self
+    }
+
+    /// The value's type, with its secrecy.
+    public var typeInfo: TypeInfo {
+        switch self {
+        case .string: TypeInfo(.string)
+        case .int: TypeInfo(.int)
+        case .bool: TypeInfo(.bool)
+        case .list: TypeInfo(.list)
+        case .duration: TypeInfo(.duration)
+        case .secret(let inner): TypeInfo(inner.typeInfo.type, secret: true)
+        }
+    }
+
+    /// A display form with secrets redacted, as transcripts and docs show it.
+    public var displayText: String {
+        switch self {
+        case .string(let s): s
+        case .int(let i): String(i)
+        case .bool(let b): b ? "true" : "false"
+        case .list(let items): "[" + items.map(\.displayText).joined(separator: ", ") + "]"
+        case .duration(let ms): Duration.format(milliseconds: ms)
+        case .secret: Value.redacted
+        }
+    }
+}
+
+/// The base types a journey value can have.
+public enum ValueType: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+    case string, int, bool, list, duration
+    /// Accepts any of the above; used only for handler data whose type depends on the journey.
+    case any
+
+    public var description: String { rawValue }
+}
+
+/// A type plus whether values of it are secret.
+public struct TypeInfo: Hashable, Sendable, CustomStringConvertible {
+    public var type: ValueType
+    public var secret: Bool
+
+    public init(_ type: ValueType, secret: Bool = false) {
+        self.type = type
+        self.secret = secret
+    }
+
+    public var description: String { secret ? "secret \(type)" : type.description }
+}
+
+/// Durations in journey files: `250ms`, `1.5s`, `5m`, `2h`.
+public enum Duration {
+    /// Parses a duration literal into milliseconds, or returns nil.
+    public static func parse(_ text: String) -> Int? {
+        let units: [(String, Double)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000)]
+        for (suffix, factor) in units where text.hasSuffix(suffix) {
+            let number = text.dropLast(suffix.count)
+            guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+                number.filter({ $0 == "." }).count <= 1, let value = Double(number)
+            else { return nil }
+            let ms = (value * factor).rounded()
+            guard ms >= 0, ms < 1e15 else { return nil }
+            return Int(ms)
+        }
+        return nil
+    }
+
+    /// Formats milliseconds the way journeys write them: `1.5s`, `5m`, `250ms`.
+    public static func format(milliseconds ms: Int) -> String {
+        if ms % 3_600_000 == 0 && ms > 0 { return "\(ms / 3_600_000)h" }
+        if ms % 60_000 == 0 && ms > 0 { return "\(ms / 60_000)m" }
+        if ms % 1000 == 0 { return "\(ms / 1000)s" }
+        if ms >= 1000 {
+            var s = String(Double(ms) / 1000)
+            while s.hasSuffix("0") { s.removeLast() }
+            return s + "s"
+        }
+        return "\(ms)ms"
+    }
+}

@@ -1,0 +1,120 @@
+/// One entry of a transcript: what happened, when on the virtual clock, and how deep in
+/// sub-journeys. Values are ``Value``s, so secrets stay redacted whatever renders them.
+public struct TranscriptRecord: Sendable, Equatable {
+    /// Milliseconds since the run started, on the virtual clock.
+    public var time: Int
+    /// 0 for the root journey, 1 inside a sub-journey it calls, and so on.
+    public var depth: Int
+    public var event: TranscriptEvent
+
+    public init(time: Int, depth: Int, event: TranscriptEvent) {
+        self.time = time
+        self.depth = depth
+        self.event = event
+    }
+}
+
+/// The transcript event vocabulary; `schemas/transcript.schema.json` describes its JSON form.
+public enum TranscriptEvent: Sendable, Equatable {
+    public typealias Fields = [Pair]
+
+    /// A name and a value, kept in order so output is deterministic.
+    public struct Pair: Sendable, Equatable {
+        public var name: String
+        public var value: Value
+        public init(_ name: String, _ value: Value) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    public struct Header: Sendable, Equatable {
+        public var journey: String
+        public var scenario: String?
+        public var locale: String
+        public var device: DeviceProfile
+        public var clock: Int
+        public var store: Fields
+        /// Run settings that change behaviour and must be visible (for example a lowered
+        /// key-derivation cost in tests).
+        public var settings: Fields
+
+        public init(
+            journey: String, scenario: String?, locale: String, device: DeviceProfile, clock: Int, store: Fields,
+            settings: Fields = []
+        ) {
+            self.journey = journey
+            self.scenario = scenario
+            self.locale = locale
+            self.device = device
+            self.clock = clock
+            self.store = store
+            self.settings = settings
+        }
+    }
+
+    public enum AttemptAction: String, Sendable, Equatable {
+        case charged, refunded, reset, exceeded
+    }
+
+    case header(Header)
+    case journeyStart(journey: String, params: Fields)
+    case journeyEnd(journey: String, end: String, kind: EndKind, steps: Int)
+    case subjourneyEnter(journey: String, step: String, params: Fields)
+    case subjourneyExit(journey: String, end: String, kind: EndKind, outputs: Fields)
+    case stepEnter(step: String, handler: String)
+    case screen(step: String, screen: RenderedScreen)
+    case input(step: String, values: Fields)
+    case handlerCall(step: String, handler: String, params: Fields)
+    case handlerError(step: String, handler: String, message: String)
+    case outcome(step: String, outcome: String, data: Fields)
+    case attempt(step: String, limit: String, action: AttemptAction, count: Int, max: Int)
+    case stateSet(variable: String, value: Value)
+    case transition(from: String, outcome: String, branch: String, to: String)
+    case restart
+    case clockAdvance(milliseconds: Int, reason: String)
+    case failure(step: String?, message: String)
+
+    /// The event's name in JSON and text.
+    public var name: String {
+        switch self {
+        case .header: "transcript"
+        case .journeyStart: "journey.start"
+        case .journeyEnd: "journey.end"
+        case .subjourneyEnter: "subjourney.enter"
+        case .subjourneyExit: "subjourney.exit"
+        case .stepEnter: "step.enter"
+        case .screen: "screen"
+        case .input: "input"
+        case .handlerCall: "handler.call"
+        case .handlerError: "handler.error"
+        case .outcome: "outcome"
+        case .attempt: "attempt"
+        case .stateSet: "state.set"
+        case .transition: "transition"
+        case .restart: "restart"
+        case .clockAdvance: "clock.advance"
+        case .failure: "failure"
+        }
+    }
+}
+
+extension TranscriptEvent.Fields {
+    /// Fields from a dictionary, sorted by name.
+    public static func sorted(_ values: [String: Value]) -> Self {
+        values.keys.sorted().map { TranscriptEvent.Pair($0, values[$0]!) }
+    }
+}
+
+/// Where a run writes its transcript, one record at a time (so a long suite never holds
+/// transcripts in memory).
+public protocol TranscriptSink: AnyObject {
+    func record(_ record: TranscriptRecord)
+}
+
+/// Keeps records in memory; for tests and for short runs.
+public final class TranscriptBuffer: TranscriptSink {
+    public private(set) var records: [TranscriptRecord] = []
+    public init() {}
+    public func record(_ record: TranscriptRecord) { records.append(record) }
+}

@@ -1,0 +1,512 @@
+import Foundation
+
+/// The second stage of the pipeline: checks loaded journeys against the handlers and each
+/// other, reports every problem with its location, and compiles them for the engine.
+public struct JourneyCompiler: Sendable {
+    public var handlers: HandlerRegistry
+
+    public init(handlers: HandlerRegistry) {
+        self.handlers = handlers
+    }
+
+    static let duplicateId = "id.duplicate"
+    static let unknownStep = "step.unknown"
+    static let unknownJourney = "journey.unknown"
+    static let unknownHandler = "handler.unknown"
+    static let undeclaredOutcome = "outcome.undeclared"
+    static let unhandledOutcome = "outcome.unhandled"
+    static let unknownParam = "param.unknown"
+    static let missingParam = "param.missing"
+    static let unknownLimit = "limit.unknown"
+    static let limitCounter = "limit.counter"
+    static let unknownVariable = "expr.undefined"
+    static let typeMismatch = "value.type"
+    static let secretLeak = "secret.leak"
+    static let textLocale = "text.locale"
+    static let badPattern = "value.pattern"
+    static let leadingZero = "value.leading-zero"
+
+    /// Compiles journeys together. Returns nil when any error was found.
+    public func compile(_ journeys: [Journey]) -> (library: CompiledLibrary?, diagnostics: DiagnosticList) {
+        var d = DiagnosticList()
+        var byId: [String: Journey] = [:]
+        for journey in journeys {
+            if let first = byId[journey.id.value] {
+                d.error(
+                    Self.duplicateId,
+                    "journey id '\(journey.id.value)' is already used by \(first.file):\(first.id.location.line)",
+                    at: journey.id.location)
+                continue
+            }
+            byId[journey.id.value] = journey
+        }
+        // Output types first, so callers can type `outcome.NAME`.
+        var outputTypes: [String: [DataSpec]] = [:]
+        for journey in byId.values {
+            let scope = TypeScope(journey: journey)
+            outputTypes[journey.id.value] = journey.outputs.map { output in
+                DataSpec(name: output.name.value, type: output.value.typeCheck(in: scope).type ?? TypeInfo(.any))
+            }
+        }
+        var compiled: [String: CompiledJourney] = [:]
+        for id in byId.keys.sorted() {
+            var context = JourneyContext(journey: byId[id]!, all: byId, outputTypes: outputTypes, handlers: handlers)
+            let result = context.compile()
+            d.append(contentsOf: context.diagnostics.items)
+            if let result { compiled[id] = result }
+        }
+        CallCycleRule.check(byId, into: &d)
+        if d.hasErrors { return (nil, d) }
+        return (CompiledLibrary(journeys: compiled), d)
+    }
+}
+
+/// Compiles one journey, collecting its diagnostics.
+struct JourneyContext {
+    let journey: Journey
+    let all: [String: Journey]
+    let outputTypes: [String: [DataSpec]]
+    let handlers: HandlerRegistry
+    let base: TypeScope
+    var diagnostics = DiagnosticList()
+    typealias C = JourneyCompiler
+
+    init(journey: Journey, all: [String: Journey], outputTypes: [String: [DataSpec]], handlers: HandlerRegistry) {
+        self.journey = journey
+        self.all = all
+        self.outputTypes = outputTypes
+        self.handlers = handlers
+        self.base = TypeScope(journey: journey)
+    }
+
+    var targets: [String: Target] {
+        var result: [String: Target] = [:]
+        for (i, end) in journey.ends.enumerated() { result[end.id.value] = .end(i) }
+        for (i, step) in journey.steps.enumerated() { result[step.id.value] = .step(i) }
+        return result
+    }
+
+    mutating func compile() -> CompiledJourney? {
+        let stepIds = Set(journey.steps.map(\.id.value))
+        for end in journey.ends where stepIds.contains(end.id.value) {
+            diagnostics.error(
+                C.duplicateId, "'\(end.id.value)' is both a step and an end; step and end ids share one namespace",
+                at: end.id.location)
+        }
+        let params = declarations(journey.params, "param")
+        let state = declarations(journey.state, "state value")
+        let stored = declarations(journey.stored, "stored value")
+        for text in [journey.title] + (journey.summary.map { [$0] } ?? []) { check(text, scope: base) }
+        for end in journey.ends {
+            for text in [end.title, end.text].compactMap({ $0 }) { check(text, scope: base) }
+        }
+        var outputs: [(name: String, value: Template)] = []
+        for output in journey.outputs {
+            let (_, errors) = output.value.typeCheck(in: base)
+            report(errors, at: output.location, plain: false)
+            outputs.append((output.name.value, output.value))
+        }
+
+        var limits: [String: CompiledLimit] = [:]
+        for limit in journey.limits {
+            let declared: [VariableDeclaration] = limit.counter.value.scope == .stored ? journey.stored : journey.state
+            if let variable = declared.first(where: { $0.name.value == limit.counter.value.name }) {
+                if variable.type.type != .int {
+                    diagnostics.error(
+                        C.limitCounter, "counter '\(limit.counter.value)' must be an int, it is \(variable.type)",
+                        at: limit.counter.location)
+                }
+            } else {
+                diagnostics.error(
+                    C.limitCounter,
+                    "counter '\(limit.counter.value)' is not declared under '\(limit.counter.value.scope.rawValue)'\(Suggestion.hint(for: limit.counter.value.name, in: declared.map(\.name.value)))",
+                    at: limit.counter.location)
+            }
+            if let exceeded = transition(limit.exceeded, scope: base, what: "limit '\(limit.name.value)'") {
+                limits[limit.name.value] = CompiledLimit(
+                    name: limit.name.value, max: limit.max, counter: limit.counter.value, exceeded: exceeded,
+                    keep: limit.keep)
+            }
+        }
+
+        var steps: [CompiledStep] = []
+        for step in journey.steps {
+            if let compiled = self.step(step) { steps.append(compiled) }
+        }
+        var start: Target?
+        if let s = targets[journey.start.value], case .step = s {
+            start = s
+        } else {
+            diagnostics.error(
+                C.unknownStep,
+                "start step '\(journey.start.value)' is not a step of this journey\(Suggestion.hint(for: journey.start.value, in: stepIds))",
+                at: journey.start.location)
+        }
+        ReachabilityRule.check(journey, into: &diagnostics)
+        guard let start, !diagnostics.hasErrors, steps.count == journey.steps.count else { return nil }
+        return CompiledJourney(
+            source: journey, steps: steps, ends: journey.ends.map { CompiledEnd(id: $0.id.value, kind: $0.kind) },
+            start: start, params: params, state: state, stored: stored, limits: limits, outputs: outputs)
+    }
+
+    mutating func declarations(_ list: [VariableDeclaration], _ what: String) -> [CompiledVariable] {
+        list.map { decl in
+            var value: Value?
+            if let raw = decl.defaultValue {
+                if case .constant(let v)? = compileValue(
+                    raw, expected: decl.type, scope: TypeScope(journey: journey), what: "default of \(what) '\(decl.name.value)'",
+                    allowTemplates: false)
+                {
+                    value = v
+                }
+            }
+            return CompiledVariable(name: decl.name.value, type: decl.type, defaultValue: value)
+        }
+    }
+
+    // MARK: Steps
+
+    mutating func step(_ step: Step) -> CompiledStep? {
+        let what = "step '\(step.id.value)'"
+        if let screen = step.screen { check(screen) }
+        var contract: StepContract
+        var runner: CompiledStep.Runner?
+        var parameters: [(name: String, value: CompiledValue)] = []
+        var maps: [String: [(key: String, value: String)]] = [:]
+        let label: String
+        switch step.kind {
+        case .handler(let name):
+            label = name.value
+            guard let handler = handlers[name.value] else {
+                diagnostics.error(
+                    C.unknownHandler,
+                    "unknown handler '\(name.value)'\(Suggestion.hint(for: name.value, in: handlers.ids))",
+                    at: name.location)
+                return nil
+            }
+            runner = .handler(handler)
+            let specs = handler.contract.parameters
+            for (param, raw) in step.with {
+                guard let spec = specs.first(where: { $0.name == param.value }) else {
+                    diagnostics.error(
+                        C.unknownParam,
+                        "handler '\(name.value)' has no parameter '\(param.value)'\(Suggestion.hint(for: param.value, in: specs.map(\.name)))",
+                        at: param.location)
+                    continue
+                }
+                switch spec.kind {
+                case .value(let type):
+                    if let v = compileValue(raw, expected: type, scope: base, what: "parameter '\(param.value)'") {
+                        parameters.append((param.value, v))
+                    }
+                case .map:
+                    if let pairs = literalMap(raw, what: "parameter '\(param.value)'") { maps[param.value] = pairs }
+                }
+            }
+            for spec in specs where spec.required && !step.with.contains(where: { $0.name.value == spec.name }) {
+                diagnostics.error(
+                    C.missingParam, "\(what) must give handler '\(name.value)' the parameter '\(spec.name)'",
+                    at: step.location)
+            }
+            for spec in specs where !step.with.contains(where: { $0.name.value == spec.name }) {
+                if let value = spec.defaultValue { parameters.append((spec.name, .constant(value))) }
+            }
+            var constants: [String: Value] = [:]
+            for (name, value) in parameters { if case .constant(let v) = value { constants[name] = v } }
+            for spec in specs where constants[spec.name] == nil && !step.with.contains(where: { $0.name.value == spec.name }) {
+                if let d = spec.defaultValue { constants[spec.name] = d }
+            }
+            contract = handler.contract.resolve(
+                for: shape(of: step, maps: maps, constants: constants, given: Set(step.with.map(\.name.value))))
+        case .call(let name):
+            label = "call \(name.value)"
+            guard let callee = all[name.value] else {
+                diagnostics.error(
+                    C.unknownJourney,
+                    "unknown journey '\(name.value)'\(Suggestion.hint(for: name.value, in: all.keys))",
+                    at: name.location)
+                return nil
+            }
+            runner = .call(name.value)
+            for (param, raw) in step.with {
+                guard let decl = callee.params.first(where: { $0.name.value == param.value }) else {
+                    diagnostics.error(
+                        C.unknownParam,
+                        "journey '\(name.value)' has no param '\(param.value)'\(Suggestion.hint(for: param.value, in: callee.params.map(\.name.value)))",
+                        at: param.location)
+                    continue
+                }
+                if let v = compileValue(raw, expected: decl.type, scope: base, what: "param '\(param.value)'") {
+                    parameters.append((param.value, v))
+                }
+            }
+            for decl in callee.params
+            where decl.defaultValue == nil && !step.with.contains(where: { $0.name.value == decl.name.value }) {
+                diagnostics.error(
+                    C.missingParam, "\(what) must give journey '\(name.value)' its param '\(decl.name.value)'",
+                    at: step.location)
+            }
+            let data = outputTypes[name.value] ?? []
+            contract = StepContract(
+                inputs: [],
+                outcomes: callee.ends.map {
+                    OutcomeSpec(name: $0.id.value, summary: "\(name.value) ended with \($0.kind.rawValue)", data: data)
+                })
+        }
+
+        var attempts: CompiledAttempts?
+        if let charge = step.attempts {
+            if journey.limits.contains(where: { $0.name.value == charge.limit.value }) {
+                for outcome in charge.counts + charge.resets where contract.outcome(named: outcome.value) == nil {
+                    undeclared(outcome, label: label, contract: contract)
+                }
+                attempts = CompiledAttempts(
+                    limit: charge.limit.value, counts: Set(charge.counts.map(\.value)),
+                    resets: Set(charge.resets.map(\.value)))
+            } else {
+                diagnostics.error(
+                    C.unknownLimit,
+                    "unknown limit '\(charge.limit.value)'\(Suggestion.hint(for: charge.limit.value, in: journey.limits.map(\.name.value)))",
+                    at: charge.limit.location)
+            }
+        }
+
+        var transitions: [String: CompiledTransition] = [:]
+        for (outcome, transition) in step.transitions {
+            guard let spec = contract.outcome(named: outcome.value) else {
+                undeclared(outcome, label: label, contract: contract)
+                continue
+            }
+            let scope = base.adding(inputs: contract.inputs, outcome: spec.data)
+            if let t = self.transition(transition, scope: scope, what: "'\(outcome.value)' of \(what)") {
+                transitions[outcome.value] = t
+            }
+        }
+        for spec in contract.outcomes where !spec.optional && transitions[spec.name] == nil {
+            if step.transitions.contains(where: { $0.outcome.value == spec.name }) { continue }
+            diagnostics.error(
+                C.unhandledOutcome,
+                "\(what) does not handle outcome '\(spec.name)' of \(label); add it under 'on:'",
+                at: step.id.location)
+        }
+        guard let runner else { return nil }
+        return CompiledStep(
+            id: step.id.value, label: label, runner: runner, parameters: parameters, maps: maps, screen: step.screen,
+            contract: contract, attempts: attempts, transitions: transitions)
+    }
+
+    mutating func undeclared(_ outcome: Located<String>, label: String, contract: StepContract) {
+        let names = contract.outcomes.map(\.name)
+        let list = names.isEmpty ? "none" : names.joined(separator: ", ")
+        diagnostics.error(
+            C.undeclaredOutcome,
+            "\(label) has no outcome '\(outcome.value)'\(Suggestion.hint(for: outcome.value, in: names)) (its outcomes: \(list))",
+            at: outcome.location)
+    }
+
+    func shape(
+        of step: Step, maps: [String: [(key: String, value: String)]], constants: [String: Value], given: Set<String>
+    ) -> StepShape {
+        StepShape(
+            actions: step.screen?.actions.map { .init(id: $0.id.value, enabled: $0.enabled) } ?? [],
+            fields: step.screen?.fields.map { .init(name: $0.name.value, kind: $0.kind, secret: $0.secret) } ?? [],
+            maps: maps, constants: constants, given: given)
+    }
+
+    mutating func literalMap(_ raw: RawValue, what: String) -> [(key: String, value: String)]? {
+        guard case .map(let pairs, _) = raw else {
+            diagnostics.error(C.typeMismatch, "\(what) must be a mapping of names to texts", at: raw.location)
+            return nil
+        }
+        var result: [(key: String, value: String)] = []
+        for (key, value) in pairs {
+            guard case .scalar(let text, _, _) = value else {
+                diagnostics.error(C.typeMismatch, "\(what): '\(key)' must be a text", at: value.location)
+                continue
+            }
+            result.append((key, text))
+        }
+        return result
+    }
+
+    // MARK: Transitions
+
+    mutating func transition(_ transition: Transition, scope: TypeScope, what: String) -> CompiledTransition? {
+        let targets = self.targets
+        var branches: [CompiledBranch] = []
+        var failed = false
+        for (index, branch) in transition.branches.enumerated() {
+            var condition: Expression?
+            if let text = branch.condition {
+                switch Expression.parse(text.value) {
+                case .failure(let error):
+                    diagnostics.error(error.id, error.message, at: text.location.advanced(by: error.offset))
+                    failed = true
+                case .success(let expression):
+                    let (type, errors) = expression.typeCheck(in: scope)
+                    report(errors, at: text.location, plain: true)
+                    if let type, type.type != .bool, type.type != .any {
+                        diagnostics.error(
+                            C.typeMismatch, "a condition must be a bool, this one is \(type.type)", at: text.location)
+                    }
+                    condition = expression
+                }
+            }
+            var assignments: [(target: VariableReference, value: CompiledValue)] = []
+            for assignment in branch.assignments {
+                let ref = assignment.target.value
+                let declared = ref.scope == .stored ? journey.stored : journey.state
+                guard let decl = declared.first(where: { $0.name.value == ref.name }) else {
+                    diagnostics.error(
+                        C.unknownVariable,
+                        "'\(ref)' is not declared under '\(ref.scope.rawValue)'\(Suggestion.hint(for: ref.name, in: declared.map(\.name.value)))",
+                        at: assignment.target.location)
+                    failed = true
+                    continue
+                }
+                if let v = compileValue(assignment.value, expected: decl.type, scope: scope, what: "'\(ref)'") {
+                    assignments.append((ref, v))
+                } else {
+                    failed = true
+                }
+            }
+            guard let target = targets[branch.target.value] else {
+                diagnostics.error(
+                    C.unknownStep,
+                    "\(what) goes to '\(branch.target.value)', which is not a step or end of this journey\(Suggestion.hint(for: branch.target.value, in: targets.keys))",
+                    at: branch.target.location)
+                failed = true
+                continue
+            }
+            let label = branch.isElse ? "else" : (branch.condition == nil ? "always" : "if \(index + 1)")
+            branches.append(
+                CompiledBranch(condition: condition, label: label, assignments: assignments, target: target))
+        }
+        return failed ? nil : CompiledTransition(branches: branches)
+    }
+
+    // MARK: Values and texts
+
+    /// Types a value as written against the type expected where it is written.
+    mutating func compileValue(
+        _ raw: RawValue, expected: TypeInfo, scope: TypeScope, what: String, allowTemplates: Bool = true
+    ) -> CompiledValue? {
+        switch raw {
+        case .scalar(let text, let plain, let location):
+            if text.contains("${") && allowTemplates {
+                guard let template = parseTemplate(text, at: location, plain: plain) else { return nil }
+                let (type, errors) = template.typeCheck(in: scope)
+                report(errors, at: location, plain: plain)
+                guard let type, errors.isEmpty else { return nil }
+                if type.type != expected.type && type.type != .any && expected.type != .any {
+                    diagnostics.error(
+                        C.typeMismatch, "\(what) is \(expected.type), but '\(text)' is \(type.type)", at: location)
+                    return nil
+                }
+                if type.secret && !expected.secret {
+                    diagnostics.error(
+                        C.secretLeak,
+                        "\(what) is not secret, but '\(text)' is computed from a secret; declare it with 'secret: true'",
+                        at: location)
+                    return nil
+                }
+                return .template(template)
+            }
+            if expected.type == .list {
+                diagnostics.error(C.typeMismatch, "\(what) is a list; write it as [a, b]", at: location)
+                return nil
+            }
+            guard let value = LiteralParser.value(text, plain: plain, as: expected.type) else {
+                diagnostics.error(
+                    C.typeMismatch, "\(what) is \(expected.type), found '\(text)'\(hint(for: text, expected.type))",
+                    at: location)
+                return nil
+            }
+            if plain && expected.type == .string && text.count > 1 && text.first == "0"
+                && text.allSatisfy({ $0.isASCII && $0.isNumber })
+            {
+                diagnostics.warning(
+                    C.leadingZero,
+                    "quote '\(text)' so that every YAML tool reads it as text; JourneyKit keeps it as the string \"\(text)\"",
+                    at: location)
+            }
+            return .constant(value.secret(if: expected.secret))
+        case .list(let items, let location):
+            guard expected.type == .list || expected.type == .any else {
+                diagnostics.error(C.typeMismatch, "\(what) is \(expected.type), found a list", at: location)
+                return nil
+            }
+            var values: [CompiledValue] = []
+            for item in items {
+                guard
+                    let v = compileValue(
+                        item, expected: TypeInfo(.string, secret: expected.secret), scope: scope, what: "item of \(what)",
+                        allowTemplates: allowTemplates)
+                else { return nil }
+                values.append(v)
+            }
+            if values.allSatisfy({ if case .constant = $0 { true } else { false } }) {
+                let constants = values.map { if case .constant(let v) = $0 { v.revealed } else { Value.string("") } }
+                return .constant(Value.list(constants).secret(if: expected.secret))
+            }
+            return .list(values)
+        case .map(_, let location):
+            diagnostics.error(C.typeMismatch, "\(what) is \(expected.type), found a mapping", at: location)
+            return nil
+        }
+    }
+
+    func hint(for text: String, _ type: ValueType) -> String {
+        switch type {
+        case .int where text.first == "0": "; numbers are written without leading zeros"
+        case .bool: "; write true or false"
+        case .duration: "; write a duration like 250ms, 1.5s, 5m or 2h"
+        default: ""
+        }
+    }
+
+    mutating func parseTemplate(_ text: String, at location: SourceLocation, plain: Bool) -> Template? {
+        switch Template.parse(text) {
+        case .success(let t): return t
+        case .failure(let error):
+            diagnostics.error(error.id, error.message, at: location.advanced(by: error.offset + (plain ? 0 : 1)))
+            return nil
+        }
+    }
+
+    mutating func report(_ errors: [ExpressionError], at location: SourceLocation, plain: Bool) {
+        for error in errors {
+            diagnostics.error(error.id, error.message, at: location.advanced(by: error.offset + (plain ? 0 : 1)))
+        }
+    }
+
+    mutating func check(_ screen: Screen) {
+        for text in [screen.title, screen.text].compactMap({ $0 }) { check(text, scope: base) }
+        for action in screen.actions { check(action.label, scope: base) }
+        for field in screen.fields {
+            if let label = field.label { check(label, scope: base) }
+            if let pattern = field.pattern, (try? NSRegularExpression(pattern: pattern.value)) == nil {
+                diagnostics.error(C.badPattern, "pattern '\(pattern.value)' is not a valid regular expression", at: pattern.location)
+            }
+        }
+    }
+
+    mutating func check(_ text: LocalizedText, scope: TypeScope) {
+        let locales = text.entries.compactMap(\.locale)
+        if !locales.isEmpty && !locales.contains(journey.defaultLocale) {
+            diagnostics.error(
+                C.textLocale, "text has no '\(journey.defaultLocale)' version, the journey's default locale",
+                at: text.location)
+        }
+        for entry in text.entries {
+            if let locale = entry.locale, !journey.locales.contains(locale) {
+                diagnostics.warning(
+                    C.textLocale,
+                    "locale '\(locale)' is not in the journey's locales (\(journey.locales.joined(separator: ", ")))",
+                    at: entry.location)
+            }
+            let (_, errors) = entry.template.typeCheck(in: scope)
+            report(errors, at: entry.location, plain: false)
+        }
+    }
+}

@@ -1,0 +1,35 @@
+/// The names an expression may read at one place in a journey, with their types.
+struct TypeScope: ExpressionScope {
+    private(set) var types: [String: TypeInfo] = [:]
+
+    func type(of path: [String]) -> TypeInfo? { types[path.joined(separator: ".")] }
+
+    var knownPaths: [[String]] {
+        types.keys.sorted().map { $0.split(separator: ".").map(String.init) }
+    }
+
+    mutating func declare(_ path: String, _ type: TypeInfo) { types[path] = type }
+
+    /// The names every journey can read: its params, state, stored values, limits and the device.
+    init(journey: Journey) {
+        for p in journey.params { declare("params." + p.name.value, p.type) }
+        for s in journey.state { declare("state." + s.name.value, s.type) }
+        for s in journey.stored { declare("stored." + s.name.value, s.type) }
+        for limit in journey.limits {
+            for field in ["count", "max", "remaining"] { declare("limits.\(limit.name.value).\(field)", TypeInfo(.int)) }
+        }
+        declare("device.biometry", TypeInfo(.string))
+        declare("device.biometryEnrolled", TypeInfo(.bool))
+        declare("device.online", TypeInfo(.bool))
+        declare("device.apps", TypeInfo(.list))
+        declare("device.now", TypeInfo(.int))
+    }
+
+    /// This scope plus a step's inputs and one outcome's data.
+    func adding(inputs: [InputSpec], outcome: [DataSpec]) -> TypeScope {
+        var scope = self
+        for input in inputs { scope.declare("input." + input.name, input.type) }
+        for data in outcome { scope.declare("outcome." + data.name, data.type) }
+        return scope
+    }
+}

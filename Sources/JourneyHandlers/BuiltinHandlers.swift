@@ -1,0 +1,27 @@
+import JourneyCore
+
+/// The handlers JourneyKit ships.
+public enum BuiltinHandlers {
+    /// Every built-in handler.
+    public static var all: [any StepHandler] {
+        [ScreenHandler(), AlertHandler(), ChoiceHandler(), FormHandler(), PinEntryHandler(), LinkWaitHandler()]
+    }
+
+    /// A registry of every built-in handler.
+    public static var registry: HandlerRegistry { HandlerRegistry(all) }
+}
+
+extension HandlerContext {
+    /// Asks for the step's inputs and returns the chosen action, if the driver chose one.
+    func ask(_ invocation: HandlerInvocation) async throws -> (action: String?, values: [String: Value]) {
+        let values = try await input(invocation.request())
+        guard case .string(let action)? = values["action"]?.revealed else { return (nil, values) }
+        guard let screenAction = invocation.screen?.actions.first(where: { $0.id == action }) else {
+            throw HandlerError("step '\(invocation.step)' has no action '\(action)'")
+        }
+        guard screenAction.enabled else {
+            throw HandlerError("action '\(action)' is disabled on step '\(invocation.step)'; it cannot be pressed")
+        }
+        return (action, values)
+    }
+}

@@ -1,0 +1,47 @@
+import JourneyCore
+
+/// Runs one scenario with the scripted driver and judges the result against its expectation.
+public struct ScenarioRunner {
+    public var configuration: JourneyMachine.Configuration
+
+    public init(configuration: JourneyMachine.Configuration = .init()) {
+        self.configuration = configuration
+    }
+
+    /// What a scenario run came to.
+    public struct Report: Sendable {
+        public var scenario: String
+        public var journey: String
+        public var result: RunResult
+        /// Why the scenario failed; empty when it passed.
+        public var problems: [String]
+        public var passed: Bool { problems.isEmpty }
+    }
+
+    public func run(
+        _ scenario: CompiledScenario, in library: CompiledLibrary, transcript sink: some TranscriptSink
+    ) async -> Report {
+        var configuration = self.configuration
+        configuration.locale = scenario.locale ?? configuration.locale
+        let driver = ScriptedDriver(script: scenario.script)
+        let locale = configuration.locale ?? scenario.journey.source.defaultLocale
+        let header = TranscriptEvent.Header(
+            journey: scenario.journey.id, scenario: scenario.id, locale: locale, device: scenario.device.profile,
+            clock: scenario.device.clock, store: .sorted(scenario.device.store))
+        let outcome = await JourneyRunner(configuration: configuration).run(
+            scenario.journey, in: library, params: scenario.params, device: scenario.device, driver: driver,
+            transcript: sink, header: header)
+        var store = outcome.device.store
+        for journey in ScenarioChecker.reachableJourneys(from: scenario.journey, in: library) {
+            for variable in journey.storedDeclarations where store[variable.name] == nil {
+                if let value = variable.defaultValue { store[variable.name] = value }
+            }
+        }
+        var problems = scenario.verdict(result: outcome.result, state: outcome.rootState, store: store)
+        if outcome.result.failure == nil, let next = driver.remaining.first {
+            problems.append(
+                "the journey ended, but the script has \(driver.remaining.count) more entries, from line \(next.location.line)")
+        }
+        return Report(scenario: scenario.id, journey: scenario.journey.id, result: outcome.result, problems: problems)
+    }
+}

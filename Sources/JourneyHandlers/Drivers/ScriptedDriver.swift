@@ -1,0 +1,36 @@
+import JourneyCore
+
+/// The driver that plays a scenario's script: the inputs for each step, in order, plus
+/// restarts and clock advances. Input meant for another step stops the run with a message
+/// naming both steps and the script line.
+public final class ScriptedDriver: InputDriver {
+    private let script: [CompiledScenario.Entry]
+    public private(set) var position = 0
+
+    public init(script: [CompiledScenario.Entry]) {
+        self.script = script
+    }
+
+    /// Script entries the run did not use.
+    public var remaining: ArraySlice<CompiledScenario.Entry> { script[position...] }
+
+    public func next(for request: InputRequest) async throws -> DriverReply {
+        guard position < script.count else {
+            let asks = request.inputs.map(\.name).joined(separator: ", ")
+            throw RunInterruption.abort(
+                "the script has no more entries, but the journey waits at step '\(request.step)' for \(asks.isEmpty ? "input" : asks)")
+        }
+        let entry = script[position]
+        position += 1
+        switch entry.kind {
+        case .restart: return .restart
+        case .advance(let ms): return .advance(milliseconds: ms)
+        case .input(let step, let values):
+            guard step == request.step else {
+                throw RunInterruption.abort(
+                    "scenario gives input for step '\(step)' (line \(entry.location.line)), the journey is at step '\(request.step)'")
+            }
+            return .input(values)
+        }
+    }
+}

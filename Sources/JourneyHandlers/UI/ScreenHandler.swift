@@ -1,0 +1,86 @@
+import JourneyCore
+
+/// `ui.screen`: an information screen; the user presses one of its actions.
+public struct ScreenHandler: StepHandler {
+    public init() {}
+
+    public let contract = HandlerContract(
+        id: "ui.screen", summary: "An information screen with actions; each enabled action is an outcome.",
+        actionsAreOutcomes: true)
+
+    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+        guard invocation.screen?.actions.contains(where: \.enabled) == true else {
+            throw HandlerError("step '\(invocation.step)' shows no enabled action, so the user cannot leave it")
+        }
+        let (action, _) = try await context.ask(invocation)
+        guard let action else { throw HandlerError("step '\(invocation.step)' needs an 'action'") }
+        return HandlerResult(action)
+    }
+}
+
+/// `ui.alert`: an alert with actions, or one that dismisses itself after `dismissAfter`.
+public struct AlertHandler: StepHandler {
+    public init() {}
+
+    public let contract = HandlerContract(
+        id: "ui.alert",
+        summary: "An alert with actions; with `dismissAfter` it closes by itself after that time on the virtual clock.",
+        parameters: [
+            ParameterSpec(
+                name: "dismissAfter", kind: .value(TypeInfo(.duration)),
+                summary: "close the alert after this long, with outcome `dismissed`; the user is not asked")
+        ],
+        actionsAreOutcomes: true,
+        refine: { shape, contract in
+            guard shape.given.contains("dismissAfter") else { return }
+            contract.inputs.removeAll { $0.name == "action" }
+            contract.outcomes = contract.outcomes.map { var o = $0; o.optional = true; return o }
+            contract.outcomes.append(OutcomeSpec(name: "dismissed", summary: "the alert closed by itself"))
+        })
+
+    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+        if case .duration(let ms)? = invocation[parameter: "dismissAfter"] {
+            context.wait(milliseconds: ms, reason: "alert dismisses itself")
+            return HandlerResult("dismissed")
+        }
+        guard invocation.screen?.actions.contains(where: \.enabled) == true else {
+            throw HandlerError("alert '\(invocation.step)' has no enabled action and no 'dismissAfter'")
+        }
+        let (action, _) = try await context.ask(invocation)
+        guard let action else { throw HandlerError("alert '\(invocation.step)' needs an 'action'") }
+        return HandlerResult(action)
+    }
+}
+
+/// `ui.choice`: pick one of a list of options (banks, accounts, …), or press an action.
+public struct ChoiceHandler: StepHandler {
+    public init() {}
+
+    public let contract = HandlerContract(
+        id: "ui.choice", summary: "A list to choose from; `empty` when there is nothing to choose.",
+        parameters: [ParameterSpec(name: "options", kind: .value(TypeInfo(.list)), required: true, summary: "the options")],
+        inputs: [InputSpec(name: "choice", type: TypeInfo(.string), summary: "the option the user picks")],
+        outcomes: [
+            OutcomeSpec(
+                name: "chosen", summary: "the user picked an option",
+                data: [DataSpec(name: "choice", type: TypeInfo(.string))]),
+            OutcomeSpec(name: "empty", summary: "there were no options to show"),
+        ],
+        actionsAreOutcomes: true)
+
+    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+        guard case .list(let options)? = invocation[parameter: "options"]?.revealed else {
+            throw HandlerError("'options' of step '\(invocation.step)' is not a list")
+        }
+        if options.isEmpty { return HandlerResult("empty") }
+        let (action, values) = try await context.ask(invocation)
+        if let action { return HandlerResult(action) }
+        guard let choice = values["choice"] else {
+            throw HandlerError("step '\(invocation.step)' needs a 'choice' or an 'action'")
+        }
+        guard options.contains(choice.revealed) else {
+            throw HandlerError("the choice at step '\(invocation.step)' is not one of its \(options.count) options")
+        }
+        return HandlerResult("chosen", data: ["choice": choice])
+    }
+}

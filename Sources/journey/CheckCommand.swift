@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+import JourneyCore
+
+struct CheckCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Check journeys and scenarios without running them.",
+        discussion: """
+            Reads every .yaml file under the given paths (files or folders), checks journeys \
+            together (so calls between them resolve) and scenarios against their journeys, and \
+            prints every problem as `path:line:column: error: message [id]`.
+
+            Examples:
+              journey check journeys/
+              journey check journeys/eduid/onboarding.journey.yaml journeys/shared/
+
+            Exits 0 when there are no errors (warnings are printed but allowed; use --strict to \
+            fail on them too), 2 when there are errors.
+            """
+    )
+
+    @Argument(help: "Journey and scenario files, or folders to search.")
+    var paths: [String] = ["journeys"]
+
+    @Flag(help: "Treat warnings as errors.")
+    var strict = false
+
+    @Flag(name: .shortAndLong, help: "Print nothing but the problems.")
+    var quiet = false
+
+    func run() async throws {
+        let console = Console()
+        let (project, readDiagnostics) = Workspace.load(paths: paths)
+        var diagnostics = readDiagnostics
+        diagnostics.append(contentsOf: project.diagnostics.items)
+        console.print(diagnostics)
+        let errors = diagnostics.items.filter { $0.severity == .error }.count
+        let warnings = diagnostics.items.filter { $0.severity == .warning }.count
+        if !quiet {
+            let files = "\(project.journeyFiles) journey\(project.journeyFiles == 1 ? "" : "s") and \(project.scenarioFiles) scenario\(project.scenarioFiles == 1 ? "" : "s")"
+            console.err("checked \(files): \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")\n")
+        }
+        if errors > 0 || (strict && warnings > 0) { throw ExitCode(ExitStatus.invalid) }
+    }
+}

@@ -1,0 +1,113 @@
+import ArgumentParser
+import Foundation
+import JourneyCore
+import JourneyHandlers
+
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run a journey headlessly with a scenario and print its transcript.",
+        discussion: """
+            The scenario's scripted driver plays the user: it gives the inputs for each step, \
+            restarts the app and moves the virtual clock where the script says. The transcript \
+            (what was shown, entered, decided and changed) goes to standard output, or to a file \
+            with --transcript; a one-line verdict goes to standard error.
+
+            Sub-journeys are found in the nearest enclosing folder named `journeys` (or the \
+            scenario's own folder); add more places with --journeys.
+
+            Examples:
+              journey run --scenario journeys/eduid/scenarios/happy-path.scenario.yaml
+              journey run journeys/eduid/onboarding.journey.yaml \\
+                  --scenario journeys/eduid/scenarios/pin-mismatch.scenario.yaml \\
+                  --transcript out/pin-mismatch.jsonl --format jsonl
+
+            Exits 0 when the run reached the expected end and every assertion held, 1 when it \
+            did not, 2 for invalid files or options.
+            """
+    )
+
+    @Argument(help: "The journey file to run (optional: the scenario names its journey).")
+    var journey: String?
+
+    @Option(name: .shortAndLong, help: "The scenario file to play.")
+    var scenario: String
+
+    @Option(help: "Write the transcript to this file (atomically) instead of standard output.")
+    var transcript: String?
+
+    @Option(help: "Transcript format: text (for people) or jsonl (JSON Lines, one event per line).")
+    var format: TranscriptWriter.Format?
+
+    @Option(help: "Render texts in this locale instead of the scenario's or the journey's default.")
+    var locale: String?
+
+    @Option(name: .customLong("journeys"), help: "More folders to search for sub-journeys.")
+    var journeyFolders: [String] = []
+
+    @Option(help: "Stop the run after this many steps (catches loops).")
+    var stepBudget: Int = 10_000
+
+    func validate() throws {
+        guard stepBudget > 0 else { throw ValidationError("--step-budget must be at least 1") }
+    }
+
+    func run() async throws {
+        let console = Console()
+        var diagnostics = DiagnosticList()
+        var folders = [Workspace.journeysRoot(for: journey ?? scenario)] + journeyFolders
+        if let journey { folders.append(Workspace.journeysRoot(for: journey)) }
+        let searched = Files.yamlFiles(in: Array(Set(folders)).sorted(), diagnostics: &diagnostics)
+        var sources = Files.sources(
+            searched.filter { $0 != scenario && $0 != journey }, limit: Workspace.limits.maxBytes,
+            diagnostics: &diagnostics
+        ).map { SourceFile(path: $0.path, data: $0.data, journeyOnly: true) }
+        sources += Files.sources([scenario] + (journey.map { [$0] } ?? []), limit: Workspace.limits.maxBytes, diagnostics: &diagnostics)
+        let project = ProjectLoader(handlers: BuiltinHandlers.registry, yaml: SafeYAML(limits: Workspace.limits)).load(sources)
+        diagnostics.append(contentsOf: project.diagnostics.items)
+        console.print(DiagnosticListFilter.relevant(diagnostics))
+        guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
+        guard let compiled = project.scenarios.first(where: { $0.file == scenario }) else {
+            throw CLIError("\(scenario) is not a scenario file")
+        }
+        if let journey, let chosen = project.journeys.first(where: { $0.file == journey }), chosen.id.value != compiled.journey.id {
+            throw CLIError("the scenario plays journey '\(compiled.journey.id)', not '\(chosen.id.value)' from \(journey)")
+        }
+
+        let format = format ?? (transcript?.hasSuffix(".jsonl") == true ? .jsonl : .text)
+        let file = try transcript.map { try AtomicFile(path: $0) }
+        let writer = TranscriptWriter(format: format) { text in
+            if let file { file.write(text) } else { console.out(text) }
+        }
+        var configuration = JourneyMachine.Configuration(locale: locale, stepBudget: stepBudget)
+        configuration.locale = locale ?? compiled.locale
+        let report = await ScenarioRunner(configuration: configuration).run(compiled, in: library, transcript: writer)
+        if let file {
+            do { try file.commit() } catch {
+                console.err("error: \(error)\n")
+                throw ExitCode(ExitStatus.invalid)
+            }
+        }
+        let name = "\(compiled.journey.id) › \(compiled.id)"
+        if report.passed {
+            let end = report.result.end.map { "\($0) (\(report.result.kind?.rawValue ?? ""))" } ?? "no end"
+            console.err("\(console.paint("PASS", .green, stderr: true)) \(name): reached \(end) after \(report.result.steps) steps\n")
+        } else {
+            console.err("\(console.paint("FAIL", .red, stderr: true)) \(name)\n")
+            for problem in report.problems { console.err("  \(problem)\n") }
+            throw ExitCode(ExitStatus.failed)
+        }
+    }
+}
+
+/// Errors in files the user did not name still matter (a broken sub-journey), but warnings
+/// in them are noise during a run.
+enum DiagnosticListFilter {
+    static func relevant(_ list: DiagnosticList) -> DiagnosticList {
+        var result = DiagnosticList()
+        result.append(contentsOf: list.items.filter { $0.severity == .error })
+        return result
+    }
+}
+
+extension TranscriptWriter.Format: ExpressibleByArgument {}

@@ -1,0 +1,457 @@
+#!/usr/bin/env python3
+"""Checks the JSON Schemas in schemas/ against the shipped journeys and the test fixtures.
+
+    python3 Tests/schema/check_schemas.py [--journey-bin PATH]
+
+(a) every *.yaml under journeys/ and Tests/Fixtures/schema-good/ is valid against its schema
+    (a file with a top-level `scenario:` key is a scenario, else one with a top-level `journey:`
+    key is a journey), and starts with a `# yaml-language-server: $schema=` line whose relative
+    path resolves to that schema;
+(b) every line of every *.jsonl under journeys/ is a valid transcript event;
+(c) every file in Tests/Fixtures/schema-bad/ is valid YAML that the schema REJECTS;
+(d) with --journey-bin, `<bin> check FILE` agrees: exit 2 for schema-bad, 0 for schema-good;
+(e) Tests/Fixtures/bad/expected.tsv lists every file of the bad-input corpus exactly once,
+    with a known diagnostic id.
+
+The last line of output is `N passed, N failed`; the exit status is 1 if anything failed.
+Needs Python 3.9+, PyYAML and jsonschema (>= 4.18 for draft 2020-12).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+try:
+    import yaml
+    from yaml.nodes import MappingNode, ScalarNode
+except ImportError:  # pragma: no cover
+    sys.exit("check_schemas.py needs PyYAML: pip install pyyaml")
+try:
+    import jsonschema
+    from jsonschema import Draft202012Validator
+except ImportError:  # pragma: no cover
+    sys.exit("check_schemas.py needs jsonschema: pip install jsonschema")
+
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMAS = ROOT / "schemas"
+JOURNEYS = ROOT / "journeys"
+FIXTURES = ROOT / "Tests" / "Fixtures"
+MODELINE = "# yaml-language-server: $schema="
+BAD_CORPUS_IDS = {
+    "yaml.syntax", "yaml.tab", "yaml.empty", "yaml.encoding", "yaml.too-large", "yaml.too-deep",
+    "yaml.alias", "yaml.tag", "yaml.multiple-documents", "yaml.control-character",
+    "yaml.duplicate-key", "key.unknown", "key.missing", "value.type",
+}
+
+
+# ----------------------------------------------------------------------------- YAML loading
+
+class JourneyYAMLError(Exception):
+    pass
+
+
+class JourneyResolver(yaml.resolver.Resolver):
+    """Only YAML 1.2-core-style scalars get a non-string type: `true`/`false` are booleans and
+    decimal integers without leading zeros are ints. Everything else stays a string, so `0012`,
+    `no`, `on`, `1_000`, `0x1F`, `~` and `2026-01-01T09:00:00Z` are strings (YAML 1.1 would turn
+    them into numbers, booleans, null and timestamps). An empty plain scalar is null, so `key:`
+    with no value is reported as a type error. `<<` is an ordinary key (no merge), which the
+    schemas then reject."""
+
+
+JourneyResolver.yaml_implicit_resolvers = {}
+JourneyResolver.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|false)$"), list("tf"))
+JourneyResolver.add_implicit_resolver("tag:yaml.org,2002:int", re.compile(r"^-?(?:0|[1-9][0-9]*)$"), list("-0123456789"))
+JourneyResolver.add_implicit_resolver("tag:yaml.org,2002:null", re.compile(r"^$"), [""])
+
+
+class JourneyConstructor(yaml.constructor.SafeConstructor):
+    """Mapping keys are the scalar text as written; non-scalar and duplicate keys are errors."""
+
+    def construct_mapping(self, node, deep=False):
+        if not isinstance(node, MappingNode):
+            raise yaml.constructor.ConstructorError(None, None, "expected a mapping", node.start_mark)
+        mapping = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, ScalarNode):
+                raise yaml.constructor.ConstructorError(
+                    "while constructing a mapping", node.start_mark, "keys must be scalars", key_node.start_mark)
+            key = key_node.value
+            if key in mapping:
+                raise yaml.constructor.ConstructorError(
+                    "while constructing a mapping", node.start_mark, f"duplicate key '{key}'", key_node.start_mark)
+            mapping[key] = self.construct_object(value_node, deep=deep)
+        return mapping
+
+
+if getattr(yaml, "__with_libyaml__", False):
+    # libyaml, the parser JourneyKit uses (through Yams). PyYAML's pure-Python scanner is YAML 1.1
+    # and rejects e.g. `{ en: Forgot PIN?, nl: … }`, which libyaml and the format doc accept.
+    class JourneyLoader(yaml.cyaml.CParser, JourneyConstructor, JourneyResolver):
+        def __init__(self, stream):
+            yaml.cyaml.CParser.__init__(self, stream)
+            JourneyConstructor.__init__(self)
+            JourneyResolver.__init__(self)
+else:  # pragma: no cover
+    print("note: PyYAML was built without libyaml; using its pure-Python parser", file=sys.stderr)
+
+    class JourneyLoader(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser, yaml.composer.Composer,
+                        JourneyConstructor, JourneyResolver):
+        def __init__(self, stream):
+            yaml.reader.Reader.__init__(self, stream)
+            yaml.scanner.Scanner.__init__(self)
+            yaml.parser.Parser.__init__(self)
+            yaml.composer.Composer.__init__(self)
+            JourneyConstructor.__init__(self)
+            JourneyResolver.__init__(self)
+
+
+def load_yaml(path: Path):
+    """Loads one journey or scenario file, rejecting what JourneyKit rejects at the YAML layer."""
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise JourneyYAMLError(f"not UTF-8: {e}") from None
+    if text.startswith("\ufeff"):
+        raise JourneyYAMLError("starts with a byte order mark")
+    if "\t" in "".join(line[: len(line) - len(line.lstrip(" \t"))] for line in text.splitlines()):
+        raise JourneyYAMLError("tab in indentation")
+    try:
+        documents = 0
+        for event in yaml.parse(text, Loader=JourneyLoader):
+            if isinstance(event, yaml.DocumentStartEvent):
+                documents += 1
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+                raise JourneyYAMLError(f"anchors and aliases are not allowed ({event.start_mark})")
+            if getattr(event, "tag", None) is not None:
+                raise JourneyYAMLError(f"explicit tags are not allowed ({event.start_mark})")
+        if documents != 1:
+            raise JourneyYAMLError(f"expected exactly one YAML document, found {documents}")
+        return yaml.load(text, Loader=JourneyLoader)
+    except yaml.YAMLError as e:
+        raise JourneyYAMLError(str(e)) from None
+
+
+# ----------------------------------------------------------------------------- validation
+
+@functools.lru_cache(maxsize=None)
+def _compile_ecma(pattern: str):
+    return re.compile(re.sub(r"(?<!\\)\$", r"\\Z", pattern))
+
+
+def _ecma_pattern(validator, pattern, instance, schema):
+    """`pattern` with ECMA-262 semantics for `$`: Python's `$` also matches before a final
+    newline, which would let `"start\\n"` pass an id pattern."""
+    if not validator.is_type(instance, "string"):
+        return
+    if not _compile_ecma(pattern).search(instance):
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+StrictValidator = jsonschema.validators.extend(Draft202012Validator, {"pattern": _ecma_pattern})
+
+
+def load_schema(name: str) -> dict:
+    return json.loads((SCHEMAS / f"{name}.schema.json").read_text(encoding="utf-8"))
+
+
+def make_validator(schema: dict):
+    return StrictValidator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+def _short(text: str, limit: int = 160) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _closest(error):
+    """For a failed anyOf/oneOf, the complaint of the branch that fits best. Branches that fail
+    on the kind of thing (a type error on the value itself, or a mismatched discriminator such
+    as `event`) are skipped; of the rest, the one with the fewest errors wins, and of its errors
+    the deepest."""
+    while error.context:
+        branches: dict = {}
+        for e in error.context:
+            branches.setdefault(e.relative_schema_path[0] if e.relative_schema_path else None, []).append(e)
+
+        def wrong_kind(errors):
+            return any((e.validator == "type" and not e.relative_path)
+                       or (e.validator == "const" and len(e.relative_path) == 1) for e in errors)
+
+        viable = [errors for errors in branches.values() if not wrong_kind(errors)] or list(branches.values())
+        error = max(min(viable, key=len), key=lambda e: (len(e.absolute_path), e.validator == "required"))
+    return error
+
+
+def describe(error) -> str:
+    if error.validator == "oneOf" and not error.context:  # more than one form matched
+        forms = []
+        for form in error.validator_value:
+            try:
+                if StrictValidator(form).is_valid(error.instance):
+                    forms.append(json.dumps(form))
+            except Exception:  # a form with a $ref cannot be checked on its own
+                pass
+        return f"{error.json_path}: matches more than one of the exclusive forms: {' and '.join(forms) or '(several)'}"
+    if not error.context:
+        return f"{error.json_path}: {_short(error.message)}"
+    leaf = _closest(error)
+    return (f"{error.json_path}: matches none of the allowed forms ({error.validator}); "
+            f"closest: {leaf.json_path}: {_short(leaf.message, 120)}")
+
+
+def schema_errors(validator, instance) -> list[str]:
+    errors = sorted(validator.iter_errors(instance), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    return [describe(e) for e in errors]
+
+
+def kind_of(document) -> str | None:
+    """`scenario` if there is a top-level `scenario:` key (a scenario also names its `journey:`),
+    else `journey` if there is a top-level `journey:` key."""
+    if not isinstance(document, dict):
+        return None
+    if "scenario" in document:
+        return "scenario"
+    if "journey" in document:
+        return "journey"
+    return None
+
+
+# ----------------------------------------------------------------------------- the checks
+
+class Report:
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+
+    def run(self, check, *args):
+        """Runs one check; a crash counts as a failure, so the summary line is always printed."""
+        try:
+            check(self, *args)
+        except Exception as e:  # noqa: BLE001
+            self.fail(f"{check.__name__}({', '.join(rel(a) if isinstance(a, Path) else type(a).__name__ for a in args)})",
+                      f"crashed: {type(e).__name__}: {e}")
+
+    def ok(self, what: str):
+        self.passed += 1
+        print(f"ok   {what}")
+
+    def fail(self, what: str, details: list[str] | str = ()):
+        self.failed += 1
+        print(f"FAIL {what}")
+        for line in ([details] if isinstance(details, str) else details)[:12]:
+            print(f"       {line}")
+
+
+def rel(path: Path) -> str:
+    try:
+        return str(path.relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
+def check_schemas_are_valid(report: Report) -> dict:
+    validators = {}
+    for name in ("journey", "scenario", "transcript"):
+        path = SCHEMAS / f"{name}.schema.json"
+        try:
+            schema = load_schema(name)
+            Draft202012Validator.check_schema(schema)
+            problems = []
+            if schema.get("$schema") != "https://json-schema.org/draft/2020-12/schema":
+                problems.append("$schema is not draft 2020-12")
+            if schema.get("$id") != f"https://journeykit.dev/schemas/{name}.schema.json":
+                problems.append(f"$id is {schema.get('$id')!r}")
+            if problems:
+                report.fail(f"{rel(path)} is a draft 2020-12 schema", problems)
+            else:
+                report.ok(f"{rel(path)} is a draft 2020-12 schema")
+            validators[name] = make_validator(schema)
+        except (OSError, ValueError, jsonschema.SchemaError) as e:
+            report.fail(f"{rel(path)} is a draft 2020-12 schema", str(e).splitlines()[:5])
+    return validators
+
+
+def check_modeline(report: Report, path: Path, kind: str):
+    what = f"{rel(path)} starts with a schema line for {kind}.schema.json"
+    first = path.read_text(encoding="utf-8", errors="replace").split("\n", 1)[0].rstrip("\r")
+    if not first.startswith(MODELINE):
+        report.fail(what, f"first line is {first!r}; expected {MODELINE}<relative path>")
+        return
+    target = first[len(MODELINE):].strip()
+    if "://" in target or os.path.isabs(target):
+        report.fail(what, f"{target!r} is not a relative path")
+        return
+    resolved = (path.parent / target).resolve()
+    expected = (SCHEMAS / f"{kind}.schema.json").resolve()
+    if resolved != expected:
+        report.fail(what, f"{target!r} resolves to {rel(resolved)}, not {rel(expected)}")
+    else:
+        report.ok(what)
+
+
+def check_valid_yaml(report: Report, validators: dict, path: Path):
+    try:
+        document = load_yaml(path)
+    except JourneyYAMLError as e:
+        report.fail(f"{rel(path)} is valid", f"YAML: {e}")
+        return
+    kind = kind_of(document)
+    if kind is None:
+        report.fail(f"{rel(path)} is valid", "no top-level `journey:` or `scenario:` key")
+        return
+    check_modeline(report, path, kind)
+    if kind not in validators:
+        report.fail(f"{rel(path)} is a valid {kind}", "the schema did not load")
+        return
+    errors = schema_errors(validators[kind], document)
+    if errors:
+        report.fail(f"{rel(path)} is a valid {kind}", errors)
+    else:
+        report.ok(f"{rel(path)} is a valid {kind}")
+
+
+def check_rejected_yaml(report: Report, validators: dict, path: Path):
+    what = f"{rel(path)} is rejected by the schema"
+    try:
+        document = load_yaml(path)
+    except JourneyYAMLError as e:
+        report.fail(what, f"schema-bad files must be valid YAML, but: {e}")
+        return
+    kind = kind_of(document)
+    if kind is None or kind not in validators:
+        report.fail(what, "no top-level `journey:` or `scenario:` key, or the schema did not load")
+        return
+    errors = schema_errors(validators[kind], document)
+    if errors:
+        report.ok(f"{what}: {errors[0]}")
+    else:
+        report.fail(what, f"the {kind} schema accepts it")
+
+
+def check_transcript(report: Report, validator, path: Path):
+    problems = []
+    lines = path.read_text(encoding="utf-8").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    if not lines:
+        problems.append("empty transcript")
+    for number, line in enumerate(lines, 1):
+        try:
+            event = json.loads(line)
+        except ValueError as e:
+            problems.append(f"line {number}: not JSON: {e}")
+            continue
+        if number == 1 and (not isinstance(event, dict) or event.get("event") != "transcript"):
+            problems.append("line 1: the first line must be the `transcript` header")
+        problems += [f"line {number}: {e}" for e in schema_errors(validator, event)]
+    if problems:
+        report.fail(f"{rel(path)} is a valid transcript", problems)
+    else:
+        report.ok(f"{rel(path)} is a valid transcript ({len(lines)} events)")
+
+
+def check_loader_agrees(report: Report, binary: str, path: Path, expected: int):
+    what = f"`journey check {rel(path)}` exits {expected}"
+    try:
+        run = subprocess.run([binary, "check", rel(path)], cwd=ROOT, capture_output=True, text=True,
+                             errors="replace", timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        report.fail(what, str(e))
+        return
+    if run.returncode == expected:
+        report.ok(what)
+    else:
+        output = (run.stdout + run.stderr).strip().splitlines()
+        report.fail(what, [f"exit {run.returncode}"] + output)
+
+
+def check_bad_corpus(report: Report):
+    directory = FIXTURES / "bad"
+    table = directory / "expected.tsv"
+    what = f"{rel(table)} covers every file in {rel(directory)} with a known id"
+    if not table.exists():
+        report.fail(what, "missing")
+        return
+    problems, listed = [], {}
+    for number, line in enumerate(table.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        columns = line.split("\t")
+        if number == 1 and columns == ["file", "id"]:
+            continue
+        if len(columns) != 2:
+            problems.append(f"line {number}: expected `file<TAB>id`, got {line!r}")
+            continue
+        name, diagnostic = columns
+        if name in listed:
+            problems.append(f"line {number}: {name} listed twice")
+        listed[name] = diagnostic
+        if diagnostic not in BAD_CORPUS_IDS:
+            problems.append(f"line {number}: unknown diagnostic id {diagnostic!r}")
+        if not (directory / name).is_file():
+            problems.append(f"line {number}: {name} does not exist")
+    present = {p.name for p in directory.iterdir()
+               if p.is_file() and not p.name.startswith(".") and p.name not in ("README.md", "expected.tsv")}
+    problems += [f"{name} is not listed" for name in sorted(present - set(listed))]
+    if problems:
+        report.fail(what, problems)
+    else:
+        report.ok(f"{what} ({len(listed)} files)")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--journey-bin", metavar="PATH", help="the `journey` executable; checks that it agrees")
+    args = parser.parse_args()
+
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="backslashreplace")
+    report = Report()
+    validators = {}
+    report.run(lambda r: validators.update(check_schemas_are_valid(r)))
+
+    # (a) shipped journeys and scenarios, and the good fixtures
+    shipped = sorted(JOURNEYS.rglob("*.yaml")) if JOURNEYS.is_dir() else []
+    good = sorted((FIXTURES / "schema-good").rglob("*.yaml"))
+    bad = sorted((FIXTURES / "schema-bad").rglob("*.yaml"))
+    for path in shipped + good:
+        report.run(check_valid_yaml, validators, path)
+    if not good:
+        report.fail(f"{rel(FIXTURES / 'schema-good')} has fixtures", "no *.yaml files")
+
+    # (b) transcripts
+    if "transcript" in validators:
+        for path in sorted(JOURNEYS.rglob("*.jsonl")) if JOURNEYS.is_dir() else []:
+            report.run(check_transcript, validators["transcript"], path)
+
+    # (c) the bad fixtures are rejected
+    for path in bad:
+        report.run(check_rejected_yaml, validators, path)
+    if not bad:
+        report.fail(f"{rel(FIXTURES / 'schema-bad')} has fixtures", "no *.yaml files")
+
+    # (d) the loader agrees
+    if args.journey_bin:
+        binary = os.path.abspath(args.journey_bin) if os.sep in args.journey_bin else args.journey_bin
+        for path in bad:
+            report.run(check_loader_agrees, binary, path, 2)
+        for path in good:
+            report.run(check_loader_agrees, binary, path, 0)
+
+    # (e) the bad-input corpus is consistent
+    report.run(check_bad_corpus)
+
+    print(f"{report.passed} passed, {report.failed} failed")
+    return 1 if report.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
