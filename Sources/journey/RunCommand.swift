@@ -91,7 +91,7 @@ struct RunCommand: AsyncParsableCommand {
         let name = "\(compiled.journey.id) › \(compiled.id)"
         if report.passed {
             let end = report.result.end.map { "\($0) (\(report.result.kind?.rawValue ?? ""))" } ?? "no end"
-            console.err("\(console.paint("PASS", .green, stderr: true)) \(name): reached \(end) after \(report.result.steps) steps\n")
+            console.err("\(console.paint("PASS", .green, stderr: true)) \(name): reached \(end) after \(report.result.steps) step\(report.result.steps == 1 ? "" : "s")\n")
         } else {
             console.err("\(console.paint("FAIL", .red, stderr: true)) \(name)\n")
             for problem in report.problems { console.err("  \(problem)\n") }

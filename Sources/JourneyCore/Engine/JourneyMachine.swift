@@ -39,6 +39,8 @@ public struct JourneyMachine {
     private var frames: [Frame] = []
     private var records: [TranscriptRecord] = []
     private var phase = Phase.ready
+    /// Whether the current step visit has charged its attempt limit.
+    private var attemptCharged = false
 
     enum Phase { case ready, awaitingHandler, done }
 
@@ -142,6 +144,20 @@ public struct JourneyMachine {
         emit(.stateSet(variable: "stored.\(key)", value: value ?? .string("(removed)")))
     }
 
+    /// Charges the current step's attempt limit now and writes the counter to the device,
+    /// before the handler acts on what it checks (increment, then verify): a restart or a
+    /// kill between here and the outcome cannot give the attempt back. Charged once per visit;
+    /// outcomes that neither count nor reset give it back.
+    public mutating func chargeAttempt() {
+        guard phase == .awaitingHandler || phase == .ready, !attemptCharged, let frame = frames.last else { return }
+        let step = frame.journey.steps[frame.step]
+        guard let attempts = step.attempts, let limit = frame.journey.limits[attempts.limit] else { return }
+        let count = counter(limit) + 1
+        setCounter(limit, count)
+        attemptCharged = true
+        emit(.attempt(step: step.id, limit: limit.name, action: .charged, count: count, max: limit.max))
+    }
+
     /// Records input the driver gave for the current step.
     public mutating func recordInput(_ values: [String: Value]) {
         guard let step = currentStep else { return }
@@ -197,6 +213,7 @@ public struct JourneyMachine {
                 }
                 frames[frames.count - 1].step = index
                 emit(.stepEnter(step: step.id, handler: step.label))
+                attemptCharged = false
                 if let attempts = step.attempts, let limit = frame.journey.limits[attempts.limit] {
                     let count = counter(limit)
                     if count >= limit.max {
@@ -206,8 +223,6 @@ public struct JourneyMachine {
                         case .failure(let error): return failure(step.id, error.message)
                         }
                     }
-                    setCounter(limit, count + 1)
-                    emit(.attempt(step: step.id, limit: limit.name, action: .charged, count: count + 1, max: limit.max))
                 }
                 let lookup = Lookup(frame: frames[frames.count - 1], device: device)
                 var params: [String: Value] = [:]
@@ -291,8 +306,9 @@ public struct JourneyMachine {
         let frame = frames[frames.count - 1]
         let step = frame.journey.steps[frame.step]
         if let attempts = step.attempts, let limit = frame.journey.limits[attempts.limit] {
-            let count = counter(limit)
             if attempts.counts.contains(outcome) {
+                if !attemptCharged { chargeAttempt() }
+                let count = counter(limit)
                 if count >= limit.max {
                     emit(.attempt(step: step.id, limit: limit.name, action: .exceeded, count: count, max: limit.max))
                     return exceed(limit, from: step.id, outcome: outcome, inputs: inputs, data: data)
@@ -300,10 +316,12 @@ public struct JourneyMachine {
             } else if attempts.resets.contains(outcome) {
                 setCounter(limit, 0)
                 emit(.attempt(step: step.id, limit: limit.name, action: .reset, count: 0, max: limit.max))
-            } else {
-                setCounter(limit, max(0, count - 1))
-                emit(.attempt(step: step.id, limit: limit.name, action: .refunded, count: max(0, count - 1), max: limit.max))
+            } else if attemptCharged {
+                let count = max(0, counter(limit) - 1)
+                setCounter(limit, count)
+                emit(.attempt(step: step.id, limit: limit.name, action: .refunded, count: count, max: limit.max))
             }
+            attemptCharged = false
         }
         guard let transition = step.transitions[outcome] else {
             return .failure(.init("step '\(step.id)' has no transition for outcome '\(outcome)'"))

@@ -121,6 +121,11 @@ final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContex
 
     func stored(_ key: String) -> Value? { machine.device.store[key] }
 
+    func chargeAttempt() {
+        machine.chargeAttempt()
+        flush()
+    }
+
     func store(_ key: String, _ value: Value?) {
         machine.store(key, value)
         flush()

@@ -93,6 +93,11 @@ public protocol HandlerContext: AnyObject {
     func stored(_ key: String) -> Value?
     /// Writes (or with nil removes) a value in the device's persistent store; recorded.
     func store(_ key: String, _ value: Value?)
+    /// Charges the step's attempt limit (if it has one) and writes the counter to the device
+    /// now. Handlers that check a secret call this after reading the input and before
+    /// comparing, so that no restart can undo a failed attempt. Steps whose handler does not
+    /// call it are charged when a counted outcome arrives.
+    func chargeAttempt()
 }
 
 /// A request for input: which step is asking, and what it needs.

@@ -52,6 +52,9 @@ public struct ProjectLoader: Sendable {
         var journeys: [Journey] = []
         var scenarios: [Scenario] = []
         var journeyFiles = 0, scenarioFiles = 0
+        // Journeys whose files have errors: their scenarios are not checked (the journey's own
+        // errors say what is wrong; "unknown journey" would only add noise).
+        var broken: Set<String> = []
         for file in files {
             if file.journeyOnly && !Self.looksLikeJourney(file.data) { continue }
             let root: YAMLNode
@@ -72,7 +75,11 @@ public struct ProjectLoader: Sendable {
                 journeyFiles += 1
                 let (journey, diagnostics) = JourneyLoader(yaml: yaml).load(root, path: file.path)
                 d.append(contentsOf: diagnostics.items)
-                if let journey { journeys.append(journey) }
+                if let journey {
+                    journeys.append(journey)
+                } else if let id = entries.first(where: { $0.key == "journey" })?.value.scalar {
+                    broken.insert(id)
+                }
             } else if first == "scenario" || entries.contains(where: { $0.key == "script" }) {
                 scenarioFiles += 1
                 let (scenario, diagnostics) = ScenarioLoader(yaml: yaml).load(root, path: file.path)
@@ -90,7 +97,7 @@ public struct ProjectLoader: Sendable {
         var compiled: [CompiledScenario] = []
         if let library {
             var seen: [String: String] = [:]
-            for scenario in scenarios {
+            for scenario in scenarios where !broken.contains(scenario.journey.value) {
                 let key = scenario.journey.value + "/" + scenario.id.value
                 if let other = seen[key] {
                     d.error(

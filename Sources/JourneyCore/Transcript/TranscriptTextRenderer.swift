@@ -31,7 +31,7 @@ public struct TranscriptTextRenderer: Sendable {
         case .journeyStart(let journey, let params):
             return "▶ start \(journey) \(Self.fields(params))"
         case .journeyEnd(let journey, let end, let kind, let steps):
-            return "■ end \(journey) → \(end) (\(kind.rawValue)) after \(steps) steps"
+            return "■ end \(journey) → \(end) (\(kind.rawValue)) after \(steps) step\(steps == 1 ? "" : "s")"
         case .subjourneyEnter(let journey, let step, let params):
             return "↳ call \(journey) from \(step) \(Self.fields(params))"
         case .subjourneyExit(let journey, let end, let kind, let outputs):

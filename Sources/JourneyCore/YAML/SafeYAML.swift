@@ -230,7 +230,7 @@ public struct SafeYAML: Sendable {
             return Diagnostic(.error, syntax, phrase(problem, context), at: at(mark))
         case .duplicatedKeysInMapping(let duplicates, let context):
             let names = duplicates.map { "'\($0)'" }.joined(separator: ", ")
-            return Diagnostic(.error, duplicateKey, "duplicate key \(names) in a mapping", at: at(context.mark))
+            return Diagnostic(.error, duplicateKey, "key \(names) is given more than once in one mapping", at: at(context.mark))
         case .reader(let problem, _, _, _):
             return Diagnostic(.error, encoding, problem, at: SourceLocation(file: path, line: 1, column: 1))
         case .dataCouldNotBeDecoded:

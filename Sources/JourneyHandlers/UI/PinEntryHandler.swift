@@ -1,13 +1,21 @@
 import JourneyCore
 
 /// `ui.pin`: a simple PIN pad. The PIN is secret from the moment the driver gives it.
+///
+/// Without `expected` the step gives `entered` with the PIN; with `expected` (a secret) it
+/// compares in constant time and gives `correct` or `wrong`, which is what attempt limits
+/// count. (Hashing, salts and device-bound keys belong to the `pin.*` handlers.)
 public struct PinEntryHandler: StepHandler {
     public init() {}
 
     public let contract = HandlerContract(
-        id: "ui.pin", summary: "A PIN pad of `length` digits; the PIN entered is secret.",
+        id: "ui.pin",
+        summary: "A PIN pad of `length` digits; gives `entered`, or `correct`/`wrong` when `expected` is set.",
         parameters: [
-            ParameterSpec(name: "length", kind: .value(TypeInfo(.int)), defaultValue: .int(6), summary: "how many digits")
+            ParameterSpec(name: "length", kind: .value(TypeInfo(.int)), defaultValue: .int(6), summary: "how many digits"),
+            ParameterSpec(
+                name: "expected", kind: .value(TypeInfo(.string, secret: true)),
+                summary: "the PIN to compare with; the step then gives `correct` or `wrong`"),
         ],
         inputs: [InputSpec(name: "pin", type: TypeInfo(.string, secret: true), summary: "the digits the user enters")],
         outcomes: [
@@ -15,7 +23,18 @@ public struct PinEntryHandler: StepHandler {
                 name: "entered", summary: "the user entered all the digits",
                 data: [DataSpec(name: "pin", type: TypeInfo(.string, secret: true))])
         ],
-        actionsAreOutcomes: true)
+        actionsAreOutcomes: true,
+        refine: { shape, contract in
+            guard shape.given.contains("expected") else { return }
+            contract.outcomes.removeAll { $0.name == "entered" }
+            contract.outcomes.insert(contentsOf: [
+                OutcomeSpec(name: "correct", summary: "the PIN matches `expected`"),
+                OutcomeSpec(name: "wrong", summary: "the PIN does not match `expected`"),
+            ], at: 0)
+            if let i = contract.inputs.firstIndex(where: { $0.name == "pin" }) {
+                contract.inputs[i].classes = ["correct", "wrong"]
+            }
+        })
 
     public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
         guard case .int(let length)? = invocation[parameter: "length"]?.revealed, (1...64).contains(length) else {
@@ -29,6 +48,24 @@ public struct PinEntryHandler: StepHandler {
         guard digits.count == length, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else {
             throw HandlerError("the PIN given at step '\(invocation.step)' is not \(length) digits")
         }
+        if let expected = invocation[parameter: "expected"] {
+            guard case .string(let wanted) = expected.revealed else {
+                throw HandlerError("'expected' of step '\(invocation.step)' is not a text")
+            }
+            context.chargeAttempt()
+            return HandlerResult(Self.constantTimeEqual(digits, wanted) ? "correct" : "wrong")
+        }
         return HandlerResult("entered", data: ["pin": .secret(.string(digits))])
+    }
+
+    /// Compares without stopping at the first difference, so timing does not reveal how many
+    /// leading digits were right.
+    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        var difference = UInt8(x.count == y.count ? 0 : 1)
+        for i in 0..<max(x.count, y.count) {
+            difference |= (i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0)
+        }
+        return difference == 0
     }
 }
