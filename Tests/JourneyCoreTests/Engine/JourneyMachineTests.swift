@@ -1,0 +1,278 @@
+import Testing
+
+@testable import JourneyCore
+
+/// The interpreter as a pure state machine: every test feeds events and reads actions and
+/// transcript records, with no handlers, drivers or files involved.
+@Suite("Journey machine")
+struct JourneyMachineTests {
+    static let pinJourney = journey(
+        steps: """
+              a:
+                handler: t.check
+                attempts: { limit: pin, counts: [wrong], resets: [correct] }
+                on:
+                  correct: done
+                  wrong:
+                    set: { state.misses: "${state.misses + 1}" }
+                    to: a
+                  cancel: failed
+            """,
+        extra: """
+            state:
+              misses: { type: int, default: 0 }
+            stored:
+              failures: { type: int, default: 0 }
+            limits:
+              pin: { max: 3, counter: stored.failures, exceeded: failed }
+            """)
+
+    func machine(_ text: String, store: [String: Value] = [:], budget: Int = 100) throws -> JourneyMachine {
+        let (library, diagnostics) = compile([text])
+        let lib = try #require(library, "\(diagnostics)")
+        return JourneyMachine(
+            library: lib, journey: try #require(lib["t.j"]), device: DeviceState(store: store),
+            configuration: .init(stepBudget: budget))
+    }
+
+    func step(_ action: JourneyMachine.Action) -> String? {
+        if case .runHandler(_, let invocation) = action { return invocation.step }
+        return nil
+    }
+
+    func end(_ action: JourneyMachine.Action) -> String? {
+        if case .finished(let result) = action { return result.end }
+        return nil
+    }
+
+    func failure(_ action: JourneyMachine.Action) -> String? {
+        if case .failed(let result) = action { return result.failure }
+        return nil
+    }
+
+    @Test func walksStepsToAnEnd() throws {
+        var m = try machine(journey(steps: """
+              a:
+                handler: t.step
+                on: { next: b, back: failed }
+              b:
+                handler: t.step
+                on: { next: done, back: a }
+            """))
+        #expect(step(m.start()) == "a")
+        #expect(step(m.complete(HandlerResult("next"))) == "b")
+        #expect(step(m.complete(HandlerResult("back"))) == "a")
+        #expect(step(m.complete(HandlerResult("next"))) == "b")
+        let last = m.complete(HandlerResult("next"))
+        #expect(end(last) == "done")
+        #expect(m.stepsTaken == 4)
+        let events = m.takeRecords().map(\.event.name)
+        #expect(events.first == "journey.start")
+        #expect(events.last == "journey.end")
+        #expect(events.filter { $0 == "transition" }.count == 4)
+    }
+
+    @Test func threeStrikesSurviveARestart() throws {
+        var m = try machine(Self.pinJourney)
+        _ = m.start()
+        m.chargeAttempt()
+        _ = m.complete(HandlerResult("wrong"))
+        m.chargeAttempt()
+        _ = m.complete(HandlerResult("wrong"))
+        #expect(m.device.store["failures"] == .int(2))
+        #expect(m.rootState["misses"] == .int(2))
+
+        #expect(step(m.restart()) == "a")
+        #expect(m.rootState["misses"] == .int(0), "state does not survive a restart")
+        #expect(m.device.store["failures"] == .int(2), "the stored counter does")
+
+        m.chargeAttempt()
+        #expect(m.device.store["failures"] == .int(3), "charged before the result is known")
+        let last = m.complete(HandlerResult("wrong"))
+        #expect(end(last) == "failed")
+        #expect(m.device.store["failures"] == .int(0), "reset when exceeded (keep: false)")
+        let attempts = m.takeRecords().compactMap { record -> String? in
+            if case .attempt(_, _, let action, let count, _) = record.event { return "\(action.rawValue) \(count)" }
+            return nil
+        }
+        #expect(attempts == ["charged 1", "charged 2", "charged 3", "exceeded 3"])
+    }
+
+    @Test func aRestartBeforeTheInputCostsNothing() throws {
+        var m = try machine(Self.pinJourney, store: ["failures": .int(2)])
+        _ = m.start()
+        _ = m.restart()
+        _ = m.restart()
+        #expect(m.device.store["failures"] == .int(2))
+        #expect(step(m.complete(HandlerResult("correct"))) == nil)
+        #expect(m.device.store["failures"] == .int(0), "a correct PIN resets the count")
+    }
+
+    @Test func aRestartAfterTheChargeKeepsIt() throws {
+        var m = try machine(Self.pinJourney, store: ["failures": .int(1)])
+        _ = m.start()
+        m.chargeAttempt()
+        _ = m.restart()
+        #expect(m.device.store["failures"] == .int(2))
+    }
+
+    @Test func otherOutcomesGiveTheChargeBack() throws {
+        var m = try machine(Self.pinJourney, store: ["failures": .int(1)])
+        _ = m.start()
+        m.chargeAttempt()
+        #expect(m.device.store["failures"] == .int(2))
+        #expect(end(m.complete(HandlerResult("cancel"))) == "failed")
+        #expect(m.device.store["failures"] == .int(1))
+    }
+
+    @Test func countedOutcomesAreChargedEvenIfTheHandlerDidNot() throws {
+        var m = try machine(Self.pinJourney)
+        _ = m.start()
+        _ = m.complete(HandlerResult("wrong"))
+        #expect(m.device.store["failures"] == .int(1))
+    }
+
+    @Test func enteringAnExhaustedLimitGoesStraightToExceeded() throws {
+        var m = try machine(Self.pinJourney, store: ["failures": .int(3)])
+        #expect(end(m.start()) == "failed")
+        #expect(m.stepsTaken == 1)
+    }
+
+    @Test func theStepBudgetStopsLoops() throws {
+        var m = try machine(
+            journey(steps: """
+                  a:
+                    handler: t.step
+                    on: { next: a, back: done }
+                """), budget: 5)
+        var action = m.start()
+        var rounds = 0
+        while case .runHandler = action {
+            action = m.complete(HandlerResult("next"))
+            rounds += 1
+        }
+        #expect(rounds == 5)
+        #expect(failure(action)?.contains("step budget of 5") == true)
+    }
+
+    @Test func undeclaredOutcomesFailTheRun() throws {
+        var m = try machine(journey(steps: "  a:\n    handler: t.step\n    on: { next: done, back: done }"))
+        _ = m.start()
+        #expect(failure(m.complete(HandlerResult("sideways")))?.contains("does not declare") == true)
+    }
+
+    @Test func handlerErrorsAreRecordedAndFailTheRun() throws {
+        var m = try machine(journey(steps: "  a:\n    handler: t.step\n    on: { next: done, back: done }"))
+        _ = m.start()
+        #expect(failure(m.fail("network down"))?.contains("network down") == true)
+        let names = m.takeRecords().map(\.event.name)
+        #expect(names.suffix(2) == ["handler.error", "failure"])
+    }
+
+    @Test func guardsAreTriedInOrder() throws {
+        let text = journey(
+            steps: """
+                  a:
+                    handler: t.value
+                    on:
+                      done:
+                        - if: outcome.value == 'x'
+                          set: { state.seen: "first" }
+                          to: done
+                        - if: len(input.text) > 2
+                          set: { state.seen: "${'second:' + input.text}" }
+                          to: done
+                        - else:
+                            set: { state.seen: "else" }
+                            to: failed
+                """,
+            extra: "state:\n  seen: { type: string }")
+        var m = try machine(text)
+        _ = m.start()
+        #expect(end(m.complete(HandlerResult("done", data: ["value": .string("y")]), inputs: ["text": .string("abc")])) == "done")
+        #expect(m.rootState["seen"] == .string("second:abc"))
+        let branch = m.takeRecords().compactMap { r -> String? in
+            if case .transition(_, _, let branch, _) = r.event { return branch }
+            return nil
+        }
+        #expect(branch == ["if 2"])
+    }
+
+    @Test func subJourneysHaveTheirOwnStateAndReturnOutputs() throws {
+        let callee = journey(
+            "t.sub",
+            steps: """
+                  a:
+                    handler: t.step
+                    on:
+                      next:
+                        set: { state.x: "${params.base + 1}" }
+                        to: done
+                      back: failed
+                """,
+            extra: "params:\n  base: { type: int }\nstate:\n  x: { type: int, default: 100 }\noutputs:\n  result: \"${state.x}\"")
+        let caller = journey(
+            steps: """
+                  a:
+                    call: t.sub
+                    with: { base: "${state.x}" }
+                    on:
+                      done:
+                        set: { state.y: "${outcome.result}" }
+                        to: done
+                      failed: failed
+                """,
+            extra: "state:\n  x: { type: int, default: 41 }\n  y: { type: int, default: 0 }")
+        let (library, diagnostics) = compile([caller, callee])
+        let lib = try #require(library, "\(diagnostics)")
+        var m = JourneyMachine(library: lib, journey: try #require(lib["t.j"]), device: DeviceState())
+        let first = m.start()
+        guard case .runHandler(_, let invocation) = first else {
+            Issue.record("expected the sub-journey's first step")
+            return
+        }
+        #expect(invocation.journey == "t.sub")
+        #expect(m.currentState["x"] == .int(100), "the callee starts with its own state")
+        #expect(end(m.complete(HandlerResult("next"))) == "done")
+        #expect(m.rootState["x"] == .int(41), "the callee's state.x did not leak into the caller")
+        #expect(m.rootState["y"] == .int(42))
+        let records = m.takeRecords()
+        #expect(records.contains { $0.event.name == "subjourney.enter" && $0.depth == 0 })
+        #expect(records.contains { $0.event.name == "step.enter" && $0.depth == 1 })
+    }
+
+    @Test func secretsStayWrappedInState() throws {
+        let text = journey(
+            steps: """
+                  a:
+                    handler: t.secret
+                    on:
+                      done:
+                        set: { state.pin: "${outcome.pin}" }
+                        to: done
+                """,
+            extra: "state:\n  pin: { type: string, secret: true }")
+        var m = try machine(text)
+        _ = m.start()
+        _ = m.complete(HandlerResult("done", data: ["pin": .string("4711")]))
+        #expect(m.rootState["pin"] == .secret(.string("4711")))
+        let encoded = m.takeRecords().map { JSONLinesEncoder().encode($0) + TranscriptTextRenderer().render($0) }.joined()
+        #expect(!encoded.contains("4711"))
+        #expect(encoded.contains(Value.redacted))
+    }
+
+    @Test func sameEventsGiveTheSameRecords() throws {
+        func run() throws -> [TranscriptRecord] {
+            var m = try machine(Self.pinJourney)
+            _ = m.start()
+            m.advanceClock(by: 1500, reason: "test")
+            _ = m.complete(HandlerResult("wrong"))
+            _ = m.restart()
+            _ = m.complete(HandlerResult("correct"))
+            return m.takeRecords()
+        }
+        let a = try run(), b = try run()
+        #expect(a == b)
+        #expect(a.contains { $0.time == 1500 })
+    }
+}

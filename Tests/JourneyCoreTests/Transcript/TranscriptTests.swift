@@ -1,0 +1,76 @@
+import Testing
+
+@testable import JourneyCore
+
+@Suite("Transcripts")
+struct TranscriptTests {
+    @Test func jsonLinesEscapeAndRedact() {
+        let record = TranscriptRecord(
+            time: 1500, depth: 1,
+            event: .input(step: "s", values: [.init("note", .string("a\"b\\c\nd\u{1}")), .init("pin", .secret(.string("1234")))]))
+        #expect(
+            JSONLinesEncoder().encode(record)
+                == #"{"t":1500,"depth":1,"event":"input","step":"s","values":{"note":"a\"b\\c\nd\u0001","pin":"•••"}}"# + "\n")
+    }
+
+    @Test func jsonLinesNestValuesCorrectly() {
+        let record = TranscriptRecord(
+            time: 0, depth: 0,
+            event: .outcome(step: "s", outcome: "o", data: [.init("list", .list([.string("x"), .int(2)])), .init("ok", .bool(true))]))
+        #expect(
+            JSONLinesEncoder().encode(record)
+                == #"{"t":0,"depth":0,"event":"outcome","step":"s","outcome":"o","data":{"list":["x",2],"ok":true}}"# + "\n")
+    }
+
+    @Test func textRenderingIsOneLinePerEvent() {
+        let renderer = TranscriptTextRenderer()
+        #expect(renderer.render(.init(time: 61_250, depth: 0, event: .stepEnter(step: "pin", handler: "ui.pin"))) == "01:01.250 → pin [ui.pin]\n")
+        #expect(renderer.render(.init(time: 0, depth: 2, event: .stateSet(variable: "state.pin", value: .secret(.string("9")))))
+            == "00:00.000       set state.pin = •••\n")
+        #expect(renderer.render(.init(time: 0, depth: 0, event: .handlerCall(step: "s", handler: "h", params: []))) == "")
+    }
+
+    @Test func urlQueriesAreRedacted() {
+        #expect(URLRedaction.redact("app://cb?code=abc&state=xyz") == "app://cb?code=•••&state=•••")
+        #expect(URLRedaction.redact("https://x.nl/a#token=t") == "https://x.nl/a#token=•••")
+        #expect(URLRedaction.redact("https://x.nl/path") == "https://x.nl/path")
+        #expect(URLRedaction.redact("tinkoff://cb?cancelled") == "tinkoff://cb?•••")
+    }
+
+    @Test func diffNamesTheFirstChangedStep() {
+        let golden = """
+            00:00.000 → a [ui.screen]
+            00:00.000   input action="go"
+            00:00.000 → b [ui.screen]
+            00:00.000   input action="next"
+            00:00.000   b --next--> done
+            """
+        let actual = golden.replacingOccurrences(of: "action=\"next\"", with: "action=\"back\"")
+        let diff = TranscriptDiff(expected: golden, actual: actual)
+        #expect(!diff.isEmpty)
+        #expect(diff.firstDifferingStep == "b")
+        #expect(diff.firstDifferenceLine == 4)
+        let unified = diff.unified(context: 1)
+        #expect(unified.contains("-00:00.000   input action=\"next\""))
+        #expect(unified.contains("+00:00.000   input action=\"back\""))
+        #expect(unified.contains("@@ -3,3 +3,3 @@"))
+        #expect(TranscriptDiff(expected: golden, actual: golden).isEmpty)
+    }
+
+    @Test func diffHandlesInsertionsAndDeletions() {
+        let diff = TranscriptDiff(expected: "a\nb\nc", actual: "a\nx\nb")
+        #expect(diff.unified().contains("+x"))
+        #expect(diff.unified().contains("-c"))
+    }
+
+    @Test func durations() {
+        #expect(Duration.parse("1.5s") == 1500)
+        #expect(Duration.parse("250ms") == 250)
+        #expect(Duration.parse("5m") == 300_000)
+        #expect(Duration.parse("2h") == 7_200_000)
+        #expect(Duration.parse("5") == nil)
+        #expect(Duration.parse("-1s") == nil)
+        #expect(Duration.format(milliseconds: 1500) == "1.5s")
+        #expect(Duration.format(milliseconds: 300_000) == "5m")
+    }
+}

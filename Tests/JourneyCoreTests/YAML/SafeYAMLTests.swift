@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+
+@testable import JourneyCore
+
+@Suite("Safe YAML")
+struct SafeYAMLTests {
+    func parse(_ text: String, limits: SafeYAML.Limits = .init()) -> Result<YAMLNode, DiagnosticFailure> {
+        SafeYAML(limits: limits).parse(Data(text.utf8), path: "t.yaml")
+    }
+
+    func problem(_ text: String, limits: SafeYAML.Limits = .init()) -> Diagnostic? {
+        if case .failure(let f) = parse(text, limits: limits) { return f.diagnostics.items.first }
+        return nil
+    }
+
+    func problem(bytes: [UInt8]) -> Diagnostic? {
+        if case .failure(let f) = SafeYAML().parse(Data(bytes), path: "t.yaml") { return f.diagnostics.items.first }
+        return nil
+    }
+
+    @Test func scalarsKeepTheirTextAndStyle() throws {
+        let root = try parse("pin: 0012\nquoted: '0012'\nflag: no\n").get()
+        guard case .mapping(let entries) = root.kind else { throw CancellationError() }
+        #expect(entries.map(\.key) == ["pin", "quoted", "flag"])
+        #expect(entries[0].value.kind == .scalar("0012", plain: true))
+        #expect(entries[1].value.kind == .scalar("0012", plain: false))
+        #expect(entries[2].value.kind == .scalar("no", plain: true))
+        #expect(entries[2].value.location == SourceLocation(file: "t.yaml", line: 3, column: 7))
+    }
+
+    @Test(arguments: [
+        ("a: &x 1\nb: *x\n", "yaml.alias", 1, 4),
+        ("a: !!binary aGVsbG8=\n", "yaml.tag", 1, 4),
+        ("a: !!str 0012\n", "yaml.tag", 1, 4),
+        ("a: !secret \"x\"\n", "yaml.tag", 1, 4),
+        ("a: 1\n---\nb: 2\n", "yaml.multiple-documents", 2, 1),
+        ("a: 1\na: 2\n", "yaml.duplicate-key", 1, 1),
+        ("a:\n\tb: 1\n", "yaml.tab", 2, 1),
+        ("a: \"x\\0y\"\n", "yaml.control-character", 1, 4),
+        ("a: \"x\\e[31my\"\n", "yaml.control-character", 1, 4),
+        ("a: *nope\n", "yaml.alias", 1, 4),
+        ("a: \"open\n", "yaml.syntax", 2, 1),
+        ("", "yaml.empty", 1, 1),
+        ("# only a comment\n\n", "yaml.empty", 1, 1),
+    ])
+    func badInputsAreLocated(text: String, id: String, line: Int, column: Int) {
+        let diagnostic = problem(text)
+        #expect(diagnostic?.id == id, "\(String(describing: diagnostic))")
+        #expect(diagnostic?.location.line == line)
+        #expect(diagnostic?.location.column == column)
+    }
+
+    @Test func mergeKeysAreRefusedEvenWithoutAnAnchor() {
+        #expect(problem("a:\n  <<: {b: 1}\n")?.id == "yaml.alias")
+    }
+
+    @Test func encodings() {
+        #expect(problem(bytes: [0xFF, 0xFE] + Array("a: 1\n".utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] })?.id == "yaml.encoding")
+        let invalid = problem(bytes: Array("a: b\nc: \"".utf8) + [0xC3, 0x28] + Array("\"\n".utf8))
+        #expect(invalid?.id == "yaml.encoding")
+        #expect(invalid?.location.line == 2)
+        #expect(invalid?.location.column == 5)
+        #expect(problem(bytes: Array("a: 1\nb: x".utf8) + [0x00])?.id == "yaml.control-character")
+        // A UTF-8 byte order mark is fine.
+        #expect(problem(bytes: [0xEF, 0xBB, 0xBF] + Array("a: 1\n".utf8)) == nil)
+    }
+
+    @Test func sizeDepthAndNodeCaps() {
+        #expect(problem(String(repeating: "x", count: 2000), limits: .init(maxBytes: 1000))?.id == "yaml.too-large")
+        #expect(problem("a: " + String(repeating: "[", count: 10_000))?.id == "yaml.too-deep")
+        #expect(problem("a: " + String(repeating: "[", count: 70) + String(repeating: "]", count: 70))?.id == "yaml.too-deep")
+        #expect(problem("a: " + String(repeating: "[", count: 60) + String(repeating: "]", count: 60)) == nil)
+        let wide = "a: [" + Array(repeating: "1", count: 500).joined(separator: ",") + "]\n"
+        #expect(problem(wide, limits: .init(maxNodes: 100))?.id == "yaml.too-large")
+        #expect(problem("a: " + String(repeating: "y", count: 70_000))?.id == "yaml.too-large")
+    }
+
+    @Test func billionLaughsIsRefusedQuickly() {
+        var lines = ["a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+        for i in 1..<10 {
+            lines.append("a\(i): &a\(i) [" + Array(repeating: "*a\(i - 1)", count: 9).joined(separator: ", ") + "]")
+        }
+        #expect(problem(lines.joined(separator: "\n"))?.id == "yaml.alias")
+    }
+}

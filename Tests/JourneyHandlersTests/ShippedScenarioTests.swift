@@ -1,0 +1,48 @@
+import Foundation
+import JourneyCore
+import JourneyHandlers
+import Testing
+
+/// Every scenario shipped under journeys/ runs, reaches its expected end, and reproduces its
+/// committed golden transcripts byte for byte.
+@Suite("Shipped scenarios")
+struct ShippedScenarioTests {
+    static let project: Project = {
+        let root = packageRoot.appendingPathComponent("journeys")
+        let files = FileManager.default.enumerator(atPath: root.path)!.compactMap { $0 as? String }
+            .filter { $0.hasSuffix(".yaml") }.sorted()
+        let sources = files.map {
+            SourceFile(path: "journeys/" + $0, data: try! Data(contentsOf: root.appendingPathComponent($0)))
+        }
+        return ProjectLoader(handlers: BuiltinHandlers.registry).load(sources)
+    }()
+
+    static var names: [String] { project.scenarios.map { "\($0.journey.id)/\($0.id)" } }
+
+    @Test func shippedFilesCheckClean() {
+        #expect(Self.project.diagnostics.items.isEmpty, "\(Self.project.diagnostics.sorted)")
+        #expect(Self.project.scenarios.count >= 19)
+    }
+
+    @Test(arguments: names)
+    func scenarioMatchesItsGolden(name: String) async throws {
+        let scenario = try #require(Self.project.scenarios.first { "\($0.journey.id)/\($0.id)" == name })
+        let library = try #require(Self.project.library)
+        let first = Collector(), second = Collector()
+        let report = await ScenarioRunner().run(scenario, in: library, transcript: first)
+        _ = await ScenarioRunner().run(scenario, in: library, transcript: second)
+        #expect(report.passed, "\(report.problems)")
+        #expect(first.text == second.text && first.jsonl == second.jsonl, "two runs must give identical bytes")
+
+        var golden = URL(fileURLWithPath: scenario.file, relativeTo: packageRoot).deletingLastPathComponent()
+        if golden.lastPathComponent == "scenarios" { golden.deleteLastPathComponent() }
+        let base = golden.appendingPathComponent("transcripts").appendingPathComponent(
+            URL(fileURLWithPath: scenario.file).lastPathComponent.replacingOccurrences(of: ".scenario.yaml", with: ""))
+        let text = try String(contentsOf: base.appendingPathExtension("txt"), encoding: .utf8)
+        let jsonl = try String(contentsOf: base.appendingPathExtension("jsonl"), encoding: .utf8)
+        let diff = TranscriptDiff(expected: text, actual: first.text)
+        let matches = diff.isEmpty, jsonlMatches = jsonl == first.jsonl
+        #expect(matches, "differs at step \(diff.firstDifferingStep ?? "?"):\n\(diff.unified())")
+        #expect(jsonlMatches, "the JSON Lines golden differs; re-record with `journey test --update` if intended")
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import JourneyCore
+import JourneyHandlers
+import Testing
+
+/// The package root, found from this file's path.
+let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+
+/// Collects a run's transcript in both renderings.
+final class Collector: TranscriptSink {
+    var text = ""
+    var jsonl = ""
+    func record(_ record: TranscriptRecord) {
+        text += TranscriptTextRenderer().render(record)
+        jsonl += JSONLinesEncoder().encode(record)
+    }
+}
+
+/// Loads journeys and scenarios from YAML texts and runs the named scenario.
+func run(
+    journeys: [String], scenario: String, handlers: HandlerRegistry = BuiltinHandlers.registry
+) async throws -> (report: ScenarioRunner.Report, transcript: Collector) {
+    var files = journeys.enumerated().map { SourceFile(path: "j\($0.offset).yaml", data: Data($0.element.utf8)) }
+    files.append(SourceFile(path: "s.yaml", data: Data(scenario.utf8)))
+    let project = ProjectLoader(handlers: handlers).load(files)
+    let errors = project.diagnostics.items.filter { $0.severity == .error }
+    try #require(errors.isEmpty, "\(errors)")
+    let library = try #require(project.library)
+    let compiled = try #require(project.scenarios.first)
+    let collector = Collector()
+    let report = await ScenarioRunner().run(compiled, in: library, transcript: collector)
+    return (report, collector)
+}
+
+/// A one-step journey around `step` (the step is named `s` and ends are `done`/`other`).
+func oneStep(_ step: String, extra: String = "") -> String {
+    """
+    journey: t.one
+    version: 1
+    title: One step
+    \(extra)
+    start: s
+    steps:
+      s:
+    \(step.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n"))
+    ends:
+      done: { kind: success }
+      other: { kind: failure }
+    """
+}
+
+func scenario(_ script: String, expect: String = "done", device: String = "{}") -> String {
+    """
+    scenario: s
+    journey: t.one
+    device: \(device)
+    script:
+    \(script.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+    expect: { end: \(expect) }
+    """
+}

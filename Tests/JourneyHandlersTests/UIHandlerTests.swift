@@ -1,0 +1,232 @@
+import Foundation
+import JourneyCore
+import JourneyHandlers
+import Testing
+
+@Suite("UI handlers")
+struct UIHandlerTests {
+    static let form = oneStep(
+        """
+        handler: ui.form
+        screen:
+          fields:
+            email: { kind: email }
+            code: { kind: digits, pattern: '^[0-9]{6}$', secret: true }
+            nick: { required: false, maxLength: 5 }
+            terms: { kind: switch }
+          actions: { submit: Send, cancel: Cancel }
+        on:
+          submit:
+            - if: outcome.email == 'a@b.nl' && outcome.terms
+              to: done
+            - else: other
+          invalid: s
+          cancel: other
+        """)
+
+    @Test func formsValidateEveryFieldAndNeverEchoValues() async throws {
+        let (report, transcript) = try await run(
+            journeys: [Self.form],
+            scenario: scenario(
+                """
+                - at: s
+                  email: not-an-email
+                  code: "12345"
+                  nick: toolongnick
+                  terms: false
+                  action: submit
+                - at: s
+                  email: a@b.nl
+                  code: "654321"
+                  terms: true
+                  action: submit
+                """))
+        #expect(report.passed, "\(report.problems)")
+        #expect(transcript.text.contains(#"errors: ["email", "code", "nick", "terms"]"#))
+        #expect(transcript.text.contains(#"firstError: "email: is not an email address""#))
+        #expect(!transcript.text.contains("12345") && !transcript.text.contains("654321"))
+        #expect(!transcript.jsonl.contains("654321"))
+    }
+
+    @Test func formActionsOtherThanSubmitSkipValidation() async throws {
+        let (report, _) = try await run(
+            journeys: [Self.form], scenario: scenario("- at: s\n  action: cancel", expect: "other"))
+        #expect(report.passed, "\(report.problems)")
+    }
+
+    static let pin = oneStep(
+        """
+        handler: ui.pin
+        with: { length: 4, expected: "${stored.pin}" }
+        attempts: { limit: tries, counts: [wrong], resets: [correct] }
+        on: { correct: done, wrong: s }
+        """,
+        extra: """
+            stored:
+              pin: { type: string, secret: true }
+              fails: { type: int, default: 0 }
+            limits:
+              tries: { max: 2, counter: stored.fails, exceeded: other }
+            """)
+
+    @Test func pinComparesAndChargesBeforeTheVerdict() async throws {
+        let (report, transcript) = try await run(
+            journeys: [Self.pin],
+            scenario: scenario(
+                "- at: s\n  pin: \"0001\"\n- at: s\n  pin: \"0002\"", expect: "other", device: "{ store: { pin: \"0420\" } }"))
+        #expect(report.passed, "\(report.problems)")
+        let lines = transcript.text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let charged = try #require(lines.firstIndex { $0.hasSuffix("attempt tries charged 2/2") })
+        let outcome = try #require(lines.lastIndex { $0.hasSuffix("outcome wrong") })
+        #expect(charged < outcome, "the second attempt is on the device before its result is acted on")
+        #expect(!transcript.text.contains("0420") && !transcript.text.contains("0001"))
+    }
+
+    @Test func pinOfTheWrongLengthFailsTheRunWithoutShowingIt() async throws {
+        let (report, transcript) = try await run(
+            journeys: [Self.pin], scenario: scenario("- at: s\n  pin: \"98765\"", device: "{ store: { pin: \"0420\" } }"))
+        #expect(!report.passed)
+        #expect(report.problems.first?.contains("is not 4 digits") == true)
+        #expect(transcript.text.contains("✗ ui.pin failed"))
+        #expect(!transcript.text.contains("98765"))
+    }
+
+    static let wait = oneStep(
+        """
+        handler: link.wait
+        with:
+          routes: { created: created, linked: account-linked }
+        screen:
+          actions: { resend: Resend }
+        on: { created: done, linked: other, other: s, resend: s }
+        """)
+
+    @Test func linksRouteByAddressAndHideTheirQuery() async throws {
+        let (report, transcript) = try await run(
+            journeys: [Self.wait],
+            scenario: scenario(
+                """
+                - at: s
+                  link: "eduid://x/oauth-redirect?code=created-abc&state=s1"
+                - at: s
+                  action: resend
+                - at: s
+                  link: "https://login.eduid.nl/created?t=secret-token"
+                """))
+        #expect(report.passed, "\(report.problems)")
+        #expect(transcript.text.contains("outcome other"))
+        #expect(transcript.text.contains(#"input link="https://login.eduid.nl/created?t=•••""#))
+        #expect(!transcript.text.contains("created-abc") && !transcript.jsonl.contains("secret-token"))
+    }
+
+    @Test func alertsCanDismissThemselvesOnTheVirtualClock() async throws {
+        let alert = oneStep(
+            """
+            handler: ui.alert
+            with: { dismissAfter: 1.5s }
+            screen: { title: Done }
+            on: { dismissed: done }
+            """)
+        let (report, transcript) = try await run(journeys: [alert], scenario: scenario("[]").replacingOccurrences(of: "script:\n  []", with: "script: []"))
+        #expect(report.passed, "\(report.problems)")
+        #expect(transcript.text.contains("00:01.500 ⏱ +1.5s (alert dismisses itself)"))
+    }
+
+    @Test func choicesOfferTheirOptionsOrSayThereAreNone() async throws {
+        let choice = oneStep(
+            """
+            handler: ui.choice
+            with: { options: "${params.banks}" }
+            on:
+              chosen:
+                - if: outcome.choice == 'Monobank'
+                  to: done
+                - else: other
+              empty: other
+            """,
+            extra: "params:\n  banks: { type: list, default: [PrivatBank, Monobank] }")
+        let (picked, _) = try await run(journeys: [choice], scenario: scenario("- at: s\n  choice: Monobank"))
+        #expect(picked.passed, "\(picked.problems)")
+        let (wrong, _) = try await run(journeys: [choice], scenario: scenario("- at: s\n  choice: Raiffeisen"))
+        #expect(wrong.problems.first?.contains("is not one of its 2 options") == true)
+        let empty = choice.replacingOccurrences(of: "[PrivatBank, Monobank]", with: "[]")
+        let (none, _) = try await run(journeys: [empty], scenario: scenario("[]", expect: "other").replacingOccurrences(of: "script:\n  []", with: "script: []"))
+        #expect(none.passed, "\(none.problems)")
+    }
+
+    @Test func disabledActionsCannotBePressed() async throws {
+        let screen = oneStep(
+            """
+            handler: ui.screen
+            screen:
+              actions:
+                go: Go
+                skip: { label: Skip, enabled: false }
+            on: { go: done }
+            """)
+        let (report, _) = try await run(journeys: [screen], scenario: scenario("- at: s\n  action: skip"))
+        #expect(report.problems.first?.contains("'skip' is disabled") == true)
+    }
+}
+
+@Suite("Scripted driver")
+struct ScriptedDriverTests {
+    static let two = """
+        journey: t.one
+        version: 1
+        title: Two steps
+        start: s
+        steps:
+          s:
+            handler: ui.screen
+            screen: { actions: { next: Next } }
+            on: { next: t }
+          t:
+            handler: ui.screen
+            screen: { actions: { next: Next } }
+            on: { next: done }
+        ends:
+          done: { kind: success }
+        """
+
+    @Test func inputForAnotherStepNamesBothSteps() async throws {
+        let (report, transcript) = try await run(journeys: [Self.two], scenario: scenario("- at: t\n  action: next"))
+        let problem = try #require(report.problems.first)
+        #expect(problem.contains("scenario gives input for step 't'"))
+        #expect(problem.contains("the journey is at step 's'"))
+        #expect(transcript.text.contains("✗ failed at s"))
+    }
+
+    @Test func runningOutOfScriptSaysWhereTheJourneyWaits() async throws {
+        let (report, _) = try await run(journeys: [Self.two], scenario: scenario("- at: s\n  action: next"))
+        #expect(report.problems.first?.contains("waits at step 't'") == true)
+    }
+
+    @Test func leftoverEntriesFailTheScenario() async throws {
+        let (report, _) = try await run(
+            journeys: [Self.two],
+            scenario: scenario("- at: s\n  action: next\n- at: t\n  action: next\n- at: t\n  action: next"))
+        #expect(report.problems.first?.contains("1 more entries") == true)
+    }
+
+    @Test func clockAdvancesAndRestartsAreRecorded() async throws {
+        let (report, transcript) = try await run(
+            journeys: [Self.two],
+            scenario: scenario("- at: s\n  action: next\n- advance: 5m\n- restart\n- at: s\n  action: next\n- at: t\n  action: next"))
+        #expect(report.passed, "\(report.problems)")
+        #expect(transcript.text.contains("05:00.000 ⏱ +5m (scenario)"))
+        #expect(transcript.text.contains("05:00.000 ⟳ app restarted"))
+    }
+
+    @Test func unknownInputsAreRejectedWhenTheScenarioIsChecked() throws {
+        let files = [
+            SourceFile(path: "j.yaml", data: Data(Self.two.utf8)),
+            SourceFile(path: "s.yaml", data: Data(scenario("- at: s\n  acton: next\n- at: x\n  action: next").utf8)),
+        ]
+        let project = ProjectLoader(handlers: BuiltinHandlers.registry).load(files)
+        let ids = project.diagnostics.items.map(\.id)
+        #expect(ids.contains("scenario.input"))
+        #expect(ids.contains("scenario.step"))
+        #expect(project.diagnostics.items.contains { $0.message.contains("did you mean 'action'") })
+    }
+}
