@@ -38,8 +38,11 @@ struct CheckCommand: AsyncParsableCommand {
         let errors = diagnostics.items.filter { $0.severity == .error }.count
         let warnings = diagnostics.items.filter { $0.severity == .warning }.count
         if !quiet {
-            let files = "\(project.journeyFiles) journey\(project.journeyFiles == 1 ? "" : "s") and \(project.scenarioFiles) scenario\(project.scenarioFiles == 1 ? "" : "s")"
-            console.err("checked \(files): \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")\n")
+            let files =
+                "\(project.journeyFiles) journey\(project.journeyFiles == 1 ? "" : "s") and \(project.scenarioFiles) scenario\(project.scenarioFiles == 1 ? "" : "s")"
+            console.err(
+                "checked \(files): \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")\n"
+            )
         }
         if errors > 0 || (strict && warnings > 0) { throw ExitCode(ExitStatus.invalid) }
     }

@@ -55,23 +55,29 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         let console = Console()
         var diagnostics = DiagnosticList()
-        var folders = [Workspace.journeysRoot(for: journey ?? scenario)] + journeyFolders
-        if let journey { folders.append(Workspace.journeysRoot(for: journey)) }
-        let searched = Files.yamlFiles(in: Array(Set(folders)).sorted(), diagnostics: &diagnostics)
         var sources = Files.sources(
-            searched.filter { $0 != scenario && $0 != journey }, limit: Workspace.limits.maxBytes,
-            diagnostics: &diagnostics
-        ).map { SourceFile(path: $0.path, data: $0.data, journeyOnly: true) }
-        sources += Files.sources([scenario] + (journey.map { [$0] } ?? []), limit: Workspace.limits.maxBytes, diagnostics: &diagnostics)
-        let project = ProjectLoader(handlers: BuiltinHandlers.registry, yaml: SafeYAML(limits: Workspace.limits)).load(sources)
+            [scenario] + (journey.map { [$0] } ?? []), limit: Workspace.limits.maxBytes, diagnostics: &diagnostics)
+        let extra = journeyFolders.flatMap { folder in
+            Files.yamlFiles(in: [folder], diagnostics: &diagnostics)
+        }
+        sources += Files.sources(extra, limit: Workspace.limits.maxBytes, diagnostics: &diagnostics).map {
+            SourceFile(path: $0.path, data: $0.data, journeyOnly: true)
+        }
+        sources += Workspace.nearbyJourneys(
+            for: [scenario] + (journey.map { [$0] } ?? []), excluding: Set([scenario] + (journey.map { [$0] } ?? [])))
+        let project = ProjectLoader(handlers: BuiltinHandlers.registry, yaml: SafeYAML(limits: Workspace.limits)).load(
+            sources)
         diagnostics.append(contentsOf: project.diagnostics.items)
         console.print(DiagnosticListFilter.relevant(diagnostics))
         guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
         guard let compiled = project.scenarios.first(where: { $0.file == scenario }) else {
             throw CLIError("\(scenario) is not a scenario file")
         }
-        if let journey, let chosen = project.journeys.first(where: { $0.file == journey }), chosen.id.value != compiled.journey.id {
-            throw CLIError("the scenario plays journey '\(compiled.journey.id)', not '\(chosen.id.value)' from \(journey)")
+        if let journey, let chosen = project.journeys.first(where: { $0.file == journey }),
+            chosen.id.value != compiled.journey.id
+        {
+            throw CLIError(
+                "the scenario plays journey '\(compiled.journey.id)', not '\(chosen.id.value)' from \(journey)")
         }
 
         let format = format ?? (transcript?.hasSuffix(".jsonl") == true ? .jsonl : .text)
@@ -91,7 +97,9 @@ struct RunCommand: AsyncParsableCommand {
         let name = "\(compiled.journey.id) › \(compiled.id)"
         if report.passed {
             let end = report.result.end.map { "\($0) (\(report.result.kind?.rawValue ?? ""))" } ?? "no end"
-            console.err("\(console.paint("PASS", .green, stderr: true)) \(name): reached \(end) after \(report.result.steps) step\(report.result.steps == 1 ? "" : "s")\n")
+            console.err(
+                "\(console.paint("PASS", .green, stderr: true)) \(name): reached \(end) after \(report.result.steps) step\(report.result.steps == 1 ? "" : "s")\n"
+            )
         } else {
             console.err("\(console.paint("FAIL", .red, stderr: true)) \(name)\n")
             for problem in report.problems { console.err("  \(problem)\n") }

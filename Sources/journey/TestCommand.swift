@@ -70,7 +70,8 @@ struct TestCommand: AsyncParsableCommand {
                     golden != transcript.jsonl
                 {
                     problems.append(
-                        "\(Workspace.display(base)).jsonl differs from this run while the text transcript matches; run `journey test --update`")
+                        "\(Workspace.display(base)).jsonl differs from this run while the text transcript matches; run `journey test --update`"
+                    )
                 }
             }
             if problems.isEmpty {
@@ -95,7 +96,9 @@ struct TestCommand: AsyncParsableCommand {
         let step = diff.firstDifferingStep.map { "at step '\($0)'" } ?? "in the header"
         let line = diff.firstDifferenceLine.map { " (line \($0))" } ?? ""
         var body = ""
-        for line in diff.unified(expectedName: Workspace.display(path), actualName: "this run").split(separator: "\n", omittingEmptySubsequences: false) {
+        for line in diff.unified(expectedName: Workspace.display(path), actualName: "this run").split(
+            separator: "\n", omittingEmptySubsequences: false)
+        {
             if line.hasPrefix("+") && !line.hasPrefix("+++") {
                 body += console.paint(String(line), .green) + "\n"
             } else if line.hasPrefix("-") && !line.hasPrefix("---") {

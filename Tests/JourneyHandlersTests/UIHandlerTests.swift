@@ -73,7 +73,8 @@ struct UIHandlerTests {
         let (report, transcript) = try await run(
             journeys: [Self.pin],
             scenario: scenario(
-                "- at: s\n  pin: \"0001\"\n- at: s\n  pin: \"0002\"", expect: "other", device: "{ store: { pin: \"0420\" } }"))
+                "- at: s\n  pin: \"0001\"\n- at: s\n  pin: \"0002\"", expect: "other",
+                device: "{ store: { pin: \"0420\" } }"))
         #expect(report.passed, "\(report.problems)")
         let lines = transcript.text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         let charged = try #require(lines.firstIndex { $0.hasSuffix("attempt tries charged 2/2") })
@@ -84,7 +85,8 @@ struct UIHandlerTests {
 
     @Test func pinOfTheWrongLengthFailsTheRunWithoutShowingIt() async throws {
         let (report, transcript) = try await run(
-            journeys: [Self.pin], scenario: scenario("- at: s\n  pin: \"98765\"", device: "{ store: { pin: \"0420\" } }"))
+            journeys: [Self.pin],
+            scenario: scenario("- at: s\n  pin: \"98765\"", device: "{ store: { pin: \"0420\" } }"))
         #expect(!report.passed)
         #expect(report.problems.first?.contains("is not 4 digits") == true)
         #expect(transcript.text.contains("✗ ui.pin failed"))
@@ -127,7 +129,8 @@ struct UIHandlerTests {
             screen: { title: Done }
             on: { dismissed: done }
             """)
-        let (report, transcript) = try await run(journeys: [alert], scenario: scenario("[]").replacingOccurrences(of: "script:\n  []", with: "script: []"))
+        let (report, transcript) = try await run(
+            journeys: [alert], scenario: scenario("[]").replacingOccurrences(of: "script:\n  []", with: "script: []"))
         #expect(report.passed, "\(report.problems)")
         #expect(transcript.text.contains("00:01.500 ⏱ +1.5s (alert dismisses itself)"))
     }
@@ -150,7 +153,9 @@ struct UIHandlerTests {
         let (wrong, _) = try await run(journeys: [choice], scenario: scenario("- at: s\n  choice: Raiffeisen"))
         #expect(wrong.problems.first?.contains("is not one of its 2 options") == true)
         let empty = choice.replacingOccurrences(of: "[PrivatBank, Monobank]", with: "[]")
-        let (none, _) = try await run(journeys: [empty], scenario: scenario("[]", expect: "other").replacingOccurrences(of: "script:\n  []", with: "script: []"))
+        let (none, _) = try await run(
+            journeys: [empty],
+            scenario: scenario("[]", expect: "other").replacingOccurrences(of: "script:\n  []", with: "script: []"))
         #expect(none.passed, "\(none.problems)")
     }
 
@@ -212,7 +217,8 @@ struct ScriptedDriverTests {
     @Test func clockAdvancesAndRestartsAreRecorded() async throws {
         let (report, transcript) = try await run(
             journeys: [Self.two],
-            scenario: scenario("- at: s\n  action: next\n- advance: 5m\n- restart\n- at: s\n  action: next\n- at: t\n  action: next"))
+            scenario: scenario(
+                "- at: s\n  action: next\n- advance: 5m\n- restart\n- at: s\n  action: next\n- at: t\n  action: next"))
         #expect(report.passed, "\(report.problems)")
         #expect(transcript.text.contains("05:00.000 ⏱ +5m (scenario)"))
         #expect(transcript.text.contains("05:00.000 ⟳ app restarted"))

@@ -29,7 +29,8 @@ public struct DeviceState: Sendable, Hashable {
     /// The clock at the start of the run; transcripts count time from here.
     public let startClock: Int
 
-    public init(profile: DeviceProfile = DeviceProfile(), store: [String: Value] = [:], clock: Int = 1_767_225_600_000) {
+    public init(profile: DeviceProfile = DeviceProfile(), store: [String: Value] = [:], clock: Int = 1_767_225_600_000)
+    {
         self.profile = profile
         self.store = store
         self.clock = clock

@@ -104,9 +104,10 @@ public struct JourneyMachine {
                 step.id,
                 "handler '\(step.label)' returned outcome '\(result.outcome)', which its contract does not declare")
         }
-        let data = Dictionary(uniqueKeysWithValues: spec.data.compactMap { d in
-            result.data[d.name].map { (d.name, $0.secret(if: d.type.secret)) }
-        })
+        let data = Dictionary(
+            uniqueKeysWithValues: spec.data.compactMap { d in
+                result.data[d.name].map { (d.name, $0.secret(if: d.type.secret)) }
+            })
         emit(.outcome(step: step.id, outcome: result.outcome, data: .sorted(data)))
         return follow(outcome: result.outcome, data: data, inputs: inputs)
     }
@@ -209,7 +210,8 @@ public struct JourneyMachine {
                 if stepsTaken > configuration.stepBudget {
                     return failure(
                         step.id,
-                        "step budget of \(configuration.stepBudget) exhausted at step '\(step.id)'; the journey seems to loop")
+                        "step budget of \(configuration.stepBudget) exhausted at step '\(step.id)'; the journey seems to loop"
+                    )
                 }
                 frames[frames.count - 1].step = index
                 emit(.stepEnter(step: step.id, handler: step.label))
@@ -217,7 +219,8 @@ public struct JourneyMachine {
                 if let attempts = step.attempts, let limit = frame.journey.limits[attempts.limit] {
                     let count = counter(limit)
                     if count >= limit.max {
-                        emit(.attempt(step: step.id, limit: limit.name, action: .exceeded, count: count, max: limit.max))
+                        emit(
+                            .attempt(step: step.id, limit: limit.name, action: .exceeded, count: count, max: limit.max))
                         switch exceed(limit, from: step.id, outcome: "limit") {
                         case .success(let next): target = next; continue
                         case .failure(let error): return failure(step.id, error.message)
@@ -334,7 +337,8 @@ public struct JourneyMachine {
         data: [String: Value] = [:]
     ) -> Result<Target, RunFailureMessage> {
         if !limit.keep { setCounter(limit, 0) }
-        return take(limit.exceeded, from: step, outcome: "\(outcome) (limit \(limit.name) reached)", inputs: inputs, data: data)
+        return take(
+            limit.exceeded, from: step, outcome: "\(outcome) (limit \(limit.name) reached)", inputs: inputs, data: data)
     }
 
     private mutating func take(
@@ -355,7 +359,8 @@ public struct JourneyMachine {
                 switch Self.evaluate(value, lookup) {
                 case .success(let v): result = v
                 case .failure(let error):
-                    return .failure(.init("cannot evaluate the value of '\(variable)' at step '\(step)': \(error.message)"))
+                    return .failure(
+                        .init("cannot evaluate the value of '\(variable)' at step '\(step)': \(error.message)"))
                 }
                 assign(variable, result)
                 lookup.frame = frames[frames.count - 1]
@@ -388,7 +393,8 @@ public struct JourneyMachine {
         switch limit.counter.scope {
         case .state: value = frame.state[limit.counter.name]
         case .stored:
-            value = device.store[limit.counter.name]
+            value =
+                device.store[limit.counter.name]
                 ?? frame.journey.stored.first { $0.name == limit.counter.name }?.defaultValue
         }
         if case .int(let n)? = value?.revealed { return n }
@@ -414,7 +420,8 @@ public struct JourneyMachine {
         }
         do {
             let actions = try screen.actions.map { action throws(EvaluationError) in
-                RenderedScreen.Action(id: action.id.value, label: try text(action.label) ?? action.id.value, enabled: action.enabled)
+                RenderedScreen.Action(
+                    id: action.id.value, label: try text(action.label) ?? action.id.value, enabled: action.enabled)
             }
             let fields = try screen.fields.map { field throws(EvaluationError) in
                 RenderedScreen.Field(
@@ -423,7 +430,8 @@ public struct JourneyMachine {
                     secret: field.secret)
             }
             return .success(
-                RenderedScreen(title: try text(screen.title), text: try text(screen.text), actions: actions, fields: fields))
+                RenderedScreen(
+                    title: try text(screen.title), text: try text(screen.text), actions: actions, fields: fields))
         } catch {
             return .failure(error)
         }

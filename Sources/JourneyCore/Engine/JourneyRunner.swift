@@ -93,7 +93,8 @@ final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContex
                 for name in values.keys.sorted() where request.inputs.first(where: { $0.name == name }) == nil {
                     let asked = request.inputs.map(\.name)
                     throw RunInterruption.abort(
-                        "input '\(name)' was given for step '\(request.step)', which asks for \(asked.isEmpty ? "nothing" : asked.joined(separator: ", "))")
+                        "input '\(name)' was given for step '\(request.step)', which asks for \(asked.isEmpty ? "nothing" : asked.joined(separator: ", "))"
+                    )
                 }
                 var typed: [String: Value] = [:]
                 var shown: [String: Value] = [:]
@@ -101,7 +102,9 @@ final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContex
                     guard let value = values[spec.name] else { continue }
                     typed[spec.name] = value.secret(if: spec.type.secret)
                     shown[spec.name] = typed[spec.name]
-                    if spec.redactsQuery, case .string(let url) = value { shown[spec.name] = .string(URLRedaction.redact(url)) }
+                    if spec.redactsQuery, case .string(let url) = value {
+                        shown[spec.name] = .string(URLRedaction.redact(url))
+                    }
                 }
                 machine.recordInput(shown)
                 flush()

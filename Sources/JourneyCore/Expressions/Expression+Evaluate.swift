@@ -6,76 +6,34 @@ extension Expression {
     /// integer overflow, or when a value has the wrong type (possible only with `any`);
     /// the message never contains a value.
     public func evaluate(in context: some ValueProvider) throws(EvaluationError) -> Value {
-        try root.evaluate(context)
+        try tree.evaluate(tree.root, context)
     }
 }
 
-extension ExpressionNode {
-    func evaluate<Context: ValueProvider>(_ context: Context) throws(EvaluationError) -> Value {
-        switch self {
-        case .literal(let value, _):
-            return value
-
-        case .name(let path, _):
-            guard let value = context.value(at: path) else { throw Self.noValue(path) }
-            return value
-
-        case .list(let items, _):
-            var values: [Value] = []
-            values.reserveCapacity(items.count)
-            var secret = false
-            for item in items {
-                let (value, itemSecret) = try item.evaluate(context).unwrapped
-                guard case .string = value else {
-                    throw Self.mismatch("list items must be strings, found \(value.typeName)")
-                }
-                secret = secret || itemSecret
-                values.append(value)
-            }
-            return Value.list(values).secret(if: secret)
-
-        case .negate(let operand, _):
-            let (value, secret) = try operand.evaluate(context).unwrapped
-            guard case .int(let number) = value else {
-                throw Self.mismatch("'-' needs an int operand, found \(value.typeName)")
-            }
-            guard number != .min else { throw Self.overflow("-") }
-            return Value.int(-number).secret(if: secret)
-
-        case .binary(let op, let left, let right, _):
-            switch op {
-            case .add, .subtract, .multiply, .divide, .remainder:
-                return try Self.arithmetic(op, left.evaluate(context), right.evaluate(context))
-            default:
-                let (result, secret) = try evaluateBool(context, for: "")
-                return .boolean(result, secret: secret)
-            }
-
-        case .conditional(let condition, let then, let otherwise, _):
-            let (chosen, _) = try condition.evaluateBool(context, for: "the condition of '?:'")
-            return try (chosen ? then : otherwise).evaluate(context)
-
-        case .call1(let function, let argument, _):
-            let (value, secret) = try argument.evaluate(context).unwrapped
-            switch function {
-            case .len:
-                switch value {
-                case .string(let text): return .int(text.count)
-                case .list(let items): return .int(items.count)
-                default: throw Self.mismatch("'len' needs a string or a list, found \(value.typeName)")
-                }
-            case .lower, .upper:
-                guard case .string(let text) = value else {
-                    throw Self.mismatch("'\(function.rawValue)' needs a string, found \(value.typeName)")
-                }
-                return Value.string(function == .lower ? text.lowercased() : text.uppercased())
-                    .secret(if: secret)
-            default:  // str
-                return Value.string(Self.text(of: value).text).secret(if: secret)
-            }
-
-        case .not, .and, .or, .call2, .matches:
-            let (result, secret) = try evaluateBool(context, for: "")
+/// Evaluation walks the tree recursively; the cases live in their own functions so that
+/// the recursive `evaluate` and `evaluateBool` stay small on the stack.
+extension ExpressionTree {
+    func evaluate<Context: ValueProvider>(
+        _ ref: Ref, _ context: Context
+    ) throws(EvaluationError) -> Value {
+        switch self[ref] {
+        case .constant(let constant):
+            return self.constant(constant)
+        case .name(let path):
+            return try name(self.path(path), context)
+        case .list(let start, let count):
+            return try list(items(start: start, count: count), context)
+        case .negate(let operand):
+            return try negate(evaluate(operand, context))
+        case .binary(let op, let left, let right) where op.isArithmetic:
+            return try Self.arithmetic(op, evaluate(left, context), evaluate(right, context))
+        case .conditional(let condition, let then, let otherwise):
+            let (chosen, _) = try evaluateBool(condition, context, for: Self.conditionUse)
+            return try evaluate(chosen ? then : otherwise, context)
+        case .call1(let function, let argument):
+            return try Self.call(function, evaluate(argument, context))
+        case .not, .and, .or, .binary, .call2, .matches:
+            let (result, secret) = try evaluateBool(ref, context, for: "")
             return .boolean(result, secret: secret)
         }
     }
@@ -83,92 +41,152 @@ extension ExpressionNode {
     /// The value of a node that must be a bool, and whether it is secret, without boxing
     /// intermediate results. `use` names the place in an error message.
     func evaluateBool<Context: ValueProvider>(
-        _ context: Context, for use: String
+        _ ref: Ref, _ context: Context, for use: String
     ) throws(EvaluationError) -> (Bool, secret: Bool) {
-        switch self {
-        case .not(let operand, _):
-            let (value, secret) = try operand.evaluateBool(context, for: "'!'")
+        switch self[ref] {
+        case .not(let operand):
+            let (value, secret) = try evaluateBool(operand, context, for: "'!'")
             return (!value, secret)
-
-        case .and(let left, let right, _):
-            let (a, secretA) = try left.evaluateBool(context, for: "'&&'")
+        case .and(let left, let right):
+            let (a, secretA) = try evaluateBool(left, context, for: "'&&'")
             if !a { return (false, secretA) }
-            let (b, secretB) = try right.evaluateBool(context, for: "'&&'")
+            let (b, secretB) = try evaluateBool(right, context, for: "'&&'")
             return (b, secretA || secretB)
-
-        case .or(let left, let right, _):
-            let (a, secretA) = try left.evaluateBool(context, for: "'||'")
+        case .or(let left, let right):
+            let (a, secretA) = try evaluateBool(left, context, for: "'||'")
             if a { return (true, secretA) }
-            let (b, secretB) = try right.evaluateBool(context, for: "'||'")
+            let (b, secretB) = try evaluateBool(right, context, for: "'||'")
             return (b, secretA || secretB)
-
-        case .binary(let op, let left, let right, _) where op != .add && op != .subtract
-            && op != .multiply && op != .divide && op != .remainder:
-            let (a, secretA) = try left.evaluate(context).unwrapped
-            let (b, secretB) = try right.evaluate(context).unwrapped
-            switch op {
-            case .equal: return (try Self.equal(a, b, op), false)
-            case .notEqual: return (try !Self.equal(a, b, op), false)
-            case .in:
-                guard case .string = a, case .list(let items) = b else {
-                    throw Self.mismatch(
-                        "'in' needs a string on its left and a list on its right, found \(a.typeName) and \(b.typeName)")
-                }
-                let (found, secretItem) = try Self.list(items, contains: a)
-                return (found, secretA || secretB || secretItem)
-            default:
-                return (try Self.compare(op, a, b), secretA || secretB)
-            }
-
-        case .conditional(let condition, let then, let otherwise, _):
-            let (chosen, _) = try condition.evaluateBool(context, for: "the condition of '?:'")
-            return try (chosen ? then : otherwise).evaluateBool(context, for: use)
-
-        case .call2(let function, let first, let second, _):
-            let (a, secretA) = try first.evaluate(context).unwrapped
-            let (b, secretB) = try second.evaluate(context).unwrapped
-            let secret = secretA || secretB
-            guard case .string(let part) = b else {
-                throw Self.mismatch(
-                    "'\(function.rawValue)' needs a string as its second argument, found \(b.typeName)")
-            }
-            switch (function, a) {
-            case (.contains, .list(let items)):
-                let (found, secretItem) = try Self.list(items, contains: b)
-                return (found, secret || secretItem)
-            case (.contains, .string(let text)): return (text.contains(part), secret)
-            case (.startsWith, .string(let text)): return (text.hasPrefix(part), secret)
-            case (.endsWith, .string(let text)): return (text.hasSuffix(part), secret)
-            default:
-                let what = function == .contains ? "a string or a list" : "a string"
-                throw Self.mismatch(
-                    "'\(function.rawValue)' needs \(what) as its first argument, found \(a.typeName)")
-            }
-
-        case .matches(let subject, let pattern, _):
-            let (value, _) = try subject.evaluate(context).unwrapped
-            guard case .string(let text) = value else {
-                throw Self.mismatch("'matches' needs a string as its first argument, found \(value.typeName)")
-            }
-            return (pattern.matches(text), false)
-
+        case .binary(let op, let left, let right) where !op.isArithmetic:
+            return try Self.relation(op, evaluate(left, context), evaluate(right, context))
+        case .conditional(let condition, let then, let otherwise):
+            let (chosen, _) = try evaluateBool(condition, context, for: Self.conditionUse)
+            return try evaluateBool(chosen ? then : otherwise, context, for: use)
+        case .call2(let function, let first, let second):
+            return try Self.call(function, evaluate(first, context), evaluate(second, context))
+        case .matches(let subject, let pattern):
+            return try Self.matches(evaluate(subject, context), pattern: self.pattern(pattern))
+        case .constant(let constant):
+            if case .bool(let result) = self.constant(constant) { return (result, false) }
+            return try Self.bool(evaluate(ref, context), for: use)
         default:
-            let (value, secret) = try evaluate(context).unwrapped
-            guard case .bool(let result) = value else {
-                let place = use.isEmpty ? "a condition" : use
-                throw Self.mismatch("\(place) needs a bool, found \(value.typeName)")
-            }
-            return (result, secret)
+            return try Self.bool(evaluate(ref, context), for: use)
         }
+    }
+
+    private static let conditionUse = "the condition of '?:'"
+
+    private func name<Context: ValueProvider>(
+        _ path: [String], _ context: Context
+    ) throws(EvaluationError) -> Value {
+        guard let value = context.value(at: path) else { throw Self.noValue(path) }
+        return value
+    }
+
+    private func list<Context: ValueProvider>(
+        _ items: ArraySlice<Ref>, _ context: Context
+    ) throws(EvaluationError) -> Value {
+        var values: [Value] = []
+        values.reserveCapacity(items.count)
+        var secret = false
+        for item in items {
+            let (value, itemSecret) = try evaluate(item, context).unwrapped()
+            guard case .string = value else {
+                throw Self.mismatch("list items must be strings, found \(value.typeName)")
+            }
+            secret = secret || itemSecret
+            values.append(value)
+        }
+        return Value.list(values).secret(if: secret)
+    }
+
+    private func negate(_ operand: consuming Value) throws(EvaluationError) -> Value {
+        let (value, secret) = operand.unwrapped()
+        guard case .int(let number) = value else {
+            throw Self.mismatch("'-' needs an int operand, found \(value.typeName)")
+        }
+        guard number != .min else { throw Self.overflow("-") }
+        return Value.int(-number).secret(if: secret)
+    }
+
+    private static func bool(
+        _ value: consuming Value, for use: String
+    ) throws(EvaluationError) -> (Bool, secret: Bool) {
+        let (value, secret) = value.unwrapped()
+        guard case .bool(let result) = value else {
+            let place = use.isEmpty ? "a condition" : use
+            throw mismatch("\(place) needs a bool, found \(value.typeName)")
+        }
+        return (result, secret)
+    }
+
+    // MARK: - Functions
+
+    private static func call(
+        _ function: ExpressionNode.Function, _ argument: consuming Value
+    ) throws(EvaluationError) -> Value {
+        let (value, secret) = argument.unwrapped()
+        switch function {
+        case .len:
+            switch value {
+            case .string(let text): return .int(text.count)
+            case .list(let items): return .int(items.count)
+            default: throw mismatch("'len' needs a string or a list, found \(value.typeName)")
+            }
+        case .lower, .upper:
+            guard case .string(let text) = value else {
+                throw mismatch(
+                    "'\(function.rawValue)' needs a string, found \(value.typeName)")
+            }
+            return Value.string(function == .lower ? text.lowercased() : text.uppercased())
+                .secret(if: secret)
+        default:  // str
+            return Value.string(text(of: value).text).secret(if: secret)
+        }
+    }
+
+    private static func call(
+        _ function: ExpressionNode.Function, _ first: consuming Value, _ second: consuming Value
+    ) throws(EvaluationError) -> (Bool, secret: Bool) {
+        let (a, secretA) = first.unwrapped()
+        let (b, secretB) = second.unwrapped()
+        let secret = secretA || secretB
+        guard case .string(let part) = b else {
+            throw mismatch(
+                "'\(function.rawValue)' needs a string as its second argument, found \(b.typeName)")
+        }
+        switch (function, a) {
+        case (.contains, .list(let items)):
+            let (found, secretItem) = try find(b, in: items)
+            return (found, secret || secretItem)
+        case (.contains, .string(let text)): return (text.contains(part), secret)
+        case (.startsWith, .string(let text)): return (text.hasPrefix(part), secret)
+        case (.endsWith, .string(let text)): return (text.hasSuffix(part), secret)
+        default:
+            let what = function == .contains ? "a string or a list" : "a string"
+            throw mismatch(
+                "'\(function.rawValue)' needs \(what) as its first argument, found \(a.typeName)")
+        }
+    }
+
+    private static func matches(
+        _ subject: consuming Value, pattern: CompiledPattern
+    ) throws(EvaluationError) -> (Bool, secret: Bool) {
+        let (value, _) = subject.unwrapped()
+        guard case .string(let text) = value else {
+            throw mismatch(
+                "'matches' needs a string as its first argument, found \(value.typeName)")
+        }
+        return (pattern.matches(text), false)
     }
 
     // MARK: - Operators
 
     private static func arithmetic(
-        _ op: BinaryOperator, _ left: Value, _ right: Value
+        _ op: ExpressionNode.BinaryOperator, _ left: consuming Value, _ right: consuming Value
     ) throws(EvaluationError) -> Value {
-        let (a, secretA) = left.unwrapped
-        let (b, secretB) = right.unwrapped
+        let (a, secretA) = left.unwrapped()
+        let (b, secretB) = right.unwrapped()
         let secret = secretA || secretB
         switch (a, b) {
         case (.int(let x), .int(let y)):
@@ -178,8 +196,13 @@ extension ExpressionNode {
             case .subtract: result = x.subtractingReportingOverflow(y)
             case .multiply: result = x.multipliedReportingOverflow(by: y)
             case .divide, .remainder:
-                guard y != 0 else { throw EvaluationError(message: "division by zero in '\(op.rawValue)'") }
-                result = op == .divide ? x.dividedReportingOverflow(by: y) : x.remainderReportingOverflow(dividingBy: y)
+                guard y != 0 else {
+                    throw EvaluationError(message: "division by zero in '\(op.rawValue)'")
+                }
+                result =
+                    op == .divide
+                    ? x.dividedReportingOverflow(by: y)
+                    : x.remainderReportingOverflow(dividingBy: y)
             default: preconditionFailure("not an arithmetic operator")
             }
             if result.overflow { throw overflow(op.rawValue) }
@@ -188,14 +211,40 @@ extension ExpressionNode {
             return Value.string(x + y).secret(if: secret)
         default:
             if op == .add {
-                throw mismatch("'+' needs two ints or two strings, found \(a.typeName) and \(b.typeName)")
+                throw mismatch(
+                    "'+' needs two ints or two strings, found \(a.typeName) and \(b.typeName)")
             }
-            throw mismatch("'\(op.rawValue)' needs int operands, found \(a.typeName) and \(b.typeName)")
+            throw mismatch(
+                "'\(op.rawValue)' needs int operands, found \(a.typeName) and \(b.typeName)")
+        }
+    }
+
+    /// `==`, `!=`, `<`, `<=`, `>`, `>=` and `in`.
+    private static func relation(
+        _ op: ExpressionNode.BinaryOperator, _ left: consuming Value, _ right: consuming Value
+    ) throws(EvaluationError) -> (Bool, secret: Bool) {
+        let (a, secretA) = left.unwrapped()
+        let (b, secretB) = right.unwrapped()
+        switch op {
+        case .equal: return (try equal(a, b, op), false)
+        case .notEqual: return (try !equal(a, b, op), false)
+        case .in:
+            guard case .string = a, case .list(let items) = b else {
+                throw mismatch(
+                    "'in' needs a string on its left and a list on its right, found \(a.typeName) and \(b.typeName)"
+                )
+            }
+            let (found, secretItem) = try find(a, in: items)
+            return (found, secretA || secretB || secretItem)
+        default:
+            return (try compare(op, a, b), secretA || secretB)
         }
     }
 
     /// `==` on unwrapped values of the same type; list items are compared unwrapped too.
-    private static func equal(_ a: Value, _ b: Value, _ op: BinaryOperator) throws(EvaluationError) -> Bool {
+    private static func equal(
+        _ a: Value, _ b: Value, _ op: ExpressionNode.BinaryOperator
+    ) throws(EvaluationError) -> Bool {
         switch (a, b) {
         case (.int(let x), .int(let y)): return x == y
         case (.string(let x), .string(let y)): return x == y
@@ -206,11 +255,15 @@ extension ExpressionNode {
             for (p, q) in zip(x, y) where p.revealed != q.revealed { return false }
             return true
         default:
-            throw mismatch("'\(op.rawValue)' needs operands of the same type, found \(a.typeName) and \(b.typeName)")
+            throw mismatch(
+                "'\(op.rawValue)' needs operands of the same type, found \(a.typeName) and \(b.typeName)"
+            )
         }
     }
 
-    private static func compare(_ op: BinaryOperator, _ a: Value, _ b: Value) throws(EvaluationError) -> Bool {
+    private static func compare(
+        _ op: ExpressionNode.BinaryOperator, _ a: Value, _ b: Value
+    ) throws(EvaluationError) -> Bool {
         switch (a, b) {
         case (.int(let x), .int(let y)), (.duration(let x), .duration(let y)):
             return ordered(op, x, y)
@@ -218,11 +271,14 @@ extension ExpressionNode {
             return ordered(op, x, y)
         default:
             throw mismatch(
-                "'\(op.rawValue)' needs two ints, two durations or two strings, found \(a.typeName) and \(b.typeName)")
+                "'\(op.rawValue)' needs two ints, two durations or two strings, found \(a.typeName) and \(b.typeName)"
+            )
         }
     }
 
-    private static func ordered<T: Comparable>(_ op: BinaryOperator, _ x: T, _ y: T) -> Bool {
+    private static func ordered<T: Comparable>(
+        _ op: ExpressionNode.BinaryOperator, _ x: T, _ y: T
+    ) -> Bool {
         switch op {
         case .less: x < y
         case .lessEqual: x <= y
@@ -232,9 +288,11 @@ extension ExpressionNode {
     }
 
     /// Whether `items` holds the string `needle`, and whether the item found was secret.
-    private static func list(_ items: [Value], contains needle: Value) throws(EvaluationError) -> (Bool, Bool) {
+    private static func find(
+        _ needle: Value, in items: [Value]
+    ) throws(EvaluationError) -> (found: Bool, secret: Bool) {
         for item in items {
-            let (value, secret) = item.unwrapped
+            let (value, secret) = item.unwrapped()
             guard case .string = value else {
                 throw mismatch("a list must hold strings, found \(value.typeName)")
             }
@@ -282,7 +340,7 @@ extension ExpressionNode {
 
 extension Value {
     /// The value without its secret wrapper, and whether it had one.
-    fileprivate var unwrapped: (Value, Bool) {
+    fileprivate consuming func unwrapped() -> (Value, Bool) {
         if case .secret(let inner) = self { return (inner.revealed, true) }
         return (self, false)
     }

@@ -6,18 +6,18 @@
 public struct Expression: Hashable, Sendable, CustomStringConvertible {
     /// The expression's text, as written.
     public let source: String
-    let root: ExpressionNode
+    let tree: ExpressionTree
 
-    init(source: String, root: ExpressionNode) {
+    init(source: String, tree: ExpressionTree) {
         self.source = source
-        self.root = root
+        self.tree = tree
     }
 
     /// Parses `source`, or returns its first syntax error or unknown root name or function.
     public static func parse(_ source: String) -> Result<Expression, ExpressionError> {
         do throws(ExpressionError) {
-            let root = try ExpressionParser.parse(Array(source.unicodeScalars))
-            return .success(Expression(source: source, root: root))
+            let tree = try ExpressionParser.parse(Array(source.unicodeScalars))
+            return .success(Expression(source: source, tree: tree))
         } catch {
             return .failure(error)
         }
@@ -26,10 +26,8 @@ public struct Expression: Hashable, Sendable, CustomStringConvertible {
     /// Every name path the expression reads, e.g. `[["state", "email"], ["device", "online"]]`,
     /// in source order, without duplicates.
     public var references: [[String]] {
-        var all: [[String]] = []
-        root.collectReferences(into: &all)
         var seen = Set<[String]>()
-        return all.filter { seen.insert($0).inserted }
+        return tree.paths.filter { seen.insert($0).inserted }
     }
 
     public var description: String { source }

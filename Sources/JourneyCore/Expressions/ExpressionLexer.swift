@@ -1,12 +1,28 @@
 /// Splits expression source into tokens. Offsets count Unicode scalars.
 struct ExpressionLexer {
     enum Symbol: String, Sendable {
-        case leftParen = "(", rightParen = ")", leftBracket = "[", rightBracket = "]"
-        case comma = ",", dot = ".", question = "?", colon = ":"
-        case plus = "+", minus = "-", star = "*", slash = "/", percent = "%", bang = "!"
-        case equal = "==", notEqual = "!=", less = "<", lessEqual = "<=", greater = ">"
+        case leftParen = "("
+        case rightParen = ")"
+        case leftBracket = "["
+        case rightBracket = "]"
+        case comma = ","
+        case dot = "."
+        case question = "?"
+        case colon = ":"
+        case plus = "+"
+        case minus = "-"
+        case star = "*"
+        case slash = "/"
+        case percent = "%"
+        case bang = "!"
+        case equal = "=="
+        case notEqual = "!="
+        case less = "<"
+        case lessEqual = "<="
+        case greater = ">"
         case greaterEqual = ">="
-        case and = "&&", or = "||"
+        case and = "&&"
+        case or = "||"
     }
 
     enum Kind: Equatable, Sendable {
@@ -40,17 +56,6 @@ struct ExpressionLexer {
 
     init(_ scalars: [Unicode.Scalar]) {
         self.scalars = scalars
-    }
-
-    /// All tokens of the source, ending with `.end`.
-    static func tokenize(_ scalars: [Unicode.Scalar]) throws(ExpressionError) -> [Token] {
-        var lexer = ExpressionLexer(scalars)
-        var tokens: [Token] = []
-        while true {
-            let token = try lexer.next()
-            tokens.append(token)
-            if token.kind == .end { return tokens }
-        }
     }
 
     private func peek(_ ahead: Int = 0) -> Unicode.Scalar? {
@@ -112,7 +117,9 @@ struct ExpressionLexer {
         return Token(kind: .integer(digits), offset: start)
     }
 
-    private mutating func string(from start: Int, quote: Unicode.Scalar) throws(ExpressionError) -> Token {
+    private mutating func string(from start: Int, quote: Unicode.Scalar) throws(ExpressionError)
+        -> Token
+    {
         position += 1
         var value = String.UnicodeScalarView()
         while true {

@@ -1,32 +1,53 @@
 import Foundation
 
-/// The parsed form of an expression: a small tree that evaluation walks without re-parsing.
+/// One node of a parsed expression.
 ///
-/// Every node keeps the offset of the token that a type error should point at (an
-/// operator, a name, a function name, a literal).
-indirect enum ExpressionNode: Sendable {
-    /// A literal, or a list literal whose items are all literals, built once at parse time.
-    case literal(Value, offset: Int)
-    /// A list literal with at least one computed item.
-    case list([ExpressionNode], offset: Int)
-    case name([String], offset: Int)
-    case not(ExpressionNode, offset: Int)
-    case negate(ExpressionNode, offset: Int)
-    case and(ExpressionNode, ExpressionNode, offset: Int)
-    case or(ExpressionNode, ExpressionNode, offset: Int)
-    case binary(BinaryOperator, ExpressionNode, ExpressionNode, offset: Int)
-    /// `condition ? then : else`; the offset is the `?`.
-    case conditional(ExpressionNode, ExpressionNode, ExpressionNode, offset: Int)
-    case call1(Function, ExpressionNode, offset: Int)
-    case call2(Function, ExpressionNode, ExpressionNode, offset: Int)
-    /// `matches(s, 'regex')`, with the regex compiled at parse time.
-    case matches(ExpressionNode, CompiledPattern, offset: Int)
+/// Nodes live in one flat array (``ExpressionTree/nodes``) and name their children by
+/// index, so a node is a few plain words: evaluation walks the tree without copying or
+/// reference-counting anything but the values it computes.
+enum ExpressionNode: Sendable {
+    /// An index into one of the tree's arrays.
+    typealias Ref = Int32
+
+    /// A literal, or a list of string literals built once at parse time: `constants[ref]`.
+    case constant(Ref)
+    /// A name path: `paths[ref]`.
+    case name(Ref)
+    /// A list literal with computed items: `listItems[start ..< start + count]`.
+    case list(start: Ref, count: Ref)
+    case not(Ref)
+    case negate(Ref)
+    case and(Ref, Ref)
+    case or(Ref, Ref)
+    case binary(BinaryOperator, Ref, Ref)
+    /// `condition ? then : else`.
+    case conditional(Ref, Ref, Ref)
+    case call1(Function, Ref)
+    case call2(Function, Ref, Ref)
+    /// `matches(s, 'regex')`, with the regex compiled at parse time: `patterns[pattern]`.
+    case matches(Ref, pattern: Ref)
 
     /// The operators other than `&&`, `||` and the unary ones.
     enum BinaryOperator: String, Sendable {
-        case equal = "==", notEqual = "!=", less = "<", lessEqual = "<=", greater = ">"
-        case greaterEqual = ">=", `in` = "in"
-        case add = "+", subtract = "-", multiply = "*", divide = "/", remainder = "%"
+        case equal = "=="
+        case notEqual = "!="
+        case less = "<"
+        case lessEqual = "<="
+        case greater = ">"
+        case greaterEqual = ">="
+        case `in` = "in"
+        case add = "+"
+        case subtract = "-"
+        case multiply = "*"
+        case divide = "/"
+        case remainder = "%"
+
+        var isArithmetic: Bool {
+            switch self {
+            case .add, .subtract, .multiply, .divide, .remainder: true
+            default: false
+            }
+        }
     }
 
     /// The closed list of functions an expression may call.
@@ -40,52 +61,73 @@ indirect enum ExpressionNode: Sendable {
             }
         }
     }
+}
 
-    /// The offset of the token this node is reported at.
-    var offset: Int {
-        switch self {
-        case .literal(_, let offset), .list(_, let offset), .name(_, let offset),
-            .not(_, let offset), .negate(_, let offset), .and(_, _, let offset),
-            .or(_, _, let offset), .binary(_, _, _, let offset),
-            .conditional(_, _, _, let offset), .call1(_, _, let offset),
-            .call2(_, _, _, let offset), .matches(_, _, let offset):
-            offset
-        }
+/// The parsed form of an expression: its nodes and the tables they refer to.
+///
+/// Children are added before their parents, and names in source order.
+struct ExpressionTree: Sendable {
+    typealias Ref = ExpressionNode.Ref
+
+    private(set) var nodes: [ExpressionNode] = []
+    /// For each node, the offset of the token a type error points at (an operator, a name,
+    /// a function name, a literal).
+    private(set) var offsets: [Int32] = []
+    /// For each node, where its text starts: its leftmost token.
+    private(set) var starts: [Int32] = []
+    private(set) var constants: [Value] = []
+    private(set) var paths: [[String]] = []
+    private(set) var listItems: [Ref] = []
+    private(set) var patterns: [CompiledPattern] = []
+
+    /// The node of the whole expression.
+    var root: Ref = 0
+
+    subscript(_ ref: Ref) -> ExpressionNode { nodes[Int(ref)] }
+
+    func offset(of ref: Ref) -> Int { Int(offsets[Int(ref)]) }
+
+    func start(of ref: Ref) -> Int { Int(starts[Int(ref)]) }
+
+    func constant(_ ref: Ref) -> Value { constants[Int(ref)] }
+
+    func path(_ ref: Ref) -> [String] { paths[Int(ref)] }
+
+    func items(start: Ref, count: Ref) -> ArraySlice<Ref> {
+        listItems[Int(start)..<Int(start + count)]
     }
 
-    /// Where the node's text starts: its leftmost token.
-    var start: Int {
-        switch self {
-        case .and(let left, _, _), .or(let left, _, _), .binary(_, let left, _, _),
-            .conditional(let left, _, _, _):
-            left.start
-        default:
-            offset
-        }
+    func pattern(_ ref: Ref) -> CompiledPattern { patterns[Int(ref)] }
+
+    // MARK: - Building
+
+    mutating func add(_ node: ExpressionNode, offset: Int, start: Int) -> Ref {
+        nodes.append(node)
+        offsets.append(Int32(offset))
+        starts.append(Int32(start))
+        return Ref(nodes.count - 1)
     }
 
-    /// The direct children, in source order.
-    var children: [ExpressionNode] {
-        switch self {
-        case .literal, .name: []
-        case .list(let items, _): items
-        case .not(let operand, _), .negate(let operand, _), .call1(_, let operand, _),
-            .matches(let operand, _, _):
-            [operand]
-        case .and(let a, let b, _), .or(let a, let b, _), .binary(_, let a, let b, _),
-            .call2(_, let a, let b, _):
-            [a, b]
-        case .conditional(let a, let b, let c, _): [a, b, c]
-        }
+    /// Adds an entry to a table and returns its index, for the node that refers to it.
+    mutating func addConstant(_ value: Value) -> Ref {
+        constants.append(value)
+        return Ref(constants.count - 1)
     }
 
-    /// Every name path read by this node and its children, in source order, with repeats.
-    func collectReferences(into paths: inout [[String]]) {
-        if case .name(let path, _) = self {
-            paths.append(path)
-            return
-        }
-        for child in children { child.collectReferences(into: &paths) }
+    mutating func addPath(_ path: [String]) -> Ref {
+        paths.append(path)
+        return Ref(paths.count - 1)
+    }
+
+    mutating func addPattern(_ pattern: CompiledPattern) -> Ref {
+        patterns.append(pattern)
+        return Ref(patterns.count - 1)
+    }
+
+    /// Adds list items and returns where they start.
+    mutating func addListItems(_ items: [Ref]) -> Ref {
+        listItems += items
+        return Ref(listItems.count - items.count)
     }
 }
 

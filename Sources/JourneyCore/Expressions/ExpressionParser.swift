@@ -6,33 +6,33 @@ import Foundation
 /// `<` `<=` `>` `>=` `in`, `+` `-`, `*` `/` `%`, unary `!` `-`. The words `and`, `or` and
 /// `not` are aliases of `&&`, `||` and `!`.
 ///
-/// Hostile input cannot exhaust the stack: the source is capped at ``maxLength`` scalars,
-/// brackets, calls, unary operators and `?:` may nest ``maxNesting`` deep, and the finished
-/// tree (which evaluation walks recursively) may be at most ``maxTreeDepth`` deep.
+/// Hostile input cannot exhaust the stack, even on a 512 KiB thread in a debug build: the
+/// source is capped at ``maxLength`` scalars; parentheses, lists, calls, unary operators,
+/// `?:` and operators of rising precedence may nest ``maxNesting`` deep while parsing; and
+/// the finished tree (which type checking and evaluation walk recursively) may be at most
+/// ``maxTreeDepth`` deep, so a chain of 64 operators is too deep as well.
 struct ExpressionParser {
     typealias Token = ExpressionLexer.Token
     typealias Symbol = ExpressionLexer.Symbol
     typealias Function = ExpressionNode.Function
+    typealias Ref = ExpressionNode.Ref
 
     static let maxLength = 4096
     static let maxNesting = 64
-    static let maxTreeDepth = 256
+    static let maxTreeDepth = 64
 
     /// The names an expression can start with.
     static let roots = ["params", "state", "stored", "input", "outcome", "limits", "device"]
 
     static let tooDeep = "expression nests too deeply"
 
-    /// A parsed subtree and its depth.
-    private struct Parsed {
-        var node: ExpressionNode
-        var depth: Int
-    }
-
     private var lexer: ExpressionLexer
     private var current: Token
     private var lookahead: Token?
     private var nesting = 0
+    private var tree = ExpressionTree()
+    /// The depth of each node of `tree`.
+    private var depths: [Int] = []
 
     private init(_ scalars: [Unicode.Scalar]) throws(ExpressionError) {
         lexer = ExpressionLexer(scalars)
@@ -40,18 +40,19 @@ struct ExpressionParser {
     }
 
     /// Parses a whole expression; the first problem found is thrown.
-    static func parse(_ scalars: [Unicode.Scalar]) throws(ExpressionError) -> ExpressionNode {
+    static func parse(_ scalars: [Unicode.Scalar]) throws(ExpressionError) -> ExpressionTree {
         guard scalars.count <= maxLength else {
             throw .syntax(
                 "expression is too long: \(scalars.count) characters, at most \(maxLength)",
                 at: maxLength)
         }
         var parser = try ExpressionParser(scalars)
-        let result = try parser.parseConditional()
+        let root = try parser.parseConditional()
         guard parser.current.kind == .end else {
             throw .syntax("unexpected \(parser.current.quoted)", at: parser.current.offset)
         }
-        return result.node
+        parser.tree.root = root
+        return parser.tree
     }
 
     // MARK: - Tokens
@@ -80,6 +81,12 @@ struct ExpressionParser {
         current.kind == .identifier(word)
     }
 
+    private mutating func accept(_ symbol: Symbol) throws(ExpressionError) -> Bool {
+        guard isSymbol(symbol) else { return false }
+        try advance()
+        return true
+    }
+
     private mutating func expect(_ symbol: Symbol, _ context: String) throws(ExpressionError) {
         guard isSymbol(symbol) else {
             throw .syntax("expected \(context), found \(current.quoted)", at: current.offset)
@@ -87,7 +94,7 @@ struct ExpressionParser {
         try advance()
     }
 
-    // MARK: - Depth
+    // MARK: - Nodes and depth
 
     private mutating func enter(at offset: Int) throws(ExpressionError) {
         nesting += 1
@@ -96,16 +103,26 @@ struct ExpressionParser {
 
     private mutating func leave() { nesting -= 1 }
 
-    private func make(_ node: ExpressionNode, _ children: Parsed...) throws(ExpressionError) -> Parsed {
-        let depth = 1 + children.reduce(0) { max($0, $1.depth) }
-        if depth > Self.maxTreeDepth { throw .syntax(Self.tooDeep, at: node.offset) }
-        return Parsed(node: node, depth: depth)
+    /// Adds a node over `children`, checking the depth of the tree.
+    private mutating func add(
+        _ node: ExpressionNode, at offset: Int, children: [Ref]
+    ) throws(ExpressionError) -> Ref {
+        let depth = 1 + children.reduce(0) { max($0, depths[Int($1)]) }
+        if depth > Self.maxTreeDepth { throw .syntax(Self.tooDeep, at: offset) }
+        let start = children.first.map { min(tree.start(of: $0), offset) } ?? offset
+        depths.append(depth)
+        return tree.add(node, offset: offset, start: start)
+    }
+
+    private mutating func addConstant(_ value: Value, at offset: Int) -> Ref {
+        depths.append(1)
+        return tree.add(.constant(tree.addConstant(value)), offset: offset, start: offset)
     }
 
     // MARK: - Operators
 
-    private mutating func parseConditional() throws(ExpressionError) -> Parsed {
-        let condition = try parseOr()
+    private mutating func parseConditional() throws(ExpressionError) -> Ref {
+        let condition = try parseBinary(above: 0)
         guard isSymbol(.question) else { return condition }
         let offset = current.offset
         try enter(at: offset)
@@ -114,130 +131,118 @@ struct ExpressionParser {
         try expect(.colon, "':' after the true branch of '?'")
         let otherwise = try parseConditional()
         leave()
-        return try make(
-            .conditional(condition.node, then.node, otherwise.node, offset: offset),
-            condition, then, otherwise)
+        return try add(
+            .conditional(condition, then, otherwise), at: offset,
+            children: [condition, then, otherwise])
     }
 
-    private mutating func parseOr() throws(ExpressionError) -> Parsed {
-        var left = try parseAnd()
-        while isSymbol(.or) || isWord("or") {
-            let offset = current.offset
-            try advance()
-            let right = try parseAnd()
-            left = try make(.or(left.node, right.node, offset: offset), left, right)
-        }
-        return left
+    /// An infix operator and its precedence level: 1 for `||`, up to 6 for `*`.
+    private enum Infix {
+        case or, and
+        case binary(ExpressionNode.BinaryOperator)
     }
 
-    private mutating func parseAnd() throws(ExpressionError) -> Parsed {
-        var left = try parseEquality()
-        while isSymbol(.and) || isWord("and") {
-            let offset = current.offset
-            try advance()
-            let right = try parseEquality()
-            left = try make(.and(left.node, right.node, offset: offset), left, right)
-        }
-        return left
-    }
-
-    private mutating func parseEquality() throws(ExpressionError) -> Parsed {
-        var left = try parseComparison()
-        while true {
-            let op: ExpressionNode.BinaryOperator
-            switch current.kind {
-            case .symbol(.equal): op = .equal
-            case .symbol(.notEqual): op = .notEqual
-            default: return left
-            }
-            left = try binary(op, left) { parser throws(ExpressionError) in try parser.parseComparison() }
+    private var infix: (Infix, level: Int)? {
+        switch current.kind {
+        case .symbol(.or), .identifier("or"): (.or, 1)
+        case .symbol(.and), .identifier("and"): (.and, 2)
+        case .symbol(.equal): (.binary(.equal), 3)
+        case .symbol(.notEqual): (.binary(.notEqual), 3)
+        case .symbol(.less): (.binary(.less), 4)
+        case .symbol(.lessEqual): (.binary(.lessEqual), 4)
+        case .symbol(.greater): (.binary(.greater), 4)
+        case .symbol(.greaterEqual): (.binary(.greaterEqual), 4)
+        case .identifier("in"): (.binary(.in), 4)
+        case .symbol(.plus): (.binary(.add), 5)
+        case .symbol(.minus): (.binary(.subtract), 5)
+        case .symbol(.star): (.binary(.multiply), 6)
+        case .symbol(.slash): (.binary(.divide), 6)
+        case .symbol(.percent): (.binary(.remainder), 6)
+        default: nil
         }
     }
 
-    private mutating func parseComparison() throws(ExpressionError) -> Parsed {
-        var left = try parseAdditive()
-        while true {
-            let op: ExpressionNode.BinaryOperator
-            switch current.kind {
-            case .symbol(.less): op = .less
-            case .symbol(.lessEqual): op = .lessEqual
-            case .symbol(.greater): op = .greater
-            case .symbol(.greaterEqual): op = .greaterEqual
-            case .identifier("in"): op = .in
-            default: return left
-            }
-            left = try binary(op, left) { parser throws(ExpressionError) in try parser.parseAdditive() }
-        }
-    }
-
-    private mutating func parseAdditive() throws(ExpressionError) -> Parsed {
-        var left = try parseMultiplicative()
-        while true {
-            let op: ExpressionNode.BinaryOperator
-            switch current.kind {
-            case .symbol(.plus): op = .add
-            case .symbol(.minus): op = .subtract
-            default: return left
-            }
-            left = try binary(op, left) { parser throws(ExpressionError) in try parser.parseMultiplicative() }
-        }
-    }
-
-    private mutating func parseMultiplicative() throws(ExpressionError) -> Parsed {
+    /// Operands joined by infix operators of a level above `minimum`, left associative
+    /// (precedence climbing).
+    private mutating func parseBinary(above minimum: Int) throws(ExpressionError) -> Ref {
         var left = try parseUnary()
-        while true {
-            let op: ExpressionNode.BinaryOperator
-            switch current.kind {
-            case .symbol(.star): op = .multiply
-            case .symbol(.slash): op = .divide
-            case .symbol(.percent): op = .remainder
-            default: return left
-            }
-            left = try binary(op, left) { parser throws(ExpressionError) in try parser.parseUnary() }
+        while let (op, level) = infix, level > minimum {
+            let offset = current.offset
+            try enter(at: offset)
+            try advance()
+            let right = try parseBinary(above: level)
+            leave()
+            left = try join(op, left, right, at: offset)
         }
+        return left
     }
 
-    /// Reads the operator at `current` and its right operand, and joins them to `left`.
-    private mutating func binary(
-        _ op: ExpressionNode.BinaryOperator, _ left: Parsed,
-        _ operand: (inout ExpressionParser) throws(ExpressionError) -> Parsed
-    ) throws(ExpressionError) -> Parsed {
-        let offset = current.offset
-        try advance()
-        let right = try operand(&self)
-        return try make(.binary(op, left.node, right.node, offset: offset), left, right)
+    private mutating func join(
+        _ op: Infix, _ left: Ref, _ right: Ref, at offset: Int
+    ) throws(ExpressionError) -> Ref {
+        let node: ExpressionNode
+        switch op {
+        case .or: node = .or(left, right)
+        case .and: node = .and(left, right)
+        case .binary(let op): node = .binary(op, left, right)
+        }
+        return try add(node, at: offset, children: [left, right])
     }
 
-    private mutating func parseUnary() throws(ExpressionError) -> Parsed {
+    private mutating func parseUnary() throws(ExpressionError) -> Ref {
         let offset = current.offset
+        let negate: Bool
         if isSymbol(.bang) || isWord("not") {
-            try enter(at: offset)
-            try advance()
-            let operand = try parseUnary()
-            leave()
-            return try make(.not(operand.node, offset: offset), operand)
+            negate = false
+        } else if isSymbol(.minus) {
+            negate = true
+        } else {
+            return try parsePrimary()
         }
-        if isSymbol(.minus) {
-            try advance()
-            if case .integer(let digits) = current.kind {
-                // Folded here so that the smallest Int can be written.
-                guard let value = Int("-" + digits) else {
-                    throw .syntax("the number -\(digits) is too large", at: offset)
-                }
-                try advance()
-                return Parsed(node: .literal(.int(value), offset: offset), depth: 1)
-            }
-            try enter(at: offset)
-            let operand = try parseUnary()
-            leave()
-            return try make(.negate(operand.node, offset: offset), operand)
+        try advance()
+        if negate, case .integer(let digits) = current.kind {
+            return try negativeNumber(digits, at: offset)
         }
-        return try parsePrimary()
+        try enter(at: offset)
+        let operand = try parseUnary()
+        leave()
+        return try add(negate ? .negate(operand) : .not(operand), at: offset, children: [operand])
+    }
+
+    /// `-` and a number, folded so that the smallest Int can be written.
+    private mutating func negativeNumber(
+        _ digits: String, at offset: Int
+    ) throws(ExpressionError) -> Ref {
+        guard let value = Int("-" + digits) else {
+            throw .syntax("the number -\(digits) is too large", at: offset)
+        }
+        try advance()
+        return addConstant(.int(value), at: offset)
     }
 
     // MARK: - Primaries
 
-    private mutating func parsePrimary() throws(ExpressionError) -> Parsed {
+    private mutating func parsePrimary() throws(ExpressionError) -> Ref {
+        let offset = current.offset
+        switch current.kind {
+        case .symbol(.leftParen):
+            try enter(at: offset)
+            try advance()
+            let inner = try parseConditional()
+            try expect(.rightParen, "')'")
+            leave()
+            return inner
+        case .symbol(.leftBracket):
+            return try parseList(at: offset)
+        case .identifier(let word) where try peekNext().kind == .symbol(.leftParen):
+            return try parseCall(word, at: offset)
+        default:
+            return try parseOperand()
+        }
+    }
+
+    /// A literal or a name: a primary that contains no other expression.
+    private mutating func parseOperand() throws(ExpressionError) -> Ref {
         let token = current
         switch token.kind {
         case .integer(let digits):
@@ -245,41 +250,24 @@ struct ExpressionParser {
                 throw .syntax("the number \(digits) is too large", at: token.offset)
             }
             try advance()
-            return Parsed(node: .literal(.int(value), offset: token.offset), depth: 1)
+            return addConstant(.int(value), at: token.offset)
         case .string(let text):
             try advance()
-            return Parsed(node: .literal(.string(text), offset: token.offset), depth: 1)
-        case .identifier(let word):
-            return try parseWord(word, at: token.offset)
-        case .symbol(.leftParen):
-            try enter(at: token.offset)
+            return addConstant(.string(text), at: token.offset)
+        case .identifier("true"), .identifier("false"):
             try advance()
-            let inner = try parseConditional()
-            try expect(.rightParen, "')'")
-            leave()
-            return inner
-        case .symbol(.leftBracket):
-            return try parseList(at: token.offset)
+            return addConstant(.bool(token.kind == .identifier("true")), at: token.offset)
+        case .identifier(let word) where !["and", "or", "in", "not"].contains(word):
+            return try parseName(word, at: token.offset)
         case .end:
-            throw .syntax("expected an expression, found the end of the expression", at: token.offset)
-        case .symbol:
+            throw .syntax(
+                "expected an expression, found the end of the expression", at: token.offset)
+        default:
             throw .syntax("expected an expression, found \(token.quoted)", at: token.offset)
         }
     }
 
-    private mutating func parseWord(_ word: String, at offset: Int) throws(ExpressionError) -> Parsed {
-        switch word {
-        case "true", "false":
-            try advance()
-            return Parsed(node: .literal(.bool(word == "true"), offset: offset), depth: 1)
-        case "and", "or", "in", "not":
-            throw .syntax("expected an expression, found '\(word)'", at: offset)
-        default:
-            break
-        }
-        if try peekNext().kind == .symbol(.leftParen) {
-            return try parseCall(word, at: offset)
-        }
+    private mutating func parseName(_ word: String, at offset: Int) throws(ExpressionError) -> Ref {
         guard Self.roots.contains(word) else {
             if Function(rawValue: word) != nil {
                 throw .undefined("'\(word)' is a function; call it as '\(word)(…)'", at: offset)
@@ -293,7 +281,8 @@ struct ExpressionParser {
         while isSymbol(.dot) {
             try advance()
             guard case .identifier(let segment) = current.kind else {
-                throw .syntax("expected a name after '.', found \(current.quoted)", at: current.offset)
+                throw .syntax(
+                    "expected a name after '.', found \(current.quoted)", at: current.offset)
             }
             path.append(segment)
             try advance()
@@ -301,89 +290,110 @@ struct ExpressionParser {
         guard path.count > 1 else {
             throw .undefined("'\(word)' needs a name after it, e.g. '\(word).NAME'", at: offset)
         }
-        return Parsed(node: .name(path, offset: offset), depth: 1)
+        return try add(.name(tree.addPath(path)), at: offset, children: [])
     }
 
     private static let rootList =
         roots.dropLast().map { "'\($0).'" }.joined(separator: ", ") + " or '\(roots.last!).'"
 
-    private mutating func parseCall(_ name: String, at offset: Int) throws(ExpressionError) -> Parsed {
+    private static let functionList =
+        Function.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+
+    private mutating func parseCall(_ name: String, at offset: Int) throws(ExpressionError) -> Ref {
         guard let function = Function(rawValue: name) else {
-            let hint = Suggestion.hint(for: name, in: Function.allCases.map(\.rawValue))
-            let help = hint.isEmpty ? "; functions are " + Self.functionList : hint
-            throw .undefined("unknown function '\(name)'" + help, at: offset)
+            throw Self.unknownFunction(name, at: offset)
         }
         try enter(at: offset)
         try advance()  // the name
         try advance()  // '('
-        var arguments: [Parsed] = []
+        var arguments: [Ref] = []
         if !isSymbol(.rightParen) {
             repeat {
                 arguments.append(try parseConditional())
             } while try accept(.comma)
         }
-        try expect(.rightParen, "',' or ')' in the call of '\(name)'")
+        if !isSymbol(.rightParen) { throw Self.unclosedCall(name, at: current) }
+        try advance()
         leave()
+        return try call(function, arguments, at: offset)
+    }
+
+    // MARK: - Calls and lists
+
+    private static func unknownFunction(_ name: String, at offset: Int) -> ExpressionError {
+        let hint = Suggestion.hint(for: name, in: Function.allCases.map(\.rawValue))
+        let help = hint.isEmpty ? "; functions are " + functionList : hint
+        return .undefined("unknown function '\(name)'" + help, at: offset)
+    }
+
+    private static func unclosedCall(_ name: String, at token: Token) -> ExpressionError {
+        .syntax(
+            "expected ',' or ')' in the call of '\(name)', found \(token.quoted)", at: token.offset)
+    }
+
+    /// The node of a call whose arguments are parsed.
+    private mutating func call(
+        _ function: Function, _ arguments: [Ref], at offset: Int
+    ) throws(ExpressionError) -> Ref {
         guard arguments.count == function.arity else {
             let expected = function.arity == 1 ? "1 argument" : "\(function.arity) arguments"
-            throw .syntax("'\(name)' takes \(expected), found \(arguments.count)", at: offset)
+            throw .syntax(
+                "'\(function.rawValue)' takes \(expected), found \(arguments.count)", at: offset)
         }
         switch function {
         case .matches:
-            guard case .literal(.string(let pattern), let patternOffset) = arguments[1].node else {
+            let patternNode = arguments[1]
+            guard case .constant(let ref) = tree[patternNode],
+                case .string(let pattern) = tree.constant(ref)
+            else {
                 throw .syntax(
-                    "the pattern of 'matches' must be a string literal", at: arguments[1].node.start)
+                    "the pattern of 'matches' must be a string literal",
+                    at: tree.start(of: patternNode))
             }
             let regex: NSRegularExpression
             do {
                 regex = try NSRegularExpression(pattern: pattern)
             } catch {
-                throw .syntax("invalid regular expression '\(pattern)'", at: patternOffset)
+                throw .syntax(
+                    "invalid regular expression '\(pattern)'", at: tree.offset(of: patternNode))
             }
-            let compiled = CompiledPattern(pattern: pattern, regex: regex)
-            return try make(
-                .matches(arguments[0].node, compiled, offset: offset), arguments[0])
+            let compiled = tree.addPattern(CompiledPattern(pattern: pattern, regex: regex))
+            return try add(
+                .matches(arguments[0], pattern: compiled), at: offset, children: [arguments[0]])
         case _ where function.arity == 1:
-            return try make(.call1(function, arguments[0].node, offset: offset), arguments[0])
+            return try add(.call1(function, arguments[0]), at: offset, children: arguments)
         default:
-            return try make(
-                .call2(function, arguments[0].node, arguments[1].node, offset: offset),
-                arguments[0], arguments[1])
+            return try add(
+                .call2(function, arguments[0], arguments[1]), at: offset, children: arguments)
         }
     }
 
-    private static let functionList =
-        Function.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
-
-    private mutating func accept(_ symbol: Symbol) throws(ExpressionError) -> Bool {
-        guard isSymbol(symbol) else { return false }
-        try advance()
-        return true
-    }
-
-    private mutating func parseList(at offset: Int) throws(ExpressionError) -> Parsed {
+    private mutating func parseList(at offset: Int) throws(ExpressionError) -> Ref {
         try enter(at: offset)
         try advance()
-        var items: [Parsed] = []
+        var items: [Ref] = []
         while !isSymbol(.rightBracket) {
             items.append(try parseConditional())
             guard try accept(.comma) else { break }
         }
         try expect(.rightBracket, "',' or ']' in the list")
         leave()
-        // A list of string literals is built once, here.
+        return try list(items, at: offset)
+    }
+
+    /// The node of a list whose items are parsed. A list of string literals is built once, here.
+    private mutating func list(_ items: [Ref], at offset: Int) throws(ExpressionError) -> Ref {
         var strings: [Value] = []
         for item in items {
-            guard case .literal(.string, _) = item.node, case .literal(let value, _) = item.node else {
+            guard case .constant(let ref) = tree[item], case .string = tree.constant(ref) else {
                 break
             }
-            strings.append(value)
+            strings.append(tree.constant(ref))
         }
         if strings.count == items.count {
-            return Parsed(node: .literal(.list(strings), offset: offset), depth: 1)
+            return addConstant(.list(strings), at: offset)
         }
-        let depth = 1 + items.reduce(0) { max($0, $1.depth) }
-        if depth > Self.maxTreeDepth { throw .syntax(Self.tooDeep, at: offset) }
-        return Parsed(node: .list(items.map(\.node), offset: offset), depth: depth)
+        let start = tree.addListItems(items)
+        return try add(.list(start: start, count: Ref(items.count)), at: offset, children: items)
     }
 }

@@ -90,7 +90,9 @@ public struct Template: Hashable, Sendable, CustomStringConvertible {
 
     /// The single expression's type, or else `string` (secret if any part is secret), with
     /// the errors of every expression; offsets count from the start of the template.
-    public func typeCheck(in scope: some ExpressionScope) -> (type: TypeInfo?, errors: [ExpressionError]) {
+    public func typeCheck(in scope: some ExpressionScope) -> (
+        type: TypeInfo?, errors: [ExpressionError]
+    ) {
         if isSingleExpression, case .expression(let expression, let offset) = parts[0] {
             let (type, errors) = expression.typeCheck(in: scope)
             return (type, errors.map { $0.shifted(by: offset) })
@@ -118,7 +120,8 @@ public struct Template: Hashable, Sendable, CustomStringConvertible {
             case .text(let text):
                 result += text
             case .expression(let expression, _):
-                let (text, partSecret) = ExpressionNode.text(of: try expression.evaluate(in: context))
+                let (text, partSecret) = ExpressionTree.text(
+                    of: try expression.evaluate(in: context))
                 result += text
                 secret = secret || partSecret
             }
@@ -132,7 +135,8 @@ public struct Template: Hashable, Sendable, CustomStringConvertible {
         for part in parts {
             switch part {
             case .text(let text): result += text
-            case .expression(let expression, _): result += try expression.evaluate(in: context).displayText
+            case .expression(let expression, _):
+                result += try expression.evaluate(in: context).displayText
             }
         }
         return result

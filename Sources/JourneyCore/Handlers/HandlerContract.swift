@@ -35,7 +35,8 @@ public struct HandlerContract: Sendable {
             if !enabled.isEmpty {
                 result.inputs.append(
                     InputSpec(
-                        name: "action", type: TypeInfo(.string), summary: "the action the user takes", classes: enabled))
+                        name: "action", type: TypeInfo(.string), summary: "the action the user takes", classes: enabled)
+                )
             }
             for action in shape.actions {
                 result.outcomes.append(

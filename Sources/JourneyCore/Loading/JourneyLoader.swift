@@ -32,7 +32,8 @@ public struct JourneyLoader: Sendable {
         var r = NodeReader()
         guard
             let f = r.mapping(
-                root, "a journey", allowed: Self.journeyKeys, required: ["journey", "version", "title", "start", "steps", "ends"])
+                root, "a journey", allowed: Self.journeyKeys,
+                required: ["journey", "version", "title", "start", "steps", "ends"])
         else { return (nil, r.diagnostics) }
 
         let id = f["journey"].flatMap { r.located($0, "'journey'") } ?? Located("", at: root.location)
@@ -44,7 +45,8 @@ public struct JourneyLoader: Sendable {
         }
         if let node = f["version"], let version = r.int(node, "'version'"), version != 1 {
             r.diagnostics.error(
-                Self.unsupportedVersion, "journey format version \(version) is not supported; this JourneyKit reads version 1",
+                Self.unsupportedVersion,
+                "journey format version \(version) is not supported; this JourneyKit reads version 1",
                 at: node.location)
         }
         let title = f["title"].flatMap { r.text($0, "'title'") }
@@ -169,7 +171,8 @@ public struct JourneyLoader: Sendable {
             kind = .call(name)
         case (.some, .some):
             r.diagnostics.error(
-                "step.kind", "\(what) has both 'handler' and 'call'; a step runs a handler or calls a journey, not both",
+                "step.kind",
+                "\(what) has both 'handler' and 'call'; a step runs a handler or calls a journey, not both",
                 at: f.keyLocation("call") ?? entry.value.location)
             return nil
         case (nil, nil):
@@ -185,7 +188,8 @@ public struct JourneyLoader: Sendable {
         let screen = f["screen"].flatMap { self.screen($0, what, &r) }
         var attempts: AttemptCharge?
         if let node = f["attempts"],
-            let af = r.mapping(node, "'attempts'", allowed: ["limit", "counts", "resets"], required: ["limit", "counts"])
+            let af = r.mapping(
+                node, "'attempts'", allowed: ["limit", "counts", "resets"], required: ["limit", "counts"])
         {
             if let limit = af["limit"].flatMap({ r.located($0, "'limit'") }) {
                 attempts = AttemptCharge(
@@ -216,7 +220,8 @@ public struct JourneyLoader: Sendable {
             if case .mapping(let inner) = entry.value.kind, inner.contains(where: { $0.key == "label" }) {
                 guard
                     let af = r.mapping(
-                        entry.value, "action '\(entry.key)'", allowed: ["label", "enabled", "style"], required: ["label"]),
+                        entry.value, "action '\(entry.key)'", allowed: ["label", "enabled", "style"],
+                        required: ["label"]),
                     let label = af["label"].flatMap({ r.text($0, "'label'") })
                 else { continue }
                 actions.append(

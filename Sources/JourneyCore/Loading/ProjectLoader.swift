@@ -41,6 +41,10 @@ public struct ProjectLoader: Sendable {
         self.yaml = yaml
     }
 
+    static func callees(_ journey: Journey) -> [String] {
+        journey.steps.compactMap { if case .call(let id) = $0.kind { id.value } else { nil } }
+    }
+
     /// Whether a file starts a top-level `journey:` key, judged from its lines without parsing.
     static func looksLikeJourney(_ data: Data) -> Bool {
         let text = String(decoding: data.prefix(64 << 10), as: UTF8.self)
@@ -51,27 +55,36 @@ public struct ProjectLoader: Sendable {
         var d = DiagnosticList()
         var journeys: [Journey] = []
         var scenarios: [Scenario] = []
-        var journeyFiles = 0, scenarioFiles = 0
+        var journeyFiles = 0
+        var scenarioFiles = 0
         // Journeys whose files have errors: their scenarios are not checked (the journey's own
         // errors say what is wrong; "unknown journey" would only add noise).
         var broken: Set<String> = []
+        // Journeys from files searched for sub-journeys: used only when needed.
+        var candidates: [String: (journey: Journey?, diagnostics: [Diagnostic])] = [:]
         for file in files {
             if file.journeyOnly && !Self.looksLikeJourney(file.data) { continue }
             let root: YAMLNode
             switch yaml.parse(file.data, path: file.path) {
             case .failure(let failure):
-                d.append(contentsOf: failure.diagnostics.items)
+                if !file.journeyOnly { d.append(contentsOf: failure.diagnostics.items) }
                 continue
             case .success(let node): root = node
             }
-            if file.journeyOnly, case .mapping(let entries) = root.kind, entries.first?.key != "journey" { continue }
             guard case .mapping(let entries) = root.kind, let first = entries.first?.key else {
-                d.error(
-                    Self.fileKind, "expected a journey (starting with 'journey:') or a scenario (starting with 'scenario:')",
-                    at: root.location)
+                if !file.journeyOnly {
+                    d.error(
+                        Self.fileKind,
+                        "expected a journey (starting with 'journey:') or a scenario (starting with 'scenario:')",
+                        at: root.location)
+                }
                 continue
             }
-            if first == "journey" || (first != "scenario" && entries.contains { $0.key == "steps" }) {
+            if file.journeyOnly {
+                guard first == "journey", let id = entries[0].value.scalar, candidates[id] == nil else { continue }
+                let (journey, diagnostics) = JourneyLoader(yaml: yaml).load(root, path: file.path)
+                candidates[id] = (journey, diagnostics.items)
+            } else if first == "journey" || (first != "scenario" && entries.contains { $0.key == "steps" }) {
                 journeyFiles += 1
                 let (journey, diagnostics) = JourneyLoader(yaml: yaml).load(root, path: file.path)
                 d.append(contentsOf: diagnostics.items)
@@ -90,6 +103,20 @@ public struct ProjectLoader: Sendable {
                     Self.fileKind,
                     "expected a journey (starting with 'journey:') or a scenario (starting with 'scenario:'), found '\(first):'\(Suggestion.hint(for: first, in: ["journey", "scenario"]))",
                     at: entries[0].keyLocation)
+            }
+        }
+        // Add the searched journeys that the named files call or play, transitively.
+        var known = Set(journeys.map(\.id.value)).union(broken)
+        var wanted = scenarios.map(\.journey.value) + journeys.flatMap(Self.callees)
+        while let id = wanted.popLast() {
+            guard !known.contains(id), let candidate = candidates[id] else { continue }
+            known.insert(id)
+            d.append(contentsOf: candidate.diagnostics.filter { $0.severity == .error })
+            if let journey = candidate.journey {
+                journeys.append(journey)
+                wanted += Self.callees(journey)
+            } else {
+                broken.insert(id)
             }
         }
         let (library, compileDiagnostics) = JourneyCompiler(handlers: handlers).compile(journeys)

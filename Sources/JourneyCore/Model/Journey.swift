@@ -112,9 +112,9 @@ public indirect enum RawValue: Sendable, Hashable {
 
     public static func == (a: RawValue, b: RawValue) -> Bool {
         switch (a, b) {
-        case let (.scalar(x, p, l), .scalar(y, q, m)): x == y && p == q && l == m
-        case let (.list(x, l), .list(y, m)): x == y && l == m
-        case let (.map(x, l), .map(y, m)):
+        case (.scalar(let x, let p, let l), .scalar(let y, let q, let m)): x == y && p == q && l == m
+        case (.list(let x, let l), .list(let y, let m)): x == y && l == m
+        case (.map(let x, let l), .map(let y, let m)):
             l == m && x.count == y.count && zip(x, y).allSatisfy { $0.key == $1.key && $0.value == $1.value }
         default: false
         }

@@ -63,7 +63,8 @@ public struct ScenarioLoader: Sendable {
     public func load(_ root: YAMLNode, path: String) -> (scenario: Scenario?, diagnostics: DiagnosticList) {
         var r = NodeReader()
         guard
-            let f = r.mapping(root, "a scenario", allowed: Self.keys, required: ["scenario", "journey", "script", "expect"])
+            let f = r.mapping(
+                root, "a scenario", allowed: Self.keys, required: ["scenario", "journey", "script", "expect"])
         else { return (nil, r.diagnostics) }
         let id = f["scenario"].flatMap { r.identifier($0, "scenario") } ?? Located("", at: root.location)
         let journey = f["journey"].flatMap { r.located($0, "'journey'") } ?? Located("", at: root.location)
@@ -138,13 +139,15 @@ public struct ScenarioLoader: Sendable {
                 at: node.location)
             return nil
         case .sequence:
-            r.diagnostics.error(NodeReader.valueType, "a script entry must be a mapping, found a list", at: node.location)
+            r.diagnostics.error(
+                NodeReader.valueType, "a script entry must be a mapping, found a list", at: node.location)
             return nil
         case .mapping(let entries):
             if let first = entries.first, first.key == "restart" || first.key == "advance" {
                 if entries.count > 1 {
                     r.diagnostics.error(
-                        NodeReader.unknownKey, "'\(first.key)' stands alone in its script entry", at: entries[1].keyLocation)
+                        NodeReader.unknownKey, "'\(first.key)' stands alone in its script entry",
+                        at: entries[1].keyLocation)
                     return nil
                 }
                 if first.key == "restart" {

@@ -9,7 +9,9 @@ public struct ScenarioChecker: Sendable {
 
     public init() {}
 
-    public func check(_ scenario: Scenario, in library: CompiledLibrary) -> (
+    public func check(
+        _ scenario: Scenario, in library: CompiledLibrary
+    ) -> (
         scenario: CompiledScenario?, diagnostics: DiagnosticList
     ) {
         var d = DiagnosticList()
@@ -41,7 +43,8 @@ public struct ScenarioChecker: Sendable {
         }
         for p in journey.params where p.defaultValue == nil && params[p.name] == nil {
             d.error(
-                JourneyCompiler.missingParam, "journey '\(journey.id)' needs param '\(p.name)'; give it under 'params:'",
+                JourneyCompiler.missingParam,
+                "journey '\(journey.id)' needs param '\(p.name)'; give it under 'params:'",
                 at: scenario.location)
         }
 
@@ -104,7 +107,9 @@ public struct ScenarioChecker: Sendable {
                 continue
             }
             if decl.type.secret {
-                d.error(Self.badExpectation, "'state.\(name.value)' is secret; scenarios cannot assert secrets", at: name.location)
+                d.error(
+                    Self.badExpectation, "'state.\(name.value)' is secret; scenarios cannot assert secrets",
+                    at: name.location)
                 continue
             }
             if case .constant(let v)? = context.compileValue(
@@ -117,7 +122,9 @@ public struct ScenarioChecker: Sendable {
         for (name, raw) in scenario.expect.stored {
             let decl = storedDecls.first { $0.name == name.value }
             if decl?.type.secret == true {
-                d.error(Self.badExpectation, "'stored.\(name.value)' is secret; scenarios cannot assert secrets", at: name.location)
+                d.error(
+                    Self.badExpectation, "'stored.\(name.value)' is secret; scenarios cannot assert secrets",
+                    at: name.location)
                 continue
             }
             if case .constant(let v)? = context.compileValue(
@@ -144,7 +151,8 @@ public struct ScenarioChecker: Sendable {
         guard !d.hasErrors else { return (nil, d) }
         let compiled = CompiledScenario(
             id: scenario.id.value, file: scenario.file, journey: journey, title: scenario.title, tags: scenario.tags,
-            locale: scenario.locale, device: DeviceState(profile: scenario.device.profile, store: store, clock: scenario.device.clock),
+            locale: scenario.locale,
+            device: DeviceState(profile: scenario.device.profile, store: store, clock: scenario.device.clock),
             params: params, script: script,
             expectation: .init(
                 end: scenario.expect.end.value, kind: scenario.expect.kind, state: expectState, stored: expectStored))
@@ -152,7 +160,9 @@ public struct ScenarioChecker: Sendable {
     }
 
     /// The journey and every journey it calls, directly or not.
-    public static func reachableJourneys(from journey: CompiledJourney, in library: CompiledLibrary) -> [CompiledJourney] {
+    public static func reachableJourneys(
+        from journey: CompiledJourney, in library: CompiledLibrary
+    ) -> [CompiledJourney] {
         var result = [journey]
         var seen: Set<String> = [journey.id]
         var index = 0

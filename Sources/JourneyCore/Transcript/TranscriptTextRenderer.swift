@@ -11,10 +11,13 @@ public struct TranscriptTextRenderer: Sendable {
             if let scenario = h.scenario { lines[0] += " · scenario \(scenario)" }
             lines[0] += " · locale \(h.locale)"
             let d = h.device
-            let biometry = d.biometry == .none ? "none" : "\(d.biometry.rawValue) (\(d.biometryEnrolled ? "enrolled" : "not enrolled"))"
+            let biometry =
+                d.biometry == .none
+                ? "none" : "\(d.biometry.rawValue) (\(d.biometryEnrolled ? "enrolled" : "not enrolled"))"
             let apps = d.apps.isEmpty ? "none" : d.apps.joined(separator: ", ")
             lines.append(
-                "# device: biometry \(biometry) · \(d.online ? "online" : "offline") · apps: \(apps) · clock \(Self.isoDate(h.clock))")
+                "# device: biometry \(biometry) · \(d.online ? "online" : "offline") · apps: \(apps) · clock \(Self.isoDate(h.clock))"
+            )
             lines.append("# store: \(Self.fields(h.store))")
             if !h.settings.isEmpty { lines.append("# settings: \(Self.fields(h.settings))") }
             return lines.joined(separator: "\n") + "\n"
@@ -43,7 +46,9 @@ public struct TranscriptTextRenderer: Sendable {
             if let title = screen.title { parts.append("screen \(Self.quote(title))") } else { parts.append("screen") }
             if let text = screen.text { parts.append("text \(Self.quote(text))") }
             if !screen.actions.isEmpty {
-                let actions = screen.actions.map { "\($0.id) \(Self.quote($0.label))\($0.enabled ? "" : " (disabled)")" }
+                let actions = screen.actions.map {
+                    "\($0.id) \(Self.quote($0.label))\($0.enabled ? "" : " (disabled)")"
+                }
                 parts.append("actions " + actions.joined(separator: " | "))
             }
             if !screen.fields.isEmpty {
@@ -121,7 +126,8 @@ public struct TranscriptTextRenderer: Sendable {
         let date = Date(timeIntervalSince1970: Double(ms) / 1000)
         let formatter = ISO8601DateFormatter()
         formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.formatOptions = ms % 1000 == 0 ? [.withInternetDateTime] : [.withInternetDateTime, .withFractionalSeconds]
+        formatter.formatOptions =
+            ms % 1000 == 0 ? [.withInternetDateTime] : [.withInternetDateTime, .withFractionalSeconds]
         return formatter.string(from: date)
     }
 }

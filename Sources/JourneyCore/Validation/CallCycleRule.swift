@@ -1,7 +1,7 @@
 /// A journey may not call itself, directly or through other journeys: the call stack would
 /// never end.
 enum CallCycleRule {
-    static let cycle = "call.cycle"
+    static let cycleID = "call.cycle"
 
     static func check(_ journeys: [String: Journey], into d: inout DiagnosticList) {
         var calls: [String: [(callee: String, step: Step)]] = [:]
@@ -22,10 +22,11 @@ enum CallCycleRule {
                     if callee == id {
                         let cycle = path + [id]
                         let key = Set(cycle).sorted().joined(separator: ",")
-                        guard reported.insert(key).inserted, current == path.last else { continue }
+                        guard reported.insert(key).inserted else { continue }
                         if case .call(let name) = step.kind {
                             d.error(
-                                cycle_, "sub-journey cycle: \(cycle.joined(separator: " → ")); a journey cannot call itself",
+                                cycleID,
+                                "sub-journey cycle: \(cycle.joined(separator: " → ")); a journey cannot call itself",
                                 at: name.location)
                         }
                     } else if seen.insert(callee).inserted {
@@ -35,6 +36,4 @@ enum CallCycleRule {
             }
         }
     }
-
-    private static let cycle_ = cycle
 }

@@ -154,7 +154,8 @@ struct JourneyContext {
             var value: Value?
             if let raw = decl.defaultValue {
                 if case .constant(let v)? = compileValue(
-                    raw, expected: decl.type, scope: TypeScope(journey: journey), what: "default of \(what) '\(decl.name.value)'",
+                    raw, expected: decl.type, scope: TypeScope(journey: journey),
+                    what: "default of \(what) '\(decl.name.value)'",
                     allowTemplates: false)
                 {
                     value = v
@@ -213,7 +214,8 @@ struct JourneyContext {
             }
             var constants: [String: Value] = [:]
             for (name, value) in parameters { if case .constant(let v) = value { constants[name] = v } }
-            for spec in specs where constants[spec.name] == nil && !step.with.contains(where: { $0.name.value == spec.name }) {
+            for spec in specs
+            where constants[spec.name] == nil && !step.with.contains(where: { $0.name.value == spec.name }) {
                 if let d = spec.defaultValue { constants[spec.name] = d }
             }
             contract = handler.contract.resolve(
@@ -440,7 +442,8 @@ struct JourneyContext {
             for item in items {
                 guard
                     let v = compileValue(
-                        item, expected: TypeInfo(.string, secret: expected.secret), scope: scope, what: "item of \(what)",
+                        item, expected: TypeInfo(.string, secret: expected.secret), scope: scope,
+                        what: "item of \(what)",
                         allowTemplates: allowTemplates)
                 else { return nil }
                 values.append(v)
@@ -486,7 +489,8 @@ struct JourneyContext {
         for field in screen.fields {
             if let label = field.label { check(label, scope: base) }
             if let pattern = field.pattern, (try? NSRegularExpression(pattern: pattern.value)) == nil {
-                diagnostics.error(C.badPattern, "pattern '\(pattern.value)' is not a valid regular expression", at: pattern.location)
+                diagnostics.error(
+                    C.badPattern, "pattern '\(pattern.value)' is not a valid regular expression", at: pattern.location)
             }
         }
     }

@@ -11,7 +11,9 @@ enum ReachabilityRule {
         var edges: [String: [String]] = [:]
         for step in journey.steps {
             var next = step.transitions.flatMap { $0.transition.branches.map(\.target.value) }
-            if let charge = step.attempts, let limit = journey.limits.first(where: { $0.name.value == charge.limit.value }) {
+            if let charge = step.attempts,
+                let limit = journey.limits.first(where: { $0.name.value == charge.limit.value })
+            {
                 next += limit.exceeded.branches.map(\.target.value)
             }
             edges[step.id.value] = next.filter { stepIds.contains($0) || endIds.contains($0) }
@@ -24,7 +26,9 @@ enum ReachabilityRule {
             for next in edges[current] ?? [] where reachable.insert(next).inserted { queue.append(next) }
         }
         for step in journey.steps where !reachable.contains(step.id.value) {
-            d.warning(unreachable, "step '\(step.id.value)' cannot be reached from '\(journey.start.value)'", at: step.id.location)
+            d.warning(
+                unreachable, "step '\(step.id.value)' cannot be reached from '\(journey.start.value)'",
+                at: step.id.location)
         }
         for end in journey.ends where !reachable.contains(end.id.value) {
             d.warning(unusedEnd, "end '\(end.id.value)' is never reached", at: end.id.location)

@@ -16,7 +16,9 @@ struct TypeScope: ExpressionScope {
         for s in journey.state { declare("state." + s.name.value, s.type) }
         for s in journey.stored { declare("stored." + s.name.value, s.type) }
         for limit in journey.limits {
-            for field in ["count", "max", "remaining"] { declare("limits.\(limit.name.value).\(field)", TypeInfo(.int)) }
+            for field in ["count", "max", "remaining"] {
+                declare("limits.\(limit.name.value).\(field)", TypeInfo(.int))
+            }
         }
         declare("device.biometry", TypeInfo(.string))
         declare("device.biometryEnrolled", TypeInfo(.bool))

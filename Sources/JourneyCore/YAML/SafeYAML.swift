@@ -15,7 +15,9 @@ public struct SafeYAML: Sendable {
         public var maxNodes: Int
         public var maxScalarBytes: Int
 
-        public init(maxBytes: Int = 1 << 20, maxDepth: Int = 64, maxNodes: Int = 200_000, maxScalarBytes: Int = 64 << 10) {
+        public init(
+            maxBytes: Int = 1 << 20, maxDepth: Int = 64, maxNodes: Int = 200_000, maxScalarBytes: Int = 64 << 10
+        ) {
             self.maxBytes = maxBytes
             self.maxDepth = maxDepth
             self.maxNodes = maxNodes
@@ -230,14 +232,16 @@ public struct SafeYAML: Sendable {
             return Diagnostic(.error, syntax, phrase(problem, context), at: at(mark))
         case .duplicatedKeysInMapping(let duplicates, let context):
             let names = duplicates.map { "'\($0)'" }.joined(separator: ", ")
-            return Diagnostic(.error, duplicateKey, "key \(names) is given more than once in one mapping", at: at(context.mark))
+            return Diagnostic(
+                .error, duplicateKey, "key \(names) is given more than once in one mapping", at: at(context.mark))
         case .reader(let problem, _, _, _):
             return Diagnostic(.error, encoding, problem, at: SourceLocation(file: path, line: 1, column: 1))
         case .dataCouldNotBeDecoded:
             return Diagnostic(
                 .error, encoding, "journey files must be UTF-8", at: SourceLocation(file: path, line: 1, column: 1))
         default:
-            return Diagnostic(.error, syntax, "cannot read YAML: \(error)", at: SourceLocation(file: path, line: 1, column: 1))
+            return Diagnostic(
+                .error, syntax, "cannot read YAML: \(error)", at: SourceLocation(file: path, line: 1, column: 1))
         }
     }
 
@@ -298,7 +302,8 @@ public struct SafeYAML: Sendable {
                 let text = scalar.string
                 if text.utf8.count > limits.maxScalarBytes {
                     return fail(
-                        tooLarge, "a single value is \(text.utf8.count) bytes; values may be at most \(limits.maxScalarBytes) bytes",
+                        tooLarge,
+                        "a single value is \(text.utf8.count) bytes; values may be at most \(limits.maxScalarBytes) bytes",
                         node.mark)
                 }
                 if let bad = text.unicodeScalars.first(where: { Self.isForbiddenControl($0) }) {
@@ -350,7 +355,8 @@ public struct SafeYAML: Sendable {
             case .scalar(let s):
                 name = s.tag.rawValue
                 // Quoted and block scalars carry the non-specific tag `!`, resolved to `!!str`.
-                allowed = s.style == .plain ? ["", implicitTag.rawValue] : ["", implicitTag.rawValue, Tag.Name.str.rawValue]
+                allowed =
+                    s.style == .plain ? ["", implicitTag.rawValue] : ["", implicitTag.rawValue, Tag.Name.str.rawValue]
             case .mapping(let m):
                 name = m.tag.rawValue
                 allowed = ["", Tag.Name.map.rawValue]
@@ -359,7 +365,8 @@ public struct SafeYAML: Sendable {
                 allowed = ["", Tag.Name.seq.rawValue]
             case .alias: return nil
             }
-            return allowed.contains(name) ? nil : (name.hasPrefix("tag:yaml.org,2002:") ? "!!" + name.dropFirst(18) : name)
+            return allowed.contains(name)
+                ? nil : (name.hasPrefix("tag:yaml.org,2002:") ? "!!" + name.dropFirst(18) : name)
         }
     }
 }

@@ -40,7 +40,8 @@ public struct ScenarioRunner {
         var problems = scenario.verdict(result: outcome.result, state: outcome.rootState, store: store)
         if outcome.result.failure == nil, let next = driver.remaining.first {
             problems.append(
-                "the journey ended, but the script has \(driver.remaining.count) more entries, from line \(next.location.line)")
+                "the journey ended, but the script has \(driver.remaining.count) more entries, from line \(next.location.line)"
+            )
         }
         return Report(scenario: scenario.id, journey: scenario.journey.id, result: outcome.result, problems: problems)
     }

@@ -18,7 +18,8 @@ public final class ScriptedDriver: InputDriver {
         guard position < script.count else {
             let asks = request.inputs.map(\.name).joined(separator: ", ")
             throw RunInterruption.abort(
-                "the script has no more entries, but the journey waits at step '\(request.step)' for \(asks.isEmpty ? "input" : asks)")
+                "the script has no more entries, but the journey waits at step '\(request.step)' for \(asks.isEmpty ? "input" : asks)"
+            )
         }
         let entry = script[position]
         position += 1
@@ -28,7 +29,8 @@ public final class ScriptedDriver: InputDriver {
         case .input(let step, let values):
             guard step == request.step else {
                 throw RunInterruption.abort(
-                    "scenario gives input for step '\(step)' (line \(entry.location.line)), the journey is at step '\(request.step)'")
+                    "scenario gives input for step '\(step)' (line \(entry.location.line)), the journey is at step '\(request.step)'"
+                )
             }
             return .input(values)
         }

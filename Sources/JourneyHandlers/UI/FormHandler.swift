@@ -25,7 +25,8 @@ public struct FormHandler: StepHandler {
                     summary: "the value typed into '\(field.name)'", classes: ["valid", "invalid"])
             }
             contract.inputs.insert(contentsOf: fieldInputs, at: 0)
-            let submit = shape.constants["submit"].flatMap { if case .string(let s) = $0 { s } else { nil } } ?? "submit"
+            let submit =
+                shape.constants["submit"].flatMap { if case .string(let s) = $0 { s } else { nil } } ?? "submit"
             if let index = contract.outcomes.firstIndex(where: { $0.name == submit }) {
                 contract.outcomes[index].data = fieldInputs.map { DataSpec(name: $0.name, type: $0.type) }
                 contract.outcomes[index].summary = "the form was submitted with valid fields"
@@ -42,7 +43,9 @@ public struct FormHandler: StepHandler {
     public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
         let (action, values) = try await context.ask(invocation)
         guard let action else { throw HandlerError("form '\(invocation.step)' needs an 'action' (the button pressed)") }
-        let submit = invocation[parameter: "submit"].flatMap { if case .string(let s) = $0.revealed { s } else { nil } } ?? "submit"
+        let submit =
+            invocation[parameter: "submit"].flatMap { if case .string(let s) = $0.revealed { s } else { nil } }
+            ?? "submit"
         guard action == submit else { return HandlerResult(action) }
         var errors: [String] = []
         var messages: [String] = []

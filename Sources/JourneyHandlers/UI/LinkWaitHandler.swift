@@ -11,7 +11,8 @@ public struct LinkWaitHandler: StepHandler {
 
     public let contract = HandlerContract(
         id: "link.wait",
-        summary: "Waits for a link the app receives; the first matching route is the outcome, anything else is `other`.",
+        summary:
+            "Waits for a link the app receives; the first matching route is the outcome, anything else is `other`.",
         parameters: [
             ParameterSpec(
                 name: "routes", kind: .map, required: true,

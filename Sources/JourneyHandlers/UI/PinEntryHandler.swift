@@ -12,7 +12,8 @@ public struct PinEntryHandler: StepHandler {
         id: "ui.pin",
         summary: "A PIN pad of `length` digits; gives `entered`, or `correct`/`wrong` when `expected` is set.",
         parameters: [
-            ParameterSpec(name: "length", kind: .value(TypeInfo(.int)), defaultValue: .int(6), summary: "how many digits"),
+            ParameterSpec(
+                name: "length", kind: .value(TypeInfo(.int)), defaultValue: .int(6), summary: "how many digits"),
             ParameterSpec(
                 name: "expected", kind: .value(TypeInfo(.string, secret: true)),
                 summary: "the PIN to compare with; the step then gives `correct` or `wrong`"),
@@ -27,10 +28,11 @@ public struct PinEntryHandler: StepHandler {
         refine: { shape, contract in
             guard shape.given.contains("expected") else { return }
             contract.outcomes.removeAll { $0.name == "entered" }
-            contract.outcomes.insert(contentsOf: [
-                OutcomeSpec(name: "correct", summary: "the PIN matches `expected`"),
-                OutcomeSpec(name: "wrong", summary: "the PIN does not match `expected`"),
-            ], at: 0)
+            contract.outcomes.insert(
+                contentsOf: [
+                    OutcomeSpec(name: "correct", summary: "the PIN matches `expected`"),
+                    OutcomeSpec(name: "wrong", summary: "the PIN does not match `expected`"),
+                ], at: 0)
             if let i = contract.inputs.firstIndex(where: { $0.name == "pin" }) {
                 contract.inputs[i].classes = ["correct", "wrong"]
             }

@@ -34,7 +34,9 @@ public struct AlertHandler: StepHandler {
         refine: { shape, contract in
             guard shape.given.contains("dismissAfter") else { return }
             contract.inputs.removeAll { $0.name == "action" }
-            contract.outcomes = contract.outcomes.map { var o = $0; o.optional = true; return o }
+            contract.outcomes = contract.outcomes.map {
+                var o = $0; o.optional = true; return o
+            }
             contract.outcomes.append(OutcomeSpec(name: "dismissed", summary: "the alert closed by itself"))
         })
 
@@ -58,7 +60,9 @@ public struct ChoiceHandler: StepHandler {
 
     public let contract = HandlerContract(
         id: "ui.choice", summary: "A list to choose from; `empty` when there is nothing to choose.",
-        parameters: [ParameterSpec(name: "options", kind: .value(TypeInfo(.list)), required: true, summary: "the options")],
+        parameters: [
+            ParameterSpec(name: "options", kind: .value(TypeInfo(.list)), required: true, summary: "the options")
+        ],
         inputs: [InputSpec(name: "choice", type: TypeInfo(.string), summary: "the option the user picks")],
         outcomes: [
             OutcomeSpec(

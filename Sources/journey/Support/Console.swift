@@ -2,9 +2,9 @@ import Foundation
 import JourneyCore
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// Terminal output: colour and progress only when the stream is a terminal and `NO_COLOR`

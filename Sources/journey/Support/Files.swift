@@ -2,9 +2,9 @@ import Foundation
 import JourneyCore
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// Reading inputs and writing outputs for the CLI; the libraries never touch files.

@@ -6,50 +6,59 @@ import JourneyHandlers
 enum Workspace {
     static let limits = SafeYAML.Limits()
 
-    /// Loads the files under `paths`, plus the journeys that scenarios among them may need:
-    /// those in the `journeys` folder enclosing each path. Problems in those extra journeys
-    /// are reported only when they are errors.
+    /// Loads the files under `paths`, plus the journeys they call or play from nearby: see
+    /// ``journeySearchPaths(for:)``.
     static func load(paths: [String]) -> (project: Project, readDiagnostics: DiagnosticList) {
         var diagnostics = DiagnosticList()
         let files = Files.yamlFiles(in: paths, diagnostics: &diagnostics)
         var sources = Files.sources(files, limit: limits.maxBytes, diagnostics: &diagnostics)
-        let roots = Set(
-            paths.map { path in
-                var isDirectory: ObjCBool = false
-                FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-                // journeysRoot takes a file; for a folder, look from inside it.
-                return journeysRoot(for: isDirectory.boolValue ? (path as NSString).appendingPathComponent("x") : path)
-            })
-        var ignored = DiagnosticList()
-        let extra = Files.yamlFiles(in: roots.sorted(), diagnostics: &ignored).filter { !files.contains($0) }
-        sources += Files.sources(extra, limit: limits.maxBytes, diagnostics: &ignored).map {
-            SourceFile(path: $0.path, data: $0.data, journeyOnly: true)
-        }
-        var project = ProjectLoader(handlers: BuiltinHandlers.registry, yaml: SafeYAML(limits: limits)).load(sources)
-        let named = Set(files)
-        var kept = DiagnosticList()
-        kept.append(contentsOf: project.diagnostics.items.filter { named.contains($0.location.file) || $0.severity == .error })
-        project.diagnostics = kept
-        project.journeyFiles -= project.journeys.filter { !named.contains($0.file) }.count
+        sources += nearbyJourneys(for: paths, excluding: Set(files))
+        let project = ProjectLoader(handlers: BuiltinHandlers.registry, yaml: SafeYAML(limits: limits)).load(sources)
         return (project, diagnostics)
     }
 
-    /// The folder sub-journeys are looked up in: the nearest enclosing folder named
-    /// `journeys`, else the file's own folder (or its parent, for a `scenarios` folder).
-    static func journeysRoot(for path: String) -> String {
-        var directory = ((path as NSString).deletingLastPathComponent as NSString).standardizingPath
-        if directory.isEmpty { directory = "." }
-        var candidate = directory
+    /// Journey files that the given paths may call or play, read as candidates: the loader
+    /// uses only those it needs.
+    static func nearbyJourneys(for paths: [String], excluding: Set<String>) -> [SourceFile] {
+        var ignored = DiagnosticList()
+        var files: [String] = []
+        for path in paths {
+            let (folder, recursive) = journeySearchPath(for: path)
+            if recursive {
+                files += Files.yamlFiles(in: [folder], diagnostics: &ignored)
+            } else {
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+                files += names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted().map {
+                    (folder as NSString).appendingPathComponent($0)
+                }
+            }
+        }
+        var seen = excluding
+        files = files.filter { seen.insert($0).inserted }
+        return Files.sources(files, limit: limits.maxBytes, diagnostics: &ignored).map {
+            SourceFile(path: $0.path, data: $0.data, journeyOnly: true)
+        }
+    }
+
+    /// Where to look for the journeys a file or folder needs: the nearest enclosing folder
+    /// named `journeys` (searched recursively); otherwise only the folder itself, or for a
+    /// file in a `scenarios` folder, the folder above it.
+    static func journeySearchPath(for path: String) -> (folder: String, recursive: Bool) {
+        var isDirectory: ObjCBool = false
+        FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        var folder = isDirectory.boolValue ? path : (path as NSString).deletingLastPathComponent
+        if folder.isEmpty { folder = "." }
+        var candidate = (folder as NSString).standardizingPath
         while true {
-            if (candidate as NSString).lastPathComponent == "journeys" { return candidate }
+            if (candidate as NSString).lastPathComponent == "journeys" { return (candidate, true) }
             let parent = (candidate as NSString).deletingLastPathComponent
             if parent == candidate || parent.isEmpty { break }
             candidate = parent
         }
-        if (directory as NSString).lastPathComponent == "scenarios" {
-            return (directory as NSString).deletingLastPathComponent
+        if (folder as NSString).lastPathComponent == "scenarios" {
+            return ((folder as NSString).deletingLastPathComponent, false)
         }
-        return directory
+        return (folder, false)
     }
 
     /// Where a scenario's golden transcripts live: `transcripts/NAME.txt` and `.jsonl` beside

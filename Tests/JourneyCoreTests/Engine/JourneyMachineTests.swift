@@ -51,14 +51,16 @@ struct JourneyMachineTests {
     }
 
     @Test func walksStepsToAnEnd() throws {
-        var m = try machine(journey(steps: """
-              a:
-                handler: t.step
-                on: { next: b, back: failed }
-              b:
-                handler: t.step
-                on: { next: done, back: a }
-            """))
+        var m = try machine(
+            journey(
+                steps: """
+                      a:
+                        handler: t.step
+                        on: { next: b, back: failed }
+                      b:
+                        handler: t.step
+                        on: { next: done, back: a }
+                    """))
         #expect(step(m.start()) == "a")
         #expect(step(m.complete(HandlerResult("next"))) == "b")
         #expect(step(m.complete(HandlerResult("back"))) == "a")
@@ -140,11 +142,12 @@ struct JourneyMachineTests {
 
     @Test func theStepBudgetStopsLoops() throws {
         var m = try machine(
-            journey(steps: """
-                  a:
-                    handler: t.step
-                    on: { next: a, back: done }
-                """), budget: 5)
+            journey(
+                steps: """
+                      a:
+                        handler: t.step
+                        on: { next: a, back: done }
+                    """), budget: 5)
         var action = m.start()
         var rounds = 0
         while case .runHandler = action {
@@ -189,7 +192,9 @@ struct JourneyMachineTests {
             extra: "state:\n  seen: { type: string }")
         var m = try machine(text)
         _ = m.start()
-        #expect(end(m.complete(HandlerResult("done", data: ["value": .string("y")]), inputs: ["text": .string("abc")])) == "done")
+        #expect(
+            end(m.complete(HandlerResult("done", data: ["value": .string("y")]), inputs: ["text": .string("abc")]))
+                == "done")
         #expect(m.rootState["seen"] == .string("second:abc"))
         let branch = m.takeRecords().compactMap { r -> String? in
             if case .transition(_, _, let branch, _) = r.event { return branch }
@@ -210,7 +215,9 @@ struct JourneyMachineTests {
                         to: done
                       back: failed
                 """,
-            extra: "params:\n  base: { type: int }\nstate:\n  x: { type: int, default: 100 }\noutputs:\n  result: \"${state.x}\"")
+            extra:
+                "params:\n  base: { type: int }\nstate:\n  x: { type: int, default: 100 }\noutputs:\n  result: \"${state.x}\""
+        )
         let caller = journey(
             steps: """
                   a:
@@ -256,7 +263,8 @@ struct JourneyMachineTests {
         _ = m.start()
         _ = m.complete(HandlerResult("done", data: ["pin": .string("4711")]))
         #expect(m.rootState["pin"] == .secret(.string("4711")))
-        let encoded = m.takeRecords().map { JSONLinesEncoder().encode($0) + TranscriptTextRenderer().render($0) }.joined()
+        let encoded = m.takeRecords().map { JSONLinesEncoder().encode($0) + TranscriptTextRenderer().render($0) }
+            .joined()
         #expect(!encoded.contains("4711"))
         #expect(encoded.contains(Value.redacted))
     }

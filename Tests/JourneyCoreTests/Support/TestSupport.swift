@@ -10,7 +10,8 @@ struct StubHandler: StepHandler {
 
     init(_ id: String, outcomes: [String], data: [DataSpec] = [], inputs: [InputSpec] = [], actions: Bool = false) {
         contract = HandlerContract(
-            id: id, summary: "test handler", parameters: [ParameterSpec(name: "n", kind: .value(TypeInfo(.int)), summary: "")],
+            id: id, summary: "test handler",
+            parameters: [ParameterSpec(name: "n", kind: .value(TypeInfo(.int)), summary: "")],
             inputs: inputs, outcomes: outcomes.map { OutcomeSpec(name: $0, summary: "", data: data) },
             actionsAreOutcomes: actions)
     }
@@ -65,7 +66,9 @@ struct MarkedSource {
 
 /// Loads and compiles journeys given as YAML texts, returning every diagnostic.
 func compile(_ texts: [String], handlers: HandlerRegistry = testHandlers) -> (CompiledLibrary?, [Diagnostic]) {
-    let files = texts.enumerated().map { SourceFile(path: $0.offset == 0 ? "test.yaml" : "test\($0.offset).yaml", data: Data($0.element.utf8)) }
+    let files = texts.enumerated().map {
+        SourceFile(path: $0.offset == 0 ? "test.yaml" : "test\($0.offset).yaml", data: Data($0.element.utf8))
+    }
     let project = ProjectLoader(handlers: handlers).load(files)
     return (project.library, project.diagnostics.sorted)
 }
@@ -82,7 +85,8 @@ func expectDiagnostic(
     sourceLocation: Testing.SourceLocation = #_sourceLocation
 ) {
     let found = diagnostics(source.text).filter { $0.id == id }
-    #expect(found.count == 1, "expected one [\(id)], found: \(diagnostics(source.text))", sourceLocation: sourceLocation)
+    #expect(
+        found.count == 1, "expected one [\(id)], found: \(diagnostics(source.text))", sourceLocation: sourceLocation)
     guard let diagnostic = found.first else { return }
     #expect(diagnostic.location == source.location(marker), "\(diagnostic)", sourceLocation: sourceLocation)
     if let text {
@@ -91,7 +95,10 @@ func expectDiagnostic(
 }
 
 /// A minimal valid journey around the given steps.
-func journey(_ id: String = "t.j", steps: String, extra: String = "", ends: String = "  done: { kind: success }\n  failed: { kind: failure }\n", start: String = "a") -> String {
+func journey(
+    _ id: String = "t.j", steps: String, extra: String = "",
+    ends: String = "  done: { kind: success }\n  failed: { kind: failure }\n", start: String = "a"
+) -> String {
     """
     journey: \(id)
     version: 1

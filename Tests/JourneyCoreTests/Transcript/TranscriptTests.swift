@@ -7,27 +7,37 @@ struct TranscriptTests {
     @Test func jsonLinesEscapeAndRedact() {
         let record = TranscriptRecord(
             time: 1500, depth: 1,
-            event: .input(step: "s", values: [.init("note", .string("a\"b\\c\nd\u{1}")), .init("pin", .secret(.string("1234")))]))
+            event: .input(
+                step: "s", values: [.init("note", .string("a\"b\\c\nd\u{1}")), .init("pin", .secret(.string("1234")))]))
         #expect(
             JSONLinesEncoder().encode(record)
-                == #"{"t":1500,"depth":1,"event":"input","step":"s","values":{"note":"a\"b\\c\nd\u0001","pin":"•••"}}"# + "\n")
+                == #"{"t":1500,"depth":1,"event":"input","step":"s","values":{"note":"a\"b\\c\nd\u0001","pin":"•••"}}"#
+                + "\n")
     }
 
     @Test func jsonLinesNestValuesCorrectly() {
         let record = TranscriptRecord(
             time: 0, depth: 0,
-            event: .outcome(step: "s", outcome: "o", data: [.init("list", .list([.string("x"), .int(2)])), .init("ok", .bool(true))]))
+            event: .outcome(
+                step: "s", outcome: "o",
+                data: [.init("list", .list([.string("x"), .int(2)])), .init("ok", .bool(true))]))
         #expect(
             JSONLinesEncoder().encode(record)
-                == #"{"t":0,"depth":0,"event":"outcome","step":"s","outcome":"o","data":{"list":["x",2],"ok":true}}"# + "\n")
+                == #"{"t":0,"depth":0,"event":"outcome","step":"s","outcome":"o","data":{"list":["x",2],"ok":true}}"#
+                + "\n")
     }
 
     @Test func textRenderingIsOneLinePerEvent() {
         let renderer = TranscriptTextRenderer()
-        #expect(renderer.render(.init(time: 61_250, depth: 0, event: .stepEnter(step: "pin", handler: "ui.pin"))) == "01:01.250 → pin [ui.pin]\n")
-        #expect(renderer.render(.init(time: 0, depth: 2, event: .stateSet(variable: "state.pin", value: .secret(.string("9")))))
-            == "00:00.000       set state.pin = •••\n")
-        #expect(renderer.render(.init(time: 0, depth: 0, event: .handlerCall(step: "s", handler: "h", params: []))) == "")
+        #expect(
+            renderer.render(.init(time: 61_250, depth: 0, event: .stepEnter(step: "pin", handler: "ui.pin")))
+                == "01:01.250 → pin [ui.pin]\n")
+        #expect(
+            renderer.render(
+                .init(time: 0, depth: 2, event: .stateSet(variable: "state.pin", value: .secret(.string("9")))))
+                == "00:00.000       set state.pin = •••\n")
+        #expect(
+            renderer.render(.init(time: 0, depth: 0, event: .handlerCall(step: "s", handler: "h", params: []))) == "")
     }
 
     @Test func urlQueriesAreRedacted() {

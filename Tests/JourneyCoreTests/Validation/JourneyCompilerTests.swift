@@ -7,92 +7,102 @@ import Testing
 struct JourneyCompilerTests {
     @Test func validJourneyCompilesWithoutDiagnostics() {
         let (library, diagnostics) = compile([
-            journey(steps: """
-                  a:
-                    handler: t.step
-                    on: { next: b, back: failed }
-                  b:
-                    handler: t.check
-                    on: { correct: done, wrong: a, cancel: failed }
-                """)
+            journey(
+                steps: """
+                      a:
+                        handler: t.step
+                        on: { next: b, back: failed }
+                      b:
+                        handler: t.check
+                        on: { correct: done, wrong: a, cancel: failed }
+                    """)
         ])
         #expect(diagnostics.isEmpty, "\(diagnostics)")
         #expect(library?["t.j"] != nil)
     }
 
     @Test func unknownHandlerSuggestsTheClosest() {
-        let source = MarkedSource(journey(steps: """
-              a:
-                handler: 1️⃣t.stpe
-                on: { next: done }
-            """))
+        let source = MarkedSource(
+            journey(
+                steps: """
+                      a:
+                        handler: 1️⃣t.stpe
+                        on: { next: done }
+                    """))
         expectDiagnostic("handler.unknown", at: "1️⃣", in: source, containing: "did you mean 't.step'")
     }
 
     @Test func unknownTargetIsLocatedAtTheTarget() {
-        let source = MarkedSource(journey(steps: """
-              a:
-                handler: t.step
-                on: { next: 1️⃣nowhere, back: done }
-            """))
+        let source = MarkedSource(
+            journey(
+                steps: """
+                      a:
+                        handler: t.step
+                        on: { next: 1️⃣nowhere, back: done }
+                    """))
         expectDiagnostic("step.unknown", at: "1️⃣", in: source, containing: "'nowhere'")
     }
 
     @Test func undeclaredAndUnhandledOutcomes() {
-        let source = MarkedSource(journey(steps: """
-              1️⃣a:
-                handler: t.step
-                on:
-                  next: done
-                  2️⃣nxt: done
-            """))
+        let source = MarkedSource(
+            journey(
+                steps: """
+                      1️⃣a:
+                        handler: t.step
+                        on:
+                          next: done
+                          2️⃣nxt: done
+                    """))
         expectDiagnostic("outcome.undeclared", at: "2️⃣", in: source, containing: "did you mean")
         expectDiagnostic("outcome.unhandled", at: "1️⃣", in: source, containing: "'back'")
     }
 
     @Test func disabledActionsNeedNoTransition() {
         let diagnostics = diagnostics(
-            journey(steps: """
-                  a:
-                    handler: t.screen
-                    screen:
-                      actions:
-                        go: Go
-                        skip: { label: Skip, enabled: false }
-                    on: { go: done }
-                """))
+            journey(
+                steps: """
+                      a:
+                        handler: t.screen
+                        screen:
+                          actions:
+                            go: Go
+                            skip: { label: Skip, enabled: false }
+                        on: { go: done }
+                    """))
         #expect(diagnostics.isEmpty, "\(diagnostics)")
     }
 
     @Test func undefinedVariableInAGuard() {
-        let source = MarkedSource(journey(
-            steps: """
-                  a:
-                    handler: t.step
-                    on:
-                      next:
-                        - if: 1️⃣state.cuont > 1
-                          to: done
-                        - else: failed
-                      back: failed
-                """, extra: "state:\n  count: { type: int, default: 0 }"))
+        let source = MarkedSource(
+            journey(
+                steps: """
+                      a:
+                        handler: t.step
+                        on:
+                          next:
+                            - if: 1️⃣state.cuont > 1
+                              to: done
+                            - else: failed
+                          back: failed
+                    """, extra: "state:\n  count: { type: int, default: 0 }"))
         expectDiagnostic("expr.undefined", at: "1️⃣", in: source, containing: "did you mean 'state.count'")
     }
 
     @Test func typeErrorsInGuardsAndSets() {
-        let source = MarkedSource(journey(
-            steps: """
-                  a:
-                    handler: t.step
-                    on:
-                      next:
-                        - if: 1️⃣state.count + 1
-                          to: done
-                        - else: failed
-                      back:
-                        set: { state.count: 2️⃣"${'three'}" }
-                        to: done
-                """, extra: "state:\n  count: { type: int, default: 0 }"))
+        let source = MarkedSource(
+            journey(
+                steps: """
+                      a:
+                        handler: t.step
+                        on:
+                          next:
+                            - if: 1️⃣state.count + 1
+                              to: done
+                            - else: failed
+                          back:
+                            set: { state.count: 2️⃣"${'three'}" }
+                            to: done
+                    """, extra: "state:\n  count: { type: int, default: 0 }"))
         let found = diagnostics(source.text).filter { $0.id == "value.type" }
         #expect(found.count == 2, "\(found)")
         #expect(found.contains { $0.location == source.location("1️⃣") && $0.message.contains("must be a bool") })
@@ -100,40 +110,50 @@ struct JourneyCompilerTests {
     }
 
     @Test func guardedBranchesNeedAnElse() {
-        let source = MarkedSource(journey(steps: """
-              a:
-                handler: t.step
-                on:
-                  next:
-                    1️⃣- if: device.online
-                      to: done
-                  back: failed
-            """))
+        let source = MarkedSource(
+            journey(
+                steps: """
+                      a:
+                        handler: t.step
+                        on:
+                          next:
+                            1️⃣- if: device.online
+                              to: done
+                          back: failed
+                    """))
         expectDiagnostic("transition.missing-else", at: "1️⃣", in: source)
     }
 
     @Test func unknownKeysSuggestTheIntendedOne() {
-        let source = MarkedSource(journey(steps: """
-              a:
-                handler: t.step
-                1️⃣onn: { next: done }
-            """))
+        let source = MarkedSource(
+            journey(
+                steps: """
+                      a:
+                        handler: t.step
+                        1️⃣onn: { next: done }
+                    """))
         let found = diagnostics(source.text)
-        #expect(found.contains { $0.id == "key.unknown" && $0.message.contains("did you mean 'on'") && $0.location == source.location("1️⃣") })
+        #expect(
+            found.contains {
+                $0.id == "key.unknown" && $0.message.contains("did you mean 'on'")
+                    && $0.location == source.location("1️⃣")
+            })
     }
 
     @Test func unreachableStepsWarnAndDeadEndsFail() {
-        let source = MarkedSource(journey(steps: """
-              a:
-                handler: t.step
-                on: { next: 2️⃣loop, back: done }
-              1️⃣orphan:
-                handler: t.step
-                on: { next: done, back: done }
-              loop:
-                handler: t.step
-                on: { next: loop, back: loop }
-            """))
+        let source = MarkedSource(
+            journey(
+                steps: """
+                      a:
+                        handler: t.step
+                        on: { next: 2️⃣loop, back: done }
+                      1️⃣orphan:
+                        handler: t.step
+                        on: { next: done, back: done }
+                      loop:
+                        handler: t.step
+                        on: { next: loop, back: loop }
+                    """))
         let found = diagnostics(source.text)
         let unreachable = found.first { $0.id == "step.unreachable" }
         #expect(unreachable?.severity == .warning)
@@ -143,14 +163,15 @@ struct JourneyCompilerTests {
 
     @Test func stepAndEndIdsShareOneNamespace() {
         let (_, diagnostics) = compile([
-            journey(steps: """
-                  a:
-                    handler: t.step
-                    on: { next: done, back: done }
-                  done:
-                    handler: t.step
-                    on: { next: a, back: a }
-                """)
+            journey(
+                steps: """
+                      a:
+                        handler: t.step
+                        on: { next: done, back: done }
+                      done:
+                        handler: t.step
+                        on: { next: a, back: a }
+                    """)
         ])
         #expect(diagnostics.contains { $0.id == "id.duplicate" })
     }
@@ -166,45 +187,56 @@ struct JourneyCompilerTests {
         let b = journey("t.b", steps: "  a:\n    call: t.a\n    on: { done: done, failed: failed }")
         let (library, diagnostics) = compile([a, b])
         #expect(library == nil)
-        #expect(diagnostics.contains { $0.id == "call.cycle" && $0.message.contains("t.a → t.b → t.a") || $0.message.contains("t.b → t.a → t.b") })
+        #expect(
+            diagnostics.contains {
+                $0.id == "call.cycle" && $0.message.contains("t.a → t.b → t.a")
+                    || $0.message.contains("t.b → t.a → t.b")
+            })
     }
 
     @Test func callsCheckParamsAndUseTheCalleesEndsAsOutcomes() {
         let callee = journey(
             "t.callee", steps: "  a:\n    handler: t.step\n    on: { next: done, back: failed }",
             extra: "params:\n  length: { type: int }\noutputs:\n  ok: \"${params.length > 3}\"")
-        let caller = MarkedSource(journey(
-            "t.caller",
-            steps: """
-                  a:
-                    call: t.callee
-                    with: { 1️⃣lenght: 6 }
-                    on:
-                      done:
-                        - if: outcome.ok
-                          to: done
-                        - else: failed
-                      2️⃣cancelled: failed
-                """))
+        let caller = MarkedSource(
+            journey(
+                "t.caller",
+                steps: """
+                      a:
+                        call: t.callee
+                        with: { 1️⃣lenght: 6 }
+                        on:
+                          done:
+                            - if: outcome.ok
+                              to: done
+                            - else: failed
+                          2️⃣cancelled: failed
+                    """))
         let (_, diagnostics) = compile([caller.text, callee])
-        #expect(diagnostics.contains { $0.id == "param.unknown" && $0.location == caller.location("1️⃣") && $0.message.contains("did you mean 'length'") })
+        #expect(
+            diagnostics.contains {
+                $0.id == "param.unknown" && $0.location == caller.location("1️⃣")
+                    && $0.message.contains("did you mean 'length'")
+            })
         #expect(diagnostics.contains { $0.id == "param.missing" && $0.message.contains("'length'") })
         #expect(diagnostics.contains { $0.id == "outcome.undeclared" && $0.location == caller.location("2️⃣") })
         #expect(diagnostics.contains { $0.id == "outcome.unhandled" && $0.message.contains("'failed'") })
     }
 
     @Test func secretsCannotFlowIntoPlainState() {
-        let source = MarkedSource(journey(
-            steps: """
-                  a:
-                    handler: t.secret
-                    on:
-                      done:
-                        set: { state.pin: 1️⃣"${outcome.pin}" }
-                        to: done
-                """, extra: "state:\n  pin: { type: string }"))
+        let source = MarkedSource(
+            journey(
+                steps: """
+                      a:
+                        handler: t.secret
+                        on:
+                          done:
+                            set: { state.pin: 1️⃣"${outcome.pin}" }
+                            to: done
+                    """, extra: "state:\n  pin: { type: string }"))
         expectDiagnostic("secret.leak", at: "1️⃣", in: source, containing: "secret: true")
-        let fixed = source.text.replacingOccurrences(of: "pin: { type: string }", with: "pin: { type: string, secret: true }")
+        let fixed = source.text.replacingOccurrences(
+            of: "pin: { type: string }", with: "pin: { type: string, secret: true }")
         #expect(diagnostics(fixed).isEmpty)
     }
 
@@ -222,9 +254,10 @@ struct JourneyCompilerTests {
     }
 
     @Test func octalLookingIntsAreRejectedNotReinterpreted() {
-        let source = MarkedSource(journey(
-            steps: "  a:\n    handler: t.step\n    on: { next: done, back: done }",
-            extra: "params:\n  n: { type: int, default: 1️⃣0012 }"))
+        let source = MarkedSource(
+            journey(
+                steps: "  a:\n    handler: t.step\n    on: { next: done, back: done }",
+                extra: "params:\n  n: { type: int, default: 1️⃣0012 }"))
         expectDiagnostic("value.type", at: "1️⃣", in: source, containing: "leading zeros")
     }
 
@@ -243,14 +276,17 @@ struct JourneyCompilerTests {
     }
 
     @Test func limitsNeedADeclaredIntCounter() {
-        let source = MarkedSource(journey(
-            steps: """
-                  a:
-                    handler: t.check
-                    attempts: { limit: pin, counts: [wrong], resets: [correct] }
-                    on: { correct: done, wrong: a, cancel: failed }
-                """,
-            extra: "stored:\n  tries: { type: string }\nlimits:\n  pin: { max: 3, counter: 1️⃣stored.tries, exceeded: failed }"))
+        let source = MarkedSource(
+            journey(
+                steps: """
+                      a:
+                        handler: t.check
+                        attempts: { limit: pin, counts: [wrong], resets: [correct] }
+                        on: { correct: done, wrong: a, cancel: failed }
+                    """,
+                extra:
+                    "stored:\n  tries: { type: string }\nlimits:\n  pin: { max: 3, counter: 1️⃣stored.tries, exceeded: failed }"
+            ))
         expectDiagnostic("limit.counter", at: "1️⃣", in: source, containing: "must be an int")
     }
 }

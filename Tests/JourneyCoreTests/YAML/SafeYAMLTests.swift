@@ -56,7 +56,9 @@ struct SafeYAMLTests {
     }
 
     @Test func encodings() {
-        #expect(problem(bytes: [0xFF, 0xFE] + Array("a: 1\n".utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] })?.id == "yaml.encoding")
+        #expect(
+            problem(bytes: [0xFF, 0xFE] + Array("a: 1\n".utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] })?.id
+                == "yaml.encoding")
         let invalid = problem(bytes: Array("a: b\nc: \"".utf8) + [0xC3, 0x28] + Array("\"\n".utf8))
         #expect(invalid?.id == "yaml.encoding")
         #expect(invalid?.location.line == 2)
@@ -69,7 +71,9 @@ struct SafeYAMLTests {
     @Test func sizeDepthAndNodeCaps() {
         #expect(problem(String(repeating: "x", count: 2000), limits: .init(maxBytes: 1000))?.id == "yaml.too-large")
         #expect(problem("a: " + String(repeating: "[", count: 10_000))?.id == "yaml.too-deep")
-        #expect(problem("a: " + String(repeating: "[", count: 70) + String(repeating: "]", count: 70))?.id == "yaml.too-deep")
+        #expect(
+            problem("a: " + String(repeating: "[", count: 70) + String(repeating: "]", count: 70))?.id
+                == "yaml.too-deep")
         #expect(problem("a: " + String(repeating: "[", count: 60) + String(repeating: "]", count: 60)) == nil)
         let wide = "a: [" + Array(repeating: "1", count: 500).joined(separator: ",") + "]\n"
         #expect(problem(wide, limits: .init(maxNodes: 100))?.id == "yaml.too-large")
