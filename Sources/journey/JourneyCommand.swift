@@ -26,6 +26,12 @@ struct JourneyCommand: AsyncParsableCommand {
         subcommands: [CheckCommand.self, RunCommand.self, TestCommand.self]
     )
 
+    /// `journey` on its own is a usage error: print the help and exit 2.
+    func run() async throws {
+        FileHandle.standardError.write(Data(Self.helpMessage().utf8))
+        throw ExitCode(ExitStatus.invalid)
+    }
+
     /// Runs the command, mapping usage errors to exit code 2 as documented.
     static func main() async {
         do {

@@ -58,7 +58,7 @@ struct TestCommand: AsyncParsableCommand {
             if update {
                 do {
                     try FileManager.default.createDirectory(
-                        atPath: (base as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                        atPath: Path.parent(base), withIntermediateDirectories: true)
                     try AtomicFile.write(transcript.text, to: base + ".txt")
                     try AtomicFile.write(transcript.jsonl, to: base + ".jsonl")
                 } catch {
@@ -66,12 +66,17 @@ struct TestCommand: AsyncParsableCommand {
                 }
             } else {
                 problems += compare(transcript.text, golden: base + ".txt", console: console)
-                if problems.isEmpty, let golden = try? String(contentsOfFile: base + ".jsonl", encoding: .utf8),
-                    golden != transcript.jsonl
-                {
-                    problems.append(
-                        "\(Workspace.display(base)).jsonl differs from this run while the text transcript matches; run `journey test --update`"
-                    )
+                if problems.isEmpty {
+                    let golden = try? String(contentsOfFile: base + ".jsonl", encoding: .utf8)
+                    if golden == nil {
+                        problems.append(
+                            "no golden transcript at \(Workspace.display(base)).jsonl; run `journey test --update` to record it"
+                        )
+                    } else if golden != transcript.jsonl {
+                        problems.append(
+                            "\(Workspace.display(base)).jsonl differs from this run while the text transcript matches; run `journey test --update`"
+                        )
+                    }
                 }
             }
             if problems.isEmpty {

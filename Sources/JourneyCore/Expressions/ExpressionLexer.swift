@@ -117,7 +117,9 @@ struct ExpressionLexer {
         return Token(kind: .integer(digits), offset: start)
     }
 
-    private mutating func string(from start: Int, quote: Unicode.Scalar) throws(ExpressionError)
+    private mutating func string(
+        from start: Int, quote: Unicode.Scalar
+    ) throws(ExpressionError)
         -> Token
     {
         position += 1

@@ -90,7 +90,9 @@ public struct Template: Hashable, Sendable, CustomStringConvertible {
 
     /// The single expression's type, or else `string` (secret if any part is secret), with
     /// the errors of every expression; offsets count from the start of the template.
-    public func typeCheck(in scope: some ExpressionScope) -> (
+    public func typeCheck(
+        in scope: some ExpressionScope
+    ) -> (
         type: TypeInfo?, errors: [ExpressionError]
     ) {
         if isSingleExpression, case .expression(let expression, let offset) = parts[0] {

@@ -27,7 +27,9 @@ public struct JourneyLoader: Sendable {
         }
     }
 
-    /// Loads a journey from a parsed YAML document.
+    /// Loads a journey from a parsed YAML document. When the document is a mapping, a journey
+    /// is returned even if it has errors (marked ``Journey/isIncomplete``), so that later
+    /// checks can report their problems in the same run.
     public func load(_ root: YAMLNode, path: String) -> (journey: Journey?, diagnostics: DiagnosticList) {
         var r = NodeReader()
         guard
@@ -73,8 +75,9 @@ public struct JourneyLoader: Sendable {
         }
         let start = f["start"].flatMap { r.located($0, "'start'") } ?? Located("", at: root.location)
         var steps: [Step] = []
+        var unloaded: Set<String> = []
         for entry in f["steps"].map({ r.namedEntries($0, "'steps'") }) ?? [] {
-            if let step = step(entry, &r) { steps.append(step) }
+            if let step = step(entry, &r) { steps.append(step) } else { unloaded.insert(entry.key) }
         }
         var ends: [End] = []
         for entry in f["ends"].map({ r.namedEntries($0, "'ends'") }) ?? [] {
@@ -91,11 +94,12 @@ public struct JourneyLoader: Sendable {
                     text: ef["text"].flatMap { r.text($0, "'text'") }))
         }
 
-        guard let title, !r.diagnostics.hasErrors else { return (nil, r.diagnostics) }
-        let journey = Journey(
-            id: id, file: path, title: title, summary: summary, locales: locales, params: params, state: state,
-            stored: stored, outputs: outputs, limits: limits, start: start, steps: steps, ends: ends,
-            location: root.location)
+        var journey = Journey(
+            id: id, file: path, title: title ?? LocalizedText(entries: [], location: root.location), summary: summary,
+            locales: locales, params: params, state: state, stored: stored, outputs: outputs, limits: limits,
+            start: start, steps: steps, ends: ends, location: root.location)
+        journey.unloadedSteps = unloaded
+        journey.isIncomplete = r.diagnostics.hasErrors
         return (journey, r.diagnostics)
     }
 

@@ -88,9 +88,8 @@ public struct ProjectLoader: Sendable {
                 journeyFiles += 1
                 let (journey, diagnostics) = JourneyLoader(yaml: yaml).load(root, path: file.path)
                 d.append(contentsOf: diagnostics.items)
-                if let journey {
-                    journeys.append(journey)
-                } else if let id = entries.first(where: { $0.key == "journey" })?.value.scalar {
+                if let journey { journeys.append(journey) }
+                if journey?.isIncomplete ?? true, let id = entries.first(where: { $0.key == "journey" })?.value.scalar {
                     broken.insert(id)
                 }
             } else if first == "scenario" || entries.contains(where: { $0.key == "script" }) {
@@ -115,9 +114,8 @@ public struct ProjectLoader: Sendable {
             if let journey = candidate.journey {
                 journeys.append(journey)
                 wanted += Self.callees(journey)
-            } else {
-                broken.insert(id)
             }
+            if candidate.journey?.isIncomplete ?? true { broken.insert(id) }
         }
         let (library, compileDiagnostics) = JourneyCompiler(handlers: handlers).compile(journeys)
         d.append(contentsOf: compileDiagnostics.items)

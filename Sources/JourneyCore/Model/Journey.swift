@@ -17,6 +17,12 @@ public struct Journey: Sendable {
     public var steps: [Step]
     public var ends: [End]
     public var location: SourceLocation
+    /// Steps whose definitions had errors and were left out; targets naming them are not
+    /// reported again.
+    public var unloadedSteps: Set<String> = []
+    /// Whether loading found errors. An incomplete journey is still checked (so that all of a
+    /// file's problems are reported at once) but never runs.
+    public var isIncomplete = false
 
     /// The default locale: the first of ``locales``.
     public var defaultLocale: String { locales.first ?? "en" }

@@ -136,14 +136,18 @@ struct JourneyContext {
         var start: Target?
         if let s = targets[journey.start.value], case .step = s {
             start = s
+        } else if journey.start.value.isEmpty || journey.unloadedSteps.contains(journey.start.value) {
+            // Already reported when loading.
         } else {
             diagnostics.error(
                 C.unknownStep,
                 "start step '\(journey.start.value)' is not a step of this journey\(Suggestion.hint(for: journey.start.value, in: stepIds))",
                 at: journey.start.location)
         }
-        ReachabilityRule.check(journey, into: &diagnostics)
-        guard let start, !diagnostics.hasErrors, steps.count == journey.steps.count else { return nil }
+        if !journey.isIncomplete { ReachabilityRule.check(journey, into: &diagnostics) }
+        guard let start, !diagnostics.hasErrors, !journey.isIncomplete, steps.count == journey.steps.count else {
+            return nil
+        }
         return CompiledJourney(
             source: journey, steps: steps, ends: journey.ends.map { CompiledEnd(id: $0.id.value, kind: $0.kind) },
             start: start, params: params, state: state, stored: stored, limits: limits, outputs: outputs)
@@ -373,11 +377,12 @@ struct JourneyContext {
                 }
             }
             guard let target = targets[branch.target.value] else {
+                failed = true
+                if journey.unloadedSteps.contains(branch.target.value) { continue }
                 diagnostics.error(
                     C.unknownStep,
                     "\(what) goes to '\(branch.target.value)', which is not a step or end of this journey\(Suggestion.hint(for: branch.target.value, in: targets.keys))",
                     at: branch.target.location)
-                failed = true
                 continue
             }
             let label = branch.isElse ? "else" : (branch.condition == nil ? "always" : "if \(index + 1)")

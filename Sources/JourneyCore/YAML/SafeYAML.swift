@@ -232,8 +232,16 @@ public struct SafeYAML: Sendable {
             return Diagnostic(.error, syntax, phrase(problem, context), at: at(mark))
         case .duplicatedKeysInMapping(let duplicates, let context):
             let names = duplicates.map { "'\($0)'" }.joined(separator: ", ")
+            let first = at(context.mark)
+            guard let key = duplicates.first,
+                let again = repeatedKey(key, after: context.mark, in: context.text)
+            else {
+                return Diagnostic(
+                    .error, duplicateKey, "key \(names) is given more than once in one mapping", at: first)
+            }
             return Diagnostic(
-                .error, duplicateKey, "key \(names) is given more than once in one mapping", at: at(context.mark))
+                .error, duplicateKey, "key '\(key)' is given again; it is already set at line \(first.line)",
+                at: SourceLocation(file: path, line: again.line, column: again.column))
         case .reader(let problem, _, _, _):
             return Diagnostic(.error, encoding, problem, at: SourceLocation(file: path, line: 1, column: 1))
         case .dataCouldNotBeDecoded:
@@ -243,6 +251,29 @@ public struct SafeYAML: Sendable {
             return Diagnostic(
                 .error, syntax, "cannot read YAML: \(error)", at: SourceLocation(file: path, line: 1, column: 1))
         }
+    }
+
+    /// Where a block mapping's key appears a second time: the next line at the same
+    /// indentation that starts with the key, before the mapping ends.
+    static func repeatedKey(_ key: String, after mark: Mark, in text: String) -> (line: Int, column: Int)? {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard mark.line >= 1, mark.line <= lines.count else { return nil }
+        let indent = mark.column - 1
+        let forms = [key, "\"\(key)\"", "'\(key)'"]
+        for index in mark.line..<lines.count {
+            let line = lines[index]
+            let content = line.drop { $0 == " " }
+            let depth = line.count - content.count
+            if content.isEmpty || content.hasPrefix("#") { continue }
+            if depth < indent { return nil }
+            guard depth == indent else { continue }
+            for form in forms where content.hasPrefix(form) {
+                let rest = content.dropFirst(form.count).drop { $0 == " " }
+                if rest.hasPrefix(":") { return (index + 1, mark.column) }
+            }
+            if content.hasPrefix("- ") { return nil }
+        }
+        return nil
     }
 
     // MARK: - Conversion

@@ -28,10 +28,10 @@ enum Files {
             guard let enumerator = fm.enumerator(atPath: path) else { continue }
             var found: [String] = []
             for case let relative as String in enumerator {
-                let name = (relative as NSString).lastPathComponent
+                let name = Path.lastComponent(relative)
                 if name.hasPrefix(".") { continue }
                 if name.hasSuffix(".yaml") || name.hasSuffix(".yml") {
-                    found.append(path == "." ? relative : (path as NSString).appendingPathComponent(relative))
+                    found.append(Path.join(path, relative))
                 }
             }
             result.append(contentsOf: found.sorted())
@@ -74,9 +74,7 @@ final class AtomicFile {
 
     init(path: String) throws {
         self.path = path
-        let directory = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent
-        temporaryPath = (directory.isEmpty ? "." : directory) + "/.\(name).\(getpid()).tmp"
+        temporaryPath = Path.join(Path.parent(path), ".\(Path.lastComponent(path)).\(getpid()).tmp")
         descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         if descriptor < 0 {
             throw CLIError("cannot write \(path): \(String(cString: strerror(errno)))")
@@ -115,8 +113,7 @@ final class AtomicFile {
             unlink(temporaryPath)
             throw CLIError("cannot write \(path): \(failure)")
         }
-        let directory = (path as NSString).deletingLastPathComponent
-        let dir = open(directory.isEmpty ? "." : directory, O_RDONLY | O_CLOEXEC)
+        let dir = open(Path.parent(path), O_RDONLY | O_CLOEXEC)
         if dir >= 0 {
             fsync(dir)
             close(dir)

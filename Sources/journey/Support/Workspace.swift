@@ -29,7 +29,7 @@ enum Workspace {
             } else {
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
                 files += names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted().map {
-                    (folder as NSString).appendingPathComponent($0)
+                    Path.join(folder, $0)
                 }
             }
         }
@@ -46,34 +46,27 @@ enum Workspace {
     static func journeySearchPath(for path: String) -> (folder: String, recursive: Bool) {
         var isDirectory: ObjCBool = false
         FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-        var folder = isDirectory.boolValue ? path : (path as NSString).deletingLastPathComponent
-        if folder.isEmpty { folder = "." }
-        var candidate = (folder as NSString).standardizingPath
+        let folder = isDirectory.boolValue ? path : Path.parent(path)
+        let cwd = FileManager.default.currentDirectoryPath
+        var candidate = folder
         while true {
-            if (candidate as NSString).lastPathComponent == "journeys" { return (candidate, true) }
-            let parent = (candidate as NSString).deletingLastPathComponent
-            if parent == candidate || parent.isEmpty { break }
-            candidate = parent
+            let components = Path.absoluteComponents(candidate, cwd: cwd)
+            guard let name = components.last else { break }
+            if name == "journeys" { return (candidate, true) }
+            candidate = Path.parent(candidate)
         }
-        if (folder as NSString).lastPathComponent == "scenarios" {
-            return ((folder as NSString).deletingLastPathComponent, false)
-        }
+        if Path.lastComponent(folder) == "scenarios" { return (Path.parent(folder), false) }
         return (folder, false)
     }
 
     /// Where a scenario's golden transcripts live: `transcripts/NAME.txt` and `.jsonl` beside
     /// the `scenarios` folder that holds it.
     static func goldenBase(for scenarioFile: String) -> String {
-        let directory = (scenarioFile as NSString).deletingLastPathComponent
-        var name = (scenarioFile as NSString).lastPathComponent
-        for suffix in [".scenario.yaml", ".scenario.yml", ".yaml", ".yml"] where name.hasSuffix(suffix) {
-            name = String(name.dropLast(suffix.count))
-            break
-        }
-        let base =
-            (directory as NSString).lastPathComponent == "scenarios"
-            ? (directory as NSString).deletingLastPathComponent : directory
-        return ((base as NSString).appendingPathComponent("transcripts") as NSString).appendingPathComponent(name)
+        let directory = Path.parent(scenarioFile)
+        let name = Path.removingSuffix(
+            Path.lastComponent(scenarioFile), [".scenario.yaml", ".scenario.yml", ".yaml", ".yml"])
+        let base = Path.lastComponent(directory) == "scenarios" ? Path.parent(directory) : directory
+        return Path.join(Path.join(base, "transcripts"), name)
     }
 
     /// A path shown relative to the current folder when it is inside it.

@@ -87,7 +87,9 @@ enum Expr {
     }
 
     /// The evaluation error `source` gives, or nil if it evaluates.
-    static func evalError(_ source: String, _ values: ExprTestValues = .standard) throws
+    static func evalError(
+        _ source: String, _ values: ExprTestValues = .standard
+    ) throws
         -> EvaluationError?
     {
         do {
@@ -98,7 +100,9 @@ enum Expr {
         }
     }
 
-    static func check(_ source: String, _ scope: ExprTestScope = .standard) throws -> (
+    static func check(
+        _ source: String, _ scope: ExprTestScope = .standard
+    ) throws -> (
         type: TypeInfo?, errors: [ExpressionError]
     ) {
         try parse(source).typeCheck(in: scope)

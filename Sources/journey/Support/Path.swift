@@ -1,0 +1,54 @@
+/// Path arithmetic on plain strings. (Foundation's `NSString` path methods trap on Linux for
+/// one-character paths such as `.` or `a`, so the CLI does not use them.)
+enum Path {
+    /// The last component: `a/b.yaml` → `b.yaml`, `a/b/` → `b`, `/` → `/`.
+    static func lastComponent(_ path: String) -> String {
+        let trimmed = trimTrailingSlashes(path)
+        if trimmed == "/" { return "/" }
+        guard let slash = trimmed.lastIndex(of: "/") else { return trimmed }
+        return String(trimmed[trimmed.index(after: slash)...])
+    }
+
+    /// The folder holding `path`: `a/b.yaml` → `a`, `b.yaml` → `.`, `/b` → `/`, `.` → `..`.
+    static func parent(_ path: String) -> String {
+        let trimmed = trimTrailingSlashes(path)
+        if trimmed.isEmpty || trimmed == "." { return ".." }
+        if trimmed == "/" { return "/" }
+        if trimmed == ".." || trimmed.hasSuffix("/..") { return trimmed + "/.." }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        if slash == trimmed.startIndex { return "/" }
+        return String(trimmed[..<slash])
+    }
+
+    /// `a` + `b` → `a/b`.
+    static func join(_ base: String, _ component: String) -> String {
+        if base.isEmpty || base == "." { return component }
+        return base.hasSuffix("/") ? base + component : base + "/" + component
+    }
+
+    /// The components of the absolute form of `path`, with `.` and `..` resolved.
+    static func absoluteComponents(_ path: String, cwd: String) -> [String] {
+        let full = path.hasPrefix("/") ? path : join(cwd, path)
+        var parts: [String] = []
+        for part in full.split(separator: "/") {
+            switch part {
+            case ".": continue
+            case "..": if !parts.isEmpty { parts.removeLast() }
+            default: parts.append(String(part))
+            }
+        }
+        return parts
+    }
+
+    /// `name` without the first matching suffix.
+    static func removingSuffix(_ name: String, _ suffixes: [String]) -> String {
+        for suffix in suffixes where name.hasSuffix(suffix) { return String(name.dropLast(suffix.count)) }
+        return name
+    }
+
+    private static func trimTrailingSlashes(_ path: String) -> String {
+        var result = Substring(path)
+        while result.count > 1 && result.hasSuffix("/") { result.removeLast() }
+        return String(result)
+    }
+}

@@ -1,0 +1,242 @@
+import Foundation
+import Testing
+
+/// A row of Tests/Fixtures/bad/expected.tsv, with the position its README gives.
+struct BadFixture: Sendable, CustomTestStringConvertible {
+    var file: String
+    var id: String
+
+    var url: URL { Paths.badFixtures.appendingPathComponent(file) }
+    var testDescription: String { "\(file) → [\(id)]" }
+
+    /// The rows of expected.tsv after its `file<TAB>id` header. Empty when the table is
+    /// missing; `tableIsComplete` fails in that case, so nothing passes by having no rows.
+    static let all: [BadFixture] = {
+        guard
+            let text = try? String(
+                contentsOf: Paths.badFixtures.appendingPathComponent("expected.tsv"), encoding: .utf8)
+        else { return [] }
+        return RunResult.lines(text).dropFirst().compactMap { row in
+            let columns = row.split(separator: "\t").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard columns.count == 2, !columns[0].isEmpty else { return nil }
+            return BadFixture(file: columns[0], id: columns[1])
+        }
+    }()
+
+    /// `file → "line:column"` from the README table's "where" column (its first `L:C`).
+    static let readmePositions: [String: String] = {
+        guard let text = try? String(contentsOf: Paths.badFixtures.appendingPathComponent("README.md"), encoding: .utf8)
+        else { return [:] }
+        var result: [String: String] = [:]
+        for line in RunResult.lines(text) where line.hasPrefix("| `") {
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+            guard cells.count >= 7, let name = cells[1].wholeMatch(of: #/`([^`]+)`/#)?.1 else { continue }
+            if let position = cells[cells.count - 2].firstMatch(of: #/(\d+):(\d+)/#) {
+                result[String(name)] = "\(position.1):\(position.2)"
+            }
+        }
+        return result
+    }()
+
+    /// Fixtures whose exact position the README does not promise ("a guide, not a contract:
+    /// for the depth and syntax errors the exact position depends on where the loader notices").
+    static let positionIsAGuide: Set<String> = ["yaml.too-deep", "yaml.syntax"]
+
+    static var withExactPositions: [BadFixture] { all.filter { !positionIsAGuide.contains($0.id) } }
+}
+
+/// Runs `journey check` on a single file copied alone into a fresh folder, so that the exit
+/// code can only come from that file (the CLI may read nearby files for sub-journeys).
+func checkAlone(_ name: String, contents: (URL) throws -> Void) throws -> (result: RunResult, path: String) {
+    try withTemporaryDirectory { directory in
+        let file = directory.appendingPathComponent(name)
+        try contents(file)
+        let result = try runJourney(["check", file.path], cwd: directory)
+        return (result, file.path)
+    }
+}
+
+@Suite("Bad input: journey check rejects it cleanly", .timeLimit(.minutes(2)))
+struct BadInputTests {
+    @Test("expected.tsv lists every fixture in the folder, and only those")
+    func tableIsComplete() throws {
+        let listed = Set(BadFixture.all.map(\.file))
+        let present = Set(entries(of: Paths.badFixtures).filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") })
+        #expect(BadFixture.all.count >= 20, "expected.tsv should list the bad-input corpus")
+        #expect(
+            listed == present,
+            "listed but missing: \(listed.subtracting(present)); present but unlisted: \(present.subtracting(listed))")
+        #expect(BadFixture.all.allSatisfy { $0.id.contains(".") && !$0.id.contains(" ") })
+    }
+
+    @Test("each fixture: exit 2, its id at a file:line:column, no crash", arguments: BadFixture.all)
+    func fixtureIsRejected(_ fixture: BadFixture) throws {
+        let (result, path) = try checkAlone(fixture.file) { target in
+            try FileManager.default.copyItem(at: fixture.url, to: target)
+        }
+        expectNoCrash(result)
+        #expect(result.status == Exit.invalid, "\(result)")
+        let mine = result.diagnostics.filter { $0.path == path && $0.severity == "error" }
+        #expect(
+            mine.contains { $0.id == fixture.id },
+            "no `\(path):L:C: error: … [\(fixture.id)]` line in:\n\(result.stderr)")
+        #expect(mine.allSatisfy { $0.line >= 1 && $0.column >= 1 })
+        // Nothing may execute: an unsafe loader would run `echo pwned-by-journey-file`.
+        #expect(!result.stdout.contains("pwned-by-journey-file"))
+        // Every problem is a located diagnostic, plus the summary line.
+        let stray = result.stderrLines.filter { DiagnosticLine($0) == nil && !$0.hasPrefix("checked ") }
+        #expect(stray.isEmpty, "unexpected stderr lines: \(stray)")
+    }
+
+    @Test(
+        "the loader reports the position the README gives",
+        arguments: BadFixture.withExactPositions)
+    func positionMatchesReadme(_ fixture: BadFixture) throws {
+        let expected = try #require(
+            BadFixture.readmePositions[fixture.file], "README.md gives no line:column for \(fixture.file)")
+        let (result, path) = try checkAlone(fixture.file) { target in
+            try FileManager.default.copyItem(at: fixture.url, to: target)
+        }
+        let positions = result.errors(fixture.id).filter { $0.path == path }.map(\.position)
+        if fixture.file == "duplicate-key.yaml" {
+            #expect(positions.contains(expected), "README says \(expected), the loader printed \(positions)")
+        } else {
+            #expect(
+                positions.contains(expected),
+                "README says \(expected), the loader printed \(positions)\n\(result.stderr)")
+        }
+    }
+
+    @Test("the three positions the README calls out, checked against the fixture text")
+    func positionsAgainstFixtureText() throws {
+        // tabs.yaml: the first tab is the first character of line 7.
+        let tabs = try String(contentsOf: Paths.badFixtures.appendingPathComponent("tabs.yaml"), encoding: .utf8)
+        let tabLine = try #require(RunResult.lines(tabs).firstIndex { $0.hasPrefix("\t") }) + 1
+        #expect(tabLine == 7)
+        // unknown-key.yaml: `stpes:` starts line 6.
+        let unknown = try String(
+            contentsOf: Paths.badFixtures.appendingPathComponent("unknown-key.yaml"), encoding: .utf8)
+        #expect(RunResult.lines(unknown)[5].hasPrefix("stpes:"))
+        // duplicate-key.yaml: the second `  welcome:` is line 15.
+        let duplicate = try String(
+            contentsOf: Paths.badFixtures.appendingPathComponent("duplicate-key.yaml"), encoding: .utf8)
+        let duplicateLines = RunResult.lines(duplicate)
+        let welcomes = duplicateLines.indices.filter { duplicateLines[$0] == "  welcome:" }.map { $0 + 1 }
+        #expect(welcomes == [7, 15])
+
+        let (tabResult, tabPath) = try checkAlone("tabs.yaml") {
+            try FileManager.default.copyItem(at: Paths.badFixtures.appendingPathComponent("tabs.yaml"), to: $0)
+        }
+        #expect(tabResult.errors("yaml.tab").map(\.description).contains { $0.hasPrefix("\(tabPath):7:1: error: ") })
+
+        let (unknownResult, unknownPath) = try checkAlone("unknown-key.yaml") {
+            try FileManager.default.copyItem(at: Paths.badFixtures.appendingPathComponent("unknown-key.yaml"), to: $0)
+        }
+        let unknownKey = unknownResult.errors("key.unknown").filter { $0.path == unknownPath }
+        #expect(unknownKey.map(\.position) == ["6:1"], "\(unknownResult)")
+        #expect(unknownKey.first?.message.contains("did you mean 'steps'") == true)
+
+        let (duplicateResult, duplicatePath) = try checkAlone("duplicate-key.yaml") {
+            try FileManager.default.copyItem(at: Paths.badFixtures.appendingPathComponent("duplicate-key.yaml"), to: $0)
+        }
+        let duplicates = duplicateResult.errors("yaml.duplicate-key").filter { $0.path == duplicatePath }
+        #expect(duplicates.count == 1, "\(duplicateResult)")
+        #expect(duplicates.first?.message.contains("'welcome'") == true)
+        #expect(duplicates.map(\.position) == ["15:3"])
+    }
+
+    @Test("checking one bad file in place reports only that file, not its siblings")
+    func checkingOneFileIgnoresSiblings() throws {
+        // Every other fixture in the folder is broken too: none of their errors may show.
+        let result = try runJourney(["check", "Tests/Fixtures/bad/empty.yaml"])
+        expectNoCrash(result)
+        #expect(result.status == Exit.invalid)
+        #expect(result.errors("yaml.empty").contains { $0.path == "Tests/Fixtures/bad/empty.yaml" })
+        let others = Set(result.diagnostics.map(\.path)).subtracting(["Tests/Fixtures/bad/empty.yaml"])
+        #expect(others.isEmpty, "diagnostics for files that were not named: \(others.sorted())")
+    }
+
+    // MARK: Generated inputs
+
+    enum Generated: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case fiftyMegabytes, billionLaughs, deepFlow, deepExplicitKeys, deepIndentedMapping
+
+        var testDescription: String { rawValue }
+
+        var expectedId: String {
+            switch self {
+            case .fiftyMegabytes: "yaml.too-large"
+            case .billionLaughs: "yaml.alias"
+            case .deepFlow, .deepExplicitKeys, .deepIndentedMapping: "yaml.too-deep"
+            }
+        }
+
+        /// Writes the input to `url`.
+        func write(to url: URL) throws {
+            switch self {
+            case .fiftyMegabytes:
+                // One huge scalar, written in 1 MiB chunks.
+                FileManager.default.createFile(atPath: url.path, contents: nil)
+                let handle = try FileHandle(forWritingTo: url)
+                defer { try? handle.close() }
+                try handle.write(contentsOf: Data("journey: \"".utf8))
+                let chunk = Data(repeating: UInt8(ascii: "a"), count: 1 << 20)
+                for _ in 0..<50 { try handle.write(contentsOf: chunk) }
+                try handle.write(contentsOf: Data("\"\n".utf8))
+            case .billionLaughs:
+                // 9 levels × 9 aliases: lol9 would expand to 9^9 strings.
+                var lines = [
+                    "journey: demo.laughs", "version: 1", "title: Laughs", "start: welcome", "steps:", "  welcome:",
+                    "    handler: ui.screen", "    with:", "      lol1: &lol1 \"lol\"",
+                ]
+                for level in 2...9 {
+                    let aliases = Array(repeating: "*lol\(level - 1)", count: 9).joined(separator: ", ")
+                    lines.append("      lol\(level): &lol\(level) [\(aliases)]")
+                }
+                lines += [
+                    "    screen: { title: Welcome, actions: { next: Next } }", "    on: { next: done }", "ends:",
+                    "  done: { kind: success, title: Done }",
+                ]
+                try writeText(lines.joined(separator: "\n") + "\n", to: url)
+            case .deepFlow:
+                try writeText(String(repeating: "[", count: 10_000) + "\n", to: url)
+            case .deepExplicitKeys:
+                try writeText(String(repeating: "? ", count: 5_000) + "deep\n", to: url)
+            case .deepIndentedMapping:
+                // 1300 block mappings, each one space deeper: ~850 KB, under the 1 MiB cap.
+                var text = ""
+                for level in 0..<1300 {
+                    text += String(repeating: " ", count: level) + "k\(level):" + (level == 1299 ? " v" : "") + "\n"
+                }
+                try writeText(text, to: url)
+            }
+        }
+    }
+
+    @Test("generated hostile inputs are refused with exit 2", arguments: Generated.allCases)
+    func generatedInput(_ input: Generated) throws {
+        let started = Date()
+        let (result, path) = try checkAlone("\(input.rawValue).yaml") { url in
+            try input.write(to: url)
+            let size = (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue ?? 0
+            switch input {
+            case .fiftyMegabytes: #expect(size > 50_000_000)
+            // Must stay under the 1 MiB size cap, or it would test the cap, not the depth.
+            case .deepIndentedMapping: #expect((800_000..<1_048_576).contains(size), "size \(size)")
+            default: break
+            }
+        }
+        expectNoCrash(result)
+        #expect(result.status == Exit.invalid, "\(result)")
+        let found = result.errors(input.expectedId).filter { $0.path == path }
+        #expect(!found.isEmpty, "no [\(input.expectedId)] for \(path) in:\n\(result.stderr)")
+        if input == .fiftyMegabytes {
+            #expect(found.first?.position == "1:1")
+            // The size cap fires before anything is parsed.
+            #expect(result.diagnostics.count == 1, "\(result.stderr)")
+        }
+        #expect(Date().timeIntervalSince(started) < 15, "refusing \(input) took too long")
+    }
+}

@@ -1,0 +1,384 @@
+import Foundation
+import Testing
+
+/// Journeys and scenarios written at test time; each test gets its own `journeys` folder
+/// so that files of one test never take part in another's check.
+enum TestJourneys {
+    /// Problems the compiler finds (the journey loads, but does not compile). Lines matter:
+    /// the test asserts each diagnostic's line.
+    static let compileProblems = """
+        journey: demo.multi
+        version: 1
+        title: Many problems
+        state:
+          count: { type: int, default: 0 }
+        start: first
+        steps:
+          first:
+            handler: ui.nope
+            screen:
+              title: First
+              actions:
+                next: Next
+            on:
+              next: second
+          second:
+            handler: ui.screen
+            screen:
+              title: Second
+              actions:
+                next: Next
+                back: Back
+            on:
+              next: nowhere
+              back: first
+              sideways: first
+          third:
+            handler: ui.screen
+            screen:
+              title: Third
+              actions:
+                a: A
+                b: B
+            on:
+              a: done
+          fourth:
+            handler: ui.screen
+            screen:
+              title: Fourth
+              actions:
+                go: Go
+            on:
+              go:
+                - if: state.missing > 1
+                  to: done
+                - if: state.count + 'x'
+                  to: done
+                - else: done
+        ends:
+          done: { kind: success, title: Done }
+
+        """
+
+    /// (id, line) of every error in `compileProblems`.
+    static let compileExpectations: [(id: String, line: Int)] = [
+        ("handler.unknown", 9),  // handler: ui.nope
+        ("step.unknown", 24),  // next: nowhere
+        ("outcome.undeclared", 26),  // sideways: first
+        ("outcome.unhandled", 27),  // third does not handle 'b'
+        ("expr.undefined", 44),  // state.missing
+        ("expr.type", 46),  // state.count + 'x'
+    ]
+
+    /// The same problems plus two the loader finds: a guarded list without `else`, and an
+    /// unknown key in a step.
+    static var allProblems: String {
+        compileProblems
+            .replacingOccurrences(of: "          to: done\n        - else: done\n", with: "          to: done\n")
+            .replacingOccurrences(
+                of: "ends:\n",
+                with: """
+                      fifth:
+                        handlr: ui.screen
+                        screen:
+                          title: Fifth
+                          actions:
+                            next: Next
+                        on:
+                          next: done
+                    ends:
+
+                    """)
+    }
+
+    static func screenStep(_ id: String, actions: [String: String]) -> String {
+        let on = actions.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+        let labels = actions.keys.sorted().map { "\($0): \($0.capitalized)" }.joined(separator: ", ")
+        return """
+              \(id):
+                handler: ui.screen
+                screen: { title: \(id.capitalized), actions: { \(labels) } }
+                on: { \(on) }
+
+            """
+    }
+}
+
+@Suite("journey check", .timeLimit(.minutes(2)))
+struct CheckTests {
+    @Test("the shipped journeys check clean, with and without --strict")
+    func shippedJourneysAreClean() throws {
+        for arguments in [["check", "journeys"], ["check", "--strict", "journeys"]] {
+            let result = try runJourney(arguments)
+            expectNoCrash(result)
+            #expect(result.status == Exit.ok, "\(arguments): \(result)")
+            #expect(!result.output.contains("error:"), "\(result)")
+            #expect(result.stderr.contains(" 0 errors"), "\(result)")
+        }
+    }
+
+    @Test("a journey with many compile problems reports all of them in one run, by line")
+    func reportsAllCompileProblems() throws {
+        try withTemporaryDirectory { directory in
+            let file = directory.appendingPathComponent("journeys/multi.journey.yaml")
+            try writeText(TestJourneys.compileProblems, to: file)
+            let result = try runJourney(["check", "journeys"], cwd: directory)
+            expectNoCrash(result)
+            #expect(result.status == Exit.invalid)
+            let mine = result.diagnostics.filter { $0.path == "journeys/multi.journey.yaml" }
+            for (id, line) in TestJourneys.compileExpectations {
+                #expect(
+                    mine.contains { $0.id == id && $0.severity == "error" && $0.line == line },
+                    "missing [\(id)] at line \(line) in:\n\(result.stderr)")
+            }
+            // Sorted by position.
+            let positions = result.diagnostics.map { [$0.line, $0.column] }
+            #expect(positions == positions.sorted { $0.lexicographicallyPrecedes($1) }, "\(result.stderr)")
+            // The messages say what is wrong.
+            #expect(mine.contains { $0.id == "handler.unknown" && $0.message.contains("ui.nope") })
+            #expect(mine.contains { $0.id == "step.unknown" && $0.message.contains("'nowhere'") })
+            #expect(mine.contains { $0.id == "outcome.undeclared" && $0.message.contains("'sideways'") })
+            #expect(mine.contains { $0.id == "outcome.unhandled" && $0.message.contains("'b'") })
+            #expect(mine.contains { $0.id == "expr.undefined" && $0.message.contains("state.missing") })
+            // Unreachable steps in a broken journey are still only warnings.
+            #expect(mine.filter { $0.id == "step.unreachable" }.allSatisfy { $0.severity == "warning" })
+        }
+    }
+
+    @Test("loader and compiler problems in one journey are all reported in one run")
+    func reportsLoaderAndCompilerProblemsTogether() throws {
+        try withTemporaryDirectory { directory in
+            let file = directory.appendingPathComponent("journeys/multi.journey.yaml")
+            let text = TestJourneys.allProblems
+            #expect(!text.contains("- else:") && text.contains("handlr:"))
+            try writeText(text, to: file)
+            let result = try runJourney(["check", "journeys"], cwd: directory)
+            expectNoCrash(result)
+            #expect(result.status == Exit.invalid)
+            let mine = result.diagnostics.filter { $0.path == "journeys/multi.journey.yaml" && $0.severity == "error" }
+            #expect(mine.contains { $0.id == "transition.missing-else" && $0.line == 44 }, "\(result.stderr)")
+            #expect(
+                mine.contains {
+                    $0.id == "key.unknown" && $0.line == 49 && $0.message.contains("did you mean 'handler'")
+                },
+                "\(result.stderr)")
+            let positions = result.diagnostics.map { [$0.line, $0.column] }
+            #expect(positions == positions.sorted { $0.lexicographicallyPrecedes($1) }, "\(result.stderr)")
+            for (id, line) in TestJourneys.compileExpectations {
+                #expect(mine.contains { $0.id == id && $0.line == line }, "missing [\(id)] at line \(line)")
+            }
+        }
+    }
+
+    @Test("an unreachable step is a warning (exit 0), an error with --strict (exit 2)")
+    func unreachableStep() throws {
+        try withTemporaryDirectory { directory in
+            let journey = """
+                journey: demo.unreachable
+                version: 1
+                title: Unreachable
+                start: first
+                steps:
+                \(TestJourneys.screenStep("first", actions: ["next": "done"]))\(TestJourneys.screenStep("orphan", actions: ["next": "done"]))ends:
+                  done: { kind: success, title: Done }
+
+                """
+            try writeText(journey, to: directory.appendingPathComponent("journeys/unreachable.journey.yaml"))
+            let relaxed = try runJourney(["check", "journeys"], cwd: directory)
+            expectNoCrash(relaxed)
+            #expect(relaxed.status == Exit.ok, "\(relaxed)")
+            let warnings = relaxed.diagnostics.filter { $0.id == "step.unreachable" }
+            #expect(warnings.count == 1, "\(relaxed.stderr)")
+            #expect(warnings.first?.severity == "warning")
+            #expect(warnings.first?.message.contains("'orphan'") == true)
+            #expect(warnings.first?.line == 10, "\(relaxed.stderr)")
+            #expect(!relaxed.stderr.contains("error:"))
+
+            let strict = try runJourney(["check", "--strict", "journeys"], cwd: directory)
+            #expect(strict.status == Exit.invalid, "\(strict)")
+            #expect(strict.diagnostics.contains { $0.id == "step.unreachable" })
+        }
+    }
+
+    @Test("a step from which no end can be reached is an error")
+    func noEnd() throws {
+        try withTemporaryDirectory { directory in
+            let journey = """
+                journey: demo.no-end
+                version: 1
+                title: No end
+                start: first
+                steps:
+                \(TestJourneys.screenStep("first", actions: ["next": "done", "loop": "spin"]))\(TestJourneys.screenStep("spin", actions: ["again": "spin"]))ends:
+                  done: { kind: success, title: Done }
+
+                """
+            try writeText(journey, to: directory.appendingPathComponent("journeys/no-end.journey.yaml"))
+            let result = try runJourney(["check", "journeys"], cwd: directory)
+            expectNoCrash(result)
+            #expect(result.status == Exit.invalid, "\(result)")
+            let errors = result.errors("step.no-end")
+            #expect(errors.count == 1, "\(result.stderr)")
+            #expect(errors.first?.message.contains("'spin'") == true)
+            #expect(errors.first?.line == 10)
+        }
+    }
+
+    @Test("two journeys calling each other are a call cycle")
+    func callCycle() throws {
+        try withTemporaryDirectory { directory in
+            try writeText(
+                """
+                journey: demo.a
+                version: 1
+                title: A
+                start: callB
+                steps:
+                  callB:
+                    call: demo.b
+                    on:
+                      finished: done
+                ends:
+                  done: { kind: success, title: Done }
+
+                """, to: directory.appendingPathComponent("journeys/a.journey.yaml"))
+            try writeText(
+                """
+                journey: demo.b
+                version: 1
+                title: B
+                start: callA
+                steps:
+                  callA:
+                    call: demo.a
+                    on:
+                      done: finished
+                ends:
+                  finished: { kind: success, title: Finished }
+
+                """, to: directory.appendingPathComponent("journeys/b.journey.yaml"))
+            let result = try runJourney(["check", "journeys"], cwd: directory)
+            expectNoCrash(result)
+            #expect(result.status == Exit.invalid, "\(result)")
+            let cycles = result.errors("call.cycle")
+            #expect(!cycles.isEmpty, "\(result.stderr)")
+            #expect(cycles.allSatisfy { $0.message.contains("demo.a") && $0.message.contains("demo.b") })
+            #expect(cycles.allSatisfy { $0.path.hasSuffix(".journey.yaml") && $0.line == 7 })
+        }
+    }
+
+    static let zeroJourney = """
+        journey: demo.zero
+        version: 1
+        title: Leading zeros
+        params:
+          code: { type: string, default: 0012 }
+        state:
+          copy: { type: string, default: "" }
+        start: show
+        steps:
+          show:
+            handler: ui.screen
+            screen:
+              title: Show
+              actions:
+                next: Next
+            on:
+              next:
+                set: { state.copy: "${params.code}" }
+                to: done
+        ends:
+          done: { kind: success, title: Done }
+
+        """
+
+    static func zeroScenario(_ id: String, expecting value: String) -> String {
+        """
+        scenario: \(id)
+        journey: demo.zero
+        title: The plain 0012 default stays a string
+        script:
+          - at: show
+            action: next
+        expect:
+          end: done
+          state: { copy: \(value) }
+
+        """
+    }
+
+    @Test("a plain 0012 default of a string param stays the string \"0012\"")
+    func leadingZeroStringParam() throws {
+        try withTemporaryDirectory { directory in
+            let journeys = directory.appendingPathComponent("journeys")
+            try writeText(Self.zeroJourney, to: journeys.appendingPathComponent("zero.journey.yaml"))
+            try writeText(
+                Self.zeroScenario("keeps-zeros", expecting: "\"0012\""),
+                to: journeys.appendingPathComponent("scenarios/keeps-zeros.scenario.yaml"))
+            // Controls: if the assertion could not tell these apart, the test would prove nothing.
+            try writeText(
+                Self.zeroScenario("as-number", expecting: "\"12\""),
+                to: journeys.appendingPathComponent("scenarios/as-number.scenario.yaml"))
+            try writeText(
+                Self.zeroScenario("as-octal", expecting: "\"10\""),
+                to: journeys.appendingPathComponent("scenarios/as-octal.scenario.yaml"))
+
+            let check = try runJourney(["check", "journeys"], cwd: directory)
+            #expect(check.status == Exit.ok, "\(check)")
+
+            let kept = try runJourney(
+                ["run", "--scenario", "journeys/scenarios/keeps-zeros.scenario.yaml"], cwd: directory)
+            expectNoCrash(kept)
+            #expect(kept.status == Exit.ok, "\(kept)")
+            #expect(kept.stdout.contains("set state.copy = \"0012\""), "\(kept.stdout)")
+
+            for control in ["as-number", "as-octal"] {
+                let other = try runJourney(
+                    ["run", "--scenario", "journeys/scenarios/\(control).scenario.yaml"], cwd: directory)
+                #expect(other.status == Exit.failed, "\(control): \(other)")
+                #expect(other.stderr.contains("0012"), "\(other.stderr)")
+            }
+        }
+    }
+
+    @Test("a scenario giving input for the wrong step fails the run with both step names")
+    func inputForWrongStep() throws {
+        try withTemporaryDirectory { directory in
+            let journeys = directory.appendingPathComponent("journeys")
+            try writeText(
+                """
+                journey: demo.two
+                version: 1
+                title: Two steps
+                start: first
+                steps:
+                \(TestJourneys.screenStep("first", actions: ["next": "second"]))\(TestJourneys.screenStep("second", actions: ["next": "done"]))ends:
+                  done: { kind: success, title: Done }
+
+                """, to: journeys.appendingPathComponent("two.journey.yaml"))
+            try writeText(
+                """
+                scenario: wrong-step
+                journey: demo.two
+                title: Gives input for the second step first
+                script:
+                  - at: second
+                    action: next
+                expect:
+                  end: done
+
+                """, to: journeys.appendingPathComponent("scenarios/wrong-step.scenario.yaml"))
+            let check = try runJourney(["check", "journeys"], cwd: directory)
+            #expect(check.status == Exit.ok, "the scenario is valid; only running it fails: \(check)")
+
+            let result = try runJourney(
+                ["run", "--scenario", "journeys/scenarios/wrong-step.scenario.yaml"], cwd: directory)
+            expectNoCrash(result)
+            #expect(result.status == Exit.failed, "\(result)")
+            let message = try #require(
+                result.output.split(separator: "\n").first { $0.contains("scenario gives input for step") })
+            #expect(message.contains("'second'") && message.contains("'first'"), "\(message)")
+            #expect(result.stderr.contains("FAIL"))
+        }
+    }
+}

@@ -1,0 +1,270 @@
+import Foundation
+import Testing
+
+@Suite("journey run", .timeLimit(.minutes(2)))
+struct RunTests {
+    static let happyPath = "journeys/eduid/scenarios/happy-path.scenario.yaml"
+    static let goldenText = Paths.journeys.appendingPathComponent("eduid/transcripts/happy-path.txt")
+    static let goldenJSONL = Paths.journeys.appendingPathComponent("eduid/transcripts/happy-path.jsonl")
+
+    /// Names a run may leave behind in a transcript's folder by mistake (AtomicFile writes
+    /// `.NAME.PID.tmp` beside the target).
+    static func strayTemporaries(in directory: URL) -> [String] {
+        entries(of: directory).filter { $0.hasPrefix(".") || $0.hasSuffix(".tmp") }
+    }
+
+    @Test("the binary under test is the `journey` built with this test bundle")
+    func binaryUnderTest() throws {
+        let binary = try #require(Paths.journeyBinary, "\(SubprocessError.binaryNotFound)")
+        #expect(FileManager.default.isExecutableFile(atPath: binary.path))
+        #if os(Linux)
+        if ProcessInfo.processInfo.environment["JOURNEY_BINARY"] == nil,
+            let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        {
+            let bundleFolder = URL(fileURLWithPath: exe).resolvingSymlinksInPath().deletingLastPathComponent()
+            #expect(binary.resolvingSymlinksInPath().deletingLastPathComponent().path == bundleFolder.path)
+        }
+        #endif
+    }
+
+    @Test("the text transcript equals the committed golden byte for byte")
+    func textMatchesGolden() throws {
+        let result = try runJourney(["run", "--scenario", Self.happyPath])
+        expectNoCrash(result)
+        #expect(result.status == Exit.ok, "\(result)")
+        let golden = try Data(contentsOf: Self.goldenText)
+        #expect(result.stdoutData == golden, "stdout differs from \(Self.goldenText.lastPathComponent)")
+        // The verdict goes to stderr, not into the transcript.
+        #expect(result.stderr.contains("PASS eduid.onboarding › happy-path"), "\(result.stderr)")
+        #expect(result.stderr.contains("home"))
+        #expect(!result.stdout.contains("PASS"))
+    }
+
+    @Test("--format text is the default, and --format jsonl equals the .jsonl golden")
+    func jsonlMatchesGolden() throws {
+        let text = try runJourney(["run", "--scenario", Self.happyPath, "--format", "text"])
+        #expect(text.status == Exit.ok)
+        #expect(text.stdoutData == (try Data(contentsOf: Self.goldenText)))
+
+        let result = try runJourney(["run", "--scenario", Self.happyPath, "--format", "jsonl"])
+        expectNoCrash(result)
+        #expect(result.status == Exit.ok, "\(result)")
+        #expect(result.stdoutData == (try Data(contentsOf: Self.goldenJSONL)))
+        // Every line is a JSON object with an event; the first is the header.
+        let lines = result.stdoutLines
+        #expect(lines.count > 10)
+        for line in lines {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect(object?["event"] is String, "\(line)")
+        }
+        #expect(lines.first?.contains("\"event\":\"transcript\"") == true)
+    }
+
+    @Test("running twice gives identical bytes", arguments: ["text", "jsonl"])
+    func deterministic(format: String) throws {
+        let first = try runJourney(["run", "--scenario", Self.happyPath, "--format", format])
+        let second = try runJourney(["run", "--scenario", Self.happyPath, "--format", format])
+        #expect(first.status == Exit.ok && second.status == Exit.ok)
+        #expect(!first.stdoutData.isEmpty)
+        #expect(first.stdoutData == second.stdoutData)
+        #expect(first.stderrData == second.stderrData)
+    }
+
+    @Test("--transcript FILE writes the file, prints no transcript, leaves no temporary files")
+    func transcriptFile() throws {
+        try withTemporaryDirectory { directory in
+            let scenario = Paths.root.appendingPathComponent(Self.happyPath).path
+            let text = directory.appendingPathComponent("happy.txt")
+            let result = try runJourney(["run", "--scenario", scenario, "--transcript", text.path], cwd: directory)
+            expectNoCrash(result)
+            #expect(result.status == Exit.ok, "\(result)")
+            #expect(result.stdoutData.isEmpty, "stdout: \(result.stdout)")
+            #expect((try? Data(contentsOf: text)) == (try Data(contentsOf: Self.goldenText)))
+
+            // The format follows a .jsonl name unless --format says otherwise.
+            let jsonl = directory.appendingPathComponent("happy.jsonl")
+            let second = try runJourney(["run", "--scenario", scenario, "--transcript", jsonl.path], cwd: directory)
+            #expect(second.status == Exit.ok, "\(second)")
+            #expect(second.stdoutData.isEmpty)
+            #expect((try? Data(contentsOf: jsonl)) == (try Data(contentsOf: Self.goldenJSONL)))
+
+            // Overwriting an existing transcript replaces it whole.
+            try Data("old transcript\n".utf8).write(to: text)
+            let third = try runJourney(["run", "--scenario", scenario, "--transcript", text.path], cwd: directory)
+            #expect(third.status == Exit.ok)
+            #expect((try? Data(contentsOf: text)) == (try Data(contentsOf: Self.goldenText)))
+
+            #expect(entries(of: directory) == ["happy.jsonl", "happy.txt"])
+            #expect(Self.strayTemporaries(in: directory).isEmpty)
+        }
+    }
+
+    @Test("--transcript into a folder that does not exist: exit 2, a message, nothing created")
+    func transcriptIntoMissingFolder() throws {
+        try withTemporaryDirectory { directory in
+            let scenario = Paths.root.appendingPathComponent(Self.happyPath).path
+            let target = directory.appendingPathComponent("missing/out.txt")
+            let result = try runJourney(["run", "--scenario", scenario, "--transcript", target.path], cwd: directory)
+            expectNoCrash(result)
+            #expect(result.status == Exit.invalid, "\(result)")
+            #expect(
+                result.stderr.contains("cannot write") && result.stderr.contains("missing/out.txt"), "\(result.stderr)")
+            #expect(result.stdoutData.isEmpty)
+            #expect(entries(of: directory).isEmpty, "created: \(entries(of: directory))")
+        }
+    }
+
+    @Test("--transcript naming a folder: exit 2, the folder untouched, no temporary file left")
+    func transcriptIsAFolder() throws {
+        try withTemporaryDirectory { directory in
+            let scenario = Paths.root.appendingPathComponent(Self.happyPath).path
+            let folder = directory.appendingPathComponent("existing", isDirectory: true)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+            try Data("keep me\n".utf8).write(to: folder.appendingPathComponent("inside.txt"))
+            let result = try runJourney(["run", "--scenario", scenario, "--transcript", folder.path], cwd: directory)
+            expectNoCrash(result)
+            #expect(result.status == Exit.invalid, "\(result)")
+            #expect(result.stderr.contains("cannot write"), "\(result.stderr)")
+            #expect(entries(of: directory) == ["existing"])
+            #expect(entries(of: folder) == ["inside.txt"])
+            #expect(
+                (try? String(contentsOf: folder.appendingPathComponent("inside.txt"), encoding: .utf8)) == "keep me\n")
+        }
+    }
+
+    @Test("a transcript that cannot be written in full keeps the previous file")
+    func failedWriteKeepsOldTranscript() throws {
+        let binary = try #require(Paths.journeyBinary)
+        try withTemporaryDirectory { directory in
+            let scenario = Paths.root.appendingPathComponent(Self.happyPath).path
+            let target = directory.appendingPathComponent("out.txt")
+            let old = Data("the previous transcript\n".utf8)
+            try old.write(to: target)
+            // A file size limit of one block makes write(2) fail with EFBIG half-way
+            // through the ~7 KB transcript (SIGXFSZ is ignored so the write fails
+            // instead of killing the process). Running as root does not lift it.
+            let result = try runProcess(
+                URL(fileURLWithPath: "/bin/sh"),
+                [
+                    "-c", "trap '' XFSZ; ulimit -f 1; exec \"$@\"", "sh", binary.path, "run", "--scenario", scenario,
+                    "--transcript", target.path,
+                ],
+                cwd: directory)
+            expectNoCrash(result)
+            #expect(result.status == Exit.invalid, "\(result)")
+            #expect(result.stderr.contains("cannot write"), "\(result.stderr)")
+            #expect((try? Data(contentsOf: target)) == old, "the previous transcript was replaced")
+            #expect(entries(of: directory) == ["out.txt"], "left behind: \(entries(of: directory))")
+        }
+    }
+
+    @Test("a scenario expecting the wrong end fails with exit 1 and says so")
+    func wrongEnd() throws {
+        try withTemporaryDirectory { directory in
+            let journeys = try copyShippedJourneys(into: directory)
+            let scenario = journeys.appendingPathComponent("eduid/scenarios/happy-path.scenario.yaml")
+            let original = try String(contentsOf: scenario, encoding: .utf8)
+            #expect(original.contains("\n  end: home\n"))
+            try writeText(original.replacingOccurrences(of: "\n  end: home\n", with: "\n  end: scanQr\n"), to: scenario)
+            let result = try runJourney(
+                ["run", "--scenario", "journeys/eduid/scenarios/happy-path.scenario.yaml"], cwd: directory)
+            expectNoCrash(result)
+            #expect(result.status == Exit.failed, "\(result)")
+            #expect(result.stderr.contains("FAIL"))
+            #expect(result.stderr.contains("expected end"), "\(result.stderr)")
+            #expect(result.stderr.contains("scanQr") && result.stderr.contains("home"))
+            // The transcript still shows what happened.
+            #expect(result.stdout.contains("→ home (success)"))
+        }
+    }
+
+    @Test(
+        "usage errors exit 2 with usage text",
+        arguments: [
+            ["run", "--scenario", RunTests.happyPath, "--bogus"],
+            ["run", "--bogus"],
+            ["run"],
+            ["run", "--scenario", RunTests.happyPath, "--format", "xml"],
+            ["run", "--scenario", RunTests.happyPath, "--step-budget", "0"],
+            ["check", "--bogus"],
+            ["test", "--bogus"],
+            ["frobnicate"],
+        ])
+    func usageErrors(arguments: [String]) throws {
+        let result = try runJourney(arguments)
+        expectNoCrash(result)
+        #expect(result.status == Exit.invalid, "\(result)")
+        #expect(result.stderr.contains("Usage: journey"), "\(result.stderr)")
+        #expect(result.stdoutData.isEmpty)
+        if arguments.contains("--bogus") && arguments.contains("--scenario") {
+            #expect(result.stderr.contains("Unknown option '--bogus'"))
+        }
+        if arguments == ["run"] {
+            #expect(result.stderr.contains("--scenario"))
+        }
+    }
+
+    @Test("--help and --version exit 0")
+    func helpAndVersion() throws {
+        let help = try runJourney(["--help"])
+        #expect(help.status == Exit.ok)
+        #expect(help.stdout.contains("USAGE: journey <subcommand>"))
+        for command in ["check", "run", "test"] {
+            #expect(help.stdout.contains(command))
+            let sub = try runJourney([command, "--help"])
+            #expect(sub.status == Exit.ok, "\(command) --help: \(sub)")
+            #expect(sub.stdout.contains("USAGE: journey \(command)"))
+        }
+        let version = try runJourney(["--version"])
+        #expect(version.status == Exit.ok)
+        #expect(version.stdout.first?.isNumber == true, "\(version.stdout)")
+    }
+
+    @Test("a missing scenario file exits 2 with a located message")
+    func missingScenario() throws {
+        try withTemporaryDirectory { directory in
+            let result = try runJourney(["run", "--scenario", "journeys/nope.scenario.yaml"], cwd: directory)
+            expectNoCrash(result)
+            #expect(result.status == Exit.invalid, "\(result)")
+            #expect(result.diagnostics.contains { $0.path == "journeys/nope.scenario.yaml" && $0.severity == "error" })
+        }
+    }
+
+    @Test("relative paths without a folder, or with a one-character folder, work")
+    func shortRelativePaths() throws {
+        // swift-corelibs-foundation traps on NSString path methods for one-character paths
+        // such as "." or "a"; the CLI must not crash on them.
+        let folder = Paths.journeys.appendingPathComponent("eduid/scenarios")
+        let run = try runJourney(["run", "--scenario", "happy-path.scenario.yaml"], cwd: folder)
+        let golden = try Data(contentsOf: Self.goldenText)
+        expectNoCrash(run)
+        #expect(run.status == Exit.ok, "\(run)")
+        #expect(run.stdoutData == golden)
+
+        let checkDot = try runJourney(["check", "."], cwd: Paths.journeys)
+        expectNoCrash(checkDot)
+        #expect(checkDot.status == Exit.ok, "\(checkDot)")
+
+        try withTemporaryDirectory { directory in
+            let tabs = Paths.badFixtures.appendingPathComponent("tabs.yaml")
+            try FileManager.default.createDirectory(
+                at: directory.appendingPathComponent("a"), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: tabs, to: directory.appendingPathComponent("tabs.yaml"))
+            try FileManager.default.copyItem(at: tabs, to: directory.appendingPathComponent("a/tabs.yaml"))
+            for path in ["tabs.yaml", "a/tabs.yaml", "a"] {
+                let check = try runJourney(["check", path], cwd: directory)
+                expectNoCrash(check)
+                #expect(check.status == Exit.invalid, "\(check)")
+                #expect(
+                    check.errors("yaml.tab").contains { $0.path.hasSuffix("tabs.yaml") && $0.position == "7:1" })
+            }
+            // Control: the same file named with a longer folder is checked normally.
+            try FileManager.default.moveItem(
+                at: directory.appendingPathComponent("a"), to: directory.appendingPathComponent("ab"))
+            let control = try runJourney(["check", "ab/tabs.yaml"], cwd: directory)
+            expectNoCrash(control)
+            #expect(control.status == Exit.invalid)
+            #expect(control.errors("yaml.tab").map { "\($0.path):\($0.position)" } == ["ab/tabs.yaml:7:1"])
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import Testing
+
+/// A shipped scenario and the secrets it gives: every `pin:` (PINs entered, and the PIN in
+/// `device.store`), every `code:` (the eduID SMS code, a secret form field), and the query
+/// values of links (an OAuth redirect's authorization code and state).
+struct ShippedScenario: Sendable, CustomTestStringConvertible {
+    /// Relative to the package root, e.g. journeys/eduid/scenarios/happy-path.scenario.yaml.
+    var path: String
+    var secrets: [Secret]
+
+    var testDescription: String { path.replacingOccurrences(of: "journeys/", with: "") }
+
+    /// The golden transcripts beside the scenario's folder.
+    var goldens: [URL] {
+        let url = Paths.root.appendingPathComponent(path)
+        let name = url.lastPathComponent.replacingOccurrences(of: ".scenario.yaml", with: "")
+        let transcripts = url.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+            "transcripts")
+        return ["txt", "jsonl"].map { transcripts.appendingPathComponent("\(name).\($0)") }
+    }
+
+    struct Secret: Sendable, Hashable, CustomStringConvertible {
+        /// The text that must not appear.
+        var text: String
+        /// For digit strings: must not appear as a whole number (not next to other digits),
+        /// so that "123456" is found in `pin=123456` and `"123456"` but not inside the
+        /// phone number +31612345678, which is not secret.
+        var digitsOnly: Bool { text.count >= 4 && text.allSatisfy { $0.isASCII && $0.isNumber } }
+        var description: String { text }
+
+        func occurs(in output: String) -> Bool {
+            guard digitsOnly else { return output.contains(text) }
+            let scalars = Array(output.unicodeScalars)
+            let needle = Array(text.unicodeScalars)
+            guard scalars.count >= needle.count else { return false }
+            func isDigit(_ i: Int) -> Bool { i >= 0 && i < scalars.count && ("0"..."9").contains(scalars[i]) }
+            for start in 0...(scalars.count - needle.count) where scalars[start] == needle[0] {
+                if Array(scalars[start..<(start + needle.count)]) == needle && !isDigit(start - 1)
+                    && !isDigit(start + needle.count)
+                {
+                    return true
+                }
+            }
+            return false
+        }
+    }
+
+    static func secrets(in yaml: String) -> [Secret] {
+        var found: [Secret] = []
+        for line in RunResult.lines(yaml) {
+            let trimmed = line.drop { $0 == " " }
+            if trimmed.hasPrefix("#") { continue }
+            // `pin: "123456"`, `- code: 12345`, `store: { pin: "0420", pinFailures: 2 }`
+            for match in line.matches(of: #/(?:^|[\s{,])(?:pin|code)\s*:\s*(?:"([^"]*)"|'([^']*)'|([^\s,}#"']+))/#) {
+                if let value = match.1 ?? match.2 ?? match.3, !value.isEmpty {
+                    found.append(Secret(text: String(value)))
+                }
+            }
+            // `link: "eduid://…?code=abc&state=xyz"`: the query values are secret.
+            if let link = line.firstMatch(of: #/link:\s*"([^"]*)"/#)?.1,
+                let items = URLComponents(string: String(link))?.queryItems
+            {
+                for item in items {
+                    if let value = item.value, !value.isEmpty { found.append(Secret(text: "\(item.name)=\(value)")) }
+                }
+            }
+        }
+        var seen = Set<Secret>()
+        return found.filter { seen.insert($0).inserted }
+    }
+
+    static let all: [ShippedScenario] = files(under: Paths.journeys, endingWith: ".scenario.yaml").map { url in
+        let text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
+        let path = String(url.path.dropFirst(Paths.root.path.count + 1))
+        return ShippedScenario(path: path, secrets: secrets(in: text))
+    }
+}
+
+@Suite("Secrets never reach transcripts or the console", .timeLimit(.minutes(2)))
+struct SecretTests {
+    @Test("the secret extraction finds the shipped PINs, codes and stored PINs")
+    func extractionWorks() throws {
+        let all = ShippedScenario.all
+        #expect(all.count >= 10, "found \(all.count) scenarios")
+        let texts = Set(all.flatMap(\.secrets).map(\.text))
+        for expected in ["123456", "654321", "246810", "12345", "0420", "1111", "3333", "code=abc"] {
+            #expect(texts.contains(expected), "\(expected) not extracted; found \(texts.sorted())")
+        }
+        // Not secrets: names, emails, phone numbers, plain links.
+        for notSecret in ["Ada", "ada@example.org", "+31612345678", "eduid://x-callback-url/created"] {
+            #expect(!texts.contains(notSecret))
+        }
+        // Every scenario that enters or stores a PIN has at least that secret.
+        for scenario in all {
+            let text = try String(contentsOf: Paths.root.appendingPathComponent(scenario.path), encoding: .utf8)
+            if text.contains("pin: ") { #expect(!scenario.secrets.isEmpty, "\(scenario.path)") }
+        }
+        // The matcher itself.
+        let pin = ShippedScenario.Secret(text: "123456")
+        #expect(pin.occurs(in: "input pin=123456"))
+        #expect(pin.occurs(in: #"{"pin":"123456"}"#))
+        #expect(!pin.occurs(in: "phone=\"+31612345678\""))
+        #expect(!pin.occurs(in: "input pin=•••"))
+    }
+
+    @Test(
+        "no secret in `journey run` output",
+        arguments: ShippedScenario.all.filter { !$0.secrets.isEmpty }, ["text", "jsonl"])
+    func runOutputHasNoSecrets(scenario: ShippedScenario, format: String) throws {
+        let result = try runJourney(["run", "--scenario", scenario.path, "--format", format])
+        expectNoCrash(result)
+        #expect(result.status == Exit.ok, "\(result)")
+        for secret in scenario.secrets {
+            #expect(!secret.occurs(in: result.stdout), "\(secret) appears in the \(format) transcript")
+            #expect(!secret.occurs(in: result.stderr), "\(secret) appears on stderr")
+        }
+        // The secrets were there to leak: the transcript shows where they were masked.
+        #expect(result.stdout.contains("•••"), "nothing was redacted in \(scenario.path)")
+    }
+
+    @Test(
+        "no secret in the committed golden transcripts", arguments: ShippedScenario.all.filter { !$0.secrets.isEmpty })
+    func goldensHaveNoSecrets(scenario: ShippedScenario) throws {
+        for golden in scenario.goldens {
+            let text = try String(contentsOf: golden, encoding: .utf8)
+            for secret in scenario.secrets {
+                #expect(!secret.occurs(in: text), "\(secret) appears in \(golden.lastPathComponent)")
+            }
+            #expect(text.contains("•••"))
+        }
+    }
+
+    @Test("no secret on the console of `journey test`")
+    func testCommandOutputHasNoSecrets() throws {
+        let result = try runJourney(["test", "journeys"])
+        #expect(result.status == Exit.ok, "\(result)")
+        for secret in Set(ShippedScenario.all.flatMap(\.secrets)) {
+            #expect(!secret.occurs(in: result.output), "\(secret)")
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+
+/// JourneyCore is pure: it never touches the file system, the network or processes. The
+/// CLI reads and writes files; the core gets bytes and returns values.
+@Suite("Source rules: JourneyCore touches no files, network or processes", .timeLimit(.minutes(2)))
+struct SourceRulesTests {
+    struct Rule: Sendable, CustomTestStringConvertible {
+        var name: String
+        var pattern: String
+        var testDescription: String { name }
+
+        /// Simple word boundaries: with Swift Regex's default (Unicode) ones, `FileManager.default`
+        /// is one word and `\bFileManager\b` would not match it.
+        func compiled() throws -> Regex<AnyRegexOutput> { try Regex(pattern).wordBoundaryKind(.simple) }
+    }
+
+    static let rules: [Rule] = [
+        Rule(name: "import ArgumentParser", pattern: #"^\s*(@\w+\s+)*import\s+(\w+\s+)?ArgumentParser\b"#),
+        Rule(name: "import FoundationNetworking", pattern: #"^\s*(@\w+\s+)*import\s+(\w+\s+)?FoundationNetworking\b"#),
+        Rule(name: "import AsyncHTTPClient", pattern: #"^\s*(@\w+\s+)*import\s+(\w+\s+)?AsyncHTTPClient\b"#),
+        Rule(name: "import NIO*", pattern: #"^\s*(@\w+\s+)*import\s+(\w+\s+)?NIO\w*"#),
+        Rule(
+            name: "import Glibc/Musl/Darwin",
+            pattern: #"^\s*(@\w+\s+)*import\s+(\w+\s+)?(Glibc|Musl|Darwin|WinSDK|ucrt)\b"#),
+        Rule(
+            name: "process APIs",
+            pattern:
+                #"\b(fork|vfork|execv|execve|execvp|execl|execlp|posix_spawn|posix_spawnp|popen|system|waitpid)\s*\("#),
+        Rule(name: "Process(", pattern: #"\b(Process|NSTask)\s*\("#),
+        Rule(name: "FileManager", pattern: #"\bFileManager\b"#),
+        Rule(name: "FileHandle", pattern: #"\bFileHandle\b"#),
+        Rule(name: "C file APIs", pattern: #"\b(fopen|freopen|opendir|mkstemp|fdopen)\s*\("#),
+        Rule(
+            name: "Foundation file reads and writes",
+            pattern:
+                #"contentsOfFile|\b(Data|NSData|String|NSString)\s*\(\s*contentsOf\s*:|\.write\s*\(\s*to(File)?\s*:\s*[^&\s]|\bURLSession\b|\bInputStream\b|\bOutputStream\b"#
+        ),
+    ]
+
+    static let coreFolder = Paths.root.appendingPathComponent("Sources/JourneyCore")
+
+    /// The code of a Swift file without its comments (line comments and `/* */` blocks), so
+    /// that documentation may say "the core never uses FileManager".
+    static func code(of text: String) -> [(number: Int, text: String)] {
+        var result: [(Int, String)] = []
+        var inBlock = false
+        for (offset, raw) in RunResult.lines(text).enumerated() {
+            var line = ""
+            var rest = Substring(raw)
+            while !rest.isEmpty {
+                if inBlock {
+                    guard let end = rest.range(of: "*/") else {
+                        rest = ""
+                        break
+                    }
+                    rest = rest[end.upperBound...]
+                    inBlock = false
+                } else if let start = rest.range(of: "/*"),
+                    rest.range(of: "//").map({ start.lowerBound < $0.lowerBound }) ?? true
+                {
+                    line += rest[..<start.lowerBound]
+                    rest = rest[start.upperBound...]
+                    inBlock = true
+                } else if let comment = rest.range(of: "//") {
+                    line += rest[..<comment.lowerBound]
+                    rest = ""
+                } else {
+                    line += rest
+                    rest = ""
+                }
+            }
+            result.append((offset + 1, line))
+        }
+        return result
+    }
+
+    @Test("the rules catch what they are meant to catch")
+    func rulesWork() throws {
+        let compiled = try Self.rules.map { ($0.name, try $0.compiled()) }
+        func caught(_ line: String) -> [String] { compiled.filter { line.contains($0.1) }.map(\.0) }
+        #expect(caught("import ArgumentParser") == ["import ArgumentParser"])
+        #expect(caught("@preconcurrency import FoundationNetworking") == ["import FoundationNetworking"])
+        #expect(caught("import NIOPosix") == ["import NIO*"])
+        #expect(caught("import struct NIOCore.ByteBuffer") == ["import NIO*"])
+        #expect(caught("    import Glibc") == ["import Glibc/Musl/Darwin"])
+        #expect(caught("let p = Process()") == ["Process("])
+        #expect(caught("let fm = FileManager.default") == ["FileManager"])
+        #expect(caught("FileHandle.standardError.write(data)") == ["FileHandle"])
+        #expect(caught("let f = fopen(path, \"r\")") == ["C file APIs"])
+        #expect(caught("_ = system(\"ls\")") == ["process APIs"])
+        #expect(caught("let d = try Data(contentsOf: url)") == ["Foundation file reads and writes"])
+        #expect(caught("try data.write(to: url)") == ["Foundation file reads and writes"])
+        // Ordinary core code is not caught.
+        #expect(caught("import Foundation").isEmpty)
+        #expect(caught("import Yams").isEmpty)
+        #expect(caught("let processed = handler.process(input)").isEmpty)
+        #expect(caught("let s = subsystem(\"x\")").isEmpty)
+        #expect(caught("writer.write(record)").isEmpty)
+        #expect(caught("diagnostics.append(contentsOf: other.items)").isEmpty)
+        #expect(caught("value.write(to: &output)").isEmpty)
+        // Comments are not code.
+        #expect(
+            Self.code(of: "/// the CLI uses FileManager; the core never does\nlet x = 1").map(\.text) == [
+                "", "let x = 1",
+            ])
+        #expect(Self.code(of: "let a = 1 /* FileManager */ + 2").map(\.text) == ["let a = 1  + 2"])
+        #expect(Self.code(of: "/*\nFileManager\n*/let b = 2").map(\.text) == ["", "", "let b = 2"])
+    }
+
+    @Test("no JourneyCore source uses a forbidden module or API")
+    func coreIsPure() throws {
+        let sources = files(under: Self.coreFolder, endingWith: ".swift")
+        #expect(sources.count >= 10, "found only \(sources.count) Swift files under Sources/JourneyCore")
+        let compiled = try Self.rules.map { ($0.name, try $0.compiled()) }
+        var violations: [String] = []
+        for file in sources {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            let relative = String(file.path.dropFirst(Paths.root.path.count + 1))
+            for (number, line) in Self.code(of: text) {
+                for (name, regex) in compiled where line.contains(regex) {
+                    violations.append("\(relative):\(number): \(name): \(line.trimmingCharacters(in: .whitespaces))")
+                }
+            }
+        }
+        #expect(
+            violations.isEmpty,
+            "JourneyCore must not touch files, network or processes:\n\(violations.joined(separator: "\n"))")
+    }
+}

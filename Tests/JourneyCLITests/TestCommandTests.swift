@@ -1,0 +1,168 @@
+import Foundation
+import Testing
+
+@Suite("journey test", .timeLimit(.minutes(2)))
+struct TestCommandTests {
+    static var scenarioCount: Int { files(under: Paths.journeys, endingWith: ".scenario.yaml").count }
+
+    /// The first line of `golden` containing `text`, and the step it belongs to (the id in
+    /// the nearest `→ STEP [handler]` line above it).
+    static func locate(_ text: String, in golden: String) -> (index: Int, step: String)? {
+        let lines = RunResult.lines(golden)
+        guard let index = lines.firstIndex(where: { $0.contains(text) }) else { return nil }
+        for line in lines[..<index].reversed() {
+            if let match = line.firstMatch(of: #/ → ([A-Za-z][A-Za-z0-9_-]*) \[/#) { return (index, String(match.1)) }
+        }
+        return nil
+    }
+
+    @Test("every shipped scenario passes; the last line counts them")
+    func allPass() throws {
+        try withTemporaryDirectory { directory in
+            let journeys = try copyShippedJourneys(into: directory)
+            let count = Self.scenarioCount
+            #expect(count >= 10)
+            let result = try runJourney(["test", journeys.path], cwd: directory)
+            expectNoCrash(result)
+            #expect(result.status == Exit.ok, "\(result)")
+            #expect(result.stdoutLines.last == "\(count) passed, 0 failed", "\(result.stdout)")
+            #expect(result.stdoutLines.filter { $0.hasPrefix("PASS ") }.count == count)
+            #expect(!result.stdout.contains("FAIL"))
+            // Only --update writes goldens: the folder is byte-identical afterwards.
+            for golden in files(under: journeys, endingWith: ".txt") + files(under: journeys, endingWith: ".jsonl") {
+                let original = Paths.journeys.appendingPathComponent(
+                    String(golden.path.dropFirst(journeys.path.count + 1)))
+                #expect(
+                    (try? Data(contentsOf: golden)) == (try? Data(contentsOf: original)), "\(golden.lastPathComponent)")
+            }
+        }
+    }
+
+    @Test("a changed golden fails with the step, a unified diff, and the count; --update restores it")
+    func changedGoldenThenUpdate() throws {
+        try withTemporaryDirectory { directory in
+            let journeys = try copyShippedJourneys(into: directory)
+            let count = Self.scenarioCount
+            let golden = journeys.appendingPathComponent("eduid/transcripts/happy-path.txt")
+            let original = try Data(contentsOf: golden)
+            let text = String(decoding: original, as: UTF8.self)
+            let (index, step) = try #require(Self.locate("input action=\"create\"", in: text))
+            var lines = RunResult.lines(text)
+            let originalLine = lines[index]
+            let changedLine = originalLine.replacingOccurrences(
+                of: "action=\"create\"", with: "action=\"created-by-test\"")
+            lines[index] = changedLine
+            try writeText(lines.joined(separator: "\n") + "\n", to: golden)
+
+            let result = try runJourney(["test", journeys.path], cwd: directory)
+            expectNoCrash(result)
+            #expect(result.status == Exit.failed, "\(result)")
+            #expect(result.stdout.contains("FAIL eduid.onboarding › happy-path"), "\(result.stdout)")
+            #expect(result.stdout.contains("transcript differs from the golden at step '\(step)'"), "\(result.stdout)")
+            let body = result.stdoutLines.map { $0.trimmingCharacters(in: .whitespaces) }
+            #expect(body.contains("-" + changedLine), "no `-` line for the golden's text:\n\(result.stdout)")
+            #expect(body.contains("+" + originalLine), "no `+` line for this run's text:\n\(result.stdout)")
+            #expect(body.contains { $0.hasPrefix("@@ ") })
+            #expect(result.stdoutLines.last == "\(count - 1) passed, 1 failed", "\(result.stdout)")
+            // A failing test does not touch the golden.
+            #expect((try? String(contentsOf: golden, encoding: .utf8))?.contains(changedLine) == true)
+
+            let update = try runJourney(["test", "--update"], cwd: directory)
+            expectNoCrash(update)
+            #expect(update.status == Exit.ok, "\(update)")
+            #expect(update.stdoutLines.last == "\(count) passed, 0 failed")
+            #expect((try? Data(contentsOf: golden)) == original, "--update did not restore the golden byte for byte")
+            #expect(
+                RunTests.strayTemporaries(in: golden.deletingLastPathComponent()).isEmpty,
+                "left behind: \(entries(of: golden.deletingLastPathComponent()))")
+
+            let again = try runJourney(["test", journeys.path], cwd: directory)
+            #expect(again.status == Exit.ok)
+        }
+    }
+
+    @Test("a missing golden fails and says how to record it")
+    func missingGolden() throws {
+        try withTemporaryDirectory { directory in
+            let journeys = try copyShippedJourneys(into: directory)
+            try FileManager.default.removeItem(
+                at: journeys.appendingPathComponent("examples/transcripts/forgot-pin.txt"))
+            let result = try runJourney(["test", "journeys"], cwd: directory)
+            expectNoCrash(result)
+            #expect(result.status == Exit.failed, "\(result)")
+            #expect(result.stdout.contains("FAIL examples.unlock › forgot-pin"))
+            #expect(result.stdout.contains("run `journey test --update`"), "\(result.stdout)")
+            #expect(result.stdout.contains("forgot-pin.txt"))
+            #expect(result.stdoutLines.last == "\(Self.scenarioCount - 1) passed, 1 failed")
+            // And it is not recorded behind the user's back.
+            #expect(
+                !FileManager.default.fileExists(
+                    atPath: journeys.appendingPathComponent("examples/transcripts/forgot-pin.txt").path))
+        }
+    }
+
+    @Test("a missing .jsonl golden fails too")
+    func missingJSONLGolden() throws {
+        try withTemporaryDirectory { directory in
+            let journeys = try copyShippedJourneys(into: directory)
+            try FileManager.default.removeItem(
+                at: journeys.appendingPathComponent("examples/transcripts/forgot-pin.jsonl"))
+            let result = try runJourney(["test", "journeys", "--filter", "forgot-pin"], cwd: directory)
+            expectNoCrash(result)
+            #expect(result.status == Exit.failed, "\(result)")
+            #expect(result.stdout.contains("forgot-pin.jsonl"))
+        }
+    }
+
+    @Test("a changed .jsonl golden fails even when the text matches")
+    func changedJSONLGolden() throws {
+        try withTemporaryDirectory { directory in
+            let journeys = try copyShippedJourneys(into: directory)
+            let golden = journeys.appendingPathComponent("examples/transcripts/forgot-pin.jsonl")
+            let text = try String(contentsOf: golden, encoding: .utf8)
+            try writeText(text.replacingOccurrences(of: "\"forgot\"", with: "\"forgotten\""), to: golden)
+            let result = try runJourney(["test", "journeys", "--filter", "forgot-pin"], cwd: directory)
+            expectNoCrash(result)
+            #expect(result.status == Exit.failed, "\(result)")
+            #expect(result.stdout.contains("forgot-pin.jsonl differs"), "\(result.stdout)")
+            #expect(result.stdoutLines.last == "0 passed, 1 failed")
+        }
+    }
+
+    @Test("--filter runs only the scenarios whose name matches")
+    func filter() throws {
+        try withTemporaryDirectory { directory in
+            try copyShippedJourneys(into: directory)
+            let matching = files(under: Paths.journeys, endingWith: ".scenario.yaml")
+                .map { $0.lastPathComponent.replacingOccurrences(of: ".scenario.yaml", with: "") }
+                .filter { $0.contains("happy") }
+            #expect(!matching.isEmpty)
+            let result = try runJourney(["test", "--filter", "happy"], cwd: directory)
+            expectNoCrash(result)
+            #expect(result.status == Exit.ok, "\(result)")
+            let ran = result.stdoutLines.filter { $0.hasPrefix("PASS ") || $0.hasPrefix("FAIL ") }
+            #expect(ran.count == matching.count, "\(ran)")
+            #expect(ran.allSatisfy { $0.contains("happy") })
+            #expect(result.stdoutLines.last == "\(matching.count) passed, 0 failed")
+
+            let none = try runJourney(["test", "--filter", "no-such-scenario-name"], cwd: directory)
+            #expect(none.status == Exit.ok)
+            #expect(none.stdoutLines.last == "0 passed, 0 failed")
+        }
+    }
+
+    @Test("invalid journeys: exit 2 and still a count line")
+    func invalidInput() throws {
+        try withTemporaryDirectory { directory in
+            let journeys = try copyShippedJourneys(into: directory)
+            let journey = journeys.appendingPathComponent("examples/unlock.journey.yaml")
+            let text = try String(contentsOf: journey, encoding: .utf8)
+            try writeText(text.replacingOccurrences(of: "handler: ui.pin", with: "handler: ui.pinn"), to: journey)
+            let result = try runJourney(["test", "journeys"], cwd: directory)
+            expectNoCrash(result)
+            #expect(result.status == Exit.invalid, "\(result)")
+            #expect(result.errors("handler.unknown").contains { $0.path == "journeys/examples/unlock.journey.yaml" })
+            #expect(result.stdoutLines.last == "0 passed, 0 failed")
+        }
+    }
+}
