@@ -50,11 +50,6 @@ public final class CompiledJourney: Sendable {
         stored.map { ($0.name, $0.type, $0.defaultValue) }
     }
 
-    /// The handler contract of each step, as compiled (for docs and exploration).
-    public func contract(ofStep id: String) -> StepContract? {
-        stepIndex[id].map { steps[$0].contract }
-    }
-
     func name(of target: Target) -> String {
         switch target {
         case .step(let i): steps[i].id

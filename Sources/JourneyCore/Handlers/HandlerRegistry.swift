@@ -15,7 +15,4 @@ public struct HandlerRegistry: Sendable {
 
     /// Handler ids in order.
     public var ids: [String] { handlers.keys.sorted() }
-
-    /// Every handler's contract, in id order (for docs and `journey handlers`).
-    public var contracts: [HandlerContract] { ids.map { handlers[$0]!.contract } }
 }

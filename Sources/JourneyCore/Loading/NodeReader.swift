@@ -6,7 +6,6 @@ struct NodeReader {
     static let missingKey = "key.missing"
     static let valueType = "value.type"
     static let invalidId = "id.invalid"
-    static let syntax = "expr.syntax"
 
     var diagnostics = DiagnosticList()
 

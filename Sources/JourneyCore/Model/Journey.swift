@@ -27,8 +27,6 @@ public struct Journey: Sendable {
     /// The default locale: the first of ``locales``.
     public var defaultLocale: String { locales.first ?? "en" }
 
-    public func step(named id: String) -> Step? { steps.first { $0.id.value == id } }
-    public func end(named id: String) -> End? { ends.first { $0.id.value == id } }
 }
 
 /// A value together with where it was written.

@@ -111,10 +111,3 @@ extension TranscriptEvent.Fields {
 public protocol TranscriptSink: AnyObject {
     func record(_ record: TranscriptRecord)
 }
-
-/// Keeps records in memory; for tests and for short runs.
-public final class TranscriptBuffer: TranscriptSink {
-    public private(set) var records: [TranscriptRecord] = []
-    public init() {}
-    public func record(_ record: TranscriptRecord) { records.append(record) }
-}
