@@ -137,8 +137,8 @@ func runProcess(
     defer { try? fm.removeItem(at: captureDirectory) }
     let outURL = captureDirectory.appendingPathComponent("stdout")
     let errURL = captureDirectory.appendingPathComponent("stderr")
-    fm.createFile(atPath: outURL.path, contents: nil)
-    fm.createFile(atPath: errURL.path, contents: nil)
+    _ = fm.createFile(atPath: outURL.path, contents: nil)
+    _ = fm.createFile(atPath: errURL.path, contents: nil)
     let out = try FileHandle(forWritingTo: outURL)
     let err = try FileHandle(forWritingTo: errURL)
 

@@ -45,7 +45,7 @@ enum Workspace {
     /// file in a `scenarios` folder, the folder above it.
     static func journeySearchPath(for path: String) -> (folder: String, recursive: Bool) {
         var isDirectory: ObjCBool = false
-        FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        _ = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
         let folder = isDirectory.boolValue ? path : Path.parent(path)
         let cwd = FileManager.default.currentDirectoryPath
         var candidate = folder
