@@ -12,6 +12,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", exact: "4.5.2"),
     ],
     targets: [
         .target(
@@ -20,7 +21,11 @@ let package = Package(
         ),
         .target(
             name: "JourneyHandlers",
-            dependencies: ["JourneyCore"]
+            dependencies: [
+                "JourneyCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]
         ),
         .executableTarget(
             name: "journey",

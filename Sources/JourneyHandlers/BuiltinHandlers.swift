@@ -4,7 +4,11 @@ import JourneyCore
 public enum BuiltinHandlers {
     /// Every built-in handler.
     public static var all: [any StepHandler] {
-        [ScreenHandler(), AlertHandler(), ChoiceHandler(), FormHandler(), PinEntryHandler(), LinkWaitHandler()]
+        [
+            ScreenHandler(), AlertHandler(), ChoiceHandler(), FormHandler(), PinEntryHandler(), LinkWaitHandler(),
+            DecideHandler(), PinEntryStepHandler(), PinRepeatHandler(), PinSaveHandler(), PinVerifyHandler(),
+            BiometryOptInHandler(), BiometryAuthenticateHandler(), ClearStoreHandler(),
+        ]
     }
 
     /// A registry of every built-in handler.

@@ -87,6 +87,8 @@ struct CompiledStep: Sendable {
     let parameters: [(name: String, value: CompiledValue)]
     let maps: [String: [(key: String, value: String)]]
     let screen: Screen?
+    /// Conditions of actions written `enabled: "${…}"`, by action id.
+    let actionConditions: [String: Expression]
     let contract: StepContract
     let attempts: CompiledAttempts?
     let transitions: [String: CompiledTransition]

@@ -250,7 +250,7 @@ public struct JourneyMachine {
                     continue
                 case .handler(let handler):
                     let screen: RenderedScreen?
-                    switch render(step.screen, frame.journey, lookup) {
+                    switch render(step.screen, step.actionConditions, frame.journey, lookup) {
                     case .success(let s): screen = s
                     case .failure(let error): return failure(step.id, "cannot render the screen: \(error.message)")
                     }
@@ -410,7 +410,7 @@ public struct JourneyMachine {
     }
 
     private func render(
-        _ screen: Screen?, _ journey: CompiledJourney, _ lookup: Lookup
+        _ screen: Screen?, _ conditions: [String: Expression], _ journey: CompiledJourney, _ lookup: Lookup
     ) -> Result<RenderedScreen?, EvaluationError> {
         guard let screen else { return .success(nil) }
         let fallback = journey.source.defaultLocale
@@ -420,8 +420,12 @@ public struct JourneyMachine {
         }
         do {
             let actions = try screen.actions.map { action throws(EvaluationError) in
-                RenderedScreen.Action(
-                    id: action.id.value, label: try text(action.label) ?? action.id.value, enabled: action.enabled)
+                var enabled = action.enabled
+                if enabled, let condition = conditions[action.id.value] {
+                    enabled = try condition.evaluate(in: lookup).revealed == .bool(true)
+                }
+                return RenderedScreen.Action(
+                    id: action.id.value, label: try text(action.label) ?? action.id.value, enabled: enabled)
             }
             let fields = try screen.fields.map { field throws(EvaluationError) in
                 RenderedScreen.Field(
@@ -524,6 +528,13 @@ public struct RunResult: Sendable, Equatable {
     /// Why the run failed, if it did.
     public var failure: String?
     public var steps: Int
+
+    public init(end: String?, kind: EndKind?, failure: String?, steps: Int) {
+        self.end = end
+        self.kind = kind
+        self.failure = failure
+        self.steps = steps
+    }
 }
 
 struct RunFailureMessage: Error {

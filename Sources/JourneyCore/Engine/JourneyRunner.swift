@@ -124,6 +124,8 @@ final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContex
 
     func stored(_ key: String) -> Value? { machine.device.store[key] }
 
+    var storedKeys: [String] { machine.device.store.keys.sorted() }
+
     func chargeAttempt() {
         machine.chargeAttempt()
         flush()

@@ -91,6 +91,8 @@ public protocol HandlerContext: AnyObject {
     func wait(milliseconds: Int, reason: String)
     /// A value in the device's persistent store.
     func stored(_ key: String) -> Value?
+    /// The keys in the device's persistent store, sorted.
+    var storedKeys: [String] { get }
     /// Writes (or with nil removes) a value in the device's persistent store; recorded.
     func store(_ key: String, _ value: Value?)
     /// Charges the step's attempt limit (if it has one) and writes the counter to the device

@@ -228,12 +228,21 @@ public struct JourneyLoader: Sendable {
                         required: ["label"]),
                     let label = af["label"].flatMap({ r.text($0, "'label'") })
                 else { continue }
+                var enabled = true
+                var enabledWhen: Located<String>?
+                if let node = af["enabled"] {
+                    if let text = node.scalar, text.contains("${") {
+                        enabledWhen = Located(text, at: node.location)
+                    } else {
+                        enabled = r.bool(node, "'enabled'") ?? true
+                    }
+                }
                 actions.append(
                     ScreenAction(
-                        id: id, label: label, enabled: af["enabled"].flatMap { r.bool($0, "'enabled'") } ?? true,
+                        id: id, label: label, enabled: enabled, enabledWhen: enabledWhen,
                         style: af["style"].flatMap { r.enumValue($0, "'style'", as: ScreenAction.Style.self) }))
             } else if let label = r.text(entry.value, "label of action '\(entry.key)'") {
-                actions.append(ScreenAction(id: id, label: label, enabled: true, style: nil))
+                actions.append(ScreenAction(id: id, label: label, enabled: true, enabledWhen: nil, style: nil))
             }
         }
         var fields: [FormField] = []

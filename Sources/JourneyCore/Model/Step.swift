@@ -37,7 +37,10 @@ public struct ScreenAction: Sendable, Hashable {
     public enum Style: String, Sendable, Hashable, CaseIterable { case primary, secondary, destructive }
     public var id: Located<String>
     public var label: LocalizedText
+    /// False when the action is written `enabled: false`.
     public var enabled: Bool
+    /// `enabled: "${expression}"`: the action is enabled while the expression is true.
+    public var enabledWhen: Located<String>?
     public var style: Style?
 }
 

@@ -18,6 +18,9 @@ public struct Scenario: Sendable {
     public struct DeviceSetup: Sendable {
         public var profile: DeviceProfile
         public var store: [(key: Located<String>, value: RawValue)]
+        /// PINs already set on the device, by store key; the PIN handlers seal them as they
+        /// would their own before the run starts.
+        public var pins: [(key: Located<String>, value: RawValue)]
         /// Milliseconds since the Unix epoch.
         public var clock: Int
     }
@@ -72,10 +75,18 @@ public struct ScenarioLoader: Sendable {
         let tags = f["tags"].map { r.stringList($0, "'tags'").map(\.value) } ?? []
         let locale = f["locale"].flatMap { r.string($0, "'locale'") }
 
-        var device = Scenario.DeviceSetup(profile: DeviceProfile(), store: [], clock: defaultScenarioClock)
+        var device = Scenario.DeviceSetup(profile: DeviceProfile(), store: [], pins: [], clock: defaultScenarioClock)
         if let node = f["device"],
-            let df = r.mapping(node, "'device'", allowed: ["biometry", "enrolled", "online", "apps", "store", "clock"])
+            let df = r.mapping(
+                node, "'device'",
+                allowed: ["biometry", "enrolled", "online", "apps", "store", "pins", "clock", "kdfRounds"])
         {
+            if let rounds = df["kdfRounds"].flatMap({ r.int($0, "'kdfRounds'", minimum: 1) }) {
+                device.profile.kdfRounds = rounds
+            }
+            for entry in df["pins"].map({ r.namedEntries($0, "'pins'") }) ?? [] {
+                device.pins.append((Located(entry.key, at: entry.keyLocation), r.raw(entry.value)))
+            }
             if let b = df["biometry"].flatMap({ r.enumValue($0, "'biometry'", as: DeviceProfile.Biometry.self) }) {
                 device.profile.biometry = b
                 device.profile.biometryEnrolled = b != .none

@@ -59,6 +59,16 @@ public struct ScenarioChecker: Sendable {
             }
         }
 
+        var pins: [String: Value] = [:]
+        for (key, raw) in scenario.device.pins {
+            if case .constant(let v)? = context.compileValue(
+                raw, expected: TypeInfo(.string, secret: true), scope: context.base, what: "PIN '\(key.value)'",
+                allowTemplates: false)
+            {
+                pins[key.value] = v
+            }
+        }
+
         var steps: [String: StepContract] = [:]
         for j in reachable {
             for step in j.steps where steps[step.id] == nil { steps[step.id] = step.contract }
@@ -153,7 +163,7 @@ public struct ScenarioChecker: Sendable {
             id: scenario.id.value, file: scenario.file, journey: journey, title: scenario.title, tags: scenario.tags,
             locale: scenario.locale,
             device: DeviceState(profile: scenario.device.profile, store: store, clock: scenario.device.clock),
-            params: params, script: script,
+            pins: pins, params: params, script: script,
             expectation: .init(
                 end: scenario.expect.end.value, kind: scenario.expect.kind, state: expectState, stored: expectStored))
         return (compiled, d)
@@ -204,6 +214,8 @@ public struct CompiledScenario: Sendable {
     public let tags: [String]
     public let locale: String?
     public let device: DeviceState
+    /// PINs to seal into the device store before the run, by key.
+    public let pins: [String: Value]
     public let params: [String: Value]
     public let script: [Entry]
     public let expectation: Expectation

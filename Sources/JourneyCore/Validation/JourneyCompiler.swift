@@ -296,9 +296,26 @@ struct JourneyContext {
                 at: step.id.location)
         }
         guard let runner else { return nil }
+        var conditions: [String: Expression] = [:]
+        for action in step.screen?.actions ?? [] {
+            guard let text = action.enabledWhen else { continue }
+            if let template = parseTemplate(text.value, at: text.location, plain: false) {
+                let (type, errors) = template.typeCheck(in: base)
+                report(errors, at: text.location, plain: false)
+                if case .expression(let expression, _)? = template.parts.first, template.isSingleExpression,
+                    type?.type == .bool || type?.type == .any
+                {
+                    conditions[action.id.value] = expression
+                } else if errors.isEmpty {
+                    diagnostics.error(
+                        C.typeMismatch, "'enabled' takes true, false or one \"${…}\" bool expression", at: text.location
+                    )
+                }
+            }
+        }
         return CompiledStep(
             id: step.id.value, label: label, runner: runner, parameters: parameters, maps: maps, screen: step.screen,
-            contract: contract, attempts: attempts, transitions: transitions)
+            actionConditions: conditions, contract: contract, attempts: attempts, transitions: transitions)
     }
 
     mutating func undeclared(_ outcome: Located<String>, label: String, contract: StepContract) {

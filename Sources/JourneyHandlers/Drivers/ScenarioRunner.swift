@@ -25,11 +25,28 @@ public struct ScenarioRunner {
         configuration.locale = scenario.locale ?? configuration.locale
         let driver = ScriptedDriver(script: scenario.script)
         let locale = configuration.locale ?? scenario.journey.source.defaultLocale
+        var device = scenario.device
+        let rounds = device.profile.kdfRounds ?? PinVault.defaultRounds
+        for (key, pin) in scenario.pins.sorted(by: { $0.key < $1.key }) {
+            guard case .string(let digits) = pin.revealed else { continue }
+            do {
+                device.store[key] = .secret(.string(try PinVault.seal(pin: digits, rounds: rounds)))
+            } catch {
+                return Report(
+                    scenario: scenario.id, journey: scenario.journey.id,
+                    result: RunResult(end: nil, kind: nil, failure: "cannot seal PIN '\(key)'", steps: 0),
+                    problems: ["cannot seal the scenario's PIN '\(key)'"])
+            }
+        }
+        var settings: TranscriptEvent.Fields = []
+        if let rounds = device.profile.kdfRounds {
+            settings.append(.init("kdfRounds", .int(rounds)))
+        }
         let header = TranscriptEvent.Header(
-            journey: scenario.journey.id, scenario: scenario.id, locale: locale, device: scenario.device.profile,
-            clock: scenario.device.clock, store: .sorted(scenario.device.store))
+            journey: scenario.journey.id, scenario: scenario.id, locale: locale, device: device.profile,
+            clock: device.clock, store: .sorted(device.store), settings: settings)
         let outcome = await JourneyRunner(configuration: configuration).run(
-            scenario.journey, in: library, params: scenario.params, device: scenario.device, driver: driver,
+            scenario.journey, in: library, params: scenario.params, device: device, driver: driver,
             transcript: sink, header: header)
         var store = outcome.device.store
         for journey in ScenarioChecker.reachableJourneys(from: scenario.journey, in: library) {

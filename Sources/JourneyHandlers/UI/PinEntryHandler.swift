@@ -42,32 +42,16 @@ public struct PinEntryHandler: StepHandler {
         guard case .int(let length)? = invocation[parameter: "length"]?.revealed, (1...64).contains(length) else {
             throw HandlerError("'length' of step '\(invocation.step)' must be between 1 and 64")
         }
-        let (action, values) = try await context.ask(invocation)
+        let (action, digits) = try await context.pinPad(invocation, length: length)
         if let action { return HandlerResult(action) }
-        guard let pin = values["pin"], case .string(let digits) = pin.revealed else {
-            throw HandlerError("step '\(invocation.step)' needs a 'pin' or an 'action'")
-        }
-        guard digits.count == length, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-            throw HandlerError("the PIN given at step '\(invocation.step)' is not \(length) digits")
-        }
+        let pin = digits ?? ""
         if let expected = invocation[parameter: "expected"] {
             guard case .string(let wanted) = expected.revealed else {
                 throw HandlerError("'expected' of step '\(invocation.step)' is not a text")
             }
             context.chargeAttempt()
-            return HandlerResult(Self.constantTimeEqual(digits, wanted) ? "correct" : "wrong")
+            return HandlerResult(PinPad.equal(pin, wanted) ? "correct" : "wrong")
         }
-        return HandlerResult("entered", data: ["pin": .secret(.string(digits))])
-    }
-
-    /// Compares without stopping at the first difference, so timing does not reveal how many
-    /// leading digits were right.
-    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        var difference = UInt8(x.count == y.count ? 0 : 1)
-        for i in 0..<max(x.count, y.count) {
-            difference |= (i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0)
-        }
-        return difference == 0
+        return HandlerResult("entered", data: ["pin": .secret(.string(pin))])
     }
 }

@@ -1,0 +1,150 @@
+import JourneyCore
+
+extension HandlerContext {
+    /// Shows a PIN pad and returns the pressed action, or the digits entered (secret).
+    func pinPad(_ invocation: HandlerInvocation, length: Int) async throws -> (action: String?, pin: String?) {
+        let (action, values) = try await ask(invocation)
+        if let action { return (action, nil) }
+        guard case .string(let keys)? = values["pin"]?.revealed else {
+            throw HandlerError("step '\(invocation.step)' needs a 'pin' (the keys typed) or an 'action'")
+        }
+        switch PinPad.enter(keys, length: length) {
+        case .success(let digits): return (nil, digits)
+        case .failure(let error): throw HandlerError("at step '\(invocation.step)': \(error.message)")
+        }
+    }
+}
+
+extension HandlerInvocation {
+    func length(default value: Int = 4) throws -> Int {
+        guard case .int(let length) = self[parameter: "length"]?.revealed ?? .int(value), (1...64).contains(length)
+        else { throw HandlerError("'length' of step '\(step)' must be between 1 and 64") }
+        return length
+    }
+
+    func text(_ name: String) throws -> String {
+        guard case .string(let text)? = self[parameter: name]?.revealed else {
+            throw HandlerError("parameter '\(name)' of step '\(step)' is missing or not a text")
+        }
+        return text
+    }
+}
+
+let pinInput = InputSpec(
+    name: "pin", type: TypeInfo(.string, secret: true),
+    summary: "the keys typed on the pad: digits, and ⌫ for delete; the pad advances after `length` digits")
+let lengthParameter = ParameterSpec(
+    name: "length", kind: .value(TypeInfo(.int)), defaultValue: .int(4), summary: "digits on the pad")
+let pinData = [DataSpec(name: "pin", type: TypeInfo(.string, secret: true))]
+
+/// `pin.entry`: a PIN pad for choosing a PIN. Auto-advances on the last digit; no confirm button.
+public struct PinEntryStepHandler: StepHandler {
+    public init() {}
+
+    public let contract = HandlerContract(
+        id: "pin.entry", summary: "A PIN pad that advances by itself after `length` digits; gives the PIN (secret).",
+        parameters: [lengthParameter], inputs: [pinInput],
+        outcomes: [OutcomeSpec(name: "entered", summary: "all digits were entered", data: pinData)],
+        actionsAreOutcomes: true)
+
+    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+        let (action, pin) = try await context.pinPad(invocation, length: invocation.length())
+        if let action { return HandlerResult(action) }
+        return HandlerResult("entered", data: ["pin": .secret(.string(pin ?? ""))])
+    }
+}
+
+/// `pin.repeat`: the PIN pad that asks for the new PIN again and compares it with `first`.
+public struct PinRepeatHandler: StepHandler {
+    public init() {}
+
+    public let contract = HandlerContract(
+        id: "pin.repeat", summary: "Asks for the PIN again; `match` or `mismatch` against `first` (constant-time).",
+        parameters: [
+            lengthParameter,
+            ParameterSpec(
+                name: "first", kind: .value(TypeInfo(.string, secret: true)), required: true,
+                summary: "the PIN entered the first time"),
+        ],
+        inputs: [
+            InputSpec(
+                name: pinInput.name, type: pinInput.type, summary: pinInput.summary, classes: ["match", "mismatch"])
+        ],
+        outcomes: [
+            OutcomeSpec(name: "match", summary: "the same PIN again", data: pinData),
+            OutcomeSpec(name: "mismatch", summary: "a different PIN"),
+        ],
+        actionsAreOutcomes: true)
+
+    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+        let first = try invocation.text("first")
+        let (action, pin) = try await context.pinPad(invocation, length: invocation.length())
+        if let action { return HandlerResult(action) }
+        guard let pin, PinPad.equal(pin, first) else { return HandlerResult("mismatch") }
+        return HandlerResult("match", data: ["pin": .secret(.string(pin))])
+    }
+}
+
+/// `pin.save`: seals the PIN into the device store (PBKDF2-HMAC-SHA256 + AES-GCM, see
+/// ``PinVault``). Shows nothing.
+public struct PinSaveHandler: StepHandler {
+    public init() {}
+
+    public let contract = HandlerContract(
+        id: "pin.save",
+        summary: "Stores the PIN as a PBKDF2-derived key wrapping a device secret (AES-GCM), never in clear or hashed.",
+        parameters: [
+            ParameterSpec(
+                name: "key", kind: .value(TypeInfo(.string)), required: true, summary: "the device store key"),
+            ParameterSpec(
+                name: "pin", kind: .value(TypeInfo(.string, secret: true)), required: true, summary: "the PIN to store"),
+        ],
+        outcomes: [OutcomeSpec(name: "saved", summary: "the PIN is stored")])
+
+    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+        let key = try invocation.text("key")
+        let pin = try invocation.text("pin")
+        let record = try PinVault.seal(pin: pin, rounds: context.device.kdfRounds ?? PinVault.defaultRounds)
+        context.store(key, .secret(.string(record)))
+        return HandlerResult("saved")
+    }
+}
+
+/// `pin.verify`: the PIN pad that unlocks. The step's attempt limit is charged after the
+/// digits arrive and before the vault is opened, so no restart can undo a wrong attempt.
+public struct PinVerifyHandler: StepHandler {
+    public init() {}
+
+    public let contract = HandlerContract(
+        id: "pin.verify",
+        summary:
+            "Checks the PIN against the stored one by unwrapping it; `correct`, `wrong`, or `missing` (none stored).",
+        parameters: [
+            lengthParameter,
+            ParameterSpec(
+                name: "key", kind: .value(TypeInfo(.string)), required: true, summary: "the device store key"),
+        ],
+        inputs: [
+            InputSpec(
+                name: pinInput.name, type: pinInput.type, summary: pinInput.summary, classes: ["correct", "wrong"])
+        ],
+        outcomes: [
+            OutcomeSpec(name: "correct", summary: "the PIN opened the stored secret"),
+            OutcomeSpec(name: "wrong", summary: "the PIN did not"),
+            OutcomeSpec(name: "missing", summary: "no readable PIN is stored (never set, wiped or corrupted)"),
+        ],
+        actionsAreOutcomes: true)
+
+    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+        let key = try invocation.text("key")
+        guard case .string(let record)? = context.stored(key)?.revealed else { return HandlerResult("missing") }
+        let (action, pin) = try await context.pinPad(invocation, length: invocation.length())
+        if let action { return HandlerResult(action) }
+        context.chargeAttempt()
+        do {
+            return HandlerResult(try PinVault.verify(pin: pin ?? "", record: record) ? "correct" : "wrong")
+        } catch {
+            return HandlerResult("missing")
+        }
+    }
+}

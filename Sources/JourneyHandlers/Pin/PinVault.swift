@@ -1,0 +1,102 @@
+import Crypto
+import CryptoExtras
+import Foundation
+import JourneyCore
+
+/// How PINs live on the device: never in clear and never as a plain hash.
+///
+/// A random 256-bit device secret is sealed with AES-GCM under a key derived from the PIN
+/// with PBKDF2-HMAC-SHA256 and a random 128-bit salt. Verifying a PIN means deriving the key
+/// again and opening the seal: the AEAD tag decides, so nothing is compared by hand and a
+/// tampered or truncated record simply fails to open.
+///
+/// The stored form is one line: `pin-v1:ROUNDS:SALT:SEALED` (base64), kept as a secret value.
+public enum PinVault {
+    /// OWASP's recommendation for PBKDF2-HMAC-SHA256.
+    public static let defaultRounds = 600_000
+    static let prefix = "pin-v1"
+    /// Binds the seal to its purpose, so a record cannot be replayed as another kind of secret.
+    static let context = Data("journeykit.pin.v1".utf8)
+
+    public enum Failure: Error, Equatable {
+        /// The record is not one this vault wrote (corrupted, truncated, another format).
+        case unreadableRecord
+    }
+
+    /// Seals a fresh device secret under `pin`.
+    public static func seal(pin: String, rounds: Int = defaultRounds) throws -> String {
+        let salt = randomBytes(16)
+        let key = try deriveKey(pin: pin, salt: salt, rounds: rounds)
+        let secret = SymmetricKey(size: .bits256)
+        let box = try secret.withUnsafeBytes { bytes in
+            try AES.GCM.seal(Data(bytes), using: key, authenticating: context)
+        }
+        guard let combined = box.combined else { throw Failure.unreadableRecord }
+        return [prefix, String(rounds), salt.base64EncodedString(), combined.base64EncodedString()]
+            .joined(separator: ":")
+    }
+
+    /// Whether `pin` opens `record`. Throws only when the record cannot be read at all.
+    public static func verify(pin: String, record: String) throws -> Bool {
+        let parts = record.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0] == prefix, let rounds = Int(parts[1]), rounds > 0,
+            let salt = Data(base64Encoded: String(parts[2])), salt.count == 16,
+            let combined = Data(base64Encoded: String(parts[3])),
+            let box = try? AES.GCM.SealedBox(combined: combined)
+        else { throw Failure.unreadableRecord }
+        let key = try deriveKey(pin: pin, salt: salt, rounds: rounds)
+        // Any failure to open (wrong key, tampered bytes) is a wrong PIN; on Linux the error is
+        // a BoringSSL code rather than `.authenticationFailure`, so no case is matched.
+        return (try? AES.GCM.open(box, using: key, authenticating: context)) != nil
+    }
+
+    /// PBKDF2-HMAC-SHA256 with 32 bytes of output. Costs under 210 000 rounds (swift-crypto's
+    /// floor) are allowed only because a device setting asked for them, for fast test runs.
+    public static func deriveKey(pin: String, salt: Data, rounds: Int) throws -> SymmetricKey {
+        try KDF.Insecure.PBKDF2.deriveKey(
+            from: Data(pin.utf8), salt: salt, using: .sha256, outputByteCount: 32, unsafeUncheckedRounds: rounds)
+    }
+
+    static func randomBytes(_ count: Int) -> Data {
+        SymmetricKey(size: SymmetricKeySize(bitCount: count * 8)).withUnsafeBytes { Data($0) }
+    }
+}
+
+/// Keys typed on a PIN pad: digits, with `⌫` (or `<`) for delete. The pad advances by itself
+/// once it has `length` digits.
+enum PinPad {
+    /// The digits entered, or a message (never containing the keys) saying what was wrong.
+    static func enter(_ keys: String, length: Int) -> Result<String, HandlerError> {
+        var digits: [Character] = []
+        for (index, key) in keys.enumerated() {
+            if digits.count == length {
+                return .failure(
+                    HandlerError(
+                        "the PIN pad advanced after \(length) digits; \(keys.count - index) more keys were given"))
+            }
+            switch key {
+            case "⌫", "<":
+                if !digits.isEmpty { digits.removeLast() }
+            case _ where key.isASCII && key.isNumber:
+                digits.append(key)
+            default:
+                return .failure(HandlerError("a PIN pad has only digits and ⌫ (delete)"))
+            }
+        }
+        guard digits.count == length else {
+            return .failure(HandlerError("only \(digits.count) of \(length) digits were entered"))
+        }
+        return .success(String(digits))
+    }
+
+    /// Compares two PINs without stopping at the first difference.
+    static func equal(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8)
+        let y = Array(b.utf8)
+        var difference = UInt8(x.count == y.count ? 0 : 1)
+        for i in 0..<max(x.count, y.count) {
+            difference |= (i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0)
+        }
+        return difference == 0
+    }
+}
