@@ -36,7 +36,14 @@ let package = Package(
             ]
         ),
         .testTarget(name: "JourneyCoreTests", dependencies: ["JourneyCore"]),
-        .testTarget(name: "JourneyHandlersTests", dependencies: ["JourneyHandlers"]),
+        .testTarget(
+            name: "JourneyHandlersTests",
+            dependencies: [
+                "JourneyHandlers",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         .testTarget(
             name: "JourneyCLITests",
             dependencies: ["journey", "JourneyCore", "JourneyHandlers"]
