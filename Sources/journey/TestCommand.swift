@@ -18,7 +18,7 @@ struct TestCommand: AsyncParsableCommand {
               journey test journeys/eduid
               journey test --update              # re-record the goldens after an intended change
 
-            Only --update writes goldens. Exits 0 when every scenario passes, 1 when any fails, \
+            Only --update writes goldens, and only for scenarios that pass their own expectations. Exits 0 when every scenario passes, 1 when any fails, \
             2 for invalid files or options. The last line is always `N passed, N failed`.
             """
     )
@@ -55,7 +55,7 @@ struct TestCommand: AsyncParsableCommand {
             let time = console.paint(String(format: "(%.0f ms)", elapsed), .dim)
             var problems = report.problems
             let base = Workspace.goldenBase(for: scenario.file)
-            if update {
+            if update && problems.isEmpty {
                 do {
                     try FileManager.default.createDirectory(
                         atPath: Path.parent(base), withIntermediateDirectories: true)
@@ -64,7 +64,7 @@ struct TestCommand: AsyncParsableCommand {
                 } catch {
                     problems.append("cannot record the golden transcript: \(error)")
                 }
-            } else {
+            } else if !update {
                 problems += compare(transcript.text, golden: base + ".txt", console: console)
                 if problems.isEmpty {
                     let golden = try? String(contentsOfFile: base + ".jsonl", encoding: .utf8)
