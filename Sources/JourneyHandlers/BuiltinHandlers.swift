@@ -7,7 +7,8 @@ public enum BuiltinHandlers {
         [
             ScreenHandler(), AlertHandler(), ChoiceHandler(), FormHandler(), PinEntryHandler(), LinkWaitHandler(),
             DecideHandler(), PinEntryStepHandler(), PinRepeatHandler(), PinSaveHandler(), PinVerifyHandler(),
-            BiometryOptInHandler(), BiometryAuthenticateHandler(), ClearStoreHandler(),
+            BiometryOptInHandler(), BiometryAuthenticateHandler(), ClearStoreHandler(), HTTPRequestHandler(),
+            BankSelectHandler(), BankPageHandler(), BackgroundHandler(),
         ]
     }
 

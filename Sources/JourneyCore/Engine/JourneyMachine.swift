@@ -159,6 +159,12 @@ public struct JourneyMachine {
         emit(.attempt(step: step.id, limit: limit.name, action: .charged, count: count, max: limit.max))
     }
 
+    /// Records a handler's HTTP exchange for the current step.
+    public mutating func recordHTTP(method: String, url: String, status: Int?, error: String?) {
+        guard let step = currentStep else { return }
+        emit(.http(step: step, method: method, url: URLRedaction.redact(url), status: status, error: error))
+    }
+
     /// Records input the driver gave for the current step.
     public mutating func recordInput(_ values: [String: Value]) {
         guard let step = currentStep else { return }
@@ -229,9 +235,14 @@ public struct JourneyMachine {
                 }
                 let lookup = Lookup(frame: frames[frames.count - 1], device: device)
                 var params: [String: Value] = [:]
+                var displays: [String: String] = [:]
                 for (name, value) in step.parameters {
                     switch Self.evaluate(value, lookup) {
-                    case .success(let v): params[name] = v
+                    case .success(let v):
+                        params[name] = v
+                        if v.isSecret, case .template(let t) = value, !t.isSingleExpression {
+                            displays[name] = try? t.display(in: lookup)
+                        }
                     case .failure(let error):
                         return failure(step.id, "cannot evaluate '\(name)' of step '\(step.id)': \(error.message)")
                     }
@@ -255,11 +266,13 @@ public struct JourneyMachine {
                     case .failure(let error): return failure(step.id, "cannot render the screen: \(error.message)")
                     }
                     if let screen { emit(.screen(step: step.id, screen: screen)) }
-                    emit(.handlerCall(step: step.id, handler: step.label, params: .sorted(params)))
+                    var shown = params
+                    for (name, text) in displays { shown[name] = .string(text) }
+                    emit(.handlerCall(step: step.id, handler: step.label, params: .sorted(shown)))
                     phase = .awaitingHandler
                     let invocation = HandlerInvocation(
                         journey: frame.journey.id, step: step.id, parameters: params, maps: step.maps, screen: screen,
-                        contract: step.contract)
+                        contract: step.contract, displays: displays)
                     return .runHandler(handler, invocation)
                 }
             case .end(let index):

@@ -21,12 +21,13 @@ public struct JourneyRunner {
 
     public func run(
         _ journey: CompiledJourney, in library: CompiledLibrary, params: [String: Value] = [:], device: DeviceState,
-        driver: some InputDriver, transcript sink: some TranscriptSink, header: TranscriptEvent.Header? = nil
+        driver: some InputDriver, network: NetworkTransport? = nil, transcript sink: some TranscriptSink,
+        header: TranscriptEvent.Header? = nil
     ) async -> Outcome {
         let context = RunContext(
             machine: JourneyMachine(
                 library: library, journey: journey, params: params, device: device, configuration: configuration),
-            driver: driver, sink: sink)
+            driver: driver, network: network, sink: sink)
         if let header { sink.record(TranscriptRecord(time: 0, depth: 0, event: .header(header))) }
         var action = context.machine.start()
         context.flush()
@@ -67,13 +68,36 @@ public enum RunInterruption: Error, Sendable, Equatable {
 final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContext {
     var machine: JourneyMachine
     let driver: Driver
+    let network: NetworkTransport?
     let sink: Sink
     var inputs: [String: Value] = [:]
 
-    init(machine: JourneyMachine, driver: Driver, sink: Sink) {
+    init(machine: JourneyMachine, driver: Driver, network: NetworkTransport?, sink: Sink) {
         self.machine = machine
         self.driver = driver
+        self.network = network
         self.sink = sink
+    }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        defer { flush() }
+        let url = request.displayURL ?? request.url
+        guard machine.device.profile.online else {
+            machine.recordHTTP(method: request.method, url: url, status: nil, error: "offline")
+            throw NetworkError.offline
+        }
+        guard let network else {
+            machine.recordHTTP(method: request.method, url: url, status: nil, error: "no network")
+            throw NetworkError.noTransport
+        }
+        do {
+            let response = try await network.send(request)
+            machine.recordHTTP(method: request.method, url: url, status: response.status, error: nil)
+            return response
+        } catch let error as NetworkError {
+            machine.recordHTTP(method: request.method, url: url, status: nil, error: error.description)
+            throw error
+        }
     }
 
     func flush() {

@@ -109,13 +109,20 @@ public struct ParameterSpec: Sendable {
     public var required: Bool
     public var defaultValue: Value?
     public var summary: String
+    /// The parameter may be computed from a secret (a URL with a code in it); it then stays
+    /// secret and is shown redacted. A type marked secret is secret even when written literally.
+    public var mayBeSecret: Bool
 
-    public init(name: String, kind: Kind, required: Bool = false, defaultValue: Value? = nil, summary: String) {
+    public init(
+        name: String, kind: Kind, required: Bool = false, defaultValue: Value? = nil, summary: String,
+        mayBeSecret: Bool = false
+    ) {
         self.name = name
         self.kind = kind
         self.required = required
         self.defaultValue = defaultValue
         self.summary = summary
+        self.mayBeSecret = mayBeSecret
     }
 }
 

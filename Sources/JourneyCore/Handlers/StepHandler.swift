@@ -17,10 +17,13 @@ public struct HandlerInvocation: Sendable {
     public var maps: [String: [(key: String, value: String)]]
     public var screen: RenderedScreen?
     public var contract: StepContract
+    /// For parameters written as templates that mix text with secrets: the text with each
+    /// secret shown as `•••`, for handlers to record (a URL with a code in its path).
+    public var displays: [String: String]
 
     public init(
         journey: String, step: String, parameters: [String: Value], maps: [String: [(key: String, value: String)]],
-        screen: RenderedScreen?, contract: StepContract
+        screen: RenderedScreen?, contract: StepContract, displays: [String: String] = [:]
     ) {
         self.journey = journey
         self.step = step
@@ -28,6 +31,7 @@ public struct HandlerInvocation: Sendable {
         self.maps = maps
         self.screen = screen
         self.contract = contract
+        self.displays = displays
     }
 
     /// The parameter's value, or nil when it was not given and has no default.
@@ -100,6 +104,10 @@ public protocol HandlerContext: AnyObject {
     /// comparing, so that no restart can undo a failed attempt. Steps whose handler does not
     /// call it are charged when a counted outcome arrives.
     func chargeAttempt()
+    /// Sends an HTTP request through the run's transport. Recorded in the transcript as
+    /// method, URL (query values redacted) and status; headers and bodies never are, because
+    /// they carry tokens. Throws ``NetworkError/offline`` when the device is offline.
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse
 }
 
 /// A request for input: which step is asking, and what it needs.

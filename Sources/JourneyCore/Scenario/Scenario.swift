@@ -13,6 +13,8 @@ public struct Scenario: Sendable {
     public var params: [(name: Located<String>, value: RawValue)]
     public var script: [ScriptEntry]
     public var expect: Expectation
+    /// Responses the scenario's network gives, for servers that cannot run here.
+    public var network: [NetworkStub]
     public var location: SourceLocation
 
     public struct DeviceSetup: Sendable {
@@ -30,6 +32,56 @@ public struct Scenario: Sendable {
         public var kind: EndKind?
         public var state: [(name: Located<String>, value: RawValue)]
         public var stored: [(name: Located<String>, value: RawValue)]
+    }
+}
+
+/// A canned response: requests whose method and URL match get `status` and `body`.
+public struct NetworkStub: Sendable, Hashable {
+    public var method: String
+    /// The URL; `*` matches any run of characters.
+    public var url: String
+    public var status: Int
+    public var body: String
+    /// How many requests it answers; nil for any number.
+    public var times: Int?
+    public var location: SourceLocation
+
+    public init(method: String, url: String, status: Int, body: String, times: Int?, location: SourceLocation) {
+        self.method = method
+        self.url = url
+        self.status = status
+        self.body = body
+        self.times = times
+        self.location = location
+    }
+
+    /// Whether the stub answers `request`.
+    public func matches(_ request: HTTPRequest) -> Bool {
+        request.method.uppercased() == method.uppercased() && Self.glob(url, request.url)
+    }
+
+    static func glob(_ pattern: String, _ text: String) -> Bool {
+        let p = Array(pattern.unicodeScalars)
+        let t = Array(text.unicodeScalars)
+        var i = 0, j = 0, star = -1, mark = 0
+        while j < t.count {
+            if i < p.count && p[i] != "*" && p[i] == t[j] {
+                i += 1
+                j += 1
+            } else if i < p.count && p[i] == "*" {
+                star = i
+                mark = j
+                i += 1
+            } else if star >= 0 {
+                i = star + 1
+                mark += 1
+                j = mark
+            } else {
+                return false
+            }
+        }
+        while i < p.count && p[i] == "*" { i += 1 }
+        return i == p.count
     }
 }
 
@@ -54,7 +106,9 @@ public struct ScenarioLoader: Sendable {
     public var yaml: SafeYAML
     public init(yaml: SafeYAML = SafeYAML()) { self.yaml = yaml }
 
-    static let keys = ["scenario", "journey", "title", "tags", "locale", "device", "params", "script", "expect"]
+    static let keys = [
+        "scenario", "journey", "title", "tags", "locale", "device", "params", "script", "expect", "network",
+    ]
 
     public func load(_ data: Data, path: String) -> (scenario: Scenario?, diagnostics: DiagnosticList) {
         switch yaml.parse(data, path: path) {
@@ -131,13 +185,52 @@ public struct ScenarioLoader: Sendable {
                 (Located($0.key, at: $0.keyLocation), r.raw($0.value))
             }
         }
+        var network: [NetworkStub] = []
+        if let node = f["network"] {
+            if case .sequence(let items) = node.kind {
+                network = items.compactMap { stub($0, &r) }
+            } else {
+                r.diagnostics.error(NodeReader.valueType, "'network' must be a list of stubs", at: node.location)
+            }
+        }
         guard !r.diagnostics.hasErrors else { return (nil, r.diagnostics) }
         return (
             Scenario(
                 id: id, file: path, journey: journey, title: title, tags: tags, locale: locale, device: device,
-                params: params, script: script, expect: expect, location: root.location),
+                params: params, script: script, expect: expect, network: network, location: root.location),
             r.diagnostics
         )
+    }
+
+    static let methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]
+
+    /// `- request: METHOD URL` with `response: {status, json | body}` and optional `times`.
+    func stub(_ node: YAMLNode, _ r: inout NodeReader) -> NetworkStub? {
+        guard
+            let f = r.mapping(
+                node, "a network stub", allowed: ["request", "response", "times"], required: ["request", "response"]),
+            let requestNode = f["request"], let request = r.string(requestNode, "'request'")
+        else { return nil }
+        let parts = request.split(separator: " ", maxSplits: 1).map(String.init)
+        guard parts.count == 2, Self.methods.contains(parts[0]) else {
+            r.diagnostics.error(
+                NodeReader.valueType, "'request' is 'METHOD URL', like 'GET https://example.org/v1/banks'",
+                at: requestNode.location)
+            return nil
+        }
+        guard let responseNode = f["response"],
+            let rf = r.mapping(responseNode, "'response'", allowed: ["status", "json", "body"], required: ["status"]),
+            let status = rf["status"].flatMap({ r.int($0, "'status'", minimum: 100) })
+        else { return nil }
+        var body = ""
+        if let json = rf["json"] {
+            body = JSONText.encode(json)
+        } else if let text = rf["body"] {
+            body = r.string(text, "'body'") ?? ""
+        }
+        let times = f["times"].flatMap { r.int($0, "'times'", minimum: 1) }
+        return NetworkStub(
+            method: parts[0], url: parts[1], status: status, body: body, times: times, location: node.location)
     }
 
     func entry(_ node: YAMLNode, _ r: inout NodeReader) -> ScriptEntry? {

@@ -69,9 +69,19 @@ public struct ScenarioChecker: Sendable {
             }
         }
 
+        // Input goes to handler steps; a call step never asks for any. Where journeys share a
+        // step id, an input is valid if any of those steps asks for it.
         var steps: [String: StepContract] = [:]
         for j in reachable {
-            for step in j.steps where steps[step.id] == nil { steps[step.id] = step.contract }
+            for step in j.steps {
+                if case .call = step.runner { continue }
+                if var known = steps[step.id] {
+                    known.inputs += step.contract.inputs.filter { known.input(named: $0.name) == nil }
+                    steps[step.id] = known
+                } else {
+                    steps[step.id] = step.contract
+                }
+            }
         }
         var script: [CompiledScenario.Entry] = []
         for entry in scenario.script {
@@ -163,7 +173,7 @@ public struct ScenarioChecker: Sendable {
             id: scenario.id.value, file: scenario.file, journey: journey, title: scenario.title, tags: scenario.tags,
             locale: scenario.locale,
             device: DeviceState(profile: scenario.device.profile, store: store, clock: scenario.device.clock),
-            pins: pins, params: params, script: script,
+            pins: pins, params: params, script: script, network: scenario.network,
             expectation: .init(
                 end: scenario.expect.end.value, kind: scenario.expect.kind, state: expectState, stored: expectStored))
         return (compiled, d)
@@ -218,6 +228,8 @@ public struct CompiledScenario: Sendable {
     public let pins: [String: Value]
     public let params: [String: Value]
     public let script: [Entry]
+    /// Canned responses for the run's network, in order.
+    public let network: [NetworkStub]
     public let expectation: Expectation
 
     /// The problems with a finished run, measured against the expectation; empty when it passed.

@@ -125,6 +125,12 @@ public struct JSONLinesEncoder: Sendable {
             w.key("to", string: to)
         case .restart:
             break
+        case .http(let step, let method, let url, let status, let error):
+            w.key("step", string: step)
+            w.key("method", string: method)
+            w.key("url", string: url)
+            if let status { w.key("status", int: status) }
+            if let error { w.key("error", string: error) }
         case .clockAdvance(let ms, let reason):
             w.key("by", int: ms)
             w.key("reason", string: reason)
@@ -215,6 +221,12 @@ struct JSONWriter {
     mutating func value(_ value: Value) {
         beginValue()
         writeValue(value)
+    }
+
+    /// Writes already-encoded JSON (a number, `true`, `null`) as the next value.
+    mutating func raw(_ json: String) {
+        beginValue()
+        output.append(json)
     }
 
     private mutating func writeValue(_ value: Value) {

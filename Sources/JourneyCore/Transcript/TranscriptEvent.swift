@@ -73,6 +73,9 @@ public enum TranscriptEvent: Sendable, Equatable {
     case transition(from: String, outcome: String, branch: String, to: String)
     case restart
     case clockAdvance(milliseconds: Int, reason: String)
+    /// A handler's HTTP exchange: the URL with query values redacted, and the status (or the
+    /// reason there was none). Headers and bodies are never recorded.
+    case http(step: String, method: String, url: String, status: Int?, error: String?)
     case failure(step: String?, message: String)
 
     /// The event's name in JSON and text.
@@ -94,6 +97,7 @@ public enum TranscriptEvent: Sendable, Equatable {
         case .transition: "transition"
         case .restart: "restart"
         case .clockAdvance: "clock.advance"
+        case .http: "http"
         case .failure: "failure"
         }
     }

@@ -72,6 +72,8 @@ public struct TranscriptTextRenderer: Sendable {
             return "  \(from) --\(outcome)\(via)--> \(to)"
         case .restart:
             return "⟳ app restarted"
+        case .http(_, let method, let url, let status, let error):
+            return "  http \(method) \(url) → \(status.map(String.init) ?? error ?? "no response")"
         case .clockAdvance(let ms, let reason):
             return "⏱ +\(Duration.format(milliseconds: ms)) (\(reason))"
         case .failure(let step, let message):

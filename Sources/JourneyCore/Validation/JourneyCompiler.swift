@@ -201,8 +201,13 @@ struct JourneyContext {
                 }
                 switch spec.kind {
                 case .value(let type):
-                    if let v = compileValue(raw, expected: type, scope: base, what: "parameter '\(param.value)'") {
-                        parameters.append((param.value, v))
+                    let accepted = TypeInfo(type.type, secret: type.secret || spec.mayBeSecret)
+                    if let v = compileValue(raw, expected: accepted, scope: base, what: "parameter '\(param.value)'") {
+                        if case .constant(let constant) = v, spec.mayBeSecret && !type.secret {
+                            parameters.append((param.value, .constant(constant.revealed)))
+                        } else {
+                            parameters.append((param.value, v))
+                        }
                     }
                 case .map:
                     if let pairs = literalMap(raw, what: "parameter '\(param.value)'") { maps[param.value] = pairs }

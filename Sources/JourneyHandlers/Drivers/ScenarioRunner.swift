@@ -47,7 +47,7 @@ public struct ScenarioRunner {
             clock: device.clock, store: .sorted(device.store), settings: settings)
         let outcome = await JourneyRunner(configuration: configuration).run(
             scenario.journey, in: library, params: scenario.params, device: device, driver: driver,
-            transcript: sink, header: header)
+            network: StubNetwork(stubs: scenario.network), transcript: sink, header: header)
         var store = outcome.device.store
         for journey in ScenarioChecker.reachableJourneys(from: scenario.journey, in: library) {
             for variable in journey.storedDeclarations where store[variable.name] == nil {

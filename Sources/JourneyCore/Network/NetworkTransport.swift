@@ -1,0 +1,60 @@
+/// An HTTP request a handler sends. JourneyCore only describes requests; a transport sends
+/// them (scenario stubs in tests, a real client in an app or in JourneyHandlers).
+public struct HTTPRequest: Sendable, Hashable {
+    public var method: String
+    public var url: String
+    public var headers: [Header]
+    public var body: String?
+    /// What transcripts show as the URL: by default the URL itself (its query values are
+    /// always redacted); handlers pass a form with secrets masked when the path holds one.
+    public var displayURL: String?
+
+    public struct Header: Sendable, Hashable {
+        public var name: String
+        public var value: String
+        public init(_ name: String, _ value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    public init(method: String, url: String, headers: [Header] = [], body: String? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+}
+
+public struct HTTPResponse: Sendable, Hashable {
+    public var status: Int
+    public var body: String
+
+    public init(status: Int, body: String = "") {
+        self.status = status
+        self.body = body
+    }
+}
+
+/// Sends requests for handlers. Implementations decide what "the network" is.
+public protocol NetworkTransport: AnyObject {
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+}
+
+/// Why a request got no response.
+public enum NetworkError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The simulated device is offline.
+    case offline
+    /// No transport was given to the run.
+    case noTransport
+    /// The transport could not deliver the request (refused, timed out, no stub).
+    case failed(String)
+
+    public var description: String {
+        switch self {
+        case .offline: "the device is offline"
+        case .noTransport: "this run has no network"
+        case .failed(let message): message
+        }
+    }
+}

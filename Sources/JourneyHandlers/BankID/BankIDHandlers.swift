@@ -1,0 +1,155 @@
+import Foundation
+import JourneyCore
+
+/// `bankid.select`: the list of banks, with search. Searching is a case-insensitive
+/// substring match on the name; an empty query shows every bank. An empty list gives
+/// `empty` without showing anything to choose.
+public struct BankSelectHandler: StepHandler {
+    public init() {}
+
+    public let contract = HandlerContract(
+        id: "bankid.select",
+        summary: "Choose a bank from `ids`/`names` (search: case-insensitive substring); `empty` when there are none.",
+        parameters: [
+            ParameterSpec(name: "ids", kind: .value(TypeInfo(.list)), required: true, summary: "bank ids"),
+            ParameterSpec(
+                name: "names", kind: .value(TypeInfo(.list)), required: true, summary: "bank names, same order"),
+        ],
+        inputs: [
+            InputSpec(name: "search", type: TypeInfo(.string), summary: "text typed into the search field"),
+            InputSpec(name: "bank", type: TypeInfo(.string), summary: "the id of the bank tapped"),
+        ],
+        outcomes: [
+            OutcomeSpec(
+                name: "selected", summary: "a bank was tapped",
+                data: [
+                    DataSpec(name: "bankId", type: TypeInfo(.string)),
+                    DataSpec(name: "bankName", type: TypeInfo(.string)),
+                    DataSpec(name: "shown", type: TypeInfo(.list)),
+                ]),
+            OutcomeSpec(
+                name: "searched", summary: "a search without a choice",
+                data: [DataSpec(name: "shown", type: TypeInfo(.list))]),
+            OutcomeSpec(name: "empty", summary: "there are no banks to show"),
+        ],
+        actionsAreOutcomes: true)
+
+    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+        let ids = strings(invocation[parameter: "ids"])
+        let names = strings(invocation[parameter: "names"])
+        guard ids.count == names.count else {
+            throw HandlerError("'ids' and 'names' of step '\(invocation.step)' differ in length")
+        }
+        if ids.isEmpty { return HandlerResult("empty") }
+        let (action, values) = try await context.ask(invocation)
+        if let action { return HandlerResult(action) }
+        var query = ""
+        if case .string(let q)? = values["search"]?.revealed { query = q }
+        let shown = zip(ids, names).filter { query.isEmpty || $0.1.lowercased().contains(query.lowercased()) }
+        let shownNames = Value.list(shown.map { .string($0.1) })
+        guard case .string(let bank)? = values["bank"]?.revealed else {
+            return HandlerResult("searched", data: ["shown": shownNames])
+        }
+        guard let chosen = shown.first(where: { $0.0 == bank }) else {
+            throw HandlerError("bank '\(bank)' is not in the list shown at step '\(invocation.step)'")
+        }
+        return HandlerResult(
+            "selected", data: ["bankId": .string(chosen.0), "bankName": .string(chosen.1), "shown": shownNames])
+    }
+
+    func strings(_ value: Value?) -> [String] {
+        guard case .list(let items)? = value?.revealed else { return [] }
+        return items.compactMap { if case .string(let s) = $0 { s } else { nil } }
+    }
+}
+
+/// `bankid.page`: the bank's sign-in page in a web view, watching where it navigates. A
+/// redirect to one of `handledHosts` carrying `code` gives `code` (secret); other http(s)
+/// pages stay in the web view (`navigated`); custom schemes and App Store links open outside
+/// the app (`external`) when the device can open them, and otherwise stay.
+public struct BankPageHandler: StepHandler {
+    public init() {}
+
+    public let contract = HandlerContract(
+        id: "bankid.page",
+        summary: "The bank's page as a redirect watcher: `code` from a handled host, `navigated`, or `external`.",
+        parameters: [
+            ParameterSpec(
+                name: "url", kind: .value(TypeInfo(.string)), required: true, summary: "the page to load",
+                mayBeSecret: true),
+            ParameterSpec(
+                name: "handledHosts", kind: .value(TypeInfo(.list)), required: true,
+                summary: "hosts whose redirects carry the code back to the app"),
+        ],
+        inputs: [
+            InputSpec(
+                name: "redirect", type: TypeInfo(.string), summary: "the next URL the page navigates to",
+                classes: ["code", "navigated", "external"], redactsQuery: true)
+        ],
+        outcomes: [
+            OutcomeSpec(
+                name: "code", summary: "a redirect to a handled host with a code",
+                data: [DataSpec(name: "code", type: TypeInfo(.string, secret: true))]),
+            OutcomeSpec(
+                name: "navigated", summary: "the page moved on inside the web view",
+                data: [DataSpec(name: "url", type: TypeInfo(.string))]),
+            OutcomeSpec(
+                name: "external", summary: "the link opened outside the app",
+                data: [DataSpec(name: "url", type: TypeInfo(.string))]),
+        ],
+        actionsAreOutcomes: true)
+
+    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+        guard case .list(let hostValues)? = invocation[parameter: "handledHosts"]?.revealed else {
+            throw HandlerError("'handledHosts' of step '\(invocation.step)' is not a list")
+        }
+        let handled = Set(hostValues.compactMap { if case .string(let s) = $0 { s.lowercased() } else { nil } })
+        let (action, values) = try await context.ask(invocation)
+        if let action { return HandlerResult(action) }
+        guard case .string(let url)? = values["redirect"]?.revealed else {
+            throw HandlerError("step '\(invocation.step)' needs a 'redirect' or an 'action'")
+        }
+        let parts = URLParts(url)
+        let shown = Value.string(URLRedaction.redact(url))
+        if parts.scheme == "https" || parts.scheme == "http", parts.host != "apps.apple.com" {
+            if handled.contains(parts.host), let code = parts.query["code"], !code.isEmpty {
+                return HandlerResult("code", data: ["code": .secret(.string(code))])
+            }
+            return HandlerResult("navigated", data: ["url": shown])
+        }
+        // A custom scheme opens if an app for it is installed; App Store links always open.
+        let canOpen = parts.host == "apps.apple.com" || context.device.apps.contains(parts.scheme)
+        return HandlerResult(canOpen ? "external" : "navigated", data: ["url": shown])
+    }
+}
+
+/// Just enough URL parsing for routing: scheme, host and query items (lowercased scheme and host).
+struct URLParts {
+    var scheme = ""
+    var host = ""
+    var query: [String: String] = [:]
+
+    init(_ url: String) {
+        guard let colon = url.firstIndex(of: ":") else { return }
+        scheme = url[..<colon].lowercased()
+        var rest = url[url.index(after: colon)...]
+        if rest.hasPrefix("//") {
+            rest = rest.dropFirst(2)
+            let end = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+            var authority = rest[..<end]
+            if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+            if let port = authority.lastIndex(of: ":") { authority = authority[..<port] }
+            host = authority.lowercased()
+            rest = rest[end...]
+        }
+        if let question = rest.firstIndex(of: "?") {
+            let queryEnd = rest.firstIndex(of: "#") ?? rest.endIndex
+            for pair in rest[rest.index(after: question)..<queryEnd].split(separator: "&") {
+                let kv = pair.split(separator: "=", maxSplits: 1)
+                let name = String(kv[0]).removingPercentEncoding ?? String(kv[0])
+                let value = kv.count > 1 ? (String(kv[1]).removingPercentEncoding ?? String(kv[1])) : ""
+                if query[name] == nil { query[name] = value }
+            }
+        }
+    }
+}

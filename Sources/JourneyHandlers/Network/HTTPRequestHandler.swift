@@ -1,0 +1,160 @@
+import Foundation
+import JourneyCore
+
+/// `http.request`: one HTTP call. 2xx gives `ok`, other statuses `failed`, and no network
+/// `offline`. `captures` pick values out of a JSON response by path (`a.b`, `items[0].id`,
+/// `banks[*].name` for a list; a trailing `?` makes it optional, giving "" when absent),
+/// readable as `outcome.NAME`; `outcome.status` is the status.
+public struct HTTPRequestHandler: StepHandler {
+    public init() {}
+
+    public let contract = HandlerContract(
+        id: "http.request",
+        summary: "An HTTP call: `ok` (2xx), `failed` (other status) or `offline`; `captures` read the JSON response.",
+        parameters: [
+            ParameterSpec(
+                name: "method", kind: .value(TypeInfo(.string)), defaultValue: .string("GET"), summary: "the method"),
+            ParameterSpec(
+                name: "url", kind: .value(TypeInfo(.string)), required: true,
+                summary: "the URL; parts computed from secrets are shown as •••", mayBeSecret: true),
+            ParameterSpec(
+                name: "headers", kind: .value(TypeInfo(.list, secret: true)), defaultValue: .list([]),
+                summary: "headers as 'Name: value' texts; they never reach a transcript"),
+            ParameterSpec(
+                name: "body", kind: .value(TypeInfo(.string, secret: true)),
+                summary: "the request body (never recorded)"),
+            ParameterSpec(
+                name: "captures", kind: .map, summary: "outcome name → JSON path in the response, e.g. processId"),
+            ParameterSpec(
+                name: "secret", kind: .value(TypeInfo(.list)), defaultValue: .list([]),
+                summary: "capture names whose values are secret (tokens, codes)"),
+        ],
+        outcomes: [
+            OutcomeSpec(name: "ok", summary: "a 2xx response", data: [DataSpec(name: "status", type: TypeInfo(.int))]),
+            OutcomeSpec(
+                name: "failed", summary: "any other status", data: [DataSpec(name: "status", type: TypeInfo(.int))]),
+            OutcomeSpec(name: "offline", summary: "no response: the device is offline or the server unreachable"),
+        ],
+        refine: { shape, contract in
+            let secrets: Set<String> =
+                if case .list(let items)? = shape.constants["secret"] {
+                    Set(items.compactMap { if case .string(let s) = $0 { s } else { nil } })
+                } else { [] }
+            let captures = (shape.maps["captures"] ?? []).map {
+                DataSpec(name: $0.key, type: TypeInfo(.any, secret: secrets.contains($0.key)))
+            }
+            if let i = contract.outcomes.firstIndex(where: { $0.name == "ok" }) {
+                contract.outcomes[i].data += captures
+            }
+        })
+
+    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+        let url = try invocation.text("url")
+        let method = (try? invocation.text("method")) ?? "GET"
+        var headers: [HTTPRequest.Header] = []
+        if case .list(let items)? = invocation[parameter: "headers"]?.revealed {
+            for case .string(let line) in items {
+                guard let colon = line.firstIndex(of: ":") else {
+                    throw HandlerError("a header of step '\(invocation.step)' is not 'Name: value'")
+                }
+                headers.append(
+                    .init(
+                        String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+            }
+        }
+        let body: String? = if case .string(let b)? = invocation[parameter: "body"]?.revealed { b } else { nil }
+        let response: HTTPResponse
+        do {
+            var request = HTTPRequest(method: method, url: url, headers: headers, body: body)
+            request.displayURL =
+                invocation.displays["url"] ?? (invocation[parameter: "url"]?.isSecret == true ? "•••" : nil)
+            response = try await context.send(request)
+        } catch let error as NetworkError {
+            if case .failed(let message) = error, message.contains("no stub") { throw HandlerError(message) }
+            return HandlerResult("offline")
+        }
+        guard (200..<300).contains(response.status) else {
+            return HandlerResult("failed", data: ["status": .int(response.status)])
+        }
+        var data: [String: Value] = ["status": .int(response.status)]
+        let captures = invocation.maps["captures"] ?? []
+        if !captures.isEmpty {
+            guard
+                let json = try? JSONSerialization.jsonObject(
+                    with: Data(response.body.utf8), options: [.fragmentsAllowed])
+            else { throw HandlerError("the response to step '\(invocation.step)' is not JSON") }
+            for (name, path) in captures {
+                let optional = path.hasSuffix("?")
+                let clean = optional ? String(path.dropLast()) : path
+                guard let value = JSONPath.value(at: clean, in: json) else {
+                    if optional {
+                        data[name] = .string("")
+                        continue
+                    }
+                    throw HandlerError("the response to step '\(invocation.step)' has nothing at '\(clean)'")
+                }
+                data[name] = value
+            }
+        }
+        return HandlerResult("ok", data: data)
+    }
+}
+
+/// A small path language over parsed JSON: `a.b`, `a[0]`, `a[*].b` (a list).
+enum JSONPath {
+    static func value(at path: String, in json: Any) -> Value? {
+        var current: [Any] = [json]
+        var many = false
+        for segment in segments(path) {
+            var next: [Any] = []
+            for item in current {
+                switch segment {
+                case .key(let key):
+                    if let object = item as? [String: Any], let value = object[key] { next.append(value) }
+                case .index(let index):
+                    if let array = item as? [Any], array.indices.contains(index) { next.append(array[index]) }
+                case .all:
+                    if let array = item as? [Any] { next.append(contentsOf: array) }
+                    many = true
+                }
+            }
+            current = next
+        }
+        if many { return .list(current.compactMap(scalar)) }
+        return current.first.flatMap(scalar)
+    }
+
+    enum Segment { case key(String), index(Int), all }
+
+    static func segments(_ path: String) -> [Segment] {
+        var result: [Segment] = []
+        for part in path.split(separator: ".") {
+            var rest = Substring(part)
+            if let bracket = rest.firstIndex(of: "[") {
+                if bracket > rest.startIndex { result.append(.key(String(rest[..<bracket]))) }
+                rest = rest[bracket...]
+                while rest.hasPrefix("["), let close = rest.firstIndex(of: "]") {
+                    let inner = rest[rest.index(after: rest.startIndex)..<close]
+                    result.append(inner == "*" ? .all : Int(inner).map(Segment.index) ?? .key(String(inner)))
+                    rest = rest[rest.index(after: close)...]
+                }
+            } else {
+                result.append(.key(String(rest)))
+            }
+        }
+        return result
+    }
+
+    static func scalar(_ value: Any) -> Value? {
+        switch value {
+        case let s as String: return .string(s)
+        case let n as NSNumber:
+            // JSON booleans arrive as NSNumbers of Objective-C type "c" (char).
+            if String(cString: n.objCType) == "c" { return .bool(n.boolValue) }
+            return .int(n.intValue)
+        case let b as Bool: return .bool(b)
+        case let a as [Any]: return .list(a.compactMap(scalar))
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import JourneyCore
+import Testing
+
+@testable import JourneyHandlers
+
+@Suite("Network stubs, http.request and Bank ID")
+struct NetworkAndBankIDTests {
+    static let call = """
+        journey: t.one
+        version: 1
+        title: Call
+        state:
+          token: { type: string, secret: true }
+        start: s
+        steps:
+          s:
+            handler: http.request
+            with:
+              method: POST
+              url: "https://api.example.org/v1/session?user=ada"
+              headers: ["authorization: bearer top-secret-bearer"]
+              body: '{"password": "hunter2"}'
+              captures: { token: "session.token", names: "items[*].name", note: "note?" }
+              secret: [token]
+            on:
+              ok:
+                set: { state.token: "${outcome.token}" }
+                to: done
+              failed: other
+              offline: other
+        ends:
+          done: { kind: success }
+          other: { kind: failure }
+        """
+
+    @Test func stubsAnswerAndCapturesReadTheJSON() async throws {
+        let (report, transcript) = try await run(
+            journeys: [Self.call],
+            scenario: """
+                scenario: s
+                journey: t.one
+                network:
+                  - request: POST https://api.example.org/v1/session?*
+                    response: { status: 201, json: { session: { token: tok-9a8b }, items: [{ name: a }, { name: b }] } }
+                script: []
+                expect: { end: done }
+                """)
+        #expect(report.passed, "\(report.problems)")
+        #expect(transcript.text.contains("http POST https://api.example.org/v1/session?user=••• → 201"))
+        #expect(transcript.text.contains(#"names: ["a", "b"]"#))
+        #expect(transcript.text.contains(#"note: """#), "an optional capture that is absent is empty")
+        for secret in ["tok-9a8b", "top-secret-bearer", "hunter2"] {
+            #expect(!transcript.text.contains(secret) && !transcript.jsonl.contains(secret), "\(secret) leaked")
+        }
+    }
+
+    @Test func statusesOfflineAndMissingStubs() async throws {
+        let failed = try await run(
+            journeys: [Self.call],
+            scenario: """
+                scenario: s
+                journey: t.one
+                network:
+                  - request: POST https://api.example.org/*
+                    response: { status: 503 }
+                script: []
+                expect: { end: other }
+                """)
+        #expect(failed.report.passed, "\(failed.report.problems)")
+        #expect(failed.transcript.text.contains("outcome failed {status: 503}"))
+        let offline = try await run(
+            journeys: [Self.call],
+            scenario: "scenario: s\njourney: t.one\ndevice: { online: false }\nscript: []\nexpect: { end: other }")
+        #expect(offline.report.passed, "\(offline.report.problems)")
+        #expect(offline.transcript.text.contains("→ offline"))
+        let unstubbed = try await run(
+            journeys: [Self.call], scenario: "scenario: s\njourney: t.one\nscript: []\nexpect: { end: done }")
+        #expect(
+            unstubbed.report.problems.first?.contains("no stub for POST https://api.example.org/v1/session?user=•••")
+                == true)
+    }
+
+    @Test func stubsWithTimesStepAside() async throws {
+        let twice = """
+            journey: t.one
+            version: 1
+            title: Twice
+            start: a
+            steps:
+              a:
+                handler: http.request
+                with: { url: "https://x.org/n" }
+                on: { ok: b, failed: other, offline: other }
+              b:
+                handler: http.request
+                with: { url: "https://x.org/n" }
+                on: { ok: other, failed: done, offline: other }
+            ends:
+              done: { kind: success }
+              other: { kind: failure }
+            """
+        let (report, _) = try await run(
+            journeys: [twice],
+            scenario: """
+                scenario: s
+                journey: t.one
+                network:
+                  - request: GET https://x.org/n
+                    response: { status: 200 }
+                    times: 1
+                  - request: GET https://x.org/*
+                    response: { status: 404 }
+                script: []
+                expect: { end: done }
+                """)
+        #expect(report.passed, "\(report.problems)")
+    }
+
+    @Test(arguments: [
+        ("https://api2oss.diia.gov.ua/cb?code=abc&state=s", "code"),
+        ("https://API2OSS.diia.gov.ua:443/cb?state=s&code=abc", "code"),
+        ("https://api2oss.diia.gov.ua/cb?state=s", "navigated"),
+        ("https://api2oss.diia.gov.ua/cb?code=", "navigated"),
+        ("https://evil.example/cb?code=abc", "navigated"),
+        ("https://user@evil.example/api2oss.diia.gov.ua?code=abc", "navigated"),
+        ("privat24://open", "external"),
+        ("unknownbank://open", "navigated"),
+        ("https://apps.apple.com/ua/app/x", "external"),
+    ])
+    func bankPageRoutesRedirects(redirect: String, outcome: String) async throws {
+        let page = """
+            journey: t.one
+            version: 1
+            title: Page
+            start: s
+            steps:
+              s:
+                handler: bankid.page
+                with: { url: "https://bank.example/auth", handledHosts: [api2oss.diia.gov.ua] }
+                on: { code: done, navigated: other, external: ext }
+            ends:
+              done: { kind: success }
+              other: { kind: failure }
+              ext: { kind: cancel }
+            """
+        let expected = ["code": "done", "navigated": "other", "external": "ext"][outcome]!
+        let (report, transcript) = try await run(
+            journeys: [page],
+            scenario: """
+                scenario: s
+                journey: t.one
+                device: { apps: [privat24] }
+                script:
+                  - at: s
+                    redirect: "\(redirect)"
+                expect: { end: \(expected) }
+                """)
+        #expect(report.passed, "\(redirect): \(report.problems)")
+        #expect(!transcript.text.contains("code=abc"))
+    }
+
+    @Test func shippedDiiaTranscriptsHoldNoCodeTokenOrAuthURL() throws {
+        let folder = packageRoot.appendingPathComponent("journeys/diia/transcripts")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(files.count >= 58)
+        for file in files {
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            for secret in ["c0de-77", "user-token-5c1e", "client=diia", "session=abc", "4826", "5917", "2468"] {
+                #expect(!text.contains(secret), "\(file) contains \(secret)")
+            }
+        }
+    }
+}
