@@ -45,4 +45,35 @@ struct ShippedScenarioTests {
         #expect(matches, "differs at step \(diff.firstDifferingStep ?? "?"):\n\(diff.unified())")
         #expect(jsonlMatches, "the JSON Lines golden differs; re-record with `journey test --update` if intended")
     }
+
+    /// Every secret a scenario gives (PINs, codes, preset PINs) is absent from its transcripts,
+    /// and so is every run of three or more of its digits.
+    @Test(arguments: names)
+    func noSecretOrRunOfItsDigitsIsShown(name: String) async throws {
+        let scenario = try #require(Self.project.scenarios.first { "\($0.journey.id)/\($0.id)" == name })
+        let library = try #require(Self.project.library)
+        var secrets: [String] = scenario.pins.values.compactMap {
+            if case .string(let s) = $0.revealed { s } else { nil }
+        }
+        for entry in scenario.script {
+            guard case .input(_, let values) = entry.kind else { continue }
+            for value in values.values where value.isSecret {
+                if case .string(let s) = value.revealed { secrets.append(s) }
+            }
+        }
+        let transcript = Collector()
+        _ = await ScenarioRunner().run(scenario, in: library, transcript: transcript)
+        let output = transcript.text + transcript.jsonl
+        for secret in secrets {
+            let digits = Array(secret.filter { $0.isASCII && $0.isNumber })
+            var runs: Set<String> = []
+            if digits.count >= 3 {
+                for start in 0...(digits.count - 3) { runs.insert(String(digits[start..<(start + 3)])) }
+            }
+            #expect(!output.contains(secret), "a secret given by the scenario is in its transcript")
+            for run in runs.sorted() {
+                #expect(!output.contains(run), "digits '\(run)' of a secret appear in the transcript")
+            }
+        }
+    }
 }
