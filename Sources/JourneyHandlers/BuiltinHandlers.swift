@@ -8,7 +8,7 @@ public enum BuiltinHandlers {
             ScreenHandler(), AlertHandler(), ChoiceHandler(), FormHandler(), PinEntryHandler(), LinkWaitHandler(),
             DecideHandler(), PinEntryStepHandler(), PinRepeatHandler(), PinSaveHandler(), PinVerifyHandler(),
             BiometryOptInHandler(), BiometryAuthenticateHandler(), ClearStoreHandler(), HTTPRequestHandler(),
-            BankSelectHandler(), BankPageHandler(), BackgroundHandler(),
+            BankSelectHandler(), BankPageHandler(), BackgroundHandler(), SessionStateHandler(),
         ]
     }
 

@@ -42,15 +42,39 @@ public struct PinEntryStepHandler: StepHandler {
     public init() {}
 
     public let contract = HandlerContract(
-        id: "pin.entry", summary: "A PIN pad that advances by itself after `length` digits; gives the PIN (secret).",
-        parameters: [lengthParameter], inputs: [pinInput],
+        id: "pin.entry",
+        summary:
+            "A PIN pad that advances by itself after `length` digits; gives the PIN (secret), or `weak` with `warnWeak`.",
+        parameters: [
+            lengthParameter,
+            ParameterSpec(
+                name: "warnWeak", kind: .value(TypeInfo(.bool)), defaultValue: .bool(false),
+                summary: "give `weak` for a PIN that is easy to guess (repeated, sequential or common)"),
+        ],
+        inputs: [pinInput],
         outcomes: [OutcomeSpec(name: "entered", summary: "all digits were entered", data: pinData)],
-        actionsAreOutcomes: true)
+        actionsAreOutcomes: true,
+        refine: { shape, contract in
+            // Declared when switched on, or when a template decides at run time.
+            let written = shape.constants["warnWeak"]
+            guard written == .bool(true) || (written == nil && shape.given.contains("warnWeak")) else { return }
+            contract.outcomes.append(
+                OutcomeSpec(
+                    name: "weak", summary: "the PIN is easy to guess; `outcome.reason` says why",
+                    data: pinData + [DataSpec(name: "reason", type: TypeInfo(.string))]))
+            if let i = contract.inputs.firstIndex(where: { $0.name == "pin" }) {
+                contract.inputs[i].classes = ["strong", "weak"]
+            }
+        })
 
     public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
         let (action, pin) = try await context.pinPad(invocation, length: invocation.length())
         if let action { return HandlerResult(action) }
-        return HandlerResult("entered", data: ["pin": .secret(.string(pin ?? ""))])
+        let digits = Value.secret(.string(pin ?? ""))
+        if invocation[parameter: "warnWeak"] == .bool(true), let reason = WeakPins.reason(pin ?? "") {
+            return HandlerResult("weak", data: ["pin": digits, "reason": .string(reason)])
+        }
+        return HandlerResult("entered", data: ["pin": digits])
     }
 }
 

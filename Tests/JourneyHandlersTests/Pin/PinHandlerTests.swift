@@ -237,3 +237,70 @@ struct PinHandlerTests {
         #expect(!transcript.text.contains("stored.mobileUID ="))
     }
 }
+
+@Suite("PIN policy and session state")
+struct PinPolicyTests {
+    static let choose = """
+        journey: t.one
+        version: 1
+        title: Choose
+        start: s
+        steps:
+          s:
+            handler: pin.entry
+            with: { warnWeak: true }
+            on:
+              entered: done
+              weak:
+                - if: outcome.reason == 'a run of consecutive digits'
+                  to: s
+                - else: other
+        ends:
+          done: { kind: success }
+          other: { kind: failure }
+        """
+
+    @Test func weakPinsGetAWarningOutcome() async throws {
+        let (report, transcript) = try await run(
+            journeys: [Self.choose],
+            scenario:
+                "scenario: s\njourney: t.one\nscript:\n  - at: s\n    pin: \"1234\"\n  - at: s\n    pin: \"4826\"\nexpect: { end: done }"
+        )
+        #expect(report.passed, "\(report.problems)")
+        #expect(transcript.text.contains(#"outcome weak {pin: •••, reason: "a run of consecutive digits"}"#))
+    }
+
+    @Test func withoutTheProfileNoWarningIsDeclared() throws {
+        let text = Self.choose.replacingOccurrences(of: "with: { warnWeak: true }", with: "with: { warnWeak: false }")
+        let project = ProjectLoader(handlers: BuiltinHandlers.registry).load([
+            SourceFile(path: "j.yaml", data: Data(text.utf8))
+        ])
+        #expect(project.diagnostics.items.contains { $0.id == "outcome.undeclared" && $0.message.contains("'weak'") })
+    }
+
+    @Test(arguments: [
+        ("{ authorizationToken: u, serviceToken: s }", "userAuth"), ("{ serviceToken: s }", "serviceAuth"),
+        ("{ authorizationToken: \"\" }", "notAuthorized"), ("{}", "notAuthorized"),
+    ])
+    func sessionStateFollowsTheStoredTokens(store: String, state: String) async throws {
+        let journey = """
+            journey: t.one
+            version: 1
+            title: State
+            start: s
+            steps:
+              s:
+                handler: session.state
+                on: { userAuth: user, serviceAuth: service, notAuthorized: none }
+            ends:
+              user: { kind: success }
+              service: { kind: success }
+              none: { kind: failure }
+            """
+        let end = ["userAuth": "user", "serviceAuth": "service", "notAuthorized": "none"][state]!
+        let (report, _) = try await run(
+            journeys: [journey],
+            scenario: "scenario: s\njourney: t.one\ndevice: { store: \(store) }\nscript: []\nexpect: { end: \(end) }")
+        #expect(report.passed, "\(report.problems)")
+    }
+}

@@ -82,3 +82,21 @@ struct PinVaultTests {
         }
     }
 }
+
+@Suite("Weak PINs")
+struct WeakPinTests {
+    @Test(arguments: [
+        ("1111", "one digit repeated"), ("000000", "one digit repeated"), ("1234", "a run of consecutive digits"),
+        ("987654", "a run of consecutive digits"), ("1212", "a repeated pair of digits"),
+        ("474747", "a repeated pair of digits"), ("1004", "one of the most common PINs"),
+        ("159753", "one of the most common PINs"),
+    ])
+    func weakPinsAreRecognised(pin: String, reason: String) {
+        #expect(WeakPins.reason(pin) == reason)
+    }
+
+    @Test(arguments: ["4826", "5917", "739104", "2469", "1357"])
+    func ordinaryPinsPass(pin: String) {
+        #expect(WeakPins.reason(pin) == nil)
+    }
+}
