@@ -14,12 +14,17 @@ struct TestCommand: AsyncParsableCommand {
             difference prints a unified diff naming the first step that changed.
 
             Examples:
-              journey test                       # everything under journeys/
-              journey test journeys/eduid
-              journey test --update              # re-record the goldens after an intended change
+              journey test                                 # everything under journeys/
+              journey test journeys/diia --tag D5
+              journey test --update                        # re-record goldens after an intended change
+              journey test --junit out/junit.xml --json out/results.json
+              journey test --shard 2/3                     # one machine of a 3-way CI matrix
+              journey test --repeat 5                      # fail if any run's transcript differs
 
-            Only --update writes goldens, and only for scenarios that pass their own expectations. Exits 0 when every scenario passes, 1 when any fails, \
-            2 for invalid files or options. The last line is always `N passed, N failed`.
+            Only --update writes goldens, and only for scenarios that pass their own expectations. \
+            Results print in the same order whatever --jobs is. Exits 0 when every scenario \
+            passes, 1 when any fails, 2 for invalid files or options; the last line is always \
+            `N passed, N failed`.
             """
     )
 
@@ -32,6 +37,38 @@ struct TestCommand: AsyncParsableCommand {
     @Option(help: "Run only scenarios whose 'journey › scenario' name contains this text.")
     var filter: String?
 
+    @Option(name: .customLong("tag"), help: "Run only scenarios with this tag (repeat for any of several).")
+    var tags: [String] = []
+
+    @Option(help: "Run one part of the suite, as I/N (1-based), for a CI matrix of N machines.")
+    var shard: String?
+
+    @Option(help: "Scenarios to run at the same time (default: the number of cores).")
+    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(name: .customLong("repeat"), help: "Run each scenario this many times; differing transcripts fail it.")
+    var repeats: Int = 1
+
+    @Option(help: "Write a JUnit XML report to this file.")
+    var junit: String?
+
+    @Option(help: "Write a JSON report to this file.")
+    var json: String?
+
+    func validate() throws {
+        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+        guard repeats >= 1 else { throw ValidationError("--repeat must be at least 1") }
+        if let shard { _ = try Self.parseShard(shard) }
+    }
+
+    static func parseShard(_ text: String) throws -> (index: Int, count: Int) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1,
+            (1...count).contains(index)
+        else { throw ValidationError("--shard takes I/N with 1 ≤ I ≤ N, like 2/3; found '\(text)'") }
+        return (index, count)
+    }
+
     func run() async throws {
         let console = Console()
         let (project, readDiagnostics) = Workspace.load(paths: paths)
@@ -42,80 +79,78 @@ struct TestCommand: AsyncParsableCommand {
             console.out("0 passed, 0 failed\n")
             throw ExitCode(ExitStatus.invalid)
         }
-        let scenarios = project.scenarios.filter { scenario in
-            filter.map { "\(scenario.journey.id) › \(scenario.id)".contains($0) } ?? true
+        let options = SuiteOptions(
+            filter: filter, tags: tags, shard: try shard.map(Self.parseShard), jobs: jobs, repeats: repeats,
+            update: update)
+        let runner = SuiteRunner(options: options)
+        let selected = runner.select(project.scenarios)
+        let progress = console.isInteractive && selected.count > 1
+        let outcomes = await runner.run(selected, in: library, goldens: FileGoldenStore()) { index, outcome in
+            if progress { console.err("\r\u{1B}[2K") }
+            console.out(render(outcome, console: console))
+            if progress && index + 1 < selected.count {
+                console.err("[\(index + 1)/\(selected.count)] running…")
+            }
         }
-        var passed = 0, failed = 0
-        for scenario in scenarios {
-            let name = "\(scenario.journey.id) › \(scenario.id)"
-            let started = DispatchTime.now()
-            let transcript = DualTranscript()
-            let report = await ScenarioRunner().run(scenario, in: library, transcript: transcript)
-            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1_000_000
-            let time = console.paint(String(format: "(%.0f ms)", elapsed), .dim)
-            var problems = report.problems
-            let base = Workspace.goldenBase(for: scenario.file)
-            if update && problems.isEmpty {
-                do {
-                    try FileManager.default.createDirectory(
-                        atPath: Path.parent(base), withIntermediateDirectories: true)
-                    try AtomicFile.write(transcript.text, to: base + ".txt")
-                    try AtomicFile.write(transcript.jsonl, to: base + ".jsonl")
-                } catch {
-                    problems.append("cannot record the golden transcript: \(error)")
-                }
-            } else if !update {
-                problems += compare(transcript.text, golden: base + ".txt", console: console)
-                if problems.isEmpty {
-                    let golden = try? String(contentsOfFile: base + ".jsonl", encoding: .utf8)
-                    if golden == nil {
-                        problems.append(
-                            "no golden transcript at \(Workspace.display(base)).jsonl; run `journey test --update` to record it"
-                        )
-                    } else if golden != transcript.jsonl {
-                        problems.append(
-                            "\(Workspace.display(base)).jsonl differs from this run while the text transcript matches; run `journey test --update`"
-                        )
+        var reportFailed = false
+        for (path, text) in [(junit, JUnitReport.render(outcomes)), (json, JSONReport.render(outcomes))] {
+            guard let path else { continue }
+            do { try AtomicFile.write(text, to: path) } catch {
+                console.err("error: \(error)\n")
+                reportFailed = true
+            }
+        }
+        let summary = SuiteSummary(outcomes)
+        console.out(summary.line + "\n")
+        if reportFailed { throw ExitCode(ExitStatus.invalid) }
+        if summary.failed > 0 { throw ExitCode(ExitStatus.failed) }
+    }
+
+    func render(_ outcome: ScenarioOutcome, console: Console) -> String {
+        let time = console.paint(String(format: "(%.0f ms)", outcome.milliseconds), .dim)
+        switch outcome.status {
+        case .passed: return "\(console.paint("PASS", .green)) \(outcome.name) \(time)\n"
+        case .recorded: return "\(console.paint("PASS", .green)) \(outcome.name) \(time) (recorded)\n"
+        case .failed:
+            var text = "\(console.paint("FAIL", .red)) \(outcome.name) \(time)\n"
+            for problem in outcome.problems {
+                text += "    \(problem.message)\n"
+                guard let diff = problem.diff else { continue }
+                for line in diff.split(separator: "\n") {
+                    let painted: String
+                    if line.hasPrefix("+") && !line.hasPrefix("+++") {
+                        painted = console.paint(String(line), .green)
+                    } else if line.hasPrefix("-") && !line.hasPrefix("---") {
+                        painted = console.paint(String(line), .red)
+                    } else {
+                        painted = String(line)
                     }
+                    text += "    " + painted + "\n"
                 }
             }
-            if problems.isEmpty {
-                passed += 1
-                console.out("\(console.paint("PASS", .green)) \(name) \(time)\(update ? " (recorded)" : "")\n")
-            } else {
-                failed += 1
-                console.out("\(console.paint("FAIL", .red)) \(name) \(time)\n")
-                for problem in problems { console.out(indent(problem) + "\n") }
-            }
+            return text
         }
-        console.out("\(passed) passed, \(failed) failed\n")
-        if failed > 0 { throw ExitCode(ExitStatus.failed) }
+    }
+}
+
+/// Golden transcripts in files: `transcripts/NAME.txt` and `.jsonl` beside the scenarios folder.
+struct FileGoldenStore: GoldenStore {
+    func goldens(for scenario: CompiledScenario) -> (text: String?, jsonl: String?) {
+        let base = Workspace.goldenBase(for: scenario.file)
+        return (
+            try? String(contentsOfFile: base + ".txt", encoding: .utf8),
+            try? String(contentsOfFile: base + ".jsonl", encoding: .utf8)
+        )
     }
 
-    func compare(_ text: String, golden path: String, console: Console) -> [String] {
-        guard let golden = try? String(contentsOfFile: path, encoding: .utf8) else {
-            return ["no golden transcript at \(Workspace.display(path)); run `journey test --update` to record it"]
-        }
-        let diff = TranscriptDiff(expected: golden, actual: text)
-        guard !diff.isEmpty else { return [] }
-        let step = diff.firstDifferingStep.map { "at step '\($0)'" } ?? "in the header"
-        let line = diff.firstDifferenceLine.map { " (line \($0))" } ?? ""
-        var body = ""
-        for line in diff.unified(expectedName: Workspace.display(path), actualName: "this run").split(
-            separator: "\n", omittingEmptySubsequences: false)
-        {
-            if line.hasPrefix("+") && !line.hasPrefix("+++") {
-                body += console.paint(String(line), .green) + "\n"
-            } else if line.hasPrefix("-") && !line.hasPrefix("---") {
-                body += console.paint(String(line), .red) + "\n"
-            } else {
-                body += line + "\n"
-            }
-        }
-        return ["transcript differs from the golden \(step)\(line):\n" + body.trimmingCharacters(in: .newlines)]
+    func record(_ text: String, _ jsonl: String, for scenario: CompiledScenario) throws {
+        let base = Workspace.goldenBase(for: scenario.file)
+        try FileManager.default.createDirectory(atPath: Path.parent(base), withIntermediateDirectories: true)
+        try AtomicFile.write(text, to: base + ".txt")
+        try AtomicFile.write(jsonl, to: base + ".jsonl")
     }
 
-    func indent(_ text: String) -> String {
-        text.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n")
+    func name(for scenario: CompiledScenario) -> String {
+        Workspace.display(Workspace.goldenBase(for: scenario.file))
     }
 }

@@ -71,16 +71,3 @@ final class TranscriptWriter: TranscriptSink {
         emit(format == .text ? text.render(record) : json.encode(record))
     }
 }
-
-/// Collects both renderings of a transcript in memory (one scenario's worth).
-final class DualTranscript: TranscriptSink {
-    private(set) var text = ""
-    private(set) var jsonl = ""
-    private let renderer = TranscriptTextRenderer()
-    private let encoder = JSONLinesEncoder()
-
-    func record(_ record: TranscriptRecord) {
-        text += renderer.render(record)
-        jsonl += encoder.encode(record)
-    }
-}

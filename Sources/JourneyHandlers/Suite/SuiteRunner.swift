@@ -1,0 +1,226 @@
+import JourneyCore
+
+/// Where golden transcripts come from and go to. The CLI keeps them in files beside the
+/// scenarios; tests can keep them in memory.
+public protocol GoldenStore: Sendable {
+    /// The recorded text and JSON Lines transcripts, when there are any.
+    func goldens(for scenario: CompiledScenario) -> (text: String?, jsonl: String?)
+    /// Records both transcripts (only `journey test --update` does this).
+    func record(_ text: String, _ jsonl: String, for scenario: CompiledScenario) throws
+    /// How messages name the golden, e.g. its path.
+    func name(for scenario: CompiledScenario) -> String
+}
+
+/// What to run, and how.
+public struct SuiteOptions: Sendable {
+    /// Run only scenarios whose `journey › scenario` name contains this text.
+    public var filter: String?
+    /// Run only scenarios carrying at least one of these tags (all when empty).
+    public var tags: [String]
+    /// Run only shard `index` (1-based) of `count`.
+    public var shard: (index: Int, count: Int)?
+    /// Scenarios run at the same time.
+    public var jobs: Int
+    /// Runs of each scenario; any two differing transcripts fail it.
+    public var repeats: Int
+    /// Record goldens instead of comparing with them.
+    public var update: Bool
+
+    public init(
+        filter: String? = nil, tags: [String] = [], shard: (index: Int, count: Int)? = nil, jobs: Int = 1,
+        repeats: Int = 1, update: Bool = false
+    ) {
+        self.filter = filter
+        self.tags = tags
+        self.shard = shard
+        self.jobs = jobs
+        self.repeats = repeats
+        self.update = update
+    }
+}
+
+/// The result of one scenario in a suite run.
+public struct ScenarioOutcome: Sendable {
+    public enum Status: String, Sendable { case passed, failed, recorded }
+
+    /// Why a scenario failed.
+    public struct Problem: Sendable, Equatable {
+        public enum Kind: String, Sendable { case expectation, transcript, determinism, golden }
+        public var kind: Kind
+        public var message: String
+        /// A unified diff, for transcript and determinism problems.
+        public var diff: String?
+    }
+
+    public var journey: String
+    public var scenario: String
+    public var file: String
+    public var tags: [String]
+    public var status: Status
+    public var milliseconds: Double
+    public var steps: Int
+    public var problems: [Problem]
+
+    public var name: String { "\(journey) › \(scenario)" }
+}
+
+/// Runs scenarios as a regression suite: each run's transcript is compared with its golden.
+public struct SuiteRunner: Sendable {
+    public var options: SuiteOptions
+
+    public init(options: SuiteOptions) {
+        self.options = options
+    }
+
+    /// The scenarios the options select, in a stable order: by journey, then scenario.
+    /// Shards deal that order out round-robin, so every shard of N gets every N-th scenario
+    /// and the N shards together run each scenario exactly once.
+    public func select(_ scenarios: [CompiledScenario]) -> [CompiledScenario] {
+        let ordered = scenarios.sorted { ($0.journey.id, $0.id, $0.file) < ($1.journey.id, $1.id, $1.file) }
+        var selected = ordered.filter { scenario in
+            let nameMatches = options.filter.map { "\(scenario.journey.id) › \(scenario.id)".contains($0) } ?? true
+            let tagMatches = options.tags.isEmpty || !Set(options.tags).isDisjoint(with: scenario.tags)
+            return nameMatches && tagMatches
+        }
+        if let shard = options.shard {
+            selected = selected.enumerated().filter { $0.offset % shard.count == shard.index - 1 }.map(\.element)
+        }
+        return selected
+    }
+
+    /// Runs the scenarios, `options.jobs` at a time, and hands each outcome to `report` in the
+    /// scenarios' order (so output is the same whatever the parallelism).
+    public func run(
+        _ scenarios: [CompiledScenario], in library: CompiledLibrary, goldens: some GoldenStore,
+        report: (Int, ScenarioOutcome) -> Void
+    ) async -> [ScenarioOutcome] {
+        var outcomes = [ScenarioOutcome?](repeating: nil, count: scenarios.count)
+        var delivered = 0
+        let jobs = max(1, options.jobs)
+        let options = self.options
+        await withTaskGroup(of: (Int, ScenarioOutcome).self) { group in
+            var next = 0
+            func start() {
+                guard next < scenarios.count else { return }
+                let index = next
+                let scenario = scenarios[index]
+                next += 1
+                group.addTask {
+                    (index, await Self.run(scenario, in: library, goldens: goldens, options: options))
+                }
+            }
+            for _ in 0..<min(jobs, scenarios.count) { start() }
+            for await (index, outcome) in group {
+                outcomes[index] = outcome
+                while delivered < outcomes.count, let ready = outcomes[delivered] {
+                    report(delivered, ready)
+                    delivered += 1
+                }
+                start()
+            }
+        }
+        return outcomes.compactMap { $0 }
+    }
+
+    static func run(
+        _ scenario: CompiledScenario, in library: CompiledLibrary, goldens: some GoldenStore, options: SuiteOptions
+    ) async -> ScenarioOutcome {
+        let clock = ContinuousClock()
+        let started = clock.now
+        var problems: [ScenarioOutcome.Problem] = []
+        var first: (text: String, jsonl: String)?
+        var steps = 0
+        for round in 1...max(1, options.repeats) {
+            let transcript = TranscriptStrings()
+            let report = await ScenarioRunner().run(scenario, in: library, transcript: transcript)
+            steps = report.result.steps
+            if round == 1 {
+                first = (transcript.text, transcript.jsonl)
+                problems += report.problems.map { .init(kind: .expectation, message: $0, diff: nil) }
+            } else if let first, first.text != transcript.text || first.jsonl != transcript.jsonl {
+                let diff = TranscriptDiff(expected: first.text, actual: transcript.text)
+                let step = diff.firstDifferingStep.map { " at step '\($0)'" } ?? ""
+                problems.append(
+                    .init(
+                        kind: .determinism, message: "run \(round) gave a different transcript from run 1\(step)",
+                        diff: diff.unified(expectedName: "run 1", actualName: "run \(round)")))
+                break
+            }
+        }
+        var status: ScenarioOutcome.Status = problems.isEmpty ? .passed : .failed
+        if let first, problems.isEmpty {
+            if options.update {
+                do {
+                    try goldens.record(first.text, first.jsonl, for: scenario)
+                    status = .recorded
+                } catch {
+                    problems.append(
+                        .init(kind: .golden, message: "cannot record the golden transcript: \(error)", diff: nil))
+                    status = .failed
+                }
+            } else {
+                problems += compare(first, with: goldens.goldens(for: scenario), name: goldens.name(for: scenario))
+                status = problems.isEmpty ? .passed : .failed
+            }
+        }
+        let elapsed = clock.now - started
+        let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        return ScenarioOutcome(
+            journey: scenario.journey.id, scenario: scenario.id, file: scenario.file, tags: scenario.tags,
+            status: status, milliseconds: ms, steps: steps, problems: problems)
+    }
+
+    static func compare(
+        _ run: (text: String, jsonl: String), with golden: (text: String?, jsonl: String?), name: String
+    ) -> [ScenarioOutcome.Problem] {
+        guard let text = golden.text else {
+            return [
+                .init(
+                    kind: .golden,
+                    message: "no golden transcript at \(name).txt; run `journey test --update` to record it",
+                    diff: nil)
+            ]
+        }
+        let diff = TranscriptDiff(expected: text, actual: run.text)
+        if !diff.isEmpty {
+            let step = diff.firstDifferingStep.map { "at step '\($0)'" } ?? "in the header"
+            let line = diff.firstDifferenceLine.map { " (line \($0))" } ?? ""
+            return [
+                .init(
+                    kind: .transcript, message: "transcript differs from the golden \(step)\(line)",
+                    diff: diff.unified(expectedName: "\(name).txt", actualName: "this run"))
+            ]
+        }
+        guard let jsonl = golden.jsonl else {
+            return [
+                .init(
+                    kind: .golden,
+                    message: "no golden transcript at \(name).jsonl; run `journey test --update` to record it",
+                    diff: nil)
+            ]
+        }
+        if jsonl != run.jsonl {
+            return [
+                .init(
+                    kind: .transcript,
+                    message:
+                        "\(name).jsonl differs from this run while the text transcript matches; run `journey test --update`",
+                    diff: nil)
+            ]
+        }
+        return []
+    }
+}
+
+/// Collects one scenario's transcript in both renderings.
+final class TranscriptStrings: TranscriptSink {
+    private(set) var text = ""
+    private(set) var jsonl = ""
+    private let renderer = TranscriptTextRenderer()
+    private let encoder = JSONLinesEncoder()
+
+    func record(_ record: TranscriptRecord) {
+        text += renderer.render(record)
+        jsonl += encoder.encode(record)
+    }
+}

@@ -1,0 +1,216 @@
+import Foundation
+import JourneyCore
+import Synchronization
+import Testing
+
+@testable import JourneyHandlers
+
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// Goldens in memory.
+final class MemoryGoldens: GoldenStore, @unchecked Sendable {
+    private let lock = NSLock()
+    private var store: [String: (String, String)] = [:]
+
+    func goldens(for scenario: CompiledScenario) -> (text: String?, jsonl: String?) {
+        lock.withLock { (store[scenario.id]?.0, store[scenario.id]?.1) }
+    }
+
+    func record(_ text: String, _ jsonl: String, for scenario: CompiledScenario) throws {
+        lock.withLock { store[scenario.id] = (text, jsonl) }
+    }
+
+    func name(for scenario: CompiledScenario) -> String { "memory/\(scenario.id)" }
+
+    func edit(_ id: String, _ change: (String) -> String) {
+        lock.withLock { if let (text, jsonl) = store[id] { store[id] = (change(text), jsonl) } }
+    }
+}
+
+/// A handler whose outcome changes every time it runs: a stand-in for a non-deterministic
+/// handler, to prove `--repeat` notices.
+final class FlakyHandler: StepHandler {
+    let counter = Mutex(0)
+    let contract = HandlerContract(
+        id: "t.flaky", summary: "alternates",
+        outcomes: [OutcomeSpec(name: "a", summary: ""), OutcomeSpec(name: "b", summary: "")])
+
+    func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+        HandlerResult(
+            counter.withLock {
+                $0 += 1; return $0
+            } % 2 == 0 ? "a" : "b")
+    }
+}
+
+@Suite("Suite runner and reports")
+struct SuiteRunnerTests {
+    static let journey = """
+        journey: t.suite
+        version: 1
+        title: Suite
+        start: s
+        steps:
+          s:
+            handler: ui.screen
+            screen: { actions: { go: Go, stop: Stop } }
+            on: { go: t, stop: stopped }
+          t:
+            handler: ui.screen
+            screen: { actions: { go: Go } }
+            on: { go: done }
+        ends:
+          done: { kind: success }
+          stopped: { kind: cancel }
+        """
+
+    static func scenario(_ id: String, tags: [String], end: String = "done") -> String {
+        let script = end == "done" ? "- at: s\n    action: go\n  - at: t\n    action: go" : "- at: s\n    action: stop"
+        return
+            "scenario: \(id)\njourney: t.suite\ntags: [\(tags.joined(separator: ", "))]\nscript:\n  \(script)\nexpect: { end: \(end) }\n"
+    }
+
+    static func project(handlers: HandlerRegistry = BuiltinHandlers.registry, extra: [String] = []) -> Project {
+        var files = [SourceFile(path: "j.yaml", data: Data(journey.utf8))]
+        for index in 0..<7 {
+            files.append(
+                SourceFile(
+                    path: "s\(index).yaml",
+                    data: Data(
+                        scenario(
+                            "case-\(index)", tags: index % 2 == 0 ? ["even"] : ["odd"],
+                            end: index == 3 ? "stopped" : "done"
+                        ).utf8)))
+        }
+        for (index, text) in extra.enumerated() {
+            files.append(SourceFile(path: "x\(index).yaml", data: Data(text.utf8)))
+        }
+        return ProjectLoader(handlers: handlers).load(files)
+    }
+
+    func names(_ outcomes: [ScenarioOutcome]) -> [String] { outcomes.map(\.scenario) }
+
+    @Test func selectionFiltersByNameAndTagAndShardsPartition() throws {
+        let scenarios = Self.project().scenarios
+        #expect(scenarios.count == 7)
+        #expect(SuiteRunner(options: .init(filter: "case-3")).select(scenarios).map(\.id) == ["case-3"])
+        #expect(
+            SuiteRunner(options: .init(tags: ["odd"])).select(scenarios).map(\.id) == ["case-1", "case-3", "case-5"])
+        var seen: [String] = []
+        for index in 1...3 {
+            let shard = SuiteRunner(options: .init(shard: (index, 3))).select(scenarios).map(\.id)
+            #expect(shard.count >= 2 && shard.count <= 3)
+            seen += shard
+        }
+        #expect(seen.sorted() == scenarios.map(\.id).sorted(), "three shards run every scenario exactly once")
+    }
+
+    @Test func updateRecordsThenRunsPassAndParallelismChangesNothing() async throws {
+        let project = Self.project()
+        let library = try #require(project.library)
+        let goldens = MemoryGoldens()
+        let recorded = await SuiteRunner(options: .init(update: true)).run(
+            project.scenarios, in: library, goldens: goldens
+        ) { _, _ in }
+        #expect(recorded.allSatisfy { $0.status == .recorded })
+        var order: [Int] = []
+        let serial = await SuiteRunner(options: .init(jobs: 1)).run(project.scenarios, in: library, goldens: goldens) {
+            index, _ in
+            order.append(index)
+        }
+        let parallel = await SuiteRunner(options: .init(jobs: 4)).run(project.scenarios, in: library, goldens: goldens)
+        { _, _ in }
+        #expect(order == Array(0..<7), "results arrive in order")
+        #expect(serial.allSatisfy { $0.status == .passed })
+        #expect(names(serial) == names(parallel))
+        let strip = { (report: String) in
+            report.replacingOccurrences(of: #"time="[0-9.]+""#, with: "", options: .regularExpression)
+        }
+        #expect(strip(JUnitReport.render(serial)) == strip(JUnitReport.render(parallel)))
+    }
+
+    @Test func aChangedGoldenNamesTheStepAndAMissingOneSaysHowToRecord() async throws {
+        let project = Self.project()
+        let library = try #require(project.library)
+        let goldens = MemoryGoldens()
+        _ = await SuiteRunner(options: .init(update: true)).run(project.scenarios, in: library, goldens: goldens) {
+            _, _ in
+        }
+        goldens.edit("case-0") { $0.replacingOccurrences(of: "t --go--> done", with: "t --go--> elsewhere") }
+        let outcomes = await SuiteRunner(options: .init()).run(project.scenarios, in: library, goldens: goldens) {
+            _, _ in
+        }
+        let failed = try #require(outcomes.first { $0.scenario == "case-0" })
+        #expect(failed.status == .failed)
+        #expect(failed.problems.first?.message.hasPrefix("transcript differs from the golden at step 't'") == true)
+        #expect(failed.problems.first?.diff?.contains("-") == true)
+        #expect(SuiteSummary(outcomes).line == "6 passed, 1 failed")
+
+        let missing = await SuiteRunner(options: .init()).run(project.scenarios, in: library, goldens: MemoryGoldens())
+        { _, _ in }
+        #expect(missing.allSatisfy { $0.problems.first?.message.contains("run `journey test --update`") == true })
+    }
+
+    @Test func repeatCatchesNonDeterminism() async throws {
+        var handlers = BuiltinHandlers.registry
+        handlers.register(FlakyHandler())
+        let flaky = """
+            journey: t.flaky
+            version: 1
+            title: Flaky
+            start: s
+            steps:
+              s:
+                handler: t.flaky
+                on: { a: done, b: done }
+            ends:
+              done: { kind: success }
+            """
+        let project = ProjectLoader(handlers: handlers).load([
+            SourceFile(path: "f.yaml", data: Data(flaky.utf8)),
+            SourceFile(
+                path: "s.yaml", data: Data("scenario: once\njourney: t.flaky\nscript: []\nexpect: { end: done }".utf8)),
+        ])
+        let library = try #require(project.library)
+        let outcomes = await SuiteRunner(options: .init(repeats: 3, update: true)).run(
+            project.scenarios, in: library, goldens: MemoryGoldens()
+        ) { _, _ in }
+        let problem = try #require(outcomes.first?.problems.first)
+        #expect(problem.kind == .determinism)
+        #expect(problem.message == "run 2 gave a different transcript from run 1 at step 's'")
+    }
+
+    @Test func junitParsesAndItsCountsMatchTheSummary() async throws {
+        let project = Self.project()
+        let library = try #require(project.library)
+        let goldens = MemoryGoldens()
+        _ = await SuiteRunner(options: .init(update: true)).run(project.scenarios, in: library, goldens: goldens) {
+            _, _ in
+        }
+        goldens.edit("case-5") { $0 + "00:00.000 <extra & \"quoted\" \u{1} line>\n" }
+        let outcomes = await SuiteRunner(options: .init()).run(project.scenarios, in: library, goldens: goldens) {
+            _, _ in
+        }
+        let xml = JUnitReport.render(outcomes)
+        #if canImport(FoundationXML) || canImport(Darwin)
+        let document = try XMLDocument(xmlString: xml)
+        let root = try #require(document.rootElement())
+        #expect(root.attribute(forName: "tests")?.stringValue == "7")
+        #expect(root.attribute(forName: "failures")?.stringValue == "1")
+        let cases = try document.nodes(forXPath: "//testcase")
+        #expect(cases.count == 7)
+        let failures = try document.nodes(forXPath: "//testcase[@name='case-5']/failure")
+        #expect(failures.count == 1)
+        #expect(
+            (failures.first as? XMLElement)?.attribute(forName: "message")?.stringValue?.contains("transcript differs")
+                == true)
+        #endif
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(JSONReport.render(outcomes).utf8)) as? [String: Any])
+        let summary = try #require(json["summary"] as? [String: Int])
+        #expect(summary == ["passed": 6, "failed": 1, "skipped": 0])
+        #expect((json["scenarios"] as? [[String: Any]])?.count == 7)
+    }
+}
