@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+@Suite("journey test: reports, shards, jobs")
+struct TestReportsTests {
+    static func scenarioCount() -> Int {
+        files(under: Paths.journeys, endingWith: ".scenario.yaml").count
+    }
+
+    @Test("--junit parses as JUnit XML and its counts match the summary line")
+    func junitMatchesSummary() throws {
+        try withTemporaryDirectory { directory in
+            let journeys = try copyShippedJourneys(into: directory)
+            let golden = journeys.appendingPathComponent("examples/transcripts/forgot-pin.txt")
+            try writeText(
+                try String(contentsOf: golden, encoding: .utf8).replacingOccurrences(
+                    of: "input action=\"forgot\"", with: "input action=\"remembered\""),
+                to: golden)
+            let result = try runJourney(
+                ["test", "journeys", "--junit", "out.xml", "--json", "out.json", "--jobs", "2"], cwd: directory)
+            #expect(result.status == Exit.failed, "\(result)")
+            let total = Self.scenarioCount()
+            #expect(result.stdoutLines.last == "\(total - 1) passed, 1 failed")
+            let xml = try String(contentsOf: directory.appendingPathComponent("out.xml"), encoding: .utf8)
+            #if canImport(FoundationXML) || canImport(Darwin)
+            let document = try XMLDocument(xmlString: xml)
+            #expect(document.rootElement()?.attribute(forName: "tests")?.stringValue == "\(total)")
+            #expect(document.rootElement()?.attribute(forName: "failures")?.stringValue == "1")
+            let failure = try document.nodes(forXPath: "//testcase[@name='forgot-pin']/failure").first as? XMLElement
+            #expect(failure?.attribute(forName: "message")?.stringValue?.contains("at step 'enterPin'") == true)
+            #expect(failure?.stringValue?.contains("+++ this run") == true, "the diff is in the failure's body")
+            #endif
+            let json =
+                try JSONSerialization.jsonObject(
+                    with: Data(contentsOf: directory.appendingPathComponent("out.json"))) as? [String: Any]
+            #expect((json?["summary"] as? [String: Int])?["failed"] == 1)
+            #expect(entries(of: directory).filter { $0.hasSuffix(".tmp") }.isEmpty, "reports are written atomically")
+        }
+    }
+
+    @Test("--shard 1/3, 2/3 and 3/3 together run every scenario exactly once")
+    func shardsPartitionTheSuite() throws {
+        var names: [String] = []
+        for index in 1...3 {
+            let result = try runJourney(["test", "journeys", "--shard", "\(index)/3"], cwd: Paths.root)
+            #expect(result.status == Exit.ok, "\(result)")
+            names += result.stdoutLines.filter { $0.hasPrefix("PASS ") }.map { String($0.split(separator: " (")[0]) }
+        }
+        #expect(names.count == Self.scenarioCount())
+        #expect(Set(names).count == names.count, "no scenario ran twice")
+    }
+
+    @Test("--jobs 4 and --jobs 1 give the same output and reports, apart from timings")
+    func jobsDoNotChangeResults() throws {
+        try withTemporaryDirectory { directory in
+            var outputs: [String] = []
+            var reports: [String] = []
+            for jobs in ["1", "4"] {
+                let junit = directory.appendingPathComponent("junit-\(jobs).xml").path
+                let result = try runJourney(["test", "journeys", "--jobs", jobs, "--junit", junit], cwd: Paths.root)
+                #expect(result.status == Exit.ok)
+                outputs.append(
+                    result.stdout.replacingOccurrences(of: #"\(\d+ ms\)"#, with: "", options: .regularExpression))
+                reports.append(
+                    try String(contentsOfFile: junit, encoding: .utf8).replacingOccurrences(
+                        of: #"time="[0-9.]+""#, with: "", options: .regularExpression))
+            }
+            #expect(outputs[0] == outputs[1])
+            #expect(reports[0] == reports[1])
+        }
+    }
+
+    @Test(
+        "bad --shard, --jobs and --repeat values are usage errors",
+        arguments: [
+            ["--shard", "4/3"], ["--shard", "0/3"], ["--shard", "x"], ["--jobs", "0"], ["--repeat", "0"],
+        ])
+    func badOptions(arguments: [String]) throws {
+        let result = try runJourney(["test", "journeys"] + arguments, cwd: Paths.root)
+        #expect(result.status == Exit.invalid, "\(result)")
+    }
+
+    @Test("--repeat runs every scenario several times and passes when they agree")
+    func repeatPasses() throws {
+        let result = try runJourney(["test", "journeys/examples", "--repeat", "3"], cwd: Paths.root)
+        #expect(result.status == Exit.ok, "\(result)")
+        #expect(result.stdoutLines.last == "4 passed, 0 failed")
+    }
+
+    @Test("--tag selects tagged scenarios")
+    func tags() throws {
+        let result = try runJourney(["test", "journeys", "--tag", "D5", "--tag", "D8"], cwd: Paths.root)
+        #expect(result.status == Exit.ok)
+        #expect(result.stdoutLines.last == "3 passed, 0 failed", "\(result.stdout)")
+    }
+}
