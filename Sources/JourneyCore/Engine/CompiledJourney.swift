@@ -74,7 +74,8 @@ struct CompiledVariable: Sendable {
     let defaultValue: Value?
 }
 
-struct CompiledStep: Sendable {
+/// A compiled step. A class, so the interpreter's hot path shares it instead of copying it.
+final class CompiledStep: Sendable {
     enum Runner: Sendable {
         case handler(any StepHandler)
         case call(String)
@@ -92,6 +93,23 @@ struct CompiledStep: Sendable {
     let contract: StepContract
     let attempts: CompiledAttempts?
     let transitions: [String: CompiledTransition]
+
+    init(
+        id: String, label: String, runner: Runner, parameters: [(name: String, value: CompiledValue)],
+        maps: [String: [(key: String, value: String)]], screen: Screen?, actionConditions: [String: Expression],
+        contract: StepContract, attempts: CompiledAttempts?, transitions: [String: CompiledTransition]
+    ) {
+        self.id = id
+        self.label = label
+        self.runner = runner
+        self.parameters = parameters
+        self.maps = maps
+        self.screen = screen
+        self.actionConditions = actionConditions
+        self.contract = contract
+        self.attempts = attempts
+        self.transitions = transitions
+    }
 }
 
 struct CompiledAttempts: Sendable {

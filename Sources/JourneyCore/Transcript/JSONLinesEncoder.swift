@@ -5,7 +5,17 @@ public struct JSONLinesEncoder: Sendable {
 
     /// One record as one line of JSON, with its trailing newline.
     public func encode(_ record: TranscriptRecord) -> String {
-        var w = JSONWriter()
+        var bytes: [UInt8] = []
+        encode(record, into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends one record as one line of JSON (with its newline) to `bytes`; the fast path
+    /// for sinks that write or count bytes.
+    public func encode(_ record: TranscriptRecord, into bytes: inout [UInt8]) {
+        var w = JSONWriter(buffer: bytes)
+        bytes = []
+        defer { bytes = w.buffer }
         w.open()
         switch record.event {
         case .header(let h):
@@ -30,7 +40,8 @@ public struct JSONLinesEncoder: Sendable {
                 w.fields(h.settings)
             }
             w.close()
-            return w.output + "\n"
+            w.newline()
+            return
         default:
             w.key("t", int: record.time)
             w.key("depth", int: record.depth)
@@ -139,74 +150,95 @@ public struct JSONLinesEncoder: Sendable {
             w.key("message", string: message)
         }
         w.close()
-        return w.output + "\n"
+        w.newline()
     }
 }
 
-/// A minimal JSON writer: objects, arrays, strings, integers, booleans.
+/// A minimal JSON writer into a byte buffer: objects, arrays, strings, integers, booleans.
 struct JSONWriter {
-    var output = ""
-    /// Per open container: whether the next member needs a comma first.
-    private var needsComma: [Bool] = [false]
+    var buffer: [UInt8]
+    /// One bit per open container (bit 0 the outermost level): whether its next member needs
+    /// a comma first. Transcript events nest only a few levels deep.
+    private var commas: UInt64 = 0
+    private var depth = 0
     /// True right after `name(_:)`: the next value completes that member.
     private var afterName = false
 
-    init() { output.reserveCapacity(128) }
+    init(buffer: [UInt8] = []) {
+        self.buffer = buffer
+        self.buffer.reserveCapacity(256)
+    }
+
+    /// The JSON written so far, as text.
+    var output: String { String(decoding: buffer, as: UTF8.self) }
+
+    mutating func newline() { buffer.append(0x0A) }
 
     private mutating func beginValue() {
         if afterName {
             afterName = false
             return
         }
-        if needsComma[needsComma.count - 1] { output.append(",") }
-        needsComma[needsComma.count - 1] = true
+        let bit: UInt64 = 1 << UInt64(depth)
+        if commas & bit != 0 { buffer.append(UInt8(ascii: ",")) }
+        commas |= bit
+    }
+
+    private mutating func push() {
+        depth += 1
+        commas &= ~(1 << UInt64(depth))
+    }
+
+    private mutating func pop() {
+        depth -= 1
     }
 
     mutating func open() {
         beginValue()
-        output.append("{")
-        needsComma.append(false)
+        buffer.append(UInt8(ascii: "{"))
+        push()
     }
 
     mutating func close() {
-        output.append("}")
-        needsComma.removeLast()
+        buffer.append(UInt8(ascii: "}"))
+        pop()
     }
 
     mutating func openArray() {
         beginValue()
-        output.append("[")
-        needsComma.append(false)
+        buffer.append(UInt8(ascii: "["))
+        push()
     }
 
-    mutating func closeArray() { close0("]") }
-
-    private mutating func close0(_ bracket: String) {
-        output.append(bracket)
-        needsComma.removeLast()
+    mutating func closeArray() {
+        buffer.append(UInt8(ascii: "]"))
+        pop()
     }
 
     /// Writes `"name":`; the value written next completes the member.
     mutating func name(_ name: String) {
         beginValue()
         writeString(name)
-        output.append(":")
+        buffer.append(UInt8(ascii: ":"))
         afterName = true
     }
 
     mutating func key(_ name: String, string: String) {
         self.name(name)
-        value(.string(string))
+        beginValue()
+        writeString(string)
     }
 
     mutating func key(_ name: String, int: Int) {
         self.name(name)
-        value(.int(int))
+        beginValue()
+        writeInt(int)
     }
 
     mutating func key(_ name: String, bool: Bool) {
         self.name(name)
-        value(.bool(bool))
+        beginValue()
+        buffer.append(contentsOf: bool ? "true".utf8 : "false".utf8)
     }
 
     mutating func fields(_ pairs: TranscriptEvent.Fields) {
@@ -226,53 +258,83 @@ struct JSONWriter {
     /// Writes already-encoded JSON (a number, `true`, `null`) as the next value.
     mutating func raw(_ json: String) {
         beginValue()
-        output.append(json)
+        buffer.append(contentsOf: json.utf8)
     }
 
     private mutating func writeValue(_ value: Value) {
         switch value {
         case .string(let s): writeString(s)
-        case .int(let i): output.append(String(i))
-        case .bool(let b): output.append(b ? "true" : "false")
+        case .int(let i): writeInt(i)
+        case .bool(let b): buffer.append(contentsOf: b ? "true".utf8 : "false".utf8)
         case .duration: writeString(value.displayText)
         case .secret: writeString(Value.redacted)
         case .list(let items):
-            output.append("[")
+            buffer.append(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {
-                if i > 0 { output.append(",") }
+                if i > 0 { buffer.append(UInt8(ascii: ",")) }
                 writeValue(item)
             }
-            output.append("]")
+            buffer.append(UInt8(ascii: "]"))
         }
     }
 
-    mutating func writeString(_ s: String) {
-        output.append("\"")
-        var plain = true
-        for u in s.utf8 where u < 0x20 || u == 0x22 || u == 0x5C {
-            plain = false
-            break
+    mutating func writeInt(_ value: Int) {
+        if value == 0 {
+            buffer.append(UInt8(ascii: "0"))
+            return
         }
-        if plain {
-            output.append(s)
-        } else {
-            for scalar in s.unicodeScalars {
-                switch scalar {
-                case "\"": output.append("\\\"")
-                case "\\": output.append("\\\\")
-                case "\n": output.append("\\n")
-                case "\r": output.append("\\r")
-                case "\t": output.append("\\t")
-                default:
-                    if scalar.value < 0x20 {
-                        let hex = String(scalar.value, radix: 16)
-                        output.append("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
-                    } else {
-                        output.unicodeScalars.append(scalar)
-                    }
-                }
+        var digits:
+            (
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+            ) = (
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+            )
+        var magnitude = value.magnitude
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { raw in
+            while magnitude > 0 {
+                raw[19 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
             }
         }
-        output.append("\"")
+        if value < 0 { buffer.append(UInt8(ascii: "-")) }
+        withUnsafeBytes(of: &digits) { raw in buffer.append(contentsOf: raw[(20 - count)...]) }
+    }
+
+    /// Writes a JSON string. Only ASCII bytes ever need escaping, so the UTF-8 is copied as it
+    /// is and escapes are spliced in where a byte asks for one.
+    mutating func writeString(_ s: String) {
+        buffer.append(UInt8(ascii: "\""))
+        let written = s.utf8.withContiguousStorageIfAvailable { utf8 in
+            appendEscaped(utf8)
+        }
+        if written == nil {
+            let bytes = Array(s.utf8)
+            bytes.withUnsafeBufferPointer { appendEscaped($0) }
+        }
+        buffer.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        var start = 0
+        for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+            switch byte {
+            case 0x22: buffer.append(contentsOf: "\\\"".utf8)
+            case 0x5C: buffer.append(contentsOf: "\\\\".utf8)
+            case 0x0A: buffer.append(contentsOf: "\\n".utf8)
+            case 0x0D: buffer.append(contentsOf: "\\r".utf8)
+            case 0x09: buffer.append(contentsOf: "\\t".utf8)
+            default:
+                let hex = Array("0123456789abcdef".utf8)
+                buffer.append(contentsOf: "\\u00".utf8)
+                buffer.append(hex[Int(byte >> 4)])
+                buffer.append(hex[Int(byte & 0x0F)])
+            }
+            start = index + 1
+        }
+        buffer.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
     }
 }

@@ -77,14 +77,14 @@ struct JourneyContext {
         self.outputTypes = outputTypes
         self.handlers = handlers
         self.base = TypeScope(journey: journey)
+        var targets: [String: Target] = [:]
+        for (i, end) in journey.ends.enumerated() { targets[end.id.value] = .end(i) }
+        for (i, step) in journey.steps.enumerated() { targets[step.id.value] = .step(i) }
+        self.targets = targets
     }
 
-    var targets: [String: Target] {
-        var result: [String: Target] = [:]
-        for (i, end) in journey.ends.enumerated() { result[end.id.value] = .end(i) }
-        for (i, step) in journey.steps.enumerated() { result[step.id.value] = .step(i) }
-        return result
-    }
+    /// Every step and end a transition may name, by id.
+    let targets: [String: Target]
 
     mutating func compile() -> CompiledJourney? {
         let stepIds = Set(journey.steps.map(\.id.value))
@@ -360,7 +360,6 @@ struct JourneyContext {
     // MARK: Transitions
 
     mutating func transition(_ transition: Transition, scope: TypeScope, what: String) -> CompiledTransition? {
-        let targets = self.targets
         var branches: [CompiledBranch] = []
         var failed = false
         for (index, branch) in transition.branches.enumerated() {

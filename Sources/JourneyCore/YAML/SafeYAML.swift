@@ -40,11 +40,10 @@ public struct SafeYAML: Sendable {
 
     public var limits: Limits
 
-    /// Yams resolves tags lazily and in place, so an untagged scalar and a `!!str` one look
-    /// alike afterwards. This resolver gives every untagged scalar a tag of our own instead,
-    /// which no file can write; any other tag on a scalar was written explicitly.
-    static let implicitTag = Tag.Name(rawValue: "tag:journeykit.dev,2026:implicit")
-    static let resolver = try! Resolver.basic.appending(implicitTag, "^")
+    /// Yams resolves tags lazily and in place; only mapping keys get resolved while parsing
+    /// (Yams hashes them to find duplicates). The basic resolver has no rules, so resolving
+    /// costs nothing and always gives `!!str`.
+    static let resolver = Resolver.basic
 
     public init(limits: Limits = Limits()) {
         self.limits = limits
@@ -187,11 +186,24 @@ public struct SafeYAML: Sendable {
         }
     }
 
+    /// Whether the text holds nothing but blank lines, comments and document markers. Stops
+    /// at the first line with content, so a real file costs one short look.
     static func isBlank(_ text: String) -> Bool {
-        for line in text.split(whereSeparator: \.isNewline) {
-            let trimmed = line.drop { $0 == " " || $0 == "\t" || $0 == "\u{FEFF}" }
-            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-            if trimmed == "---" || trimmed == "..." { continue }
+        let bytes = text.utf8
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let end = bytes[index...].firstIndex(of: 0x0A) ?? bytes.endIndex
+            let line = bytes[index..<end]
+            index = end < bytes.endIndex ? bytes.index(after: end) : end
+            let space: (UInt8) -> Bool = {
+                $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF
+            }
+            let content = line.drop(while: space)
+            if content.isEmpty || content.first == UInt8(ascii: "#") { continue }
+            if content.starts(with: "---".utf8) || content.starts(with: "...".utf8) {
+                let rest = content.dropFirst(3).drop(while: space)
+                if rest.isEmpty || rest.first == UInt8(ascii: "#") { continue }
+            }
             return false
         }
         return true
@@ -300,7 +312,7 @@ public struct SafeYAML: Sendable {
             return YAMLNode(kind: .scalar("", plain: true), location: location(mark))
         }
 
-        mutating func convert(_ node: Node, depth: Int) -> YAMLNode {
+        mutating func convert(_ node: Node, depth: Int, isKey: Bool = false) -> YAMLNode {
             let loc = location(node.mark)
             if stopped { return YAMLNode(kind: .scalar("", plain: true), location: loc) }
             nodeCount += 1
@@ -321,7 +333,7 @@ public struct SafeYAML: Sendable {
             if case .alias = node {
                 return fail(alias, "aliases are not allowed in journey files", node.mark)
             }
-            let tagName = Self.explicitTag(of: node)
+            let tagName = Self.explicitTag(of: node, isKey: isKey)
             if let tagName {
                 return fail(
                     tag,
@@ -356,7 +368,7 @@ public struct SafeYAML: Sendable {
                 var entries: [YAMLNode.Entry] = []
                 entries.reserveCapacity(mapping.count)
                 for (key, value) in mapping {
-                    let keyNode = convert(key, depth: depth + 1)
+                    let keyNode = convert(key, depth: depth + 1, isKey: true)
                     if stopped { break }
                     guard let keyText = keyNode.scalar else {
                         return fail(keyType, "mapping keys must be plain names, found \(keyNode.shapeName)", key.mark)
@@ -379,25 +391,26 @@ public struct SafeYAML: Sendable {
             return (v < 0x20 && v != 0x0A) || v == 0x7F || (0x80...0x9F).contains(v)
         }
 
-        static func explicitTag(of node: Node) -> String? {
+        static func explicitTag(of node: Node, isKey: Bool) -> String? {
             let name: String
-            let allowed: Set<String>
+            let resolved: String
             switch node {
             case .scalar(let s):
                 name = s.tag.rawValue
-                // Quoted and block scalars carry the non-specific tag `!`, resolved to `!!str`.
-                allowed =
-                    s.style == .plain ? ["", implicitTag.rawValue] : ["", implicitTag.rawValue, Tag.Name.str.rawValue]
+                // Keys were resolved to `!!str` by Yams' duplicate check; quoted and block
+                // scalars carry the non-specific tag `!`, which also reads as `!!str`. A plain
+                // value tagged `!!str` (`pin: !!str 0012`) was tagged by its author.
+                resolved = s.style == .plain && !isKey ? "" : Tag.Name.str.rawValue
             case .mapping(let m):
                 name = m.tag.rawValue
-                allowed = ["", Tag.Name.map.rawValue]
+                resolved = Tag.Name.map.rawValue
             case .sequence(let s):
                 name = s.tag.rawValue
-                allowed = ["", Tag.Name.seq.rawValue]
+                resolved = Tag.Name.seq.rawValue
             case .alias: return nil
             }
-            return allowed.contains(name)
-                ? nil : (name.hasPrefix("tag:yaml.org,2002:") ? "!!" + name.dropFirst(18) : name)
+            if name.isEmpty || name == resolved { return nil }
+            return name.hasPrefix("tag:yaml.org,2002:") ? "!!" + name.dropFirst(18) : name
         }
     }
 }

@@ -113,7 +113,7 @@ public enum JSONReport {
         return json
     }
 
-    static func string(_ text: String) -> String {
+    public static func string(_ text: String) -> String {
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
