@@ -19,7 +19,8 @@ public struct JSONLinesEncoder: Sendable {
         w.open()
         switch record.event {
         case .header(let h):
-            w.key("event", string: record.event.name)
+            w.name("event")
+            w.writeEventName(record.event)
             w.key("format", int: 1)
             w.key("journey", string: h.journey)
             if let scenario = h.scenario { w.key("scenario", string: scenario) }
@@ -45,7 +46,8 @@ public struct JSONLinesEncoder: Sendable {
         default:
             w.key("t", int: record.time)
             w.key("depth", int: record.depth)
-            w.key("event", string: record.event.name)
+            w.name("event")
+            w.writeEventName(record.event)
         }
         switch record.event {
         case .header: break
@@ -223,19 +225,28 @@ struct JSONWriter {
         afterName = true
     }
 
-    mutating func key(_ name: String, string: String) {
+    /// Writes `"name":` for a name fixed in the source, which never needs escaping.
+    mutating func name(_ name: StaticString) {
+        beginValue()
+        buffer.append(UInt8(ascii: "\""))
+        buffer.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        buffer.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        afterName = true
+    }
+
+    mutating func key(_ name: StaticString, string: String) {
         self.name(name)
         beginValue()
         writeString(string)
     }
 
-    mutating func key(_ name: String, int: Int) {
+    mutating func key(_ name: StaticString, int: Int) {
         self.name(name)
         beginValue()
         writeInt(int)
     }
 
-    mutating func key(_ name: String, bool: Bool) {
+    mutating func key(_ name: StaticString, bool: Bool) {
         self.name(name)
         beginValue()
         buffer.append(contentsOf: bool ? "true".utf8 : "false".utf8)
@@ -253,6 +264,14 @@ struct JSONWriter {
     mutating func value(_ value: Value) {
         beginValue()
         writeValue(value)
+    }
+
+    /// Writes the event's name (always plain ASCII) as the next value.
+    mutating func writeEventName(_ event: TranscriptEvent) {
+        beginValue()
+        buffer.append(UInt8(ascii: "\""))
+        buffer.append(contentsOf: event.name.utf8)
+        buffer.append(UInt8(ascii: "\""))
     }
 
     /// Writes already-encoded JSON (a number, `true`, `null`) as the next value.
