@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "JourneyCore", targets: ["JourneyCore"]),
         .library(name: "JourneyHandlers", targets: ["JourneyHandlers"]),
+        .library(name: "JourneyDocs", targets: ["JourneyDocs"]),
         .executable(name: "journey", targets: ["journey"]),
     ],
     dependencies: [
@@ -27,11 +28,16 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        .target(
+            name: "JourneyDocs",
+            dependencies: ["JourneyCore"]
+        ),
         .executableTarget(
             name: "journey",
             dependencies: [
                 "JourneyCore",
                 "JourneyHandlers",
+                "JourneyDocs",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -44,6 +50,7 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        .testTarget(name: "JourneyDocsTests", dependencies: ["JourneyDocs", "JourneyHandlers"]),
         .testTarget(
             name: "JourneyCLITests",
             dependencies: ["journey", "JourneyCore", "JourneyHandlers"]

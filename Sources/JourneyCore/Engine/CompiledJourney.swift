@@ -50,6 +50,16 @@ public final class CompiledJourney: Sendable {
         stored.map { ($0.name, $0.type, $0.defaultValue) }
     }
 
+    /// The inputs and outcomes of a step, as compiled (for docs and exploration).
+    public func contract(ofStep id: String) -> StepContract? {
+        stepIndex[id].map { steps[$0].contract }
+    }
+
+    /// The handler id of a step, or `call JOURNEY` for a sub-journey step.
+    public func handlerLabel(ofStep id: String) -> String? {
+        stepIndex[id].map { steps[$0].label }
+    }
+
     func name(of target: Target) -> String {
         switch target {
         case .step(let i): steps[i].id

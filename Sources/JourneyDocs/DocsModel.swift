@@ -1,0 +1,368 @@
+import JourneyCore
+
+/// A scenario that ran, with its transcript: the material for walkthroughs and coverage.
+public struct ScenarioRecording: Sendable {
+    public var journey: String
+    public var scenario: String
+    public var title: String?
+    public var tags: [String]
+    public var file: String
+    public var records: [TranscriptRecord]
+    public var passed: Bool
+
+    public init(
+        journey: String, scenario: String, title: String?, tags: [String], file: String, records: [TranscriptRecord],
+        passed: Bool
+    ) {
+        self.journey = journey
+        self.scenario = scenario
+        self.title = title
+        self.tags = tags
+        self.file = file
+        self.records = records
+        self.passed = passed
+    }
+}
+
+/// Everything the documentation says about one journey, in the order it is shown.
+public struct JourneyDoc: Sendable {
+    public struct Param: Sendable {
+        public var name: String
+        public var type: String
+        public var defaultValue: String?
+        public var description: String?
+    }
+
+    public struct Edge: Sendable, Hashable {
+        public var from: String
+        public var outcome: String
+        /// `always`, `if N` or `else`, as transcripts name branches; `limit` for an exceeded limit.
+        public var branch: String
+        public var condition: String?
+        public var to: String
+        public var sets: [String]
+    }
+
+    public struct StepDoc: Sendable {
+        public var id: String
+        public var handler: String
+        public var calls: String?
+        public var title: String?
+        public var text: String?
+        public var actions: [(id: String, label: String, enabled: String)]
+        public var fields: [String]
+        public var note: String?
+        public var edges: [Edge]
+    }
+
+    public struct Walkthrough: Sendable {
+        public var scenario: String
+        public var title: String?
+        public var tags: [String]
+        public var file: String
+        public var lines: [String]
+        public var end: String?
+        public var passed: Bool
+    }
+
+    public var id: String
+    public var title: String
+    public var summary: String?
+    public var file: String
+    /// The folder the journey's file is in (`diia`, `eduid`, …), for grouping.
+    public var group: String
+    public var locale: String
+    public var params: [Param]
+    public var reads: [String]
+    public var writes: [String]
+    public var limits: [String]
+    public var steps: [StepDoc]
+    public var start: String
+    public var ends: [(id: String, kind: EndKind, title: String?)]
+    public var calls: [String]
+    public var walkthroughs: [Walkthrough]
+    /// Every transition of the journey, and those some scenario took.
+    public var edges: [Edge]
+    public var covered: Set<Edge>
+
+    public var uncovered: [Edge] { edges.filter { !covered.contains($0) } }
+}
+
+/// Builds ``JourneyDoc``s from journeys, their compiled form and scenario recordings.
+public enum DocsBuilder {
+    public static func build(
+        journeys: [Journey], library: CompiledLibrary, recordings: [ScenarioRecording], locale: String?
+    ) -> [JourneyDoc] {
+        let taken = takenTransitions(recordings)
+        return journeys.sorted { $0.id.value < $1.id.value }.map { journey in
+            let compiled = library[journey.id.value]
+            let language = locale.flatMap { journey.locales.contains($0) ? $0 : nil } ?? journey.defaultLocale
+            func text(_ t: LocalizedText?) -> String? {
+                t?.template(for: language, fallback: journey.defaultLocale)?.source
+            }
+            var edges: [JourneyDoc.Edge] = []
+            var steps: [JourneyDoc.StepDoc] = []
+            for step in journey.steps {
+                var stepEdges: [JourneyDoc.Edge] = []
+                for (outcome, transition) in step.transitions {
+                    for (index, branch) in transition.branches.enumerated() {
+                        let label = branch.isElse ? "else" : (branch.condition == nil ? "always" : "if \(index + 1)")
+                        stepEdges.append(
+                            .init(
+                                from: step.id.value, outcome: outcome.value, branch: label,
+                                condition: branch.condition?.value, to: branch.target.value,
+                                sets: branch.assignments.map { "\($0.target.value) = \(display($0.value))" }))
+                    }
+                }
+                if let charge = step.attempts,
+                    let limit = journey.limits.first(where: { $0.name.value == charge.limit.value })
+                {
+                    for branch in limit.exceeded.branches {
+                        stepEdges.append(
+                            .init(
+                                from: step.id.value, outcome: "limit \(limit.name.value) reached", branch: "limit",
+                                condition: branch.condition?.value, to: branch.target.value,
+                                sets: branch.assignments.map { "\($0.target.value) = \(display($0.value))" }))
+                    }
+                }
+                edges += stepEdges
+                let handler: String
+                var calls: String?
+                switch step.kind {
+                case .handler(let name): handler = name.value
+                case .call(let name):
+                    handler = "call"
+                    calls = name.value
+                }
+                steps.append(
+                    .init(
+                        id: step.id.value, handler: handler, calls: calls, title: text(step.screen?.title),
+                        text: text(step.screen?.text),
+                        actions: step.screen?.actions.map { action in
+                            let enabled =
+                                action.enabledWhen.map { "when \($0.value)" } ?? (action.enabled ? "" : "disabled")
+                            return (action.id.value, text(action.label) ?? action.id.value, enabled)
+                        } ?? [],
+                        fields: step.screen?.fields.map {
+                            "\($0.name.value) (\($0.kind.rawValue)\($0.secret ? ", secret" : ""))"
+                        }
+                            ?? [],
+                        note: step.note, edges: stepEdges))
+            }
+            let (reads, writes) = usage(journey)
+            let walkthroughs = recordings.filter { $0.journey == journey.id.value }
+                .sorted { $0.scenario < $1.scenario }
+                .map { walkthrough($0, journey: journey.id.value) }
+            return JourneyDoc(
+                id: journey.id.value, title: text(journey.title) ?? journey.id.value, summary: text(journey.summary),
+                file: journey.file, group: group(of: journey.file), locale: language,
+                params: journey.params.map {
+                    .init(
+                        name: $0.name.value, type: $0.type.description, defaultValue: $0.defaultValue.map(display),
+                        description: $0.description)
+                },
+                reads: reads, writes: writes, limits: journey.limits.map { describe($0, journey) }, steps: steps,
+                start: journey.start.value,
+                ends: journey.ends.map { ($0.id.value, $0.kind, text($0.title)) },
+                calls: Array(Set(steps.compactMap(\.calls))).sorted(), walkthroughs: walkthroughs,
+                edges: edges, covered: Set(edges.filter { taken.contains(Taken(journey: journey.id.value, edge: $0)) }))
+        }
+    }
+
+    static func group(of file: String) -> String {
+        let parts = file.split(separator: "/").map(String.init)
+        guard parts.count >= 2 else { return "journeys" }
+        return parts[parts.count - 2]
+    }
+
+    static func display(_ raw: RawValue) -> String {
+        switch raw {
+        case .scalar(let text, _, _): return text
+        case .list(let items, _): return "[" + items.map(display).joined(separator: ", ") + "]"
+        case .map(let pairs, _):
+            return "{" + pairs.map { "\($0.key): \(display($0.value))" }.joined(separator: ", ") + "}"
+        }
+    }
+
+    /// A limit in words: how many attempts, what counts and resets, where it leads, and
+    /// whether the count survives a restart.
+    static func describe(_ limit: AttemptLimit, _ journey: Journey) -> String {
+        let charging = journey.steps.filter { $0.attempts?.limit.value == limit.name.value }
+        var parts: [String] = []
+        for step in charging {
+            guard let charge = step.attempts else { continue }
+            let counts = charge.counts.map { "`\($0.value)`" }.joined(separator: " or ")
+            let resets = charge.resets.map { "`\($0.value)`" }.joined(separator: " or ")
+            parts.append(
+                "at step `\(step.id.value)`, \(counts.isEmpty ? "no outcome" : counts) counts"
+                    + (resets.isEmpty ? " and nothing resets the count" : ", \(resets) resets it"))
+        }
+        let target = limit.exceeded.branches.map { "`\($0.target.value)`" }.joined(separator: " / ")
+        let keeping =
+            limit.counter.value.scope == .stored
+            ? "The count is kept on the device (`\(limit.counter.value)`), so it survives app restarts."
+            : "The count lives in this run only (`\(limit.counter.value)`); a restart starts it again."
+        return "**\(limit.name.value)**: \(limit.max) in a row → \(target)"
+            + (parts.isEmpty ? "" : " (\(parts.joined(separator: "; ")))") + ". "
+            + (limit.keep ? "The count is kept when the limit is reached. " : "") + keeping
+    }
+
+    /// The names a journey reads (in guards, texts, parameters and outputs) and writes.
+    static func usage(_ journey: Journey) -> (reads: [String], writes: [String]) {
+        var reads = Set<String>()
+        var writes = Set<String>()
+        func readTemplate(_ text: String) {
+            if case .success(let template) = Template.parse(text) {
+                for part in template.parts {
+                    if case .expression(let expression, _) = part {
+                        for path in expression.references { reads.insert(name(path)) }
+                    }
+                }
+            }
+        }
+        func readRaw(_ raw: RawValue) {
+            switch raw {
+            case .scalar(let text, _, _): readTemplate(text)
+            case .list(let items, _): items.forEach(readRaw)
+            case .map(let pairs, _): pairs.forEach { readRaw($0.value) }
+            }
+        }
+        func readText(_ text: LocalizedText?) {
+            text?.entries.forEach { readTemplate($0.template.source) }
+        }
+        for step in journey.steps {
+            step.with.forEach { readRaw($0.value) }
+            readText(step.screen?.title)
+            readText(step.screen?.text)
+            step.screen?.actions.forEach {
+                readText($0.label)
+                if let condition = $0.enabledWhen { readTemplate(condition.value) }
+            }
+            for (_, transition) in step.transitions {
+                for branch in transition.branches {
+                    if let condition = branch.condition, case .success(let e) = Expression.parse(condition.value) {
+                        for path in e.references { reads.insert(name(path)) }
+                    }
+                    for assignment in branch.assignments {
+                        writes.insert(assignment.target.value.description)
+                        readRaw(assignment.value)
+                    }
+                }
+            }
+        }
+        for limit in journey.limits {
+            reads.insert(limit.counter.value.description)
+            writes.insert(limit.counter.value.description)
+        }
+        journey.outputs.forEach { readTemplate($0.value.source) }
+        let shown: (String) -> Bool = { !$0.hasPrefix("input.") && !$0.hasPrefix("outcome.") }
+        return (reads.filter(shown).sorted(), writes.sorted())
+    }
+
+    static func name(_ path: [String]) -> String {
+        path.first == "limits" && path.count >= 2 ? "limits.\(path[1])" : path.prefix(2).joined(separator: ".")
+    }
+
+    // MARK: Walkthroughs and coverage
+
+    struct Taken: Hashable {
+        var journey: String
+        var from: String
+        var outcome: String
+        var branch: String
+
+        init(journey: String, from: String, outcome: String, branch: String) {
+            self.journey = journey
+            self.from = from
+            self.outcome = outcome
+            self.branch = branch
+        }
+
+        init(journey: String, edge: JourneyDoc.Edge) {
+            self.init(journey: journey, from: edge.from, outcome: edge.outcome, branch: edge.branch)
+        }
+
+    }
+
+    /// Every transition the recordings took, by journey (tracking sub-journeys as they nest).
+    static func takenTransitions(_ recordings: [ScenarioRecording]) -> Set<Taken> {
+        var taken = Set<Taken>()
+        for recording in recordings {
+            var stack = [recording.journey]
+            for record in recording.records {
+                switch record.event {
+                case .journeyStart(let journey, _): stack = [journey]
+                case .subjourneyEnter(let journey, _, _): stack.append(journey)
+                case .subjourneyExit: if stack.count > 1 { stack.removeLast() }
+                case .transition(let from, let outcome, let branch, _):
+                    let journey = stack.last ?? recording.journey
+                    if let range = outcome.range(of: " (limit ") {
+                        let name = outcome[range.upperBound...].replacingOccurrences(of: " reached)", with: "")
+                        taken.insert(
+                            Taken(journey: journey, from: from, outcome: "limit \(name) reached", branch: "limit"))
+                    } else {
+                        taken.insert(Taken(journey: journey, from: from, outcome: outcome, branch: branch))
+                    }
+                default: break
+                }
+            }
+        }
+        return taken
+    }
+
+    /// The scenario as a reader follows it: each screen, what the user did, and the end.
+    static func walkthrough(_ recording: ScenarioRecording, journey: String) -> JourneyDoc.Walkthrough {
+        var lines: [String] = []
+        var current: String?
+        var end: String?
+        for record in recording.records {
+            let indent = String(repeating: "  ", count: record.depth)
+            switch record.event {
+            case .stepEnter(let step, let handler):
+                current =
+                    "\(indent)- `\(step)`" + (handler.hasPrefix("call ") ? " calls `\(handler.dropFirst(5))`" : "")
+            case .screen(_, let screen):
+                if let title = screen.title { current? += " — “\(oneLine(title))”" }
+            case .input(_, let values):
+                let given = values.map { "\($0.name) = \(shown($0.value))" }.joined(separator: ", ")
+                current? += " · \(given)"
+            case .http(_, let method, let url, let status, let error):
+                current? += " · \(method) \(url) → \(status.map(String.init) ?? error ?? "no response")"
+            case .clockAdvance(let ms, let reason):
+                lines.append("\(indent)- ⏱ \(Duration.format(milliseconds: ms)) pass (\(reason))")
+            case .restart:
+                if let line = current { lines.append(line) }
+                current = nil
+                lines.append("- ⟳ the app restarts: state is gone, the device store is kept")
+            case .attempt(_, let limit, let action, let count, let max) where action == .exceeded:
+                current? += " · limit `\(limit)` reached (\(count)/\(max))"
+            case .transition(_, let outcome, _, let to):
+                if var line = current {
+                    line += " → *\(outcome)* → `\(to)`"
+                    lines.append(line)
+                }
+                current = nil
+            case .journeyEnd(_, let reached, let kind, _):
+                end = "\(reached) (\(kind.rawValue))"
+            case .failure(_, let message):
+                lines.append("- ✗ \(message)")
+            default: break
+            }
+        }
+        if let line = current { lines.append(line) }
+        return .init(
+            scenario: recording.scenario, title: recording.title, tags: recording.tags, file: recording.file,
+            lines: lines, end: end, passed: recording.passed)
+    }
+
+    static func shown(_ value: Value) -> String {
+        switch value {
+        case .string(let s): "“\(oneLine(s))”"
+        default: value.displayText
+        }
+    }
+
+    static func oneLine(_ text: String) -> String {
+        text.replacingOccurrences(of: "\n", with: " ")
+    }
+}

@@ -1,0 +1,186 @@
+import JourneyCore
+
+/// A static site that works offline: one page per journey and an index, styles inline, the
+/// diagram as inline SVG (rendered by Graphviz beforehand), no scripts and no network.
+public enum HTMLRenderer {
+    public static func page(_ doc: JourneyDoc, svg: String) -> String {
+        var body =
+            "<p class=\"meta\"><code>\(e(doc.id))</code> · \(e(doc.file)) · texts in <code>\(e(doc.locale))</code></p>\n"
+        if let summary = doc.summary { body += "<p>\(e(summary))</p>\n" }
+        body += "<h2>Flow</h2>\n<div class=\"diagram\">\(stripXMLProlog(svg))</div>\n"
+        if !doc.params.isEmpty {
+            body += "<h2>Params</h2>\n<table><tr><th>param</th><th>type</th><th>default</th><th></th></tr>\n"
+            for param in doc.params {
+                body +=
+                    "<tr><td><code>\(e(param.name))</code></td><td>\(e(param.type))</td><td>\(e(param.defaultValue ?? "required"))</td><td>\(e(param.description ?? ""))</td></tr>\n"
+            }
+            body += "</table>\n"
+        }
+        body +=
+            "<h2>Steps</h2>\n<table><tr><th>step</th><th>what the user sees</th><th>handler</th><th>outcome → next</th></tr>\n"
+        for step in doc.steps {
+            var sees = [String]()
+            if let title = step.title { sees.append("<b>\(e(title))</b>") }
+            if let text = step.text { sees.append(e(text)) }
+            if !step.fields.isEmpty { sees.append("fields: " + step.fields.map(e).joined(separator: ", ")) }
+            if !step.actions.isEmpty {
+                sees.append(
+                    step.actions.map {
+                        "<span class=\"action\">\(e($0.label))</span>"
+                            + ($0.enabled.isEmpty ? "" : " <i>(\(e($0.enabled)))</i>")
+                    }.joined(separator: " "))
+            }
+            if let note = step.note { sees.append("<i>\(e(note))</i>") }
+            let handler =
+                step.calls.map { "calls <a href=\"\(e($0)).html\"><code>\(e($0))</code></a>" }
+                ?? "<code>\(e(step.handler))</code>"
+            let outcomes = step.edges.map { edge -> String in
+                var text = "<code>\(e(edge.outcome))</code>"
+                if let condition = edge.condition { text += " if <code>\(e(condition))</code>" }
+                if edge.branch == "else" { text += " otherwise" }
+                return text + " → <code>\(e(edge.to))</code>"
+            }
+            body +=
+                "<tr><td><code>\(e(step.id))</code></td><td>\(sees.joined(separator: "<br>"))</td><td>\(handler)</td><td>\(outcomes.joined(separator: "<br>"))</td></tr>\n"
+        }
+        body += "</table>\n<h2>Ends</h2>\n<table><tr><th>end</th><th>kind</th><th></th></tr>\n"
+        for end in doc.ends {
+            body +=
+                "<tr class=\"\(end.kind.rawValue)\"><td><code>\(e(end.id))</code></td><td>\(end.kind.rawValue)</td><td>\(e(end.title ?? ""))</td></tr>\n"
+        }
+        body += "</table>\n"
+        if !doc.limits.isEmpty {
+            body +=
+                "<h2>Attempt limits</h2>\n<ul>" + doc.limits.map { "<li>\(markdownInline($0))</li>" }.joined()
+                + "</ul>\n"
+        }
+        if !doc.reads.isEmpty || !doc.writes.isEmpty {
+            body += "<h2>State and device values</h2>\n<ul>"
+            if !doc.reads.isEmpty {
+                body += "<li>reads: " + doc.reads.map { "<code>\(e($0))</code>" }.joined(separator: ", ") + "</li>"
+            }
+            if !doc.writes.isEmpty {
+                body += "<li>writes: " + doc.writes.map { "<code>\(e($0))</code>" }.joined(separator: ", ") + "</li>"
+            }
+            body += "</ul>\n"
+        }
+        body += "<h2>Scenarios</h2>\n"
+        for walk in doc.walkthroughs {
+            body += "<h3>\(e(walk.scenario))</h3>\n"
+            if let title = walk.title { body += "<p>\(e(title))</p>\n" }
+            body +=
+                "<ul>"
+                + walk.lines.map { "<li>\(markdownInline(String($0.drop { $0 == " " || $0 == "-" })))</li>" }.joined()
+                + "</ul>\n"
+            body += "<p><b>End:</b> <code>\(e(walk.end ?? "none"))</code></p>\n"
+        }
+        body +=
+            "<h2>Coverage</h2>\n<p>\(doc.covered.count) of \(doc.edges.count) transitions are taken by at least one scenario.</p>\n"
+        if !doc.uncovered.isEmpty {
+            body +=
+                "<ul>"
+                + doc.uncovered.map {
+                    "<li><code>\(e($0.from))</code> — \(e($0.outcome)) → <code>\(e($0.to))</code></li>"
+                }.joined() + "</ul>\n"
+        }
+        return shell(
+            title: doc.title,
+            body: "<p><a href=\"index.html\">← all journeys</a></p>\n<h1>\(e(doc.title))</h1>\n" + body)
+    }
+
+    public static func index(_ docs: [JourneyDoc], callGraphSVG: String) -> String {
+        var body = "<h1>Journeys</h1>\n"
+        let covered = docs.reduce(0) { $0 + $1.covered.count }
+        let total = docs.reduce(0) { $0 + $1.edges.count }
+        body += "<p>\(docs.count) journeys; \(covered) of \(total) transitions covered by scenarios.</p>\n"
+        let groups = Dictionary(grouping: docs, by: \.group)
+        for group in groups.keys.sorted() {
+            body +=
+                "<h2>\(e(group))</h2>\n<table><tr><th>journey</th><th></th><th>scenarios</th><th>transitions covered</th></tr>\n"
+            for doc in groups[group]!.sorted(by: { $0.id < $1.id }) {
+                body +=
+                    "<tr><td><a href=\"\(e(doc.id)).html\"><code>\(e(doc.id))</code></a></td><td>\(e(doc.title))</td><td>\(doc.walkthroughs.count)</td><td>\(doc.covered.count) of \(doc.edges.count)</td></tr>\n"
+            }
+            body += "</table>\n"
+        }
+        body += "<h2>Which journey calls which</h2>\n<div class=\"diagram\">\(stripXMLProlog(callGraphSVG))</div>\n"
+        return shell(title: "Journeys", body: body)
+    }
+
+    /// The call graph as DOT, for the index page.
+    public static func callGraphDot(_ docs: [JourneyDoc]) -> String {
+        var lines = [
+            "digraph journeys {", "  graph [rankdir=LR, fontname=\"Helvetica\"];",
+            "  node [fontname=\"Helvetica\", shape=box, style=\"rounded,filled\", fillcolor=\"#eef3fb\"];",
+        ]
+        for doc in docs { lines.append("  \(DotRenderer.quote(doc.id)) [URL=\(DotRenderer.quote("\(doc.id).html"))];") }
+        for doc in docs {
+            for callee in doc.calls { lines.append("  \(DotRenderer.quote(doc.id)) -> \(DotRenderer.quote(callee));") }
+        }
+        lines.append("}")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func shell(title: String, body: String) -> String {
+        """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="generator" content="journey docs">
+        <title>\(e(title))</title>
+        <style>
+        body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2rem auto; max-width: 72rem; padding: 0 1rem; color: #1d1d1f; }
+        h1 { border-bottom: 1px solid #ddd; padding-bottom: .3rem; }
+        table { border-collapse: collapse; width: 100%; margin: .5rem 0 1.5rem; font-size: .92rem; }
+        th, td { border: 1px solid #d0d7de; padding: .35rem .5rem; vertical-align: top; text-align: left; }
+        th { background: #f6f8fa; }
+        code { background: #f3f3f3; padding: 0 .2rem; border-radius: 3px; }
+        .diagram { overflow-x: auto; border: 1px solid #e3e3e3; border-radius: 6px; padding: .5rem; background: #fff; }
+        .diagram svg { max-width: 100%; height: auto; }
+        .action { border: 1px solid #4a6fa5; border-radius: 4px; padding: 0 .3rem; }
+        tr.success td:nth-child(2) { background: #d9f2e3; } tr.failure td:nth-child(2) { background: #fbe0e0; } tr.cancel td:nth-child(2) { background: #ececec; }
+        .meta { color: #57606a; }
+        </style>
+        </head>
+        <body>
+        \(body)
+        </body>
+        </html>
+
+        """
+    }
+
+    static func e(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+
+    /// The little Markdown the model's sentences use: `code`, **bold**, *italic*.
+    static func markdownInline(_ text: String) -> String {
+        var out = ""
+        var code = false, bold = false, italic = false
+        var chars = Array(e(text))
+        var i = 0
+        while i < chars.count {
+            let c = chars[i]
+            if c == "`" {
+                out += code ? "</code>" : "<code>"; code.toggle()
+            } else if !code && c == "*" && i + 1 < chars.count && chars[i + 1] == "*" {
+                out += bold ? "</b>" : "<b>"; bold.toggle(); i += 1
+            } else if !code && c == "*" {
+                out += italic ? "</i>" : "<i>"; italic.toggle()
+            } else {
+                out.append(c)
+            }
+            i += 1
+        }
+        chars.removeAll()
+        return out
+    }
+
+    static func stripXMLProlog(_ svg: String) -> String {
+        guard let start = svg.range(of: "<svg") else { return svg }
+        return String(svg[start.lowerBound...])
+    }
+}

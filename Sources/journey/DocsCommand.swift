@@ -1,0 +1,178 @@
+import ArgumentParser
+import Foundation
+import JourneyCore
+import JourneyDocs
+import JourneyHandlers
+
+struct DocsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "docs",
+        abstract: "Generate flow documentation from the journeys and their scenarios.",
+        discussion: """
+            Writes a page per journey — diagram, steps table, params, attempt limits in words, the \
+            state it reads and writes, a walkthrough of every scenario taken from its real \
+            transcript, and which transitions no scenario covers — and an index grouped by folder \
+            with the graph of which journey calls which. Scenarios are run to get their \
+            transcripts, so the pages show what actually happens.
+
+            Formats: md (Markdown with Mermaid diagrams, as GitHub renders it), html (an offline \
+            site with SVG diagrams; needs Graphviz's `dot`), dot (Graphviz sources).
+
+            Examples:
+              journey docs journeys --out docs/journeys
+              journey docs journeys --out site --format html --locale en
+              journey docs journeys --out docs/journeys --check    # in CI: fail if a page is stale
+
+            Output is deterministic and written atomically. Exits 0 on success, 1 when --check \
+            finds stale pages, 2 for invalid files or options.
+            """
+    )
+
+    enum Format: String, CaseIterable, ExpressibleByArgument { case md, html, dot }
+
+    @Argument(help: "Folders or files holding journeys and scenarios.")
+    var paths: [String] = ["journeys"]
+
+    @Option(help: "The folder to write the documentation to.")
+    var out: String
+
+    @Option(help: "md, html or dot.")
+    var format: Format = .md
+
+    @Option(help: "The language for screen texts (each journey falls back to its default).")
+    var locale: String?
+
+    @Flag(help: "Write nothing; fail if any page differs from what would be generated.")
+    var check = false
+
+    func run() async throws {
+        let console = Console()
+        let (project, readDiagnostics) = Workspace.load(paths: paths)
+        var diagnostics = readDiagnostics
+        diagnostics.append(contentsOf: project.diagnostics.items)
+        console.print(DiagnosticListFilter.relevant(diagnostics))
+        guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
+
+        var recordings: [ScenarioRecording] = []
+        for scenario in project.scenarios {
+            let sink = RecordsSink()
+            let report = await ScenarioRunner().run(scenario, in: library, transcript: sink)
+            recordings.append(
+                ScenarioRecording(
+                    journey: scenario.journey.id, scenario: scenario.id, title: scenario.title, tags: scenario.tags,
+                    file: scenario.file, records: sink.records, passed: report.passed))
+        }
+        let docs = DocsBuilder.build(
+            journeys: project.journeys.filter { library[$0.id.value] != nil }, library: library, recordings: recordings,
+            locale: locale)
+        let files = try render(docs)
+
+        if check {
+            var stale: [String] = []
+            for (name, content) in files.sorted(by: { $0.key < $1.key }) {
+                let path = Path.join(out, name)
+                if (try? String(contentsOfFile: path, encoding: .utf8)) != content { stale.append(path) }
+            }
+            for path in generatedFiles(in: out) where files[Path.lastComponent(path)] == nil { stale.append(path) }
+            if stale.isEmpty {
+                console.err("\(files.count) pages in \(out) are up to date\n")
+                return
+            }
+            for path in stale {
+                console.err("\(path): stale: the journeys changed since it was generated\n")
+            }
+            console.err(
+                "regenerate with `journey docs \(paths.joined(separator: " ")) --out \(out)\(format == .md ? "" : " --format \(format.rawValue)")` and commit the result\n"
+            )
+            throw ExitCode(ExitStatus.failed)
+        }
+
+        do {
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+            for (name, content) in files.sorted(by: { $0.key < $1.key }) {
+                try AtomicFile.write(content, to: Path.join(out, name))
+            }
+            for path in generatedFiles(in: out) where files[Path.lastComponent(path)] == nil {
+                try FileManager.default.removeItem(atPath: path)
+            }
+        } catch {
+            console.err("error: \(error)\n")
+            throw ExitCode(ExitStatus.invalid)
+        }
+        console.err("wrote \(files.count) files to \(out)\n")
+    }
+
+    /// File name → content for the chosen format.
+    func render(_ docs: [JourneyDoc]) throws -> [String: String] {
+        var files: [String: String] = [:]
+        switch format {
+        case .md:
+            files["index.md"] = MarkdownRenderer.index(docs)
+            for doc in docs { files["\(doc.id).md"] = MarkdownRenderer.page(doc) }
+        case .dot:
+            files["index.dot"] = HTMLRenderer.callGraphDot(docs)
+            for doc in docs { files["\(doc.id).dot"] = DotRenderer.render(doc) }
+        case .html:
+            let dot = try Graphviz()
+            files["index.html"] = HTMLRenderer.index(docs, callGraphSVG: try dot.svg(HTMLRenderer.callGraphDot(docs)))
+            for doc in docs {
+                files["\(doc.id).html"] = HTMLRenderer.page(doc, svg: try dot.svg(DotRenderer.render(doc)))
+            }
+        }
+        return files
+    }
+
+    /// Files in `folder` that an earlier `journey docs` wrote in this format.
+    func generatedFiles(in folder: String) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.filter { $0.hasSuffix(".\(format.rawValue)") }.map { Path.join(folder, $0) }.filter { path in
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return false }
+            return text.contains("journey docs") || (format == .dot && text.hasPrefix("digraph"))
+        }
+    }
+}
+
+/// Keeps a run's records for the docs (one scenario at a time).
+final class RecordsSink: TranscriptSink {
+    private(set) var records: [TranscriptRecord] = []
+    func record(_ record: TranscriptRecord) { records.append(record) }
+}
+
+/// Graphviz's `dot`, run as a process to turn DOT into SVG.
+struct Graphviz {
+    let executable: String
+
+    init() throws {
+        let candidates = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map {
+            Path.join(String($0), "dot")
+        }
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw CLIError(
+                "--format html draws its diagrams with Graphviz's `dot`, which is not installed (Debian: apt-get install graphviz); --format md and --format dot need nothing"
+            )
+        }
+        executable = found
+    }
+
+    func svg(_ dot: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["-Tsvg"]
+        let input = Pipe()
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        input.fileHandleForWriting.write(Data(dot.utf8))
+        try input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let problem = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw CLIError("dot failed: \(String(decoding: problem, as: UTF8.self))")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import JourneyCore
+import JourneyHandlers
+import Testing
+
+@testable import JourneyDocs
+
+@Suite("Docs model")
+struct DocsBuilderTests {
+    static let journey = """
+        journey: t.docs
+        version: 1
+        title: { en: "Docs \\"quoted\\" | piped", nl: Documentatie }
+        locales: [en, nl]
+        stored:
+          fails: { type: int, default: 0 }
+        limits:
+          pin: { max: 2, counter: stored.fails, exceeded: locked }
+        start: a
+        steps:
+          a:
+            handler: ui.screen
+            screen: { title: { en: Start, nl: Begin }, actions: { go: Go, quit: Quit } }
+            attempts: { limit: pin, counts: [quit], resets: [go] }
+            on:
+              go:
+                - if: device.online && !(stored.fails > 0)
+                  to: done
+                - else: a
+              quit: a
+        ends:
+          done: { kind: success }
+          locked: { kind: failure }
+        """
+
+    func build(script: String, locale: String? = nil) async throws -> JourneyDoc {
+        let project = ProjectLoader(handlers: BuiltinHandlers.registry).load([
+            SourceFile(path: "journeys/test/t.yaml", data: Data(Self.journey.utf8)),
+            SourceFile(
+                path: "journeys/test/scenarios/s.yaml",
+                data: Data("scenario: s\njourney: t.docs\ntitle: One\nscript:\n\(script)\nexpect: { end: done }\n".utf8)
+            ),
+        ])
+        let compiled = project.library != nil
+        try #require(compiled, "\(project.diagnostics.sorted)")
+        let library = project.library!
+        let scenario = try #require(project.scenarios.first, "\(project.diagnostics.sorted)")
+        let sink = Records()
+        let report = await ScenarioRunner().run(scenario, in: library, transcript: sink)
+        let recording = ScenarioRecording(
+            journey: "t.docs", scenario: "s", title: "One", tags: [], file: scenario.file, records: sink.records,
+            passed: report.passed)
+        return try #require(
+            DocsBuilder.build(journeys: project.journeys, library: library, recordings: [recording], locale: locale)
+                .first)
+    }
+
+    final class Records: TranscriptSink {
+        var records: [TranscriptRecord] = []
+        func record(_ record: TranscriptRecord) { records.append(record) }
+    }
+
+    @Test func coverageCountsTheTransitionsScenariosTake() async throws {
+        let doc = try await build(script: "  - at: a\n    action: go")
+        #expect(doc.edges.count == 4, "go (if 1), go (else), quit, and the exceeded limit")
+        #expect(doc.covered.count == 1)
+        #expect(Set(doc.uncovered.map(\.branch)) == ["else", "always", "limit"])
+    }
+
+    @Test func walkthroughsFollowTheTranscript() async throws {
+        let doc = try await build(script: "  - at: a\n    action: quit\n  - at: a\n    action: go")
+        let walk = try #require(doc.walkthroughs.first)
+        #expect(
+            walk.lines == [
+                "- `a` — “Start” · action = “quit” → *quit* → `a`",
+                "- `a` — “Start” · action = “go” → *go* → `done`",
+            ])
+        #expect(walk.end == "done (success)")
+        #expect(doc.covered.count == 2)
+    }
+
+    @Test func limitsAreDescribedInWords() async throws {
+        let doc = try await build(script: "  - at: a\n    action: go")
+        #expect(
+            doc.limits == [
+                "**pin**: 2 in a row → `locked` (at step `a`, `quit` counts, `go` resets it). The count is kept on the device (`stored.fails`), so it survives app restarts."
+            ])
+        #expect(doc.reads.contains("device.online") && doc.writes == ["stored.fails"])
+    }
+
+    @Test func localeChoosesTheTexts() async throws {
+        #expect(try await build(script: "  - at: a\n    action: go", locale: "nl").title == "Documentatie")
+        #expect(try await build(script: "  - at: a\n    action: go", locale: "fr").title == "Docs \"quoted\" | piped")
+    }
+
+    @Test func diagramsEscapeLabelsAndDescribeGuards() async throws {
+        let doc = try await build(script: "  - at: a\n    action: go")
+        let mermaid = MermaidRenderer.render(doc) { "\($0).md" }
+        #expect(mermaid.contains(#"s0 -->|"go · if device.online and not (stored.fails #gt; 0)"| e0"#))
+        #expect(mermaid.contains(#"s0 -->|"go · otherwise"| s0"#))
+        #expect(mermaid.contains(#"s0 -.->|"limit pin reached"| e1"#))
+        #expect(mermaid.contains("e0([\"done\"]):::success"))
+        let markdown = MarkdownRenderer.page(doc)
+        #expect(markdown.contains("# Docs \"quoted\" | piped"))
+        #expect(markdown.contains("| `a` | **Start**"))
+        let dot = DotRenderer.render(doc)
+        #expect(dot.contains(#"label="Docs \"quoted\" | piped""#))
+    }
+
+    @Test func guardsReadAsWords() {
+        #expect(Guards.words("a == 'x' && !b || c != 2") == "a is 'x' and not b or c is not 2")
+        #expect(Guards.words("n >= 3") == "n ≥ 3")
+    }
+}
