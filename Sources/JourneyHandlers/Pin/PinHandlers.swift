@@ -104,7 +104,7 @@ public struct PinRepeatHandler: StepHandler {
         let first = try invocation.text("first")
         let (action, pin) = try await context.pinPad(invocation, length: invocation.length())
         if let action { return HandlerResult(action) }
-        guard let pin, PinPad.equal(pin, first) else { return HandlerResult("mismatch") }
+        guard let pin, ConstantTime.equal(pin, first) else { return HandlerResult("mismatch") }
         return HandlerResult("match", data: ["pin": .secret(.string(pin))])
     }
 }

@@ -50,7 +50,7 @@ public struct PinEntryHandler: StepHandler {
                 throw HandlerError("'expected' of step '\(invocation.step)' is not a text")
             }
             context.chargeAttempt()
-            return HandlerResult(PinPad.equal(pin, wanted) ? "correct" : "wrong")
+            return HandlerResult(ConstantTime.equal(pin, wanted) ? "correct" : "wrong")
         }
         return HandlerResult("entered", data: ["pin": .secret(.string(pin))])
     }
