@@ -9,6 +9,8 @@ public enum BuiltinHandlers {
             DecideHandler(), PinEntryStepHandler(), PinRepeatHandler(), PinSaveHandler(), PinVerifyHandler(),
             BiometryOptInHandler(), BiometryAuthenticateHandler(), ClearStoreHandler(), HTTPRequestHandler(),
             BankSelectHandler(), BankPageHandler(), BackgroundHandler(), SessionStateHandler(),
+            OIDCDiscoverHandler(), OIDCAuthorizeHandler(), OIDCBrowserHandler(), OIDCCallbackHandler(),
+            OIDCTokenHandler(), OIDCUserinfoHandler(),
         ]
     }
 

@@ -95,6 +95,10 @@ struct RunCommand: AsyncParsableCommand {
             }
         }
         let name = "\(compiled.journey.id) › \(compiled.id)"
+        if let reason = report.skipped {
+            console.err("\(console.paint("SKIP", .yellow, stderr: true)) \(name): \(reason)\n")
+            throw ExitCode(ExitStatus.failed)
+        }
         if report.passed {
             let end = report.result.end.map { "\($0) (\(report.result.kind?.rawValue ?? ""))" } ?? "no end"
             console.err(

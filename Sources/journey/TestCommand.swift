@@ -111,6 +111,8 @@ struct TestCommand: AsyncParsableCommand {
         switch outcome.status {
         case .passed: return "\(console.paint("PASS", .green)) \(outcome.name) \(time)\n"
         case .recorded: return "\(console.paint("PASS", .green)) \(outcome.name) \(time) (recorded)\n"
+        case .skipped:
+            return "\(console.paint("SKIP", .yellow)) \(outcome.name): \(outcome.problems.first?.message ?? "")\n"
         case .failed:
             var text = "\(console.paint("FAIL", .red)) \(outcome.name) \(time)\n"
             for problem in outcome.problems {

@@ -29,10 +29,13 @@ public struct HTTPRequest: Sendable, Hashable {
 public struct HTTPResponse: Sendable, Hashable {
     public var status: Int
     public var body: String
+    /// Response headers with lowercased names (a redirect's `location`, say). Never recorded.
+    public var headers: [String: String]
 
-    public init(status: Int, body: String = "") {
+    public init(status: Int, body: String = "", headers: [String: String] = [:]) {
         self.status = status
         self.body = body
+        self.headers = headers
     }
 }
 

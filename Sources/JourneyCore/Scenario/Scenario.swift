@@ -13,8 +13,12 @@ public struct Scenario: Sendable {
     public var params: [(name: Located<String>, value: RawValue)]
     public var script: [ScriptEntry]
     public var expect: Expectation
-    /// Responses the scenario's network gives, for servers that cannot run here.
+    /// Responses the scenario's network gives, for servers that cannot run here. Without
+    /// stubs the scenario uses the real network.
     public var network: [NetworkStub]
+    /// Base URLs of services the scenario needs running (a local OpenID provider, say); when
+    /// one does not answer, the scenario is skipped rather than failed.
+    public var needs: [String]
     public var location: SourceLocation
 
     public struct DeviceSetup: Sendable {
@@ -107,7 +111,7 @@ public struct ScenarioLoader: Sendable {
     public init(yaml: SafeYAML = SafeYAML()) { self.yaml = yaml }
 
     static let keys = [
-        "scenario", "journey", "title", "tags", "locale", "device", "params", "script", "expect", "network",
+        "scenario", "journey", "title", "tags", "locale", "device", "params", "script", "expect", "network", "needs",
     ]
 
     public func load(_ data: Data, path: String) -> (scenario: Scenario?, diagnostics: DiagnosticList) {
@@ -197,7 +201,8 @@ public struct ScenarioLoader: Sendable {
         return (
             Scenario(
                 id: id, file: path, journey: journey, title: title, tags: tags, locale: locale, device: device,
-                params: params, script: script, expect: expect, network: network, location: root.location),
+                params: params, script: script, expect: expect, network: network,
+                needs: f["needs"].map { r.stringList($0, "'needs'").map(\.value) } ?? [], location: root.location),
             r.diagnostics
         )
     }

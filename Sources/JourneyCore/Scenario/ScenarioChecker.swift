@@ -173,7 +173,7 @@ public struct ScenarioChecker: Sendable {
             id: scenario.id.value, file: scenario.file, journey: journey, title: scenario.title, tags: scenario.tags,
             locale: scenario.locale,
             device: DeviceState(profile: scenario.device.profile, store: store, clock: scenario.device.clock),
-            pins: pins, params: params, script: script, network: scenario.network,
+            pins: pins, params: params, script: script, network: scenario.network, needs: scenario.needs,
             expectation: .init(
                 end: scenario.expect.end.value, kind: scenario.expect.kind, state: expectState, stored: expectStored))
         return (compiled, d)
@@ -228,8 +228,10 @@ public struct CompiledScenario: Sendable {
     public let pins: [String: Value]
     public let params: [String: Value]
     public let script: [Entry]
-    /// Canned responses for the run's network, in order.
+    /// Canned responses for the run's network, in order; none means the real network.
     public let network: [NetworkStub]
+    /// Services that must answer for the scenario to run.
+    public let needs: [String]
     public let expectation: Expectation
 
     /// The problems with a finished run, measured against the expectation; empty when it passed.

@@ -15,12 +15,36 @@ public struct ScenarioRunner {
         public var result: RunResult
         /// Why the scenario failed; empty when it passed.
         public var problems: [String]
+        /// Why the scenario did not run (a service it needs does not answer).
+        public var skipped: String? = nil
         public var passed: Bool { problems.isEmpty }
+    }
+
+    /// The first needed service that does not answer, if any.
+    public static func missingService(_ scenario: CompiledScenario) async -> String? {
+        for base in scenario.needs {
+            let transport = URLSessionTransport(timeout: 2)
+            do { _ = try await transport.send(HTTPRequest(method: "GET", url: base)) } catch { return base }
+        }
+        return nil
     }
 
     public func run(
         _ scenario: CompiledScenario, in library: CompiledLibrary, transcript sink: some TranscriptSink
     ) async -> Report {
+        guard let service = scenario.needs.first else { return await play(scenario, in: library, transcript: sink) }
+        return await ServiceLock.withLock(for: service) { await play(scenario, in: library, transcript: sink) }
+    }
+
+    func play(
+        _ scenario: CompiledScenario, in library: CompiledLibrary, transcript sink: some TranscriptSink
+    ) async -> Report {
+        if let missing = await Self.missingService(scenario) {
+            return Report(
+                scenario: scenario.id, journey: scenario.journey.id,
+                result: RunResult(end: nil, kind: nil, failure: nil, steps: 0), problems: [],
+                skipped: "needs \(missing), which does not answer")
+        }
         var configuration = self.configuration
         configuration.locale = scenario.locale ?? configuration.locale
         let driver = ScriptedDriver(script: scenario.script)
@@ -47,7 +71,8 @@ public struct ScenarioRunner {
             clock: device.clock, store: .sorted(device.store), settings: settings)
         let outcome = await JourneyRunner(configuration: configuration).run(
             scenario.journey, in: library, params: scenario.params, device: device, driver: driver,
-            network: StubNetwork(stubs: scenario.network), transcript: sink, header: header)
+            network: scenario.network.isEmpty ? URLSessionTransport() : StubNetwork(stubs: scenario.network),
+            transcript: sink, header: header)
         var store = outcome.device.store
         for journey in ScenarioChecker.reachableJourneys(from: scenario.journey, in: library) {
             for variable in journey.storedDeclarations where store[variable.name] == nil {

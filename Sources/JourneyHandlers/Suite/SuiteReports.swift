@@ -8,9 +8,13 @@ public struct SuiteSummary: Sendable, Equatable {
 
     public init(_ outcomes: [ScenarioOutcome], skipped: Int = 0) {
         for outcome in outcomes {
-            if outcome.status == .failed { failed += 1 } else { passed += 1 }
+            switch outcome.status {
+            case .failed: failed += 1
+            case .skipped: self.skipped += 1
+            case .passed, .recorded: passed += 1
+            }
         }
-        self.skipped = skipped
+        self.skipped += skipped
     }
 
     /// `N passed, N failed` (with `, N skipped` when some were), the line CI systems read.
@@ -27,20 +31,26 @@ public enum JUnitReport {
         var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
         let total = outcomes.reduce(0) { $0 + $1.milliseconds }
         xml +=
-            #"<testsuites name="journey test" tests="\#(outcomes.count)" failures="\#(summary.failed)" errors="0" skipped="0" time="\#(seconds(total))">"#
+            #"<testsuites name="journey test" tests="\#(outcomes.count)" failures="\#(summary.failed)" errors="0" skipped="\#(summary.skipped)" time="\#(seconds(total))">"#
             + "\n"
         var journeys: [String] = []
         for outcome in outcomes where !journeys.contains(outcome.journey) { journeys.append(outcome.journey) }
         for journey in journeys {
             let cases = outcomes.filter { $0.journey == journey }
             let failures = cases.filter { $0.status == .failed }.count
+            let skippedCases = cases.filter { $0.status == .skipped }.count
             let time = cases.reduce(0) { $0 + $1.milliseconds }
             xml +=
-                #"  <testsuite name="\#(escape(journey))" tests="\#(cases.count)" failures="\#(failures)" errors="0" skipped="0" time="\#(seconds(time))">"#
+                #"  <testsuite name="\#(escape(journey))" tests="\#(cases.count)" failures="\#(failures)" errors="0" skipped="\#(skippedCases)" time="\#(seconds(time))">"#
                 + "\n"
             for outcome in cases {
                 let head =
                     #"    <testcase classname="\#(escape(journey))" name="\#(escape(outcome.scenario))" file="\#(escape(outcome.file))" time="\#(seconds(outcome.milliseconds))""#
+                if outcome.status == .skipped {
+                    let reason = outcome.problems.first?.message ?? "skipped"
+                    xml += head + ">\n      <skipped message=\"\(escape(reason))\"/>\n    </testcase>\n"
+                    continue
+                }
                 guard let problem = outcome.problems.first, outcome.status == .failed else {
                     xml += head + "/>\n"
                     continue

@@ -41,7 +41,7 @@ public struct SuiteOptions: Sendable {
 
 /// The result of one scenario in a suite run.
 public struct ScenarioOutcome: Sendable {
-    public enum Status: String, Sendable { case passed, failed, recorded }
+    public enum Status: String, Sendable { case passed, failed, recorded, skipped }
 
     /// Why a scenario failed.
     public struct Problem: Sendable, Equatable {
@@ -133,6 +133,12 @@ public struct SuiteRunner: Sendable {
         for round in 1...max(1, options.repeats) {
             let transcript = TranscriptStrings()
             let report = await ScenarioRunner().run(scenario, in: library, transcript: transcript)
+            if let reason = report.skipped {
+                return ScenarioOutcome(
+                    journey: scenario.journey.id, scenario: scenario.id, file: scenario.file, tags: scenario.tags,
+                    status: .skipped, milliseconds: 0, steps: 0,
+                    problems: [.init(kind: .expectation, message: reason, diff: nil)])
+            }
             steps = report.result.steps
             if round == 1 {
                 first = (transcript.text, transcript.jsonl)

@@ -75,7 +75,16 @@ struct NetworkAndBankIDTests {
         #expect(offline.report.passed, "\(offline.report.problems)")
         #expect(offline.transcript.text.contains("→ offline"))
         let unstubbed = try await run(
-            journeys: [Self.call], scenario: "scenario: s\njourney: t.one\nscript: []\nexpect: { end: done }")
+            journeys: [Self.call],
+            scenario: """
+                scenario: s
+                journey: t.one
+                network:
+                  - request: GET https://api.example.org/v1/other
+                    response: { status: 200 }
+                script: []
+                expect: { end: done }
+                """)
         #expect(
             unstubbed.report.problems.first?.contains("no stub for POST https://api.example.org/v1/session?user=•••")
                 == true)

@@ -1,0 +1,59 @@
+import Foundation
+import JourneyCore
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Real HTTP for journeys: URLSession with a per-request timeout, no cookie jar, and
+/// redirects *not* followed — an OAuth client must see the 302 and where it points.
+public final class URLSessionTransport: NetworkTransport, @unchecked Sendable {
+    private let session: URLSession
+    private let delegate = NoRedirects()
+
+    /// - Parameter timeout: seconds before a request gives up (no response counts as offline).
+    public init(timeout: TimeInterval = 10) {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = timeout
+        configuration.timeoutIntervalForResource = timeout
+        // No shared cookie jar: runs stay independent; handlers that need a session cookie
+        // (the headless user agent) carry it themselves.
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.urlCache = nil
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+    }
+
+    deinit { session.invalidateAndCancel() }
+
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard let url = URL(string: request.url), url.scheme == "http" || url.scheme == "https" else {
+            throw NetworkError.failed("not an http(s) URL: \(URLRedaction.redact(request.displayURL ?? request.url))")
+        }
+        var urlRequest = URLRequest(url: url)
+        urlRequest.httpMethod = request.method
+        for header in request.headers { urlRequest.setValue(header.value, forHTTPHeaderField: header.name) }
+        if let body = request.body { urlRequest.httpBody = Data(body.utf8) }
+        let (data, response): (Data, URLResponse)
+        do {
+            (data, response) = try await session.data(for: urlRequest)
+        } catch {
+            throw NetworkError.failed("no response from \(url.host ?? "the server") (\((error as NSError).code))")
+        }
+        guard let http = response as? HTTPURLResponse else { throw NetworkError.failed("not an HTTP response") }
+        var headers: [String: String] = [:]
+        for (name, value) in http.allHeaderFields {
+            if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
+        }
+        return HTTPResponse(status: http.statusCode, body: String(decoding: data, as: UTF8.self), headers: headers)
+    }
+
+    final class NoRedirects: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+            newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+        ) {
+            completionHandler(nil)
+        }
+    }
+}

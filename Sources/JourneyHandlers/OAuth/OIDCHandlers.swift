@@ -1,0 +1,409 @@
+import Foundation
+import JourneyCore
+
+/// Form encoding for OAuth requests (application/x-www-form-urlencoded).
+enum FormEncoding {
+    static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    static func encode(_ pairs: [(String, String)]) -> String {
+        pairs.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&")
+    }
+
+    static func escape(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    }
+}
+
+extension HandlerInvocation {
+    func optionalText(_ name: String) -> String? {
+        if case .string(let text)? = self[parameter: name]?.revealed, !text.isEmpty { return text }
+        return nil
+    }
+}
+
+/// Parses a JSON object body, or nil.
+func jsonObject(_ body: String) -> [String: Any]? {
+    try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
+}
+
+/// `oidc.discover`: fetches `ISSUER/.well-known/openid-configuration` and checks that the
+/// document names exactly that issuer (a different one is a mix-up, RFC 9700 §4.4).
+public struct OIDCDiscoverHandler: StepHandler {
+    public init() {}
+
+    static let endpoints = [
+        ("authorizationEndpoint", "authorization_endpoint"), ("tokenEndpoint", "token_endpoint"),
+        ("userinfoEndpoint", "userinfo_endpoint"), ("jwksUri", "jwks_uri"),
+        ("revocationEndpoint", "revocation_endpoint"), ("endSessionEndpoint", "end_session_endpoint"),
+    ]
+
+    public let contract = HandlerContract(
+        id: "oidc.discover",
+        summary: "OpenID discovery; `ok` with the endpoints, `mismatch` when the document names another issuer.",
+        parameters: [
+            ParameterSpec(name: "issuer", kind: .value(TypeInfo(.string)), required: true, summary: "the issuer URL")
+        ],
+        outcomes: [
+            OutcomeSpec(
+                name: "ok", summary: "the provider's endpoints (empty when it has none)",
+                data: OIDCDiscoverHandler.endpoints.map { DataSpec(name: $0.0, type: TypeInfo(.string)) }),
+            OutcomeSpec(name: "mismatch", summary: "the document is for another issuer"),
+            OutcomeSpec(
+                name: "failed", summary: "no usable document", data: [DataSpec(name: "status", type: TypeInfo(.int))]),
+            OutcomeSpec(name: "offline", summary: "no response"),
+        ])
+
+    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+        let issuer = try invocation.text("issuer")
+        let url = (issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer) + "/.well-known/openid-configuration"
+        let response: HTTPResponse
+        do { response = try await context.send(HTTPRequest(method: "GET", url: url)) } catch is NetworkError {
+            return HandlerResult("offline")
+        }
+        guard response.status == 200, let document = jsonObject(response.body) else {
+            return HandlerResult("failed", data: ["status": .int(response.status)])
+        }
+        guard document["issuer"] as? String == issuer else { return HandlerResult("mismatch") }
+        var data: [String: Value] = [:]
+        for (name, key) in Self.endpoints { data[name] = .string(document[key] as? String ?? "") }
+        return HandlerResult("ok", data: data)
+    }
+}
+
+/// `oidc.authorize`: builds the authorization request: `response_type=code`, PKCE S256 with a
+/// fresh 32-byte verifier, a random `state` and `nonce`. `outcome.request` shows the request
+/// with its secret values masked; the real URL, state, nonce and verifier are secret.
+public struct OIDCAuthorizeHandler: StepHandler {
+    public init() {}
+
+    public let contract = HandlerContract(
+        id: "oidc.authorize",
+        summary: "The authorization request with PKCE (S256), state and nonce; the secrets come back as secret data.",
+        parameters: [
+            ParameterSpec(
+                name: "endpoint", kind: .value(TypeInfo(.string)), required: true, summary: "authorization endpoint"),
+            ParameterSpec(name: "clientId", kind: .value(TypeInfo(.string)), required: true, summary: "the client id"),
+            ParameterSpec(
+                name: "redirectUri", kind: .value(TypeInfo(.string)), required: true, summary: "the redirect URI"),
+            ParameterSpec(
+                name: "scope", kind: .value(TypeInfo(.string)), defaultValue: .string("openid"), summary: "scopes"),
+            ParameterSpec(name: "prompt", kind: .value(TypeInfo(.string)), summary: "`prompt`, e.g. select_account"),
+        ],
+        outcomes: [
+            OutcomeSpec(
+                name: "ready", summary: "the request is built",
+                data: [
+                    DataSpec(name: "request", type: TypeInfo(.string)),
+                    DataSpec(name: "url", type: TypeInfo(.string, secret: true)),
+                    DataSpec(name: "state", type: TypeInfo(.string, secret: true)),
+                    DataSpec(name: "nonce", type: TypeInfo(.string, secret: true)),
+                    DataSpec(name: "verifier", type: TypeInfo(.string, secret: true)),
+                ])
+        ])
+
+    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+        let endpoint = try invocation.text("endpoint")
+        let pkce = PKCE()
+        let state = PKCE.randomToken(bytes: 32)
+        let nonce = PKCE.randomToken(bytes: 32)
+        var pairs: [(String, String, Bool)] = [
+            ("response_type", "code", false), ("client_id", try invocation.text("clientId"), false),
+            ("redirect_uri", try invocation.text("redirectUri"), false),
+            ("scope", invocation.optionalText("scope") ?? "openid", false),
+        ]
+        if let prompt = invocation.optionalText("prompt") { pairs.append(("prompt", prompt, false)) }
+        pairs += [
+            ("code_challenge", pkce.challenge, true), ("code_challenge_method", pkce.method, false),
+            ("state", state, true), ("nonce", nonce, true),
+        ]
+        let separator = endpoint.contains("?") ? "&" : "?"
+        let url = endpoint + separator + FormEncoding.encode(pairs.map { ($0.0, $0.1) })
+        let shown =
+            endpoint + separator
+            + pairs.map { "\($0.0)=\($0.2 ? Value.redacted : FormEncoding.escape($0.1))" }.joined(separator: "&")
+        return HandlerResult(
+            "ready",
+            data: [
+                "request": .string(shown), "url": .secret(.string(url)), "state": .secret(.string(state)),
+                "nonce": .secret(.string(nonce)), "verifier": .secret(.string(pkce.verifier)),
+            ])
+    }
+}
+
+/// `oidc.browser`: the system browser as a headless user agent. The user (the driver) signs in
+/// (`action: signIn`) or cancels (`action: cancel`); a scenario may instead hand over the
+/// redirect itself (`redirect`). Signing in speaks the reference provider's (Glewlwyd's) REST
+/// API: password login, consent, then the authorization request, whose 302 is the redirect.
+public struct OIDCBrowserHandler: StepHandler {
+    public init() {}
+
+    public let contract = HandlerContract(
+        id: "oidc.browser",
+        summary:
+            "A headless browser sign-in: `redirected` (the redirect, secret), `refused` by the provider, or an action.",
+        parameters: [
+            ParameterSpec(
+                name: "url", kind: .value(TypeInfo(.string, secret: true)), required: true,
+                summary: "the authorization request"),
+            ParameterSpec(
+                name: "providerApi", kind: .value(TypeInfo(.string)), required: true,
+                summary: "the provider's login API (Glewlwyd's /api)"),
+            ParameterSpec(name: "clientId", kind: .value(TypeInfo(.string)), required: true, summary: "the client"),
+            ParameterSpec(
+                name: "scope", kind: .value(TypeInfo(.string)), defaultValue: .string("openid"),
+                summary: "scopes consented"),
+            ParameterSpec(name: "username", kind: .value(TypeInfo(.string)), required: true, summary: "who signs in"),
+            ParameterSpec(
+                name: "password", kind: .value(TypeInfo(.string, secret: true)), required: true,
+                summary: "their password"),
+        ],
+        inputs: [
+            InputSpec(
+                name: "redirect", type: TypeInfo(.string), summary: "a redirect the scenario hands over instead",
+                redactsQuery: true)
+        ],
+        outcomes: [
+            OutcomeSpec(
+                name: "redirected", summary: "the provider redirected back",
+                data: [DataSpec(name: "redirect", type: TypeInfo(.string, secret: true))]),
+            OutcomeSpec(
+                name: "refused", summary: "the provider would not redirect (bad client or redirect URI, failed login)",
+                data: [DataSpec(name: "status", type: TypeInfo(.int))]),
+            OutcomeSpec(name: "offline", summary: "the provider did not answer"),
+        ],
+        actionsAreOutcomes: true)
+
+    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+        let (action, values) = try await context.ask(invocation)
+        if case .string(let redirect)? = values["redirect"]?.revealed {
+            return HandlerResult("redirected", data: ["redirect": .secret(.string(redirect))])
+        }
+        if let action, action != "signIn" { return HandlerResult(action) }
+        let api = try invocation.text("providerApi")
+        let json = [("Content-Type", "application/json")].map { HTTPRequest.Header($0.0, $0.1) }
+        do {
+            let credentials = try JSONSerialization.data(withJSONObject: [
+                "username": try invocation.text("username"), "password": try invocation.text("password"),
+            ])
+            var login = HTTPRequest(
+                method: "POST", url: api + "/auth/", headers: json, body: String(decoding: credentials, as: UTF8.self))
+            login.displayURL = api + "/auth/"
+            let signedIn = try await context.send(login)
+            guard signedIn.status == 200, let cookie = Self.sessionCookie(signedIn.headers["set-cookie"]) else {
+                return HandlerResult("refused", data: ["status": .int(signedIn.status)])
+            }
+            let consent = try JSONSerialization.data(withJSONObject: [
+                "scope": invocation.optionalText("scope") ?? "openid"
+            ])
+            let granted = try await context.send(
+                HTTPRequest(
+                    method: "PUT", url: api + "/auth/grant/" + FormEncoding.escape(try invocation.text("clientId")),
+                    headers: json + [.init("Cookie", cookie)], body: String(decoding: consent, as: UTF8.self)))
+            guard granted.status == 200 else { return HandlerResult("refused", data: ["status": .int(granted.status)]) }
+            var authorize = HTTPRequest(
+                method: "GET", url: try invocation.text("url") + "&g_continue", headers: [.init("Cookie", cookie)])
+            authorize.displayURL = URLRedaction.redact(try invocation.text("url"))
+            let answer = try await context.send(authorize)
+            guard (300..<400).contains(answer.status), let location = answer.headers["location"] else {
+                return HandlerResult("refused", data: ["status": .int(answer.status)])
+            }
+            return HandlerResult("redirected", data: ["redirect": .secret(.string(location))])
+        } catch is NetworkError {
+            return HandlerResult("offline")
+        }
+    }
+
+    /// `name=value` of the session cookie from a Set-Cookie header.
+    static func sessionCookie(_ header: String?) -> String? {
+        guard let header, let first = header.split(separator: ";").first, first.contains("=") else { return nil }
+        return String(first).trimmingCharacters(in: .whitespaces)
+    }
+}
+
+/// `oidc.callback`: checks a redirect before anything is exchanged: it must be exactly the
+/// registered redirect URI, its `state` must be the one sent (compared in constant time), and
+/// an `error` wins over a `code`.
+public struct OIDCCallbackHandler: StepHandler {
+    public init() {}
+
+    public let contract = HandlerContract(
+        id: "oidc.callback",
+        summary:
+            "Checks the redirect: exact redirect URI, single-use state, then `code`, `error`, `stateMismatch` or `foreign`.",
+        parameters: [
+            ParameterSpec(
+                name: "redirect", kind: .value(TypeInfo(.string, secret: true)), required: true,
+                summary: "the redirect received"),
+            ParameterSpec(
+                name: "redirectUri", kind: .value(TypeInfo(.string)), required: true,
+                summary: "the registered redirect URI"),
+            ParameterSpec(
+                name: "state", kind: .value(TypeInfo(.string, secret: true)), required: true, summary: "the state sent"),
+        ],
+        outcomes: [
+            OutcomeSpec(
+                name: "code", summary: "an authorization code",
+                data: [DataSpec(name: "code", type: TypeInfo(.string, secret: true))]),
+            OutcomeSpec(
+                name: "error", summary: "the provider reported an error",
+                data: [DataSpec(name: "error", type: TypeInfo(.string))]),
+            OutcomeSpec(name: "stateMismatch", summary: "state missing or not the one sent; nothing is exchanged"),
+            OutcomeSpec(name: "foreign", summary: "not a redirect to the registered URI"),
+        ])
+
+    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+        let redirect = try invocation.text("redirect")
+        let expected = try invocation.text("redirectUri")
+        let address = String(redirect.prefix { $0 != "?" && $0 != "#" })
+        guard address == expected else { return HandlerResult("foreign") }
+        let query = URLParts(redirect).query
+        guard let state = query["state"], ConstantTime.equal(state, try invocation.text("state")) else {
+            return HandlerResult("stateMismatch")
+        }
+        if let error = query["error"] { return HandlerResult("error", data: ["error": .string(error)]) }
+        guard let code = query["code"], !code.isEmpty else {
+            return HandlerResult("error", data: ["error": .string("no code")])
+        }
+        return HandlerResult("code", data: ["code": .secret(.string(code))])
+    }
+}
+
+/// `oidc.token`: exchanges the code (with the PKCE verifier) and validates the id_token
+/// against the provider's JWKS before anything is kept. Token times are checked against the
+/// wall clock with 60 s of leeway; the journey's virtual clock plans refreshes.
+public struct OIDCTokenHandler: StepHandler {
+    public init() {}
+
+    static let tokens = [
+        DataSpec(name: "accessToken", type: TypeInfo(.string, secret: true)),
+        DataSpec(name: "refreshToken", type: TypeInfo(.string, secret: true)),
+        DataSpec(name: "idToken", type: TypeInfo(.string, secret: true)),
+        DataSpec(name: "expiresIn", type: TypeInfo(.int)),
+    ]
+
+    public let contract = HandlerContract(
+        id: "oidc.token",
+        summary:
+            "Code → tokens with PKCE; the id_token is validated (signature, iss, aud, azp, exp, iat, nonce, at_hash).",
+        parameters: [
+            ParameterSpec(name: "endpoint", kind: .value(TypeInfo(.string)), required: true, summary: "token endpoint"),
+            ParameterSpec(
+                name: "jwksUri", kind: .value(TypeInfo(.string)), required: true, summary: "the provider's JWKS"),
+            ParameterSpec(
+                name: "issuer", kind: .value(TypeInfo(.string)), required: true, summary: "the expected issuer"),
+            ParameterSpec(name: "clientId", kind: .value(TypeInfo(.string)), required: true, summary: "the client"),
+            ParameterSpec(
+                name: "redirectUri", kind: .value(TypeInfo(.string)), required: true, summary: "the redirect URI"),
+            ParameterSpec(
+                name: "code", kind: .value(TypeInfo(.string, secret: true)), required: true, summary: "the code"),
+            ParameterSpec(
+                name: "verifier", kind: .value(TypeInfo(.string, secret: true)), required: true,
+                summary: "the PKCE verifier"),
+            ParameterSpec(
+                name: "nonce", kind: .value(TypeInfo(.string, secret: true)), required: true, summary: "the nonce sent"),
+        ],
+        outcomes: [
+            OutcomeSpec(name: "ok", summary: "valid tokens", data: OIDCTokenHandler.tokens),
+            OutcomeSpec(
+                name: "rejected", summary: "the provider refused the exchange",
+                data: [
+                    DataSpec(name: "status", type: TypeInfo(.int)), DataSpec(name: "error", type: TypeInfo(.string)),
+                ]),
+            OutcomeSpec(
+                name: "invalidToken", summary: "the id_token failed validation; nothing is kept",
+                data: [DataSpec(name: "reason", type: TypeInfo(.string))]),
+            OutcomeSpec(name: "offline", summary: "no response"),
+        ])
+
+    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+        let form = FormEncoding.encode([
+            ("grant_type", "authorization_code"), ("code", try invocation.text("code")),
+            ("redirect_uri", try invocation.text("redirectUri")), ("client_id", try invocation.text("clientId")),
+            ("code_verifier", try invocation.text("verifier")),
+        ])
+        do {
+            let response = try await context.send(
+                HTTPRequest(
+                    method: "POST", url: try invocation.text("endpoint"),
+                    headers: [.init("Content-Type", "application/x-www-form-urlencoded")], body: form))
+            let body = jsonObject(response.body) ?? [:]
+            guard response.status == 200, let access = body["access_token"] as? String,
+                let idToken = body["id_token"] as? String
+            else {
+                return HandlerResult(
+                    "rejected",
+                    data: ["status": .int(response.status), "error": .string(body["error"] as? String ?? "")])
+            }
+            let jwks = try await context.send(HTTPRequest(method: "GET", url: try invocation.text("jwksUri")))
+            let validator = IDTokenValidator(
+                issuer: try invocation.text("issuer"), clientID: try invocation.text("clientId"))
+            let nonce = try invocation.text("nonce")
+            do throws(IDTokenValidator.Failure) {
+                _ = try validator.validate(
+                    idToken, jwks: Data(jwks.body.utf8), nonce: nonce, accessToken: access,
+                    now: Int(Date().timeIntervalSince1970))
+            } catch {
+                return HandlerResult("invalidToken", data: ["reason": .string(error.description)])
+            }
+            return HandlerResult(
+                "ok",
+                data: [
+                    "accessToken": .secret(.string(access)),
+                    "refreshToken": .secret(.string(body["refresh_token"] as? String ?? "")),
+                    "idToken": .secret(.string(idToken)),
+                    "expiresIn": .int((body["expires_in"] as? NSNumber)?.intValue ?? 0),
+                ])
+        } catch is NetworkError {
+            return HandlerResult("offline")
+        }
+    }
+}
+
+/// `oidc.userinfo`: the userinfo endpoint with the access token as a Bearer header.
+public struct OIDCUserinfoHandler: StepHandler {
+    public init() {}
+
+    public let contract = HandlerContract(
+        id: "oidc.userinfo",
+        summary:
+            "Userinfo with a Bearer access token: `ok` (name, given/family name, email), `unauthorized`, `failed`.",
+        parameters: [
+            ParameterSpec(
+                name: "endpoint", kind: .value(TypeInfo(.string)), required: true, summary: "userinfo endpoint"),
+            ParameterSpec(
+                name: "accessToken", kind: .value(TypeInfo(.string, secret: true)), required: true,
+                summary: "the access token"),
+        ],
+        outcomes: [
+            OutcomeSpec(
+                name: "ok", summary: "the user's claims",
+                data: ["name", "givenName", "familyName", "email"].map { DataSpec(name: $0, type: TypeInfo(.string)) }),
+            OutcomeSpec(name: "unauthorized", summary: "401: the access token is not (or no longer) valid"),
+            OutcomeSpec(
+                name: "failed", summary: "another status", data: [DataSpec(name: "status", type: TypeInfo(.int))]),
+            OutcomeSpec(name: "offline", summary: "no response"),
+        ])
+
+    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+        do {
+            let response = try await context.send(
+                HTTPRequest(
+                    method: "GET", url: try invocation.text("endpoint"),
+                    headers: [.init("Authorization", "Bearer " + (try invocation.text("accessToken")))]))
+            if response.status == 401 { return HandlerResult("unauthorized") }
+            guard response.status == 200, let claims = jsonObject(response.body) else {
+                return HandlerResult("failed", data: ["status": .int(response.status)])
+            }
+            var data: [String: Value] = [:]
+            for (name, key) in [
+                ("name", "name"), ("givenName", "given_name"), ("familyName", "family_name"), ("email", "email"),
+            ] {
+                data[name] = .string(claims[key] as? String ?? "")
+            }
+            return HandlerResult("ok", data: data)
+        } catch is NetworkError {
+            return HandlerResult("offline")
+        }
+    }
+}

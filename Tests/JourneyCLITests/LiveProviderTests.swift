@@ -1,0 +1,33 @@
+import Foundation
+import Testing
+
+/// The OAuth journeys against the real OpenID provider that ./scripts/test starts on
+/// 127.0.0.1 (Tests/oidc/provider.sh), compared with their goldens, twice for determinism.
+@Suite("OAuth journeys against the real provider")
+struct LiveProviderTests {
+    @Test("eIAM's scenarios pass against Glewlwyd and match their goldens", .timeLimit(.minutes(2)))
+    func eiamAgainstTheProvider() throws {
+        let result = try runJourney(["test", "journeys/eiam", "--repeat", "2"], cwd: Paths.root, timeout: 100)
+        #expect(
+            !result.stdout.contains("SKIP"),
+            "the provider is not running: start it with Tests/oidc/provider.sh start (./scripts/test does)")
+        let count = files(under: Paths.journeys.appendingPathComponent("eiam"), endingWith: ".scenario.yaml").count
+        #expect(result.status == Exit.ok, "\(result.stdout)")
+        #expect(result.stdoutLines.last == "\(count) passed, 0 failed")
+    }
+
+    @Test("without the provider, its scenarios are skipped, not failed")
+    func skippedWithoutTheProvider() throws {
+        try withTemporaryDirectory { directory in
+            let journeys = try copyShippedJourneys(into: directory)
+            let scenario = journeys.appendingPathComponent("eiam/scenarios/i1-sign-in-with-pkce.scenario.yaml")
+            try writeText(
+                try String(contentsOf: scenario, encoding: .utf8).replacingOccurrences(
+                    of: "needs: [\"http://127.0.0.1:4593", with: "needs: [\"http://127.0.0.1:9"), to: scenario)
+            let result = try runJourney(["test", "journeys/eiam", "--filter", "i1-sign-in"], cwd: directory)
+            #expect(result.status == Exit.ok, "\(result)")
+            #expect(result.stdout.contains("SKIP eiam.login › i1-sign-in-with-pkce: needs http://127.0.0.1:9"))
+            #expect(result.stdoutLines.last == "0 passed, 0 failed, 1 skipped")
+        }
+    }
+}

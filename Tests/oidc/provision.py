@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Waits for Glewlwyd, then provisions it through its admin API for JourneyKit's journeys:
+the OIDC plugin (RS256, PKCE S256 required, rotating one-use refresh tokens, revocation and
+end-session), the scopes, a user, and the public clients the shipped journeys use.
+
+usage: provision.py BASE_URL RSA_KEY_PEM RSA_PUB_PEM TOKEN_TTL
+"""
+import http.cookiejar
+import json
+import sys
+import time
+import urllib.error
+import urllib.request
+
+BASE, KEY, PUB, TTL = sys.argv[1].rstrip("/"), open(sys.argv[2]).read(), open(sys.argv[3]).read(), int(sys.argv[4])
+API = BASE + "/api"
+CLIENTS = [
+    # eIAM's app (eiam-ch/eiam-ios EIAMConfiguration): public client, custom-scheme redirect.
+    {"client_id": "BK-picardapp", "redirect_uri": ["eiam://redirect/"], "post_logout_redirect_uri": "eiam://redirect/"},
+]
+USER = {"username": "ada", "name": "Ada Lovelace", "given_name": "Ada", "email": "ada@example.test",
+        "password": "ada-Analytical-1843", "scope": ["openid", "offline_access"], "enabled": True}
+
+jar = http.cookiejar.CookieJar()
+opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+
+
+def call(method, path, body=None):
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(API + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json"} if data else {})
+    try:
+        with opener.open(request, timeout=10) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+    except OSError:
+        return 0, b""
+
+
+deadline = time.monotonic() + 10
+while call("GET", "/auth/")[0] == 0:
+    if time.monotonic() > deadline:
+        sys.exit("glewlwyd did not start within 10 s")
+    time.sleep(0.05)
+
+
+def require(what, status, body):
+    if status != 200:
+        sys.exit(f"cannot {what}: HTTP {status} {body[:300]!r}")
+
+
+require("sign in as admin", *call("POST", "/auth/", {"username": "admin", "password": "password"}))
+require("create the offline_access scope", *call("POST", "/scope/", {
+    "name": "offline_access", "display_name": "Offline access", "description": "refresh tokens",
+    "password_required": False, "scheme": {}}))
+require("create the oidc plugin", *call("POST", "/mod/plugin/", {
+    "module": "oidc", "name": "oidc", "display_name": "OIDC", "enabled": True, "parameters": {
+        "iss": API + "/oidc", "jwt-type": "rsa", "jwt-key-size": "256", "key": KEY, "cert": PUB, "jwks-show": True,
+        "secret-type": "public", "access-token-duration": TTL, "refresh-token-duration": 3600, "code-duration": 60,
+        "refresh-token-rolling": False, "refresh-token-one-use": "always",
+        "client-refresh-token-one-use-parameter": "refresh-token-one-use", "allow-non-oidc": False,
+        "auth-type-code-enabled": True, "auth-type-code-revoke-replayed": True, "auth-type-token-enabled": False,
+        "auth-type-id-token-enabled": True, "auth-type-none-enabled": False, "auth-type-password-enabled": False,
+        "auth-type-client-enabled": False, "auth-type-device-enabled": False, "auth-type-refresh-enabled": True,
+        "scope": [], "additional-parameters": [], "claims": [], "name-claim": "mandatory", "email-claim": "mandatory",
+        "scope-claim": "no", "address-claim": {"type": "no"}, "allowed-scope": ["openid", "offline_access"],
+        "pkce-allowed": True, "pkce-method-plain-allowed": False, "pkce-required": True,
+        "pkce-required-public-client": True, "pkce-scopes": [], "introspection-revocation-allowed": True,
+        "introspection-revocation-auth-scope": ["openid"], "introspection-revocation-allow-target-client": True,
+        "request-parameter-allow": False, "session-management-allowed": True,
+        "session-cookie-name": "GLEWLWYD2_OIDC_SID", "session-cookie-expiration": 3600,
+        "front-channel-logout-allowed": False, "back-channel-logout-allowed": False, "register-client-allowed": False,
+        "oauth-dpop-allowed": False, "oauth-par-allowed": False, "oauth-rar-allowed": False,
+        "oauth-ciba-allowed": False, "resource-allowed": False, "encrypt-out-token-allow": False}}))
+require("create the user", *call("POST", "/user/", USER))
+for client in CLIENTS:
+    require(f"create client {client['client_id']}", *call("POST", "/client/", {
+        "name": client["client_id"], "description": "public native client", "confidential": False, "enabled": True,
+        "authorization_type": ["code", "refresh_token"], "scope": [], **client}))
+call("DELETE", "/auth/")
