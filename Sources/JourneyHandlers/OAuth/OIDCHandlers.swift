@@ -407,3 +407,82 @@ public struct OIDCUserinfoHandler: StepHandler {
         }
     }
 }
+
+/// `oidc.refresh`: fresh tokens the way AppAuth's `performAction(freshTokens:)` gives them:
+/// while more than `skew` seconds remain (on the virtual clock) and nothing forces it, the
+/// stored access token is `fresh` and nothing is sent; otherwise the refresh token is spent
+/// (`grant_type=refresh_token`) and the rotated tokens come back. The journey must store the
+/// new refresh token before anything else: the old one is dead.
+public struct OIDCRefreshHandler: StepHandler {
+    public init() {}
+
+    public let contract = HandlerContract(
+        id: "oidc.refresh",
+        summary:
+            "`fresh` (no network), `refreshed` (rotated tokens), `invalidGrant`, `noRefreshToken`, `failed`, `offline`.",
+        parameters: [
+            ParameterSpec(name: "endpoint", kind: .value(TypeInfo(.string)), required: true, summary: "token endpoint"),
+            ParameterSpec(name: "clientId", kind: .value(TypeInfo(.string)), required: true, summary: "the client"),
+            ParameterSpec(
+                name: "refreshToken", kind: .value(TypeInfo(.string, secret: true)), required: true,
+                summary: "the refresh token (empty when there is none)"),
+            ParameterSpec(
+                name: "expiresAt", kind: .value(TypeInfo(.int)), required: true,
+                summary: "when the access token expires, in seconds on the device clock"),
+            ParameterSpec(
+                name: "skew", kind: .value(TypeInfo(.int)), defaultValue: .int(60), summary: "seconds of margin"),
+            ParameterSpec(
+                name: "force", kind: .value(TypeInfo(.bool)), defaultValue: .bool(false), summary: "refresh anyway"),
+        ],
+        outcomes: [
+            OutcomeSpec(name: "fresh", summary: "the access token is still good; nothing was sent"),
+            OutcomeSpec(
+                name: "refreshed", summary: "new tokens (the refresh token rotated)", data: OIDCTokenHandler.tokens),
+            OutcomeSpec(name: "invalidGrant", summary: "the refresh token was refused (expired, revoked or reused)"),
+            OutcomeSpec(name: "noRefreshToken", summary: "expired and nothing to refresh with; nothing was sent"),
+            OutcomeSpec(
+                name: "failed", summary: "another error",
+                data: [
+                    DataSpec(name: "status", type: TypeInfo(.int)), DataSpec(name: "error", type: TypeInfo(.string)),
+                ]),
+            OutcomeSpec(name: "offline", summary: "no response"),
+        ])
+
+    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+        let expiresAt: Int = if case .int(let n)? = invocation[parameter: "expiresAt"]?.revealed { n } else { 0 }
+        let skew: Int = if case .int(let n)? = invocation[parameter: "skew"]?.revealed { n } else { 60 }
+        let force = invocation[parameter: "force"]?.revealed == .bool(true)
+        if !force && expiresAt - context.now / 1000 > skew { return HandlerResult("fresh") }
+        guard let refreshToken = invocation.optionalText("refreshToken") else { return HandlerResult("noRefreshToken") }
+        let form = FormEncoding.encode([
+            ("grant_type", "refresh_token"), ("refresh_token", refreshToken),
+            ("client_id", try invocation.text("clientId")),
+        ])
+        do {
+            let response = try await context.send(
+                HTTPRequest(
+                    method: "POST", url: try invocation.text("endpoint"),
+                    headers: [.init("Content-Type", "application/x-www-form-urlencoded")], body: form))
+            let body = jsonObject(response.body) ?? [:]
+            let error = body["error"] as? String ?? ""
+            guard response.status == 200, let access = body["access_token"] as? String else {
+                // Providers answer a dead refresh token with 400 invalid_grant (RFC 6749 §5.2);
+                // some only with the status.
+                if error == "invalid_grant" || (response.status == 400 && error.isEmpty) {
+                    return HandlerResult("invalidGrant")
+                }
+                return HandlerResult("failed", data: ["status": .int(response.status), "error": .string(error)])
+            }
+            return HandlerResult(
+                "refreshed",
+                data: [
+                    "accessToken": .secret(.string(access)),
+                    "refreshToken": .secret(.string(body["refresh_token"] as? String ?? refreshToken)),
+                    "idToken": .secret(.string(body["id_token"] as? String ?? "")),
+                    "expiresIn": .int((body["expires_in"] as? NSNumber)?.intValue ?? 0),
+                ])
+        } catch is NetworkError {
+            return HandlerResult("offline")
+        }
+    }
+}
