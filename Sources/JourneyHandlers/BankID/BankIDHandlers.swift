@@ -125,6 +125,13 @@ public struct BankPageHandler: StepHandler {
 
 /// Just enough URL parsing for routing: scheme, host and query items (lowercased scheme and host).
 struct URLParts {
+    /// The names of the query items, in order, including those without a value (`?cancelled`).
+    static func queryNames(_ url: String) -> [String] {
+        guard let question = url.firstIndex(of: "?") else { return [] }
+        let query = url[url.index(after: question)...].prefix { $0 != "#" }
+        return query.split(separator: "&").map { String($0.prefix { $0 != "=" }) }
+    }
+
     var scheme = ""
     var host = ""
     var query: [String: String] = [:]

@@ -1,0 +1,250 @@
+import Crypto
+import Foundation
+import JourneyCore
+
+/// TinkoffID's app-to-app sign-in (tinkoff-mobile-tech/TinkoffID-iOS), step by step: the
+/// launch URL with camelCase parameters, the callback parser, and the token, refresh and
+/// revoke requests exactly as the SDK builds them.
+enum TinkoffID {
+    /// The SDK's verifier: 128 random bytes, base64, made URL-safe, cut to 128 characters.
+    static func verifier() -> String {
+        String(Base64URL.encode(PKCE.random(128)).prefix(128))
+    }
+
+    /// `Authorization: Basic base64("<client_id>:")` and `X-SSO-No-Adapter: true`.
+    static func headers(clientId: String, adapter: Bool = true) -> [HTTPRequest.Header] {
+        var headers = [HTTPRequest.Header("Authorization", "Basic " + Data("\(clientId):".utf8).base64EncodedString())]
+        if adapter { headers.append(.init("X-SSO-No-Adapter", "true")) }
+        return headers
+    }
+
+    /// The SDK's form body: `key=value` joined with `&`, keys sorted, values not percent-encoded.
+    static func body(_ pairs: [String: String]) -> String {
+        pairs.keys.sorted().map { "\($0)=\(pairs[$0]!)" }.joined(separator: "&")
+    }
+
+    /// The same body with secret values masked, for transcripts.
+    static func shown(_ pairs: [String: String], secret: Set<String>) -> String {
+        pairs.keys.sorted().map { "\($0)=\(secret.contains($0) ? Value.redacted : pairs[$0]!)" }.joined(separator: "&")
+    }
+
+    static let tokenData = [
+        DataSpec(name: "accessToken", type: TypeInfo(.string, secret: true)),
+        DataSpec(name: "refreshToken", type: TypeInfo(.string, secret: true)),
+        DataSpec(name: "hasRefreshToken", type: TypeInfo(.bool)),
+        DataSpec(name: "idToken", type: TypeInfo(.string, secret: true)),
+        DataSpec(name: "expiresIn", type: TypeInfo(.int)),
+        DataSpec(name: "request", type: TypeInfo(.string)),
+    ]
+
+    /// Decodes a TinkoffTokenPayload; nil when the body does not decode (the status is not looked at).
+    static func payload(_ response: HTTPResponse, request: String) -> HandlerResult? {
+        guard let body = jsonObject(response.body), let access = body["access_token"] as? String,
+            let idToken = body["id_token"] as? String, let expires = (body["expires_in"] as? NSNumber)?.intValue
+        else { return nil }
+        let refresh = body["refresh_token"] as? String
+        return HandlerResult(
+            "obtained",
+            data: [
+                "accessToken": .secret(.string(access)), "refreshToken": .secret(.string(refresh ?? "")),
+                "hasRefreshToken": .bool(refresh != nil), "idToken": .secret(.string(idToken)),
+                "expiresIn": .int(expires), "request": .string(request),
+            ])
+    }
+}
+
+/// `tinkoff.launch`: `startTinkoffAuth`: a fresh verifier and its S256 challenge, and the
+/// launch URL `https://tinkoff.ru/partner_auth?clientId=…&codeChallenge=…&codeChallengeMethod=S256&callbackUrl=…`
+/// opened as a universal link (in the bank's app when it is installed, else on the web).
+public struct TinkoffLaunchHandler: StepHandler {
+    public init() {}
+
+    public let contract = HandlerContract(
+        id: "tinkoff.launch",
+        summary:
+            "Opens the TinkoffID launch URL with a PKCE challenge; `outcome.inApp` says whether the bank app took it.",
+        parameters: [
+            ParameterSpec(name: "clientId", kind: .value(TypeInfo(.string)), required: true, summary: "the client id"),
+            ParameterSpec(
+                name: "callbackUrl", kind: .value(TypeInfo(.string)), required: true, summary: "the app's callback URL"),
+            ParameterSpec(
+                name: "authUrl", kind: .value(TypeInfo(.string)),
+                defaultValue: .string("https://tinkoff.ru/partner_auth"),
+                summary: "the launch URL"),
+            ParameterSpec(
+                name: "appScheme", kind: .value(TypeInfo(.string)), defaultValue: .string("tinkoffbank"),
+                summary: "the bank app's URL scheme (the availability probe)"),
+        ],
+        outcomes: [
+            OutcomeSpec(
+                name: "launched", summary: "the launch URL was opened",
+                data: [
+                    DataSpec(name: "request", type: TypeInfo(.string)), DataSpec(name: "inApp", type: TypeInfo(.bool)),
+                    DataSpec(name: "verifier", type: TypeInfo(.string, secret: true)),
+                ])
+        ])
+
+    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+        let verifier = TinkoffID.verifier()
+        let pkce = PKCE(verifier: verifier)
+        let clientId = try invocation.text("clientId")
+        let callback = try invocation.text("callbackUrl")
+        let request =
+            try invocation.text("authUrl") + "?"
+            + [
+                "clientId=\(FormEncoding.escape(clientId))", "codeChallenge=\(Value.redacted)",
+                "codeChallengeMethod=\(pkce.method)", "callbackUrl=\(FormEncoding.escape(callback))",
+            ].joined(separator: "&")
+        let inApp = context.device.apps.contains(try invocation.text("appScheme"))
+        return HandlerResult(
+            "launched",
+            data: ["request": .string(request), "inApp": .bool(inApp), "verifier": .secret(.string(verifier))])
+    }
+}
+
+/// `tinkoff.callback`: `handleCallbackUrl`. A URL that does not start with the callback URL,
+/// or arrives with no sign-in in flight, is ignored. Otherwise a `cancelled` or `unavailable`
+/// item wins over `code`; a URL with none of them is ignored too.
+public struct TinkoffCallbackHandler: StepHandler {
+    public init() {}
+
+    public let contract = HandlerContract(
+        id: "tinkoff.callback",
+        summary: "Waits for the callback URL: `code` (secret), `cancelled`, `unavailable`, or `ignored`.",
+        parameters: [
+            ParameterSpec(
+                name: "callbackUrl", kind: .value(TypeInfo(.string)), required: true, summary: "the callback URL"),
+            ParameterSpec(
+                name: "inFlight", kind: .value(TypeInfo(.bool)), defaultValue: .bool(true),
+                summary: "whether a sign-in was started"),
+        ],
+        inputs: [
+            InputSpec(
+                name: "url", type: TypeInfo(.string), summary: "the URL the app is opened with",
+                classes: ["code", "cancelled", "unavailable", "ignored"], redactsQuery: true)
+        ],
+        outcomes: [
+            OutcomeSpec(
+                name: "code", summary: "a code to exchange",
+                data: [DataSpec(name: "code", type: TypeInfo(.string, secret: true))]),
+            OutcomeSpec(name: "cancelled", summary: "cancelledByUser"),
+            OutcomeSpec(name: "unavailable", summary: "the bank says TinkoffID is unavailable"),
+            OutcomeSpec(name: "ignored", summary: "handleCallbackUrl returned false; nothing happens"),
+        ],
+        actionsAreOutcomes: true)
+
+    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+        let (action, values) = try await context.ask(invocation)
+        if let action { return HandlerResult(action) }
+        guard case .string(let url)? = values["url"]?.revealed else {
+            throw HandlerError("step '\(invocation.step)' needs a 'url' or an 'action'")
+        }
+        guard url.hasPrefix(try invocation.text("callbackUrl")), invocation[parameter: "inFlight"] != .bool(false)
+        else {
+            return HandlerResult("ignored")
+        }
+        let names = Set(URLParts.queryNames(url))
+        if names.contains("cancelled") { return HandlerResult("cancelled") }
+        if names.contains("unavailable") { return HandlerResult("unavailable") }
+        guard let code = URLParts(url).query["code"], !code.isEmpty else { return HandlerResult("ignored") }
+        return HandlerResult("code", data: ["code": .secret(.string(code))])
+    }
+}
+
+/// `tinkoff.token`: the code exchange (`grant_type=authorization_code`) or a refresh
+/// (`grant_type=refresh_token`) at `/auth/token`. Any failure to get a decodable payload —
+/// network or body, whatever the status — is `failed`.
+public struct TinkoffTokenHandler: StepHandler {
+    public init() {}
+
+    public let contract = HandlerContract(
+        id: "tinkoff.token",
+        summary: "POST /auth/token (code or refresh): `obtained` with the payload, or `failed`.",
+        parameters: [
+            ParameterSpec(
+                name: "api", kind: .value(TypeInfo(.string)), defaultValue: .string("https://id.tinkoff.ru"),
+                summary: "the API base"),
+            ParameterSpec(name: "clientId", kind: .value(TypeInfo(.string)), required: true, summary: "the client id"),
+            ParameterSpec(name: "callbackUrl", kind: .value(TypeInfo(.string)), summary: "for a code exchange"),
+            ParameterSpec(name: "code", kind: .value(TypeInfo(.string, secret: true)), summary: "for a code exchange"),
+            ParameterSpec(
+                name: "verifier", kind: .value(TypeInfo(.string, secret: true)), summary: "for a code exchange"),
+            ParameterSpec(
+                name: "refreshToken", kind: .value(TypeInfo(.string, secret: true)), summary: "for a refresh"),
+        ],
+        outcomes: [
+            OutcomeSpec(
+                name: "obtained", summary: "a token payload (refresh token optional)", data: TinkoffID.tokenData),
+            OutcomeSpec(name: "failed", summary: "failedToObtainToken / failedToRefreshCredentials"),
+        ])
+
+    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+        let clientId = try invocation.text("clientId")
+        var pairs = ["client_id": clientId]
+        if let refresh = invocation.optionalText("refreshToken") {
+            pairs["grant_type"] = "refresh_token"
+            pairs["refresh_token"] = refresh
+        } else {
+            pairs["grant_type"] = "authorization_code"
+            pairs["code"] = try invocation.text("code")
+            pairs["code_verifier"] = try invocation.text("verifier")
+            pairs["redirect_uri"] = try invocation.text("callbackUrl")
+        }
+        let shown = TinkoffID.shown(pairs, secret: ["code", "code_verifier", "refresh_token"])
+        do {
+            let response = try await context.send(
+                HTTPRequest(
+                    method: "POST", url: try invocation.text("api") + "/auth/token",
+                    headers: TinkoffID.headers(clientId: clientId), body: TinkoffID.body(pairs)))
+            return TinkoffID.payload(response, request: shown) ?? HandlerResult("failed")
+        } catch is NetworkError {
+            return HandlerResult("failed")
+        }
+    }
+}
+
+/// `tinkoff.revoke`: `signOut` — POST `/auth/revoke` with `token` and `token_type_hint`; the
+/// response must decode as a JSON object, any other error is passed through as `failed`.
+public struct TinkoffRevokeHandler: StepHandler {
+    public init() {}
+
+    public let contract = HandlerContract(
+        id: "tinkoff.revoke",
+        summary: "POST /auth/revoke with token and token_type_hint: `revoked` or `failed`.",
+        parameters: [
+            ParameterSpec(
+                name: "api", kind: .value(TypeInfo(.string)), defaultValue: .string("https://id.tinkoff.ru"),
+                summary: "the API base"),
+            ParameterSpec(name: "clientId", kind: .value(TypeInfo(.string)), required: true, summary: "the client id"),
+            ParameterSpec(
+                name: "token", kind: .value(TypeInfo(.string, secret: true)), required: true, summary: "the token"),
+            ParameterSpec(
+                name: "hint", kind: .value(TypeInfo(.string)), defaultValue: .string("access_token"),
+                summary: "access_token or refresh_token"),
+        ],
+        outcomes: [
+            OutcomeSpec(
+                name: "revoked", summary: "the server answered {}",
+                data: [DataSpec(name: "request", type: TypeInfo(.string))]),
+            OutcomeSpec(
+                name: "failed", summary: "the error, passed through",
+                data: [DataSpec(name: "status", type: TypeInfo(.int))]),
+        ])
+
+    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+        let pairs = ["token": try invocation.text("token"), "token_type_hint": try invocation.text("hint")]
+        do {
+            let response = try await context.send(
+                HTTPRequest(
+                    method: "POST", url: try invocation.text("api") + "/auth/revoke",
+                    headers: TinkoffID.headers(clientId: try invocation.text("clientId"), adapter: false),
+                    body: TinkoffID.body(pairs)))
+            guard jsonObject(response.body) != nil else {
+                return HandlerResult("failed", data: ["status": .int(response.status)])
+            }
+            return HandlerResult("revoked", data: ["request": .string(TinkoffID.shown(pairs, secret: ["token"]))])
+        } catch is NetworkError {
+            return HandlerResult("failed", data: ["status": .int(0)])
+        }
+    }
+}
