@@ -3,9 +3,16 @@ import JourneyCore
 /// Runs one scenario with the scripted driver and judges the result against its expectation.
 public struct ScenarioRunner {
     public var configuration: JourneyMachine.Configuration
+    /// Makes the transport for a scenario that declares no network stubs; by default real
+    /// HTTP (`URLSessionTransport`). A scenario with stubs always gets exactly its stubs.
+    public var transport: @Sendable () -> any NetworkTransport
 
-    public init(configuration: JourneyMachine.Configuration = .init()) {
+    public init(
+        configuration: JourneyMachine.Configuration = .init(),
+        transport: @escaping @Sendable () -> any NetworkTransport = { URLSessionTransport() }
+    ) {
         self.configuration = configuration
+        self.transport = transport
     }
 
     /// What a scenario run came to.
@@ -71,7 +78,7 @@ public struct ScenarioRunner {
             clock: device.clock, store: .sorted(device.store), settings: settings)
         let outcome = await JourneyRunner(configuration: configuration).run(
             scenario.journey, in: library, params: scenario.params, device: device, driver: driver,
-            network: scenario.network.isEmpty ? URLSessionTransport() : StubNetwork(stubs: scenario.network),
+            network: scenario.network.isEmpty ? transport() : StubNetwork(stubs: scenario.network),
             transcript: sink, header: header)
         var store = outcome.device.store
         for journey in ScenarioChecker.reachableJourneys(from: scenario.journey, in: library) {

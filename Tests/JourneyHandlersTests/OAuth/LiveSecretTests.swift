@@ -1,0 +1,219 @@
+import Foundation
+import JourneyCore
+import JourneyHandlers
+import Testing
+
+/// Every secret the real provider issues or receives during eIAM's live scenarios (codes,
+/// PKCE verifiers, state and nonce, access, refresh and id tokens, the session cookie, the
+/// Authorization header, the password) is captured on the wire and searched for in
+/// everything the run produced: both transcript forms and the report.
+@Suite("Secrets of a real OAuth run")
+struct LiveSecretTests {
+    static let project = ShippedScenarioTests.project
+
+    static var names: [String] {
+        project.scenarios.filter { !$0.needs.isEmpty }.map { "\($0.journey.id)/\($0.id)" }
+    }
+
+    /// The scenarios hold the provider's cross-process lock while they run; their work goes
+    /// to a thread of their own so that tests elsewhere in this process waiting on
+    /// subprocesses (which may wait for that lock) cannot starve them.
+    static let executor = DedicatedThreadExecutor()
+
+    @Test("no secret seen on the wire appears in any output", .timeLimit(.minutes(3)))
+    func nothingIssuedLeaks() async throws {
+        try #require(!Self.names.isEmpty)
+        let library = try #require(Self.project.library)
+        var kinds: Set<String> = []
+        for name in Self.names {
+            let scenario = try #require(Self.project.scenarios.first { "\($0.journey.id)/\($0.id)" == name })
+            let recorder = RecordingTransport()
+            let transcript = Collector()
+            let report = await withTaskExecutorPreference(Self.executor) {
+                await ScenarioRunner(transport: { recorder }).run(scenario, in: library, transcript: transcript)
+            }
+            try #require(
+                report.skipped == nil,
+                "the provider is not running: start it with Tests/oidc/provider.sh start (./scripts/test does)")
+            #expect(report.passed, "\(name): \(report.problems)")
+            let outputs = [
+                transcript.text, transcript.jsonl, report.problems.joined(separator: "\n"), report.result.failure ?? "",
+            ].joined(separator: "\n")
+            for secret in recorder.secrets() {
+                kinds.insert(secret.kind)
+                let leaked = outputs.contains(secret.value)
+                #expect(!leaked, "\(name): a \(secret.kind) issued on the wire is in its output")
+            }
+        }
+        // The capture itself must work, or the search above proves nothing.
+        let expected: Set = [
+            "access_token", "refresh_token", "id_token", "id_token signature", "code", "code_verifier", "state",
+            "nonce", "password", "cookie", "authorization",
+        ]
+        #expect(expected.subtracting(kinds).isEmpty, "never captured: \(expected.subtracting(kinds).sorted())")
+    }
+
+    @Test("no token a stubbed server answers with appears in any output")
+    func nothingStubbedLeaks() async throws {
+        let library = try #require(Self.project.library)
+        let stubbed = Self.project.scenarios.filter { !$0.network.isEmpty }
+        try #require(!stubbed.isEmpty)
+        var checked = 0
+        for scenario in stubbed {
+            let capture = RecordingTransport()
+            for stub in scenario.network {
+                capture.note(
+                    HTTPRequest(method: stub.method, url: stub.url), HTTPResponse(status: stub.status, body: stub.body))
+            }
+            let transcript = Collector()
+            let report = await ScenarioRunner().run(scenario, in: library, transcript: transcript)
+            let outputs = [transcript.text, transcript.jsonl, report.problems.joined(separator: "\n")]
+                .joined(separator: "\n")
+            for secret in capture.secrets() {
+                checked += 1
+                let leaked = outputs.contains(secret.value)
+                #expect(!leaked, "\(scenario.id): a stubbed \(secret.kind) is in its output")
+            }
+        }
+        #expect(checked > 0, "the stubs hold no tokens to look for")
+    }
+
+    @Test("the capture finds what a token response, a redirect and a request carry")
+    func captureFindsSecrets() {
+        let recorder = RecordingTransport()
+        recorder.note(
+            HTTPRequest(
+                method: "POST", url: "http://p/token", headers: [.init("Authorization", "Bearer abcdefghijk")],
+                body: "grant_type=authorization_code&code=CODE12345678&code_verifier=VERIFIER123456"),
+            HTTPResponse(
+                status: 200, body: #"{"access_token":"AT-0123456789","id_token":"aaaa.bbbb.SIGNATURE99"}"#,
+                headers: ["location": "eiam://redirect/?code=REDIRECTCODE1&state=STATE1234567"]))
+        let found = Dictionary(recorder.secrets().map { ($0.value, $0.kind) }, uniquingKeysWith: { a, _ in a })
+        #expect(found["abcdefghijk"] == "authorization")
+        #expect(found["CODE12345678"] == "code")
+        #expect(found["VERIFIER123456"] == "code_verifier")
+        #expect(found["AT-0123456789"] == "access_token")
+        #expect(found["SIGNATURE99"] == "id_token signature")
+        #expect(found["REDIRECTCODE1"] == "code")
+        #expect(found["STATE1234567"] == "state")
+    }
+}
+
+/// Real HTTP that remembers every request and response, for searching outputs afterwards.
+final class RecordingTransport: NetworkTransport, @unchecked Sendable {
+    private let inner = URLSessionTransport()
+    private let lock = NSLock()
+    private var exchanges: [(HTTPRequest, HTTPResponse?)] = []
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        do {
+            let response = try await inner.send(request)
+            note(request, response)
+            return response
+        } catch {
+            note(request, nil)
+            throw error
+        }
+    }
+
+    func note(_ request: HTTPRequest, _ response: HTTPResponse?) {
+        lock.withLock { exchanges.append((request, response)) }
+    }
+
+    struct Secret { var kind: String, value: String }
+
+    /// Values long enough to be unmistakable, labelled by where they were seen.
+    func secrets() -> [Secret] {
+        let secretNames: Set = [
+            "code", "code_verifier", "state", "nonce", "password", "refresh_token", "access_token", "id_token",
+            "client_secret", "token",
+        ]
+        var found: [Secret] = []
+        func add(_ kind: String, _ value: String) {
+            let value = value.removingPercentEncoding ?? value
+            guard value.count >= 8 else { return }
+            found.append(Secret(kind: kind, value: value))
+            if kind == "id_token", let signature = value.split(separator: ".").last, signature.count >= 8 {
+                found.append(Secret(kind: "id_token signature", value: String(signature)))
+            }
+        }
+        func addPairs(_ text: Substring) {
+            for pair in text.split(separator: "&") {
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                if parts.count == 2, secretNames.contains(String(parts[0])) { add(String(parts[0]), String(parts[1])) }
+            }
+        }
+        func addURL(_ url: String) {
+            guard let question = url.firstIndex(of: "?") else { return }
+            addPairs(url[url.index(after: question)...].prefix { $0 != "#" })
+            if let hash = url.firstIndex(of: "#") { addPairs(url[url.index(after: hash)...]) }
+        }
+        func addJSON(_ value: Any) {
+            if let object = value as? [String: Any] {
+                for (key, child) in object {
+                    if secretNames.contains(key), let text = child as? String { add(key, text) } else { addJSON(child) }
+                }
+            } else if let array = value as? [Any] {
+                array.forEach(addJSON)
+            }
+        }
+        for (request, response) in lock.withLock({ exchanges }) {
+            addURL(request.url)
+            if let body = request.body {
+                if let json = try? JSONSerialization.jsonObject(with: Data(body.utf8)) {
+                    addJSON(json)
+                } else {
+                    addPairs(Substring(body))
+                }
+            }
+            for header in request.headers {
+                switch header.name.lowercased() {
+                case "authorization": add("authorization", String(header.value.split(separator: " ").last ?? ""))
+                case "cookie":
+                    for cookie in header.value.split(separator: ";") {
+                        add("cookie", String(cookie.split(separator: "=", maxSplits: 1).last ?? ""))
+                    }
+                default: break
+                }
+            }
+            guard let response else { continue }
+            if let json = try? JSONSerialization.jsonObject(with: Data(response.body.utf8)) { addJSON(json) }
+            if let location = response.headers["location"] { addURL(location) }
+            if let cookie = response.headers["set-cookie"] {
+                let first = cookie.split(separator: ";").first ?? ""
+                add("cookie", String(first.split(separator: "=", maxSplits: 1).last ?? ""))
+            }
+        }
+        return found
+    }
+}
+
+/// A task executor with one thread of its own.
+final class DedicatedThreadExecutor: TaskExecutor, @unchecked Sendable {
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+
+    init() {
+        let thread = Thread { [unowned self] in self.loop() }
+        thread.name = "journeykit-live-tests"
+        thread.start()
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.withLock {
+            jobs.append(job)
+            condition.signal()
+        }
+    }
+
+    private func loop() {
+        while true {
+            let job = condition.withLock {
+                while jobs.isEmpty { condition.wait() }
+                return jobs.removeFirst()
+            }
+            job.runSynchronously(on: asUnownedTaskExecutor())
+        }
+    }
+}
