@@ -1,14 +1,16 @@
 import Foundation
 import JourneyCore
-import JourneyHandlers
 import Testing
+
+@testable import JourneyHandlers
 
 /// Every secret the real provider issues or receives during eIAM's live scenarios (codes,
 /// PKCE verifiers, state and nonce, access, refresh and id tokens, the session cookie, the
 /// Authorization header, the password) is captured on the wire and searched for in
-/// everything the run produced: both transcript forms and the report.
-@Suite("Secrets of a real OAuth run")
-struct LiveSecretTests {
+/// everything the run produced: both transcript forms and the report. The provider's real
+/// id_token is also tampered with in every way the client must notice.
+@Suite("OAuth security against the real provider")
+struct LiveOAuthSecurityTests {
     static let project = ShippedScenarioTests.project
 
     static var names: [String] {
@@ -51,6 +53,55 @@ struct LiveSecretTests {
             "nonce", "password", "cookie", "authorization",
         ]
         #expect(expected.subtracting(kinds).isEmpty, "never captured: \(expected.subtracting(kinds).sorted())")
+    }
+
+    @Test("the provider's own id_token validates, and every tampering with it is refused", .timeLimit(.minutes(1)))
+    func tamperedProviderTokenIsRefused() async throws {
+        let library = try #require(Self.project.library)
+        let scenario = try #require(Self.project.scenarios.first { $0.id == "i1-sign-in-with-pkce" })
+        let recorder = RecordingTransport()
+        let report = await withTaskExecutorPreference(Self.executor) {
+            await ScenarioRunner(transport: { recorder }).run(scenario, in: library, transcript: Collector())
+        }
+        try #require(report.skipped == nil && report.passed, "\(report)")
+        let exchanges = recorder.recorded
+        let jwks = try #require(exchanges.first { $0.0.url.hasSuffix("/jwks") }?.1?.body)
+        let answers = exchanges.compactMap { exchange -> [String: Any]? in
+            guard exchange.0.url.hasSuffix("/token"), let body = exchange.1?.body else { return nil }
+            return try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
+        }
+        let tokens = try #require(answers.first)
+        let idToken = try #require(tokens["id_token"] as? String)
+        let accessToken = tokens["access_token"] as? String
+        let authorization = try #require(exchanges.first { $0.0.url.contains("nonce=") }?.0.url)
+        let nonce = try #require(
+            URLComponents(string: authorization)?.queryItems?.first { $0.name == "nonce" }?.value)
+        let validator = IDTokenValidator(issuer: "http://127.0.0.1:4593/api/oidc", clientID: "BK-picardapp")
+        let now = Int(Date().timeIntervalSince1970)
+        func validate(_ token: String) throws(IDTokenValidator.Failure) {
+            _ = try validator.validate(token, jwks: Data(jwks.utf8), nonce: nonce, accessToken: accessToken, now: now)
+        }
+        try validate(idToken)
+
+        let parts = idToken.split(separator: ".").map(String.init)
+        let payload = try #require(Base64URL.decode(parts[1]))
+        var claims = try #require(try JSONSerialization.jsonObject(with: payload) as? [String: Any])
+        claims["sub"] = "mallory"
+        let forgedClaims = Base64URL.encode(try JSONSerialization.data(withJSONObject: claims))
+        #expect(throws: IDTokenValidator.Failure.signature) { try validate("\(parts[0]).\(forgedClaims).\(parts[2])") }
+        var signature = try #require(Base64URL.decode(parts[2]))
+        signature[signature.count / 2] ^= 0x01
+        #expect(throws: IDTokenValidator.Failure.signature) {
+            try validate("\(parts[0]).\(parts[1]).\(Base64URL.encode(signature))")
+        }
+        let none = Base64URL.encode(Data(#"{"alg":"none","typ":"JWT"}"#.utf8))
+        #expect(throws: IDTokenValidator.Failure.algorithm("none")) { try validate("\(none).\(parts[1]).") }
+        let otherKey = Base64URL.encode(Data(#"{"alg":"RS256","kid":"not-the-providers"}"#.utf8))
+        #expect(throws: IDTokenValidator.Failure.unknownKey) { try validate("\(otherKey).\(parts[1]).\(parts[2])") }
+        #expect(throws: IDTokenValidator.Failure.claim("nonce is not the one sent")) {
+            _ = try validator.validate(
+                idToken, jwks: Data(jwks.utf8), nonce: nonce + "x", accessToken: accessToken, now: now)
+        }
     }
 
     @Test("no token a stubbed server answers with appears in any output")
@@ -115,6 +166,8 @@ final class RecordingTransport: NetworkTransport, @unchecked Sendable {
             throw error
         }
     }
+
+    var recorded: [(HTTPRequest, HTTPResponse?)] { lock.withLock { exchanges } }
 
     func note(_ request: HTTPRequest, _ response: HTTPResponse?) {
         lock.withLock { exchanges.append((request, response)) }
