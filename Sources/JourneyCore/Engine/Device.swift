@@ -10,18 +10,22 @@ public struct DeviceProfile: Sendable, Hashable {
     public var online: Bool
     /// Apps installed on the device, by URL scheme or name.
     public var apps: [String]
+    /// Whether the system opens the links an app asks it to; false on a device that refuses
+    /// (a managed phone, a blocked domain), so `UIApplication.open` reports failure.
+    public var opensLinks: Bool
     /// PBKDF2 rounds for PIN key derivation when lower than the default, for fast test runs.
     /// Transcripts record it in their header, so a weakened run is never mistaken for a real one.
     public var kdfRounds: Int?
 
     public init(
         biometry: Biometry = .none, biometryEnrolled: Bool = false, online: Bool = true, apps: [String] = [],
-        kdfRounds: Int? = nil
+        opensLinks: Bool = true, kdfRounds: Int? = nil
     ) {
         self.biometry = biometry
         self.biometryEnrolled = biometryEnrolled
         self.online = online
         self.apps = apps
+        self.opensLinks = opensLinks
         self.kdfRounds = kdfRounds
     }
 }

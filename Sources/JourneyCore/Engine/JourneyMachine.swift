@@ -509,6 +509,7 @@ public struct JourneyMachine {
                 case "biometryEnrolled": return .bool(device.profile.biometryEnrolled)
                 case "online": return .bool(device.profile.online)
                 case "apps": return .list(device.profile.apps.map(Value.string))
+                case "opensLinks": return .bool(device.profile.opensLinks)
                 case "now": return .int(device.clock / 1000)
                 default: return nil
                 }

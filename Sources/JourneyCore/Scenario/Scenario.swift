@@ -137,7 +137,9 @@ public struct ScenarioLoader: Sendable {
         if let node = f["device"],
             let df = r.mapping(
                 node, "'device'",
-                allowed: ["biometry", "enrolled", "online", "apps", "store", "pins", "clock", "kdfRounds"])
+                allowed: [
+                    "biometry", "enrolled", "online", "apps", "opensLinks", "store", "pins", "clock", "kdfRounds",
+                ])
         {
             if let rounds = df["kdfRounds"].flatMap({ r.int($0, "'kdfRounds'", minimum: 1) }) {
                 device.profile.kdfRounds = rounds
@@ -151,6 +153,7 @@ public struct ScenarioLoader: Sendable {
             }
             if let e = df["enrolled"].flatMap({ r.bool($0, "'enrolled'") }) { device.profile.biometryEnrolled = e }
             if let o = df["online"].flatMap({ r.bool($0, "'online'") }) { device.profile.online = o }
+            if let l = df["opensLinks"].flatMap({ r.bool($0, "'opensLinks'") }) { device.profile.opensLinks = l }
             if let apps = df["apps"] { device.profile.apps = r.stringList(apps, "'apps'").map(\.value) }
             for entry in df["store"].map({ r.namedEntries($0, "'store'") }) ?? [] {
                 device.store.append((Located(entry.key, at: entry.keyLocation), r.raw(entry.value)))

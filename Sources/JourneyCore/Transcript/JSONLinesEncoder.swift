@@ -32,6 +32,7 @@ public struct JSONLinesEncoder: Sendable {
             w.key("online", bool: h.device.online)
             w.name("apps")
             w.value(.list(h.device.apps.map(Value.string)))
+            if !h.device.opensLinks { w.key("opensLinks", bool: false) }
             w.close()
             w.key("clock", int: h.clock)
             w.name("store")

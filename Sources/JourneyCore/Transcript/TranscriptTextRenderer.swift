@@ -15,8 +15,9 @@ public struct TranscriptTextRenderer: Sendable {
                 d.biometry == .none
                 ? "none" : "\(d.biometry.rawValue) (\(d.biometryEnrolled ? "enrolled" : "not enrolled"))"
             let apps = d.apps.isEmpty ? "none" : d.apps.joined(separator: ", ")
+            let links = d.opensLinks ? "" : " · links refused"
             lines.append(
-                "# device: biometry \(biometry) · \(d.online ? "online" : "offline") · apps: \(apps) · clock \(Self.isoDate(h.clock))"
+                "# device: biometry \(biometry) · \(d.online ? "online" : "offline") · apps: \(apps)\(links) · clock \(Self.isoDate(h.clock))"
             )
             lines.append("# store: \(Self.fields(h.store))")
             if !h.settings.isEmpty { lines.append("# settings: \(Self.fields(h.settings))") }

@@ -24,6 +24,7 @@ struct TypeScope: ExpressionScope {
         declare("device.biometryEnrolled", TypeInfo(.bool))
         declare("device.online", TypeInfo(.bool))
         declare("device.apps", TypeInfo(.list))
+        declare("device.opensLinks", TypeInfo(.bool))
         declare("device.now", TypeInfo(.int))
     }
 

@@ -81,7 +81,10 @@ public struct TinkoffLaunchHandler: StepHandler {
                 data: [
                     DataSpec(name: "request", type: TypeInfo(.string)), DataSpec(name: "inApp", type: TypeInfo(.bool)),
                     DataSpec(name: "verifier", type: TypeInfo(.string, secret: true)),
-                ])
+                ]),
+            OutcomeSpec(
+                name: "failed",
+                summary: "the system would not open the launch URL (failedToLaunchApp); no sign-in is in flight"),
         ])
 
     public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
@@ -95,6 +98,7 @@ public struct TinkoffLaunchHandler: StepHandler {
                 "clientId=\(FormEncoding.escape(clientId))", "codeChallenge=\(Value.redacted)",
                 "codeChallengeMethod=\(pkce.method)", "callbackUrl=\(FormEncoding.escape(callback))",
             ].joined(separator: "&")
+        guard context.device.opensLinks else { return HandlerResult("failed") }
         let inApp = context.device.apps.contains(try invocation.text("appScheme"))
         return HandlerResult(
             "launched",
