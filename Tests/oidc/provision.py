@@ -17,9 +17,11 @@ API = BASE + "/api"
 CLIENTS = [
     # eIAM's app (eiam-ch/eiam-ios EIAMConfiguration): public client, custom-scheme redirect.
     {"client_id": "BK-picardapp", "redirect_uri": ["eiam://redirect/"], "post_logout_redirect_uri": "eiam://redirect/"},
+    # eduID's app (Tiqr/eduid-app-ios AppAuthController): public client, universal-link redirect.
+    {"client_id": "dev.egeniq.nl", "redirect_uri": ["https://login.test2.eduid.nl/client/mobile/oauth-redirect"]},
 ]
 USER = {"username": "ada", "name": "Ada Lovelace", "given_name": "Ada", "email": "ada@example.test",
-        "password": "ada-Analytical-1843", "scope": ["openid", "offline_access"], "enabled": True}
+        "password": "ada-Analytical-1843", "scope": ["openid", "offline_access", "eduid.nl/mobile"], "enabled": True}
 
 jar = http.cookiejar.CookieJar()
 opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
@@ -54,17 +56,20 @@ require("sign in as admin", *call("POST", "/auth/", {"username": "admin", "passw
 require("create the offline_access scope", *call("POST", "/scope/", {
     "name": "offline_access", "display_name": "Offline access", "description": "refresh tokens",
     "password_required": False, "scheme": {}}))
+require("create eduID's scope", *call("POST", "/scope/", {
+    "name": "eduid.nl/mobile", "display_name": "eduID mobile", "description": "eduID's app API",
+    "password_required": False, "scheme": {}}))
 require("create the oidc plugin", *call("POST", "/mod/plugin/", {
     "module": "oidc", "name": "oidc", "display_name": "OIDC", "enabled": True, "parameters": {
         "iss": API + "/oidc", "jwt-type": "rsa", "jwt-key-size": "256", "key": KEY, "cert": PUB, "jwks-show": True,
         "secret-type": "public", "access-token-duration": TTL, "refresh-token-duration": 3600, "code-duration": 60,
         "refresh-token-rolling": False, "refresh-token-one-use": "always",
-        "client-refresh-token-one-use-parameter": "refresh-token-one-use", "allow-non-oidc": False,
+        "client-refresh-token-one-use-parameter": "refresh-token-one-use", "allow-non-oidc": True,
         "auth-type-code-enabled": True, "auth-type-code-revoke-replayed": True, "auth-type-token-enabled": False,
         "auth-type-id-token-enabled": True, "auth-type-none-enabled": False, "auth-type-password-enabled": False,
         "auth-type-client-enabled": False, "auth-type-device-enabled": False, "auth-type-refresh-enabled": True,
         "scope": [], "additional-parameters": [], "claims": [], "name-claim": "mandatory", "email-claim": "mandatory",
-        "scope-claim": "no", "address-claim": {"type": "no"}, "allowed-scope": ["openid", "offline_access"],
+        "scope-claim": "no", "address-claim": {"type": "no"}, "allowed-scope": ["openid", "offline_access", "eduid.nl/mobile"],
         "pkce-allowed": True, "pkce-method-plain-allowed": False, "pkce-required": True,
         "pkce-required-public-client": True, "pkce-scopes": [], "introspection-revocation-allowed": True,
         "introspection-revocation-auth-scope": ["openid"], "introspection-revocation-allow-target-client": True,

@@ -43,6 +43,15 @@ public struct ScenarioRunner {
         return await ServiceLock.withLock(for: service) { await play(scenario, in: library, transcript: sink) }
     }
 
+    /// Real HTTP without stubs; only the stubs with them; both when the scenario also needs
+    /// live services (their origins go to the real network).
+    func network(for scenario: CompiledScenario) -> any NetworkTransport {
+        if scenario.network.isEmpty { return transport() }
+        let stubs = StubNetwork(stubs: scenario.network)
+        if scenario.needs.isEmpty { return stubs }
+        return RoutingNetwork(live: transport(), stubs: stubs, liveServices: scenario.needs)
+    }
+
     func play(
         _ scenario: CompiledScenario, in library: CompiledLibrary, transcript sink: some TranscriptSink
     ) async -> Report {
@@ -78,7 +87,7 @@ public struct ScenarioRunner {
             clock: device.clock, store: .sorted(device.store), settings: settings)
         let outcome = await JourneyRunner(configuration: configuration).run(
             scenario.journey, in: library, params: scenario.params, device: device, driver: driver,
-            network: scenario.network.isEmpty ? transport() : StubNetwork(stubs: scenario.network),
+            network: network(for: scenario),
             transcript: sink, header: header)
         var store = outcome.device.store
         for journey in ScenarioChecker.reachableJourneys(from: scenario.journey, in: library) {

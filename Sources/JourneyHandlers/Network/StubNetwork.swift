@@ -23,3 +23,37 @@ public final class StubNetwork: NetworkTransport {
         )
     }
 }
+
+/// The network of a scenario that has stubs and also `needs` live services: requests to a
+/// needed service's origin (scheme, host and port) go to the real network, the rest to the
+/// stubs. An OAuth journey can so sign in at a real provider while an API that cannot run
+/// here answers from the scenario.
+public final class RoutingNetwork: NetworkTransport {
+    private let live: any NetworkTransport
+    private let stubs: StubNetwork
+    private let origins: [String]
+
+    public init(live: any NetworkTransport, stubs: StubNetwork, liveServices: [String]) {
+        self.live = live
+        self.stubs = stubs
+        self.origins = liveServices.compactMap(Self.origin)
+    }
+
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        if let origin = Self.origin(request.url), origins.contains(origin) { return try await live.send(request) }
+        return try await stubs.send(request)
+    }
+
+    /// `scheme://host:port`, lowercased, with the default port made explicit.
+    static func origin(_ url: String) -> String? {
+        guard let scheme = url.range(of: "://") else { return nil }
+        let name = url[..<scheme.lowerBound].lowercased()
+        let rest = url[scheme.upperBound...]
+        var authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }.lowercased()
+        if let at = authority.lastIndex(of: "@") { authority = String(authority[authority.index(after: at)...]) }
+        guard !authority.isEmpty else { return nil }
+        let hasPort = authority.last.map(\.isNumber) == true && authority.contains(":") && !authority.hasSuffix("]")
+        if !hasPort { authority += name == "https" ? ":443" : name == "http" ? ":80" : "" }
+        return name + "://" + authority
+    }
+}

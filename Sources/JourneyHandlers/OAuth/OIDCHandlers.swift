@@ -289,6 +289,9 @@ public struct OIDCTokenHandler: StepHandler {
         parameters: [
             ParameterSpec(name: "endpoint", kind: .value(TypeInfo(.string)), required: true, summary: "token endpoint"),
             ParameterSpec(
+                name: "scope", kind: .value(TypeInfo(.string)), defaultValue: .string("openid"),
+                summary: "the scope requested; with `openid` an id_token is required and validated"),
+            ParameterSpec(
                 name: "jwksUri", kind: .value(TypeInfo(.string)), required: true, summary: "the provider's JWKS"),
             ParameterSpec(
                 name: "issuer", kind: .value(TypeInfo(.string)), required: true, summary: "the expected issuer"),
@@ -328,12 +331,16 @@ public struct OIDCTokenHandler: StepHandler {
                     method: "POST", url: try invocation.text("endpoint"),
                     headers: [.init("Content-Type", "application/x-www-form-urlencoded")], body: form))
             let body = jsonObject(response.body) ?? [:]
-            guard response.status == 200, let access = body["access_token"] as? String,
-                let idToken = body["id_token"] as? String
-            else {
+            guard response.status == 200, let access = body["access_token"] as? String else {
                 return HandlerResult(
                     "rejected",
                     data: ["status": .int(response.status), "error": .string(body["error"] as? String ?? "")])
+            }
+            let openID = (invocation.optionalText("scope") ?? "openid").split(separator: " ").contains("openid")
+            guard let idToken = body["id_token"] as? String else {
+                // Plain OAuth 2.0 (no `openid` asked for) has no id_token; OpenID Connect must.
+                if openID { return HandlerResult("invalidToken", data: ["reason": .string("no id_token was issued")]) }
+                return HandlerResult("ok", data: Self.result(access: access, idToken: "", body: body))
             }
             let jwks = try await context.send(HTTPRequest(method: "GET", url: try invocation.text("jwksUri")))
             let validator = IDTokenValidator(
@@ -346,17 +353,19 @@ public struct OIDCTokenHandler: StepHandler {
             } catch {
                 return HandlerResult("invalidToken", data: ["reason": .string(error.description)])
             }
-            return HandlerResult(
-                "ok",
-                data: [
-                    "accessToken": .secret(.string(access)),
-                    "refreshToken": .secret(.string(body["refresh_token"] as? String ?? "")),
-                    "idToken": .secret(.string(idToken)),
-                    "expiresIn": .int((body["expires_in"] as? NSNumber)?.intValue ?? 0),
-                ])
+            return HandlerResult("ok", data: Self.result(access: access, idToken: idToken, body: body))
         } catch is NetworkError {
             return HandlerResult("offline")
         }
+    }
+
+    static func result(access: String, idToken: String, body: [String: Any]) -> [String: Value] {
+        [
+            "accessToken": .secret(.string(access)),
+            "refreshToken": .secret(.string(body["refresh_token"] as? String ?? "")),
+            "idToken": .secret(.string(idToken)),
+            "expiresIn": .int((body["expires_in"] as? NSNumber)?.intValue ?? 0),
+        ]
     }
 }
 

@@ -90,6 +90,40 @@ struct NetworkAndBankIDTests {
                 == true)
     }
 
+    @Test func originsNormaliseSchemeHostAndPort() {
+        #expect(RoutingNetwork.origin("http://127.0.0.1:4593/api/oidc/x?y=1") == "http://127.0.0.1:4593")
+        #expect(RoutingNetwork.origin("HTTPS://Example.ORG/a") == "https://example.org:443")
+        #expect(RoutingNetwork.origin("https://example.org:443") == "https://example.org:443")
+        #expect(RoutingNetwork.origin("http://user@example.org/") == "http://example.org:80")
+        #expect(RoutingNetwork.origin("not a url") == nil)
+    }
+
+    /// With stubs and a needed service, only the service's origin reaches the live side;
+    /// another port on the same host, or another host, gets the stubs.
+    @Test func routingSendsOnlyTheNeededOriginLive() async throws {
+        final class Live: NetworkTransport {
+            var seen: [String] = []
+            func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+                seen.append(request.url)
+                return HTTPResponse(status: 299)
+            }
+        }
+        let live = Live()
+        let stub = NetworkStub(
+            method: "GET", url: "*", status: 201, body: "", times: nil,
+            location: SourceLocation(file: "s.yaml", line: 1, column: 1))
+        let network = RoutingNetwork(
+            live: live, stubs: StubNetwork(stubs: [stub]),
+            liveServices: ["http://127.0.0.1:4593/api/oidc/.well-known/openid-configuration"])
+        #expect(
+            try await network.send(HTTPRequest(method: "GET", url: "http://127.0.0.1:4593/api/oidc/token")).status
+                == 299)
+        #expect(try await network.send(HTTPRequest(method: "GET", url: "http://127.0.0.1:4594/api")).status == 201)
+        #expect(try await network.send(HTTPRequest(method: "GET", url: "https://127.0.0.1:4593/api")).status == 201)
+        #expect(try await network.send(HTTPRequest(method: "GET", url: "https://api.example.org/me")).status == 201)
+        #expect(live.seen == ["http://127.0.0.1:4593/api/oidc/token"])
+    }
+
     @Test func stubsWithTimesStepAside() async throws {
         let twice = """
             journey: t.one
