@@ -10,7 +10,7 @@ public enum BuiltinHandlers {
             BiometryOptInHandler(), BiometryAuthenticateHandler(), ClearStoreHandler(), HTTPRequestHandler(),
             BankSelectHandler(), BankPageHandler(), BackgroundHandler(), SessionStateHandler(),
             OIDCDiscoverHandler(), OIDCAuthorizeHandler(), OIDCBrowserHandler(), OIDCCallbackHandler(),
-            OIDCTokenHandler(), OIDCUserinfoHandler(), OIDCRefreshHandler(),
+            OIDCTokenHandler(), OIDCUserinfoHandler(), OIDCRefreshHandler(), OIDCRevokeHandler(),
             TinkoffLaunchHandler(), TinkoffCallbackHandler(), TinkoffTokenHandler(), TinkoffRevokeHandler(),
         ]
     }
