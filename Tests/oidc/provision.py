@@ -59,10 +59,13 @@ require("create the offline_access scope", *call("POST", "/scope/", {
 require("create eduID's scope", *call("POST", "/scope/", {
     "name": "eduid.nl/mobile", "display_name": "eduID mobile", "description": "eduID's app API",
     "password_required": False, "scheme": {}}))
-require("create the oidc plugin", *call("POST", "/mod/plugin/", {
-    "module": "oidc", "name": "oidc", "display_name": "OIDC", "enabled": True, "parameters": {
-        "iss": API + "/oidc", "jwt-type": "rsa", "jwt-key-size": "256", "key": KEY, "cert": PUB, "jwks-show": True,
-        "secret-type": "public", "access-token-duration": TTL, "refresh-token-duration": 3600, "code-duration": 60,
+
+
+def oidc_plugin(name, ttl):
+    """The OIDC plugin's settings; `name` is also its path under /api."""
+    return {"module": "oidc", "name": name, "display_name": "OIDC " + name, "enabled": True, "parameters": {
+        "iss": API + "/" + name, "jwt-type": "rsa", "jwt-key-size": "256", "key": KEY, "cert": PUB, "jwks-show": True,
+        "secret-type": "public", "access-token-duration": ttl, "refresh-token-duration": 3600, "code-duration": 60,
         "refresh-token-rolling": False, "refresh-token-one-use": "always",
         "client-refresh-token-one-use-parameter": "refresh-token-one-use", "allow-non-oidc": True,
         "auth-type-code-enabled": True, "auth-type-code-revoke-replayed": True, "auth-type-token-enabled": False,
@@ -77,7 +80,12 @@ require("create the oidc plugin", *call("POST", "/mod/plugin/", {
         "session-cookie-name": "GLEWLWYD2_OIDC_SID", "session-cookie-expiration": 3600,
         "front-channel-logout-allowed": False, "back-channel-logout-allowed": False, "register-client-allowed": False,
         "oauth-dpop-allowed": False, "oauth-par-allowed": False, "oauth-rar-allowed": False,
-        "oauth-ciba-allowed": False, "resource-allowed": False, "encrypt-out-token-allow": False}}))
+        "oauth-ciba-allowed": False, "resource-allowed": False, "encrypt-out-token-allow": False}}
+
+
+require("create the oidc plugin", *call("POST", "/mod/plugin/", oidc_plugin("oidc", TTL)))
+# The same provider with 2-second access tokens, for tests that need one to expire for real.
+require("create the short-lived oidc plugin", *call("POST", "/mod/plugin/", oidc_plugin("oidcshort", 2)))
 require("create the user", *call("POST", "/user/", USER))
 for client in CLIENTS:
     require(f"create client {client['client_id']}", *call("POST", "/client/", {

@@ -6,13 +6,15 @@ import Glibc
 import Darwin
 #endif
 
-/// One scenario at a time per needed service, across threads and processes: a local
+/// One scenario at a time per needed server, across threads and processes: a local
 /// provider on a single-writer database (Glewlwyd on SQLite) fails requests that arrive
 /// together. An advisory `flock` on a file named after the service, polled without blocking
 /// a thread.
 enum ServiceLock {
     static func withLock<T>(for service: String, timeout: Double = 120, _ body: () async -> T) async -> T {
-        let name = service.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) ? Character($0) : "_" }
+        // One lock per server (scheme, host, port), whichever of its paths a scenario names.
+        let server = RoutingNetwork.origin(service) ?? service
+        let name = server.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) ? Character($0) : "_" }
         let path = NSTemporaryDirectory() + "/journeykit-service-" + String(name.prefix(80)) + ".lock"
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { return await body() }

@@ -108,6 +108,58 @@ struct LiveOAuthSecurityTests {
         }
     }
 
+    /// The provider's second issuer (`/api/oidcshort`) gives access tokens two seconds long:
+    /// one that has really expired is refused at userinfo, which the journey maps to
+    /// `unauthorized`.
+    @Test("an access token past its real lifetime is refused by the provider", .timeLimit(.minutes(1)))
+    func expiredAccessTokenIsRefused() async throws {
+        let root = packageRoot.appendingPathComponent("journeys")
+        let journey = SourceFile(
+            path: "journeys/eiam/login.journey.yaml",
+            data: try Data(contentsOf: root.appendingPathComponent("eiam/login.journey.yaml")))
+        let scenario = SourceFile(
+            path: "expired.scenario.yaml",
+            data: Data(
+                """
+                scenario: expired-access-token
+                journey: eiam.login
+                needs: ["http://127.0.0.1:4593/api/oidcshort/.well-known/openid-configuration"]
+                params:
+                  issuer: "http://127.0.0.1:4593/api/oidcshort"
+                  providerApi: "http://127.0.0.1:4593/api"
+                  username: ada
+                  password: ada-Analytical-1843
+                script:
+                  - at: browser
+                    action: signIn
+                expect:
+                  end: loggedIn
+                  state: { name: Ada Lovelace }
+                """.utf8))
+        let project = ProjectLoader(handlers: BuiltinHandlers.registry).load([journey, scenario])
+        try #require(project.diagnostics.items.isEmpty, "\(project.diagnostics.sorted)")
+        let library = try #require(project.library)
+        let compiled = try #require(project.scenarios.first)
+        let recorder = RecordingTransport()
+        let report = await withTaskExecutorPreference(Self.executor) {
+            await ScenarioRunner(transport: { recorder }).run(compiled, in: library, transcript: Collector())
+        }
+        try #require(
+            report.skipped == nil,
+            "the provider is not running: start it with Tests/oidc/provider.sh start (./scripts/test does)")
+        #expect(report.passed, "a fresh token must work: \(report.problems)")
+        let accessToken = try #require(recorder.secrets().first { $0.kind == "access_token" }?.value)
+
+        try await Task.sleep(nanoseconds: 3_500_000_000)
+        let userinfo = HTTPRequest(
+            method: "GET", url: "http://127.0.0.1:4593/api/oidcshort/userinfo",
+            headers: [.init("Authorization", "Bearer " + accessToken)])
+        let answer = try await withTaskExecutorPreference(Self.executor) {
+            try await URLSessionTransport().send(userinfo)
+        }
+        #expect(answer.status == 401, "an expired access token must be refused, got \(answer.status)")
+    }
+
     @Test("no token a stubbed server answers with appears in any output")
     func nothingStubbedLeaks() async throws {
         let library = try #require(Self.project.library)
