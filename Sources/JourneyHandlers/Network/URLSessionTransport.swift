@@ -8,23 +8,36 @@ import FoundationNetworking
 /// Real HTTP for journeys: URLSession with a per-request timeout, no cookie jar, and
 /// redirects *not* followed — an OAuth client must see the 302 and where it points.
 public final class URLSessionTransport: NetworkTransport, @unchecked Sendable {
-    private let session: URLSession
+    private let timeout: TimeInterval
     private let delegate = NoRedirects()
+    private let lock = NSLock()
+    private var made: URLSession?
 
     /// - Parameter timeout: seconds before a request gives up (no response counts as offline).
     public init(timeout: TimeInterval = 10) {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.timeoutIntervalForResource = timeout
-        // No shared cookie jar: runs stay independent; handlers that need a session cookie
-        // (the headless user agent) carry it themselves.
-        configuration.httpCookieStorage = nil
-        configuration.httpShouldSetCookies = false
-        configuration.urlCache = nil
-        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        self.timeout = timeout
     }
 
-    deinit { session.invalidateAndCancel() }
+    /// The session, made on the first request: most runs never send one, and a URLSession
+    /// costs threads and file-system lookups to set up.
+    private var session: URLSession {
+        lock.withLock {
+            if let made { return made }
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.timeoutIntervalForRequest = timeout
+            configuration.timeoutIntervalForResource = timeout
+            // No shared cookie jar: runs stay independent; handlers that need a session cookie
+            // (the headless user agent) carry it themselves.
+            configuration.httpCookieStorage = nil
+            configuration.httpShouldSetCookies = false
+            configuration.urlCache = nil
+            let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+            made = session
+            return session
+        }
+    }
+
+    deinit { made?.invalidateAndCancel() }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         guard let url = URL(string: request.url), url.scheme == "http" || url.scheme == "https" else {
