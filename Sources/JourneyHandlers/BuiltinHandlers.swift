@@ -12,6 +12,8 @@ public enum BuiltinHandlers {
             OIDCDiscoverHandler(), OIDCAuthorizeHandler(), OIDCBrowserHandler(), OIDCCallbackHandler(),
             OIDCTokenHandler(), OIDCUserinfoHandler(), OIDCRefreshHandler(), OIDCRevokeHandler(),
             TinkoffLaunchHandler(), TinkoffCallbackHandler(), TinkoffTokenHandler(), TinkoffRevokeHandler(),
+            LockerEnrolHandler(), LockerEasyAccessHandler(), LockerDeviceKeysHandler(), LockerEncryptHandler(),
+            LockerDecryptHandler(),
         ]
     }
 

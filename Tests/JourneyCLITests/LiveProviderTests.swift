@@ -5,14 +5,16 @@ import Testing
 /// 127.0.0.1 (Tests/oidc/provider.sh), compared with their goldens, twice for determinism.
 @Suite("OAuth journeys against the real provider")
 struct LiveProviderTests {
-    @Test("eIAM's and eduID's scenarios pass against Glewlwyd and match their goldens", .timeLimit(.minutes(2)))
+    @Test(
+        "eIAM's, eduID's and Locker's scenarios pass against Glewlwyd and match their goldens", .timeLimit(.minutes(3)))
     func eiamAgainstTheProvider() throws {
         let result = try runJourney(
-            ["test", "journeys/eiam", "journeys/eduid", "--repeat", "2"], cwd: Paths.root, timeout: 100)
+            ["test", "journeys/eiam", "journeys/eduid", "journeys/locker", "--repeat", "2"], cwd: Paths.root,
+            timeout: 160)
         #expect(
             !result.stdout.contains("SKIP"),
             "the provider is not running: start it with Tests/oidc/provider.sh start (./scripts/test does)")
-        let count = ["eiam", "eduid"].map {
+        let count = ["eiam", "eduid", "locker"].map {
             files(under: Paths.journeys.appendingPathComponent($0), endingWith: ".scenario.yaml").count
         }.reduce(0, +)
         #expect(result.status == Exit.ok, "\(result.stdout)")

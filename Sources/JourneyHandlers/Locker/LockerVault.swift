@@ -76,6 +76,9 @@ public enum LockerVault {
         }
 
         init(keys: [Level: Data]) { self.keys = keys }
+
+        /// A keyring with no keys: an Unregistered session's.
+        public init() { keys = [:] }
     }
 
     /// What enrolment leaves on the device, and the first session's keyring.
@@ -85,10 +88,11 @@ public enum LockerVault {
         public var keyring: Keyring
     }
 
-    /// Fresh level keys, sealed under `secret` and (background, base) under a device key.
-    public static func enrol(secret: String, rounds: Int) throws -> Enrolment {
+    /// Level keys sealed under `secret`, and (background, base) under a new device key. The keys
+    /// of `keeping` are kept (a changed password must not lose the data); the others are fresh.
+    public static func enrol(secret: String, rounds: Int, keeping: Keyring = Keyring()) throws -> Enrolment {
         var keys: [Level: Data] = [:]
-        for level in Level.allCases { keys[level] = PinVault.randomBytes(32) }
+        for level in Level.allCases { keys[level] = keeping.keys[level] ?? PinVault.randomBytes(32) }
         let keyring = Keyring(keys: keys)
         let salt = PinVault.randomBytes(16)
         let kek = try PinVault.deriveKey(pin: secret, salt: salt, rounds: rounds)

@@ -83,6 +83,21 @@ struct LockerVaultTests {
         #expect(try LockerVault.decrypt(record, level: .active, name: "iban", keyring: keyring).hasPrefix("IBAN"))
     }
 
+    @Test func aChangedPasswordKeepsTheKeysItIsGiven() throws {
+        let record = try LockerVault.encrypt("x", level: .active, name: "n", keyring: Self.enrolment.keyring)
+        let changed = try LockerVault.enrol(
+            secret: "New-Secret-8", rounds: Self.rounds, keeping: Self.enrolment.keyring)
+        let reopened = try LockerVault.open(vault: changed.vault, secret: "New-Secret-8")
+        #expect(try LockerVault.decrypt(record, level: .active, name: "n", keyring: reopened) == "x")
+        #expect(throws: LockerVault.Failure.wrongSecret) {
+            _ = try LockerVault.open(vault: changed.vault, secret: "Correct-Horse-7")
+        }
+        let partial = try LockerVault.enrol(
+            secret: "s", rounds: Self.rounds, keeping: Self.enrolment.keyring.only([.base]))
+        #expect(partial.keyring.keys[.base] == Self.enrolment.keyring.keys[.base])
+        #expect(partial.keyring.keys[.active] != Self.enrolment.keyring.keys[.active])
+    }
+
     @Test func anotherEnrolmentsKeysOpenNothing() throws {
         let other = try LockerVault.enrol(secret: "Correct-Horse-7", rounds: Self.rounds)
         let record = try LockerVault.encrypt("x", level: .base, name: "n", keyring: Self.enrolment.keyring)

@@ -160,6 +160,40 @@ struct LiveOAuthSecurityTests {
         #expect(answer.status == 401, "an expired access token must be refused, got \(answer.status)")
     }
 
+    /// Locker's passwords, keyrings, vaults and sealed records never show: every record and
+    /// keyring Locker writes starts with `locker-v1`, so none may appear at all.
+    @Test("no Locker password, key or record appears in any transcript", .timeLimit(.minutes(2)))
+    func lockerSecretsStayHidden() async throws {
+        let library = try #require(Self.project.library)
+        let scenarios = Self.project.scenarios.filter { $0.journey.id == "locker.session" }
+        try #require(scenarios.count >= 13)
+        for scenario in scenarios {
+            var secrets: [String] = scenario.params.values.compactMap {
+                if $0.isSecret, case .string(let s) = $0.revealed { s } else { nil }
+            }
+            for entry in scenario.script {
+                guard case .input(_, let values) = entry.kind else { continue }
+                for value in values.values where value.isSecret {
+                    if case .string(let s) = value.revealed { secrets.append(s) }
+                }
+            }
+            try #require(!secrets.isEmpty || scenario.needs.isEmpty)
+            let transcript = Collector()
+            let report = await withTaskExecutorPreference(Self.executor) {
+                await ScenarioRunner().run(scenario, in: library, transcript: transcript)
+            }
+            try #require(report.skipped == nil, "the provider is not running")
+            #expect(report.passed, "\(scenario.id): \(report.problems)")
+            let output = transcript.text + transcript.jsonl
+            let shown = output.contains("locker-v1")
+            #expect(!shown, "\(scenario.id): a Locker record or keyring is in its transcript")
+            for secret in secrets {
+                let leaked = output.contains(secret)
+                #expect(!leaked, "\(scenario.id): a password given by the scenario is in its transcript")
+            }
+        }
+    }
+
     @Test("no token a stubbed server answers with appears in any output")
     func nothingStubbedLeaks() async throws {
         let library = try #require(Self.project.library)
