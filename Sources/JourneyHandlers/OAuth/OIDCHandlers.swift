@@ -442,6 +442,9 @@ public struct OIDCRefreshHandler: StepHandler {
                 name: "skew", kind: .value(TypeInfo(.int)), defaultValue: .int(60), summary: "seconds of margin"),
             ParameterSpec(
                 name: "force", kind: .value(TypeInfo(.bool)), defaultValue: .bool(false), summary: "refresh anyway"),
+            ParameterSpec(
+                name: "scope", kind: .value(TypeInfo(.string)),
+                summary: "a narrower scope for the new access token (RFC 6749 §6), e.g. a descoped background token"),
         ],
         outcomes: [
             OutcomeSpec(name: "fresh", summary: "the access token is still good; nothing was sent"),
@@ -463,10 +466,12 @@ public struct OIDCRefreshHandler: StepHandler {
         let force = invocation[parameter: "force"]?.revealed == .bool(true)
         if !force && expiresAt - context.now / 1000 > skew { return HandlerResult("fresh") }
         guard let refreshToken = invocation.optionalText("refreshToken") else { return HandlerResult("noRefreshToken") }
-        let form = FormEncoding.encode([
+        var pairs = [
             ("grant_type", "refresh_token"), ("refresh_token", refreshToken),
             ("client_id", try invocation.text("clientId")),
-        ])
+        ]
+        if let scope = invocation.optionalText("scope") { pairs.append(("scope", scope)) }
+        let form = FormEncoding.encode(pairs)
         do {
             let response = try await context.send(
                 HTTPRequest(
