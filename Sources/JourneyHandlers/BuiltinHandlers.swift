@@ -11,6 +11,7 @@ public enum BuiltinHandlers {
             BankSelectHandler(), BankPageHandler(), BackgroundHandler(), SessionStateHandler(),
             OIDCDiscoverHandler(), OIDCAuthorizeHandler(), OIDCBrowserHandler(), OIDCCallbackHandler(),
             OIDCTokenHandler(), OIDCUserinfoHandler(), OIDCRefreshHandler(), OIDCRevokeHandler(),
+            OIDCEndSessionHandler(),
             TinkoffLaunchHandler(), TinkoffCallbackHandler(), TinkoffTokenHandler(), TinkoffRevokeHandler(),
             LockerEnrolHandler(), LockerEasyAccessHandler(), LockerDeviceKeysHandler(), LockerEncryptHandler(),
             LockerDecryptHandler(),

@@ -89,6 +89,9 @@ public struct OIDCAuthorizeHandler: StepHandler {
             ParameterSpec(
                 name: "scope", kind: .value(TypeInfo(.string)), defaultValue: .string("openid"), summary: "scopes"),
             ParameterSpec(name: "prompt", kind: .value(TypeInfo(.string)), summary: "`prompt`, e.g. select_account"),
+            ParameterSpec(
+                name: "idTokenHint", kind: .value(TypeInfo(.string, secret: true)),
+                summary: "`id_token_hint`: the id_token of the session, as a silent sign-in (`prompt=none`) may need"),
         ],
         outcomes: [
             OutcomeSpec(
@@ -113,6 +116,7 @@ public struct OIDCAuthorizeHandler: StepHandler {
             ("scope", invocation.optionalText("scope") ?? "openid", false),
         ]
         if let prompt = invocation.optionalText("prompt") { pairs.append(("prompt", prompt, false)) }
+        if let hint = invocation.optionalText("idTokenHint") { pairs.append(("id_token_hint", hint, true)) }
         pairs += [
             ("code_challenge", pkce.challenge, true), ("code_challenge_method", pkce.method, false),
             ("state", state, true), ("nonce", nonce, true),
@@ -157,6 +161,14 @@ public struct OIDCBrowserHandler: StepHandler {
             ParameterSpec(
                 name: "password", kind: .value(TypeInfo(.string, secret: true)), required: true,
                 summary: "their password"),
+            ParameterSpec(
+                name: "cookieJar", kind: .value(TypeInfo(.string)), defaultValue: .string(""),
+                summary:
+                    "a device store key where the browser keeps the provider's session cookies (secret), as Safari does"
+            ),
+            ParameterSpec(
+                name: "silent", kind: .value(TypeInfo(.bool)), defaultValue: .bool(false),
+                summary: "no sign-in: the request goes with the cookies in `cookieJar` only (for `prompt=none`)"),
         ],
         inputs: [
             InputSpec(
@@ -175,6 +187,25 @@ public struct OIDCBrowserHandler: StepHandler {
         actionsAreOutcomes: true)
 
     public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+        let jar = invocation.optionalText("cookieJar")
+        if invocation[parameter: "silent"] == .bool(true) {
+            // Nothing is shown, so nothing is asked: the provider answers from its session alone.
+            var cookies = ""
+            if let jar, case .string(let stored)? = context.stored(jar)?.revealed { cookies = stored }
+            var request = HTTPRequest(
+                method: "GET", url: try invocation.text("url"),
+                headers: cookies.isEmpty ? [] : [.init("Cookie", cookies)])
+            request.displayURL = URLRedaction.redact(try invocation.text("url"))
+            do {
+                let answer = try await context.send(request)
+                guard (300..<400).contains(answer.status), let location = answer.headers["location"] else {
+                    return HandlerResult("refused", data: ["status": .int(answer.status)])
+                }
+                return HandlerResult("redirected", data: ["redirect": .secret(.string(location))])
+            } catch is NetworkError {
+                return HandlerResult("offline")
+            }
+        }
         let (action, values) = try await context.ask(invocation)
         if case .string(let redirect)? = values["redirect"]?.revealed {
             return HandlerResult("redirected", data: ["redirect": .secret(.string(redirect))])
@@ -207,6 +238,10 @@ public struct OIDCBrowserHandler: StepHandler {
             let answer = try await context.send(authorize)
             guard (300..<400).contains(answer.status), let location = answer.headers["location"] else {
                 return HandlerResult("refused", data: ["status": .int(answer.status)])
+            }
+            if let jar {
+                let cookies = [cookie] + (Self.sessionCookie(answer.headers["set-cookie"]).map { [$0] } ?? [])
+                context.store(jar, .secret(.string(cookies.joined(separator: "; "))))
             }
             return HandlerResult("redirected", data: ["redirect": .secret(.string(location))])
         } catch is NetworkError {

@@ -58,3 +58,105 @@ public struct OIDCRevokeHandler: StepHandler {
         }
     }
 }
+
+/// `oidc.endSession`: RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0) in the
+/// headless browser. The browser opens the end-session endpoint with `id_token_hint` and
+/// `post_logout_redirect_uri`, carrying the provider's session cookies from `cookieJar`; the
+/// provider's logout page (JavaScript, so the browser speaks to the provider's API as that
+/// page does, like `oidc.browser` for signing in) then ends the session and revokes what it
+/// issued. `outcome.returnedTo` is where the provider sent the browser afterwards: the
+/// post-logout URI when it allows it, never another (that would be an open redirect);
+/// empty when it keeps the browser on its own page. The cookies stay in the jar, as a copy
+/// taken before the logout would: from now on the provider must refuse them.
+public struct OIDCEndSessionHandler: StepHandler {
+    public init() {}
+
+    public let contract = HandlerContract(
+        id: "oidc.endSession",
+        summary:
+            "RP-initiated logout in the headless browser: `ended` (returnedTo), `refused` (status), `openRedirect`, `offline`.",
+        parameters: [
+            ParameterSpec(
+                name: "endpoint", kind: .value(TypeInfo(.string)), required: true,
+                summary: "the end-session endpoint (discovery's `endSessionEndpoint`)"),
+            ParameterSpec(
+                name: "idToken", kind: .value(TypeInfo(.string, secret: true)), required: true,
+                summary: "sent as `id_token_hint`"),
+            ParameterSpec(
+                name: "postLogoutRedirectUri", kind: .value(TypeInfo(.string)), required: true,
+                summary: "where the app asks to be sent back"),
+            ParameterSpec(
+                name: "providerApi", kind: .value(TypeInfo(.string)), required: true,
+                summary: "the provider's API, which its logout page calls (Glewlwyd's /api)"),
+            ParameterSpec(
+                name: "cookieJar", kind: .value(TypeInfo(.string)), required: true,
+                summary: "the device store key of the browser's cookies for the provider"),
+        ],
+        outcomes: [
+            OutcomeSpec(
+                name: "ended", summary: "the session is over",
+                data: [DataSpec(name: "returnedTo", type: TypeInfo(.string))]),
+            OutcomeSpec(
+                name: "refused", summary: "the provider did not end it",
+                data: [DataSpec(name: "status", type: TypeInfo(.int))]),
+            OutcomeSpec(
+                name: "openRedirect",
+                summary: "the provider would send the browser to a URI other than the one asked for"),
+            OutcomeSpec(name: "offline", summary: "no response"),
+        ])
+
+    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+        let endpoint = try invocation.text("endpoint")
+        let target = try invocation.text("postLogoutRedirectUri")
+        let jar = try invocation.text("cookieJar")
+        var cookies: [HTTPRequest.Header] = []
+        if case .string(let stored)? = context.stored(jar)?.revealed, !stored.isEmpty {
+            cookies = [.init("Cookie", stored)]
+        }
+        let query = FormEncoding.encode([
+            ("id_token_hint", try invocation.text("idToken")), ("post_logout_redirect_uri", target),
+        ])
+        var request = HTTPRequest(
+            method: "GET", url: endpoint + (endpoint.contains("?") ? "&" : "?") + query, headers: cookies)
+        request.displayURL = URLRedaction.redact(request.url)
+        do {
+            let answer = try await context.send(request)
+            guard (300..<400).contains(answer.status), let location = answer.headers["location"] else {
+                return HandlerResult("refused", data: ["status": .int(answer.status)])
+            }
+            let page = URLComponents(string: location)?.queryItems ?? []
+            func item(_ name: String) -> String? {
+                page.first { $0.name == name }?.value.flatMap { $0.isEmpty ? nil : $0 }
+            }
+            var returnedTo = ""
+            let ownPage =
+                location.hasPrefix("/") || RoutingNetwork.origin(location) == RoutingNetwork.origin(endpoint)
+            if ownPage {
+                guard let sid = item("sid"), let plugin = item("plugin") else {
+                    return HandlerResult("refused", data: ["status": .int(answer.status)])
+                }
+                // The provider's logout page: end the session, then the sign-in.
+                let api = try invocation.text("providerApi")
+                var end = HTTPRequest(
+                    method: "DELETE",
+                    url: api + "/" + FormEncoding.escape(plugin) + "/session/" + FormEncoding.escape(sid),
+                    headers: cookies)
+                end.displayURL = api + "/" + plugin + "/session/" + Value.redacted
+                let ended = try await context.send(end)
+                guard ended.status == 200 else { return HandlerResult("refused", data: ["status": .int(ended.status)]) }
+                _ = try await context.send(HTTPRequest(method: "DELETE", url: api + "/auth/", headers: cookies))
+                returnedTo = item("post_redirect_to") == nil ? "" : (item("callback_url") ?? "")
+            } else {
+                returnedTo = String(location.prefix { $0 != "?" && $0 != "#" })
+            }
+            if !returnedTo.isEmpty && returnedTo != target
+                && String(returnedTo.prefix { $0 != "?" && $0 != "#" }) != target
+            {
+                return HandlerResult("openRedirect")
+            }
+            return HandlerResult("ended", data: ["returnedTo": .string(URLRedaction.redact(returnedTo))])
+        } catch is NetworkError {
+            return HandlerResult("offline")
+        }
+    }
+}
