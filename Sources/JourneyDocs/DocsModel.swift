@@ -91,11 +91,10 @@ public struct JourneyDoc: Sendable {
 /// Builds ``JourneyDoc``s from journeys, their compiled form and scenario recordings.
 public enum DocsBuilder {
     public static func build(
-        journeys: [Journey], library: CompiledLibrary, recordings: [ScenarioRecording], locale: String?
+        journeys: [Journey], recordings: [ScenarioRecording], locale: String?
     ) -> [JourneyDoc] {
         let taken = takenTransitions(recordings)
         return journeys.sorted { $0.id.value < $1.id.value }.map { journey in
-            let compiled = library[journey.id.value]
             let language = locale.flatMap { journey.locales.contains($0) ? $0 : nil } ?? journey.defaultLocale
             func text(_ t: LocalizedText?) -> String? {
                 t?.template(for: language, fallback: journey.defaultLocale)?.source

@@ -110,7 +110,7 @@ public enum HTMLRenderer {
     /// The call graph as DOT, for the index page.
     public static func callGraphDot(_ docs: [JourneyDoc]) -> String {
         var lines = [
-            "digraph journeys {", "  graph [rankdir=LR, fontname=\"Helvetica\"];",
+            DotRenderer.generatedComment, "digraph journeys {", "  graph [rankdir=LR, fontname=\"Helvetica\"];",
             "  node [fontname=\"Helvetica\", shape=box, style=\"rounded,filled\", fillcolor=\"#eef3fb\"];",
         ]
         for doc in docs { lines.append("  \(DotRenderer.quote(doc.id)) [URL=\(DotRenderer.quote("\(doc.id).html"))];") }
@@ -121,13 +121,15 @@ public enum HTMLRenderer {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    static let generatorMeta = #"<meta name="generator" content="journey docs">"#
+
     static func shell(title: String, body: String) -> String {
         """
         <!DOCTYPE html>
         <html lang="en">
         <head>
         <meta charset="utf-8">
-        <meta name="generator" content="journey docs">
+        \(generatorMeta)
         <title>\(e(title))</title>
         <style>
         body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2rem auto; max-width: 72rem; padding: 0 1rem; color: #1d1d1f; }

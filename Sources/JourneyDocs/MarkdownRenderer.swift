@@ -91,8 +91,8 @@ public enum MarkdownRenderer {
         if !doc.uncovered.isEmpty {
             md += ["", "Not taken by any scenario:", ""]
             md += doc.uncovered.map { edge in
-                "- `\(edge.from)` —\(edge.outcome)" + (edge.condition.map { " if `\(cell($0))`" } ?? "")
-                    + (edge.branch == "else" ? " otherwise" : "") + "→ `\(edge.to)`"
+                "- `\(edge.from)` — \(edge.outcome)" + (edge.condition.map { " if `\(cell($0))`" } ?? "")
+                    + (edge.branch == "else" ? " otherwise" : "") + " → `\(edge.to)`"
             }
         }
         md.append("")

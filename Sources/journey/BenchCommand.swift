@@ -202,7 +202,11 @@ enum BenchSuite {
     static func peakRSSKilobytes() -> Int {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Int(usage.ru_maxrss)
+        #if canImport(Darwin)
+        return Int(usage.ru_maxrss) / 1024  // bytes on Darwin
+        #else
+        return Int(usage.ru_maxrss)  // kilobytes on Linux
+        #endif
     }
 
     /// The bench journey repeated `copies` times in one file (each copy's steps renamed and
@@ -219,7 +223,6 @@ enum BenchSuite {
             }
             block = block.replacingOccurrences(
                 of: "finish: done", with: copy + 1 < copies ? "finish: create\(copy + 1)" : "finish: done")
-            block = block.replacingOccurrences(of: "exceeded: reauth", with: "exceeded: reauth\(copy)")
             body += block
         }
         return head.replacingOccurrences(of: "start: create", with: "start: create0")
@@ -256,7 +259,10 @@ enum BenchSuite {
         let scenarioPath = directory.appendingPathComponent("bench.scenario.yaml").path
         try AtomicFile.write(journey(id: "bench.pin"), to: directory.appendingPathComponent("bench.journey.yaml").path)
         try AtomicFile.write(scenario, to: scenarioPath)
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        // This very binary, however it was started (argv[0] may be a bare name found on PATH).
+        guard let executable = Bundle.main.executableURL?.resolvingSymlinksInPath() else {
+            throw ValidationError("cannot find the journey executable to time")
+        }
         var times: [Double] = []
         for _ in 0..<(runs + 3) {
             let process = Process()

@@ -13,7 +13,8 @@ struct DocsCommand: AsyncParsableCommand {
             state it reads and writes, a walkthrough of every scenario taken from its real \
             transcript, and which transitions no scenario covers — and an index grouped by folder \
             with the graph of which journey calls which. Scenarios are run to get their \
-            transcripts, so the pages show what actually happens.
+            transcripts, so the pages show what actually happens; a scenario that needs a \
+            service (the OpenID provider: `Tests/oidc/provider.sh start`) needs it running.
 
             Formats: md (Markdown with Mermaid diagrams, as GitHub renders it), html (an offline \
             site with SVG diagrams; needs Graphviz's `dot`), dot (Graphviz sources).
@@ -23,7 +24,8 @@ struct DocsCommand: AsyncParsableCommand {
               journey docs journeys --out site --format html --locale en
               journey docs journeys --out docs/journeys --check    # in CI: fail if a page is stale
 
-            Output is deterministic and written atomically. Exits 0 on success, 1 when --check \
+            Output is deterministic, each file is written atomically, and only files that \
+            `journey docs` wrote are ever replaced or removed in --out. Exits 0 on success, 1 when --check \
             finds stale pages, 2 for invalid files or options.
             """
     )
@@ -55,15 +57,22 @@ struct DocsCommand: AsyncParsableCommand {
 
         var recordings: [ScenarioRecording] = []
         for scenario in project.scenarios {
-            let sink = RecordsSink()
+            let sink = TranscriptBuffer()
             let report = await ScenarioRunner().run(scenario, in: library, transcript: sink)
+            if let reason = report.skipped {
+                // A page must not depend on what happens to be running: no page without its runs.
+                console.err(
+                    "\(scenario.file): error: scenario '\(scenario.id)' \(reason); the docs need every scenario's run, so start it first\n"
+                )
+                throw ExitCode(ExitStatus.invalid)
+            }
             recordings.append(
                 ScenarioRecording(
                     journey: scenario.journey.id, scenario: scenario.id, title: scenario.title, tags: scenario.tags,
                     file: scenario.file, records: sink.records, passed: report.passed))
         }
         let docs = DocsBuilder.build(
-            journeys: project.journeys.filter { library[$0.id.value] != nil }, library: library, recordings: recordings,
+            journeys: project.journeys.filter { library[$0.id.value] != nil }, recordings: recordings,
             locale: locale)
         let files = try render(docs)
 
@@ -127,15 +136,9 @@ struct DocsCommand: AsyncParsableCommand {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         return names.filter { $0.hasSuffix(".\(format.rawValue)") }.map { Path.join(folder, $0) }.filter { path in
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return false }
-            return text.contains("journey docs") || (format == .dot && text.hasPrefix("digraph"))
+            return GeneratedMark.isGenerated(text, extension: format.rawValue)
         }
     }
-}
-
-/// Keeps a run's records for the docs (one scenario at a time).
-final class RecordsSink: TranscriptSink {
-    private(set) var records: [TranscriptRecord] = []
-    func record(_ record: TranscriptRecord) { records.append(record) }
 }
 
 /// Graphviz's `dot`, run as a process to turn DOT into SVG.

@@ -13,8 +13,9 @@ struct RunCommand: AsyncParsableCommand {
             (what was shown, entered, decided and changed) goes to standard output, or to a file \
             with --transcript; a one-line verdict goes to standard error.
 
-            Sub-journeys are found in the nearest enclosing folder named `journeys` (or the \
-            scenario's own folder); add more places with --journeys.
+            Sub-journeys are found in the nearest enclosing folder named `journeys` (otherwise \
+            the scenario's folder, or the one above a `scenarios` folder); add more places with \
+            --journeys. A scenario whose `needs` service does not answer is skipped, with exit 1.
 
             Examples:
               journey run --scenario journeys/eduid/scenarios/happy-path.scenario.yaml

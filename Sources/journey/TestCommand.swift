@@ -23,8 +23,9 @@ struct TestCommand: AsyncParsableCommand {
 
             Only --update writes goldens, and only for scenarios that pass their own expectations. \
             Results print in the same order whatever --jobs is. Exits 0 when every scenario \
-            passes, 1 when any fails, 2 for invalid files or options; the last line is always \
-            `N passed, N failed`.
+            passes (or is skipped because a service it `needs` does not answer), 1 when any \
+            fails, 2 for invalid files or options; the last line is always `N passed, N failed`, \
+            with `, N skipped` when some were.
             """
     )
 
@@ -44,7 +45,7 @@ struct TestCommand: AsyncParsableCommand {
     var shard: String?
 
     @Option(help: "Scenarios to run at the same time (default: the number of cores).")
-    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    var jobs: Int?
 
     @Option(name: .customLong("repeat"), help: "Run each scenario this many times; differing transcripts fail it.")
     var repeats: Int = 1
@@ -56,7 +57,7 @@ struct TestCommand: AsyncParsableCommand {
     var json: String?
 
     func validate() throws {
-        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+        guard (jobs ?? 1) >= 1 else { throw ValidationError("--jobs must be at least 1") }
         guard repeats >= 1 else { throw ValidationError("--repeat must be at least 1") }
         if let shard { _ = try Self.parseShard(shard) }
     }
@@ -80,7 +81,8 @@ struct TestCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.invalid)
         }
         let options = SuiteOptions(
-            filter: filter, tags: tags, shard: try shard.map(Self.parseShard), jobs: jobs, repeats: repeats,
+            filter: filter, tags: tags, shard: try shard.map(Self.parseShard),
+            jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, repeats: repeats,
             update: update)
         let runner = SuiteRunner(options: options)
         let selected = runner.select(project.scenarios)
@@ -95,7 +97,10 @@ struct TestCommand: AsyncParsableCommand {
         var reportFailed = false
         for (path, text) in [(junit, JUnitReport.render(outcomes)), (json, JSONReport.render(outcomes))] {
             guard let path else { continue }
-            do { try AtomicFile.write(text, to: path) } catch {
+            do {
+                try FileManager.default.createDirectory(atPath: Path.parent(path), withIntermediateDirectories: true)
+                try AtomicFile.write(text, to: path)
+            } catch {
                 console.err("error: \(error)\n")
                 reportFailed = true
             }

@@ -217,7 +217,6 @@ struct BadInputTests {
 
     @Test("generated hostile inputs are refused with exit 2", arguments: Generated.allCases)
     func generatedInput(_ input: Generated) throws {
-        let started = Date()
         let (result, path) = try checkAlone("\(input.rawValue).yaml") { url in
             try input.write(to: url)
             let size = (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue ?? 0
@@ -237,6 +236,5 @@ struct BadInputTests {
             // The size cap fires before anything is parsed.
             #expect(result.diagnostics.count == 1, "\(result.stderr)")
         }
-        #expect(Date().timeIntervalSince(started) < 15, "refusing \(input) took too long")
     }
 }

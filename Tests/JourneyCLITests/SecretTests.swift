@@ -52,7 +52,9 @@ struct ShippedScenario: Sendable, CustomTestStringConvertible {
             let trimmed = line.drop { $0 == " " }
             if trimmed.hasPrefix("#") { continue }
             // `pin: "123456"`, `- code: 12345`, `store: { pin: "0420", pinFailures: 2 }`
-            for match in line.matches(of: #/(?:^|[\s{,])(?:pin|code)\s*:\s*(?:"([^"]*)"|'([^']*)'|([^\s,}#"']+))/#) {
+            for match in line.matches(
+                of: #/(?:^|[\s{,])(?:pin|code|password)\s*:\s*(?:"([^"]*)"|'([^']*)'|([^\s,}#"']+))/#)
+            {
                 if let value = match.1 ?? match.2 ?? match.3, !value.isEmpty {
                     found.append(Secret(text: String(value)))
                 }
@@ -79,12 +81,15 @@ struct ShippedScenario: Sendable, CustomTestStringConvertible {
 
 @Suite("Secrets never reach transcripts or the console", .timeLimit(.minutes(2)))
 struct SecretTests {
-    @Test("the secret extraction finds the shipped PINs, codes and stored PINs")
+    @Test("the secret extraction finds the shipped PINs, codes, passwords and stored PINs")
     func extractionWorks() throws {
         let all = ShippedScenario.all
         #expect(all.count >= 10, "found \(all.count) scenarios")
         let texts = Set(all.flatMap(\.secrets).map(\.text))
-        for expected in ["739104", "739105", "246810", "80451", "804517", "4826", "0420", "1111", "3333", "code=abc"] {
+        for expected in [
+            "739104", "739105", "246810", "80451", "804517", "4826", "0420", "1111", "3333", "code=abc",
+            "ada-Analytical-1843", "Correct-Horse-7",
+        ] {
             #expect(texts.contains(expected), "\(expected) not extracted; found \(texts.sorted())")
         }
         // Not secrets: names, emails, phone numbers, plain links.

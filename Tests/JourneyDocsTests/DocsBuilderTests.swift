@@ -45,19 +45,14 @@ struct DocsBuilderTests {
         try #require(compiled, "\(project.diagnostics.sorted)")
         let library = project.library!
         let scenario = try #require(project.scenarios.first, "\(project.diagnostics.sorted)")
-        let sink = Records()
+        let sink = TranscriptBuffer()
         let report = await ScenarioRunner().run(scenario, in: library, transcript: sink)
         let recording = ScenarioRecording(
             journey: "t.docs", scenario: "s", title: "One", tags: [], file: scenario.file, records: sink.records,
             passed: report.passed)
         return try #require(
-            DocsBuilder.build(journeys: project.journeys, library: library, recordings: [recording], locale: locale)
+            DocsBuilder.build(journeys: project.journeys, recordings: [recording], locale: locale)
                 .first)
-    }
-
-    final class Records: TranscriptSink {
-        var records: [TranscriptRecord] = []
-        func record(_ record: TranscriptRecord) { records.append(record) }
     }
 
     @Test func coverageCountsTheTransitionsScenariosTake() async throws {

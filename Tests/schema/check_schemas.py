@@ -358,19 +358,38 @@ def check_transcript(report: Report, validator, path: Path):
         report.ok(f"{rel(path)} is a valid transcript ({len(lines)} events)")
 
 
+def expected_id(path: Path):
+    """The diagnostic id a schema-bad fixture names in its `# expect: ID` header line."""
+    for line in path.read_text(encoding="utf-8").splitlines()[:5]:
+        if line.startswith("# expect: "):
+            return line[len("# expect: "):].strip()
+    return None
+
+
 def check_loader_agrees(report: Report, binary: str, path: Path, expected: int):
-    what = f"`journey check {rel(path)}` exits {expected}"
+    # A scenario fixture is checked next to the good journey it plays, so the only error it
+    # can cause is its own; a bad fixture must also cause the diagnostic it names.
+    files = [rel(path)]
+    if expected != 0 and path.name.startswith("scenario-"):
+        files.insert(0, rel(FIXTURES / "schema-good" / "unlock.yaml"))
+    diagnostic = expected_id(path) if expected != 0 else None
+    what = f"`journey check {' '.join(files)}` exits {expected}" + (f" with [{diagnostic}]" if diagnostic else "")
+    if expected != 0 and diagnostic is None:
+        report.fail(what, "the fixture has no `# expect: ID` line naming the diagnostic it must cause")
+        return
     try:
-        run = subprocess.run([binary, "check", rel(path)], cwd=ROOT, capture_output=True, text=True,
+        run = subprocess.run([binary, "check", *files], cwd=ROOT, capture_output=True, text=True,
                              errors="replace", timeout=120)
     except (OSError, subprocess.TimeoutExpired) as e:
         report.fail(what, str(e))
         return
-    if run.returncode == expected:
-        report.ok(what)
-    else:
-        output = (run.stdout + run.stderr).strip().splitlines()
+    output = (run.stdout + run.stderr).strip().splitlines()
+    if run.returncode != expected:
         report.fail(what, [f"exit {run.returncode}"] + output)
+    elif diagnostic and not any(f"[{diagnostic}]" in line for line in output):
+        report.fail(what, ["that diagnostic is not among:"] + output)
+    else:
+        report.ok(what)
 
 
 def check_bad_corpus(report: Report):

@@ -55,11 +55,6 @@ public final class CompiledJourney: Sendable {
         stepIndex[id].map { steps[$0].contract }
     }
 
-    /// The handler id of a step, or `call JOURNEY` for a sub-journey step.
-    public func handlerLabel(ofStep id: String) -> String? {
-        stepIndex[id].map { steps[$0].label }
-    }
-
     func name(of target: Target) -> String {
         switch target {
         case .step(let i): steps[i].id

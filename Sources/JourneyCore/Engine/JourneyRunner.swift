@@ -96,6 +96,7 @@ final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContex
             return response
         } catch let error as NetworkError {
             machine.recordHTTP(method: request.method, url: url, status: nil, error: error.description)
+            if case .unstubbed(let message) = error { throw HandlerError(message) }
             throw error
         }
     }

@@ -50,14 +50,17 @@ public enum NetworkError: Error, Sendable, Equatable, CustomStringConvertible {
     case offline
     /// No transport was given to the run.
     case noTransport
-    /// The transport could not deliver the request (refused, timed out, no stub).
+    /// The transport could not deliver the request (refused, timed out).
     case failed(String)
+    /// The scenario's stubs have no answer for the request: a mistake in the scenario, not
+    /// a state of the network, so the run fails the step instead of a handler seeing it.
+    case unstubbed(String)
 
     public var description: String {
         switch self {
         case .offline: "the device is offline"
         case .noTransport: "this run has no network"
-        case .failed(let message): message
+        case .failed(let message), .unstubbed(let message): message
         }
     }
 }

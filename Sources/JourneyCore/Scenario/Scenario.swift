@@ -200,12 +200,13 @@ public struct ScenarioLoader: Sendable {
                 r.diagnostics.error(NodeReader.valueType, "'network' must be a list of stubs", at: node.location)
             }
         }
+        let needs = f["needs"].map { r.stringList($0, "'needs'").map(\.value) } ?? []
         guard !r.diagnostics.hasErrors else { return (nil, r.diagnostics) }
         return (
             Scenario(
                 id: id, file: path, journey: journey, title: title, tags: tags, locale: locale, device: device,
-                params: params, script: script, expect: expect, network: network,
-                needs: f["needs"].map { r.stringList($0, "'needs'").map(\.value) } ?? [], location: root.location),
+                params: params, script: script, expect: expect, network: network, needs: needs,
+                location: root.location),
             r.diagnostics
         )
     }

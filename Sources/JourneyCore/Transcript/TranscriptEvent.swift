@@ -115,3 +115,10 @@ extension TranscriptEvent.Fields {
 public protocol TranscriptSink: AnyObject {
     func record(_ record: TranscriptRecord)
 }
+
+/// Keeps one run's records in memory (the docs walk through them); stream longer runs.
+public final class TranscriptBuffer: TranscriptSink {
+    public private(set) var records: [TranscriptRecord] = []
+    public init() {}
+    public func record(_ record: TranscriptRecord) { records.append(record) }
+}

@@ -35,8 +35,8 @@ public struct BankSelectHandler: StepHandler {
         actionsAreOutcomes: true)
 
     public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
-        let ids = strings(invocation[parameter: "ids"])
-        let names = strings(invocation[parameter: "names"])
+        let ids = invocation.strings("ids")
+        let names = invocation.strings("names")
         guard ids.count == names.count else {
             throw HandlerError("'ids' and 'names' of step '\(invocation.step)' differ in length")
         }
@@ -55,11 +55,6 @@ public struct BankSelectHandler: StepHandler {
         }
         return HandlerResult(
             "selected", data: ["bankId": .string(chosen.0), "bankName": .string(chosen.1), "shown": shownNames])
-    }
-
-    func strings(_ value: Value?) -> [String] {
-        guard case .list(let items)? = value?.revealed else { return [] }
-        return items.compactMap { if case .string(let s) = $0 { s } else { nil } }
     }
 }
 

@@ -3,8 +3,8 @@ import JourneyCore
 /// Runs one scenario with the scripted driver and judges the result against its expectation.
 public struct ScenarioRunner {
     public var configuration: JourneyMachine.Configuration
-    /// Makes the transport for a scenario that declares no network stubs; by default real
-    /// HTTP (`URLSessionTransport`). A scenario with stubs always gets exactly its stubs.
+    /// Makes the real-network transport (`URLSessionTransport` by default): for a scenario
+    /// without stubs, and for the services a scenario with stubs `needs`.
     public var transport: @Sendable () -> any NetworkTransport
 
     public init(
@@ -24,7 +24,8 @@ public struct ScenarioRunner {
         public var problems: [String]
         /// Why the scenario did not run (a service it needs does not answer).
         public var skipped: String? = nil
-        public var passed: Bool { problems.isEmpty }
+        /// Ran, and met its expectation (a skipped scenario did not pass).
+        public var passed: Bool { problems.isEmpty && skipped == nil }
     }
 
     /// The first needed service that does not answer, if any.

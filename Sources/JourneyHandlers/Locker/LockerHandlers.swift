@@ -119,7 +119,10 @@ public struct LockerEasyAccessHandler: StepHandler {
         actionsAreOutcomes: true)
 
     public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
-        guard let vault = invocation.optionalText("vault") else { return HandlerResult("missing") }
+        // An unreadable vault is `missing` before anything is asked: no attempt is charged for it.
+        guard let vault = invocation.optionalText("vault"), (try? LockerVault.parse(vault: vault)) != nil else {
+            return HandlerResult("missing")
+        }
         let levels = try invocation.lockerLevels()
         let (action, values) = try await context.ask(invocation)
         if let action { return HandlerResult(action) }

@@ -92,12 +92,12 @@ public enum LockerVault {
     /// of `keeping` are kept (a changed password must not lose the data); the others are fresh.
     public static func enrol(secret: String, rounds: Int, keeping: Keyring = Keyring()) throws -> Enrolment {
         var keys: [Level: Data] = [:]
-        for level in Level.allCases { keys[level] = keeping.keys[level] ?? PinVault.randomBytes(32) }
+        for level in Level.allCases { keys[level] = keeping.keys[level] ?? SecureRandom.bytes(32) }
         let keyring = Keyring(keys: keys)
-        let salt = PinVault.randomBytes(16)
+        let salt = SecureRandom.bytes(16)
         let kek = try PinVault.deriveKey(pin: secret, salt: salt, rounds: rounds)
         let vault = try seal(Data(keyring.encoded.utf8), key: kek, context: vaultContext)
-        let deviceKey = PinVault.randomBytes(32)
+        let deviceKey = SecureRandom.bytes(32)
         let wrap = try seal(
             Data(keyring.only([.background, .base]).encoded.utf8), key: SymmetricKey(data: deviceKey),
             context: deviceContext)
@@ -108,13 +108,19 @@ public enum LockerVault {
             keyring: keyring)
     }
 
-    /// The keyring the easy-access secret releases from the vault.
-    public static func open(vault: String, secret: String) throws -> Keyring {
+    /// A vault's parts, when it is one this code wrote: check before asking for the secret.
+    public static func parse(vault: String) throws(Failure) -> (rounds: Int, salt: Data, sealed: Data) {
         let parts = vault.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 4, parts[0] == version, let rounds = Int(parts[1]), rounds > 0,
             let salt = Data(base64Encoded: String(parts[2])), salt.count == 16,
             let sealed = Data(base64Encoded: String(parts[3]))
-        else { throw Failure.unreadable }
+        else { throw .unreadable }
+        return (rounds, salt, sealed)
+    }
+
+    /// The keyring the easy-access secret releases from the vault.
+    public static func open(vault: String, secret: String) throws -> Keyring {
+        let (rounds, salt, sealed) = try parse(vault: vault)
         let kek = try PinVault.deriveKey(pin: secret, salt: salt, rounds: rounds)
         guard let plain = try? open(sealed, key: kek, context: vaultContext) else { throw Failure.wrongSecret }
         return try Keyring(encoded: String(decoding: plain, as: UTF8.self))

@@ -18,7 +18,7 @@ public final class StubNetwork: NetworkTransport {
             used[index] += 1
             return HTTPResponse(status: stub.status, body: stub.body)
         }
-        throw NetworkError.failed(
+        throw NetworkError.unstubbed(
             "the scenario's network has no stub for \(request.method) \(URLRedaction.redact(request.displayURL ?? request.url))"
         )
     }

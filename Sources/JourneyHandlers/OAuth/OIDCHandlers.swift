@@ -15,13 +15,6 @@ enum FormEncoding {
     }
 }
 
-extension HandlerInvocation {
-    func optionalText(_ name: String) -> String? {
-        if case .string(let text)? = self[parameter: name]?.revealed, !text.isEmpty { return text }
-        return nil
-    }
-}
-
 /// Parses a JSON object body, or nil.
 func jsonObject(_ body: String) -> [String: Any]? {
     try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
@@ -188,65 +181,72 @@ public struct OIDCBrowserHandler: StepHandler {
 
     public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
         let jar = invocation.optionalText("cookieJar")
-        if invocation[parameter: "silent"] == .bool(true) {
-            // Nothing is shown, so nothing is asked: the provider answers from its session alone.
-            var cookies = ""
-            if let jar, case .string(let stored)? = context.stored(jar)?.revealed { cookies = stored }
-            var request = HTTPRequest(
-                method: "GET", url: try invocation.text("url"),
-                headers: cookies.isEmpty ? [] : [.init("Cookie", cookies)])
-            request.displayURL = URLRedaction.redact(try invocation.text("url"))
-            do {
-                let answer = try await context.send(request)
-                guard (300..<400).contains(answer.status), let location = answer.headers["location"] else {
-                    return HandlerResult("refused", data: ["status": .int(answer.status)])
-                }
-                return HandlerResult("redirected", data: ["redirect": .secret(.string(location))])
-            } catch is NetworkError {
-                return HandlerResult("offline")
-            }
-        }
-        let (action, values) = try await context.ask(invocation)
-        if case .string(let redirect)? = values["redirect"]?.revealed {
-            return HandlerResult("redirected", data: ["redirect": .secret(.string(redirect))])
-        }
-        if let action, action != "signIn" { return HandlerResult(action) }
-        let api = try invocation.text("providerApi")
-        let json = [("Content-Type", "application/json")].map { HTTPRequest.Header($0.0, $0.1) }
+        let silent = invocation[parameter: "silent"] == .bool(true)
+        var url = try invocation.text("url")
+        var cookies: [String] = []
         do {
-            let credentials = try JSONSerialization.data(withJSONObject: [
-                "username": try invocation.text("username"), "password": try invocation.text("password"),
-            ])
-            var login = HTTPRequest(
-                method: "POST", url: api + "/auth/", headers: json, body: String(decoding: credentials, as: UTF8.self))
-            login.displayURL = api + "/auth/"
-            let signedIn = try await context.send(login)
-            guard signedIn.status == 200, let cookie = Self.sessionCookie(signedIn.headers["set-cookie"]) else {
-                return HandlerResult("refused", data: ["status": .int(signedIn.status)])
+            if silent {
+                // Nothing is shown, so nothing is asked: the provider answers from its session alone.
+                if let jar, case .string(let stored)? = context.stored(jar)?.revealed, !stored.isEmpty {
+                    cookies = [stored]
+                }
+            } else {
+                let (action, values) = try await context.ask(invocation)
+                if case .string(let redirect)? = values["redirect"]?.revealed {
+                    return HandlerResult("redirected", data: ["redirect": .secret(.string(redirect))])
+                }
+                if let action, action != "signIn" { return HandlerResult(action) }
+                switch try await signIn(invocation, context: context) {
+                case .success(let cookie): cookies = [cookie]
+                case .failure(let status): return HandlerResult("refused", data: ["status": .int(status.code)])
+                }
+                url += "&g_continue"
             }
-            let consent = try JSONSerialization.data(withJSONObject: [
-                "scope": invocation.optionalText("scope") ?? "openid"
-            ])
-            let granted = try await context.send(
-                HTTPRequest(
-                    method: "PUT", url: api + "/auth/grant/" + FormEncoding.escape(try invocation.text("clientId")),
-                    headers: json + [.init("Cookie", cookie)], body: String(decoding: consent, as: UTF8.self)))
-            guard granted.status == 200 else { return HandlerResult("refused", data: ["status": .int(granted.status)]) }
             var authorize = HTTPRequest(
-                method: "GET", url: try invocation.text("url") + "&g_continue", headers: [.init("Cookie", cookie)])
+                method: "GET", url: url,
+                headers: cookies.isEmpty ? [] : [.init("Cookie", cookies.joined(separator: "; "))])
             authorize.displayURL = URLRedaction.redact(try invocation.text("url"))
             let answer = try await context.send(authorize)
             guard (300..<400).contains(answer.status), let location = answer.headers["location"] else {
                 return HandlerResult("refused", data: ["status": .int(answer.status)])
             }
-            if let jar {
-                let cookies = [cookie] + (Self.sessionCookie(answer.headers["set-cookie"]).map { [$0] } ?? [])
+            if !silent, let jar {
+                cookies += Self.sessionCookie(answer.headers["set-cookie"]).map { [$0] } ?? []
                 context.store(jar, .secret(.string(cookies.joined(separator: "; "))))
             }
             return HandlerResult("redirected", data: ["redirect": .secret(.string(location))])
         } catch is NetworkError {
             return HandlerResult("offline")
         }
+    }
+
+    /// A refused sign-in, by the status the provider answered.
+    struct Refusal: Error { var code: Int }
+
+    /// Signs in and consents through the provider's API, as its JavaScript login page would;
+    /// the session cookie, or the status that refused it.
+    private func signIn(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> Result<String, Refusal> {
+        let api = try invocation.text("providerApi")
+        let json = [HTTPRequest.Header("Content-Type", "application/json")]
+        let credentials = try JSONSerialization.data(withJSONObject: [
+            "username": try invocation.text("username"), "password": try invocation.text("password"),
+        ])
+        var login = HTTPRequest(
+            method: "POST", url: api + "/auth/", headers: json, body: String(decoding: credentials, as: UTF8.self))
+        login.displayURL = api + "/auth/"
+        let signedIn = try await context.send(login)
+        guard signedIn.status == 200, let cookie = Self.sessionCookie(signedIn.headers["set-cookie"]) else {
+            return .failure(Refusal(code: signedIn.status))
+        }
+        let consent = try JSONSerialization.data(withJSONObject: ["scope": invocation.optionalText("scope") ?? "openid"]
+        )
+        let granted = try await context.send(
+            HTTPRequest(
+                method: "PUT", url: api + "/auth/grant/" + FormEncoding.escape(try invocation.text("clientId")),
+                headers: json + [.init("Cookie", cookie)], body: String(decoding: consent, as: UTF8.self)))
+        return granted.status == 200 ? .success(cookie) : .failure(Refusal(code: granted.status))
     }
 
     /// `name=value` of the session cookie from a Set-Cookie header.
@@ -265,7 +265,7 @@ public struct OIDCCallbackHandler: StepHandler {
     public let contract = HandlerContract(
         id: "oidc.callback",
         summary:
-            "Checks the redirect: exact redirect URI, single-use state, then `code`, `error`, `stateMismatch` or `foreign`.",
+            "Checks the redirect: exact redirect URI and the state sent, then `code`, `error`, `stateMismatch` or `foreign`.",
         parameters: [
             ParameterSpec(
                 name: "redirect", kind: .value(TypeInfo(.string, secret: true)), required: true,

@@ -23,7 +23,7 @@ public struct PKCE: Sendable, Equatable {
 
     /// A fresh verifier from 32 random octets (43 characters), as RFC 7636 §4.1 recommends.
     public init() {
-        self.init(verifier: Base64URL.encode(Self.random(32)))
+        self.init(verifier: Base64URL.encode(SecureRandom.bytes(32)))
     }
 
     /// The challenge for a given verifier (43 to 128 unreserved characters).
@@ -41,13 +41,8 @@ public struct PKCE: Sendable, Equatable {
             }
     }
 
-    /// Cryptographically random bytes (swift-crypto's system generator).
-    static func random(_ count: Int) -> Data {
-        SymmetricKey(size: SymmetricKeySize(bitCount: count * 8)).withUnsafeBytes { Data($0) }
-    }
-
     /// A random, URL-safe value of 128 bits or more, for `state` and `nonce`.
     public static func randomToken(bytes: Int = 16) -> String {
-        Base64URL.encode(random(bytes))
+        Base64URL.encode(SecureRandom.bytes(bytes))
     }
 }

@@ -8,7 +8,7 @@ import JourneyCore
 enum TinkoffID {
     /// The SDK's verifier: 128 random bytes, base64, made URL-safe, cut to 128 characters.
     static func verifier() -> String {
-        String(Base64URL.encode(PKCE.random(128)).prefix(128))
+        String(Base64URL.encode(SecureRandom.bytes(128)).prefix(128))
     }
 
     /// `Authorization: Basic base64("<client_id>:")` and `X-SSO-No-Adapter: true`.
@@ -228,7 +228,7 @@ public struct TinkoffRevokeHandler: StepHandler {
         ],
         outcomes: [
             OutcomeSpec(
-                name: "revoked", summary: "the server answered {}",
+                name: "revoked", summary: "a 2xx answer with a JSON object ({})",
                 data: [DataSpec(name: "request", type: TypeInfo(.string))]),
             OutcomeSpec(
                 name: "failed", summary: "the error, passed through",
@@ -243,7 +243,7 @@ public struct TinkoffRevokeHandler: StepHandler {
                     method: "POST", url: try invocation.text("api") + "/auth/revoke",
                     headers: TinkoffID.headers(clientId: try invocation.text("clientId"), adapter: false),
                     body: TinkoffID.body(pairs)))
-            guard jsonObject(response.body) != nil else {
+            guard (200..<300).contains(response.status), jsonObject(response.body) != nil else {
                 return HandlerResult("failed", data: ["status": .int(response.status)])
             }
             return HandlerResult("revoked", data: ["request": .string(TinkoffID.shown(pairs, secret: ["token"]))])

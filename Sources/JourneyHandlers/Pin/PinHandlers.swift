@@ -15,21 +15,6 @@ extension HandlerContext {
     }
 }
 
-extension HandlerInvocation {
-    func length(default value: Int = 4) throws -> Int {
-        guard case .int(let length) = self[parameter: "length"]?.revealed ?? .int(value), (1...64).contains(length)
-        else { throw HandlerError("'length' of step '\(step)' must be between 1 and 64") }
-        return length
-    }
-
-    func text(_ name: String) throws -> String {
-        guard case .string(let text)? = self[parameter: name]?.revealed else {
-            throw HandlerError("parameter '\(name)' of step '\(step)' is missing or not a text")
-        }
-        return text
-    }
-}
-
 let pinInput = InputSpec(
     name: "pin", type: TypeInfo(.string, secret: true),
     summary: "the keys typed on the pad: digits, and ⌫ for delete; the pad advances after `length` digits")
@@ -161,7 +146,10 @@ public struct PinVerifyHandler: StepHandler {
 
     public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
         let key = try invocation.text("key")
-        guard case .string(let record)? = context.stored(key)?.revealed else { return HandlerResult("missing") }
+        // Nothing readable stored is `missing` before the pad is shown: no attempt is charged for it.
+        guard case .string(let record)? = context.stored(key)?.revealed, (try? PinVault.parse(record)) != nil else {
+            return HandlerResult("missing")
+        }
         let (action, pin) = try await context.pinPad(invocation, length: invocation.length())
         if let action { return HandlerResult(action) }
         context.chargeAttempt()

@@ -25,7 +25,7 @@ public enum PinVault {
 
     /// Seals a fresh device secret under `pin`.
     public static func seal(pin: String, rounds: Int = defaultRounds) throws -> String {
-        let salt = randomBytes(16)
+        let salt = SecureRandom.bytes(16)
         let key = try deriveKey(pin: pin, salt: salt, rounds: rounds)
         let secret = SymmetricKey(size: .bits256)
         let box = try secret.withUnsafeBytes { bytes in
@@ -36,14 +36,20 @@ public enum PinVault {
             .joined(separator: ":")
     }
 
-    /// Whether `pin` opens `record`. Throws only when the record cannot be read at all.
-    public static func verify(pin: String, record: String) throws -> Bool {
+    /// A record's parts, when it is one this vault wrote: check before asking for the PIN.
+    static func parse(_ record: String) throws(Failure) -> (rounds: Int, salt: Data, box: AES.GCM.SealedBox) {
         let parts = record.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 4, parts[0] == prefix, let rounds = Int(parts[1]), rounds > 0,
             let salt = Data(base64Encoded: String(parts[2])), salt.count == 16,
             let combined = Data(base64Encoded: String(parts[3])),
             let box = try? AES.GCM.SealedBox(combined: combined)
-        else { throw Failure.unreadableRecord }
+        else { throw .unreadableRecord }
+        return (rounds, salt, box)
+    }
+
+    /// Whether `pin` opens `record`. Throws only when the record cannot be read at all.
+    public static func verify(pin: String, record: String) throws -> Bool {
+        let (rounds, salt, box) = try parse(record)
         let key = try deriveKey(pin: pin, salt: salt, rounds: rounds)
         // Any failure to open (wrong key, tampered bytes) is a wrong PIN; on Linux the error is
         // a BoringSSL code rather than `.authenticationFailure`, so no case is matched.
@@ -55,10 +61,6 @@ public enum PinVault {
     public static func deriveKey(pin: String, salt: Data, rounds: Int) throws -> SymmetricKey {
         try KDF.Insecure.PBKDF2.deriveKey(
             from: Data(pin.utf8), salt: salt, using: .sha256, outputByteCount: 32, unsafeUncheckedRounds: rounds)
-    }
-
-    static func randomBytes(_ count: Int) -> Data {
-        SymmetricKey(size: SymmetricKeySize(bitCount: count * 8)).withUnsafeBytes { Data($0) }
     }
 }
 

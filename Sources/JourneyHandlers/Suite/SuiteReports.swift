@@ -6,15 +6,14 @@ public struct SuiteSummary: Sendable, Equatable {
     public var failed = 0
     public var skipped = 0
 
-    public init(_ outcomes: [ScenarioOutcome], skipped: Int = 0) {
+    public init(_ outcomes: [ScenarioOutcome]) {
         for outcome in outcomes {
             switch outcome.status {
             case .failed: failed += 1
-            case .skipped: self.skipped += 1
+            case .skipped: skipped += 1
             case .passed, .recorded: passed += 1
             }
         }
-        self.skipped += skipped
     }
 
     /// `N passed, N failed` (with `, N skipped` when some were), the line CI systems read.
@@ -26,8 +25,8 @@ public struct SuiteSummary: Sendable, Equatable {
 /// JUnit XML as GitHub, GitLab and Jenkins render it: a `testsuite` per journey, a `testcase`
 /// per scenario, the first problem as the failure message and the diff in its body.
 public enum JUnitReport {
-    public static func render(_ outcomes: [ScenarioOutcome], skipped: Int = 0) -> String {
-        let summary = SuiteSummary(outcomes, skipped: skipped)
+    public static func render(_ outcomes: [ScenarioOutcome]) -> String {
+        let summary = SuiteSummary(outcomes)
         var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
         let total = outcomes.reduce(0) { $0 + $1.milliseconds }
         xml +=
@@ -96,8 +95,8 @@ public enum JUnitReport {
 
 /// The suite's results as JSON, for tools: the summary and every scenario in order.
 public enum JSONReport {
-    public static func render(_ outcomes: [ScenarioOutcome], skipped: Int = 0) -> String {
-        let summary = SuiteSummary(outcomes, skipped: skipped)
+    public static func render(_ outcomes: [ScenarioOutcome]) -> String {
+        let summary = SuiteSummary(outcomes)
         var json = "{\n"
         json +=
             #"  "summary": {"passed": \#(summary.passed), "failed": \#(summary.failed), "skipped": \#(summary.skipped)},"#

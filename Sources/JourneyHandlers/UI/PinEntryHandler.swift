@@ -18,7 +18,7 @@ public struct PinEntryHandler: StepHandler {
                 name: "expected", kind: .value(TypeInfo(.string, secret: true)),
                 summary: "the PIN to compare with; the step then gives `correct` or `wrong`"),
         ],
-        inputs: [InputSpec(name: "pin", type: TypeInfo(.string, secret: true), summary: "the digits the user enters")],
+        inputs: [pinInput],
         outcomes: [
             OutcomeSpec(
                 name: "entered", summary: "the user entered all the digits",

@@ -7,7 +7,7 @@ enum Workspace {
     static let limits = SafeYAML.Limits()
 
     /// Loads the files under `paths`, plus the journeys they call or play from nearby: see
-    /// ``journeySearchPaths(for:)``.
+    /// ``journeySearchPath(for:)``.
     static func load(paths: [String]) -> (project: Project, readDiagnostics: DiagnosticList) {
         var diagnostics = DiagnosticList()
         let files = Files.yamlFiles(in: paths, diagnostics: &diagnostics)

@@ -106,7 +106,7 @@ struct JourneyMachineTests {
         _ = m.restart()
         _ = m.restart()
         #expect(m.device.store["failures"] == .int(2))
-        #expect(step(m.complete(HandlerResult("correct"))) == nil)
+        #expect(end(m.complete(HandlerResult("correct"))) == "done")
         #expect(m.device.store["failures"] == .int(0), "a correct PIN resets the count")
     }
 

@@ -29,7 +29,7 @@ struct ExpressionEvaluateTests {
             ("state.name != 'Ada'", .bool(false)),
             ("state.tries == 2", .bool(true)),
             ("state.done == false", .bool(true)),
-            ("state.delay == state.delay", .bool(true)),
+            ("state.delay == params.timeout", .bool(false)),
             ("state.tags == ['a', 'b']", .bool(true)),
             ("state.tags == ['b', 'a']", .bool(false)),
             ("state.tags != ['a']", .bool(true)),

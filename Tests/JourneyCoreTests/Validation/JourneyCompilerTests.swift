@@ -189,8 +189,8 @@ struct JourneyCompilerTests {
         #expect(library == nil)
         #expect(
             diagnostics.contains {
-                $0.id == "call.cycle" && $0.message.contains("t.a → t.b → t.a")
-                    || $0.message.contains("t.b → t.a → t.b")
+                $0.id == "call.cycle"
+                    && ($0.message.contains("t.a → t.b → t.a") || $0.message.contains("t.b → t.a → t.b"))
             })
     }
 

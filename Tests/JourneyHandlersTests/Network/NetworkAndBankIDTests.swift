@@ -90,6 +90,38 @@ struct NetworkAndBankIDTests {
                 == true)
     }
 
+    /// A request the stubs do not answer fails the step whatever the handler: an OAuth handler
+    /// must not take the scenario's mistake for an offline network.
+    @Test func anUnstubbedRequestFailsTheStepInEveryHandler() async throws {
+        let journey = """
+            journey: t.info
+            version: 1
+            title: Info
+            start: info
+            steps:
+              info:
+                handler: oidc.userinfo
+                with: { endpoint: "https://op.example.org/userinfo", accessToken: "t" }
+                on: { ok: done, unauthorized: done, failed: done, offline: done }
+            ends:
+              done: { kind: success }
+            """
+        let (report, transcript) = try await run(
+            journeys: [journey],
+            scenario: """
+                scenario: s
+                journey: t.info
+                network:
+                  - request: GET https://op.example.org/other
+                    response: { status: 200 }
+                script: []
+                expect: { end: done }
+                """)
+        #expect(!report.passed)
+        #expect(report.problems.contains { $0.contains("no stub for GET https://op.example.org/userinfo") })
+        #expect(!transcript.text.contains("outcome offline"))
+    }
+
     @Test func originsNormaliseSchemeHostAndPort() {
         #expect(RoutingNetwork.origin("http://127.0.0.1:4593/api/oidc/x?y=1") == "http://127.0.0.1:4593")
         #expect(RoutingNetwork.origin("HTTPS://Example.ORG/a") == "https://example.org:443")

@@ -168,15 +168,7 @@ struct LiveOAuthSecurityTests {
         let scenarios = Self.project.scenarios.filter { $0.journey.id == "locker.session" }
         try #require(scenarios.count >= 13)
         for scenario in scenarios {
-            var secrets: [String] = scenario.params.values.compactMap {
-                if $0.isSecret, case .string(let s) = $0.revealed { s } else { nil }
-            }
-            for entry in scenario.script {
-                guard case .input(_, let values) = entry.kind else { continue }
-                for value in values.values where value.isSecret {
-                    if case .string(let s) = value.revealed { secrets.append(s) }
-                }
-            }
+            let secrets = ShippedScenarioTests.secrets(of: scenario)
             try #require(!secrets.isEmpty || scenario.needs.isEmpty)
             let transcript = Collector()
             let report = await withTaskExecutorPreference(Self.executor) {
@@ -208,6 +200,7 @@ struct LiveOAuthSecurityTests {
             }
             let transcript = Collector()
             let report = await ScenarioRunner().run(scenario, in: library, transcript: transcript)
+            #expect(report.passed, "\(scenario.id): \(report.problems)")
             let outputs = [transcript.text, transcript.jsonl, report.problems.joined(separator: "\n")]
                 .joined(separator: "\n")
             for secret in capture.secrets() {
