@@ -27,7 +27,7 @@ extension HandlerContext {
     func ask(_ invocation: HandlerInvocation) async throws -> (action: String?, values: [String: Value]) {
         let values = try await input(invocation.request())
         guard case .string(let action)? = values["action"]?.revealed else { return (nil, values) }
-        guard let screenAction = invocation.screen?.actions.first(where: { $0.id == action }) else {
+        guard let screenAction = invocation.action(action) else {
             throw HandlerError("step '\(invocation.step)' has no action '\(action)'")
         }
         guard screenAction.enabled else {

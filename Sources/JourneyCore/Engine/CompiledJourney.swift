@@ -99,10 +99,61 @@ final class CompiledStep: Sendable {
     let attempts: CompiledAttempts?
     let transitions: [String: CompiledTransition]
 
+    // What never changes between visits, prepared once so the interpreter does not redo it
+    // on every step: the transcript events' JSON and, for a handler step whose parameters
+    // are all constants and whose screen has no templates, the whole visit.
+
+    /// The JSON of this step's `step.enter` event.
+    let enterEvent: [UInt8]
+    /// The visit in each locale, when nothing in it depends on the run.
+    let fixedVisit: FixedVisit?
+
+    /// A handler step's visit prepared ahead: its screen and `handler.call` events and the
+    /// handler's invocation, per locale.
+    final class FixedVisit: Sendable {
+        final class Visit: Sendable {
+            let screen: RenderedScreen?
+            let screenEvent: [UInt8]?
+            let invocation: HandlerInvocation
+
+            init(screen: RenderedScreen?, screenEvent: [UInt8]?, invocation: HandlerInvocation) {
+                self.screen = screen
+                self.screenEvent = screenEvent
+                self.invocation = invocation
+            }
+        }
+        let handler: any StepHandler
+        let callFields: TranscriptEvent.Fields
+        let callEvent: [UInt8]
+        /// The locales the screen's texts name, and the visit in each of them.
+        let locales: [String]
+        let visits: [Visit]
+        /// The visit in any other locale.
+        let other: Visit
+
+        init(
+            handler: any StepHandler, callFields: TranscriptEvent.Fields, callEvent: [UInt8], locales: [String],
+            visits: [Visit], other: Visit
+        ) {
+            self.handler = handler
+            self.callFields = callFields
+            self.callEvent = callEvent
+            self.locales = locales
+            self.visits = visits
+            self.other = other
+        }
+
+        func visit(in locale: String) -> Visit {
+            for (i, l) in locales.enumerated() where l == locale { return visits[i] }
+            return other
+        }
+    }
+
     init(
         id: String, label: String, runner: Runner, parameters: [(name: String, value: CompiledValue)],
         maps: [String: [(key: String, value: String)]], screen: Screen?, actionConditions: [String: Expression],
-        contract: StepContract, attempts: CompiledAttempts?, transitions: [String: CompiledTransition]
+        contract: StepContract, attempts: CompiledAttempts?, transitions: [String: CompiledTransition],
+        journey: String, defaultLocale: String
     ) {
         self.id = id
         self.label = label
@@ -113,34 +164,159 @@ final class CompiledStep: Sendable {
         self.actionConditions = actionConditions
         self.contract = contract
         self.attempts = attempts
-        self.transitions = transitions
+        self.enterEvent = JSONLinesEncoder.encodedEvent(.stepEnter(step: id, handler: label))
+
+        var prepared: [String: CompiledTransition] = [:]
+        for (outcome, transition) in transitions {
+            let data = contract.outcome(named: outcome)?.data
+            prepared[outcome] = CompiledTransition(
+                branches: transition.branches, data: data,
+                outcomeEvent: data?.isEmpty == true
+                    ? JSONLinesEncoder.encodedEvent(.outcome(step: id, outcome: outcome, data: [])) : nil)
+        }
+        self.transitions = prepared
+        self.fixedVisit = Self.fixedVisit(
+            id: id, label: label, runner: runner, parameters: parameters, maps: maps, screen: screen,
+            conditions: actionConditions, contract: contract, journey: journey, fallback: defaultLocale)
+    }
+
+    private static func fixedVisit(
+        id: String, label: String, runner: Runner, parameters: [(name: String, value: CompiledValue)],
+        maps: [String: [(key: String, value: String)]], screen: Screen?, conditions: [String: Expression],
+        contract: StepContract, journey: String, fallback: String
+    ) -> FixedVisit? {
+        guard case .handler(let handler) = runner, conditions.isEmpty else { return nil }
+        var constants: [String: Value] = [:]
+        for (name, value) in parameters {
+            guard case .constant(let v) = value else { return nil }
+            constants[name] = v
+        }
+        let texts =
+            [screen?.title, screen?.text].compactMap { $0 } + (screen?.actions.map(\.label) ?? [])
+            + (screen?.fields.compactMap(\.label) ?? [])
+        guard texts.allSatisfy({ $0.entries.allSatisfy(\.template.isLiteral) }) else { return nil }
+        var locales: [String] = []
+        // Texts written once read the same in every locale: one rendering serves them all.
+        if screen != nil, texts.contains(where: { $0.entries.count > 1 }) {
+            for entry in texts.flatMap(\.entries) {
+                if let locale = entry.locale, !locales.contains(locale) { locales.append(locale) }
+            }
+            if !locales.contains(fallback) { locales.append(fallback) }
+        }
+        func visit(_ locale: String) -> FixedVisit.Visit? {
+            guard
+                case .success(let rendered) = JourneyMachine.render(
+                    screen, conditions, locale: locale, fallback: fallback, NoValues())
+            else { return nil }
+            return .init(
+                screen: rendered,
+                screenEvent: rendered.map { JSONLinesEncoder.encodedEvent(.screen(step: id, screen: $0)) },
+                invocation: HandlerInvocation(
+                    journey: journey, step: id, parameters: constants, maps: maps, screen: rendered,
+                    contract: contract))
+        }
+        // A locale none of the texts name picks the same texts as any other such locale.
+        var other = "und"
+        while locales.contains(other) { other += "-x" }
+        let visits = locales.compactMap(visit)
+        guard visits.count == locales.count, let otherVisit = visit(other) else { return nil }
+        let fields = TranscriptEvent.Fields.sorted(constants)
+        return FixedVisit(
+            handler: handler, callFields: fields,
+            callEvent: JSONLinesEncoder.encodedEvent(.handlerCall(step: id, handler: label, params: fields)),
+            locales: locales, visits: visits, other: otherVisit)
     }
 }
 
-struct CompiledAttempts: Sendable {
-    let limit: String
-    let counts: Set<String>
-    let resets: Set<String>
+/// Answers no name: what literal templates are rendered with.
+private struct NoValues: ValueProvider {
+    func value(at path: [String]) -> Value? { nil }
 }
 
-struct CompiledLimit: Sendable {
+final class CompiledAttempts: Sendable {
+    let limit: CompiledLimit
+    let counts: Set<String>
+    let resets: Set<String>
+    /// The step's `attempt` events for every action and each count from 0 to the limit's
+    /// maximum, prepared (for limits of at most 64 attempts).
+    private let events: [[UInt8]]
+
+    init(step: String, limit: CompiledLimit, counts: Set<String>, resets: Set<String>) {
+        self.limit = limit
+        self.counts = counts
+        self.resets = resets
+        var events: [[UInt8]] = []
+        if limit.max <= 64 {
+            for action in TranscriptEvent.AttemptAction.allCases {
+                for count in 0...max(0, limit.max) {
+                    events.append(
+                        JSONLinesEncoder.encodedEvent(
+                            .attempt(step: step, limit: limit.name, action: action, count: count, max: limit.max)))
+                }
+            }
+        }
+        self.events = events
+    }
+
+    /// The prepared JSON of an `attempt` event at this step, if it was prepared.
+    func event(_ action: TranscriptEvent.AttemptAction, count: Int) -> [UInt8]? {
+        guard !events.isEmpty, count >= 0, count <= limit.max,
+            let row = TranscriptEvent.AttemptAction.allCases.firstIndex(of: action)
+        else { return nil }
+        return events[row * (limit.max + 1) + count]
+    }
+}
+
+final class CompiledLimit: Sendable {
     let name: String
     let max: Int
     let counter: VariableReference
     let exceeded: CompiledTransition
     let keep: Bool
+
+    init(name: String, max: Int, counter: VariableReference, exceeded: CompiledTransition, keep: Bool) {
+        self.name = name
+        self.max = max
+        self.counter = counter
+        self.exceeded = exceeded
+        self.keep = keep
+    }
 }
 
-struct CompiledTransition: Sendable {
+final class CompiledTransition: Sendable {
     let branches: [CompiledBranch]
+    /// The data the outcome that leads here carries (nil for a limit's transition).
+    let data: [DataSpec]?
+    /// The JSON of the `outcome` event that leads here, when the outcome carries no data.
+    let outcomeEvent: [UInt8]?
+
+    init(branches: [CompiledBranch], data: [DataSpec]? = nil, outcomeEvent: [UInt8]? = nil) {
+        self.branches = branches
+        self.data = data
+        self.outcomeEvent = outcomeEvent
+    }
 }
 
-struct CompiledBranch: Sendable {
+final class CompiledBranch: Sendable {
     let condition: Expression?
     /// `always`, `if 1`, `if 2`, …, or `else`: how transcripts name the branch taken.
     let label: String
     let assignments: [(target: VariableReference, value: CompiledValue)]
     let target: Target
+    /// The JSON of the `transition` event when the branch is taken for its step's outcome
+    /// (nil for the transitions of limits, which many steps share).
+    let event: [UInt8]?
+
+    init(
+        condition: Expression?, label: String, assignments: [(target: VariableReference, value: CompiledValue)],
+        target: Target, event: [UInt8]?
+    ) {
+        self.condition = condition
+        self.label = label
+        self.assignments = assignments
+        self.target = target
+        self.event = event
+    }
 }
 
 /// A value written in a journey, typed: a constant, or a template evaluated at run time.

@@ -1,8 +1,8 @@
 /// The journey interpreter as a pure state machine: no I/O, no clock, no randomness.
 ///
 /// Each event (``start()``, ``complete(_:inputs:)``, ``restart()``, …) moves the machine and
-/// returns the ``Action`` its caller must perform next; transcript records are queued and
-/// taken with ``takeRecords()``. ``JourneyRunner`` drives it with real handlers and a driver;
+/// returns the ``Action`` its caller must perform next. Transcript records are queued and
+/// taken with ``takeRecords()``, or, with a ``sink`` attached, written to it as they happen. ``JourneyRunner`` drives it with real handlers and a driver;
 /// tests drive it directly.
 public struct JourneyMachine {
     public struct Configuration: Sendable {
@@ -38,6 +38,8 @@ public struct JourneyMachine {
     private let rootParams: [String: Value]
     private var frames: [Frame] = []
     private var records: [TranscriptRecord] = []
+    /// Where records go as they happen; nil queues them for ``takeRecords()``.
+    public var sink: (any TranscriptSink)?
     private var phase = Phase.ready
     /// Whether the current step visit has charged its attempt limit.
     private var attemptCharged = false
@@ -69,7 +71,7 @@ public struct JourneyMachine {
 
     /// Takes the transcript records queued since the last call.
     public mutating func takeRecords() -> [TranscriptRecord] {
-        defer { records.removeAll(keepingCapacity: true) }
+        defer { records = [] }
         return records
     }
 
@@ -99,17 +101,20 @@ public struct JourneyMachine {
             return failure(nil, "a handler result arrived while no step was running")
         }
         let step = frame.journey.steps[frame.step]
-        guard let spec = step.contract.outcome(named: result.outcome) else {
+        let transition = step.transitions[result.outcome]
+        guard let specs = transition?.data ?? step.contract.outcome(named: result.outcome)?.data else {
             return failure(
                 step.id,
                 "handler '\(step.label)' returned outcome '\(result.outcome)', which its contract does not declare")
         }
-        let data = Dictionary(
-            uniqueKeysWithValues: spec.data.compactMap { d in
-                result.data[d.name].map { (d.name, $0.secret(if: d.type.secret)) }
-            })
-        emit(.outcome(step: step.id, outcome: result.outcome, data: .sorted(data)))
-        return follow(outcome: result.outcome, data: data, inputs: inputs)
+        var data: [String: Value] = [:]
+        for d in specs {
+            if let value = result.data[d.name] { data[d.name] = value.secret(if: d.type.secret) }
+        }
+        emit(
+            .outcome(step: step.id, outcome: result.outcome, data: data.isEmpty ? [] : .sorted(data)),
+            encoded: transition?.outcomeEvent)
+        return follow(outcome: result.outcome, transition: transition, data: data, inputs: inputs)
     }
 
     /// The handler of the current step threw; the run fails with the message recorded.
@@ -152,11 +157,11 @@ public struct JourneyMachine {
     public mutating func chargeAttempt() {
         guard phase == .awaitingHandler || phase == .ready, !attemptCharged, let frame = frames.last else { return }
         let step = frame.journey.steps[frame.step]
-        guard let attempts = step.attempts, let limit = frame.journey.limits[attempts.limit] else { return }
+        guard let limit = step.attempts?.limit else { return }
         let count = counter(limit) + 1
         setCounter(limit, count)
         attemptCharged = true
-        emit(.attempt(step: step.id, limit: limit.name, action: .charged, count: count, max: limit.max))
+        emitAttempt(step, .charged, count: count)
     }
 
     /// Records a handler's HTTP exchange for the current step.
@@ -220,18 +225,29 @@ public struct JourneyMachine {
                     )
                 }
                 frames[frames.count - 1].step = index
-                emit(.stepEnter(step: step.id, handler: step.label))
+                emit(.stepEnter(step: step.id, handler: step.label), encoded: step.enterEvent)
                 attemptCharged = false
-                if let attempts = step.attempts, let limit = frame.journey.limits[attempts.limit] {
+                if let limit = step.attempts?.limit {
                     let count = counter(limit)
                     if count >= limit.max {
-                        emit(
-                            .attempt(step: step.id, limit: limit.name, action: .exceeded, count: count, max: limit.max))
+                        emitAttempt(step, .exceeded, count: count)
                         switch exceed(limit, from: step.id, outcome: "limit") {
                         case .success(let next): target = next; continue
                         case .failure(let error): return failure(step.id, error.message)
                         }
                     }
+                }
+                // A step whose parameters and screen never change: nothing to evaluate or render.
+                if let fixed = step.fixedVisit {
+                    let visit = fixed.visit(in: locale)
+                    if let screen = visit.screen {
+                        emit(.screen(step: step.id, screen: screen), encoded: visit.screenEvent)
+                    }
+                    emit(
+                        .handlerCall(step: step.id, handler: step.label, params: fixed.callFields),
+                        encoded: fixed.callEvent)
+                    phase = .awaitingHandler
+                    return .runHandler(fixed.handler, visit.invocation)
                 }
                 let lookup = Lookup(frame: frames[frames.count - 1], device: device)
                 var params: [String: Value] = [:]
@@ -261,7 +277,10 @@ public struct JourneyMachine {
                     continue
                 case .handler(let handler):
                     let screen: RenderedScreen?
-                    switch render(step.screen, step.actionConditions, frame.journey, lookup) {
+                    switch Self.render(
+                        step.screen, step.actionConditions, locale: locale,
+                        fallback: frame.journey.source.defaultLocale, lookup)
+                    {
                     case .success(let s): screen = s
                     case .failure(let error): return failure(step.id, "cannot render the screen: \(error.message)")
                     }
@@ -295,7 +314,7 @@ public struct JourneyMachine {
                 emit(.subjourneyExit(journey: frame.journey.id, end: end.id, kind: end.kind, outputs: .sorted(outputs)))
                 let caller = frames[frames.count - 1].journey.steps[frames[frames.count - 1].step]
                 emit(.outcome(step: caller.id, outcome: end.id, data: .sorted(outputs)))
-                switch resolve(outcome: end.id, data: outputs, inputs: [:]) {
+                switch resolve(outcome: end.id, transition: caller.transitions[end.id], data: outputs, inputs: [:]) {
                 case .success(let next): target = next
                 case .failure(let error): return failure(caller.id, error.message)
                 }
@@ -303,9 +322,11 @@ public struct JourneyMachine {
         }
     }
 
-    private mutating func follow(outcome: String, data: [String: Value], inputs: [String: Value]) -> Action {
+    private mutating func follow(
+        outcome: String, transition: CompiledTransition?, data: [String: Value], inputs: [String: Value]
+    ) -> Action {
         phase = .ready
-        switch resolve(outcome: outcome, data: data, inputs: inputs) {
+        switch resolve(outcome: outcome, transition: transition, data: data, inputs: inputs) {
         case .success(let target): return go(to: target)
         case .failure(let error): return failure(currentStepId, error.message)
         }
@@ -315,34 +336,36 @@ public struct JourneyMachine {
         frames.last.map { $0.journey.steps[$0.step].id }
     }
 
-    /// Applies the attempt rules and the transition of `outcome` at the current step.
+    /// Applies the attempt rules and the transition of `outcome` at the current step
+    /// (`transition`, looked up by the caller).
     private mutating func resolve(
-        outcome: String, data: [String: Value], inputs: [String: Value]
+        outcome: String, transition: CompiledTransition?, data: [String: Value], inputs: [String: Value]
     ) -> Result<Target, RunFailureMessage> {
         let frame = frames[frames.count - 1]
         let step = frame.journey.steps[frame.step]
-        if let attempts = step.attempts, let limit = frame.journey.limits[attempts.limit] {
+        if let attempts = step.attempts {
+            let limit = attempts.limit
             if attempts.counts.contains(outcome) {
                 if !attemptCharged { chargeAttempt() }
                 let count = counter(limit)
                 if count >= limit.max {
-                    emit(.attempt(step: step.id, limit: limit.name, action: .exceeded, count: count, max: limit.max))
+                    emitAttempt(step, .exceeded, count: count)
                     return exceed(limit, from: step.id, outcome: outcome, inputs: inputs, data: data)
                 }
             } else if attempts.resets.contains(outcome) {
                 setCounter(limit, 0)
-                emit(.attempt(step: step.id, limit: limit.name, action: .reset, count: 0, max: limit.max))
+                emitAttempt(step, .reset, count: 0)
             } else if attemptCharged {
                 let count = max(0, counter(limit) - 1)
                 setCounter(limit, count)
-                emit(.attempt(step: step.id, limit: limit.name, action: .refunded, count: count, max: limit.max))
+                emitAttempt(step, .refunded, count: count)
             }
             attemptCharged = false
         }
-        guard let transition = step.transitions[outcome] else {
+        guard let transition else {
             return .failure(.init("step '\(step.id)' has no transition for outcome '\(outcome)'"))
         }
-        return take(transition, from: step.id, outcome: outcome, inputs: inputs, data: data)
+        return take(transition, from: step.id, outcome: outcome, inputs: inputs, data: data, prepared: true)
     }
 
     private mutating func exceed(
@@ -354,10 +377,22 @@ public struct JourneyMachine {
             limit.exceeded, from: step, outcome: "\(outcome) (limit \(limit.name) reached)", inputs: inputs, data: data)
     }
 
+    /// - Parameter prepared: whether the transition is taken for its step's own outcome, so
+    ///   its branches' prepared events apply.
     private mutating func take(
         _ transition: CompiledTransition, from step: String, outcome: String, inputs: [String: Value],
-        data: [String: Value]
+        data: [String: Value], prepared: Bool = false
     ) -> Result<Target, RunFailureMessage> {
+        // The common transition (one branch, no condition, nothing to assign) reads nothing.
+        if transition.branches.count == 1, let branch = transition.branches.first, branch.condition == nil,
+            branch.assignments.isEmpty
+        {
+            let journey = frames[frames.count - 1].journey
+            emit(
+                .transition(from: step, outcome: outcome, branch: branch.label, to: journey.name(of: branch.target)),
+                encoded: prepared ? branch.event : nil)
+            return .success(branch.target)
+        }
         var lookup = Lookup(frame: frames[frames.count - 1], device: device, inputs: inputs, outcome: data)
         for branch in transition.branches {
             if let condition = branch.condition {
@@ -380,7 +415,9 @@ public struct JourneyMachine {
                 lookup.device = device
             }
             let journey = frames[frames.count - 1].journey
-            emit(.transition(from: step, outcome: outcome, branch: branch.label, to: journey.name(of: branch.target)))
+            emit(
+                .transition(from: step, outcome: outcome, branch: branch.label, to: journey.name(of: branch.target)),
+                encoded: prepared ? branch.event : nil)
             return .success(branch.target)
         }
         return .failure(.init("no branch matched for '\(outcome)' at step '\(step)'"))
@@ -422,11 +459,12 @@ public struct JourneyMachine {
         }
     }
 
-    private func render(
-        _ screen: Screen?, _ conditions: [String: Expression], _ journey: CompiledJourney, _ lookup: Lookup
+    /// A step's screen with its texts in `locale` (falling back to `fallback`).
+    static func render(
+        _ screen: Screen?, _ conditions: [String: Expression], locale: String, fallback: String,
+        _ lookup: some ValueProvider
     ) -> Result<RenderedScreen?, EvaluationError> {
         guard let screen else { return .success(nil) }
-        let fallback = journey.source.defaultLocale
         func text(_ t: LocalizedText?) throws(EvaluationError) -> String? {
             guard let template = t?.template(for: locale, fallback: fallback) else { return nil }
             return try template.display(in: lookup)
@@ -480,8 +518,26 @@ public struct JourneyMachine {
         return .failed(RunResult(end: nil, kind: nil, failure: message, steps: stepsTaken))
     }
 
-    private mutating func emit(_ event: TranscriptEvent) {
-        records.append(TranscriptRecord(time: device.elapsed, depth: max(0, frames.count - 1), event: event))
+    /// Records what happened to the step's attempt limit, with the event prepared when the
+    /// count is one the limit can reach.
+    private mutating func emitAttempt(
+        _ step: CompiledStep, _ action: TranscriptEvent.AttemptAction, count: Int
+    ) {
+        guard let attempts = step.attempts else { return }
+        let limit = attempts.limit
+        emit(
+            .attempt(step: step.id, limit: limit.name, action: action, count: count, max: limit.max),
+            encoded: attempts.event(action, count: count))
+    }
+
+    /// Queues a transcript record; `encoded` is the event's JSON when it was prepared ahead.
+    private mutating func emit(_ event: consuming TranscriptEvent, encoded: consuming [UInt8]? = nil) {
+        assert(
+            encoded == nil || encoded == JSONLinesEncoder.encodedEvent(event),
+            "a prepared event's JSON must be the event's own: \(event)")
+        let record = TranscriptRecord(
+            time: device.elapsed, depth: max(0, frames.count - 1), event: event, encoded: encoded)
+        if let sink { sink.record(record) } else { records.append(record) }
     }
 
     /// Reads names for expressions: params, state, stored values, the device, inputs and outcome data.

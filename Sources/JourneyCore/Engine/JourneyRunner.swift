@@ -24,13 +24,12 @@ public struct JourneyRunner {
         driver: some InputDriver, network: NetworkTransport? = nil, transcript sink: some TranscriptSink,
         header: TranscriptEvent.Header? = nil
     ) async -> Outcome {
-        let context = RunContext(
-            machine: JourneyMachine(
-                library: library, journey: journey, params: params, device: device, configuration: configuration),
-            driver: driver, network: network, sink: sink)
+        var machine = JourneyMachine(
+            library: library, journey: journey, params: params, device: device, configuration: configuration)
+        machine.sink = sink
+        let context = RunContext(machine: machine, driver: driver, network: network)
         if let header { sink.record(TranscriptRecord(time: 0, depth: 0, event: .header(header))) }
         var action = context.machine.start()
-        context.flush()
         while true {
             switch action {
             case .finished(let result), .failed(let result):
@@ -50,7 +49,6 @@ public struct JourneyRunner {
                 } catch {
                     action = context.machine.fail("\(type(of: error)) was thrown")
                 }
-                context.flush()
             }
         }
     }
@@ -64,23 +62,20 @@ public enum RunInterruption: Error, Sendable, Equatable {
     case abort(String)
 }
 
-/// The ``HandlerContext`` of one run.
-final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContext {
+/// The ``HandlerContext`` of one run. The machine writes its records straight to the run's sink.
+final class RunContext<Driver: InputDriver>: HandlerContext {
     var machine: JourneyMachine
     let driver: Driver
     let network: NetworkTransport?
-    let sink: Sink
     var inputs: [String: Value] = [:]
 
-    init(machine: JourneyMachine, driver: Driver, network: NetworkTransport?, sink: Sink) {
+    init(machine: JourneyMachine, driver: Driver, network: NetworkTransport?) {
         self.machine = machine
         self.driver = driver
         self.network = network
-        self.sink = sink
     }
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        defer { flush() }
         let url = request.displayURL ?? request.url
         guard machine.device.profile.online else {
             machine.recordHTTP(method: request.method, url: url, status: nil, error: "offline")
@@ -101,29 +96,27 @@ final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContex
         }
     }
 
-    func flush() {
-        for record in machine.takeRecords() { sink.record(record) }
-    }
-
     func input(_ request: InputRequest) async throws -> [String: Value] {
         while true {
             let reply = try await driver.next(for: request)
             switch reply {
             case .advance(let ms):
                 machine.advanceClock(by: ms, reason: "scenario")
-                flush()
             case .restart:
                 throw RunInterruption.restart
             case .input(let values):
-                for name in values.keys.sorted() where request.inputs.first(where: { $0.name == name }) == nil {
-                    let asked = request.inputs.map(\.name)
-                    throw RunInterruption.abort(
-                        "input '\(name)' was given for step '\(request.step)', which asks for \(asked.isEmpty ? "nothing" : asked.joined(separator: ", "))"
-                    )
+                let asks = request.inputs
+                if !values.keys.allSatisfy({ name in asks.contains { $0.name == name } }) {
+                    for name in values.keys.sorted() where !asks.contains(where: { $0.name == name }) {
+                        let asked = asks.map(\.name)
+                        throw RunInterruption.abort(
+                            "input '\(name)' was given for step '\(request.step)', which asks for \(asked.isEmpty ? "nothing" : asked.joined(separator: ", "))"
+                        )
+                    }
                 }
-                var typed: [String: Value] = [:]
-                var shown: [String: Value] = [:]
-                for spec in request.inputs {
+                var typed = values
+                var shown = values
+                for spec in asks where spec.type.secret || spec.redactsQuery {
                     guard let value = values[spec.name] else { continue }
                     typed[spec.name] = value.secret(if: spec.type.secret)
                     shown[spec.name] = typed[spec.name]
@@ -132,8 +125,7 @@ final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContex
                     }
                 }
                 machine.recordInput(shown)
-                flush()
-                inputs.merge(typed) { $1 }
+                if inputs.isEmpty { inputs = typed } else { inputs.merge(typed) { $1 } }
                 return typed
             }
         }
@@ -144,7 +136,6 @@ final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContex
 
     func wait(milliseconds: Int, reason: String) {
         machine.advanceClock(by: milliseconds, reason: reason)
-        flush()
     }
 
     func stored(_ key: String) -> Value? { machine.device.store[key] }
@@ -153,11 +144,9 @@ final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContex
 
     func chargeAttempt() {
         machine.chargeAttempt()
-        flush()
     }
 
     func store(_ key: String, _ value: Value?) {
         machine.store(key, value)
-        flush()
     }
 }

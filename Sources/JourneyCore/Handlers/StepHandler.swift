@@ -10,36 +10,72 @@ public protocol StepHandler: Sendable {
 }
 
 /// Everything a handler gets for one step: evaluated parameters and the rendered screen.
+///
+/// Shared, not copied: the interpreter prepares the invocations of steps that never change
+/// once, and handing one to a handler costs a reference.
 public struct HandlerInvocation: Sendable {
-    public var journey: String
-    public var step: String
-    public var parameters: [String: Value]
-    public var maps: [String: [(key: String, value: String)]]
-    public var screen: RenderedScreen?
-    public var contract: StepContract
+    private final class Storage: Sendable {
+        let journey: String
+        let step: String
+        let parameters: [String: Value]
+        let maps: [String: [(key: String, value: String)]]
+        let screen: RenderedScreen?
+        let contract: StepContract
+        let displays: [String: String]
+        let request: InputRequest
+
+        init(
+            journey: String, step: String, parameters: [String: Value],
+            maps: [String: [(key: String, value: String)]], screen: RenderedScreen?, contract: StepContract,
+            displays: [String: String]
+        ) {
+            self.journey = journey
+            self.step = step
+            self.parameters = parameters
+            self.maps = maps
+            self.screen = screen
+            self.contract = contract
+            self.displays = displays
+            self.request = InputRequest(journey: journey, step: step, inputs: contract.inputs, screen: screen)
+        }
+    }
+
+    private let storage: Storage
+
+    public var journey: String { storage.journey }
+    public var step: String { storage.step }
+    public var parameters: [String: Value] { storage.parameters }
+    public var maps: [String: [(key: String, value: String)]] { storage.maps }
+    public var screen: RenderedScreen? { storage.screen }
+    public var contract: StepContract { storage.contract }
     /// For parameters written as templates that mix text with secrets: the text with each
     /// secret shown as `•••`, for handlers to record (a URL with a code in its path).
-    public var displays: [String: String]
+    public var displays: [String: String] { storage.displays }
 
     public init(
         journey: String, step: String, parameters: [String: Value], maps: [String: [(key: String, value: String)]],
         screen: RenderedScreen?, contract: StepContract, displays: [String: String] = [:]
     ) {
-        self.journey = journey
-        self.step = step
-        self.parameters = parameters
-        self.maps = maps
-        self.screen = screen
-        self.contract = contract
-        self.displays = displays
+        storage = Storage(
+            journey: journey, step: step, parameters: parameters, maps: maps, screen: screen, contract: contract,
+            displays: displays)
     }
 
     /// The parameter's value, or nil when it was not given and has no default.
-    public subscript(parameter name: String) -> Value? { parameters[name] }
+    public subscript(parameter name: String) -> Value? { storage.parameters[name] }
+
+    /// The screen's action with this id, if the step shows one.
+    public func action(_ id: String) -> RenderedScreen.Action? {
+        storage.screen?.actions.first { $0.id == id }
+    }
+
+    /// Whether the screen shows an action the user can press.
+    public var hasEnabledAction: Bool { storage.screen?.actions.contains(where: \.enabled) ?? false }
 
     /// An input request for this step asking for `inputs` (by default all the step's inputs).
     public func request(_ inputs: [InputSpec]? = nil) -> InputRequest {
-        InputRequest(journey: journey, step: step, inputs: inputs ?? contract.inputs, screen: screen)
+        guard let inputs else { return storage.request }
+        return InputRequest(journey: journey, step: step, inputs: inputs, screen: screen)
     }
 }
 

@@ -35,6 +35,8 @@ public struct ProjectLoader: Sendable {
     public var yaml: SafeYAML
 
     static let fileKind = "file.kind"
+    /// Below this much YAML, reading files on other threads costs more than it saves.
+    static let parallelBytes = 64 << 10
 
     public init(handlers: HandlerRegistry, yaml: SafeYAML = SafeYAML()) {
         self.handlers = handlers
@@ -51,6 +53,59 @@ public struct ProjectLoader: Sendable {
         return text.split(separator: "\n").contains { $0.hasPrefix("journey:") }
     }
 
+    /// What one file came to, read on its own.
+    enum FileResult {
+        case skipped
+        case problems([Diagnostic])
+        /// A journey from the files searched for sub-journeys, used only if called.
+        case candidate(id: String, journey: Journey?, diagnostics: [Diagnostic])
+        /// A journey; `broken` names it when it has errors.
+        case journey(Journey?, diagnostics: [Diagnostic], broken: String?)
+        case scenario(Scenario?, diagnostics: [Diagnostic])
+    }
+
+    /// Parses and loads one file: YAML, then the journey or scenario model.
+    func read(_ file: SourceFile) -> FileResult {
+        if file.journeyOnly && !Self.looksLikeJourney(file.data) { return .skipped }
+        let root: YAMLNode
+        switch yaml.parse(file.data, path: file.path) {
+        case .failure(let failure):
+            return file.journeyOnly ? .skipped : .problems(failure.diagnostics.items)
+        case .success(let node): root = node
+        }
+        guard case .mapping(let entries) = root.kind, let first = entries.first?.key else {
+            if file.journeyOnly { return .skipped }
+            var d = DiagnosticList()
+            d.error(
+                Self.fileKind,
+                "expected a journey (starting with 'journey:') or a scenario (starting with 'scenario:')",
+                at: root.location)
+            return .problems(d.items)
+        }
+        if file.journeyOnly {
+            guard first == "journey", let id = entries[0].value.scalar else { return .skipped }
+            let (journey, diagnostics) = JourneyLoader(yaml: yaml).load(root, path: file.path)
+            return .candidate(id: id, journey: journey, diagnostics: diagnostics.items)
+        } else if first == "journey" || (first != "scenario" && entries.contains { $0.key == "steps" }) {
+            let (journey, diagnostics) = JourneyLoader(yaml: yaml).load(root, path: file.path)
+            var broken: String?
+            if journey?.isIncomplete ?? true, let id = entries.first(where: { $0.key == "journey" })?.value.scalar {
+                broken = id
+            }
+            return .journey(journey, diagnostics: diagnostics.items, broken: broken)
+        } else if first == "scenario" || entries.contains(where: { $0.key == "script" }) {
+            let (scenario, diagnostics) = ScenarioLoader(yaml: yaml).load(root, path: file.path)
+            return .scenario(scenario, diagnostics: diagnostics.items)
+        } else {
+            var d = DiagnosticList()
+            d.error(
+                Self.fileKind,
+                "expected a journey (starting with 'journey:') or a scenario (starting with 'scenario:'), found '\(first):'\(Suggestion.hint(for: first, in: ["journey", "scenario"]))",
+                at: entries[0].keyLocation)
+            return .problems(d.items)
+        }
+    }
+
     public func load(_ files: [SourceFile]) -> Project {
         var d = DiagnosticList()
         var journeys: [Journey] = []
@@ -62,46 +117,24 @@ public struct ProjectLoader: Sendable {
         var broken: Set<String> = []
         // Journeys from files searched for sub-journeys: used only when needed.
         var candidates: [String: (journey: Journey?, diagnostics: [Diagnostic])] = [:]
-        for file in files {
-            if file.journeyOnly && !Self.looksLikeJourney(file.data) { continue }
-            let root: YAMLNode
-            switch yaml.parse(file.data, path: file.path) {
-            case .failure(let failure):
-                if !file.journeyOnly { d.append(contentsOf: failure.diagnostics.items) }
-                continue
-            case .success(let node): root = node
-            }
-            guard case .mapping(let entries) = root.kind, let first = entries.first?.key else {
-                if !file.journeyOnly {
-                    d.error(
-                        Self.fileKind,
-                        "expected a journey (starting with 'journey:') or a scenario (starting with 'scenario:')",
-                        at: root.location)
-                }
-                continue
-            }
-            if file.journeyOnly {
-                guard first == "journey", let id = entries[0].value.scalar, candidates[id] == nil else { continue }
-                let (journey, diagnostics) = JourneyLoader(yaml: yaml).load(root, path: file.path)
-                candidates[id] = (journey, diagnostics.items)
-            } else if first == "journey" || (first != "scenario" && entries.contains { $0.key == "steps" }) {
+        // Files are independent until they are compiled together: read them on every core,
+        // then take the results in the order the files were given.
+        let bytes = files.reduce(0) { $0 + $1.data.count }
+        for result in Parallel.map(files, parallel: bytes >= Self.parallelBytes, read) {
+            switch result {
+            case .skipped: break
+            case .problems(let items): d.append(contentsOf: items)
+            case .candidate(let id, let journey, let diagnostics):
+                if candidates[id] == nil { candidates[id] = (journey, diagnostics) }
+            case .journey(let journey, let diagnostics, let brokenId):
                 journeyFiles += 1
-                let (journey, diagnostics) = JourneyLoader(yaml: yaml).load(root, path: file.path)
-                d.append(contentsOf: diagnostics.items)
+                d.append(contentsOf: diagnostics)
                 if let journey { journeys.append(journey) }
-                if journey?.isIncomplete ?? true, let id = entries.first(where: { $0.key == "journey" })?.value.scalar {
-                    broken.insert(id)
-                }
-            } else if first == "scenario" || entries.contains(where: { $0.key == "script" }) {
+                if let brokenId { broken.insert(brokenId) }
+            case .scenario(let scenario, let diagnostics):
                 scenarioFiles += 1
-                let (scenario, diagnostics) = ScenarioLoader(yaml: yaml).load(root, path: file.path)
-                d.append(contentsOf: diagnostics.items)
+                d.append(contentsOf: diagnostics)
                 if let scenario { scenarios.append(scenario) }
-            } else {
-                d.error(
-                    Self.fileKind,
-                    "expected a journey (starting with 'journey:') or a scenario (starting with 'scenario:'), found '\(first):'\(Suggestion.hint(for: first, in: ["journey", "scenario"]))",
-                    at: entries[0].keyLocation)
             }
         }
         // Add the searched journeys that the named files call or play, transitively.

@@ -2,7 +2,7 @@
 ///
 /// A secret value (a PIN, a code, a token) is wrapped in ``Value/secret(_:)`` at its source, so
 /// every renderer can redact it without knowing where it came from.
-public indirect enum Value: Hashable, Sendable {
+public enum Value: Hashable, Sendable {
     case string(String)
     case int(Int)
     case bool(Bool)
@@ -10,7 +10,7 @@ public indirect enum Value: Hashable, Sendable {
     /// A duration in milliseconds.
     case duration(Int)
     /// A value that must never be shown; transcripts print `•••` in its place.
-    case secret(Value)
+    indirect case secret(Value)
 
     /// What transcripts and docs print for any secret.
     public static let redacted = "•••"

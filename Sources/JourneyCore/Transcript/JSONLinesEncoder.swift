@@ -13,6 +13,16 @@ public struct JSONLinesEncoder: Sendable {
     /// Appends one record as one line of JSON (with its newline) to `bytes`; the fast path
     /// for sinks that write or count bytes.
     public func encode(_ record: TranscriptRecord, into bytes: inout [UInt8]) {
+        if let encoded = record.encodedEvent {
+            // `{"t":T,"depth":D,` and the event's prepared JSON.
+            JSONWriter.append(#"{"t":"#, to: &bytes)
+            JSONWriter.appendInt(record.time, to: &bytes)
+            JSONWriter.append(#","depth":"#, to: &bytes)
+            JSONWriter.appendInt(record.depth, to: &bytes)
+            bytes.append(0x2C)
+            bytes.append(contentsOf: encoded)
+            return
+        }
         var w = JSONWriter(buffer: bytes)
         bytes = []
         defer { bytes = w.buffer }
@@ -154,6 +164,18 @@ public struct JSONLinesEncoder: Sendable {
         }
         w.close()
         w.newline()
+    }
+}
+
+extension JSONLinesEncoder {
+    /// The JSON of `event` after `"depth":N,`, newline included: what a record carries as
+    /// its ``TranscriptRecord/encodedEvent`` for events prepared ahead of a run.
+    static func encodedEvent(_ event: TranscriptEvent) -> [UInt8] {
+        var bytes: [UInt8] = []
+        JSONLinesEncoder().encode(TranscriptRecord(time: 0, depth: 0, event: event), into: &bytes)
+        let prefix = Array(#"{"t":0,"depth":0,"#.utf8)
+        precondition(bytes.starts(with: prefix), "a prepared event starts with its time and depth")
+        return Array(bytes[prefix.count...])
     }
 }
 
@@ -299,8 +321,18 @@ struct JSONWriter {
     }
 
     mutating func writeInt(_ value: Int) {
-        if value == 0 {
-            buffer.append(UInt8(ascii: "0"))
+        Self.appendInt(value, to: &buffer)
+    }
+
+    /// Appends text fixed in the source to `buffer`.
+    static func append(_ text: StaticString, to buffer: inout [UInt8]) {
+        buffer.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// Appends an integer's decimal digits to `buffer`.
+    static func appendInt(_ value: Int, to buffer: inout [UInt8]) {
+        if value >= 0 && value < 10 {
+            buffer.append(UInt8(ascii: "0") + UInt8(value))
             return
         }
         var digits:

@@ -5,12 +5,30 @@ public struct TranscriptRecord: Sendable, Equatable {
     public var time: Int
     /// 0 for the root journey, 1 inside a sub-journey it calls, and so on.
     public var depth: Int
-    public var event: TranscriptEvent
+    /// What happened (fixed once recorded, so its prepared JSON cannot go stale).
+    public let event: TranscriptEvent
+    /// The event's JSON, prepared when the journey was compiled for events that never change
+    /// between visits (entering a step, a screen without templates, a transition): everything
+    /// after `"depth":N,` up to and including the newline. ``JSONLinesEncoder`` copies it
+    /// instead of encoding the event again. Not part of the record's identity.
+    let encodedEvent: [UInt8]?
 
     public init(time: Int, depth: Int, event: TranscriptEvent) {
         self.time = time
         self.depth = depth
         self.event = event
+        self.encodedEvent = nil
+    }
+
+    init(time: Int, depth: Int, event: TranscriptEvent, encoded: [UInt8]?) {
+        self.time = time
+        self.depth = depth
+        self.event = event
+        self.encodedEvent = encoded
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.time == rhs.time && lhs.depth == rhs.depth && lhs.event == rhs.event
     }
 }
 
@@ -53,7 +71,7 @@ public enum TranscriptEvent: Sendable, Equatable {
         }
     }
 
-    public enum AttemptAction: String, Sendable, Equatable {
+    public enum AttemptAction: String, Sendable, Equatable, CaseIterable {
         case charged, refunded, reset, exceeded
     }
 
@@ -106,7 +124,8 @@ public enum TranscriptEvent: Sendable, Equatable {
 extension TranscriptEvent.Fields {
     /// Fields from a dictionary, sorted by name.
     public static func sorted(_ values: [String: Value]) -> Self {
-        values.keys.sorted().map { TranscriptEvent.Pair($0, values[$0]!) }
+        if values.count <= 1 { return values.map { TranscriptEvent.Pair($0.key, $0.value) } }
+        return values.sorted { $0.key < $1.key }.map { TranscriptEvent.Pair($0.key, $0.value) }
     }
 }
 

@@ -124,13 +124,35 @@ public struct TranscriptTextRenderer: Sendable {
         return out + "\""
     }
 
-    /// An ISO 8601 UTC timestamp for an epoch in milliseconds.
+    /// An ISO 8601 UTC timestamp for an epoch in milliseconds: `2026-01-01T09:00:00Z`, with
+    /// `.SSS` when the time has milliseconds. Computed directly (proleptic Gregorian calendar),
+    /// so rendering a transcript never loads a date formatter.
     public static func isoDate(_ ms: Int) -> String {
-        let date = Date(timeIntervalSince1970: Double(ms) / 1000)
-        let formatter = ISO8601DateFormatter()
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.formatOptions =
-            ms % 1000 == 0 ? [.withInternetDateTime] : [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
+        let (seconds, millis) = floorDivMod(ms, 1000)
+        let (days, secondOfDay) = floorDivMod(seconds, 86_400)
+        // Days since 1970-01-01 to year, month, day (Hinnant's civil_from_days).
+        let z = days + 719_468
+        let era = floorDivMod(z, 146_097).quotient
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func pad(_ n: Int, _ width: Int) -> String {
+            let digits = String(n.magnitude)
+            return (n < 0 ? "-" : "") + String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        var text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T"
+        text += "\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))"
+        if millis != 0 { text += ".\(pad(millis, 3))" }
+        return text + "Z"
+    }
+
+    private static func floorDivMod(_ a: Int, _ b: Int) -> (quotient: Int, remainder: Int) {
+        let q = a / b
+        let r = a % b
+        return r < 0 ? (q - 1, r + b) : (q, r)
     }
 }

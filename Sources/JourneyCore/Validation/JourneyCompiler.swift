@@ -48,11 +48,17 @@ public struct JourneyCompiler: Sendable {
                 DataSpec(name: output.name.value, type: output.value.typeCheck(in: scope).type ?? TypeInfo(.any))
             }
         }
+        // Each journey compiles on its own against the others' declarations: on every core.
         var compiled: [String: CompiledJourney] = [:]
-        for id in byId.keys.sorted() {
+        let ids = byId.keys.sorted()
+        let steps = byId.values.reduce(0) { $0 + $1.steps.count }
+        let results = Parallel.map(ids, parallel: steps >= 200) { id in
             var context = JourneyContext(journey: byId[id]!, all: byId, outputTypes: outputTypes, handlers: handlers)
             let result = context.compile()
-            d.append(contentsOf: context.diagnostics.items)
+            return (result, context.diagnostics.items)
+        }
+        for (id, (result, diagnostics)) in zip(ids, results) {
+            d.append(contentsOf: diagnostics)
             if let result { compiled[id] = result }
         }
         CallCycleRule.check(byId, into: &d)
@@ -69,6 +75,8 @@ struct JourneyContext {
     let handlers: HandlerRegistry
     let base: TypeScope
     var diagnostics = DiagnosticList()
+    /// The journey's limits, compiled before its steps (which charge them).
+    var compiledLimits: [String: CompiledLimit] = [:]
     typealias C = JourneyCompiler
 
     init(journey: Journey, all: [String: Journey], outputTypes: [String: [DataSpec]], handlers: HandlerRegistry) {
@@ -129,6 +137,7 @@ struct JourneyContext {
             }
         }
 
+        compiledLimits = limits
         var steps: [CompiledStep] = []
         for step in journey.steps {
             if let compiled = self.step(step) { steps.append(compiled) }
@@ -271,9 +280,12 @@ struct JourneyContext {
                 for outcome in charge.counts + charge.resets where contract.outcome(named: outcome.value) == nil {
                     undeclared(outcome, label: label, contract: contract)
                 }
-                attempts = CompiledAttempts(
-                    limit: charge.limit.value, counts: Set(charge.counts.map(\.value)),
-                    resets: Set(charge.resets.map(\.value)))
+                // A limit that did not compile has been reported; the journey will not run.
+                attempts = compiledLimits[charge.limit.value].map {
+                    CompiledAttempts(
+                        step: step.id.value, limit: $0, counts: Set(charge.counts.map(\.value)),
+                        resets: Set(charge.resets.map(\.value)))
+                }
             } else {
                 diagnostics.error(
                     C.unknownLimit,
@@ -289,7 +301,10 @@ struct JourneyContext {
                 continue
             }
             let scope = base.adding(inputs: contract.inputs, outcome: spec.data)
-            if let t = self.transition(transition, scope: scope, what: "'\(outcome.value)' of \(what)") {
+            if let t = self.transition(
+                transition, scope: scope, what: "'\(outcome.value)' of \(what)",
+                taken: (step.id.value, outcome.value))
+            {
                 transitions[outcome.value] = t
             }
         }
@@ -320,7 +335,8 @@ struct JourneyContext {
         }
         return CompiledStep(
             id: step.id.value, label: label, runner: runner, parameters: parameters, maps: maps, screen: step.screen,
-            actionConditions: conditions, contract: contract, attempts: attempts, transitions: transitions)
+            actionConditions: conditions, contract: contract, attempts: attempts, transitions: transitions,
+            journey: journey.id.value, defaultLocale: journey.defaultLocale)
     }
 
     mutating func undeclared(_ outcome: Located<String>, label: String, contract: StepContract) {
@@ -359,7 +375,11 @@ struct JourneyContext {
 
     // MARK: Transitions
 
-    mutating func transition(_ transition: Transition, scope: TypeScope, what: String) -> CompiledTransition? {
+    /// - Parameter taken: the step and outcome the transition belongs to (nil for a limit's),
+    ///   to prepare the transcript events of its branches.
+    mutating func transition(
+        _ transition: Transition, scope: TypeScope, what: String, taken: (step: String, outcome: String)? = nil
+    ) -> CompiledTransition? {
         var branches: [CompiledBranch] = []
         var failed = false
         for (index, branch) in transition.branches.enumerated() {
@@ -407,8 +427,13 @@ struct JourneyContext {
                 continue
             }
             let label = branch.isElse ? "else" : (branch.condition == nil ? "always" : "if \(index + 1)")
+            let event = taken.map {
+                JSONLinesEncoder.encodedEvent(
+                    .transition(from: $0.step, outcome: $0.outcome, branch: label, to: branch.target.value))
+            }
             branches.append(
-                CompiledBranch(condition: condition, label: label, assignments: assignments, target: target))
+                CompiledBranch(
+                    condition: condition, label: label, assignments: assignments, target: target, event: event))
         }
         return failed ? nil : CompiledTransition(branches: branches)
     }

@@ -9,7 +9,7 @@ public struct ScreenHandler: StepHandler {
         actionsAreOutcomes: true)
 
     public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
-        guard invocation.screen?.actions.contains(where: \.enabled) == true else {
+        guard invocation.hasEnabledAction else {
             throw HandlerError("step '\(invocation.step)' shows no enabled action, so the user cannot leave it")
         }
         let (action, _) = try await context.ask(invocation)
@@ -45,7 +45,7 @@ public struct AlertHandler: StepHandler {
             context.wait(milliseconds: ms, reason: "alert dismisses itself")
             return HandlerResult("dismissed")
         }
-        guard invocation.screen?.actions.contains(where: \.enabled) == true else {
+        guard invocation.hasEnabledAction else {
             throw HandlerError("alert '\(invocation.step)' has no enabled action and no 'dismissAfter'")
         }
         let (action, _) = try await context.ask(invocation)

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import JourneyCore
@@ -25,6 +26,21 @@ struct TranscriptTests {
             JSONLinesEncoder().encode(record)
                 == #"{"t":0,"depth":0,"event":"outcome","step":"s","outcome":"o","data":{"list":["x",2],"ok":true}}"#
                 + "\n")
+    }
+
+    /// The header's clock is formatted without a date formatter; Foundation's is the oracle.
+    @Test(arguments: [
+        0, 1, 999, 1000, 86_399_999, 86_400_000, 951_782_400_000, 951_868_800_123, 1_767_258_000_000,
+        1_767_258_000_042, 4_102_444_799_000, 253_402_300_799_999, -1, -86_400_000, -2_208_988_800_000,
+        1_709_164_800_500,
+    ])
+    func isoDatesMatchFoundation(milliseconds: Int) {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.formatOptions =
+            milliseconds % 1000 == 0 ? [.withInternetDateTime] : [.withInternetDateTime, .withFractionalSeconds]
+        let expected = formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+        #expect(TranscriptTextRenderer.isoDate(milliseconds) == expected)
     }
 
     @Test func textRenderingIsOneLinePerEvent() {
