@@ -98,6 +98,18 @@ final class CompiledStep: Sendable {
     let contract: StepContract
     let attempts: CompiledAttempts?
     let transitions: [String: CompiledTransition]
+    /// The same transitions in a list: a step has a few outcomes, and comparing a few short
+    /// names is cheaper than hashing one.
+    private let transitionList: [(outcome: String, transition: CompiledTransition)]
+
+    /// The transition of an outcome.
+    func transition(for outcome: String) -> CompiledTransition? {
+        if transitionList.count <= 12 {
+            for entry in transitionList where entry.outcome == outcome { return entry.transition }
+            return nil
+        }
+        return transitions[outcome]
+    }
 
     // What never changes between visits, prepared once so the interpreter does not redo it
     // on every step: the transcript events' JSON and, for a handler step whose parameters
@@ -107,6 +119,16 @@ final class CompiledStep: Sendable {
     let enterEvent: [UInt8]
     /// The visit in each locale, when nothing in it depends on the run.
     let fixedVisit: FixedVisit?
+    /// The `input` event of pressing each of the screen's actions, when the step takes its
+    /// `action` as plain input.
+    let actionInputs: [(action: String, values: TranscriptEvent.Fields, event: [UInt8])]
+
+    /// The prepared `input` event for exactly these values, if they press one of the actions.
+    func preparedInput(_ values: [String: Value]) -> (values: TranscriptEvent.Fields, event: [UInt8])? {
+        guard values.count == 1, case .string(let pressed)? = values["action"] else { return nil }
+        for input in actionInputs where input.action == pressed { return (input.values, input.event) }
+        return nil
+    }
 
     /// A handler step's visit prepared ahead: its screen and `handler.call` events and the
     /// handler's invocation, per locale.
@@ -175,6 +197,15 @@ final class CompiledStep: Sendable {
                     ? JSONLinesEncoder.encodedEvent(.outcome(step: id, outcome: outcome, data: [])) : nil)
         }
         self.transitions = prepared
+        self.transitionList = prepared.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        if let spec = contract.input(named: "action"), !spec.type.secret, !spec.redactsQuery, let screen {
+            actionInputs = screen.actions.map { action in
+                let values: TranscriptEvent.Fields = [.init("action", .string(action.id.value))]
+                return (action.id.value, values, JSONLinesEncoder.encodedEvent(.input(step: id, values: values)))
+            }
+        } else {
+            actionInputs = []
+        }
         self.fixedVisit = Self.fixedVisit(
             id: id, label: label, runner: runner, parameters: parameters, maps: maps, screen: screen,
             conditions: actionConditions, contract: contract, journey: journey, fallback: defaultLocale)
@@ -235,13 +266,14 @@ private struct NoValues: ValueProvider {
 
 final class CompiledAttempts: Sendable {
     let limit: CompiledLimit
-    let counts: Set<String>
-    let resets: Set<String>
+    /// The outcomes that count and reset (a few each: compared in a list, not hashed).
+    let counts: [String]
+    let resets: [String]
     /// The step's `attempt` events for every action and each count from 0 to the limit's
     /// maximum, prepared (for limits of at most 64 attempts).
     private let events: [[UInt8]]
 
-    init(step: String, limit: CompiledLimit, counts: Set<String>, resets: Set<String>) {
+    init(step: String, limit: CompiledLimit, counts: [String], resets: [String]) {
         self.limit = limit
         self.counts = counts
         self.resets = resets

@@ -64,10 +64,18 @@ public struct JourneyMachine {
         self.rootParams = params
         self.device = device
         self.configuration = configuration
+        self.locale = configuration.locale ?? journey.source.defaultLocale
+    }
+
+    /// The step the innermost journey is at (frames must not be empty). Read in place, so the
+    /// frame's params and state are not copied.
+    private var topStep: CompiledStep {
+        let top = frames.count - 1
+        return frames[top].journey.steps[frames[top].step]
     }
 
     /// The locale texts are rendered in.
-    public var locale: String { configuration.locale ?? root.source.defaultLocale }
+    public let locale: String
 
     /// Takes the transcript records queued since the last call.
     public mutating func takeRecords() -> [TranscriptRecord] {
@@ -77,8 +85,8 @@ public struct JourneyMachine {
 
     /// The id of the step the machine is at, if any.
     public var currentStep: String? {
-        guard let frame = frames.last, phase == .awaitingHandler else { return nil }
-        return frame.journey.steps[frame.step].id
+        guard !frames.isEmpty, phase == .awaitingHandler else { return nil }
+        return topStep.id
     }
 
     /// The state of the current (innermost) journey.
@@ -97,11 +105,11 @@ public struct JourneyMachine {
 
     /// The handler of the current step produced `result`; `inputs` are what the driver gave it.
     public mutating func complete(_ result: HandlerResult, inputs: [String: Value] = [:]) -> Action {
-        guard phase == .awaitingHandler, let frame = frames.last else {
+        guard phase == .awaitingHandler, !frames.isEmpty else {
             return failure(nil, "a handler result arrived while no step was running")
         }
-        let step = frame.journey.steps[frame.step]
-        let transition = step.transitions[result.outcome]
+        let step = topStep
+        let transition = step.transition(for: result.outcome)
         guard let specs = transition?.data ?? step.contract.outcome(named: result.outcome)?.data else {
             return failure(
                 step.id,
@@ -119,8 +127,8 @@ public struct JourneyMachine {
 
     /// The handler of the current step threw; the run fails with the message recorded.
     public mutating func fail(_ message: String) -> Action {
-        guard let frame = frames.last else { return failure(nil, message) }
-        let step = frame.journey.steps[frame.step]
+        guard !frames.isEmpty else { return failure(nil, message) }
+        let step = topStep
         emit(.handlerError(step: step.id, handler: step.label, message: message))
         return failure(step.id, "handler '\(step.label)' failed: \(message)")
     }
@@ -155,8 +163,8 @@ public struct JourneyMachine {
     /// kill between here and the outcome cannot give the attempt back. Charged once per visit;
     /// outcomes that neither count nor reset give it back.
     public mutating func chargeAttempt() {
-        guard phase == .awaitingHandler || phase == .ready, !attemptCharged, let frame = frames.last else { return }
-        let step = frame.journey.steps[frame.step]
+        guard phase == .awaitingHandler || phase == .ready, !attemptCharged, !frames.isEmpty else { return }
+        let step = topStep
         guard let limit = step.attempts?.limit else { return }
         let count = counter(limit) + 1
         setCounter(limit, count)
@@ -172,8 +180,13 @@ public struct JourneyMachine {
 
     /// Records input the driver gave for the current step.
     public mutating func recordInput(_ values: [String: Value]) {
-        guard let step = currentStep else { return }
-        emit(.input(step: step, values: .sorted(values)))
+        guard !frames.isEmpty, phase == .awaitingHandler else { return }
+        let step = topStep
+        if let prepared = step.preparedInput(values) {
+            emit(.input(step: step.id, values: prepared.values), encoded: prepared.event)
+        } else {
+            emit(.input(step: step.id, values: .sorted(values)))
+        }
     }
 
     // MARK: Moving
@@ -213,11 +226,11 @@ public struct JourneyMachine {
     private mutating func go(to first: Target) -> Action {
         var target = first
         while true {
-            let frame = frames[frames.count - 1]
+            let journey = frames[frames.count - 1].journey
             switch target {
             case .step(let index):
                 stepsTaken += 1
-                let step = frame.journey.steps[index]
+                let step = journey.steps[index]
                 if stepsTaken > configuration.stepBudget {
                     return failure(
                         step.id,
@@ -279,7 +292,7 @@ public struct JourneyMachine {
                     let screen: RenderedScreen?
                     switch Self.render(
                         step.screen, step.actionConditions, locale: locale,
-                        fallback: frame.journey.source.defaultLocale, lookup)
+                        fallback: journey.source.defaultLocale, lookup)
                     {
                     case .success(let s): screen = s
                     case .failure(let error): return failure(step.id, "cannot render the screen: \(error.message)")
@@ -290,31 +303,32 @@ public struct JourneyMachine {
                     emit(.handlerCall(step: step.id, handler: step.label, params: .sorted(shown)))
                     phase = .awaitingHandler
                     let invocation = HandlerInvocation(
-                        journey: frame.journey.id, step: step.id, parameters: params, maps: step.maps, screen: screen,
+                        journey: journey.id, step: step.id, parameters: params, maps: step.maps, screen: screen,
                         contract: step.contract, displays: displays)
                     return .runHandler(handler, invocation)
                 }
             case .end(let index):
-                let end = frame.journey.ends[index]
+                let end = journey.ends[index]
                 if frames.count == 1 {
-                    emit(.journeyEnd(journey: frame.journey.id, end: end.id, kind: end.kind, steps: stepsTaken))
+                    emit(.journeyEnd(journey: journey.id, end: end.id, kind: end.kind, steps: stepsTaken))
                     phase = .done
                     return .finished(RunResult(end: end.id, kind: end.kind, failure: nil, steps: stepsTaken))
                 }
                 var outputs: [String: Value] = [:]
-                let lookup = Lookup(frame: frame, device: device)
-                for (name, template) in frame.journey.outputs {
+                let lookup = Lookup(frame: frames[frames.count - 1], device: device)
+                for (name, template) in journey.outputs {
                     do {
                         outputs[name] = try template.evaluate(in: lookup)
                     } catch {
-                        return failure(nil, "cannot evaluate output '\(name)' of \(frame.journey.id): \(error.message)")
+                        return failure(nil, "cannot evaluate output '\(name)' of \(journey.id): \(error.message)")
                     }
                 }
                 frames.removeLast()
-                emit(.subjourneyExit(journey: frame.journey.id, end: end.id, kind: end.kind, outputs: .sorted(outputs)))
+                emit(.subjourneyExit(journey: journey.id, end: end.id, kind: end.kind, outputs: .sorted(outputs)))
                 let caller = frames[frames.count - 1].journey.steps[frames[frames.count - 1].step]
                 emit(.outcome(step: caller.id, outcome: end.id, data: .sorted(outputs)))
-                switch resolve(outcome: end.id, transition: caller.transitions[end.id], data: outputs, inputs: [:]) {
+                switch resolve(outcome: end.id, transition: caller.transition(for: end.id), data: outputs, inputs: [:])
+                {
                 case .success(let next): target = next
                 case .failure(let error): return failure(caller.id, error.message)
                 }
@@ -341,8 +355,7 @@ public struct JourneyMachine {
     private mutating func resolve(
         outcome: String, transition: CompiledTransition?, data: [String: Value], inputs: [String: Value]
     ) -> Result<Target, RunFailureMessage> {
-        let frame = frames[frames.count - 1]
-        let step = frame.journey.steps[frame.step]
+        let step = topStep
         if let attempts = step.attempts {
             let limit = attempts.limit
             if attempts.counts.contains(outcome) {
@@ -438,14 +451,14 @@ public struct JourneyMachine {
     }
 
     private func counter(_ limit: CompiledLimit) -> Int {
-        let frame = frames[frames.count - 1]
+        let top = frames.count - 1
         let value: Value?
         switch limit.counter.scope {
-        case .state: value = frame.state[limit.counter.name]
+        case .state: value = frames[top].state[limit.counter.name]
         case .stored:
             value =
                 device.store[limit.counter.name]
-                ?? frame.journey.stored.first { $0.name == limit.counter.name }?.defaultValue
+                ?? frames[top].journey.stored.first { $0.name == limit.counter.name }?.defaultValue
         }
         if case .int(let n)? = value?.revealed { return n }
         return 0

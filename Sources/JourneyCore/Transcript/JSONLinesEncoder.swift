@@ -20,12 +20,13 @@ public struct JSONLinesEncoder: Sendable {
             JSONWriter.append(#","depth":"#, to: &bytes)
             JSONWriter.appendInt(record.depth, to: &bytes)
             bytes.append(0x2C)
-            bytes.append(contentsOf: encoded)
+            encoded.withUnsafeBufferPointer { bytes.append(contentsOf: $0) }
             return
         }
-        var w = JSONWriter(buffer: bytes)
-        bytes = []
-        defer { bytes = w.buffer }
+        // The writer borrows the caller's buffer (swapped, never copied) and hands it back.
+        var w = JSONWriter()
+        swap(&w.buffer, &bytes)
+        defer { swap(&w.buffer, &bytes) }
         w.open()
         switch record.event {
         case .header(let h):
@@ -189,9 +190,8 @@ struct JSONWriter {
     /// True right after `name(_:)`: the next value completes that member.
     private var afterName = false
 
-    init(buffer: [UInt8] = []) {
-        self.buffer = buffer
-        self.buffer.reserveCapacity(256)
+    init() {
+        self.buffer = []
     }
 
     /// The JSON written so far, as text.

@@ -283,8 +283,8 @@ struct JourneyContext {
                 // A limit that did not compile has been reported; the journey will not run.
                 attempts = compiledLimits[charge.limit.value].map {
                     CompiledAttempts(
-                        step: step.id.value, limit: $0, counts: Set(charge.counts.map(\.value)),
-                        resets: Set(charge.resets.map(\.value)))
+                        step: step.id.value, limit: $0, counts: charge.counts.map(\.value),
+                        resets: charge.resets.map(\.value))
                 }
             } else {
                 diagnostics.error(
