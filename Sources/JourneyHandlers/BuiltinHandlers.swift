@@ -24,7 +24,9 @@ public enum BuiltinHandlers {
 
 extension HandlerContext {
     /// Asks for the step's inputs and returns the chosen action, if the driver chose one.
-    func ask(_ invocation: HandlerInvocation) async throws -> (action: String?, values: [String: Value]) {
+    nonisolated(nonsending) func ask(
+        _ invocation: HandlerInvocation
+    ) async throws -> (action: String?, values: [String: Value]) {
         let values = try await input(invocation.request())
         guard case .string(let action)? = values["action"]?.revealed else { return (nil, values) }
         guard let screenAction = invocation.action(action) else {

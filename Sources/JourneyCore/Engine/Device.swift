@@ -55,7 +55,7 @@ public struct DeviceState: Sendable, Hashable {
 /// The headless input driver that plays the user.
 public protocol InputDriver: AnyObject {
     /// The driver's answer to a request: input, or something that happens to the app instead.
-    func next(for request: InputRequest) async throws -> DriverReply
+    nonisolated(nonsending) func next(for request: InputRequest) async throws -> DriverReply
 }
 
 public enum DriverReply: Sendable, Equatable {

@@ -75,7 +75,7 @@ final class RunContext<Driver: InputDriver>: HandlerContext {
         self.network = network
     }
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    nonisolated(nonsending) func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let url = request.displayURL ?? request.url
         guard machine.device.profile.online else {
             machine.recordHTTP(method: request.method, url: url, status: nil, error: "offline")
@@ -96,7 +96,7 @@ final class RunContext<Driver: InputDriver>: HandlerContext {
         }
     }
 
-    func input(_ request: InputRequest) async throws -> [String: Value] {
+    nonisolated(nonsending) func input(_ request: InputRequest) async throws -> [String: Value] {
         while true {
             let reply = try await driver.next(for: request)
             switch reply {

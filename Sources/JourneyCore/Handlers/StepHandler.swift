@@ -6,7 +6,9 @@
 /// the transcript; it never takes the process down.
 public protocol StepHandler: Sendable {
     var contract: HandlerContract { get }
-    func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult
+    nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult
 }
 
 /// Everything a handler gets for one step: evaluated parameters and the rendered screen.
@@ -122,7 +124,7 @@ public struct RenderedScreen: Sendable, Hashable {
 public protocol HandlerContext: AnyObject {
     /// Asks the driver for input. Throws when the run is interrupted (for example by an app
     /// restart in the scenario); handlers must let that error propagate.
-    func input(_ request: InputRequest) async throws -> [String: Value]
+    nonisolated(nonsending) func input(_ request: InputRequest) async throws -> [String: Value]
     /// The simulated phone.
     var device: DeviceProfile { get }
     /// The virtual clock, in milliseconds since the Unix epoch.
@@ -143,7 +145,7 @@ public protocol HandlerContext: AnyObject {
     /// Sends an HTTP request through the run's transport. Recorded in the transcript as
     /// method, URL (query values redacted) and status; headers and bodies never are, because
     /// they carry tokens. Throws ``NetworkError/offline`` when the device is offline.
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+    nonisolated(nonsending) func send(_ request: HTTPRequest) async throws -> HTTPResponse
 }
 
 /// A request for input: which step is asking, and what it needs.

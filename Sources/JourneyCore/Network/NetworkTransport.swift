@@ -41,7 +41,7 @@ public struct HTTPResponse: Sendable, Hashable {
 
 /// Sends requests for handlers. Implementations decide what "the network" is.
 public protocol NetworkTransport: AnyObject {
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+    nonisolated(nonsending) func send(_ request: HTTPRequest) async throws -> HTTPResponse
 }
 
 /// Why a request got no response.

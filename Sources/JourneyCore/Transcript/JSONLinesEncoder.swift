@@ -359,7 +359,7 @@ struct JSONWriter {
     /// is and escapes are spliced in where a byte asks for one.
     mutating func writeString(_ s: String) {
         buffer.append(UInt8(ascii: "\""))
-        let written = s.utf8.withContiguousStorageIfAvailable { utf8 in
+        let written: Void? = s.utf8.withContiguousStorageIfAvailable { utf8 in
             appendEscaped(utf8)
         }
         if written == nil {

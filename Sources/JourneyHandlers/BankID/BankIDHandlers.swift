@@ -34,7 +34,9 @@ public struct BankSelectHandler: StepHandler {
         ],
         actionsAreOutcomes: true)
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         let ids = invocation.strings("ids")
         let names = invocation.strings("names")
         guard ids.count == names.count else {
@@ -94,7 +96,9 @@ public struct BankPageHandler: StepHandler {
         ],
         actionsAreOutcomes: true)
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         guard case .list(let hostValues)? = invocation[parameter: "handledHosts"]?.revealed else {
             throw HandlerError("'handledHosts' of step '\(invocation.step)' is not a list")
         }

@@ -15,7 +15,9 @@ public struct BiometryOptInHandler: StepHandler {
         outcomes: [OutcomeSpec(name: "unavailable", summary: "the device has no enrolled biometry; nothing was asked")],
         actionsAreOutcomes: true)
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         let key = try invocation.text("key")
         guard context.device.biometry != .none, context.device.biometryEnrolled else {
             return HandlerResult("unavailable")
@@ -59,7 +61,9 @@ public struct BiometryAuthenticateHandler: StepHandler {
             OutcomeSpec(name: "unavailable", summary: "the device has no enrolled biometry"),
         ])
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         guard context.device.biometry != .none, context.device.biometryEnrolled else {
             return HandlerResult("unavailable")
         }

@@ -14,7 +14,7 @@ public final class ScriptedDriver: InputDriver {
     /// Script entries the run did not use.
     public var remaining: ArraySlice<CompiledScenario.Entry> { script[position...] }
 
-    public func next(for request: InputRequest) async throws -> DriverReply {
+    public nonisolated(nonsending) func next(for request: InputRequest) async throws -> DriverReply {
         guard position < script.count else {
             let asks = request.inputs.map(\.name).joined(separator: ", ")
             throw RunInterruption.abort(

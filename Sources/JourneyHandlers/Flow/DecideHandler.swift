@@ -9,7 +9,9 @@ public struct DecideHandler: StepHandler {
         id: "flow.decide", summary: "Shows nothing; its `next` transition's guarded branches choose the way on.",
         outcomes: [OutcomeSpec(name: "next", summary: "always")])
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         HandlerResult("next")
     }
 }

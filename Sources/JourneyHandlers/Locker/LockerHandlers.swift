@@ -75,7 +75,9 @@ public struct LockerEnrolHandler: StepHandler {
         ],
         actionsAreOutcomes: true)
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         let (action, values) = try await context.ask(invocation)
         if let action { return HandlerResult(action) }
         guard case .string(let password)? = values["password"]?.revealed, !password.isEmpty else {
@@ -118,7 +120,9 @@ public struct LockerEasyAccessHandler: StepHandler {
         ],
         actionsAreOutcomes: true)
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         // An unreadable vault is `missing` before anything is asked: no attempt is charged for it.
         guard let vault = invocation.optionalText("vault"), (try? LockerVault.parse(vault: vault)) != nil else {
             return HandlerResult("missing")
@@ -163,7 +167,9 @@ public struct LockerDeviceKeysHandler: StepHandler {
             OutcomeSpec(name: "missing", summary: "no readable device wrap (never enrolled, or destroyed)"),
         ])
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         let levels = try invocation.lockerLevels()
         guard let wrap = invocation.optionalText("deviceWrap"),
             let keyring = try? LockerVault.open(deviceWrap: wrap).only(levels)
@@ -191,7 +197,9 @@ public struct LockerEncryptHandler: StepHandler {
             OutcomeSpec(name: "unavailable", summary: "the session holds no key for the level"),
         ])
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         do {
             let record = try LockerVault.encrypt(
                 try invocation.text("data"), level: try invocation.lockerLevel(), name: try invocation.text("name"),
@@ -225,7 +233,9 @@ public struct LockerDecryptHandler: StepHandler {
             OutcomeSpec(name: "missing", summary: "nothing is stored"),
         ])
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         let level = try invocation.lockerLevel()
         let keyring = try invocation.keyring()
         guard let record = invocation.optionalText("record") else { return HandlerResult("missing") }

@@ -48,7 +48,9 @@ public struct HTTPRequestHandler: StepHandler {
             }
         })
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         let url = try invocation.text("url")
         let method = (try? invocation.text("method")) ?? "GET"
         var headers: [HTTPRequest.Header] = []

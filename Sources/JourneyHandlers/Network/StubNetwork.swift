@@ -12,7 +12,7 @@ public final class StubNetwork: NetworkTransport {
         self.used = Array(repeating: 0, count: stubs.count)
     }
 
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    public nonisolated(nonsending) func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         for (index, stub) in stubs.enumerated() where stub.matches(request) {
             if let times = stub.times, used[index] >= times { continue }
             used[index] += 1
@@ -39,7 +39,7 @@ public final class RoutingNetwork: NetworkTransport {
         self.origins = liveServices.compactMap(Self.origin)
     }
 
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    public nonisolated(nonsending) func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         if let origin = Self.origin(request.url), origins.contains(origin) { return try await live.send(request) }
         return try await stubs.send(request)
     }

@@ -39,7 +39,7 @@ public final class URLSessionTransport: NetworkTransport, @unchecked Sendable {
 
     deinit { made?.invalidateAndCancel() }
 
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    public nonisolated(nonsending) func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         guard let url = URL(string: request.url), url.scheme == "http" || url.scheme == "https" else {
             throw NetworkError.failed("not an http(s) URL: \(URLRedaction.redact(request.displayURL ?? request.url))")
         }

@@ -47,7 +47,9 @@ public struct OIDCDiscoverHandler: StepHandler {
             OutcomeSpec(name: "offline", summary: "no response"),
         ])
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         let issuer = try invocation.text("issuer")
         let url = (issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer) + "/.well-known/openid-configuration"
         let response: HTTPResponse
@@ -98,7 +100,9 @@ public struct OIDCAuthorizeHandler: StepHandler {
                 ])
         ])
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         let endpoint = try invocation.text("endpoint")
         let pkce = PKCE()
         let state = PKCE.randomToken(bytes: 32)
@@ -179,7 +183,9 @@ public struct OIDCBrowserHandler: StepHandler {
         ],
         actionsAreOutcomes: true)
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         let jar = invocation.optionalText("cookieJar")
         let silent = invocation[parameter: "silent"] == .bool(true)
         var url = try invocation.text("url")
@@ -225,7 +231,7 @@ public struct OIDCBrowserHandler: StepHandler {
 
     /// Signs in and consents through the provider's API, as its JavaScript login page would;
     /// the session cookie, or the status that refused it.
-    private func signIn(
+    private nonisolated(nonsending) func signIn(
         _ invocation: HandlerInvocation, context: HandlerContext
     ) async throws -> Result<String, Refusal> {
         let api = try invocation.text("providerApi")
@@ -287,7 +293,9 @@ public struct OIDCCallbackHandler: StepHandler {
             OutcomeSpec(name: "foreign", summary: "not a redirect to the registered URI"),
         ])
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         let redirect = try invocation.text("redirect")
         let expected = try invocation.text("redirectUri")
         let address = String(redirect.prefix { $0 != "?" && $0 != "#" })
@@ -354,7 +362,9 @@ public struct OIDCTokenHandler: StepHandler {
             OutcomeSpec(name: "offline", summary: "no response"),
         ])
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         let form = FormEncoding.encode([
             ("grant_type", "authorization_code"), ("code", try invocation.text("code")),
             ("redirect_uri", try invocation.text("redirectUri")), ("client_id", try invocation.text("clientId")),
@@ -429,7 +439,9 @@ public struct OIDCUserinfoHandler: StepHandler {
             OutcomeSpec(name: "offline", summary: "no response"),
         ])
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         do {
             let response = try await context.send(
                 HTTPRequest(
@@ -495,7 +507,9 @@ public struct OIDCRefreshHandler: StepHandler {
             OutcomeSpec(name: "offline", summary: "no response"),
         ])
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         let expiresAt: Int = if case .int(let n)? = invocation[parameter: "expiresAt"]?.revealed { n } else { 0 }
         let skew: Int = if case .int(let n)? = invocation[parameter: "skew"]?.revealed { n } else { 60 }
         let force = invocation[parameter: "force"]?.revealed == .bool(true)

@@ -36,7 +36,9 @@ public struct OIDCRevokeHandler: StepHandler {
             OutcomeSpec(name: "offline", summary: "no response"),
         ])
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         var headers: [HTTPRequest.Header] = [.init("Content-Type", "application/x-www-form-urlencoded")]
         if let bearer = invocation.optionalText("accessToken") {
             headers.append(.init("Authorization", "Bearer " + bearer))
@@ -105,7 +107,9 @@ public struct OIDCEndSessionHandler: StepHandler {
             OutcomeSpec(name: "offline", summary: "no response"),
         ])
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         let endpoint = try invocation.text("endpoint")
         let target = try invocation.text("postLogoutRedirectUri")
         let jar = try invocation.text("cookieJar")

@@ -87,7 +87,9 @@ public struct TinkoffLaunchHandler: StepHandler {
                 summary: "the system would not open the launch URL (failedToLaunchApp); no sign-in is in flight"),
         ])
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         let verifier = TinkoffID.verifier()
         let pkce = PKCE(verifier: verifier)
         let clientId = try invocation.text("clientId")
@@ -137,7 +139,9 @@ public struct TinkoffCallbackHandler: StepHandler {
         ],
         actionsAreOutcomes: true)
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         let (action, values) = try await context.ask(invocation)
         if let action { return HandlerResult(action) }
         guard case .string(let url)? = values["url"]?.revealed else {
@@ -182,7 +186,9 @@ public struct TinkoffTokenHandler: StepHandler {
             OutcomeSpec(name: "failed", summary: "failedToObtainToken / failedToRefreshCredentials"),
         ])
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         let clientId = try invocation.text("clientId")
         var pairs = ["client_id": clientId]
         if let refresh = invocation.optionalText("refreshToken") {
@@ -235,7 +241,9 @@ public struct TinkoffRevokeHandler: StepHandler {
                 data: [DataSpec(name: "status", type: TypeInfo(.int))]),
         ])
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         let pairs = ["token": try invocation.text("token"), "token_type_hint": try invocation.text("hint")]
         do {
             let response = try await context.send(

@@ -2,7 +2,9 @@ import JourneyCore
 
 extension HandlerContext {
     /// Shows a PIN pad and returns the pressed action, or the digits entered (secret).
-    func pinPad(_ invocation: HandlerInvocation, length: Int) async throws -> (action: String?, pin: String?) {
+    nonisolated(nonsending) func pinPad(
+        _ invocation: HandlerInvocation, length: Int
+    ) async throws -> (action: String?, pin: String?) {
         let (action, values) = try await ask(invocation)
         if let action { return (action, nil) }
         guard case .string(let keys)? = values["pin"]?.revealed else {
@@ -52,7 +54,9 @@ public struct PinEntryStepHandler: StepHandler {
             }
         })
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         let (action, pin) = try await context.pinPad(invocation, length: invocation.length())
         if let action { return HandlerResult(action) }
         let digits = Value.secret(.string(pin ?? ""))
@@ -85,7 +89,9 @@ public struct PinRepeatHandler: StepHandler {
         ],
         actionsAreOutcomes: true)
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         let first = try invocation.text("first")
         let (action, pin) = try await context.pinPad(invocation, length: invocation.length())
         if let action { return HandlerResult(action) }
@@ -110,7 +116,9 @@ public struct PinSaveHandler: StepHandler {
         ],
         outcomes: [OutcomeSpec(name: "saved", summary: "the PIN is stored")])
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         let key = try invocation.text("key")
         let pin = try invocation.text("pin")
         let record = try PinVault.seal(pin: pin, rounds: context.device.kdfRounds ?? PinVault.defaultRounds)
@@ -144,7 +152,9 @@ public struct PinVerifyHandler: StepHandler {
         ],
         actionsAreOutcomes: true)
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         let key = try invocation.text("key")
         // Nothing readable stored is `missing` before the pad is shown: no attempt is charged for it.
         guard case .string(let record)? = context.stored(key)?.revealed, (try? PinVault.parse(record)) != nil else {

@@ -20,7 +20,9 @@ public struct BackgroundHandler: StepHandler {
                 data: [DataSpec(name: "away", type: TypeInfo(.int))])
         ])
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         let left = context.now
         let values = try await context.input(invocation.request())
         guard values["event"]?.revealed == .string("foreground") else {

@@ -14,7 +14,9 @@ public struct ClearStoreHandler: StepHandler {
         ],
         outcomes: [OutcomeSpec(name: "cleared", summary: "the store holds only the kept keys")])
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         guard case .list(let items)? = invocation[parameter: "keep"]?.revealed else {
             throw HandlerError("'keep' of step '\(invocation.step)' is not a list")
         }

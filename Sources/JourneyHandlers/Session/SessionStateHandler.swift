@@ -23,7 +23,9 @@ public struct SessionStateHandler: StepHandler {
             OutcomeSpec(name: "notAuthorized", summary: "no token is stored"),
         ])
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         func present(_ key: String) -> Bool {
             if case .string(let token)? = context.stored(key)?.revealed { return !token.isEmpty }
             return false

@@ -40,7 +40,9 @@ public struct FormHandler: StepHandler {
                     ]))
         })
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         let (action, values) = try await context.ask(invocation)
         guard let action else { throw HandlerError("form '\(invocation.step)' needs an 'action' (the button pressed)") }
         let submit =

@@ -45,7 +45,9 @@ public struct LinkWaitHandler: StepHandler {
                 }, at: 0)
         })
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         let (action, values) = try await context.ask(invocation)
         if let action { return HandlerResult(action) }
         guard let link = values["link"], case .string(let url) = link.revealed else {

@@ -38,7 +38,9 @@ public struct PinEntryHandler: StepHandler {
             }
         })
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         guard case .int(let length)? = invocation[parameter: "length"]?.revealed, (1...64).contains(length) else {
             throw HandlerError("'length' of step '\(invocation.step)' must be between 1 and 64")
         }

@@ -8,7 +8,9 @@ public struct ScreenHandler: StepHandler {
         id: "ui.screen", summary: "An information screen with actions; each enabled action is an outcome.",
         actionsAreOutcomes: true)
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         guard invocation.hasEnabledAction else {
             throw HandlerError("step '\(invocation.step)' shows no enabled action, so the user cannot leave it")
         }
@@ -40,7 +42,9 @@ public struct AlertHandler: StepHandler {
             contract.outcomes.append(OutcomeSpec(name: "dismissed", summary: "the alert closed by itself"))
         })
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         if case .duration(let ms)? = invocation[parameter: "dismissAfter"] {
             context.wait(milliseconds: ms, reason: "alert dismisses itself")
             return HandlerResult("dismissed")
@@ -72,7 +76,9 @@ public struct ChoiceHandler: StepHandler {
         ],
         actionsAreOutcomes: true)
 
-    public func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    public nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         guard case .list(let options)? = invocation[parameter: "options"]?.revealed else {
             throw HandlerError("'options' of step '\(invocation.step)' is not a list")
         }

@@ -16,7 +16,9 @@ struct StubHandler: StepHandler {
             actionsAreOutcomes: actions)
     }
 
-    func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         throw HandlerError("stub handlers do not run")
     }
 }

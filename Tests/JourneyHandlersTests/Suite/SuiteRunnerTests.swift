@@ -37,7 +37,9 @@ final class FlakyHandler: StepHandler {
         id: "t.flaky", summary: "alternates",
         outcomes: [OutcomeSpec(name: "a", summary: ""), OutcomeSpec(name: "b", summary: "")])
 
-    func run(_ invocation: HandlerInvocation, context: HandlerContext) async throws -> HandlerResult {
+    nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
         HandlerResult(
             counter.withLock {
                 $0 += 1; return $0
