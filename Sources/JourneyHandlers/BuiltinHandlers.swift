@@ -28,7 +28,7 @@ extension HandlerContext {
         _ invocation: HandlerInvocation
     ) async throws -> (action: String?, values: [String: Value]) {
         let values = try await input(invocation.request())
-        guard case .string(let action)? = values["action"]?.revealed else { return (nil, values) }
+        guard case .string(let action)? = values.value(named: "action")?.revealed else { return (nil, values) }
         guard let screenAction = invocation.action(action) else {
             throw HandlerError("step '\(invocation.step)' has no action '\(action)'")
         }

@@ -125,7 +125,7 @@ final class CompiledStep: Sendable {
 
     /// The prepared `input` event for exactly these values, if they press one of the actions.
     func preparedInput(_ values: [String: Value]) -> (values: TranscriptEvent.Fields, event: [UInt8])? {
-        guard values.count == 1, case .string(let pressed)? = values["action"] else { return nil }
+        guard values.count == 1, case .string(let pressed)? = values.value(named: "action") else { return nil }
         for input in actionInputs where input.action == pressed { return (input.values, input.event) }
         return nil
     }

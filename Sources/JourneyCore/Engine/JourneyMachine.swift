@@ -550,7 +550,7 @@ public struct JourneyMachine {
             "a prepared event's JSON must be the event's own: \(event)")
         let record = TranscriptRecord(
             time: device.elapsed, depth: max(0, frames.count - 1), event: event, encoded: encoded)
-        if let sink { sink.record(record) } else { records.append(record) }
+        if sink == nil { records.append(record) } else { sink?.record(record) }
     }
 
     /// Reads names for expressions: params, state, stored values, the device, inputs and outcome data.

@@ -148,18 +148,45 @@ public protocol HandlerContext: AnyObject {
     nonisolated(nonsending) func send(_ request: HTTPRequest) async throws -> HTTPResponse
 }
 
-/// A request for input: which step is asking, and what it needs.
+/// A request for input: which step is asking, and what it needs. Shared, not copied, like
+/// the invocation it usually comes from.
 public struct InputRequest: Sendable, Hashable {
-    public var journey: String
-    public var step: String
-    public var inputs: [InputSpec]
-    public var screen: RenderedScreen?
+    private final class Storage: Sendable {
+        let journey: String
+        let step: String
+        let inputs: [InputSpec]
+        let screen: RenderedScreen?
+
+        init(journey: String, step: String, inputs: [InputSpec], screen: RenderedScreen?) {
+            self.journey = journey
+            self.step = step
+            self.inputs = inputs
+            self.screen = screen
+        }
+    }
+
+    private let storage: Storage
+
+    public var journey: String { storage.journey }
+    public var step: String { storage.step }
+    public var inputs: [InputSpec] { storage.inputs }
+    public var screen: RenderedScreen? { storage.screen }
 
     public init(journey: String, step: String, inputs: [InputSpec], screen: RenderedScreen?) {
-        self.journey = journey
-        self.step = step
-        self.inputs = inputs
-        self.screen = screen
+        storage = Storage(journey: journey, step: step, inputs: inputs, screen: screen)
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.storage === rhs.storage
+            || (lhs.journey == rhs.journey && lhs.step == rhs.step && lhs.inputs == rhs.inputs
+                && lhs.screen == rhs.screen)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(journey)
+        hasher.combine(step)
+        hasher.combine(inputs)
+        hasher.combine(screen)
     }
 }
 

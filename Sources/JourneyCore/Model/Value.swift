@@ -109,3 +109,12 @@ public enum Duration {
         return "\(ms)ms"
     }
 }
+
+extension [String: Value] {
+    /// The value named `name`. Inputs and outcome data usually hold one entry, which is
+    /// compared directly instead of hashing the name.
+    public func value(named name: String) -> Value? {
+        if count == 1, let only = first { return only.key == name ? only.value : nil }
+        return self[name]
+    }
+}

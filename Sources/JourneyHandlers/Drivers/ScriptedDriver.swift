@@ -21,15 +21,16 @@ public final class ScriptedDriver: InputDriver {
                 "the script has no more entries, but the journey waits at step '\(request.step)' for \(asks.isEmpty ? "input" : asks)"
             )
         }
-        let entry = script[position]
+        let index = position
         position += 1
-        switch entry.kind {
+        // The entry's kind only: its location is read only to report a mismatch.
+        switch script[index].kind {
         case .restart: return .restart
         case .advance(let ms): return .advance(milliseconds: ms)
         case .input(let step, let values):
             guard step == request.step else {
                 throw RunInterruption.abort(
-                    "scenario gives input for step '\(step)' (line \(entry.location.line)), the journey is at step '\(request.step)'"
+                    "scenario gives input for step '\(step)' (line \(script[index].location.line)), the journey is at step '\(request.step)'"
                 )
             }
             return .input(values)
