@@ -20,11 +20,13 @@ struct BenchCommand: AsyncParsableCommand {
               • scenarios/s and steps/s of the in-process runner with transcripts on (every \
             event encoded as JSON Lines and streamed to a counting sink, never held);
               • peak memory after a small and a full suite (it should stay flat);
-              • load + validate throughput in MB/s over generated journey files;
+              • load + validate throughput in MB/s over generated journey files (files are \
+            read and journeys compiled on every core; `taskset -c 0` gives the one-core figure);
               • the median wall time of `journey run` as a whole process.
 
-            Build in release mode first; debug builds are several times slower:
-              swift build -c release && .build/release/journey bench
+            Run it from a release build with the Swift runtime linked statically, as \
+            scripts/bench does (debug builds are several times slower):
+              swift build -c release --static-swift-stdlib && .build/release/journey bench
             """
     )
 
@@ -81,9 +83,11 @@ struct BenchCommand: AsyncParsableCommand {
             "\(rssSmall / 1024) MiB after \(small.scenarios) scenarios, \(rssFull / 1024) MiB after \(scenarios)")
 
         let load = BenchSuite.loadThroughput(megabytes: loadMegabytes)
+        let cores = ProcessInfo.processInfo.activeProcessorCount
         report(
             "load + validate",
-            String(format: "%.1f MB/s (%d files, %.1f MB)", load.mbPerSecond, load.files, load.megabytes))
+            String(format: "%.1f MB/s (%d files, %.1f MB, ", load.mbPerSecond, load.files, load.megabytes)
+                + "\(cores) core\(cores == 1 ? "" : "s"))")
 
         if processRuns > 0 {
             let median = try BenchSuite.processMedian(runs: processRuns)

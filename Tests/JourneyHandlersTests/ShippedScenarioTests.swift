@@ -54,6 +54,7 @@ struct ShippedScenarioTests {
         _ = await ScenarioRunner().run(scenario, in: library, transcript: second)
         #expect(report.passed, "\(report.problems)")
         #expect(first.text == second.text && first.jsonl == second.jsonl, "two runs must give identical bytes")
+        #expect(first.jsonl == first.jsonlFromEvents, "prepared events must encode exactly as their events do")
 
         var golden = URL(fileURLWithPath: scenario.file, relativeTo: packageRoot).deletingLastPathComponent()
         if golden.lastPathComponent == "scenarios" { golden.deleteLastPathComponent() }

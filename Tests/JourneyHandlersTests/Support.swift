@@ -11,9 +11,14 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
 final class Collector: TranscriptSink {
     var text = ""
     var jsonl = ""
+    /// The JSON Lines of the same events encoded from scratch, without the JSON the compiled
+    /// journey prepared for them: must equal `jsonl`.
+    var jsonlFromEvents = ""
     func record(_ record: TranscriptRecord) {
         text += TranscriptTextRenderer().render(record)
         jsonl += JSONLinesEncoder().encode(record)
+        jsonlFromEvents += JSONLinesEncoder().encode(
+            TranscriptRecord(time: record.time, depth: record.depth, event: record.event))
     }
 }
 

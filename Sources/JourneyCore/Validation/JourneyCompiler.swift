@@ -9,6 +9,9 @@ public struct JourneyCompiler: Sendable {
         self.handlers = handlers
     }
 
+    /// Below this many steps, compiling on other threads costs more than it saves.
+    static let parallelSteps = 200
+
     static let duplicateId = "id.duplicate"
     static let unknownStep = "step.unknown"
     static let unknownJourney = "journey.unknown"
@@ -52,7 +55,7 @@ public struct JourneyCompiler: Sendable {
         var compiled: [String: CompiledJourney] = [:]
         let ids = byId.keys.sorted()
         let steps = byId.values.reduce(0) { $0 + $1.steps.count }
-        let results = Parallel.map(ids, parallel: steps >= 200) { id in
+        let results = Parallel.map(ids, parallel: steps >= Self.parallelSteps) { id in
             var context = JourneyContext(journey: byId[id]!, all: byId, outputTypes: outputTypes, handlers: handlers)
             let result = context.compile()
             return (result, context.diagnostics.items)

@@ -44,6 +44,9 @@ public struct SafeYAML: Sendable {
     /// (Yams hashes them to find duplicates). The basic resolver has no rules, so resolving
     /// costs nothing and always gives `!!str`.
     static let resolver = Resolver.basic
+    /// Made once: Yams builds its default constructor's tables on every access. Its tables
+    /// are `let`s, so sharing it between threads is safe.
+    nonisolated(unsafe) static let constructor = Constructor.default
 
     public init(limits: Limits = Limits()) {
         self.limits = limits
@@ -72,7 +75,7 @@ public struct SafeYAML: Sendable {
 
         let root: Node
         do {
-            let parser = try Parser(yaml: text, resolver: Self.resolver, constructor: .default, encoding: .utf8)
+            let parser = try Parser(yaml: text, resolver: Self.resolver, constructor: Self.constructor, encoding: .utf8)
             guard let node = try parser.singleRoot() else {
                 diagnostics.error(Self.empty, "file is empty; expected a mapping", at: start)
                 return .failure(DiagnosticFailure(diagnostics))

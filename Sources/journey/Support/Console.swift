@@ -14,7 +14,7 @@ struct Console {
     let colorErr: Bool
 
     init() {
-        let noColor = ProcessInfo.processInfo.environment["NO_COLOR"] != nil
+        let noColor = getenv("NO_COLOR") != nil
         colorOut = !noColor && isatty(STDOUT_FILENO) == 1
         colorErr = !noColor && isatty(STDERR_FILENO) == 1
     }
