@@ -83,7 +83,7 @@ struct BenchCommand: AsyncParsableCommand {
             "\(rssSmall / 1024) MiB after \(small.scenarios) scenarios, \(rssFull / 1024) MiB after \(scenarios)")
 
         let load = BenchSuite.loadThroughput(megabytes: loadMegabytes)
-        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let cores = BenchSuite.usableCores()
         report(
             "load + validate",
             String(format: "%.1f MB/s (%d files, %.1f MB, ", load.mbPerSecond, load.files, load.megabytes)
@@ -201,6 +201,20 @@ enum BenchSuite {
         getrusage(RUSAGE_SELF.rawValue, &usage)
         return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec)
             + Double(usage.ru_stime.tv_usec) / 1e6
+    }
+
+    /// The cores this process may run on (fewer than the machine's under `taskset`).
+    static func usableCores() -> Int {
+        // Linux lists the affinity mask in hex, e.g. `Cpus_allowed:\t3` for cores 0 and 1.
+        if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") })
+        {
+            let count = line.dropFirst("Cpus_allowed:".count).reduce(0) { total, digit in
+                total + (digit.hexDigitValue?.nonzeroBitCount ?? 0)
+            }
+            if count > 0 { return count }
+        }
+        return ProcessInfo.processInfo.activeProcessorCount
     }
 
     static func peakRSSKilobytes() -> Int {
