@@ -4,6 +4,10 @@
 /// driver for input and use the device through its ``HandlerContext``, and it returns one of
 /// its declared outcomes. A handler that throws fails the journey with the error recorded in
 /// the transcript; it never takes the process down.
+///
+/// `run` executes on its caller's executor (`nonisolated(nonsending)`), like the context's
+/// `input` and `send` and the driver's `next`: a run is one sequence of steps, so there is
+/// nothing to gain from hopping executors between them, and a step pays no hop.
 public protocol StepHandler: Sendable {
     var contract: HandlerContract { get }
     nonisolated(nonsending) func run(

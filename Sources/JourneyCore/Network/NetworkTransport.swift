@@ -39,7 +39,8 @@ public struct HTTPResponse: Sendable, Hashable {
     }
 }
 
-/// Sends requests for handlers. Implementations decide what "the network" is.
+/// Sends requests for handlers. Implementations decide what "the network" is. `send` runs on
+/// its caller's executor, as the handler that calls it does.
 public protocol NetworkTransport: AnyObject {
     nonisolated(nonsending) func send(_ request: HTTPRequest) async throws -> HTTPResponse
 }
