@@ -232,7 +232,9 @@ public struct JourneyLoader: Sendable {
                 var enabledWhen: Located<String>?
                 if let node = af["enabled"] {
                     if let text = node.scalar, text.contains("${") {
-                        enabledWhen = Located(text, at: node.location)
+                        // Located at the text itself: past the opening quote of a quoted scalar.
+                        enabledWhen = Located(
+                            text, at: node.isPlainScalar ? node.location : node.location.advanced(by: 1))
                     } else {
                         enabled = r.bool(node, "'enabled'") ?? true
                     }

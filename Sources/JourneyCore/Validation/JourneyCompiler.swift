@@ -322,9 +322,10 @@ struct JourneyContext {
         var conditions: [String: Expression] = [:]
         for action in step.screen?.actions ?? [] {
             guard let text = action.enabledWhen else { continue }
-            if let template = parseTemplate(text.value, at: text.location, plain: false) {
+            // The location is the text's own (see the loader), so no quote to step over.
+            if let template = parseTemplate(text.value, at: text.location, plain: true) {
                 let (type, errors) = template.typeCheck(in: base)
-                report(errors, at: text.location, plain: false)
+                report(errors, at: text.location, plain: true)
                 if case .expression(let expression, _)? = template.parts.first, template.isSingleExpression,
                     type?.type == .bool || type?.type == .any
                 {

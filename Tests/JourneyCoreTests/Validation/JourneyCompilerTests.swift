@@ -21,6 +21,24 @@ struct JourneyCompilerTests {
         #expect(library?["t.j"] != nil)
     }
 
+    /// `enabled: ${…}` points into the expression whether the scalar is quoted or not.
+    @Test(arguments: [("${1️⃣state.nope}", "plain"), ("\"${1️⃣state.nope}\"", "quoted")])
+    func actionConditionErrorsPointIntoTheExpression(enabled: String, style: String) {
+        let source = MarkedSource(
+            journey(
+                steps: """
+                      a:
+                        handler: t.screen
+                        screen:
+                          actions:
+                            go:
+                              label: Go
+                              enabled: \(enabled)
+                        on: { go: done }
+                    """))
+        expectDiagnostic("expr.undefined", at: "1️⃣", in: source)
+    }
+
     @Test func unknownHandlerSuggestsTheClosest() {
         let source = MarkedSource(
             journey(
