@@ -25,7 +25,9 @@ struct TestCommand: AsyncParsableCommand {
             Results print in the same order whatever --jobs is. Exits 0 when every scenario \
             passes (or is skipped because a service it `needs` does not answer), 1 when any \
             fails, 2 for invalid files or options; the last line is always `N passed, N failed`, \
-            with `, N skipped` when some were.
+            with `, N skipped` when some were. When the files are invalid, --junit and --json \
+            still write their reports, listing each error (as a JUnit `error`), so CI never \
+            shows an earlier run's report.
             """
     )
 
@@ -77,6 +79,10 @@ struct TestCommand: AsyncParsableCommand {
         diagnostics.append(contentsOf: project.diagnostics.items)
         console.print(DiagnosticListFilter.relevant(diagnostics))
         guard !diagnostics.hasErrors, let library = project.library else {
+            // Reports say the input is invalid, so CI never reads an old report as this run's.
+            let items = DiagnosticListFilter.relevant(diagnostics).items
+            _ = writeReports(
+                junit: JUnitReport.render(invalid: items), json: JSONReport.render(invalid: items), console: console)
             console.out("0 passed, 0 failed\n")
             throw ExitCode(ExitStatus.invalid)
         }
@@ -94,21 +100,29 @@ struct TestCommand: AsyncParsableCommand {
                 console.err("[\(index + 1)/\(selected.count)] running…")
             }
         }
-        var reportFailed = false
-        for (path, text) in [(junit, JUnitReport.render(outcomes)), (json, JSONReport.render(outcomes))] {
+        let reportsWritten = writeReports(
+            junit: JUnitReport.render(outcomes), json: JSONReport.render(outcomes), console: console)
+        let summary = SuiteSummary(outcomes)
+        console.out(summary.line + "\n")
+        if !reportsWritten { throw ExitCode(ExitStatus.invalid) }
+        if summary.failed > 0 { throw ExitCode(ExitStatus.failed) }
+    }
+
+    /// Writes the reports asked for (each atomically, its folder made if needed); false when
+    /// one could not be written, which has been said on standard error.
+    func writeReports(junit junitText: String, json jsonText: String, console: Console) -> Bool {
+        var written = true
+        for (path, text) in [(junit, junitText), (json, jsonText)] {
             guard let path else { continue }
             do {
                 try FileManager.default.createDirectory(atPath: Path.parent(path), withIntermediateDirectories: true)
                 try AtomicFile.write(text, to: path)
             } catch {
                 console.err("error: \(error)\n")
-                reportFailed = true
+                written = false
             }
         }
-        let summary = SuiteSummary(outcomes)
-        console.out(summary.line + "\n")
-        if reportFailed { throw ExitCode(ExitStatus.invalid) }
-        if summary.failed > 0 { throw ExitCode(ExitStatus.failed) }
+        return written
     }
 
     func render(_ outcome: ScenarioOutcome, console: Console) -> String {

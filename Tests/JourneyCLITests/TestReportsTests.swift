@@ -42,6 +42,41 @@ struct TestReportsTests {
         }
     }
 
+    @Test("invalid files still write both reports, listing each error, over an earlier run's")
+    func invalidInputReplacesOldReports() throws {
+        try withTemporaryDirectory { directory in
+            let journeys = try copyShippedJourneys(into: directory)
+            _ = try runJourney(
+                ["test", "journeys/examples", "--junit", "out.xml", "--json", "out.json"], cwd: directory)
+            let broken = journeys.appendingPathComponent("examples/unlock.journey.yaml")
+            try writeText(
+                try String(contentsOf: broken, encoding: .utf8).replacingOccurrences(
+                    of: "handler: ui.pin", with: "handler: ui.pni"),
+                to: broken)
+            let result = try runJourney(
+                ["test", "journeys/examples", "--junit", "out.xml", "--json", "out.json"], cwd: directory)
+            #expect(result.status == Exit.invalid, "\(result)")
+            #expect(result.stdoutLines.last == "0 passed, 0 failed")
+            let xml = try String(contentsOf: directory.appendingPathComponent("out.xml"), encoding: .utf8)
+            #expect(!xml.contains("<testcase classname=\"examples.unlock\""), "the earlier run's report is gone")
+            #if canImport(FoundationXML) || canImport(Darwin)
+            let document = try XMLDocument(xmlString: xml)
+            let errors = try document.nodes(forXPath: "//testcase/error") as? [XMLElement] ?? []
+            #expect(!errors.isEmpty)
+            #expect(document.rootElement()?.attribute(forName: "errors")?.stringValue == "\(errors.count)")
+            #expect(errors.allSatisfy { $0.attribute(forName: "type")?.stringValue == "handler.unknown" })
+            #expect(errors.first?.stringValue?.contains("unlock.journey.yaml:") == true)
+            #endif
+            let json =
+                try JSONSerialization.jsonObject(
+                    with: Data(contentsOf: directory.appendingPathComponent("out.json"))) as? [String: Any]
+            #expect(json?["invalid"] as? Bool == true)
+            let diagnostics = json?["diagnostics"] as? [[String: Any]] ?? []
+            #expect(!diagnostics.isEmpty && diagnostics.allSatisfy { $0["id"] as? String == "handler.unknown" })
+            #expect((json?["scenarios"] as? [Any])?.isEmpty == true)
+        }
+    }
+
     @Test("--shard 1/3, 2/3 and 3/3 together run every scenario exactly once")
     func shardsPartitionTheSuite() throws {
         var names: [String] = []

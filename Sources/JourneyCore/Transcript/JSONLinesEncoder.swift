@@ -169,6 +169,13 @@ public struct JSONLinesEncoder: Sendable {
 }
 
 extension JSONLinesEncoder {
+    /// `text` as a JSON string literal, quotes included, escaped as transcripts escape it.
+    public static func quoted(_ text: String) -> String {
+        var w = JSONWriter()
+        w.writeString(text)
+        return w.output
+    }
+
     /// The JSON of `event` after `"depth":N,`, newline included: what a record carries as
     /// its ``TranscriptRecord/encodedEvent`` for events prepared ahead of a run.
     static func encodedEvent(_ event: TranscriptEvent) -> [UInt8] {

@@ -67,6 +67,30 @@ public enum JUnitReport {
         return xml
     }
 
+    /// The report of a run that could not start because its input has errors: one `testcase`
+    /// per error, reported as an `error`, so CI shows what is wrong instead of an old report.
+    public static func render(invalid diagnostics: [Diagnostic]) -> String {
+        let errors = diagnostics.filter { $0.severity == .error }
+        var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
+        xml +=
+            #"<testsuites name="journey test" tests="\#(errors.count)" failures="0" errors="\#(errors.count)" skipped="0" time="0.000">"#
+            + "\n"
+        xml +=
+            #"  <testsuite name="journey check" tests="\#(errors.count)" failures="0" errors="\#(errors.count)" skipped="0" time="0.000">"#
+            + "\n"
+        for error in errors {
+            let at = "\(error.location.file):\(error.location.line):\(error.location.column)"
+            xml +=
+                #"    <testcase classname="journey check" name="\#(escape(at))" file="\#(escape(error.location.file))" time="0.000">"#
+                + "\n"
+            xml += #"      <error message="\#(escape(error.message))" type="\#(escape(error.id))">"#
+            xml += escape("\(at): error: \(error.message) [\(error.id)]") + "</error>\n"
+            xml += "    </testcase>\n"
+        }
+        xml += "  </testsuite>\n</testsuites>\n"
+        return xml
+    }
+
     static func seconds(_ ms: Double) -> String {
         let value = (ms / 1000 * 1000).rounded() / 1000
         return String(format: "%.3f", value)
@@ -122,24 +146,25 @@ public enum JSONReport {
         return json
     }
 
-    public static func string(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
+    /// The report of a run that could not start because its input has errors: no scenario
+    /// ran, `invalid` is true, and `diagnostics` says what is wrong.
+    public static func render(invalid diagnostics: [Diagnostic]) -> String {
+        var json = "{\n"
+        json += #"  "summary": {"passed": 0, "failed": 0, "skipped": 0},"# + "\n"
+        json += #"  "invalid": true,"# + "\n"
+        let items = diagnostics.map { d in
+            let fields = [
+                #""file": \#(string(d.location.file))"#, #""line": \#(d.location.line)"#,
+                #""column": \#(d.location.column)"#, #""severity": \#(string(d.severity.rawValue))"#,
+                #""id": \#(string(d.id))"#, #""message": \#(string(d.message))"#,
+            ]
+            return "    {" + fields.joined(separator: ", ") + "}"
         }
-        return out + "\""
+        json += #"  "diagnostics": ["# + (items.isEmpty ? "],\n" : "\n" + items.joined(separator: ",\n") + "\n  ],\n")
+        json += #"  "scenarios": []"# + "\n}\n"
+        return json
     }
+
+    /// `text` as a JSON string literal.
+    public static func string(_ text: String) -> String { JSONLinesEncoder.quoted(text) }
 }
