@@ -40,8 +40,8 @@ public struct ScenarioRunner {
     public func run(
         _ scenario: CompiledScenario, in library: CompiledLibrary, transcript sink: some TranscriptSink
     ) async -> Report {
-        guard let service = scenario.needs.first else { return await play(scenario, in: library, transcript: sink) }
-        return await ServiceLock.withLock(for: service) { await play(scenario, in: library, transcript: sink) }
+        guard !scenario.needs.isEmpty else { return await play(scenario, in: library, transcript: sink) }
+        return await ServiceLock.withLocks(for: scenario.needs) { await play(scenario, in: library, transcript: sink) }
     }
 
     /// Real HTTP without stubs; only the stubs with them; both when the scenario also needs

@@ -11,9 +11,24 @@ import Darwin
 /// together. An advisory `flock` on a file named after the service, polled without blocking
 /// a thread.
 enum ServiceLock {
-    static func withLock<T>(for service: String, timeout: Double = 120, _ body: () async -> T) async -> T {
+    /// Runs `body` holding the lock of every server the services are on, taken in one order
+    /// (sorted) so that two scenarios needing the same servers cannot wait on each other.
+    static func withLocks<T>(for services: [String], timeout: Double = 120, _ body: () async -> T) async -> T {
         // One lock per server (scheme, host, port), whichever of its paths a scenario names.
-        let server = RoutingNetwork.origin(service) ?? service
+        let servers = Set(services.map { RoutingNetwork.origin($0) ?? $0 }).sorted()
+        return await withLocks(servers[...], timeout: timeout, body)
+    }
+
+    private static func withLocks<T>(
+        _ servers: ArraySlice<String>, timeout: Double, _ body: () async -> T
+    ) async -> T {
+        guard let server = servers.first else { return await body() }
+        return await withLock(server: server, timeout: timeout) {
+            await withLocks(servers.dropFirst(), timeout: timeout, body)
+        }
+    }
+
+    private static func withLock<T>(server: String, timeout: Double, _ body: () async -> T) async -> T {
         let name = server.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) ? Character($0) : "_" }
         let path = NSTemporaryDirectory() + "/journeykit-service-" + String(name.prefix(80)) + ".lock"
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)

@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+
+@testable import JourneyHandlers
+
+/// Scenarios that need live servers hold a lock per server, so two never use one together.
+@Suite("Service locks")
+struct ServiceLockTests {
+    /// Who is inside a locked section, per server.
+    final class Occupancy: @unchecked Sendable {
+        private let lock = NSLock()
+        private var inside: [String: Int] = [:]
+        private(set) var overlaps = 0
+
+        func enter(_ servers: [String]) {
+            lock.withLock {
+                for server in servers {
+                    inside[server, default: 0] += 1
+                    if inside[server]! > 1 { overlaps += 1 }
+                }
+            }
+        }
+
+        func leave(_ servers: [String]) {
+            lock.withLock { for server in servers { inside[server]! -= 1 } }
+        }
+    }
+
+    @Test func everyNeededServerIsLockedAndOpposedOrdersDoNotDeadlock() async {
+        let id = UUID().uuidString.lowercased()
+        let a = "http://lock-a-\(id).invalid/api/oidc", b = "http://lock-b-\(id).invalid/api"
+        let occupancy = Occupancy()
+        // Each task names its servers in a different order; one needs only the second server.
+        let plans = [[a, b], [b, a], [b + "/other"], [a, b], [b, a]]
+        await withTaskGroup(of: Void.self) { group in
+            for plan in plans {
+                group.addTask {
+                    let servers = plan.map { RoutingNetwork.origin($0) ?? $0 }
+                    await ServiceLock.withLocks(for: plan, timeout: 30) {
+                        occupancy.enter(servers)
+                        try? await Task.sleep(nanoseconds: 20_000_000)
+                        occupancy.leave(servers)
+                    }
+                }
+            }
+        }
+        #expect(occupancy.overlaps == 0)
+    }
+}
