@@ -86,7 +86,10 @@ public struct JourneyLoader: Sendable {
             guard
                 let ef = r.mapping(
                     entry.value, "end '\(entry.key)'", allowed: ["kind", "title", "text"], required: ["kind"])
-            else { continue }
+            else {
+                unloaded.insert(entry.key)
+                continue
+            }
             let kind = ef["kind"].flatMap { r.enumValue($0, "end kind", as: EndKind.self) } ?? .failure
             ends.append(
                 End(

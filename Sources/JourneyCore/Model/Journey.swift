@@ -17,8 +17,8 @@ public struct Journey: Sendable {
     public var steps: [Step]
     public var ends: [End]
     public var location: SourceLocation
-    /// Steps whose definitions had errors and were left out; targets naming them are not
-    /// reported again.
+    /// Steps and ends whose definitions had errors and were left out; targets naming them are
+    /// not reported again.
     public var unloadedSteps: Set<String> = []
     /// Whether loading found errors. An incomplete journey is still checked (so that all of a
     /// file's problems are reported at once) but never runs.

@@ -39,6 +39,23 @@ struct JourneyCompilerTests {
         expectDiagnostic("expr.undefined", at: "1️⃣", in: source)
     }
 
+    /// A step or end that fails to load is reported once: transitions to it add nothing.
+    @Test func brokenStepsAndEndsAreReportedOnce() {
+        let source = MarkedSource(
+            journey(
+                steps: """
+                      a:
+                        handler: t.step
+                        on: { next: b, back: done }
+                      b: 1️⃣[not, a, step]
+                    """,
+                ends: "  done: 2️⃣[success]\n  failed: { kind: failure }\n"))
+        let found = diagnostics(source.text)
+        #expect(found.count == 2, "\(found)")
+        #expect(found.contains { $0.location == source.location("1️⃣") && $0.message.contains("step 'b'") })
+        #expect(found.contains { $0.location == source.location("2️⃣") && $0.message.contains("end 'done'") })
+    }
+
     @Test func unknownHandlerSuggestsTheClosest() {
         let source = MarkedSource(
             journey(
