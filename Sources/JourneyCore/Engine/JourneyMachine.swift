@@ -2,8 +2,8 @@
 ///
 /// Each event (``start()``, ``complete(_:inputs:)``, ``restart()``, …) moves the machine and
 /// returns the ``Action`` its caller must perform next. Transcript records are queued and
-/// taken with ``takeRecords()``, or, with a ``sink`` attached, written to it as they happen. ``JourneyRunner`` drives it with real handlers and a driver;
-/// tests drive it directly.
+/// taken with ``takeRecords()``, or, with a ``sink`` attached, written to it as they happen.
+/// ``JourneyRunner`` drives it with real handlers and a driver; tests drive it directly.
 public struct JourneyMachine {
     public struct Configuration: Sendable {
         /// The locale texts are rendered in; nil uses the journey's default.
