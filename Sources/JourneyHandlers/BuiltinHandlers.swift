@@ -37,4 +37,18 @@ extension HandlerContext {
         }
         return (action, values)
     }
+
+    /// Asks for a step that takes one text input or an action: the action pressed, or else the
+    /// text `name`, which must be given (and, unless `allowEmpty`, not be empty). `text` is
+    /// empty when an action was pressed.
+    nonisolated(nonsending) func askText(
+        _ name: String, _ invocation: HandlerInvocation, allowEmpty: Bool = true
+    ) async throws -> (action: String?, text: String) {
+        let (action, values) = try await ask(invocation)
+        if let action { return (action, "") }
+        guard case .string(let text)? = values[name]?.revealed, allowEmpty || !text.isEmpty else {
+            throw HandlerError("step '\(invocation.step)' needs a '\(name)' or an 'action'")
+        }
+        return (nil, text)
+    }
 }

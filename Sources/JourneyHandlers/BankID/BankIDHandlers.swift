@@ -103,11 +103,8 @@ public struct BankPageHandler: StepHandler {
             throw HandlerError("'handledHosts' of step '\(invocation.step)' is not a list")
         }
         let handled = Set(hostValues.compactMap { if case .string(let s) = $0 { s.lowercased() } else { nil } })
-        let (action, values) = try await context.ask(invocation)
+        let (action, url) = try await context.askText("redirect", invocation)
         if let action { return HandlerResult(action) }
-        guard case .string(let url)? = values["redirect"]?.revealed else {
-            throw HandlerError("step '\(invocation.step)' needs a 'redirect' or an 'action'")
-        }
         let parts = URLParts(url)
         let shown = Value.string(URLRedaction.redact(url))
         if parts.scheme == "https" || parts.scheme == "http", parts.host != "apps.apple.com" {

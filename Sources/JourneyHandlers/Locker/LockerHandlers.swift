@@ -78,11 +78,8 @@ public struct LockerEnrolHandler: StepHandler {
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext
     ) async throws -> HandlerResult {
-        let (action, values) = try await context.ask(invocation)
+        let (action, password) = try await context.askText("password", invocation, allowEmpty: false)
         if let action { return HandlerResult(action) }
-        guard case .string(let password)? = values["password"]?.revealed, !password.isEmpty else {
-            throw HandlerError("step '\(invocation.step)' needs a 'password' or an 'action'")
-        }
         let enrolment = try LockerVault.enrol(
             secret: password, rounds: context.device.kdfRounds ?? PinVault.defaultRounds,
             keeping: try invocation.keyring())
@@ -128,11 +125,8 @@ public struct LockerEasyAccessHandler: StepHandler {
             return HandlerResult("missing")
         }
         let levels = try invocation.lockerLevels()
-        let (action, values) = try await context.ask(invocation)
+        let (action, password) = try await context.askText("password", invocation)
         if let action { return HandlerResult(action) }
-        guard case .string(let password)? = values["password"]?.revealed else {
-            throw HandlerError("step '\(invocation.step)' needs a 'password' or an 'action'")
-        }
         context.chargeAttempt()
         do {
             let keyring = try LockerVault.open(vault: vault, secret: password).only(levels)

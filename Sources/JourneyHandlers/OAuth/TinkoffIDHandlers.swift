@@ -142,11 +142,8 @@ public struct TinkoffCallbackHandler: StepHandler {
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext
     ) async throws -> HandlerResult {
-        let (action, values) = try await context.ask(invocation)
+        let (action, url) = try await context.askText("url", invocation)
         if let action { return HandlerResult(action) }
-        guard case .string(let url)? = values["url"]?.revealed else {
-            throw HandlerError("step '\(invocation.step)' needs a 'url' or an 'action'")
-        }
         guard url.hasPrefix(try invocation.text("callbackUrl")), invocation[parameter: "inFlight"] != .bool(false)
         else {
             return HandlerResult("ignored")

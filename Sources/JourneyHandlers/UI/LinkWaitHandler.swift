@@ -48,11 +48,8 @@ public struct LinkWaitHandler: StepHandler {
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext
     ) async throws -> HandlerResult {
-        let (action, values) = try await context.ask(invocation)
+        let (action, url) = try await context.askText("link", invocation)
         if let action { return HandlerResult(action) }
-        guard let link = values["link"], case .string(let url) = link.revealed else {
-            throw HandlerError("step '\(invocation.step)' needs a 'link' or an 'action'")
-        }
         let secret = invocation[parameter: "secret"] == .bool(true)
         let value = secret ? Value.secret(.string(url)) : Value.string(URLRedaction.redact(url))
         // Routes look at the scheme, host and path; a query can carry anything.
