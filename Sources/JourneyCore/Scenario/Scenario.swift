@@ -17,7 +17,8 @@ public struct Scenario: Sendable {
     /// stubs the scenario uses the real network.
     public var network: [NetworkStub]
     /// Base URLs of services the scenario needs running (a local OpenID provider, say); when
-    /// one does not answer, the scenario is skipped rather than failed.
+    /// one does not answer, the scenario is skipped rather than failed. Scenarios needing the
+    /// same server run one at a time; one that waits more than two minutes for it fails.
     public var needs: [String]
     public var location: SourceLocation
 

@@ -41,7 +41,16 @@ public struct ScenarioRunner {
         _ scenario: CompiledScenario, in library: CompiledLibrary, transcript sink: some TranscriptSink
     ) async -> Report {
         guard !scenario.needs.isEmpty else { return await play(scenario, in: library, transcript: sink) }
-        return await ServiceLock.withLocks(for: scenario.needs) { await play(scenario, in: library, transcript: sink) }
+        switch await ServiceLock.withLocks(for: scenario.needs, { await play(scenario, in: library, transcript: sink) })
+        {
+        case .success(let report): return report
+        case .failure(let busy):
+            let message =
+                "waited \(Int(busy.seconds)) s for \(busy.server), which other scenarios kept busy; the scenario did not run"
+            return Report(
+                scenario: scenario.id, journey: scenario.journey.id,
+                result: RunResult(end: nil, kind: nil, failure: message, steps: 0), problems: [message])
+        }
     }
 
     /// Real HTTP without stubs; only the stubs with them; both when the scenario also needs
