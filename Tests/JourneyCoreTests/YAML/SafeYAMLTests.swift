@@ -19,6 +19,20 @@ struct SafeYAMLTests {
         return nil
     }
 
+    /// A stub's `json:` follows the core schema: numbers become JSON numbers from their own
+    /// digits; what JSON cannot hold, and numbers with leading zeros, stay strings.
+    @Test(arguments: [
+        ("1.5", "1.5"), ("-0.25", "-0.25"), ("+1.", "1.0"), (".5", "0.5"), ("6.02e23", "6.02e23"),
+        ("1E-3", "1e-3"), ("42", "42"), ("-7", "-7"), ("0", "0"), ("0.0", "0.0"),
+        ("007.5", #""007.5""#), ("0012", #""0012""#), (".inf", #"".inf""#), (".nan", #"".nan""#),
+        ("1.2.3", #""1.2.3""#), ("1e", #""1e""#), (".", #"".""#), ("-x", #""-x""#), ("'1.5'", #""1.5""#),
+        ("true", "true"), ("null", "null"), ("~", "null"),
+    ])
+    func stubJSONNumbers(yaml: String, json: String) throws {
+        let root = try parse("value: \(yaml)\n").get()
+        #expect(JSONText.encode(root) == #"{"value":"# + json + "}")
+    }
+
     @Test func scalarsKeepTheirTextAndStyle() throws {
         let root = try parse("pin: 0012\nquoted: '0012'\nflag: no\n").get()
         guard case .mapping(let entries) = root.kind else { throw CancellationError() }
