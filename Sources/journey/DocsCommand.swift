@@ -25,12 +25,11 @@ struct DocsCommand: AsyncParsableCommand {
               journey docs journeys --out docs/journeys --check    # in CI: fail if a page is stale
 
             Output is deterministic, each file is written atomically, and only files that \
-            `journey docs` wrote are ever replaced or removed in --out. Exits 0 on success, 1 when --check \
-            finds stale pages, 2 for invalid files or options.
+            `journey docs` wrote are ever replaced or removed in --out: a file of yours with a \
+            page's name stops the run before anything is written. Exits 0 on success, 1 when \
+            --check finds stale pages, 2 for invalid files or options.
             """
     )
-
-    enum Format: String, CaseIterable, ExpressibleByArgument { case md, html, dot }
 
     @Argument(help: "Folders or files holding journeys and scenarios.")
     var paths: [String] = ["journeys"]
@@ -39,7 +38,7 @@ struct DocsCommand: AsyncParsableCommand {
     var out: String
 
     @Option(help: "md, html or dot.")
-    var format: Format = .md
+    var format: DocsFormat = .md
 
     @Option(help: "The language for screen texts (each journey falls back to its default).")
     var locale: String?
@@ -74,15 +73,25 @@ struct DocsCommand: AsyncParsableCommand {
         let docs = DocsBuilder.build(
             journeys: project.journeys.filter { library[$0.id.value] != nil }, recordings: recordings,
             locale: locale)
-        let files = try render(docs)
+        let files: [String: String]
+        if format == .html {
+            let dot = try Graphviz()
+            files = try DocsSite.files(docs, format: format, svg: dot.svg)
+        } else {
+            files = try DocsSite.files(docs, format: format) { _ in "" }
+        }
+        let folder = DocsSite.compare(files, format: format, existing: existingFiles(in: out))
+        if !folder.foreign.isEmpty {
+            for name in folder.foreign {
+                console.err(
+                    "\(Path.join(out, name)): error: this file was not written by journey docs, which never replaces such files; move it or choose another --out\n"
+                )
+            }
+            throw ExitCode(ExitStatus.invalid)
+        }
 
         if check {
-            var stale: [String] = []
-            for (name, content) in files.sorted(by: { $0.key < $1.key }) {
-                let path = Path.join(out, name)
-                if (try? String(contentsOfFile: path, encoding: .utf8)) != content { stale.append(path) }
-            }
-            for path in generatedFiles(in: out) where files[Path.lastComponent(path)] == nil { stale.append(path) }
+            let stale = (folder.changed + folder.obsolete).map { Path.join(out, $0) }
             if stale.isEmpty {
                 console.err("\(files.count) pages in \(out) are up to date\n")
                 return
@@ -98,11 +107,11 @@ struct DocsCommand: AsyncParsableCommand {
 
         do {
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-            for (name, content) in files.sorted(by: { $0.key < $1.key }) {
-                try AtomicFile.write(content, to: Path.join(out, name))
+            for name in files.keys.sorted() {
+                try AtomicFile.write(files[name]!, to: Path.join(out, name))
             }
-            for path in generatedFiles(in: out) where files[Path.lastComponent(path)] == nil {
-                try FileManager.default.removeItem(atPath: path)
+            for name in folder.obsolete {
+                try FileManager.default.removeItem(atPath: Path.join(out, name))
             }
         } catch {
             console.err("error: \(error)\n")
@@ -111,35 +120,18 @@ struct DocsCommand: AsyncParsableCommand {
         console.err("wrote \(files.count) files to \(out)\n")
     }
 
-    /// File name → content for the chosen format.
-    func render(_ docs: [JourneyDoc]) throws -> [String: String] {
+    /// The files of this format in `folder`, name → content (none when it does not exist).
+    func existingFiles(in folder: String) -> [String: String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         var files: [String: String] = [:]
-        switch format {
-        case .md:
-            files["index.md"] = MarkdownRenderer.index(docs)
-            for doc in docs { files["\(doc.id).md"] = MarkdownRenderer.page(doc) }
-        case .dot:
-            files["index.dot"] = HTMLRenderer.callGraphDot(docs)
-            for doc in docs { files["\(doc.id).dot"] = DotRenderer.render(doc) }
-        case .html:
-            let dot = try Graphviz()
-            files["index.html"] = HTMLRenderer.index(docs, callGraphSVG: try dot.svg(HTMLRenderer.callGraphDot(docs)))
-            for doc in docs {
-                files["\(doc.id).html"] = HTMLRenderer.page(doc, svg: try dot.svg(DotRenderer.render(doc)))
-            }
+        for name in names where name.hasSuffix(".\(format.rawValue)") {
+            files[name] = try? String(contentsOfFile: Path.join(folder, name), encoding: .utf8)
         }
         return files
     }
-
-    /// Files in `folder` that an earlier `journey docs` wrote in this format.
-    func generatedFiles(in folder: String) -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        return names.filter { $0.hasSuffix(".\(format.rawValue)") }.map { Path.join(folder, $0) }.filter { path in
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return false }
-            return GeneratedMark.isGenerated(text, extension: format.rawValue)
-        }
-    }
 }
+
+extension DocsFormat: ExpressibleByArgument {}
 
 /// Graphviz's `dot`, run as a process to turn DOT into SVG.
 struct Graphviz {

@@ -99,6 +99,19 @@ struct DocsTests {
         }
     }
 
+    @Test("a hand-written file with a page's name is never overwritten: the run stops and says so")
+    func aUserFileWithAPagesNameStopsTheRun() throws {
+        try withTemporaryDirectory { directory in
+            let mine = "# Our index\n\nHand-written.\n"
+            try writeText(mine, to: directory.appendingPathComponent("index.md"))
+            let result = try runJourney(["docs", "journeys/examples", "--out", directory.path], cwd: Paths.root)
+            #expect(result.status == Exit.invalid, "\(result)")
+            #expect(result.stderr.contains("index.md: error: this file was not written by journey docs"))
+            #expect(try String(contentsOf: directory.appendingPathComponent("index.md"), encoding: .utf8) == mine)
+            #expect(entries(of: directory) == ["index.md"], "nothing else is written either")
+        }
+    }
+
     @Test("--format html without Graphviz says what is missing")
     func htmlWithoutGraphviz() throws {
         try withTemporaryDirectory { directory in

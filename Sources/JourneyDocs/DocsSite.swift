@@ -1,0 +1,60 @@
+/// The formats `journey docs` writes.
+public enum DocsFormat: String, CaseIterable, Sendable {
+    /// Markdown with Mermaid diagrams, as GitHub renders it.
+    case md
+    /// An offline site with SVG diagrams.
+    case html
+    /// Graphviz sources.
+    case dot
+}
+
+/// A documentation site as files: what `journey docs` writes to its output folder, and how
+/// it tells its own files from others there. No file system and no processes: the caller
+/// reads and writes the folder, and turns DOT into SVG for HTML.
+public enum DocsSite {
+    /// File name → content: an index and a page per journey.
+    ///
+    /// - Parameter svg: turns a DOT graph into SVG; used only for `html`.
+    public static func files(
+        _ docs: [JourneyDoc], format: DocsFormat, svg: (String) throws -> String
+    ) rethrows -> [String: String] {
+        var files: [String: String] = [:]
+        switch format {
+        case .md:
+            files["index.md"] = MarkdownRenderer.index(docs)
+            for doc in docs { files["\(doc.id).md"] = MarkdownRenderer.page(doc) }
+        case .dot:
+            files["index.dot"] = HTMLRenderer.callGraphDot(docs)
+            for doc in docs { files["\(doc.id).dot"] = DotRenderer.render(doc) }
+        case .html:
+            files["index.html"] = HTMLRenderer.index(docs, callGraphSVG: try svg(HTMLRenderer.callGraphDot(docs)))
+            for doc in docs {
+                files["\(doc.id).html"] = HTMLRenderer.page(doc, svg: try svg(DotRenderer.render(doc)))
+            }
+        }
+        return files
+    }
+
+    /// How a folder stands against the site, each list sorted by name.
+    public struct Comparison: Sendable, Equatable {
+        /// Pages whose content is not what would be written, missing ones included.
+        public var changed: [String]
+        /// Generated pages of this format that the site no longer has: to be removed.
+        public var obsolete: [String]
+        /// Files with a page's name that `journey docs` did not write: never overwritten.
+        public var foreign: [String]
+    }
+
+    /// Compares the site with a folder's files of its format (name → content).
+    public static func compare(
+        _ files: [String: String], format: DocsFormat, existing: [String: String]
+    ) -> Comparison {
+        func generated(_ content: String) -> Bool { GeneratedMark.isGenerated(content, extension: format.rawValue) }
+        let changed = files.keys.filter { existing[$0] != files[$0] }.sorted()
+        let obsolete = existing.filter { name, content in
+            files[name] == nil && name.hasSuffix(".\(format.rawValue)") && generated(content)
+        }.keys.sorted()
+        let foreign = files.keys.filter { name in existing[name].map { !generated($0) } ?? false }.sorted()
+        return Comparison(changed: changed, obsolete: obsolete, foreign: foreign)
+    }
+}
