@@ -94,7 +94,8 @@ struct BenchCommand: AsyncParsableCommand {
             report("journey run, whole process", String(format: "%.1f ms median of %d runs", median, processRuns))
         }
         if json {
-            let body = results.map { "\(JSONReport.string($0.0)): \(JSONReport.string($0.1))" }.joined(separator: ", ")
+            let body = results.map { "\(JSONLinesEncoder.quoted($0.0)): \(JSONLinesEncoder.quoted($0.1))" }.joined(
+                separator: ", ")
             console.out("{\(body)}\n")
         }
     }

@@ -31,9 +31,7 @@ struct CheckCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = Console()
-        let (project, readDiagnostics) = Workspace.load(paths: paths)
-        var diagnostics = readDiagnostics
-        diagnostics.append(contentsOf: project.diagnostics.items)
+        let (project, diagnostics) = Workspace.load(paths: paths)
         console.print(diagnostics)
         let errors = diagnostics.items.filter { $0.severity == .error }.count
         let warnings = diagnostics.items.filter { $0.severity == .warning }.count

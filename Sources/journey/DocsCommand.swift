@@ -48,10 +48,8 @@ struct DocsCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = Console()
-        let (project, readDiagnostics) = Workspace.load(paths: paths)
-        var diagnostics = readDiagnostics
-        diagnostics.append(contentsOf: project.diagnostics.items)
-        console.print(DiagnosticListFilter.relevant(diagnostics))
+        let (project, diagnostics) = Workspace.load(paths: paths)
+        console.print(diagnostics.errors)
         guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
 
         var recordings: [ScenarioRecording] = []

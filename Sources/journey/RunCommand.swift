@@ -56,20 +56,19 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         let console = Console()
         var diagnostics = DiagnosticList()
-        var sources = Files.sources(
-            [scenario] + (journey.map { [$0] } ?? []), limit: Workspace.limits.maxBytes, diagnostics: &diagnostics)
+        let named = [scenario] + (journey.map { [$0] } ?? [])
+        var sources = Files.sources(named, limit: Workspace.limits.maxBytes, diagnostics: &diagnostics)
         let extra = journeyFolders.flatMap { folder in
             Files.yamlFiles(in: [folder], diagnostics: &diagnostics)
         }
         sources += Files.sources(extra, limit: Workspace.limits.maxBytes, diagnostics: &diagnostics).map {
             SourceFile(path: $0.path, data: $0.data, journeyOnly: true)
         }
-        sources += Workspace.nearbyJourneys(
-            for: [scenario] + (journey.map { [$0] } ?? []), excluding: Set([scenario] + (journey.map { [$0] } ?? [])))
+        sources += Workspace.nearbyJourneys(for: named, excluding: Set(named))
         let project = ProjectLoader(handlers: BuiltinHandlers.registry, yaml: SafeYAML(limits: Workspace.limits)).load(
             sources)
         diagnostics.append(contentsOf: project.diagnostics.items)
-        console.print(DiagnosticListFilter.relevant(diagnostics))
+        console.print(diagnostics.errors)
         guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
         guard let compiled = project.scenarios.first(where: { $0.file == scenario }) else {
             throw CLIError("\(scenario) is not a scenario file")
@@ -113,12 +112,13 @@ struct RunCommand: AsyncParsableCommand {
     }
 }
 
-/// Errors in files the user did not name still matter (a broken sub-journey), but warnings
-/// in them are noise during a run.
-enum DiagnosticListFilter {
-    static func relevant(_ list: DiagnosticList) -> DiagnosticList {
+extension DiagnosticList {
+    /// The errors only: what `run`, `test` and `docs` print. Warnings are `journey check`'s
+    /// business; during a run they are noise (errors, even in a sub-journey the user did not
+    /// name, still stop it).
+    var errors: DiagnosticList {
         var result = DiagnosticList()
-        result.append(contentsOf: list.items.filter { $0.severity == .error })
+        result.append(contentsOf: items.filter { $0.severity == .error })
         return result
     }
 }

@@ -74,13 +74,11 @@ struct TestCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = Console()
-        let (project, readDiagnostics) = Workspace.load(paths: paths)
-        var diagnostics = readDiagnostics
-        diagnostics.append(contentsOf: project.diagnostics.items)
-        console.print(DiagnosticListFilter.relevant(diagnostics))
+        let (project, diagnostics) = Workspace.load(paths: paths)
+        console.print(diagnostics.errors)
         guard !diagnostics.hasErrors, let library = project.library else {
             // Reports say the input is invalid, so CI never reads an old report as this run's.
-            let items = DiagnosticListFilter.relevant(diagnostics).items
+            let items = diagnostics.errors.items
             _ = writeReports(
                 junit: JUnitReport.render(invalid: items), json: JSONReport.render(invalid: items), console: console)
             console.out("0 passed, 0 failed\n")

@@ -97,18 +97,13 @@ final class CompiledStep: Sendable {
     let actionConditions: [String: Expression]
     let contract: StepContract
     let attempts: CompiledAttempts?
-    let transitions: [String: CompiledTransition]
-    /// The same transitions in a list: a step has a few outcomes, and comparing a few short
-    /// names is cheaper than hashing one.
-    private let transitionList: [(outcome: String, transition: CompiledTransition)]
+    /// The transition of each outcome the step handles, by outcome name. A list: a step has a
+    /// few outcomes, and comparing a few short names is cheaper than hashing one.
+    let transitions: [(outcome: String, transition: CompiledTransition)]
 
     /// The transition of an outcome.
     func transition(for outcome: String) -> CompiledTransition? {
-        if transitionList.count <= 12 {
-            for entry in transitionList where entry.outcome == outcome { return entry.transition }
-            return nil
-        }
-        return transitions[outcome]
+        transitions.first { $0.outcome == outcome }?.transition
     }
 
     // What never changes between visits, prepared once so the interpreter does not redo it
@@ -188,16 +183,16 @@ final class CompiledStep: Sendable {
         self.attempts = attempts
         self.enterEvent = JSONLinesEncoder.encodedEvent(.stepEnter(step: id, handler: label))
 
-        var prepared: [String: CompiledTransition] = [:]
-        for (outcome, transition) in transitions {
+        self.transitions = transitions.sorted { $0.key < $1.key }.map { outcome, transition in
             let data = contract.outcome(named: outcome)?.data
-            prepared[outcome] = CompiledTransition(
-                branches: transition.branches, data: data,
-                outcomeEvent: data?.isEmpty == true
-                    ? JSONLinesEncoder.encodedEvent(.outcome(step: id, outcome: outcome, data: [])) : nil)
+            return (
+                outcome,
+                CompiledTransition(
+                    branches: transition.branches, data: data,
+                    outcomeEvent: data?.isEmpty == true
+                        ? JSONLinesEncoder.encodedEvent(.outcome(step: id, outcome: outcome, data: [])) : nil)
+            )
         }
-        self.transitions = prepared
-        self.transitionList = prepared.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         if let spec = contract.input(named: "action"), !spec.type.secret, !spec.redactsQuery, let screen {
             actionInputs = screen.actions.map { action in
                 let values: TranscriptEvent.Fields = [.init("action", .string(action.id.value))]

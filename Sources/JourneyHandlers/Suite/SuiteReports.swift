@@ -165,6 +165,5 @@ public enum JSONReport {
         return json
     }
 
-    /// `text` as a JSON string literal.
-    public static func string(_ text: String) -> String { JSONLinesEncoder.quoted(text) }
+    private static func string(_ text: String) -> String { JSONLinesEncoder.quoted(text) }
 }

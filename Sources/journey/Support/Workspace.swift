@@ -7,13 +7,15 @@ enum Workspace {
     static let limits = SafeYAML.Limits()
 
     /// Loads the files under `paths`, plus the journeys they call or play from nearby: see
-    /// ``journeySearchPath(for:)``.
-    static func load(paths: [String]) -> (project: Project, readDiagnostics: DiagnosticList) {
+    /// ``journeySearchPath(for:)``. `diagnostics` has the problems of reading the files and
+    /// those of the project.
+    static func load(paths: [String]) -> (project: Project, diagnostics: DiagnosticList) {
         var diagnostics = DiagnosticList()
         let files = Files.yamlFiles(in: paths, diagnostics: &diagnostics)
         var sources = Files.sources(files, limit: limits.maxBytes, diagnostics: &diagnostics)
         sources += nearbyJourneys(for: paths, excluding: Set(files))
         let project = ProjectLoader(handlers: BuiltinHandlers.registry, yaml: SafeYAML(limits: limits)).load(sources)
+        diagnostics.append(contentsOf: project.diagnostics.items)
         return (project, diagnostics)
     }
 
