@@ -90,11 +90,28 @@ public struct JourneyDoc: Sendable {
 
 /// Builds ``JourneyDoc``s from journeys, their compiled form and scenario recordings.
 public enum DocsBuilder {
+    /// - Parameter secretStoredKeys: stored keys secret anywhere in the project
+    ///   (``CompiledLibrary/secretStoredKeys``): a value written into one is never shown.
     public static func build(
-        journeys: [Journey], recordings: [ScenarioRecording], locale: String?
+        journeys: [Journey], recordings: [ScenarioRecording], locale: String?, secretStoredKeys: Set<String> = []
     ) -> [JourneyDoc] {
         let taken = takenTransitions(recordings)
         return journeys.sorted { $0.id.value < $1.id.value }.map { journey in
+            /// `target = value` as written, with a literal written into a secret shown as •••
+            /// (an expression is shown: it names where the value comes from, not the value).
+            func assignment(_ a: Assignment) -> String {
+                let ref = a.target.value
+                let declared = (ref.scope == .stored ? journey.stored : journey.state).first {
+                    $0.name.value == ref.name
+                }
+                let secret =
+                    declared?.type.secret == true || (ref.scope == .stored && secretStoredKeys.contains(ref.name))
+                // An empty value (a secret cleared) says nothing about the secret.
+                if secret, case .scalar(let text, _, _) = a.value, !text.isEmpty, !text.contains("${") {
+                    return "\(ref) = \(Value.redacted)"
+                }
+                return "\(ref) = \(display(a.value))"
+            }
             let language = locale.flatMap { journey.locales.contains($0) ? $0 : nil } ?? journey.defaultLocale
             func text(_ t: LocalizedText?) -> String? {
                 t?.template(for: language, fallback: journey.defaultLocale)?.source
@@ -110,7 +127,7 @@ public enum DocsBuilder {
                             .init(
                                 from: step.id.value, outcome: outcome.value, branch: label,
                                 condition: branch.condition?.value, to: branch.target.value,
-                                sets: branch.assignments.map { "\($0.target.value) = \(display($0.value))" }))
+                                sets: branch.assignments.map(assignment)))
                     }
                 }
                 if let charge = step.attempts,
@@ -121,7 +138,7 @@ public enum DocsBuilder {
                             .init(
                                 from: step.id.value, outcome: "limit \(limit.name.value) reached", branch: "limit",
                                 condition: branch.condition?.value, to: branch.target.value,
-                                sets: branch.assignments.map { "\($0.target.value) = \(display($0.value))" }))
+                                sets: branch.assignments.map(assignment)))
                     }
                 }
                 edges += stepEdges
@@ -155,10 +172,15 @@ public enum DocsBuilder {
             return JourneyDoc(
                 id: journey.id.value, title: text(journey.title) ?? journey.id.value, summary: text(journey.summary),
                 file: journey.file, group: group(of: journey.file), locale: language,
-                params: journey.params.map {
+                params: journey.params.map { param in
                     .init(
-                        name: $0.name.value, type: $0.type.description, defaultValue: $0.defaultValue.map(display),
-                        description: $0.description)
+                        name: param.name.value, type: param.type.description,
+                        // A secret's value never appears in docs, its default included.
+                        defaultValue: param.defaultValue.map { raw in
+                            let text = display(raw)
+                            return param.type.secret && !text.isEmpty ? Value.redacted : text
+                        },
+                        description: param.description)
                 },
                 reads: reads, writes: writes, limits: journey.limits.map { describe($0, journey) }, steps: steps,
                 start: journey.start.value,

@@ -16,7 +16,7 @@ public enum GeneratedMark {
     /// or any other DOT graph, is not.
     public static func isGenerated(_ content: String, extension ext: String) -> Bool {
         guard let mark = line(forExtension: ext) else { return false }
-        return content.split(separator: "\n", maxSplits: 8, omittingEmptySubsequences: false).prefix(8)
+        return content.lines.prefix(8)
             .contains { $0 == mark }
     }
 }

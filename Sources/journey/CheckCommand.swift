@@ -33,8 +33,8 @@ struct CheckCommand: AsyncParsableCommand {
         let console = Console()
         let (project, diagnostics) = Workspace.load(paths: paths)
         console.print(diagnostics)
-        let errors = diagnostics.items.filter { $0.severity == .error }.count
-        let warnings = diagnostics.items.filter { $0.severity == .warning }.count
+        let errors = diagnostics.errorCount
+        let warnings = diagnostics.warningCount
         if !quiet {
             let files =
                 "\(project.journeyFiles) journey\(project.journeyFiles == 1 ? "" : "s") and \(project.scenarioFiles) scenario\(project.scenarioFiles == 1 ? "" : "s")"

@@ -70,7 +70,7 @@ struct DocsCommand: AsyncParsableCommand {
         }
         let docs = DocsBuilder.build(
             journeys: project.journeys.filter { library[$0.id.value] != nil }, recordings: recordings,
-            locale: locale)
+            locale: locale, secretStoredKeys: library.secretStoredKeys)
         let files: [String: String]
         if format == .html {
             let dot = try Graphviz()

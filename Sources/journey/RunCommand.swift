@@ -67,7 +67,7 @@ struct RunCommand: AsyncParsableCommand {
         sources += Workspace.nearbyJourneys(for: named, excluding: Set(named))
         let project = ProjectLoader(handlers: BuiltinHandlers.registry, yaml: SafeYAML(limits: Workspace.limits)).load(
             sources)
-        diagnostics.append(contentsOf: project.diagnostics.items)
+        diagnostics.append(contentsOf: project.diagnostics)
         console.print(diagnostics.errors)
         guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
         guard let compiled = project.scenarios.first(where: { $0.file == scenario }) else {
@@ -109,17 +109,6 @@ struct RunCommand: AsyncParsableCommand {
             for problem in report.problems { console.err("  \(problem)\n") }
             throw ExitCode(ExitStatus.failed)
         }
-    }
-}
-
-extension DiagnosticList {
-    /// The errors only: what `run`, `test` and `docs` print. Warnings are `journey check`'s
-    /// business; during a run they are noise (errors, even in a sub-journey the user did not
-    /// name, still stop it).
-    var errors: DiagnosticList {
-        var result = DiagnosticList()
-        result.append(contentsOf: items.filter { $0.severity == .error })
-        return result
     }
 }
 

@@ -58,10 +58,29 @@ struct TestCommand: AsyncParsableCommand {
     @Option(help: "Write a JSON report to this file.")
     var json: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "How long each scenario may run, as a duration (like 30s or 2m); one that runs longer is stopped and fails.",
+            valueName: "duration"))
+    var timeout: String = "60s"
+
+    /// Runs the scenarios listed on standard input and reports on standard output: the
+    /// process `journey test` starts to run scenarios in, so that none can take it down.
+    @Flag(help: .hidden)
+    var worker = false
+
     func validate() throws {
-        guard (jobs ?? 1) >= 1 else { throw ValidationError("--jobs must be at least 1") }
-        guard repeats >= 1 else { throw ValidationError("--repeat must be at least 1") }
+        guard (1...1024).contains(jobs ?? 1) else { throw ValidationError("--jobs must be from 1 to 1024") }
+        guard (1...1000).contains(repeats) else { throw ValidationError("--repeat must be from 1 to 1000") }
         if let shard { _ = try Self.parseShard(shard) }
+        _ = try timeoutSeconds()
+    }
+
+    func timeoutSeconds() throws -> Double {
+        guard let ms = JourneyCore.Duration.parse(timeout), ms >= 1 else {
+            throw ValidationError("--timeout takes \(JourneyCore.Duration.rule), found '\(timeout)'")
+        }
+        return Double(ms) / 1000
     }
 
     static func parseShard(_ text: String) throws -> (index: Int, count: Int) {
@@ -75,42 +94,102 @@ struct TestCommand: AsyncParsableCommand {
     func run() async throws {
         let console = Console()
         let (project, diagnostics) = Workspace.load(paths: paths)
+        if worker { return await runAsWorker(project) }
         console.print(diagnostics.errors)
-        guard !diagnostics.hasErrors, let library = project.library else {
-            // Reports say the input is invalid, so CI never reads an old report as this run's.
-            let items = diagnostics.errors.items
-            _ = writeReports(
-                junit: JUnitReport.render(invalid: items), json: JSONReport.render(invalid: items), console: console)
-            console.out("0 passed, 0 failed\n")
-            throw ExitCode(ExitStatus.invalid)
-        }
         let options = SuiteOptions(
             filter: filter, tags: tags, shard: try shard.map(Self.parseShard),
             jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, repeats: repeats,
             update: update)
         let runner = SuiteRunner(options: options)
         let selected = runner.select(project.scenarios)
+        let unrunnable = Self.select(project.unrunnable, options: options).map(ScenarioOutcome.init(unrunnable:))
+        let errors = diagnostics.errors.items
+        let total = selected.count + unrunnable.count
+        // Before anything runs, the reports say so: a run killed now leaves no old report that
+        // looks like its result.
+        var reportsWritten = writeReports(
+            SuiteReport(outcomes: [], errors: errors, state: .running, selected: total), console: console)
+        for outcome in unrunnable { console.out(render(outcome, console: console)) }
+
         let progress = console.isInteractive && selected.count > 1
-        let outcomes = await runner.run(selected, in: library, goldens: FileGoldenStore()) { index, outcome in
-            if progress { console.err("\r\u{1B}[2K") }
-            console.out(render(outcome, console: console))
-            if progress && index + 1 < selected.count {
-                console.err("[\(index + 1)/\(selected.count)] running…")
+        var interruption: String?
+        var results: [ScenarioOutcome] = []
+        if !selected.isEmpty {
+            guard let executable = SuiteSupervisor.currentExecutable() else {
+                throw CLIError("cannot find the journey executable to run the scenarios in")
             }
+            let arguments = ["test", "--worker", "--repeat", String(repeats)] + (update ? ["--update"] : [])
+            let supervisor = SuiteSupervisor(
+                executable: executable, arguments: arguments, paths: paths, jobs: options.jobs,
+                timeout: try timeoutSeconds())
+            let jobs = selected.enumerated().map {
+                SuiteSupervisor.Job(
+                    index: $0.offset, file: $0.element.file, scenario: $0.element.id,
+                    name: "\($0.element.journey.id) › \($0.element.id)")
+            }
+            let finished = supervisor.run(jobs) { index, outcome in
+                if progress { console.err("\r\u{1B}[2K") }
+                console.out(render(outcome, console: console))
+                if progress && index + 1 < selected.count {
+                    console.err("[\(index + 1)/\(selected.count)] running…")
+                }
+            }
+            if progress { console.err("\r\u{1B}[2K") }
+            results = finished.keys.sorted().map { finished[$0]! }
+            interruption = supervisor.interruption
         }
-        let reportsWritten = writeReports(
-            junit: JUnitReport.render(outcomes), json: JSONReport.render(outcomes), console: console)
+        let outcomes = (results + unrunnable).sorted { ($0.journey, $0.scenario, $0.file) < ($1.journey, $1.scenario, $1.file) }
+        let report = SuiteReport(
+            outcomes: outcomes, errors: errors, state: interruption == nil ? .finished : .interrupted,
+            selected: total, interruption: interruption)
+        reportsWritten = writeReports(report, console: console) && reportsWritten
         let summary = SuiteSummary(outcomes)
-        console.out(summary.line + "\n")
-        if !reportsWritten { throw ExitCode(ExitStatus.invalid) }
+        console.out(summary.line + (interruption.map { ", interrupted by \($0)" } ?? "") + "\n")
+        if let interruption { throw ExitCode(interruption == "SIGTERM" ? 143 : 130) }
+        if !reportsWritten || !errors.isEmpty || summary.errors > 0 { throw ExitCode(ExitStatus.invalid) }
         if summary.failed > 0 { throw ExitCode(ExitStatus.failed) }
+    }
+
+    /// The scenarios that cannot run that the options select: by name and tags, and dealt
+    /// into shards in their own order.
+    static func select(_ scenarios: [UnrunnableScenario], options: SuiteOptions) -> [UnrunnableScenario] {
+        var selected = scenarios.filter { scenario in
+            let nameMatches = options.filter.map { "\(scenario.journey) › \(scenario.scenario)".contains($0) } ?? true
+            let tagMatches = options.tags.isEmpty || !Set(options.tags).isDisjoint(with: scenario.tags)
+            return nameMatches && tagMatches
+        }
+        if let shard = options.shard {
+            selected = selected.enumerated().filter { $0.offset % shard.count == shard.index - 1 }.map(\.element)
+        }
+        return selected
+    }
+
+    /// The worker's side of ``SuiteSupervisor``: reads `INDEX<TAB>FILE<TAB>SCENARIO` lines,
+    /// runs those scenarios and writes a ``WorkerMessage`` line when each starts and ends.
+    func runAsWorker(_ project: Project) async {
+        var chosen: [(index: Int, scenario: CompiledScenario)] = []
+        for line in WorkerLifetime.readJobs() {
+            let parts = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 3, let index = Int(parts[0]),
+                let scenario = project.scenarios.first(where: { $0.file == parts[1] && $0.id == parts[2] })
+            else { continue }
+            chosen.append((index, scenario))
+        }
+        let output = WorkerOutput()
+        let runner = SuiteRunner(
+            options: SuiteOptions(jobs: jobs ?? 1, repeats: repeats, update: update))
+        let indices = chosen.map(\.index)
+        _ = await runner.run(
+            chosen.map(\.scenario), in: project.compiled, goldens: FileGoldenStore(), ordered: false,
+            started: { output.send(WorkerMessage(start: indices[$0])) },
+            report: { output.send(WorkerMessage(done: indices[$0], outcome: $1)) })
     }
 
     /// Writes the reports asked for (each atomically, its folder made if needed); false when
     /// one could not be written, which has been said on standard error.
-    func writeReports(junit junitText: String, json jsonText: String, console: Console) -> Bool {
+    func writeReports(_ report: SuiteReport, console: Console) -> Bool {
         var written = true
-        for (path, text) in [(junit, junitText), (json, jsonText)] {
+        for (path, text) in [(junit, JUnitReport.render(report)), (json, JSONReport.render(report))] {
             guard let path else { continue }
             do {
                 try FileManager.default.createDirectory(atPath: Path.parent(path), withIntermediateDirectories: true)
@@ -130,6 +209,8 @@ struct TestCommand: AsyncParsableCommand {
         case .recorded: return "\(console.paint("PASS", .green)) \(outcome.name) \(time) (recorded)\n"
         case .skipped:
             return "\(console.paint("SKIP", .yellow)) \(outcome.name): \(outcome.problems.first?.message ?? "")\n"
+        case .error:
+            return "\(console.paint("ERROR", .red)) \(outcome.name): \(outcome.problems.first?.message ?? "")\n"
         case .failed:
             var text = "\(console.paint("FAIL", .red)) \(outcome.name) \(time)\n"
             for problem in outcome.problems {

@@ -31,46 +31,134 @@ public struct Diagnostic: Hashable, Sendable, CustomStringConvertible {
     public var severity: Severity
     /// A stable identifier such as `step.unknown`; tests and docs refer to it.
     public var id: String
+    /// One line: text quoted from the input is escaped (see ``PrintableText``).
     public var message: String
     public var location: SourceLocation
 
     public init(_ severity: Severity, _ id: String, _ message: String, at location: SourceLocation) {
         self.severity = severity
         self.id = id
-        self.message = message
+        self.message = PrintableText.escaped(message)
         self.location = location
     }
 
     /// `path:line:column: error: message [id]`, the form editors and CI annotate.
     public var description: String {
-        "\(location): \(severity.rawValue): \(message) [\(id)]"
+        "\(PrintableText.escaped(location.description)): \(severity.rawValue): \(message) [\(id)]"
     }
 }
 
 /// Collects diagnostics; the library never prints, the CLI does.
+///
+/// At most ``perFileLimit`` diagnostics are kept for one file: a file with thousands of
+/// problems (a generated file, the wrong file) is reported by its first ones and a count of
+/// the rest, so that checking it stays fast and its report stays readable.
 public struct DiagnosticList: Sendable {
     public private(set) var items: [Diagnostic] = []
+    /// Diagnostics kept, by file.
+    private var kept: [String: Int] = [:]
+    /// Diagnostics left out because their file had reached the limit, by file.
+    private var omitted: [String: (errors: Int, warnings: Int)] = [:]
+
+    /// The diagnostics kept for one file.
+    public static let perFileLimit = 100
+    static let limitId = "diagnostics.limit"
 
     public init() {}
 
     public mutating func error(_ id: String, _ message: String, at location: SourceLocation) {
-        items.append(Diagnostic(.error, id, message, at: location))
+        append(Diagnostic(.error, id, message, at: location))
     }
 
     public mutating func warning(_ id: String, _ message: String, at location: SourceLocation) {
-        items.append(Diagnostic(.warning, id, message, at: location))
+        append(Diagnostic(.warning, id, message, at: location))
     }
 
-    public mutating func append(_ diagnostic: Diagnostic) { items.append(diagnostic) }
-    public mutating func append(contentsOf other: [Diagnostic]) { items.append(contentsOf: other) }
+    /// Whether another diagnostic for `file` would still be kept. Lets a caller skip building
+    /// messages that would be left out.
+    public func accepts(file: String) -> Bool { kept[file, default: 0] < Self.perFileLimit }
 
-    public var hasErrors: Bool { items.contains { $0.severity == .error } }
+    public mutating func append(_ diagnostic: Diagnostic) {
+        let file = diagnostic.location.file
+        if kept[file, default: 0] < Self.perFileLimit {
+            kept[file, default: 0] += 1
+            items.append(diagnostic)
+            return
+        }
+        var count = omitted[file] ?? (0, 0)
+        switch diagnostic.severity {
+        case .error: count.errors += 1
+        case .warning: count.warnings += 1
+        case .note: break
+        }
+        omitted[file] = count
+    }
 
-    /// Diagnostics in file order, de-duplicated, so output is deterministic.
+    public mutating func append(contentsOf other: [Diagnostic]) {
+        for diagnostic in other { append(diagnostic) }
+    }
+
+    /// Adds another list's diagnostics, and its count of those it left out.
+    public mutating func append(contentsOf other: DiagnosticList) {
+        append(contentsOf: other.items)
+        for (file, count) in other.omitted {
+            var mine = omitted[file] ?? (0, 0)
+            mine.errors += count.errors
+            mine.warnings += count.warnings
+            omitted[file] = mine
+        }
+    }
+
+    public var hasErrors: Bool {
+        items.contains { $0.severity == .error } || omitted.values.contains { $0.errors > 0 }
+    }
+
+    /// Every error, the ones left out included.
+    public var errorCount: Int {
+        items.count { $0.severity == .error } + omitted.values.reduce(0) { $0 + $1.errors }
+    }
+
+    /// Every warning, the ones left out included.
+    public var warningCount: Int {
+        items.count { $0.severity == .warning } + omitted.values.reduce(0) { $0 + $1.warnings }
+    }
+
+    /// The errors only: what `run`, `test` and `docs` print (warnings are `journey check`'s
+    /// business), with the count of errors left out.
+    public var errors: DiagnosticList {
+        var result = DiagnosticList()
+        result.items = items.filter { $0.severity == .error }
+        result.kept = kept
+        result.omitted = omitted.filter { $0.value.errors > 0 }.mapValues { ($0.errors, 0) }
+        return result
+    }
+
+    /// Diagnostics in file order, de-duplicated, so output is deterministic; a file that had
+    /// more than ``perFileLimit`` ends with a note counting the ones left out.
     public var sorted: [Diagnostic] {
         var seen = Set<Diagnostic>()
-        return items.filter { seen.insert($0).inserted }
+        let ordered = items.filter { seen.insert($0).inserted }
             .sorted { ($0.location, $0.id, $0.message) < ($1.location, $1.id, $1.message) }
+        guard !omitted.isEmpty else { return ordered }
+        var result: [Diagnostic] = []
+        for (index, diagnostic) in ordered.enumerated() {
+            result.append(diagnostic)
+            let file = diagnostic.location.file
+            let lastOfFile = index + 1 == ordered.count || ordered[index + 1].location.file != file
+            if lastOfFile, let count = omitted[file] { result.append(Self.omissionNote(count, at: diagnostic.location)) }
+        }
+        return result
+    }
+
+    static func omissionNote(_ count: (errors: Int, warnings: Int), at location: SourceLocation) -> Diagnostic {
+        var parts: [String] = []
+        if count.errors > 0 { parts.append("\(count.errors) more error\(count.errors == 1 ? "" : "s")") }
+        if count.warnings > 0 { parts.append("\(count.warnings) more warning\(count.warnings == 1 ? "" : "s")") }
+        if parts.isEmpty { parts.append("more notes") }
+        return Diagnostic(
+            .note, limitId,
+            "and \(parts.joined(separator: " and ")) in this file, not shown; only the first \(perFileLimit) of a file are reported",
+            at: location)
     }
 }
 

@@ -1,10 +1,18 @@
 /// The journeys of one run or check, compiled together so sub-journey calls resolve.
 public final class CompiledLibrary: Sendable {
     public let journeys: [String: CompiledJourney]
+    /// Device store keys whose values are secret in every journey and every output: those any
+    /// journey of the project declares `secret`, and those handlers keep secrets under (the
+    /// key `pin.save` seals a PIN into).
+    public let secretStoredKeys: Set<String>
 
-    init(journeys: [String: CompiledJourney]) {
+    init(journeys: [String: CompiledJourney], secretStoredKeys: Set<String> = []) {
         self.journeys = journeys
+        self.secretStoredKeys = secretStoredKeys
     }
+
+    /// Whether values stored under `key` are secret.
+    public func isSecretStored(_ key: String) -> Bool { secretStoredKeys.contains(key) }
 
     public subscript(id: String) -> CompiledJourney? { journeys[id] }
 
@@ -91,6 +99,9 @@ final class CompiledStep: Sendable {
     let label: String
     let runner: Runner
     let parameters: [(name: String, value: CompiledValue)]
+    /// What the handler's contract says about some parameters: secret whatever they are built
+    /// from, a range their values keep to, what transcripts show of them. By name.
+    let rules: [String: ParameterRule]
     let maps: [String: [(key: String, value: String)]]
     let screen: Screen?
     /// Conditions of actions written `enabled: "${…}"`, by action id.
@@ -100,6 +111,46 @@ final class CompiledStep: Sendable {
     /// The transition of each outcome the step handles, by outcome name. A list: a step has a
     /// few outcomes, and comparing a few short names is cheaper than hashing one.
     let transitions: [(outcome: String, transition: CompiledTransition)]
+
+    /// A contract's rules for one parameter.
+    struct ParameterRule: Sendable {
+        let secret: Bool
+        let range: ClosedRange<Int>?
+        let type: ValueType
+        let shown: (@Sendable (Value) -> Value)?
+    }
+
+    /// A parameter's evaluated value as the handler gets it: secret when its type is, and
+    /// checked against its range (a message when outside it).
+    func checked(_ name: String, _ value: Value) -> Result<Value, RunFailureMessage> {
+        Self.checked(name, value, rules: rules, step: id)
+    }
+
+    static func checked(
+        _ name: String, _ value: Value, rules: [String: ParameterRule], step id: String
+    ) -> Result<Value, RunFailureMessage> {
+        guard let rule = rules[name] else { return .success(value) }
+        if let range = rule.range, let number = NumberRange.number(value), !range.contains(number) {
+            return .failure(
+                RunFailureMessage(
+                    "parameter '\(name)' of step '\(id)' is \(NumberRange.describe(number, rule.type)), outside \(NumberRange.describe(range, rule.type))"
+                ))
+        }
+        return .success(value.secret(if: rule.secret))
+    }
+
+    /// Parameters as the `handler.call` event shows them.
+    func shownParameters(_ values: [String: Value]) -> TranscriptEvent.Fields {
+        Self.shown(values, rules: rules)
+    }
+
+    static func shown(_ values: [String: Value], rules: [String: ParameterRule]) -> TranscriptEvent.Fields {
+        var shown = values
+        for (name, rule) in rules {
+            if let show = rule.shown, let value = values[name] { shown[name] = show(value) }
+        }
+        return .sorted(shown)
+    }
 
     /// The transition of an outcome.
     func transition(for outcome: String) -> CompiledTransition? {
@@ -168,14 +219,15 @@ final class CompiledStep: Sendable {
 
     init(
         id: String, label: String, runner: Runner, parameters: [(name: String, value: CompiledValue)],
-        maps: [String: [(key: String, value: String)]], screen: Screen?, actionConditions: [String: Expression],
-        contract: StepContract, attempts: CompiledAttempts?, transitions: [String: CompiledTransition],
-        journey: String, defaultLocale: String
+        rules: [String: ParameterRule] = [:], maps: [String: [(key: String, value: String)]], screen: Screen?,
+        actionConditions: [String: Expression], contract: StepContract, attempts: CompiledAttempts?,
+        transitions: [String: CompiledTransition], journey: String, defaultLocale: String
     ) {
         self.id = id
         self.label = label
         self.runner = runner
         self.parameters = parameters
+        self.rules = rules
         self.maps = maps
         self.screen = screen
         self.actionConditions = actionConditions
@@ -202,20 +254,21 @@ final class CompiledStep: Sendable {
             actionInputs = []
         }
         self.fixedVisit = Self.fixedVisit(
-            id: id, label: label, runner: runner, parameters: parameters, maps: maps, screen: screen,
+            id: id, label: label, runner: runner, parameters: parameters, rules: rules, maps: maps, screen: screen,
             conditions: actionConditions, contract: contract, journey: journey, fallback: defaultLocale)
     }
 
     private static func fixedVisit(
         id: String, label: String, runner: Runner, parameters: [(name: String, value: CompiledValue)],
-        maps: [String: [(key: String, value: String)]], screen: Screen?, conditions: [String: Expression],
-        contract: StepContract, journey: String, fallback: String
+        rules: [String: ParameterRule], maps: [String: [(key: String, value: String)]], screen: Screen?,
+        conditions: [String: Expression], contract: StepContract, journey: String, fallback: String
     ) -> FixedVisit? {
         guard case .handler(let handler) = runner, conditions.isEmpty else { return nil }
         var constants: [String: Value] = [:]
         for (name, value) in parameters {
-            guard case .constant(let v) = value else { return nil }
-            constants[name] = v
+            guard case .constant(let v) = value, case .success(let checked) = checked(name, v, rules: rules, step: id)
+            else { return nil }
+            constants[name] = checked
         }
         let texts =
             [screen?.title, screen?.text].compactMap { $0 } + (screen?.actions.map(\.label) ?? [])
@@ -246,7 +299,7 @@ final class CompiledStep: Sendable {
         while locales.contains(other) { other += "-x" }
         let visits = locales.compactMap(visit)
         guard visits.count == locales.count, let otherVisit = visit(other) else { return nil }
-        let fields = TranscriptEvent.Fields.sorted(constants)
+        let fields = shown(constants, rules: rules)
         return FixedVisit(
             handler: handler, callFields: fields,
             callEvent: JSONLinesEncoder.encodedEvent(.handlerCall(step: id, handler: label, params: fields)),

@@ -13,7 +13,11 @@ public struct JourneyMachine {
         /// How deep sub-journeys may nest.
         public var maxCallDepth: Int
 
-        public init(locale: String? = nil, stepBudget: Int = 10_000, maxCallDepth: Int = 16) {
+        /// How deep sub-journeys may nest unless configured otherwise; `journey check` reports
+        /// deeper nesting before anything runs.
+        public static let defaultMaxCallDepth = 16
+
+        public init(locale: String? = nil, stepBudget: Int = 10_000, maxCallDepth: Int = defaultMaxCallDepth) {
             self.locale = locale
             self.stepBudget = stepBudget
             self.maxCallDepth = maxCallDepth
@@ -62,6 +66,11 @@ public struct JourneyMachine {
         self.library = library
         self.root = journey
         self.rootParams = params
+        var device = device
+        // A key secret anywhere in the project holds a secret whoever wrote it.
+        for (key, value) in device.store where library.isSecretStored(key) && !value.isSecret {
+            device.store[key] = .secret(value)
+        }
         self.device = device
         self.configuration = configuration
         self.locale = configuration.locale ?? journey.source.defaultLocale
@@ -154,6 +163,7 @@ public struct JourneyMachine {
 
     /// Writes the device store on a handler's behalf; recorded in the transcript.
     public mutating func store(_ key: String, _ value: Value?) {
+        let value = value?.secret(if: library.isSecretStored(key))
         if let value { device.store[key] = value } else { device.store.removeValue(forKey: key) }
         emit(.stateSet(variable: "stored.\(key)", value: value ?? .string("(removed)")))
     }
@@ -262,14 +272,23 @@ public struct JourneyMachine {
                     phase = .awaitingHandler
                     return .runHandler(fixed.handler, visit.invocation)
                 }
-                let lookup = Lookup(frame: frames[frames.count - 1], device: device)
+                let lookup = Lookup(frame: frames[frames.count - 1], device: device, secretStored: library.secretStoredKeys)
                 var params: [String: Value] = [:]
                 var displays: [String: String] = [:]
                 for (name, value) in step.parameters {
                     switch Self.evaluate(value, lookup) {
-                    case .success(let v):
+                    case .success(let evaluated):
+                        let v: Value
+                        switch step.checked(name, evaluated) {
+                        case .success(let checked): v = checked
+                        case .failure(let error): return failure(step.id, error.message)
+                        }
                         params[name] = v
-                        if v.isSecret, case .template(let t) = value, !t.isSingleExpression {
+                        // A value computed partly from secrets (a URL with a code in it) is shown
+                        // with just those parts redacted; a parameter secret by type never is.
+                        if v.isSecret, step.rules[name]?.secret != true, case .template(let t) = value,
+                            !t.isSingleExpression
+                        {
                             displays[name] = try? t.display(in: lookup)
                         }
                     case .failure(let error):
@@ -300,7 +319,7 @@ public struct JourneyMachine {
                     if let screen { emit(.screen(step: step.id, screen: screen)) }
                     var shown = params
                     for (name, text) in displays { shown[name] = .string(text) }
-                    emit(.handlerCall(step: step.id, handler: step.label, params: .sorted(shown)))
+                    emit(.handlerCall(step: step.id, handler: step.label, params: step.shownParameters(shown)))
                     phase = .awaitingHandler
                     let invocation = HandlerInvocation(
                         journey: journey.id, step: step.id, parameters: params, maps: step.maps, screen: screen,
@@ -315,7 +334,7 @@ public struct JourneyMachine {
                     return .finished(RunResult(end: end.id, kind: end.kind, failure: nil, steps: stepsTaken))
                 }
                 var outputs: [String: Value] = [:]
-                let lookup = Lookup(frame: frames[frames.count - 1], device: device)
+                let lookup = Lookup(frame: frames[frames.count - 1], device: device, secretStored: library.secretStoredKeys)
                 for (name, template) in journey.outputs {
                     do {
                         outputs[name] = try template.evaluate(in: lookup)
@@ -406,7 +425,9 @@ public struct JourneyMachine {
                 encoded: prepared ? branch.event : nil)
             return .success(branch.target)
         }
-        var lookup = Lookup(frame: frames[frames.count - 1], device: device, inputs: inputs, outcome: data)
+        var lookup = Lookup(
+            frame: frames[frames.count - 1], device: device, secretStored: library.secretStoredKeys, inputs: inputs,
+            outcome: data)
         for branch in transition.branches {
             if let condition = branch.condition {
                 do {
@@ -444,21 +465,28 @@ public struct JourneyMachine {
             frames[frames.count - 1].state[variable.name] = value.secret(if: secret)
             emit(.stateSet(variable: variable.description, value: value.secret(if: secret)))
         case .stored:
-            let secret = journey.stored.first { $0.name == variable.name }?.type.secret ?? false
+            let secret =
+                library.isSecretStored(variable.name)
+                || journey.stored.first { $0.name == variable.name }?.type.secret ?? false
             device.store[variable.name] = value.secret(if: secret)
             emit(.stateSet(variable: variable.description, value: value.secret(if: secret)))
         }
     }
 
     private func counter(_ limit: CompiledLimit) -> Int {
-        let top = frames.count - 1
+        Self.count(of: limit, in: frames[frames.count - 1], device: device)
+    }
+
+    /// A limit's count: its counter's value, or the counter's declared default while it was
+    /// never written.
+    static func count(of limit: CompiledLimit, in frame: Frame, device: DeviceState) -> Int {
         let value: Value?
         switch limit.counter.scope {
-        case .state: value = frames[top].state[limit.counter.name]
+        case .state: value = frame.state[limit.counter.name]
         case .stored:
             value =
                 device.store[limit.counter.name]
-                ?? frames[top].journey.stored.first { $0.name == limit.counter.name }?.defaultValue
+                ?? frame.journey.stored.first { $0.name == limit.counter.name }?.defaultValue
         }
         if case .int(let n)? = value?.revealed { return n }
         return 0
@@ -557,6 +585,8 @@ public struct JourneyMachine {
     struct Lookup: ValueProvider {
         var frame: Frame
         var device: DeviceState
+        /// Stored keys secret in the project (see ``CompiledLibrary/secretStoredKeys``).
+        let secretStored: Set<String>
         var inputs: [String: Value] = [:]
         var outcome: [String: Value] = [:]
 
@@ -569,7 +599,7 @@ public struct JourneyMachine {
             case "stored":
                 let decl = frame.journey.stored.first { $0.name == name }
                 let value = device.store[name] ?? decl?.defaultValue ?? decl.map { JourneyMachine.zero($0.type.type) }
-                return value?.secret(if: decl?.type.secret ?? false)
+                return value?.secret(if: decl?.type.secret ?? false || secretStored.contains(name))
             case "input": return inputs[name]
             case "outcome": return outcome[name]
             case "device":
@@ -584,13 +614,7 @@ public struct JourneyMachine {
                 }
             case "limits":
                 guard path.count == 3, let limit = frame.journey.limits[name] else { return nil }
-                let raw: Value?
-                switch limit.counter.scope {
-                case .state: raw = frame.state[limit.counter.name]
-                case .stored: raw = device.store[limit.counter.name]
-                }
-                let count: Int
-                if case .int(let n)? = raw?.revealed { count = n } else { count = 0 }
+                let count = JourneyMachine.count(of: limit, in: frame, device: device)
                 switch path[2] {
                 case "count": return .int(count)
                 case "max": return .int(limit.max)

@@ -110,12 +110,24 @@ public struct ParameterSpec: Sendable {
     public var defaultValue: Value?
     public var summary: String
     /// The parameter may be computed from a secret (a URL with a code in it); it then stays
-    /// secret and is shown redacted. A type marked secret is secret even when written literally.
+    /// secret and is shown redacted. A type marked secret is secret however it is written:
+    /// literally or as a template of values that are not secret themselves.
     public var mayBeSecret: Bool
+    /// For `int` and `duration` (in milliseconds) parameters: the values the handler accepts.
+    /// `journey check` reports a literal outside it; a template's value outside it fails the
+    /// step with a message.
+    public var range: ClosedRange<Int>?
+    /// The parameter names a device store key that the handler keeps a secret under (a sealed
+    /// PIN): values stored under that key are secret in every journey and every output.
+    public var namesSecretStoreKey: Bool
+    /// What transcripts show for the parameter instead of its value, for values that must never
+    /// be recorded whatever they are built from (an HTTP body: its size; headers: their names).
+    public var shown: (@Sendable (Value) -> Value)?
 
     public init(
         name: String, kind: Kind, required: Bool = false, defaultValue: Value? = nil, summary: String,
-        mayBeSecret: Bool = false
+        mayBeSecret: Bool = false, range: ClosedRange<Int>? = nil, namesSecretStoreKey: Bool = false,
+        shown: (@Sendable (Value) -> Value)? = nil
     ) {
         self.name = name
         self.kind = kind
@@ -123,6 +135,9 @@ public struct ParameterSpec: Sendable {
         self.defaultValue = defaultValue
         self.summary = summary
         self.mayBeSecret = mayBeSecret
+        self.range = range
+        self.namesSecretStoreKey = namesSecretStoreKey
+        self.shown = shown
     }
 }
 

@@ -74,6 +74,10 @@ public struct JourneyLoader: Sendable {
             if let limit = limit(entry, &r) { limits.append(limit) }
         }
         let start = f["start"].flatMap { r.located($0, "'start'") } ?? Located("", at: root.location)
+        if let node = f["start"], node.scalar?.isEmpty == true || node.isNull {
+            r.diagnostics.error(
+                NodeReader.valueType, "'start' must name the step the journey starts at", at: node.location)
+        }
         var steps: [Step] = []
         var unloaded: Set<String> = []
         for entry in f["steps"].map({ r.namedEntries($0, "'steps'") }) ?? [] {
@@ -146,7 +150,7 @@ public struct JourneyLoader: Sendable {
                 entry.value, "limit '\(entry.key)'", allowed: ["max", "counter", "exceeded", "keep"],
                 required: ["max", "counter", "exceeded"])
         else { return nil }
-        let max = f["max"].flatMap { r.int($0, "'max'", minimum: 1) }
+        let max = f["max"].flatMap { r.int($0, "'max'", in: NumberRange.attempts) }
         var counter: Located<VariableReference>?
         if let node = f["counter"], let text = r.string(node, "'counter'") {
             if let ref = VariableReference(text) {
@@ -260,13 +264,20 @@ public struct JourneyLoader: Sendable {
                     allowed: ["label", "kind", "required", "pattern", "minLength", "maxLength", "secret"])
             else { continue }
             let kind = ff["kind"].flatMap { r.enumValue($0, "'kind'", as: FormField.Kind.self) } ?? .text
+            let minLength = ff["minLength"].flatMap { r.int($0, "'minLength'", in: NumberRange.fieldLength) }
+            let maxLength = ff["maxLength"].flatMap { r.int($0, "'maxLength'", in: NumberRange.fieldLength) }
+            if let minLength, let maxLength, minLength > maxLength, let node = ff["minLength"] {
+                r.diagnostics.error(
+                    NodeReader.outOfRange,
+                    "'minLength' (\(minLength)) is more than 'maxLength' (\(maxLength)); no text could be entered",
+                    at: node.location)
+            }
             fields.append(
                 FormField(
                     name: name, label: ff["label"].flatMap { r.text($0, "'label'") }, kind: kind,
                     required: ff["required"].flatMap { r.bool($0, "'required'") } ?? true,
                     pattern: ff["pattern"].flatMap { r.located($0, "'pattern'") },
-                    minLength: ff["minLength"].flatMap { r.int($0, "'minLength'", minimum: 0) },
-                    maxLength: ff["maxLength"].flatMap { r.int($0, "'maxLength'", minimum: 0) },
+                    minLength: minLength, maxLength: maxLength,
                     secret: ff["secret"].flatMap { r.bool($0, "'secret'") } ?? (kind == .password)))
         }
         return Screen(

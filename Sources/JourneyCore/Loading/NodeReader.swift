@@ -6,6 +6,7 @@ struct NodeReader {
     static let missingKey = "key.missing"
     static let valueType = "value.type"
     static let invalidId = "id.invalid"
+    static let outOfRange = "value.range"
 
     var diagnostics = DiagnosticList()
 
@@ -20,10 +21,9 @@ struct NodeReader {
         var fields = Fields(node: node, entries: [:], order: [])
         for entry in entries {
             if !allowed.contains(entry.key) {
-                diagnostics.error(
-                    Self.unknownKey,
-                    "unknown key '\(entry.key)' in \(what)\(Suggestion.hint(for: entry.key, in: allowed))",
-                    at: entry.keyLocation)
+                // Past the file's limit the diagnostic is only counted: skip the suggestion.
+                let hint = diagnostics.accepts(file: entry.keyLocation.file) ? Suggestion.hint(for: entry.key, in: allowed) : ""
+                diagnostics.error(Self.unknownKey, "unknown key '\(entry.key)' in \(what)\(hint)", at: entry.keyLocation)
                 continue
             }
             fields.entries[entry.key] = entry
@@ -89,10 +89,23 @@ struct NodeReader {
         }
     }
 
-    mutating func int(_ node: YAMLNode, _ what: String, minimum: Int = Int.min) -> Int? {
-        guard let text = node.scalar, let value = LiteralParser.int(text), value >= minimum else {
-            let bound = minimum == Int.min ? "" : " of at least \(minimum)"
-            diagnostics.error(Self.valueType, "\(what) must be a whole number\(bound)", at: node.location)
+    mutating func int(_ node: YAMLNode, _ what: String) -> Int? {
+        guard let text = node.scalar, let value = LiteralParser.int(text) else {
+            diagnostics.error(Self.valueType, "\(what) must be a whole number", at: node.location)
+            return nil
+        }
+        return value
+    }
+
+    /// A whole number within `range`; the message says the range.
+    mutating func int(_ node: YAMLNode, _ what: String, in range: ClosedRange<Int>) -> Int? {
+        let bounds = "from \(range.lowerBound) to \(range.upperBound)"
+        guard let text = node.scalar, let value = LiteralParser.int(text) else {
+            diagnostics.error(Self.valueType, "\(what) must be a whole number \(bounds)", at: node.location)
+            return nil
+        }
+        guard range.contains(value) else {
+            diagnostics.error(Self.outOfRange, "\(what) must be \(bounds), found \(text)", at: node.location)
             return nil
         }
         return value

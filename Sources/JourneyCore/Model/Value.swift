@@ -79,21 +79,73 @@ public struct TypeInfo: Hashable, Sendable, CustomStringConvertible {
     public var description: String { secret ? "secret \(type)" : type.description }
 }
 
-/// Durations in journey files: `250ms`, `1.5s`, `5m`, `2h`.
+/// Durations in journey files: `250ms`, `1.5s`, `5m`, `2h`, `30d`, and compounds of them from
+/// the largest unit down, like `1h30m` or `5m1s`.
 public enum Duration {
-    /// Parses a duration literal into milliseconds, or returns nil.
+    /// The longest duration a journey or scenario may write: 3650 days (about ten years).
+    public static let maximum = 3650 * 86_400_000
+    /// How messages describe what a duration may be.
+    public static let rule = "a duration like 250ms, 1.5s, 5m or 1h30m, at most 3650d"
+
+    static let units: [(suffix: String, factor: Double)] = [
+        ("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1000), ("ms", 1),
+    ]
+
+    /// Parses a duration literal into milliseconds, or returns nil (see ``problem(with:)``).
     public static func parse(_ text: String) -> Int? {
-        let units: [(String, Double)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000)]
-        for (suffix, factor) in units where text.hasSuffix(suffix) {
-            let number = text.dropLast(suffix.count)
-            guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
-                number.filter({ $0 == "." }).count <= 1, let value = Double(number)
-            else { return nil }
-            let ms = (value * factor).rounded()
-            guard ms >= 0, ms < 1e15 else { return nil }
-            return Int(ms)
-        }
+        if case .success(let ms) = read(text) { return ms }
         return nil
+    }
+
+    /// Why `text` is not a duration, or nil when it is one.
+    public static func problem(with text: String) -> String? {
+        if case .failure(let problem) = read(text) { return problem.text }
+        return nil
+    }
+
+    /// Whether `text` is written as a duration but is longer than ``maximum``.
+    public static func isTooLong(_ text: String) -> Bool {
+        if case .failure(let problem) = read(text) { return problem.tooLong }
+        return false
+    }
+
+    struct Problem: Error {
+        let text: String
+        var tooLong = false
+    }
+
+    static func read(_ text: String) -> Result<Int, Problem> {
+        let scalars = Array(text.unicodeScalars)
+        var index = 0
+        var total = 0.0
+        var lastUnit = -1
+        guard !scalars.isEmpty else { return .failure(Problem(text: "a duration is empty; write \(rule)")) }
+        while index < scalars.count {
+            var number = ""
+            while index < scalars.count, scalars[index].isASCIIDigit || scalars[index] == "." {
+                number.unicodeScalars.append(scalars[index])
+                index += 1
+            }
+            var unit = ""
+            while index < scalars.count, scalars[index].isASCIILetter {
+                unit.unicodeScalars.append(scalars[index])
+                index += 1
+            }
+            guard !number.isEmpty, number.filter({ $0 == "." }).count <= 1, number != ".",
+                let value = Double(number), let u = units.firstIndex(where: { $0.suffix == unit })
+            else { return .failure(Problem(text: "'\(text)' is not a duration; write \(rule)")) }
+            guard u > lastUnit else {
+                return .failure(
+                    Problem(text: "'\(text)' is not a duration; write its parts from the largest unit down, like 1h30m"))
+            }
+            lastUnit = u
+            total += value * units[u].factor
+            guard total <= Double(maximum) else {
+                return .failure(
+                    Problem(text: "'\(text)' is longer than 3650d (about ten years), the longest duration allowed", tooLong: true))
+            }
+        }
+        return .success(Int(total.rounded()))
     }
 
     /// Formats milliseconds the way journeys write them: `1.5s`, `5m`, `250ms`.

@@ -142,7 +142,7 @@ public struct ScenarioLoader: Sendable {
                     "biometry", "enrolled", "online", "apps", "opensLinks", "store", "pins", "clock", "kdfRounds",
                 ])
         {
-            if let rounds = df["kdfRounds"].flatMap({ r.int($0, "'kdfRounds'", minimum: 1) }) {
+            if let rounds = df["kdfRounds"].flatMap({ r.int($0, "'kdfRounds'", in: NumberRange.kdfRounds) }) {
                 device.profile.kdfRounds = rounds
             }
             for entry in df["pins"].map({ r.namedEntries($0, "'pins'") }) ?? [] {
@@ -160,8 +160,13 @@ public struct ScenarioLoader: Sendable {
                 device.store.append((Located(entry.key, at: entry.keyLocation), r.raw(entry.value)))
             }
             if let node = df["clock"], let text = r.string(node, "'clock'") {
-                if let ms = Self.parseDate(text) {
+                if let ms = Self.parseDate(text), NumberRange.clock.contains(ms) {
                     device.clock = ms
+                } else if Self.parseDate(text) != nil {
+                    r.diagnostics.error(
+                        NodeReader.outOfRange,
+                        "'clock' must be from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z, found '\(text)'",
+                        at: node.location)
                 } else {
                     r.diagnostics.error(
                         NodeReader.valueType, "'clock' must be a UTC time like 2026-01-01T09:00:00Z, found '\(text)'",
@@ -230,7 +235,7 @@ public struct ScenarioLoader: Sendable {
         }
         guard let responseNode = f["response"],
             let rf = r.mapping(responseNode, "'response'", allowed: ["status", "json", "body"], required: ["status"]),
-            let status = rf["status"].flatMap({ r.int($0, "'status'", minimum: 100) })
+            let status = rf["status"].flatMap({ r.int($0, "'status'", in: NumberRange.httpStatus) })
         else { return nil }
         var body = ""
         if let json = rf["json"] {
@@ -238,7 +243,7 @@ public struct ScenarioLoader: Sendable {
         } else if let text = rf["body"] {
             body = r.string(text, "'body'") ?? ""
         }
-        let times = f["times"].flatMap { r.int($0, "'times'", minimum: 1) }
+        let times = f["times"].flatMap { r.int($0, "'times'", in: NumberRange.stubTimes) }
         return NetworkStub(
             method: parts[0], url: parts[1], status: status, body: body, times: times, location: node.location)
     }
@@ -268,10 +273,17 @@ public struct ScenarioLoader: Sendable {
                     guard r.bool(first.value, "'restart'") == true else { return nil }
                     return ScriptEntry(kind: .restart, location: node.location)
                 }
-                guard let text = r.string(first.value, "'advance'"), let ms = Duration.parse(text) else {
-                    r.diagnostics.error(
-                        NodeReader.valueType, "'advance' takes a duration like 250ms, 1.5s, 5m or 2h",
-                        at: first.value.location)
+                guard let text = r.string(first.value, "'advance'") else { return nil }
+                guard let ms = Duration.parse(text) else {
+                    if Duration.isTooLong(text) {
+                        r.diagnostics.error(
+                            NodeReader.outOfRange, "'advance': \(Duration.problem(with: text) ?? "")",
+                            at: first.value.location)
+                    } else {
+                        r.diagnostics.error(
+                            NodeReader.valueType, "'advance' takes \(Duration.rule), found '\(text)'",
+                            at: first.value.location)
+                    }
                     return nil
                 }
                 return ScriptEntry(kind: .advance(milliseconds: ms), location: node.location)

@@ -51,7 +51,8 @@ public struct ScenarioChecker: Sendable {
         var store: [String: Value] = [:]
         let storedDecls = reachable.flatMap(\.stored)
         for (key, raw) in scenario.device.store {
-            let type = storedDecls.first { $0.name == key.value }?.type ?? TypeInfo(.any)
+            var type = storedDecls.first { $0.name == key.value }?.type ?? TypeInfo(.any)
+            type.secret = type.secret || library.isSecretStored(key.value)
             if case .constant(let v)? = context.compileValue(
                 raw, expected: type, scope: context.base, what: "stored value '\(key.value)'", allowTemplates: false)
             {
@@ -126,12 +127,6 @@ public struct ScenarioChecker: Sendable {
                     at: name.location)
                 continue
             }
-            if decl.type.secret {
-                d.error(
-                    Self.badExpectation, "'state.\(name.value)' is secret; scenarios cannot assert secrets",
-                    at: name.location)
-                continue
-            }
             if case .constant(let v)? = context.compileValue(
                 raw, expected: decl.type, scope: context.base, what: "'state.\(name.value)'", allowTemplates: false)
             {
@@ -140,16 +135,10 @@ public struct ScenarioChecker: Sendable {
         }
         var expectStored: [(String, Value)] = []
         for (name, raw) in scenario.expect.stored {
-            let decl = storedDecls.first { $0.name == name.value }
-            if decl?.type.secret == true {
-                d.error(
-                    Self.badExpectation, "'stored.\(name.value)' is secret; scenarios cannot assert secrets",
-                    at: name.location)
-                continue
-            }
+            var type = storedDecls.first { $0.name == name.value }?.type ?? TypeInfo(.any)
+            type.secret = type.secret || library.isSecretStored(name.value)
             if case .constant(let v)? = context.compileValue(
-                raw, expected: decl?.type ?? TypeInfo(.any), scope: context.base, what: "'stored.\(name.value)'",
-                allowTemplates: false)
+                raw, expected: type, scope: context.base, what: "'stored.\(name.value)'", allowTemplates: false)
             {
                 expectStored.append((name.value, v))
             }
@@ -167,7 +156,7 @@ public struct ScenarioChecker: Sendable {
                 "journey '\(journey.id)' has no '\(locale)' texts; its default '\(journey.source.defaultLocale)' is used",
                 at: scenario.location)
         }
-        d.append(contentsOf: context.diagnostics.items)
+        d.append(contentsOf: context.diagnostics)
         guard !d.hasErrors else { return (nil, d) }
         let compiled = CompiledScenario(
             id: scenario.id.value, file: scenario.file, journey: journey, title: scenario.title, tags: scenario.tags,
@@ -248,13 +237,20 @@ public struct CompiledScenario: Sendable {
             problems.append("expected a \(kind.rawValue) end, reached a \(result.kind?.rawValue ?? "none") end")
         }
         for (name, expected) in expectation.state where state[name]?.revealed != expected.revealed {
-            problems.append(
-                "expected state.\(name) = \(expected.displayText), found \(state[name]?.displayText ?? "nothing")")
+            problems.append(Self.mismatch("state.\(name)", expected: expected, found: state[name]))
         }
         for (name, expected) in expectation.stored where store[name]?.revealed != expected.revealed {
-            problems.append(
-                "expected stored.\(name) = \(expected.displayText), found \(store[name]?.displayText ?? "nothing")")
+            problems.append(Self.mismatch("stored.\(name)", expected: expected, found: store[name]))
         }
         return problems
+    }
+
+    /// Says that a value is not the one expected; a secret's values are never shown, on
+    /// either side.
+    static func mismatch(_ name: String, expected: Value, found: Value?) -> String {
+        guard expected.isSecret || found?.isSecret == true else {
+            return "expected \(name) = \(expected.displayText), found \(found?.displayText ?? "nothing")"
+        }
+        return "\(name) (secret, not shown) is not the value the scenario expects; it is \(found == nil ? "not set" : "another value")"
     }
 }

@@ -13,8 +13,8 @@ public struct TranscriptDiff: Sendable {
     }
 
     public init(expected: String, actual: String) {
-        self.expected = expected.split(separator: "\n", omittingEmptySubsequences: false)
-        self.actual = actual.split(separator: "\n", omittingEmptySubsequences: false)
+        self.expected = expected.lines
+        self.actual = actual.lines
         self.edits = Self.diff(self.expected, self.actual)
     }
 

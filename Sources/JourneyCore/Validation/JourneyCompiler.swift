@@ -28,9 +28,19 @@ public struct JourneyCompiler: Sendable {
     static let textLocale = "text.locale"
     static let badPattern = "value.pattern"
     static let leadingZero = "value.leading-zero"
+    static let outOfRange = "value.range"
 
-    /// Compiles journeys together. Returns nil when any error was found.
-    public func compile(_ journeys: [Journey]) -> (library: CompiledLibrary?, diagnostics: DiagnosticList) {
+    /// Compiles journeys together. The library holds every journey that compiled and whose
+    /// callees (all the way down) compiled too; the rest have errors in `diagnostics`.
+    ///
+    /// - Parameters:
+    ///   - broken: journeys that exist but failed to load, by id, with their file: a call to
+    ///     one points there instead of saying "unknown journey".
+    ///   - secretStoredKeys: stored keys declared secret by journeys of the project that are
+    ///     not compiled here; a key secret anywhere is secret everywhere.
+    public func compile(
+        _ journeys: [Journey], broken: [String: String] = [:], secretStoredKeys: Set<String> = []
+    ) -> (library: CompiledLibrary, diagnostics: DiagnosticList) {
         var d = DiagnosticList()
         var byId: [String: Journey] = [:]
         for journey in journeys {
@@ -51,22 +61,47 @@ public struct JourneyCompiler: Sendable {
                 DataSpec(name: output.name.value, type: output.value.typeCheck(in: scope).type ?? TypeInfo(.any))
             }
         }
+        var secretKeys = secretStoredKeys
+        for journey in byId.values { secretKeys.formUnion(ProjectLoader.secretStoredKeys(journey)) }
         // Each journey compiles on its own against the others' declarations: on every core.
         var compiled: [String: CompiledJourney] = [:]
         let ids = byId.keys.sorted()
         let steps = byId.values.reduce(0) { $0 + $1.steps.count }
         let results = Parallel.map(ids, parallel: steps >= Self.parallelSteps) { id in
-            var context = JourneyContext(journey: byId[id]!, all: byId, outputTypes: outputTypes, handlers: handlers)
+            var context = JourneyContext(
+                journey: byId[id]!, all: byId, outputTypes: outputTypes, handlers: handlers, broken: broken)
             let result = context.compile()
-            return (result, context.diagnostics.items)
+            return (result, context.diagnostics, context.secretStoreKeys)
         }
-        for (id, (result, diagnostics)) in zip(ids, results) {
+        for (id, (result, diagnostics, keys)) in zip(ids, results) {
             d.append(contentsOf: diagnostics)
+            secretKeys.formUnion(keys)
             if let result { compiled[id] = result }
         }
-        CallCycleRule.check(byId, into: &d)
-        if d.hasErrors { return (nil, d) }
-        return (CompiledLibrary(journeys: compiled), d)
+        let flagged = CallCycleRule.check(byId, into: &d)
+        for id in flagged { compiled[id] = nil }
+        Self.dropCallersOfMissing(&compiled)
+        return (CompiledLibrary(journeys: compiled, secretStoredKeys: secretKeys), d)
+    }
+
+    /// Removes every journey that calls, directly or not, one that is not compiled: it could
+    /// not run. Linear in the number of calls.
+    static func dropCallersOfMissing(_ compiled: inout [String: CompiledJourney]) {
+        var callers: [String: [String]] = [:]
+        var missing: [String] = []
+        for (id, journey) in compiled {
+            for step in journey.steps {
+                guard case .call(let callee) = step.runner else { continue }
+                callers[callee, default: []].append(id)
+                if compiled[callee] == nil { missing.append(callee) }
+            }
+        }
+        while let id = missing.popLast() {
+            for caller in callers[id] ?? [] where compiled[caller] != nil {
+                compiled[caller] = nil
+                missing.append(caller)
+            }
+        }
     }
 }
 
@@ -82,8 +117,17 @@ struct JourneyContext {
     var compiledLimits: [String: CompiledLimit] = [:]
     typealias C = JourneyCompiler
 
-    init(journey: Journey, all: [String: Journey], outputTypes: [String: [DataSpec]], handlers: HandlerRegistry) {
+    /// Journeys that failed to load, by id, with their file.
+    let broken: [String: String]
+    /// Stored keys that handler parameters name as holding secrets (`pin.save`'s `key`).
+    var secretStoreKeys: Set<String> = []
+
+    init(
+        journey: Journey, all: [String: Journey], outputTypes: [String: [DataSpec]], handlers: HandlerRegistry,
+        broken: [String: String] = [:]
+    ) {
         self.journey = journey
+        self.broken = broken
         self.all = all
         self.outputTypes = outputTypes
         self.handlers = handlers
@@ -190,6 +234,7 @@ struct JourneyContext {
         var runner: CompiledStep.Runner?
         var parameters: [(name: String, value: CompiledValue)] = []
         var maps: [String: [(key: String, value: String)]] = [:]
+        var rules: [String: CompiledStep.ParameterRule] = [:]
         let label: String
         switch step.kind {
         case .handler(let name):
@@ -203,6 +248,13 @@ struct JourneyContext {
             }
             runner = .handler(handler)
             let specs = handler.contract.parameters
+            for spec in specs {
+                guard case .value(let type) = spec.kind, type.secret || spec.range != nil || spec.shown != nil else {
+                    continue
+                }
+                rules[spec.name] = CompiledStep.ParameterRule(
+                    secret: type.secret, range: spec.range, type: type.type, shown: spec.shown)
+            }
             for (param, raw) in step.with {
                 guard let spec = specs.first(where: { $0.name == param.value }) else {
                     diagnostics.error(
@@ -214,13 +266,26 @@ struct JourneyContext {
                 switch spec.kind {
                 case .value(let type):
                     let accepted = TypeInfo(type.type, secret: type.secret || spec.mayBeSecret)
-                    if let v = compileValue(raw, expected: accepted, scope: base, what: "parameter '\(param.value)'") {
-                        if case .constant(let constant) = v, spec.mayBeSecret && !type.secret {
+                    guard
+                        let v = compileValue(raw, expected: accepted, scope: base, what: "parameter '\(param.value)'")
+                    else { continue }
+                    if case .constant(let constant) = v {
+                        if let range = spec.range, let number = NumberRange.number(constant), !range.contains(number) {
+                            diagnostics.error(
+                                C.outOfRange,
+                                "parameter '\(param.value)' of \(name.value) is \(NumberRange.describe(number, type.type)), outside \(NumberRange.describe(range, type.type))",
+                                at: raw.location)
+                            continue
+                        }
+                        if spec.namesSecretStoreKey, case .string(let key) = constant.revealed {
+                            secretStoreKeys.insert(key)
+                        }
+                        if spec.mayBeSecret && !type.secret {
                             parameters.append((param.value, .constant(constant.revealed)))
-                        } else {
-                            parameters.append((param.value, v))
+                            continue
                         }
                     }
+                    parameters.append((param.value, v))
                 case .map:
                     if let pairs = literalMap(raw, what: "parameter '\(param.value)'") { maps[param.value] = pairs }
                 }
@@ -244,6 +309,14 @@ struct JourneyContext {
         case .call(let name):
             label = "call \(name.value)"
             guard let callee = all[name.value] else {
+                if let file = broken[name.value] {
+                    diagnostics.append(
+                        Diagnostic(
+                            .note, C.unknownJourney,
+                            "journey '\(name.value)' did not load; its errors are reported in \(file)",
+                            at: name.location))
+                    return nil
+                }
                 diagnostics.error(
                     C.unknownJourney,
                     "unknown journey '\(name.value)'\(Suggestion.hint(for: name.value, in: all.keys))",
@@ -338,7 +411,8 @@ struct JourneyContext {
             }
         }
         return CompiledStep(
-            id: step.id.value, label: label, runner: runner, parameters: parameters, maps: maps, screen: step.screen,
+            id: step.id.value, label: label, runner: runner, parameters: parameters, rules: rules, maps: maps,
+            screen: step.screen,
             actionConditions: conditions, contract: contract, attempts: attempts, transitions: transitions,
             journey: journey.id.value, defaultLocale: journey.defaultLocale)
     }
@@ -474,6 +548,11 @@ struct JourneyContext {
                 return nil
             }
             guard let value = LiteralParser.value(text, plain: plain, as: expected.type) else {
+                if expected.type == .duration, Duration.isTooLong(text) {
+                    diagnostics.error(
+                        C.outOfRange, "\(what): \(Duration.problem(with: text) ?? "")", at: location)
+                    return nil
+                }
                 diagnostics.error(
                     C.typeMismatch, "\(what) is \(expected.type), found '\(text)'\(hint(for: text, expected.type))",
                     at: location)
@@ -518,7 +597,7 @@ struct JourneyContext {
         switch type {
         case .int where text.first == "0": "; numbers are written without leading zeros"
         case .bool: "; write true or false"
-        case .duration: "; write a duration like 250ms, 1.5s, 5m or 2h"
+        case .duration: "; write \(Duration.rule)"
         default: ""
         }
     }

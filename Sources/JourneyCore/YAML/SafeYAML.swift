@@ -83,7 +83,7 @@ public struct SafeYAML: Sendable {
             // Anchors are weak references held by the parser: convert while it is alive.
             var converter = Converter(path: path, limits: limits)
             let converted = withExtendedLifetime(parser) { converter.convert(node, depth: 1) }
-            diagnostics.append(contentsOf: converter.diagnostics.items)
+            diagnostics.append(contentsOf: converter.diagnostics)
             root = node
             if diagnostics.hasErrors { return .failure(DiagnosticFailure(diagnostics)) }
             _ = root
@@ -271,7 +271,7 @@ public struct SafeYAML: Sendable {
     /// Where a block mapping's key appears a second time: the next line at the same
     /// indentation that starts with the key, before the mapping ends.
     static func repeatedKey(_ key: String, after mark: Mark, in text: String) -> (line: Int, column: Int)? {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = text.lines
         guard mark.line >= 1, mark.line <= lines.count else { return nil }
         let indent = mark.column - 1
         let forms = [key, "\"\(key)\"", "'\(key)'"]

@@ -6,6 +6,9 @@ public struct ScenarioRunner {
     /// Makes the real-network transport (`URLSessionTransport` by default): for a scenario
     /// without stubs, and for the services a scenario with stubs `needs`.
     public var transport: @Sendable () -> any NetworkTransport
+    /// Called when the scenario starts to play: after any wait for the services it needs, so a
+    /// caller timing the run does not count the wait.
+    public var onStart: (@Sendable () -> Void)?
 
     public init(
         configuration: JourneyMachine.Configuration = .init(),
@@ -65,6 +68,7 @@ public struct ScenarioRunner {
     func play(
         _ scenario: CompiledScenario, in library: CompiledLibrary, transcript sink: some TranscriptSink
     ) async -> Report {
+        onStart?()
         if let missing = await Self.missingService(scenario) {
             return Report(
                 scenario: scenario.id, journey: scenario.journey.id,

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import JourneyCore
 
 /// Protected data the way the Locker SDK promises it: data sealed at a protection level can
 /// be read only in the session states allowed that level, and the rule is kept by
@@ -111,7 +112,8 @@ public enum LockerVault {
     /// A vault's parts, when it is one this code wrote: check before asking for the secret.
     public static func parse(vault: String) throws(Failure) -> (rounds: Int, salt: Data, sealed: Data) {
         let parts = vault.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0] == version, let rounds = Int(parts[1]), rounds > 0,
+        // A cost this code never writes is tampering: it must not make opening hang or crash.
+        guard parts.count == 4, parts[0] == version, let rounds = Int(parts[1]), NumberRange.kdfRounds.contains(rounds),
             let salt = Data(base64Encoded: String(parts[2])), salt.count == 16,
             let sealed = Data(base64Encoded: String(parts[3]))
         else { throw .unreadable }

@@ -19,10 +19,15 @@ public struct HTTPRequestHandler: StepHandler {
                 summary: "the URL; parts computed from secrets are shown as •••", mayBeSecret: true),
             ParameterSpec(
                 name: "headers", kind: .value(TypeInfo(.list, secret: true)), defaultValue: .list([]),
-                summary: "headers as 'Name: value' texts; they never reach a transcript"),
+                summary: "headers as 'Name: value' texts; transcripts show their names only, never a value",
+                shown: { .list(HTTPRequestHandler.headerNames($0).map(Value.string)) }),
             ParameterSpec(
                 name: "body", kind: .value(TypeInfo(.string, secret: true)),
-                summary: "the request body (never recorded)"),
+                summary: "the request body; transcripts show its size only, never its content",
+                shown: { body in
+                    guard case .string(let text) = body.revealed else { return .string(Value.redacted) }
+                    return .string("\(text.utf8.count) bytes")
+                }),
             ParameterSpec(
                 name: "captures", kind: .map, summary: "outcome name → JSON path in the response, e.g. processId"),
             ParameterSpec(
@@ -47,6 +52,17 @@ public struct HTTPRequestHandler: StepHandler {
                 contract.outcomes[i].data += captures
             }
         })
+
+    /// The names of headers written `Name: value`; what transcripts show of them.
+    static func headerNames(_ headers: Value) -> [String] {
+        guard case .list(let items) = headers.revealed else { return [] }
+        return items.map { item in
+            guard case .string(let line) = item.revealed, let colon = line.firstIndex(of: ":") else {
+                return Value.redacted
+            }
+            return line[..<colon].trimmingCharacters(in: .whitespaces)
+        }
+    }
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext

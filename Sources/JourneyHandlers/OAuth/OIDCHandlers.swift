@@ -484,9 +484,11 @@ public struct OIDCRefreshHandler: StepHandler {
                 summary: "the refresh token (empty when there is none)"),
             ParameterSpec(
                 name: "expiresAt", kind: .value(TypeInfo(.int)), required: true,
-                summary: "when the access token expires, in seconds on the device clock"),
+                summary: "when the access token expires, in seconds on the device clock",
+                range: 0...(NumberRange.clock.upperBound / 1000)),
             ParameterSpec(
-                name: "skew", kind: .value(TypeInfo(.int)), defaultValue: .int(60), summary: "seconds of margin"),
+                name: "skew", kind: .value(TypeInfo(.int)), defaultValue: .int(60), summary: "seconds of margin",
+                range: 0...86_400),
             ParameterSpec(
                 name: "force", kind: .value(TypeInfo(.bool)), defaultValue: .bool(false), summary: "refresh anyway"),
             ParameterSpec(

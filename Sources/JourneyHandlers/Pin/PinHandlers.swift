@@ -21,7 +21,7 @@ let pinInput = InputSpec(
     name: "pin", type: TypeInfo(.string, secret: true),
     summary: "the keys typed on the pad: digits, and ⌫ for delete; the pad advances after `length` digits")
 let lengthParameter = ParameterSpec(
-    name: "length", kind: .value(TypeInfo(.int)), defaultValue: .int(4), summary: "digits on the pad")
+    name: "length", kind: .value(TypeInfo(.int)), defaultValue: .int(4), summary: "digits on the pad", range: 1...64)
 let pinData = [DataSpec(name: "pin", type: TypeInfo(.string, secret: true))]
 
 /// `pin.entry`: a PIN pad for choosing a PIN. Auto-advances on the last digit; no confirm button.
@@ -110,7 +110,8 @@ public struct PinSaveHandler: StepHandler {
         summary: "Stores the PIN as a PBKDF2-derived key wrapping a device secret (AES-GCM), never in clear or hashed.",
         parameters: [
             ParameterSpec(
-                name: "key", kind: .value(TypeInfo(.string)), required: true, summary: "the device store key"),
+                name: "key", kind: .value(TypeInfo(.string)), required: true,
+                summary: "the device store key; what is stored there is secret everywhere", namesSecretStoreKey: true),
             ParameterSpec(
                 name: "pin", kind: .value(TypeInfo(.string, secret: true)), required: true, summary: "the PIN to store"),
         ],
@@ -139,7 +140,8 @@ public struct PinVerifyHandler: StepHandler {
         parameters: [
             lengthParameter,
             ParameterSpec(
-                name: "key", kind: .value(TypeInfo(.string)), required: true, summary: "the device store key"),
+                name: "key", kind: .value(TypeInfo(.string)), required: true,
+                summary: "the device store key; what is stored there is secret everywhere", namesSecretStoreKey: true),
         ],
         inputs: [
             InputSpec(

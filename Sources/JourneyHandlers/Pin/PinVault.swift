@@ -12,8 +12,8 @@ import JourneyCore
 ///
 /// The stored form is one line: `pin-v1:ROUNDS:SALT:SEALED` (base64), kept as a secret value.
 public enum PinVault {
-    /// OWASP's recommendation for PBKDF2-HMAC-SHA256.
-    public static let defaultRounds = 600_000
+    /// OWASP's recommendation for PBKDF2-HMAC-SHA256; also the most a record may ask for.
+    public static let defaultRounds = NumberRange.kdfRounds.upperBound
     static let prefix = "pin-v1"
     /// Binds the seal to its purpose, so a record cannot be replayed as another kind of secret.
     static let context = Data("journeykit.pin.v1".utf8)
@@ -39,7 +39,8 @@ public enum PinVault {
     /// A record's parts, when it is one this vault wrote: check before asking for the PIN.
     static func parse(_ record: String) throws(Failure) -> (rounds: Int, salt: Data, box: AES.GCM.SealedBox) {
         let parts = record.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0] == prefix, let rounds = Int(parts[1]), rounds > 0,
+        // A cost this vault never writes is tampering: it must not make verifying hang or crash.
+        guard parts.count == 4, parts[0] == prefix, let rounds = Int(parts[1]), NumberRange.kdfRounds.contains(rounds),
             let salt = Data(base64Encoded: String(parts[2])), salt.count == 16,
             let combined = Data(base64Encoded: String(parts[3])),
             let box = try? AES.GCM.SealedBox(combined: combined)

@@ -5,42 +5,126 @@ public struct SuiteSummary: Sendable, Equatable {
     public var passed = 0
     public var failed = 0
     public var skipped = 0
+    /// Scenarios that could not run: their file, or their journey's, has errors.
+    public var errors = 0
 
     public init(_ outcomes: [ScenarioOutcome]) {
         for outcome in outcomes {
             switch outcome.status {
             case .failed: failed += 1
             case .skipped: skipped += 1
+            case .error: errors += 1
             case .passed, .recorded: passed += 1
             }
         }
     }
 
-    /// `N passed, N failed` (with `, N skipped` when some were), the line CI systems read.
+    /// `N passed, N failed` (with `, N skipped` and `, N errors` when there were some), the line
+    /// CI systems read.
     public var line: String {
         "\(passed) passed, \(failed) failed" + (skipped > 0 ? ", \(skipped) skipped" : "")
+            + (errors > 0 ? ", \(errors) error\(errors == 1 ? "" : "s")" : "")
+    }
+}
+
+/// Where a suite run stands, as its reports say: a report is written before the first
+/// scenario runs, so that a run that dies (a kill, a power cut) never leaves an earlier run's
+/// report looking like its own.
+public enum SuiteRunState: String, Sendable, Codable {
+    /// The run has started and has not finished: the report is not a result.
+    case running
+    /// The run was stopped (SIGINT, SIGTERM) before every scenario ran; what finished is listed.
+    case interrupted
+    /// Every selected scenario ran.
+    case finished
+}
+
+/// What the reports of one `journey test` run hold.
+public struct SuiteReport: Sendable {
+    public var outcomes: [ScenarioOutcome]
+    /// Errors in the files that no scenario outcome stands for (a journey file with errors, a
+    /// file that is neither a journey nor a scenario).
+    public var errors: [Diagnostic]
+    public var state: SuiteRunState
+    /// How many scenarios the run selected (so an interrupted report says how many did not run).
+    public var selected: Int
+    /// Why the run was interrupted (a signal's name), when it was.
+    public var interruption: String?
+
+    public init(
+        outcomes: [ScenarioOutcome], errors: [Diagnostic] = [], state: SuiteRunState = .finished,
+        selected: Int? = nil, interruption: String? = nil
+    ) {
+        self.outcomes = outcomes
+        self.errors = errors.filter { $0.severity == .error }
+        self.state = state
+        self.selected = selected ?? outcomes.count
+        self.interruption = interruption
+    }
+
+    /// What a running or interrupted report says about the run itself.
+    var stateMessage: String? {
+        switch state {
+        case .finished: nil
+        case .running:
+            "journey test is running (or was killed before it finished): this report is not a result"
+        case .interrupted:
+            "the run was interrupted\(interruption.map { " by \($0)" } ?? "") after \(outcomes.count) of \(selected) scenarios; the others did not run"
+        }
     }
 }
 
 /// JUnit XML as GitHub, GitLab and Jenkins render it: a `testsuite` per journey, a `testcase`
-/// per scenario, the first problem as the failure message and the diff in its body.
+/// per scenario, the first problem as the failure message and the diff in its body. Scenarios
+/// that could not run are `error`s; file errors no scenario stands for, and a run that is
+/// still going or was interrupted, are `error`s of a `journey test` suite, so CI never reads
+/// such a report as a pass.
 public enum JUnitReport {
     public static func render(_ outcomes: [ScenarioOutcome]) -> String {
+        render(SuiteReport(outcomes: outcomes))
+    }
+
+    public static func render(_ report: SuiteReport) -> String {
+        let outcomes = report.outcomes
         let summary = SuiteSummary(outcomes)
+        var runErrors: [(name: String, file: String, type: String, message: String, body: String)] = []
+        for error in report.errors {
+            let at = "\(error.location.file):\(error.location.line):\(error.location.column)"
+            runErrors.append((at, error.location.file, error.id, error.message, "\(at): error: \(error.message) [\(error.id)]"))
+        }
+        if let message = report.stateMessage {
+            runErrors.append((report.state.rawValue, "", report.state.rawValue, message, message))
+        }
+        let errorCount = summary.errors + runErrors.count
         var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
         let total = outcomes.reduce(0) { $0 + $1.milliseconds }
         xml +=
-            #"<testsuites name="journey test" tests="\#(outcomes.count)" failures="\#(summary.failed)" errors="0" skipped="\#(summary.skipped)" time="\#(seconds(total))">"#
+            #"<testsuites name="journey test" tests="\#(outcomes.count + runErrors.count)" failures="\#(summary.failed)" errors="\#(errorCount)" skipped="\#(summary.skipped)" time="\#(seconds(total))">"#
             + "\n"
+        if !runErrors.isEmpty {
+            xml +=
+                #"  <testsuite name="journey test" tests="\#(runErrors.count)" failures="0" errors="\#(runErrors.count)" skipped="0" time="0.000">"#
+                + "\n"
+            for error in runErrors {
+                xml +=
+                    #"    <testcase classname="journey test" name="\#(escape(error.name))" file="\#(escape(error.file))" time="0.000">"#
+                    + "\n"
+                xml += #"      <error message="\#(escape(error.message))" type="\#(escape(error.type))">"#
+                xml += escape(error.body) + "</error>\n"
+                xml += "    </testcase>\n"
+            }
+            xml += "  </testsuite>\n"
+        }
         var journeys: [String] = []
         for outcome in outcomes where !journeys.contains(outcome.journey) { journeys.append(outcome.journey) }
         for journey in journeys {
             let cases = outcomes.filter { $0.journey == journey }
             let failures = cases.filter { $0.status == .failed }.count
+            let errors = cases.filter { $0.status == .error }.count
             let skippedCases = cases.filter { $0.status == .skipped }.count
             let time = cases.reduce(0) { $0 + $1.milliseconds }
             xml +=
-                #"  <testsuite name="\#(escape(journey))" tests="\#(cases.count)" failures="\#(failures)" errors="0" skipped="\#(skippedCases)" time="\#(seconds(time))">"#
+                #"  <testsuite name="\#(escape(journey))" tests="\#(cases.count)" failures="\#(failures)" errors="\#(errors)" skipped="\#(skippedCases)" time="\#(seconds(time))">"#
                 + "\n"
             for outcome in cases {
                 let head =
@@ -50,15 +134,17 @@ public enum JUnitReport {
                     xml += head + ">\n      <skipped message=\"\(escape(reason))\"/>\n    </testcase>\n"
                     continue
                 }
-                guard let problem = outcome.problems.first, outcome.status == .failed else {
+                guard let problem = outcome.problems.first, outcome.status == .failed || outcome.status == .error
+                else {
                     xml += head + "/>\n"
                     continue
                 }
                 var body = outcome.problems.map(\.message).joined(separator: "\n")
                 for diff in outcome.problems.compactMap(\.diff) { body += "\n\n" + diff }
+                let element = outcome.status == .error ? "error" : "failure"
                 xml += head + ">\n"
-                xml += #"      <failure message="\#(escape(problem.message))" type="\#(problem.kind.rawValue)">"#
-                xml += escape(body) + "</failure>\n"
+                xml += #"      <\#(element) message="\#(escape(problem.message))" type="\#(problem.kind.rawValue)">"#
+                xml += escape(body) + "</\(element)>\n"
                 xml += "    </testcase>\n"
             }
             xml += "  </testsuite>\n"
@@ -70,25 +156,7 @@ public enum JUnitReport {
     /// The report of a run that could not start because its input has errors: one `testcase`
     /// per error, reported as an `error`, so CI shows what is wrong instead of an old report.
     public static func render(invalid diagnostics: [Diagnostic]) -> String {
-        let errors = diagnostics.filter { $0.severity == .error }
-        var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
-        xml +=
-            #"<testsuites name="journey test" tests="\#(errors.count)" failures="0" errors="\#(errors.count)" skipped="0" time="0.000">"#
-            + "\n"
-        xml +=
-            #"  <testsuite name="journey check" tests="\#(errors.count)" failures="0" errors="\#(errors.count)" skipped="0" time="0.000">"#
-            + "\n"
-        for error in errors {
-            let at = "\(error.location.file):\(error.location.line):\(error.location.column)"
-            xml +=
-                #"    <testcase classname="journey check" name="\#(escape(at))" file="\#(escape(error.location.file))" time="0.000">"#
-                + "\n"
-            xml += #"      <error message="\#(escape(error.message))" type="\#(escape(error.id))">"#
-            xml += escape("\(at): error: \(error.message) [\(error.id)]") + "</error>\n"
-            xml += "    </testcase>\n"
-        }
-        xml += "  </testsuite>\n</testsuites>\n"
-        return xml
+        render(SuiteReport(outcomes: [], errors: diagnostics))
     }
 
     static func seconds(_ ms: Double) -> String {
@@ -117,14 +185,32 @@ public enum JUnitReport {
     }
 }
 
-/// The suite's results as JSON, for tools: the summary and every scenario in order.
+/// The suite's results as JSON, for tools: the run's state, the summary, the errors no
+/// scenario stands for, and every scenario in order.
 public enum JSONReport {
     public static func render(_ outcomes: [ScenarioOutcome]) -> String {
+        render(SuiteReport(outcomes: outcomes))
+    }
+
+    public static func render(_ report: SuiteReport) -> String {
+        let outcomes = report.outcomes
         let summary = SuiteSummary(outcomes)
         var json = "{\n"
+        json += #"  "state": \#(string(report.state.rawValue)),"# + "\n"
+        if let message = report.stateMessage { json += #"  "message": \#(string(message)),"# + "\n" }
         json +=
-            #"  "summary": {"passed": \#(summary.passed), "failed": \#(summary.failed), "skipped": \#(summary.skipped)},"#
+            #"  "summary": {"passed": \#(summary.passed), "failed": \#(summary.failed), "skipped": \#(summary.skipped), "errors": \#(summary.errors), "selected": \#(report.selected)},"#
             + "\n"
+        json += #"  "invalid": \#(report.errors.isEmpty && summary.errors == 0 ? "false" : "true"),"# + "\n"
+        let items = report.errors.map { d in
+            let fields = [
+                #""file": \#(string(d.location.file))"#, #""line": \#(d.location.line)"#,
+                #""column": \#(d.location.column)"#, #""severity": \#(string(d.severity.rawValue))"#,
+                #""id": \#(string(d.id))"#, #""message": \#(string(d.message))"#,
+            ]
+            return "    {" + fields.joined(separator: ", ") + "}"
+        }
+        json += #"  "diagnostics": ["# + (items.isEmpty ? "],\n" : "\n" + items.joined(separator: ",\n") + "\n  ],\n")
         json += #"  "scenarios": ["# + (outcomes.isEmpty ? "]\n" : "\n")
         for (index, outcome) in outcomes.enumerated() {
             var fields: [String] = [
@@ -149,20 +235,7 @@ public enum JSONReport {
     /// The report of a run that could not start because its input has errors: no scenario
     /// ran, `invalid` is true, and `diagnostics` says what is wrong.
     public static func render(invalid diagnostics: [Diagnostic]) -> String {
-        var json = "{\n"
-        json += #"  "summary": {"passed": 0, "failed": 0, "skipped": 0},"# + "\n"
-        json += #"  "invalid": true,"# + "\n"
-        let items = diagnostics.map { d in
-            let fields = [
-                #""file": \#(string(d.location.file))"#, #""line": \#(d.location.line)"#,
-                #""column": \#(d.location.column)"#, #""severity": \#(string(d.severity.rawValue))"#,
-                #""id": \#(string(d.id))"#, #""message": \#(string(d.message))"#,
-            ]
-            return "    {" + fields.joined(separator: ", ") + "}"
-        }
-        json += #"  "diagnostics": ["# + (items.isEmpty ? "],\n" : "\n" + items.joined(separator: ",\n") + "\n  ],\n")
-        json += #"  "scenarios": []"# + "\n}\n"
-        return json
+        render(SuiteReport(outcomes: [], errors: diagnostics))
     }
 
     private static func string(_ text: String) -> String { JSONLinesEncoder.quoted(text) }

@@ -40,16 +40,27 @@ public struct SuiteOptions: Sendable {
 }
 
 /// The result of one scenario in a suite run.
-public struct ScenarioOutcome: Sendable {
-    public enum Status: String, Sendable { case passed, failed, recorded, skipped }
+public struct ScenarioOutcome: Sendable, Codable, Equatable {
+    /// `error`: the scenario could not run, because its file or its journey has errors.
+    public enum Status: String, Sendable, Codable { case passed, failed, recorded, skipped, error }
 
     /// Why a scenario failed.
-    public struct Problem: Sendable, Equatable {
-        public enum Kind: String, Sendable { case expectation, transcript, determinism, golden }
+    public struct Problem: Sendable, Equatable, Codable {
+        /// `crash` and `timeout`: the scenario's run took its process down or did not finish in
+        /// time; `invalid`: it could not run (see ``Status/error``).
+        public enum Kind: String, Sendable, Codable {
+            case expectation, transcript, determinism, golden, crash, timeout, invalid
+        }
         public var kind: Kind
         public var message: String
         /// A unified diff, for transcript and determinism problems.
         public var diff: String?
+
+        public init(kind: Kind, message: String, diff: String? = nil) {
+            self.kind = kind
+            self.message = message
+            self.diff = diff
+        }
     }
 
     public var journey: String
@@ -62,6 +73,28 @@ public struct ScenarioOutcome: Sendable {
     public var problems: [Problem]
 
     public var name: String { "\(journey) › \(scenario)" }
+
+    public init(
+        journey: String, scenario: String, file: String, tags: [String], status: Status, milliseconds: Double,
+        steps: Int, problems: [Problem]
+    ) {
+        self.journey = journey
+        self.scenario = scenario
+        self.file = file
+        self.tags = tags
+        self.status = status
+        self.milliseconds = milliseconds
+        self.steps = steps
+        self.problems = problems
+    }
+
+    /// The outcome of a scenario that could not run.
+    public init(unrunnable scenario: UnrunnableScenario) {
+        self.init(
+            journey: scenario.journey, scenario: scenario.scenario, file: scenario.file, tags: scenario.tags,
+            status: .error, milliseconds: 0, steps: 0,
+            problems: [Problem(kind: .invalid, message: "cannot run: \(scenario.reason)")])
+    }
 }
 
 /// Runs scenarios as a regression suite: each run's transcript is compared with its golden.
@@ -90,8 +123,13 @@ public struct SuiteRunner: Sendable {
 
     /// Runs the scenarios, `options.jobs` at a time, and hands each outcome to `report` in the
     /// scenarios' order (so output is the same whatever the parallelism).
+    ///
+    /// - Parameter started: called with a scenario's index when it starts to play (after any
+    ///   wait for the services it needs), on whatever thread runs it.
+    ///   - ordered: false hands outcomes to `report` as they come, not in order.
     public func run(
         _ scenarios: [CompiledScenario], in library: CompiledLibrary, goldens: some GoldenStore,
+        ordered: Bool = true, started: @escaping @Sendable (Int) -> Void = { _ in },
         report: (Int, ScenarioOutcome) -> Void
     ) async -> [ScenarioOutcome] {
         var outcomes = [ScenarioOutcome?](repeating: nil, count: scenarios.count)
@@ -106,14 +144,19 @@ public struct SuiteRunner: Sendable {
                 let scenario = scenarios[index]
                 next += 1
                 group.addTask {
-                    (index, await Self.run(scenario, in: library, goldens: goldens, options: options))
+                    (
+                        index,
+                        await Self.run(
+                            scenario, in: library, goldens: goldens, options: options, started: { started(index) })
+                    )
                 }
             }
             for _ in 0..<min(jobs, scenarios.count) { start() }
             for await (index, outcome) in group {
                 outcomes[index] = outcome
+                if !ordered { report(index, outcome) }
                 while delivered < outcomes.count, let ready = outcomes[delivered] {
-                    report(delivered, ready)
+                    if ordered { report(delivered, ready) }
                     delivered += 1
                 }
                 start()
@@ -123,7 +166,8 @@ public struct SuiteRunner: Sendable {
     }
 
     static func run(
-        _ scenario: CompiledScenario, in library: CompiledLibrary, goldens: some GoldenStore, options: SuiteOptions
+        _ scenario: CompiledScenario, in library: CompiledLibrary, goldens: some GoldenStore, options: SuiteOptions,
+        started onStart: @escaping @Sendable () -> Void = {}
     ) async -> ScenarioOutcome {
         let clock = ContinuousClock()
         let started = clock.now
@@ -132,7 +176,9 @@ public struct SuiteRunner: Sendable {
         var steps = 0
         for round in 1...max(1, options.repeats) {
             let transcript = TranscriptStrings()
-            let report = await ScenarioRunner().run(scenario, in: library, transcript: transcript)
+            var runner = ScenarioRunner()
+            if round == 1 { runner.onStart = onStart }
+            let report = await runner.run(scenario, in: library, transcript: transcript)
             if let reason = report.skipped {
                 return ScenarioOutcome(
                     journey: scenario.journey.id, scenario: scenario.id, file: scenario.file, tags: scenario.tags,

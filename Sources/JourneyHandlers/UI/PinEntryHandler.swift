@@ -13,7 +13,8 @@ public struct PinEntryHandler: StepHandler {
         summary: "A PIN pad of `length` digits; gives `entered`, or `correct`/`wrong` when `expected` is set.",
         parameters: [
             ParameterSpec(
-                name: "length", kind: .value(TypeInfo(.int)), defaultValue: .int(6), summary: "how many digits"),
+                name: "length", kind: .value(TypeInfo(.int)), defaultValue: .int(6), summary: "how many digits",
+                range: 1...64),
             ParameterSpec(
                 name: "expected", kind: .value(TypeInfo(.string, secret: true)),
                 summary: "the PIN to compare with; the step then gives `correct` or `wrong`"),

@@ -30,7 +30,8 @@ public struct AlertHandler: StepHandler {
         parameters: [
             ParameterSpec(
                 name: "dismissAfter", kind: .value(TypeInfo(.duration)),
-                summary: "close the alert after this long, with outcome `dismissed`; the user is not asked")
+                summary: "close the alert after this long, with outcome `dismissed`; the user is not asked",
+                range: 0...Duration.maximum)
         ],
         actionsAreOutcomes: true,
         refine: { shape, contract in

@@ -15,7 +15,7 @@ enum Workspace {
         var sources = Files.sources(files, limit: limits.maxBytes, diagnostics: &diagnostics)
         sources += nearbyJourneys(for: paths, excluding: Set(files))
         let project = ProjectLoader(handlers: BuiltinHandlers.registry, yaml: SafeYAML(limits: limits)).load(sources)
-        diagnostics.append(contentsOf: project.diagnostics.items)
+        diagnostics.append(contentsOf: project.diagnostics)
         return (project, diagnostics)
     }
 
