@@ -214,7 +214,7 @@ struct TestCommand: AsyncParsableCommand {
         case .failed:
             var text = "\(console.paint("FAIL", .red)) \(outcome.name) \(time)\n"
             for problem in outcome.problems {
-                text += "    \(problem.message)\n"
+                text += "    \(PrintableText.escaped(problem.message))\n"
                 guard let diff = problem.diff else { continue }
                 for line in diff.split(separator: "\n") {
                     let painted: String

@@ -151,18 +151,27 @@ struct TestCommandTests {
         }
     }
 
-    @Test("invalid journeys: exit 2 and still a count line")
+    @Test("a journey with errors: its scenarios are errors, every other scenario still runs, exit 2")
     func invalidInput() throws {
         try withTemporaryDirectory { directory in
             let journeys = try copyShippedJourneys(into: directory)
             let journey = journeys.appendingPathComponent("examples/unlock.journey.yaml")
             let text = try String(contentsOf: journey, encoding: .utf8)
-            try writeText(text.replacingOccurrences(of: "handler: ui.pin", with: "handler: ui.pinn"), to: journey)
+            #expect(text.contains("handler: pin.verify"))
+            try writeText(text.replacingOccurrences(of: "handler: pin.verify", with: "handler: pin.verfy"), to: journey)
+            let examples = files(under: journeys.appendingPathComponent("examples"), endingWith: ".scenario.yaml").count
             let result = try runJourney(["test", "journeys"], cwd: directory)
             expectNoCrash(result)
             #expect(result.status == Exit.invalid, "\(result)")
             #expect(result.errors("handler.unknown").contains { $0.path == "journeys/examples/unlock.journey.yaml" })
-            #expect(result.stdoutLines.last == "0 passed, 0 failed")
+            let errors = result.stdoutLines.filter { $0.hasPrefix("ERROR examples.unlock › ") }
+            #expect(errors.count == examples, "\(result.stdout)")
+            #expect(errors.allSatisfy { $0.contains("its journey 'examples.unlock' has errors") })
+            // Every other scenario ran: passed, or skipped when the provider is not running.
+            let ran = result.stdoutLines.filter { $0.hasPrefix("PASS ") || $0.hasPrefix("SKIP ") }.count
+            #expect(ran == Self.scenarioCount - examples, "\(result.stdout)")
+            #expect(!result.stdout.contains("FAIL "))
+            #expect(result.stdoutLines.last?.hasSuffix(" failed, \(examples) errors") == true || result.stdoutLines.last?.contains(", \(examples) errors") == true, "\(result.stdoutLines.last ?? "")")
         }
     }
 }

@@ -49,31 +49,38 @@ struct TestReportsTests {
             _ = try runJourney(
                 ["test", "journeys/examples", "--junit", "out.xml", "--json", "out.json"], cwd: directory)
             let broken = journeys.appendingPathComponent("examples/unlock.journey.yaml")
-            try writeText(
-                try String(contentsOf: broken, encoding: .utf8).replacingOccurrences(
-                    of: "handler: ui.pin", with: "handler: ui.pni"),
-                to: broken)
+            let text = try String(contentsOf: broken, encoding: .utf8)
+            #expect(text.contains("handler: pin.verify"))
+            try writeText(text.replacingOccurrences(of: "handler: pin.verify", with: "handler: pin.vrify"), to: broken)
+            let scenarios = files(under: journeys.appendingPathComponent("examples"), endingWith: ".scenario.yaml").count
             let result = try runJourney(
                 ["test", "journeys/examples", "--junit", "out.xml", "--json", "out.json"], cwd: directory)
             #expect(result.status == Exit.invalid, "\(result)")
-            #expect(result.stdoutLines.last == "0 passed, 0 failed")
+            #expect(result.stdoutLines.last == "0 passed, 0 failed, \(scenarios) errors")
             let xml = try String(contentsOf: directory.appendingPathComponent("out.xml"), encoding: .utf8)
-            #expect(!xml.contains("<testcase classname=\"examples.unlock\""), "the earlier run's report is gone")
+            #expect(!xml.contains("time=\"0.000\"/>"), "the earlier run's passing cases are gone")
             #if canImport(FoundationXML) || canImport(Darwin)
             let document = try XMLDocument(xmlString: xml)
             let errors = try document.nodes(forXPath: "//testcase/error") as? [XMLElement] ?? []
-            #expect(!errors.isEmpty)
             #expect(document.rootElement()?.attribute(forName: "errors")?.stringValue == "\(errors.count)")
-            #expect(errors.allSatisfy { $0.attribute(forName: "type")?.stringValue == "handler.unknown" })
-            #expect(errors.first?.stringValue?.contains("unlock.journey.yaml:") == true)
+            let checks = errors.filter { $0.attribute(forName: "type")?.stringValue == "handler.unknown" }
+            #expect(!checks.isEmpty)
+            #expect(checks.first?.stringValue?.contains("unlock.journey.yaml:") == true)
+            // Each scenario of the broken journey is an error of its own, saying why.
+            let cases = try document.nodes(forXPath: "//testcase[@classname='examples.unlock']/error") as? [XMLElement] ?? []
+            #expect(cases.count == scenarios)
+            #expect(cases.allSatisfy { $0.attribute(forName: "type")?.stringValue == "invalid" })
+            #expect(checks.count + cases.count == errors.count)
             #endif
             let json =
                 try JSONSerialization.jsonObject(
                     with: Data(contentsOf: directory.appendingPathComponent("out.json"))) as? [String: Any]
             #expect(json?["invalid"] as? Bool == true)
+            #expect(json?["state"] as? String == "finished")
             let diagnostics = json?["diagnostics"] as? [[String: Any]] ?? []
             #expect(!diagnostics.isEmpty && diagnostics.allSatisfy { $0["id"] as? String == "handler.unknown" })
-            #expect((json?["scenarios"] as? [Any])?.isEmpty == true)
+            let statuses = (json?["scenarios"] as? [[String: Any]] ?? []).map { $0["status"] as? String }
+            #expect(statuses.count == scenarios && statuses.allSatisfy { $0 == "error" })
         }
     }
 
@@ -122,8 +129,9 @@ struct TestReportsTests {
     @Test("--repeat runs every scenario several times and passes when they agree")
     func repeatPasses() throws {
         let result = try runJourney(["test", "journeys/examples", "--repeat", "3"], cwd: Paths.root)
+        let count = files(under: Paths.journeys.appendingPathComponent("examples"), endingWith: ".scenario.yaml").count
         #expect(result.status == Exit.ok, "\(result)")
-        #expect(result.stdoutLines.last == "4 passed, 0 failed")
+        #expect(result.stdoutLines.last == "\(count) passed, 0 failed")
     }
 
     @Test("--tag selects tagged scenarios")

@@ -131,8 +131,9 @@ public enum Duration {
                 unit.unicodeScalars.append(scalars[index])
                 index += 1
             }
-            guard !number.isEmpty, number.filter({ $0 == "." }).count <= 1, number != ".",
-                let value = Double(number), let u = units.firstIndex(where: { $0.suffix == unit })
+            let parts = number.split(separator: ".", omittingEmptySubsequences: false)
+            guard parts.count <= 2, parts.allSatisfy({ !$0.isEmpty }), let value = Double(number),
+                let u = units.firstIndex(where: { $0.suffix == unit })
             else { return .failure(Problem(text: "'\(text)' is not a duration; write \(rule)")) }
             guard u > lastUnit else {
                 return .failure(

@@ -61,7 +61,7 @@ public struct TranscriptTextRenderer: Sendable {
         case .handlerCall(_, let handler, let params):
             return "  call \(handler) \(Self.fields(params))"
         case .handlerError(_, let handler, let message):
-            return "  ✗ \(handler) failed: \(message)"
+            return "  ✗ \(handler) failed: \(PrintableText.escaped(message))"
         case .outcome(_, let outcome, let data):
             return data.isEmpty ? "  outcome \(outcome)" : "  outcome \(outcome) \(Self.fields(data))"
         case .attempt(_, let limit, let action, let count, let max):
@@ -74,11 +74,12 @@ public struct TranscriptTextRenderer: Sendable {
         case .restart:
             return "⟳ app restarted"
         case .http(_, let method, let url, let status, let error):
-            return "  http \(method) \(url) → \(status.map(String.init) ?? error ?? "no response")"
+            let result = status.map(String.init) ?? error.map(PrintableText.escaped) ?? "no response"
+            return "  http \(method) \(PrintableText.escaped(url)) → \(result)"
         case .clockAdvance(let ms, let reason):
-            return "⏱ +\(Duration.format(milliseconds: ms)) (\(reason))"
+            return "⏱ +\(Duration.format(milliseconds: ms)) (\(PrintableText.escaped(reason)))"
         case .failure(let step, let message):
-            return "✗ failed\(step.map { " at \($0)" } ?? ""): \(message)"
+            return "✗ failed\(step.map { " at \($0)" } ?? ""): \(PrintableText.escaped(message))"
         }
     }
 
@@ -114,7 +115,8 @@ public struct TranscriptTextRenderer: Sendable {
             case "\\": out += "\\\\"
             case "\t": out += "\\t"
             default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
+                // Controls, and the invisible characters that reorder or hide text.
+                if scalar.value < 0x20 || scalar.value == 0x7F || PrintableText.needsEscape(scalar) {
                     out += "\\u{\(String(scalar.value, radix: 16))}"
                 } else {
                     out.unicodeScalars.append(scalar)

@@ -212,7 +212,8 @@ struct SuiteRunnerTests {
         let json = try #require(
             try JSONSerialization.jsonObject(with: Data(JSONReport.render(outcomes).utf8)) as? [String: Any])
         let summary = try #require(json["summary"] as? [String: Int])
-        #expect(summary == ["passed": 6, "failed": 1, "skipped": 0])
+        #expect(summary == ["passed": 6, "failed": 1, "skipped": 0, "errors": 0, "selected": 7])
+        #expect(json["state"] as? String == "finished")
         #expect((json["scenarios"] as? [[String: Any]])?.count == 7)
     }
 }
