@@ -138,7 +138,9 @@ struct TestCommand: AsyncParsableCommand {
             results = finished.keys.sorted().map { finished[$0]! }
             interruption = supervisor.interruption
         }
-        let outcomes = (results + unrunnable).sorted { ($0.journey, $0.scenario, $0.file) < ($1.journey, $1.scenario, $1.file) }
+        let outcomes = (results + unrunnable).sorted {
+            ($0.journey, $0.scenario, $0.file) < ($1.journey, $1.scenario, $1.file)
+        }
         let report = SuiteReport(
             outcomes: outcomes, errors: errors, state: interruption == nil ? .finished : .interrupted,
             selected: total, interruption: interruption)

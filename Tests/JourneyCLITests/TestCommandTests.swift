@@ -171,7 +171,10 @@ struct TestCommandTests {
             let ran = result.stdoutLines.filter { $0.hasPrefix("PASS ") || $0.hasPrefix("SKIP ") }.count
             #expect(ran == Self.scenarioCount - examples, "\(result.stdout)")
             #expect(!result.stdout.contains("FAIL "))
-            #expect(result.stdoutLines.last?.hasSuffix(" failed, \(examples) errors") == true || result.stdoutLines.last?.contains(", \(examples) errors") == true, "\(result.stdoutLines.last ?? "")")
+            #expect(
+                result.stdoutLines.last?.hasSuffix(" failed, \(examples) errors") == true
+                    || result.stdoutLines.last?.contains(", \(examples) errors") == true,
+                "\(result.stdoutLines.last ?? "")")
         }
     }
 }

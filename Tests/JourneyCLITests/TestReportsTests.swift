@@ -52,7 +52,8 @@ struct TestReportsTests {
             let text = try String(contentsOf: broken, encoding: .utf8)
             #expect(text.contains("handler: pin.verify"))
             try writeText(text.replacingOccurrences(of: "handler: pin.verify", with: "handler: pin.vrify"), to: broken)
-            let scenarios = files(under: journeys.appendingPathComponent("examples"), endingWith: ".scenario.yaml").count
+            let scenarios = files(under: journeys.appendingPathComponent("examples"), endingWith: ".scenario.yaml")
+                .count
             let result = try runJourney(
                 ["test", "journeys/examples", "--junit", "out.xml", "--json", "out.json"], cwd: directory)
             #expect(result.status == Exit.invalid, "\(result)")
@@ -67,7 +68,8 @@ struct TestReportsTests {
             #expect(!checks.isEmpty)
             #expect(checks.first?.stringValue?.contains("unlock.journey.yaml:") == true)
             // Each scenario of the broken journey is an error of its own, saying why.
-            let cases = try document.nodes(forXPath: "//testcase[@classname='examples.unlock']/error") as? [XMLElement] ?? []
+            let cases =
+                try document.nodes(forXPath: "//testcase[@classname='examples.unlock']/error") as? [XMLElement] ?? []
             #expect(cases.count == scenarios)
             #expect(cases.allSatisfy { $0.attribute(forName: "type")?.stringValue == "invalid" })
             #expect(checks.count + cases.count == errors.count)

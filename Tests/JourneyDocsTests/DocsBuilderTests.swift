@@ -107,3 +107,67 @@ struct DocsBuilderTests {
         #expect(Guards.words("n >= 3") == "n ≥ 3")
     }
 }
+
+@Suite("Docs never show a secret")
+struct DocsSecretTests {
+    static let journey = """
+        journey: t.secret
+        version: 1
+        title: Secrets
+        params:
+          note: { type: string, secret: true, default: UA213223130000026007233566001 }
+          empty: { type: string, secret: true, default: "" }
+          shown: { type: string, default: visible-default }
+        stored:
+          token: { type: string, default: "" }
+          other: { type: string, default: "" }
+        start: a
+        steps:
+          a:
+            handler: ui.screen
+            screen: { actions: { go: Go } }
+            on:
+              go:
+                set: { stored.token: literal-token-9921, stored.other: "${params.shown}" }
+                to: done
+        ends:
+          done: { kind: success }
+        """
+
+    @Test("a secret param's default and a literal written into a secret store key are •••, in every format")
+    func secretsAreRedacted() throws {
+        // `token` is secret because another journey of the project declares it so.
+        let declaring = """
+            journey: t.declares
+            version: 1
+            title: Declares
+            stored:
+              token: { type: string, secret: true }
+            start: a
+            steps:
+              a: { handler: flow.decide, on: { next: done } }
+            ends:
+              done: { kind: success }
+            """
+        let project = ProjectLoader(handlers: BuiltinHandlers.registry).load([
+            SourceFile(path: "journeys/test/t.yaml", data: Data(Self.journey.utf8)),
+            SourceFile(path: "journeys/test/d.yaml", data: Data(declaring.utf8)),
+        ])
+        let library = try #require(project.library, "\(project.diagnostics.sorted)")
+        let docs = DocsBuilder.build(
+            journeys: project.journeys.filter { $0.id.value == "t.secret" }, recordings: [], locale: nil,
+            secretStoredKeys: library.secretStoredKeys)
+        let doc = try #require(docs.first)
+        #expect(doc.params.first { $0.name == "note" }?.defaultValue == "•••")
+        #expect(doc.params.first { $0.name == "empty" }?.defaultValue == "", "an empty default says nothing")
+        #expect(doc.params.first { $0.name == "shown" }?.defaultValue == "visible-default")
+        for format in DocsFormat.allCases {
+            for (name, page) in try DocsSite.files(docs, format: format, svg: { $0 }) {
+                #expect(!page.contains("UA2132231300"), "\(format) \(name)")
+                #expect(!page.contains("literal-token"), "\(format) \(name)")
+            }
+        }
+        #expect(doc.edges.contains { $0.sets.contains("stored.token = •••") })
+        #expect(doc.edges.contains { $0.sets.contains("stored.other = ${params.shown}") })
+    }
+}

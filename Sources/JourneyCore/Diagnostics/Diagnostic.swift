@@ -145,7 +145,9 @@ public struct DiagnosticList: Sendable {
             result.append(diagnostic)
             let file = diagnostic.location.file
             let lastOfFile = index + 1 == ordered.count || ordered[index + 1].location.file != file
-            if lastOfFile, let count = omitted[file] { result.append(Self.omissionNote(count, at: diagnostic.location)) }
+            if lastOfFile, let count = omitted[file] {
+                result.append(Self.omissionNote(count, at: diagnostic.location))
+            }
         }
         return result
     }

@@ -272,7 +272,8 @@ public struct JourneyMachine {
                     phase = .awaitingHandler
                     return .runHandler(fixed.handler, visit.invocation)
                 }
-                let lookup = Lookup(frame: frames[frames.count - 1], device: device, secretStored: library.secretStoredKeys)
+                let lookup = Lookup(
+                    frame: frames[frames.count - 1], device: device, secretStored: library.secretStoredKeys)
                 var params: [String: Value] = [:]
                 var displays: [String: String] = [:]
                 for (name, value) in step.parameters {
@@ -334,7 +335,8 @@ public struct JourneyMachine {
                     return .finished(RunResult(end: end.id, kind: end.kind, failure: nil, steps: stepsTaken))
                 }
                 var outputs: [String: Value] = [:]
-                let lookup = Lookup(frame: frames[frames.count - 1], device: device, secretStored: library.secretStoredKeys)
+                let lookup = Lookup(
+                    frame: frames[frames.count - 1], device: device, secretStored: library.secretStoredKeys)
                 for (name, template) in journey.outputs {
                     do {
                         outputs[name] = try template.evaluate(in: lookup)

@@ -22,8 +22,11 @@ struct NodeReader {
         for entry in entries {
             if !allowed.contains(entry.key) {
                 // Past the file's limit the diagnostic is only counted: skip the suggestion.
-                let hint = diagnostics.accepts(file: entry.keyLocation.file) ? Suggestion.hint(for: entry.key, in: allowed) : ""
-                diagnostics.error(Self.unknownKey, "unknown key '\(entry.key)' in \(what)\(hint)", at: entry.keyLocation)
+                let hint =
+                    diagnostics.accepts(file: entry.keyLocation.file)
+                    ? Suggestion.hint(for: entry.key, in: allowed) : ""
+                diagnostics.error(
+                    Self.unknownKey, "unknown key '\(entry.key)' in \(what)\(hint)", at: entry.keyLocation)
                 continue
             }
             fields.entries[entry.key] = entry

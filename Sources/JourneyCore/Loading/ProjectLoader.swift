@@ -68,7 +68,7 @@ public struct ProjectLoader: Sendable {
 
     /// Whether a file starts a top-level `journey:` key, judged from its lines without parsing.
     static func looksLikeJourney(_ data: Data) -> Bool {
-        declaredKey("journey", in: data) != nil
+        declaredKey("journey", in: data) != nil && declaredKey("scenario", in: data) == nil
     }
 
     /// The value of a top-level `KEY: value` line, read from the text without parsing, for
@@ -80,7 +80,8 @@ public struct ProjectLoader: Sendable {
             guard line.hasPrefix(key + ":") else { continue }
             var value = line.dropFirst(key.count + 1)
             if let hash = value.range(of: " #") { value = value[..<hash.lowerBound] }
-            let trimmed = value.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"'\r"))
+            let trimmed = value.trimmingCharacters(in: .whitespaces).trimmingCharacters(
+                in: CharacterSet(charactersIn: "\"'\r"))
             return trimmed
         }
         return nil
@@ -105,16 +106,16 @@ public struct ProjectLoader: Sendable {
         case .failure(let failure):
             // A file too broken to parse is still tied to what it declares, so that a caller
             // or a scenario points to its errors instead of saying "unknown journey".
-            if let id = Self.declaredKey("journey", in: file.data), !id.isEmpty {
+            // (A scenario names its journey too, but only a scenario has `scenario:`.)
+            let isScenario = Self.declaredKey("scenario", in: file.data) != nil
+            if !isScenario, let id = Self.declaredKey("journey", in: file.data), !id.isEmpty {
                 if file.journeyOnly {
                     return .candidate(id: id, file: file.path, journey: nil, diagnostics: failure.diagnostics)
                 }
                 return .journey(nil, diagnostics: failure.diagnostics, broken: id)
             }
             if file.journeyOnly { return .skipped }
-            if Self.declaredKey("scenario", in: file.data) != nil {
-                return .scenario(nil, diagnostics: failure.diagnostics, declared: declared(file))
-            }
+            if isScenario { return .scenario(nil, diagnostics: failure.diagnostics, declared: declared(file)) }
             return .problems(failure.diagnostics)
         case .success(let node): root = node
         }

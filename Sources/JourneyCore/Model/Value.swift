@@ -137,13 +137,16 @@ public enum Duration {
             else { return .failure(Problem(text: "'\(text)' is not a duration; write \(rule)")) }
             guard u > lastUnit else {
                 return .failure(
-                    Problem(text: "'\(text)' is not a duration; write its parts from the largest unit down, like 1h30m"))
+                    Problem(text: "'\(text)' is not a duration; write its parts from the largest unit down, like 1h30m")
+                )
             }
             lastUnit = u
             total += value * units[u].factor
             guard total <= Double(maximum) else {
                 return .failure(
-                    Problem(text: "'\(text)' is longer than 3650d (about ten years), the longest duration allowed", tooLong: true))
+                    Problem(
+                        text: "'\(text)' is longer than 3650d (about ten years), the longest duration allowed",
+                        tooLong: true))
             }
         }
         return .success(Int(total.rounded()))

@@ -251,6 +251,7 @@ public struct CompiledScenario: Sendable {
         guard expected.isSecret || found?.isSecret == true else {
             return "expected \(name) = \(expected.displayText), found \(found?.displayText ?? "nothing")"
         }
-        return "\(name) (secret, not shown) is not the value the scenario expects; it is \(found == nil ? "not set" : "another value")"
+        return
+            "\(name) (secret, not shown) is not the value the scenario expects; it is \(found == nil ? "not set" : "another value")"
     }
 }

@@ -90,7 +90,8 @@ public enum JUnitReport {
         var runErrors: [(name: String, file: String, type: String, message: String, body: String)] = []
         for error in report.errors {
             let at = "\(error.location.file):\(error.location.line):\(error.location.column)"
-            runErrors.append((at, error.location.file, error.id, error.message, "\(at): error: \(error.message) [\(error.id)]"))
+            runErrors.append(
+                (at, error.location.file, error.id, error.message, "\(at): error: \(error.message) [\(error.id)]"))
         }
         if let message = report.stateMessage {
             runErrors.append((report.state.rawValue, "", report.state.rawValue, message, message))

@@ -1,0 +1,161 @@
+import Foundation
+import Testing
+
+@testable import JourneyCore
+
+/// A journey that fails to load is reported at its own file, whoever calls it; its callers
+/// and scenarios say where the errors are instead of "unknown journey"; everything else still
+/// compiles and runs.
+@Suite("Load errors are reported where they are")
+struct LoadErrorTests {
+    static let main = """
+        journey: t.main
+        version: 1
+        title: Main
+        start: a
+        steps:
+          a:
+            call: t.sub
+            on: { done: fin }
+        ends:
+          fin: { kind: success }
+        """
+
+    static let emptyStart = """
+        journey: t.sub
+        version: 1
+        title: Sub
+        start:
+        steps:
+          a:
+            handler: t.step
+            on: { next: done, back: done }
+        ends:
+          done: { kind: success }
+        """
+
+    static let other = """
+        journey: t.other
+        version: 1
+        title: Other
+        start: a
+        steps:
+          a:
+            handler: t.step
+            on: { next: done, back: done }
+        ends:
+          done: { kind: success }
+        """
+
+    static let scenario = """
+        scenario: s
+        journey: t.main
+        script: []
+        expect: { end: fin }
+        """
+
+    @Test("an empty start is an error at the sub-journey's file; the caller gets a note, not 'unknown journey'")
+    func emptyStart() {
+        for journeyOnly in [false, true] {
+            let project = ProjectLoader(handlers: testHandlers).load([
+                SourceFile(path: "main.yaml", data: Data(Self.main.utf8)),
+                SourceFile(path: "sub.yaml", data: Data(Self.emptyStart.utf8), journeyOnly: journeyOnly),
+            ])
+            let errors = project.diagnostics.items.filter { $0.severity == .error }
+            #expect(errors.map(\.location.file) == ["sub.yaml"], "\(errors)")
+            #expect(errors.first?.message.contains("'start'") == true)
+            #expect(errors.first?.location.line == 4)
+            #expect(!project.diagnostics.items.contains { $0.message.contains("unknown journey") })
+            #expect(project.library == nil)
+        }
+    }
+
+    @Test("a sub-journey that does not parse is reported at its file, and its caller's note points there")
+    func brokenCandidate() {
+        let broken = "journey: t.sub\nversion: 1\ntitle: \"unclosed\nstart: a\n"
+        let project = ProjectLoader(handlers: testHandlers).load([
+            SourceFile(path: "main.yaml", data: Data(Self.main.utf8)),
+            SourceFile(path: "sub.yaml", data: Data(broken.utf8), journeyOnly: true),
+        ])
+        let errors = project.diagnostics.items.filter { $0.severity == .error }
+        #expect(errors.count == 1 && errors[0].location.file == "sub.yaml", "\(errors)")
+        let notes = project.diagnostics.items.filter { $0.severity == .note }
+        #expect(notes.contains { $0.location.file == "main.yaml" && $0.message.contains("sub.yaml") }, "\(notes)")
+    }
+
+    @Test("a scenario of a journey whose callee has errors cannot run, and says which file")
+    func unrunnableScenario() {
+        let project = ProjectLoader(handlers: testHandlers).load([
+            SourceFile(path: "main.yaml", data: Data(Self.main.utf8)),
+            SourceFile(path: "sub.yaml", data: Data(Self.emptyStart.utf8)),
+            SourceFile(path: "other.yaml", data: Data(Self.other.utf8)),
+            SourceFile(path: "s.yaml", data: Data(Self.scenario.utf8)),
+        ])
+        #expect(project.scenarios.isEmpty)
+        #expect(project.unrunnable.count == 1)
+        #expect(project.unrunnable.first?.scenario == "s")
+        #expect(project.unrunnable.first?.reason == "its journey 't.main' calls 't.sub', which has errors (sub.yaml)")
+        // The journey that has nothing to do with the broken one still compiles.
+        #expect(project.compiled["t.other"] != nil)
+        #expect(project.compiled["t.main"] == nil)
+    }
+
+    @Test("a scenario file that does not parse is listed as unrunnable under the name it declares")
+    func brokenScenarioFile() {
+        let project = ProjectLoader(handlers: testHandlers).load([
+            SourceFile(path: "other.yaml", data: Data(Self.other.utf8)),
+            SourceFile(path: "s.scenario.yaml", data: Data("scenario: late\njourney: t.other\nscript: [\n".utf8)),
+        ])
+        #expect(project.unrunnable.map(\.scenario) == ["late"])
+        #expect(project.unrunnable.first?.journey == "t.other")
+        #expect(project.unrunnable.first?.reason == "s.scenario.yaml has errors")
+    }
+
+    @Test("CRLF files load like LF files, searched sub-journeys included")
+    func crlf() {
+        func crlf(_ text: String) -> Data {
+            Data(("# a comment first\n" + text).replacingOccurrences(of: "\n", with: "\r\n").utf8)
+        }
+        let sub = Self.emptyStart.replacingOccurrences(of: "start:\n", with: "start: a\n")
+        let project = ProjectLoader(handlers: testHandlers).load([
+            SourceFile(path: "main.yaml", data: crlf(Self.main)),
+            SourceFile(path: "sub.yaml", data: crlf(sub), journeyOnly: true),
+            SourceFile(path: "s.yaml", data: crlf(Self.scenario)),
+        ])
+        #expect(project.diagnostics.items.isEmpty, "\(project.diagnostics.sorted)")
+        #expect(project.scenarios.count == 1)
+        #expect(ProjectLoader.declaredKey("journey", in: crlf(Self.main)) == "t.main")
+    }
+
+    @Test("limits.NAME.count reads the stored counter's declared default until it is written")
+    func limitCountDefault() throws {
+        let text = """
+            journey: t.j
+            version: 1
+            title: T
+            stored:
+              failures: { type: int, default: 2 }
+            limits:
+              pin: { max: 3, counter: stored.failures, exceeded: failed }
+            start: a
+            steps:
+              a:
+                handler: t.check
+                attempts: { limit: pin, counts: [wrong] }
+                screen:
+                  title: "${limits.pin.count} of ${limits.pin.max}, ${limits.pin.remaining} left"
+                on: { correct: done, wrong: a, cancel: failed }
+            ends:
+              done: { kind: success }
+              failed: { kind: failure }
+            """
+        let (library, found) = compile([text])
+        let lib = try #require(library, "\(found)")
+        var machine = JourneyMachine(library: lib, journey: try #require(lib["t.j"]), device: DeviceState())
+        guard case .runHandler(_, let invocation) = machine.start() else {
+            Issue.record("the step did not run")
+            return
+        }
+        #expect(invocation.screen?.title == "2 of 3, 1 left")
+    }
+}
