@@ -201,9 +201,9 @@ struct AllOutputsSecretTests {
         #expect(outputs.count > 300)
 
         // Every 4-character run of every output, with the first output that has it.
-        var where_: [String: String] = [:]
+        var firstOutput: [String: String] = [:]
         for output in outputs {
-            for run in Self.runs(output.text) where where_[run] == nil { where_[run] = output.name }
+            for run in Self.runs(output.text) where firstOutput[run] == nil { firstOutput[run] = output.name }
         }
         // What outputs may hold for reasons of their own: every shipped file with the secrets
         // written in it blanked out (ids, titles, values that are not secret), and what each
@@ -219,7 +219,7 @@ struct AllOutputsSecretTests {
             checked += 1
             let runs = Self.runs(secret.value)
             // Whole: a secret all of whose runs appear somewhere is looked for as a whole.
-            if runs.allSatisfy({ where_[$0] != nil }), !Self.contains(publicText, secret.value),
+            if runs.allSatisfy({ firstOutput[$0] != nil }), !Self.contains(publicText, secret.value),
                 let output = outputs.first(where: { Self.contains($0.text, secret.value) })
             {
                 leaks.append("'\(secret.value)' appears whole in \(output.name)")
@@ -230,7 +230,7 @@ struct AllOutputsSecretTests {
             // whole only.)
             guard secret.fed, secret.value.count <= 40, !secret.value.allSatisfy(\.isNumber) else { continue }
             for run in runs.sorted() {
-                guard let output = where_[run], !publicRuns.contains(run) else { continue }
+                guard let output = firstOutput[run], !publicRuns.contains(run) else { continue }
                 leaks.append("'\(run)' of the secret '\(secret.value)' appears in \(output)")
             }
         }
