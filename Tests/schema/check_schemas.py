@@ -47,7 +47,7 @@ MODELINE = "# yaml-language-server: $schema="
 BAD_CORPUS_IDS = {
     "yaml.syntax", "yaml.tab", "yaml.empty", "yaml.encoding", "yaml.too-large", "yaml.too-deep",
     "yaml.alias", "yaml.tag", "yaml.multiple-documents", "yaml.control-character",
-    "yaml.duplicate-key", "key.unknown", "key.missing", "value.type",
+    "yaml.duplicate-key", "key.unknown", "key.missing", "value.type", "value.range", "handler.unknown",
 }
 
 

@@ -223,9 +223,11 @@ public struct ScenarioLoader: Sendable {
     func stub(_ node: YAMLNode, _ r: inout NodeReader) -> NetworkStub? {
         guard
             let f = r.mapping(
-                node, "a network stub", allowed: ["request", "response", "times"], required: ["request", "response"]),
-            let requestNode = f["request"], let request = r.string(requestNode, "'request'")
+                node, "a network stub", allowed: ["request", "response", "times"], required: ["request", "response"])
         else { return nil }
+        // Read first, so that its problem is reported whatever else is wrong with the stub.
+        let times = f["times"].flatMap { r.int($0, "'times'", in: NumberRange.stubTimes) }
+        guard let requestNode = f["request"], let request = r.string(requestNode, "'request'") else { return nil }
         let parts = request.split(separator: " ", maxSplits: 1).map(String.init)
         guard parts.count == 2, Self.methods.contains(parts[0]) else {
             r.diagnostics.error(
@@ -243,7 +245,6 @@ public struct ScenarioLoader: Sendable {
         } else if let text = rf["body"] {
             body = r.string(text, "'body'") ?? ""
         }
-        let times = f["times"].flatMap { r.int($0, "'times'", in: NumberRange.stubTimes) }
         return NetworkStub(
             method: parts[0], url: parts[1], status: status, body: body, times: times, location: node.location)
     }
