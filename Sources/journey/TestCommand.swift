@@ -106,23 +106,6 @@ struct TestCommand: AsyncParsableCommand {
         if summary.failed > 0 { throw ExitCode(ExitStatus.failed) }
     }
 
-    /// Writes the reports asked for (each atomically, its folder made if needed); false when
-    /// one could not be written, which has been said on standard error.
-    func writeReports(junit junitText: String, json jsonText: String, console: Console) -> Bool {
-        var written = true
-        for (path, text) in [(junit, junitText), (json, jsonText)] {
-            guard let path else { continue }
-            do {
-                try FileManager.default.createDirectory(atPath: Path.parent(path), withIntermediateDirectories: true)
-                try AtomicFile.write(text, to: path)
-            } catch {
-                console.err("error: \(error)\n")
-                written = false
-            }
-        }
-        return written
-    }
-
     func render(_ outcome: ScenarioOutcome, console: Console) -> String {
         let time = console.paint(String(format: "(%.0f ms)", outcome.milliseconds), .dim)
         switch outcome.status {
@@ -149,27 +132,5 @@ struct TestCommand: AsyncParsableCommand {
             }
             return text
         }
-    }
-}
-
-/// Golden transcripts in files: `transcripts/NAME.txt` and `.jsonl` beside the scenarios folder.
-struct FileGoldenStore: GoldenStore {
-    func goldens(for scenario: CompiledScenario) -> (text: String?, jsonl: String?) {
-        let base = Workspace.goldenBase(for: scenario.file)
-        return (
-            try? String(contentsOfFile: base + ".txt", encoding: .utf8),
-            try? String(contentsOfFile: base + ".jsonl", encoding: .utf8)
-        )
-    }
-
-    func record(_ text: String, _ jsonl: String, for scenario: CompiledScenario) throws {
-        let base = Workspace.goldenBase(for: scenario.file)
-        try FileManager.default.createDirectory(atPath: Path.parent(base), withIntermediateDirectories: true)
-        try AtomicFile.write(text, to: base + ".txt")
-        try AtomicFile.write(jsonl, to: base + ".jsonl")
-    }
-
-    func name(for scenario: CompiledScenario) -> String {
-        Workspace.display(Workspace.goldenBase(for: scenario.file))
     }
 }
