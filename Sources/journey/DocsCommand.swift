@@ -158,14 +158,16 @@ struct Graphviz {
         process.standardOutput = output
         process.standardError = errors
         try process.run()
-        input.fileHandleForWriting.write(Data(dot.utf8))
+        var sent: SystemError?
+        do { try Descriptor(raw: input.fileHandleForWriting.fileDescriptor).write(dot) } catch { sent = error }
         try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let problem = errors.fileHandleForReading.readDataToEndOfFile()
+        let data = try output.fileHandleForReading.readToEnd() ?? Data()
+        let problem = try errors.fileHandleForReading.readToEnd() ?? Data()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             throw CLIError("dot failed: \(String(decoding: problem, as: UTF8.self))")
         }
+        if let sent { throw CLIError("cannot send a diagram to dot: \(sent)") }
         return String(decoding: data, as: UTF8.self)
     }
 }

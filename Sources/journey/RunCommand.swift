@@ -94,6 +94,7 @@ struct RunCommand: AsyncParsableCommand {
                 throw ExitCode(ExitStatus.invalid)
             }
         }
+        try console.requireOutputWritten()
         let name = "\(compiled.journey.id) › \(compiled.id)"
         if let reason = report.skipped {
             console.err("\(console.paint("SKIP", .yellow, stderr: true)) \(name): \(reason)\n")
@@ -121,6 +122,10 @@ extension DiagnosticList {
         result.append(contentsOf: items.filter { $0.severity == .error })
         return result
     }
+}
+
+extension RunCommand: DescribesStandardOutput {
+    static let standardOutput = "the transcript"
 }
 
 extension TranscriptWriter.Format: ExpressibleByArgument {}

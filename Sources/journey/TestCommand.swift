@@ -134,3 +134,7 @@ struct TestCommand: AsyncParsableCommand {
         }
     }
 }
+
+extension TestCommand: DescribesStandardOutput {
+    static let standardOutput = "the results"
+}

@@ -89,15 +89,10 @@ final class AtomicFile {
 
     private func flushBuffer() {
         guard failure == nil, !buffer.isEmpty else { return }
-        var offset = 0
-        while offset < buffer.count {
-            let written = buffer[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                failure = String(cString: strerror(errno))
-                break
-            }
-            offset += written
+        do throws(SystemError) {
+            try Descriptor(raw: descriptor).write(buffer)
+        } catch {
+            failure = error.description
         }
         buffer.removeAll(keepingCapacity: true)
     }
