@@ -76,9 +76,7 @@ final class AtomicFile {
         self.path = path
         temporaryPath = Path.join(Path.parent(path), ".\(Path.lastComponent(path)).\(getpid()).tmp")
         descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        if descriptor < 0 {
-            throw CLIError("cannot write \(path): \(String(cString: strerror(errno)))")
-        }
+        if descriptor < 0 { throw WriteError(path: path, reason: SystemError().description) }
         buffer.reserveCapacity(1 << 16)
     }
 
@@ -106,7 +104,7 @@ final class AtomicFile {
         if failure == nil && rename(temporaryPath, path) != 0 { failure = String(cString: strerror(errno)) }
         if let failure {
             unlink(temporaryPath)
-            throw CLIError("cannot write \(path): \(failure)")
+            throw WriteError(path: path, reason: failure)
         }
         let dir = open(Path.parent(path), O_RDONLY | O_CLOEXEC)
         if dir >= 0 {
@@ -134,6 +132,13 @@ final class AtomicFile {
         file.write(text)
         try file.commit()
     }
+}
+
+/// A file that could not be written, and why.
+struct WriteError: Error, CustomStringConvertible {
+    var path: String
+    var reason: String
+    var description: String { "cannot write \(path): \(reason)" }
 }
 
 /// A user-facing error with a message and the invalid-input exit code.
