@@ -4,6 +4,12 @@ import JourneyCore
 import JourneyDocs
 import JourneyHandlers
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 struct DocsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "docs",
@@ -24,10 +30,13 @@ struct DocsCommand: AsyncParsableCommand {
               journey docs journeys --out site --format html --locale en
               journey docs journeys --out docs/journeys --check    # in CI: fail if a page is stale
 
-            Output is deterministic, each file is written atomically, and only files that \
+            Output is deterministic, and --out changes as a whole: every page written and every \
+            obsolete one removed, or (when the run fails) none; a run killed half-way is finished \
+            by the next `journey docs`, and --check says so until then. Only files that \
             `journey docs` wrote are ever replaced or removed in --out: a file of yours with a \
             page's name stops the run before anything is written. Exits 0 on success, 1 when \
-            --check finds stale pages, 2 for invalid files or options.
+            --check finds stale pages or an unfinished update, 2 for invalid files or options, or \
+            when --out cannot be written.
             """
     )
 
@@ -78,6 +87,20 @@ struct DocsCommand: AsyncParsableCommand {
         } else {
             files = try DocsSite.files(docs, format: format) { _ in "" }
         }
+        if check {
+            if !FileTransaction.unfinishedJournals(in: out).isEmpty {
+                console.err(
+                    "\(out): error: the folder has an unfinished update from an interrupted `journey docs`; run \(command) to finish it\n"
+                )
+                throw ExitCode(ExitStatus.failed)
+            }
+        } else {
+            // What an interrupted run left is finished before the folder is compared.
+            do throws(WriteError) { try FolderRecovery.shared.prepare(out) } catch {
+                console.err("\(out): error: cannot write the docs: \(error.reason)\n")
+                throw ExitCode(ExitStatus.invalid)
+            }
+        }
         let folder = DocsSite.compare(files, format: format, existing: existingFiles(in: out))
         if !folder.foreign.isEmpty {
             for name in folder.foreign {
@@ -97,25 +120,30 @@ struct DocsCommand: AsyncParsableCommand {
             for path in stale {
                 console.err("\(path): stale: the journeys changed since it was generated\n")
             }
-            console.err(
-                "regenerate with `journey docs \(paths.joined(separator: " ")) --out \(out)\(format == .md ? "" : " --format \(format.rawValue)")` and commit the result\n"
-            )
+            console.err("regenerate with \(command) and commit the result\n")
             throw ExitCode(ExitStatus.failed)
         }
 
-        do {
-            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-            for name in files.keys.sorted() {
-                try AtomicFile.write(files[name]!, to: Path.join(out, name))
-            }
-            for name in folder.obsolete {
-                try FileManager.default.removeItem(atPath: Path.join(out, name))
-            }
+        // Every page and every removal as one change: a kill leaves the old site or a journal
+        // that the next run finishes, never a mix of old and new pages.
+        var made: [String] = []
+        do throws(WriteError) {
+            made = try Files.makeFolders(out)
+            var change = try FileTransaction(folder: out, label: "journey-docs")
+            for name in files.keys.sorted() { try change.stage(files[name]!, as: name) }
+            for name in folder.obsolete { change.delete(name) }
+            try change.commit()
         } catch {
-            console.err("error: \(error)\n")
+            for folder in made.reversed() { rmdir(folder) }
+            console.err("\(out): error: cannot write the docs: \(error.reason)\n")
             throw ExitCode(ExitStatus.invalid)
         }
         console.err("wrote \(files.count) files to \(out)\n")
+    }
+
+    /// The command that writes these docs, as the user would type it.
+    var command: String {
+        "`journey docs \(paths.joined(separator: " ")) --out \(out)\(format == .md ? "" : " --format \(format.rawValue)")`"
     }
 
     /// The files of this format in `folder`, name → content (none when it does not exist).

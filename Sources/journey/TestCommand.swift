@@ -22,7 +22,9 @@ struct TestCommand: AsyncParsableCommand {
               journey test --repeat 5                      # fail if any run's transcript differs
 
             Only --update writes goldens, and only for scenarios that pass their own expectations. \
-            Results print in the same order whatever --jobs is. Exits 0 when every scenario \
+            A scenario's two goldens change together: if --update is killed between them, a \
+            plain `journey test` fails that scenario as half-updated and the next --update \
+            finishes the change (and deletes what the killed run left). Results print in the same order whatever --jobs is. Exits 0 when every scenario \
             passes (or is skipped because a service it `needs` does not answer), 1 when any \
             fails, 2 for invalid files or options; the last line is always `N passed, N failed`, \
             with `, N skipped` when some were. When the files are invalid, --junit and --json \

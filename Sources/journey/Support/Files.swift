@@ -49,6 +49,36 @@ enum Files {
         return try handle.read(upToCount: limit + 1) ?? Data()
     }
 
+    /// Makes `path` and any missing folder above it (`mkdir -p`), returning the folders it made,
+    /// outermost first. On failure, the folders it made are removed again and the error names
+    /// `path`.
+    @discardableResult
+    static func makeFolders(_ path: String) throws(WriteError) -> [String] {
+        var missing: [String] = []
+        var current = path
+        var status = stat()
+        while stat(current, &status) != 0 {
+            guard errno == ENOENT else { throw WriteError(path: path, reason: SystemError().description) }
+            missing.append(current)
+            let parent = Path.parent(current)
+            if parent == current { break }
+            current = parent
+        }
+        if missing.isEmpty && status.st_mode & S_IFMT != S_IFDIR {
+            throw WriteError(path: path, reason: SystemError(ENOTDIR).description)
+        }
+        var made: [String] = []
+        for folder in missing.reversed() {
+            if mkdir(folder, 0o777) != 0 && errno != EEXIST {
+                let reason = SystemError().description
+                for folder in made.reversed() { rmdir(folder) }
+                throw WriteError(path: path, reason: reason)
+            }
+            made.append(folder)
+        }
+        return made
+    }
+
     /// Loads files into memory for the pipeline, reporting unreadable ones.
     static func sources(_ paths: [String], limit: Int, diagnostics: inout DiagnosticList) -> [SourceFile] {
         paths.compactMap { path in
@@ -62,21 +92,32 @@ enum Files {
     }
 }
 
-/// A file written atomically: bytes go to a temporary file in the same folder, which is
-/// flushed to disk and renamed over the target only when complete. A failed or interrupted
-/// write leaves the previous file untouched and no partial file behind.
+/// A file written atomically: bytes go to a temporary `.NAME.journey-PID.tmp` in the same
+/// folder, which is flushed to disk and renamed over the target only when complete. A failed
+/// write leaves the previous file untouched and no partial file behind; a killed one leaves a
+/// temporary that the next command writing in the folder deletes (``FolderRecovery``). The
+/// single-file case of ``FileTransaction``, which stages its files with it.
 final class AtomicFile {
     let path: String
-    private let temporaryPath: String
+    let temporaryPath: String
     private var descriptor: Int32
     private var buffer: [UInt8] = []
     private var failure: String?
 
-    init(path: String) throws {
+    /// Opens the temporary, after clearing what an interrupted command left in the folder.
+    init(path: String) throws(WriteError) {
         self.path = path
-        temporaryPath = Path.join(Path.parent(path), ".\(Path.lastComponent(path)).\(getpid()).tmp")
-        descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let folder = Path.parent(path)
+        try FolderRecovery.shared.prepare(folder)
+        temporaryPath = Path.join(folder, TemporaryName.make(for: Path.lastComponent(path)))
+        descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         if descriptor < 0 { throw WriteError(path: path, reason: SystemError().description) }
+        FolderRecovery.shared.register(temporaryPath)
+        // A replaced file keeps its permissions.
+        var status = stat()
+        if lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG {
+            fchmod(descriptor, status.st_mode & 0o7777)
+        }
         buffer.reserveCapacity(1 << 16)
     }
 
@@ -95,22 +136,30 @@ final class AtomicFile {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// Makes the file visible under its name, or removes the temporary file and throws.
-    func commit() throws {
+    /// Writes the temporary in full, flushes it to disk and closes it; the target is not
+    /// touched. On failure the temporary is removed.
+    func stage() throws(WriteError) {
+        guard descriptor >= 0 else { return }
         flushBuffer()
-        if failure == nil && fsync(descriptor) != 0 { failure = String(cString: strerror(errno)) }
-        close(descriptor)
+        if failure == nil && fsync(descriptor) != 0 { failure = SystemError().description }
+        if close(descriptor) != 0 && failure == nil { failure = SystemError().description }
         descriptor = -1
-        if failure == nil && rename(temporaryPath, path) != 0 { failure = String(cString: strerror(errno)) }
         if let failure {
-            unlink(temporaryPath)
+            discard()
             throw WriteError(path: path, reason: failure)
         }
-        let dir = open(Path.parent(path), O_RDONLY | O_CLOEXEC)
-        if dir >= 0 {
-            fsync(dir)
-            close(dir)
+    }
+
+    /// Makes the file visible under its name, or removes the temporary file and throws.
+    func commit() throws(WriteError) {
+        try stage()
+        if rename(temporaryPath, path) != 0 {
+            let reason = SystemError().description
+            discard()
+            throw WriteError(path: path, reason: reason)
         }
+        FolderRecovery.shared.unregister(temporaryPath)
+        try syncFolder(Path.parent(path))
     }
 
     /// Abandons the write: the temporary file is removed, the target is untouched.
@@ -120,6 +169,7 @@ final class AtomicFile {
             descriptor = -1
         }
         unlink(temporaryPath)
+        FolderRecovery.shared.unregister(temporaryPath)
     }
 
     deinit {
@@ -127,7 +177,7 @@ final class AtomicFile {
     }
 
     /// Writes `text` to `path` atomically.
-    static func write(_ text: String, to path: String) throws {
+    static func write(_ text: String, to path: String) throws(WriteError) {
         let file = try AtomicFile(path: path)
         file.write(text)
         try file.commit()
