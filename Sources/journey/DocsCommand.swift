@@ -34,7 +34,8 @@ struct DocsCommand: AsyncParsableCommand {
             obsolete one removed, or (when the run fails) none; a run killed half-way is finished \
             by the next `journey docs`, and --check says so until then. Only files that \
             `journey docs` wrote are ever replaced or removed in --out: a file of yours with a \
-            page's name stops the run before anything is written. Exits 0 on success, 1 when \
+            page's name (or a link, which is never followed) stops the run before anything is \
+            written. Exits 0 on success, 1 when \
             --check finds stale pages or an unfinished update, 2 for invalid files or options, or \
             when --out cannot be written.
             """
@@ -101,12 +102,16 @@ struct DocsCommand: AsyncParsableCommand {
                 throw ExitCode(ExitStatus.invalid)
             }
         }
-        let folder = DocsSite.compare(files, format: format, existing: existingFiles(in: out))
-        if !folder.foreign.isEmpty {
+        let existing = existingFiles(in: out)
+        let folder = DocsSite.compare(files, format: format, existing: existing.files)
+        let unsafe = existing.others.filter { files[$0.key] != nil }
+        if !folder.foreign.isEmpty || !unsafe.isEmpty {
+            var reasons = unsafe
             for name in folder.foreign {
-                console.err(
-                    "\(Path.join(out, name)): error: this file was not written by journey docs, which never replaces such files; move it or choose another --out\n"
-                )
+                reasons[name] = "this file was not written by journey docs, which never replaces such files"
+            }
+            for name in reasons.keys.sorted() {
+                console.err("\(Path.join(out, name)): error: \(reasons[name]!); move it or choose another --out\n")
             }
             throw ExitCode(ExitStatus.invalid)
         }
@@ -146,14 +151,29 @@ struct DocsCommand: AsyncParsableCommand {
         "`journey docs \(paths.joined(separator: " ")) --out \(out)\(format == .md ? "" : " --format \(format.rawValue)")`"
     }
 
-    /// The files of this format in `folder`, name → content (none when it does not exist).
-    func existingFiles(in folder: String) -> [String: String] {
+    /// The regular files of this format in `folder`, name → content (none when it does not
+    /// exist), and why each other entry of this format is never read, replaced or removed: a
+    /// link (never followed), a folder, a file that is not UTF-8 text.
+    func existingFiles(in folder: String) -> (files: [String: String], others: [String: String]) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         var files: [String: String] = [:]
+        var others: [String: String] = [:]
         for name in names where name.hasSuffix(".\(format.rawValue)") {
-            files[name] = try? String(contentsOfFile: Path.join(folder, name), encoding: .utf8)
+            let path = Path.join(folder, name)
+            var status = stat()
+            guard lstat(path, &status) == 0 else { continue }
+            switch status.st_mode & S_IFMT {
+            case S_IFREG:
+                if let content = try? String(contentsOfFile: path, encoding: .utf8) {
+                    files[name] = content
+                } else {
+                    others[name] = "this file cannot be read as UTF-8 text, so journey docs never replaces it"
+                }
+            case S_IFLNK: others[name] = "this is a symbolic link, which journey docs never replaces or follows"
+            default: others[name] = "this is not a regular file, which journey docs never replaces"
+            }
         }
-        return files
+        return (files, others)
     }
 }
 

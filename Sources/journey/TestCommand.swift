@@ -24,7 +24,9 @@ struct TestCommand: AsyncParsableCommand {
             Only --update writes goldens, and only for scenarios that pass their own expectations. \
             A scenario's two goldens change together: if --update is killed between them, a \
             plain `journey test` fails that scenario as half-updated and the next --update \
-            finishes the change (and deletes what the killed run left). Results print in the same order whatever --jobs is. Exits 0 when every scenario \
+            finishes the change (and deletes what the killed run left). Goldens are written only \
+            inside the project: a transcripts folder that is a link out of the folder holding \
+            scenarios/ fails the scenario and nothing is written. Results print in the same order whatever --jobs is. Exits 0 when every scenario \
             passes (or is skipped because a service it `needs` does not answer), 1 when any \
             fails, 2 for invalid files or options; the last line is always `N passed, N failed`, \
             with `, N skipped` when some were. When the files are invalid, --junit and --json \

@@ -196,6 +196,53 @@ struct DocsTests {
     }
     #endif
 
+    @Test("a link in --out with a page's name is never replaced or followed, nor removed when obsolete")
+    func linksInTheOutputFolderAreForeign() throws {
+        try withTemporaryDirectory { directory in
+            let out = directory.appendingPathComponent("docs")
+            let first = try runJourney(["docs", "journeys/examples", "--out", out.path], cwd: Paths.root)
+            #expect(first.status == Exit.ok, "\(first)")
+            // A generated page moved elsewhere and linked back, and a link to an obsolete one.
+            let kept = directory.appendingPathComponent("kept")
+            try FileManager.default.createDirectory(at: kept, withIntermediateDirectories: true)
+            let page = try String(contentsOf: out.appendingPathComponent("examples.unlock.md"), encoding: .utf8)
+            try writeText(page + "old\n", to: kept.appendingPathComponent("unlock.md"))
+            try writeText(page, to: kept.appendingPathComponent("gone.md"))
+            try FileManager.default.removeItem(at: out.appendingPathComponent("examples.unlock.md"))
+            let fm = FileManager.default
+            try fm.createSymbolicLink(
+                atPath: out.appendingPathComponent("examples.unlock.md").path, withDestinationPath: "../kept/unlock.md")
+            try fm.createSymbolicLink(
+                atPath: out.appendingPathComponent("gone.md").path, withDestinationPath: "../kept/gone.md")
+            let before = Self.snapshot(kept)
+            for arguments in [["--out", out.path], ["--out", out.path, "--check"]] {
+                let result = try runJourney(["docs", "journeys/examples"] + arguments, cwd: Paths.root)
+                expectNoCrash(result)
+                #expect(result.status == Exit.invalid, "\(result)")
+                #expect(
+                    result.stderrLines == [
+                        "\(out.path)/examples.unlock.md: error: this is a symbolic link, which journey docs never replaces or follows; move it or choose another --out"
+                    ], "\(result)")
+            }
+            #expect(
+                (try? fm.destinationOfSymbolicLink(atPath: out.appendingPathComponent("examples.unlock.md").path))
+                    == "../kept/unlock.md")
+            #expect(
+                (try? fm.destinationOfSymbolicLink(atPath: out.appendingPathComponent("gone.md").path))
+                    == "../kept/gone.md")
+            #expect(Self.snapshot(kept) == before)
+
+            // Without the link with a page's name, the run writes the page and leaves the other link.
+            try fm.removeItem(at: out.appendingPathComponent("examples.unlock.md"))
+            let again = try runJourney(["docs", "journeys/examples", "--out", out.path], cwd: Paths.root)
+            #expect(again.status == Exit.ok, "\(again)")
+            #expect(
+                (try? fm.destinationOfSymbolicLink(atPath: out.appendingPathComponent("gone.md").path))
+                    == "../kept/gone.md")
+            #expect(Self.snapshot(kept) == before)
+        }
+    }
+
     @Test("--format html without Graphviz says what is missing")
     func htmlWithoutGraphviz() throws {
         try withTemporaryDirectory { directory in

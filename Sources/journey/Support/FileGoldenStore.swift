@@ -19,6 +19,7 @@ struct FileGoldenStore: GoldenStore {
         let base = Workspace.goldenBase(for: scenario.file)
         let folder = Path.parent(base)
         let name = Path.lastComponent(base)
+        try Self.requireInsideProject(folder)
         try Files.makeFolders(folder)
         var pair = try FileTransaction(folder: folder, label: name)
         try pair.stage(text, as: name + ".txt")
@@ -28,6 +29,26 @@ struct FileGoldenStore: GoldenStore {
 
     func name(for scenario: CompiledScenario) -> String {
         Workspace.display(Workspace.goldenBase(for: scenario.file))
+    }
+
+    /// Goldens are written only inside the project: the real path of the golden folder must be
+    /// inside the real path of the folder that holds it (the one with `scenarios/`), so a
+    /// `transcripts` link out of the project is never written through.
+    static func requireInsideProject(_ folder: String) throws {
+        let project = Path.parent(folder)
+        guard exists(folder), let realProject = realPath(project) else { return }
+        let link = (try? FileManager.default.destinationOfSymbolicLink(atPath: folder)).map {
+            "a symbolic link to \($0)"
+        }
+        let rule = "goldens are written only inside the project's folders"
+        guard let realFolder = realPath(folder) else {
+            guard let link else { return }
+            throw CLIError("\(Workspace.display(folder)) is \(link), which does not exist; \(rule)")
+        }
+        let inside = realProject == "/" || realFolder == realProject || realFolder.hasPrefix(realProject + "/")
+        guard !inside else { return }
+        let shown = link.map { $0 == "a symbolic link to \(realFolder)" ? $0 : "\($0) (\(realFolder))" } ?? realFolder
+        throw CLIError("\(Workspace.display(folder)) is \(shown), outside \(Workspace.display(project)); \(rule)")
     }
 
     func isHalfUpdated(for scenario: CompiledScenario) -> Bool {
