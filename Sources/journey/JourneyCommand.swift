@@ -43,8 +43,9 @@ struct JourneyCommand: AsyncParsableCommand {
     /// closed pipe) ends the command with a message and exit code 2.
     static func main() async {
         // A closed pipe is a write error to report (EPIPE), not a signal that ends the process
-        // without a word.
-        signal(SIGPIPE, SIG_IGN)
+        // without a word. A handler that does nothing, rather than SIG_IGN, so that the
+        // processes the CLI starts (Graphviz's dot) get the default again when they exec.
+        signal(SIGPIPE) { _ in }
         let console = Console()
         let streams = StandardStreams.shared
         var status = ExitStatus.ok
