@@ -161,10 +161,11 @@ struct TransactionJournal: Codable, Equatable {
             if unlink(path) != 0 && errno != ENOENT { throw WriteError(path: path, reason: SystemError().description) }
         }
         try syncFolder(folder)
+        // Not flushed: should the journal come back after a power cut, finishing it again
+        // changes nothing (its temporaries are gone).
         if unlink(journalPath) != 0 && errno != ENOENT {
             throw WriteError(path: journalPath, reason: SystemError().description)
         }
-        try syncFolder(folder)
     }
 }
 
