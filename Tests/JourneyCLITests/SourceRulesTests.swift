@@ -140,21 +140,29 @@ struct SourceRulesTests {
         #expect(caught("console.out(text)").isEmpty)
     }
 
-    @Test("no source in Sources/ uses try! or FileHandle I/O that traps on an error")
-    func noTrappingIO() throws {
-        let sources = files(under: Paths.root.appendingPathComponent("Sources"), endingWith: ".swift")
-        #expect(sources.count >= 40, "found only \(sources.count) Swift files under Sources")
-        let compiled = try Self.ioRules.map { ($0.name, try $0.compiled()) }
+    /// Every line of code (comments aside) in the Swift files under `folder` that a rule
+    /// catches, as `path:line: rule: code`.
+    static func violations(under folder: URL, of rules: [Rule]) throws -> [String] {
+        let compiled = try rules.map { ($0.name, try $0.compiled()) }
         var violations: [String] = []
-        for file in sources {
+        for file in files(under: folder, endingWith: ".swift") {
             let text = try String(contentsOf: file, encoding: .utf8)
             let relative = String(file.path.dropFirst(Paths.root.path.count + 1))
-            for (number, line) in Self.code(of: text) {
+            for (number, line) in code(of: text) {
                 for (name, regex) in compiled where line.contains(regex) {
                     violations.append("\(relative):\(number): \(name): \(line.trimmingCharacters(in: .whitespaces))")
                 }
             }
         }
+        return violations
+    }
+
+    @Test("no source in Sources/ uses try! or FileHandle I/O that traps on an error")
+    func noTrappingIO() throws {
+        let folder = Paths.root.appendingPathComponent("Sources")
+        let count = files(under: folder, endingWith: ".swift").count
+        #expect(count >= 40, "found only \(count) Swift files under Sources")
+        let violations = try Self.violations(under: folder, of: Self.ioRules)
         #expect(
             violations.isEmpty,
             "a write error must be reported, never trapped on:\n\(violations.joined(separator: "\n"))")
@@ -162,19 +170,9 @@ struct SourceRulesTests {
 
     @Test("no JourneyCore source uses a forbidden module or API")
     func coreIsPure() throws {
-        let sources = files(under: Self.coreFolder, endingWith: ".swift")
-        #expect(sources.count >= 10, "found only \(sources.count) Swift files under Sources/JourneyCore")
-        let compiled = try Self.rules.map { ($0.name, try $0.compiled()) }
-        var violations: [String] = []
-        for file in sources {
-            let text = try String(contentsOf: file, encoding: .utf8)
-            let relative = String(file.path.dropFirst(Paths.root.path.count + 1))
-            for (number, line) in Self.code(of: text) {
-                for (name, regex) in compiled where line.contains(regex) {
-                    violations.append("\(relative):\(number): \(name): \(line.trimmingCharacters(in: .whitespaces))")
-                }
-            }
-        }
+        let count = files(under: Self.coreFolder, endingWith: ".swift").count
+        #expect(count >= 10, "found only \(count) Swift files under Sources/JourneyCore")
+        let violations = try Self.violations(under: Self.coreFolder, of: Self.rules)
         #expect(
             violations.isEmpty,
             "JourneyCore must not touch files, network or processes:\n\(violations.joined(separator: "\n"))")
