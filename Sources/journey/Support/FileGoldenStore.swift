@@ -36,12 +36,12 @@ struct FileGoldenStore: GoldenStore {
     /// `transcripts` link out of the project is never written through.
     static func requireInsideProject(_ folder: String) throws {
         let project = Path.parent(folder)
-        guard exists(folder), let realProject = realPath(project) else { return }
+        guard Files.exists(folder), let realProject = Files.realPath(project) else { return }
         let link = (try? FileManager.default.destinationOfSymbolicLink(atPath: folder)).map {
             "a symbolic link to \($0)"
         }
         let rule = "goldens are written only inside the project's folders"
-        guard let realFolder = realPath(folder) else {
+        guard let realFolder = Files.realPath(folder) else {
             guard let link else { return }
             throw CLIError("\(Workspace.display(folder)) is \(link), which does not exist; \(rule)")
         }

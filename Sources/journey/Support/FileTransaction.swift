@@ -83,7 +83,7 @@ struct FileTransaction {
     /// not yet renamed, or some deletion not yet made (a journal that cannot be read counts).
     static func isUnfinished(folder: String, label: String) -> Bool {
         let path = Path.join(folder, journalName(label))
-        guard exists(path) else { return false }
+        guard Files.exists(path) else { return false }
         guard let journal = TransactionJournal.read(path) else { return true }
         return journal.hasWorkLeft(in: folder)
     }
@@ -144,7 +144,8 @@ struct TransactionJournal: Codable, Equatable {
 
     /// Whether a staged file is still waiting for its rename, or a deletion still to be made.
     func hasWorkLeft(in folder: String) -> Bool {
-        renames.contains { exists(Path.join(folder, $0.from)) } || deletions.contains { exists(Path.join(folder, $0)) }
+        renames.contains { Files.exists(Path.join(folder, $0.from)) }
+            || deletions.contains { Files.exists(Path.join(folder, $0)) }
     }
 
     /// Makes the renames (those whose temporary is still there) and deletions, flushes the
@@ -153,14 +154,14 @@ struct TransactionJournal: Codable, Equatable {
         for entry in renames {
             let from = Path.join(folder, entry.from)
             let to = Path.join(folder, entry.to)
-            guard exists(from) else { continue }
+            guard Files.exists(from) else { continue }
             if rename(from, to) != 0 { throw WriteError(path: to, reason: SystemError().description) }
         }
         for name in deletions {
             let path = Path.join(folder, name)
             if unlink(path) != 0 && errno != ENOENT { throw WriteError(path: path, reason: SystemError().description) }
         }
-        try syncFolder(folder)
+        try Files.syncFolder(folder)
         // Not flushed: should the journal come back after a power cut, finishing it again
         // changes nothing (its temporaries are gone).
         if unlink(journalPath) != 0 && errno != ENOENT {
@@ -204,7 +205,7 @@ final class FolderRecovery: @unchecked Sendable {
     func prepare(_ folder: String) throws(WriteError) {
         lock.lock()
         defer { lock.unlock() }
-        let key = realPath(folder) ?? folder
+        let key = Files.realPath(folder) ?? folder
         guard !prepared.contains(key) else { return }
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
         for name in names.sorted() where name.hasPrefix(".") && name.hasSuffix(TransactionJournal.suffix) {
@@ -232,22 +233,5 @@ final class FolderRecovery: @unchecked Sendable {
     /// Whether a process with this id exists (`kill(pid, 0)`; one we may not signal exists).
     static func isRunning(_ pid: Int32) -> Bool {
         kill(pid, 0) == 0 || errno == EPERM
-    }
-}
-
-/// Whether anything is at `path` (a link is not followed).
-func exists(_ path: String) -> Bool {
-    var status = stat()
-    return lstat(path, &status) == 0
-}
-
-/// Flushes a folder's entries (renames, new and deleted files) to disk.
-func syncFolder(_ folder: String) throws(WriteError) {
-    let descriptor = open(folder, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { throw WriteError(path: folder, reason: SystemError().description) }
-    defer { close(descriptor) }
-    // Some file systems cannot flush a folder (EINVAL); their renames are as durable as they get.
-    if fsync(descriptor) != 0 && errno != EINVAL {
-        throw WriteError(path: folder, reason: SystemError().description)
     }
 }

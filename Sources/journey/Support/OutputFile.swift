@@ -94,7 +94,7 @@ final class OutputFile {
             case S_IFLNK:
                 // A link that the kernel resolves from an open file (/dev/stdout → /proc/self/fd/1)
                 // is written through as it is, appending, so `>> log` keeps the log.
-                if let parent = realPath(Path.parent(current)), parent.hasPrefix("/proc/") {
+                if let parent = Files.realPath(Path.parent(current)), parent.hasPrefix("/proc/") {
                     return .direct(try openDirect(current, flags: O_APPEND))
                 }
                 let target = try readLink(current)
@@ -139,14 +139,6 @@ final class OutputFile {
         guard count >= 0 else { throw SystemError() }
         return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
-}
-
-/// The absolute path of `path` with every link resolved (`realpath(3)`), or nil when it does
-/// not exist.
-func realPath(_ path: String) -> String? {
-    guard let resolved = realpath(path, nil) else { return nil }
-    defer { free(resolved) }
-    return String(cString: resolved)
 }
 
 #if canImport(Glibc)
