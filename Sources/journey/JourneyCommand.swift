@@ -50,15 +50,7 @@ struct JourneyCommand: AsyncParsableCommand {
         let streams = StandardStreams.shared
         var status = ExitStatus.ok
         do {
-            var command = try parseAsRoot()
-            if let described = command as? any DescribesStandardOutput {
-                streams.describeOutput(as: type(of: described).standardOutput)
-            }
-            if var asyncCommand = command as? AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
+            try await parseAndRun()
         } catch let error as CLIError {
             console.err("error: \(error.message)\n")
             status = ExitStatus.invalid
@@ -78,6 +70,21 @@ struct JourneyCommand: AsyncParsableCommand {
             }
         }
         Foundation.exit(streams.finish(status))
+    }
+}
+
+extension JourneyCommand {
+    /// Parses the arguments and runs the command they name.
+    fileprivate static func parseAndRun() async throws {
+        var command = try parseAsRoot()
+        if let described = command as? any DescribesStandardOutput {
+            StandardStreams.shared.describeOutput(as: type(of: described).standardOutput)
+        }
+        if var asyncCommand = command as? AsyncParsableCommand {
+            try await asyncCommand.run()
+        } else {
+            try command.run()
+        }
     }
 }
 

@@ -53,7 +53,7 @@ final class OutputFile {
     func commit() throws {
         switch destination {
         case .atomic(let file):
-            do { try file.commit() } catch let error as WriteError {
+            do { try file.commit() } catch {
                 throw CLIError("cannot write \(content) to \(path): \(error.reason)")
             }
         case .direct(let descriptor):
