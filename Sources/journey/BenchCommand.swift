@@ -101,6 +101,10 @@ struct BenchCommand: AsyncParsableCommand {
     }
 }
 
+extension BenchCommand: DescribesStandardOutput {
+    static let standardOutput = "the measurements"
+}
+
 /// The generated benchmark suite and its measurements.
 enum BenchSuite {
     /// The reference peers' 20-event PIN journey in JourneyKit's language.

@@ -4,6 +4,12 @@ import JourneyCore
 import JourneyDocs
 import JourneyHandlers
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 struct DocsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "docs",
@@ -24,10 +30,14 @@ struct DocsCommand: AsyncParsableCommand {
               journey docs journeys --out site --format html --locale en
               journey docs journeys --out docs/journeys --check    # in CI: fail if a page is stale
 
-            Output is deterministic, each file is written atomically, and only files that \
+            Output is deterministic, and --out changes as a whole: every page written and every \
+            obsolete one removed, or (when the run fails) none; a run killed half-way is finished \
+            by the next `journey docs`, and --check says so until then. Only files that \
             `journey docs` wrote are ever replaced or removed in --out: a file of yours with a \
-            page's name stops the run before anything is written. Exits 0 on success, 1 when \
-            --check finds stale pages, 2 for invalid files or options.
+            page's name (or a link, which is never followed) stops the run before anything is \
+            written. Exits 0 on success, 1 when \
+            --check finds stale pages or an unfinished update, 2 for invalid files or options, or \
+            when --out cannot be written.
             """
     )
 
@@ -78,12 +88,30 @@ struct DocsCommand: AsyncParsableCommand {
         } else {
             files = try DocsSite.files(docs, format: format) { _ in "" }
         }
-        let folder = DocsSite.compare(files, format: format, existing: existingFiles(in: out))
-        if !folder.foreign.isEmpty {
-            for name in folder.foreign {
+        if check {
+            if !FileTransaction.unfinishedJournals(in: out).isEmpty {
                 console.err(
-                    "\(Path.join(out, name)): error: this file was not written by journey docs, which never replaces such files; move it or choose another --out\n"
+                    "\(out): error: the folder has an unfinished update from an interrupted `journey docs`; run \(command) to finish it\n"
                 )
+                throw ExitCode(ExitStatus.failed)
+            }
+        } else {
+            // What an interrupted run left is finished before the folder is compared.
+            do throws(WriteError) { try FolderRecovery.shared.prepare(out) } catch {
+                console.err("\(out): error: cannot write the docs: \(error.reason)\n")
+                throw ExitCode(ExitStatus.invalid)
+            }
+        }
+        let existing = existingFiles(in: out)
+        let folder = DocsSite.compare(files, format: format, existing: existing.files)
+        let unsafe = existing.others.filter { files[$0.key] != nil }
+        if !folder.foreign.isEmpty || !unsafe.isEmpty {
+            var reasons = unsafe
+            for name in folder.foreign {
+                reasons[name] = "this file was not written by journey docs, which never replaces such files"
+            }
+            for name in reasons.keys.sorted() {
+                console.err("\(Path.join(out, name)): error: \(reasons[name]!); move it or choose another --out\n")
             }
             throw ExitCode(ExitStatus.invalid)
         }
@@ -97,35 +125,55 @@ struct DocsCommand: AsyncParsableCommand {
             for path in stale {
                 console.err("\(path): stale: the journeys changed since it was generated\n")
             }
-            console.err(
-                "regenerate with `journey docs \(paths.joined(separator: " ")) --out \(out)\(format == .md ? "" : " --format \(format.rawValue)")` and commit the result\n"
-            )
+            console.err("regenerate with \(command) and commit the result\n")
             throw ExitCode(ExitStatus.failed)
         }
 
-        do {
-            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-            for name in files.keys.sorted() {
-                try AtomicFile.write(files[name]!, to: Path.join(out, name))
-            }
-            for name in folder.obsolete {
-                try FileManager.default.removeItem(atPath: Path.join(out, name))
-            }
+        // Every page and every removal as one change: a kill leaves the old site or a journal
+        // that the next run finishes, never a mix of old and new pages.
+        var made: [String] = []
+        do throws(WriteError) {
+            made = try Files.makeFolders(out)
+            var change = try FileTransaction(folder: out, label: "journey-docs")
+            for name in files.keys.sorted() { try change.stage(files[name]!, as: name) }
+            for name in folder.obsolete { change.delete(name) }
+            try change.commit()
         } catch {
-            console.err("error: \(error)\n")
+            for folder in made.reversed() { rmdir(folder) }
+            console.err("\(out): error: cannot write the docs: \(error.reason)\n")
             throw ExitCode(ExitStatus.invalid)
         }
         console.err("wrote \(files.count) files to \(out)\n")
     }
 
-    /// The files of this format in `folder`, name → content (none when it does not exist).
-    func existingFiles(in folder: String) -> [String: String] {
+    /// The command that writes these docs, as the user would type it.
+    var command: String {
+        "`journey docs \(paths.joined(separator: " ")) --out \(out)\(format == .md ? "" : " --format \(format.rawValue)")`"
+    }
+
+    /// The regular files of this format in `folder`, name → content (none when it does not
+    /// exist), and why each other entry of this format is never read, replaced or removed: a
+    /// link (never followed), a folder, a file that is not UTF-8 text.
+    func existingFiles(in folder: String) -> (files: [String: String], others: [String: String]) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         var files: [String: String] = [:]
+        var others: [String: String] = [:]
         for name in names where name.hasSuffix(".\(format.rawValue)") {
-            files[name] = try? String(contentsOfFile: Path.join(folder, name), encoding: .utf8)
+            let path = Path.join(folder, name)
+            var status = stat()
+            guard lstat(path, &status) == 0 else { continue }
+            switch status.st_mode & S_IFMT {
+            case S_IFREG:
+                if let content = try? String(contentsOfFile: path, encoding: .utf8) {
+                    files[name] = content
+                } else {
+                    others[name] = "this file cannot be read as UTF-8 text, so journey docs never replaces it"
+                }
+            case S_IFLNK: others[name] = "this is a symbolic link, which journey docs never replaces or follows"
+            default: others[name] = "this is not a regular file, which journey docs never replaces"
+            }
         }
-        return files
+        return (files, others)
     }
 }
 
@@ -158,14 +206,16 @@ struct Graphviz {
         process.standardOutput = output
         process.standardError = errors
         try process.run()
-        input.fileHandleForWriting.write(Data(dot.utf8))
+        var sent: SystemError?
+        do { try Descriptor(raw: input.fileHandleForWriting.fileDescriptor).write(dot) } catch { sent = error }
         try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let problem = errors.fileHandleForReading.readDataToEndOfFile()
+        let data = try output.fileHandleForReading.readToEnd() ?? Data()
+        let problem = try errors.fileHandleForReading.readToEnd() ?? Data()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             throw CLIError("dot failed: \(String(decoding: problem, as: UTF8.self))")
         }
+        if let sent { throw CLIError("cannot send a diagram to dot: \(sent)") }
         return String(decoding: data, as: UTF8.self)
     }
 }

@@ -1,6 +1,12 @@
 import ArgumentParser
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 @main
 struct JourneyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -28,32 +34,56 @@ struct JourneyCommand: AsyncParsableCommand {
 
     /// `journey` on its own is a usage error: print the help and exit 2.
     func run() async throws {
-        FileHandle.standardError.write(Data(Self.helpMessage().utf8))
+        Console().err(Self.helpMessage())
         throw ExitCode(ExitStatus.invalid)
     }
 
-    /// Runs the command, mapping usage errors to exit code 2 as documented.
+    /// Runs the command, mapping usage errors to exit code 2 as documented. Standard output
+    /// and standard error are written with `write(2)`; a write that fails (a full disk, a
+    /// closed pipe) ends the command with a message and exit code 2.
     static func main() async {
+        // A closed pipe is a write error to report (EPIPE), not a signal that ends the process
+        // without a word. A handler that does nothing, rather than SIG_IGN, so that the
+        // processes the CLI starts (Graphviz's dot) get the default again when they exec.
+        signal(SIGPIPE) { _ in }
+        let console = Console()
+        let streams = StandardStreams.shared
+        var status = ExitStatus.ok
         do {
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
+            try await parseAndRun()
         } catch let error as CLIError {
-            FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
-            Foundation.exit(ExitStatus.invalid)
+            console.err("error: \(error.message)\n")
+            status = ExitStatus.invalid
         } catch {
             let code = exitCode(for: error)
+            let message = fullMessage(for: error)
             if code == .success {
-                exit(withError: error)
+                // --help and --version.
+                streams.describeOutput(as: message == configuration.version ? "the version" : "the help")
+                if !message.isEmpty { console.out(message + "\n") }
+            } else if code.rawValue == 64 || code == .validationFailure {
+                console.err(message + "\n")
+                status = ExitStatus.invalid
+            } else {
+                if !message.isEmpty { console.err(message + "\n") }
+                status = code.rawValue
             }
-            if code.rawValue == 64 || code == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-                Foundation.exit(ExitStatus.invalid)
-            }
-            exit(withError: error)
+        }
+        Foundation.exit(streams.finish(status))
+    }
+}
+
+extension JourneyCommand {
+    /// Parses the arguments and runs the command they name.
+    fileprivate static func parseAndRun() async throws {
+        var command = try parseAsRoot()
+        if let described = command as? any DescribesStandardOutput {
+            StandardStreams.shared.describeOutput(as: type(of: described).standardOutput)
+        }
+        if var asyncCommand = command as? AsyncParsableCommand {
+            try await asyncCommand.run()
+        } else {
+            try command.run()
         }
     }
 }

@@ -23,8 +23,14 @@ struct RunCommand: AsyncParsableCommand {
                   --scenario journeys/eduid/scenarios/pin-mismatch.scenario.yaml \\
                   --transcript out/pin-mismatch.jsonl --format jsonl
 
+            --transcript writes to what the path is: a file (or a new one) is replaced \
+            atomically, so a failed run never leaves half a transcript; a symbolic link is written \
+            through (the link stays, its target gets the transcript); a device such as /dev/null, a \
+            FIFO or a socket is written directly (a FIFO waits for its reader); a folder is \
+            refused before the run.
+
             Exits 0 when the run reached the expected end and every assertion held, 1 when it \
-            did not, 2 for invalid files or options.
+            did not, 2 for invalid files or options, or an output that cannot be written.
             """
     )
 
@@ -34,7 +40,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "The scenario file to play.")
     var scenario: String
 
-    @Option(help: "Write the transcript to this file (atomically) instead of standard output.")
+    @Option(help: "Write the transcript to this file (atomically), or device, FIFO or socket, not standard output.")
     var transcript: String?
 
     @Option(help: "Transcript format: text (for people) or jsonl (JSON Lines, one event per line).")
@@ -81,7 +87,7 @@ struct RunCommand: AsyncParsableCommand {
         }
 
         let format = format ?? (transcript?.hasSuffix(".jsonl") == true ? .jsonl : .text)
-        let file = try transcript.map { try AtomicFile(path: $0) }
+        let file = try transcript.map { try OutputFile(path: $0, content: "the transcript") }
         let writer = TranscriptWriter(format: format) { text in
             if let file { file.write(text) } else { console.out(text) }
         }
@@ -94,6 +100,7 @@ struct RunCommand: AsyncParsableCommand {
                 throw ExitCode(ExitStatus.invalid)
             }
         }
+        try console.requireOutputWritten()
         let name = "\(compiled.journey.id) › \(compiled.id)"
         if let reason = report.skipped {
             console.err("\(console.paint("SKIP", .yellow, stderr: true)) \(name): \(reason)\n")
@@ -110,6 +117,10 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.failed)
         }
     }
+}
+
+extension RunCommand: DescribesStandardOutput {
+    static let standardOutput = "the transcript"
 }
 
 extension TranscriptWriter.Format: ExpressibleByArgument {}

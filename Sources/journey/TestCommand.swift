@@ -22,7 +22,11 @@ struct TestCommand: AsyncParsableCommand {
               journey test --repeat 5                      # fail if any run's transcript differs
 
             Only --update writes goldens, and only for scenarios that pass their own expectations. \
-            Results print in the same order whatever --jobs is. Exits 0 when every scenario \
+            A scenario's two goldens change together: if --update is killed between them, a \
+            plain `journey test` fails that scenario as half-updated and the next --update \
+            finishes the change (and deletes what the killed run left). Goldens are written only \
+            inside the project: a transcripts folder that is a link out of the folder holding \
+            scenarios/ fails the scenario and nothing is written. Results print in the same order whatever --jobs is. Exits 0 when every scenario \
             passes (or is skipped because a service it `needs` does not answer), 1 when any \
             fails, 2 for invalid files or options; the last line is always `N passed, N failed`, \
             with `, N skipped` when some were. When the files are invalid, --junit and --json \
@@ -187,23 +191,6 @@ struct TestCommand: AsyncParsableCommand {
             report: { output.send(WorkerMessage(done: indices[$0], outcome: $1)) })
     }
 
-    /// Writes the reports asked for (each atomically, its folder made if needed); false when
-    /// one could not be written, which has been said on standard error.
-    func writeReports(_ report: SuiteReport, console: Console) -> Bool {
-        var written = true
-        for (path, text) in [(junit, JUnitReport.render(report)), (json, JSONReport.render(report))] {
-            guard let path else { continue }
-            do {
-                try FileManager.default.createDirectory(atPath: Path.parent(path), withIntermediateDirectories: true)
-                try AtomicFile.write(text, to: path)
-            } catch {
-                console.err("error: \(error)\n")
-                written = false
-            }
-        }
-        return written
-    }
-
     func render(_ outcome: ScenarioOutcome, console: Console) -> String {
         let time = console.paint(String(format: "(%.0f ms)", outcome.milliseconds), .dim)
         switch outcome.status {
@@ -235,24 +222,6 @@ struct TestCommand: AsyncParsableCommand {
     }
 }
 
-/// Golden transcripts in files: `transcripts/NAME.txt` and `.jsonl` beside the scenarios folder.
-struct FileGoldenStore: GoldenStore {
-    func goldens(for scenario: CompiledScenario) -> (text: String?, jsonl: String?) {
-        let base = Workspace.goldenBase(for: scenario.file)
-        return (
-            try? String(contentsOfFile: base + ".txt", encoding: .utf8),
-            try? String(contentsOfFile: base + ".jsonl", encoding: .utf8)
-        )
-    }
-
-    func record(_ text: String, _ jsonl: String, for scenario: CompiledScenario) throws {
-        let base = Workspace.goldenBase(for: scenario.file)
-        try FileManager.default.createDirectory(atPath: Path.parent(base), withIntermediateDirectories: true)
-        try AtomicFile.write(text, to: base + ".txt")
-        try AtomicFile.write(jsonl, to: base + ".jsonl")
-    }
-
-    func name(for scenario: CompiledScenario) -> String {
-        Workspace.display(Workspace.goldenBase(for: scenario.file))
-    }
+extension TestCommand: DescribesStandardOutput {
+    static let standardOutput = "the results"
 }

@@ -1,6 +1,12 @@
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 @Suite("journey docs")
 struct DocsTests {
     @Test("the committed docs/journeys are what `journey docs` generates now")
@@ -109,6 +115,131 @@ struct DocsTests {
             #expect(result.stderr.contains("index.md: error: this file was not written by journey docs"))
             #expect(try String(contentsOf: directory.appendingPathComponent("index.md"), encoding: .utf8) == mine)
             #expect(entries(of: directory) == ["index.md"], "nothing else is written either")
+        }
+    }
+
+    /// The pages in `folder` and their contents, hidden files included.
+    static func snapshot(_ folder: URL) -> [String: Data] {
+        var result: [String: Data] = [:]
+        for name in entries(of: folder) { result[name] = try? Data(contentsOf: folder.appendingPathComponent(name)) }
+        return result
+    }
+
+    @Test("--out under a regular file: one line naming the folder and the reason, exit 2, nothing written")
+    func outUnderAFile() throws {
+        try withTemporaryDirectory { directory in
+            try writeText("a file\n", to: directory.appendingPathComponent("file.txt"))
+            let out = directory.appendingPathComponent("file.txt/docs").path
+            let result = try runJourney(["docs", "journeys/examples", "--out", out], cwd: Paths.root)
+            expectNoCrash(result)
+            #expect(result.status == Exit.invalid, "\(result)")
+            #expect(result.stderrLines == ["\(out): error: cannot write the docs: Not a directory"], "\(result)")
+            #expect(entries(of: directory) == ["file.txt"])
+        }
+    }
+
+    @Test("a write that fails half-way (a file size limit) leaves every page as it was")
+    func failedWriteLeavesTheOldSite() throws {
+        let binary = try #require(Paths.journeyBinary)
+        try withTemporaryDirectory { directory in
+            let out = directory.appendingPathComponent("docs")
+            let first = try runJourney(["docs", "journeys/diia", "--out", out.path], cwd: Paths.root)
+            #expect(first.status == Exit.ok, "\(first)")
+            for name in entries(of: out) {
+                let page = out.appendingPathComponent(name)
+                try writeText(try String(contentsOf: page, encoding: .utf8) + "old\n", to: page)
+            }
+            let before = Self.snapshot(out)
+            // 16 blocks (8 or 16 KB, by shell) is more than the first pages and less than
+            // diia.login.md (~17 KB): some pages are written before one fails with EFBIG.
+            let result = try runProcess(
+                URL(fileURLWithPath: "/bin/sh"),
+                [
+                    "-c", "trap '' XFSZ; ulimit -f 16; exec \"$@\"", "sh", binary.path, "docs", "journeys/diia",
+                    "--out",
+                    out.path,
+                ], cwd: Paths.root)
+            expectNoCrash(result)
+            #expect(result.status == Exit.invalid, "\(result)")
+            #expect(result.stderrLines == ["\(out.path): error: cannot write the docs: File too large"], "\(result)")
+            #expect(Self.snapshot(out) == before, "pages changed or files left: \(entries(of: out))")
+        }
+    }
+
+    #if os(Linux)
+    @Test("a read-only --out: one line with the reason, exit 2, every page as it was", .enabled(if: getuid() == 0))
+    func readOnlyFileSystem() throws {
+        let binary = try #require(Paths.journeyBinary)
+        try withTemporaryDirectory { directory in
+            let out = directory.appendingPathComponent("docs")
+            let first = try runJourney(["docs", "journeys/examples", "--out", out.path], cwd: Paths.root)
+            #expect(first.status == Exit.ok, "\(first)")
+            let page = out.appendingPathComponent("examples.unlock.md")
+            try writeText(try String(contentsOf: page, encoding: .utf8) + "old\n", to: page)
+            let before = Self.snapshot(out)
+            // A read-only bind mount of the folder, in a mount namespace of its own that ends
+            // with the command.
+            let script = "mount --bind \"$1\" \"$1\" && mount -o remount,ro,bind \"$1\" || exit 99; shift; exec \"$@\""
+            let result = try runProcess(
+                URL(fileURLWithPath: "/usr/bin/env"),
+                [
+                    "unshare", "-m", "sh", "-c", script, "sh", out.path, binary.path, "docs", "journeys/examples",
+                    "--out", out.path,
+                ], cwd: Paths.root)
+            try #require(result.status != 99 && !result.stderr.contains("unshare:"), "cannot mount here: \(result)")
+            expectNoCrash(result)
+            #expect(result.status == Exit.invalid, "\(result)")
+            #expect(
+                result.stderrLines == ["\(out.path): error: cannot write the docs: Read-only file system"], "\(result)")
+            #expect(Self.snapshot(out) == before)
+        }
+    }
+    #endif
+
+    @Test("a link in --out with a page's name is never replaced or followed, nor removed when obsolete")
+    func linksInTheOutputFolderAreForeign() throws {
+        try withTemporaryDirectory { directory in
+            let out = directory.appendingPathComponent("docs")
+            let first = try runJourney(["docs", "journeys/examples", "--out", out.path], cwd: Paths.root)
+            #expect(first.status == Exit.ok, "\(first)")
+            // A generated page moved elsewhere and linked back, and a link to an obsolete one.
+            let kept = directory.appendingPathComponent("kept")
+            try FileManager.default.createDirectory(at: kept, withIntermediateDirectories: true)
+            let page = try String(contentsOf: out.appendingPathComponent("examples.unlock.md"), encoding: .utf8)
+            try writeText(page + "old\n", to: kept.appendingPathComponent("unlock.md"))
+            try writeText(page, to: kept.appendingPathComponent("gone.md"))
+            try FileManager.default.removeItem(at: out.appendingPathComponent("examples.unlock.md"))
+            let fm = FileManager.default
+            try fm.createSymbolicLink(
+                atPath: out.appendingPathComponent("examples.unlock.md").path, withDestinationPath: "../kept/unlock.md")
+            try fm.createSymbolicLink(
+                atPath: out.appendingPathComponent("gone.md").path, withDestinationPath: "../kept/gone.md")
+            let before = Self.snapshot(kept)
+            for arguments in [["--out", out.path], ["--out", out.path, "--check"]] {
+                let result = try runJourney(["docs", "journeys/examples"] + arguments, cwd: Paths.root)
+                expectNoCrash(result)
+                #expect(result.status == Exit.invalid, "\(result)")
+                #expect(
+                    result.stderrLines == [
+                        "\(out.path)/examples.unlock.md: error: this is a symbolic link, which journey docs never replaces or follows; move it or choose another --out"
+                    ], "\(result)")
+            }
+            #expect(
+                (try? fm.destinationOfSymbolicLink(atPath: out.appendingPathComponent("examples.unlock.md").path))
+                    == "../kept/unlock.md")
+            #expect(
+                (try? fm.destinationOfSymbolicLink(atPath: out.appendingPathComponent("gone.md").path))
+                    == "../kept/gone.md")
+            #expect(Self.snapshot(kept) == before)
+
+            // Without the link with a page's name, the run writes the page and leaves the other link.
+            try fm.removeItem(at: out.appendingPathComponent("examples.unlock.md"))
+            let again = try runJourney(["docs", "journeys/examples", "--out", out.path], cwd: Paths.root)
+            #expect(again.status == Exit.ok, "\(again)")
+            #expect(
+                (try? fm.destinationOfSymbolicLink(atPath: out.appendingPathComponent("gone.md").path))
+                    == "../kept/gone.md")
+            #expect(Self.snapshot(kept) == before)
         }
     }
 

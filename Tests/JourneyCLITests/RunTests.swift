@@ -8,7 +8,7 @@ struct RunTests {
     static let goldenJSONL = Paths.journeys.appendingPathComponent("eduid/transcripts/happy-path.jsonl")
 
     /// Names a run may leave behind in a transcript's folder by mistake (AtomicFile writes
-    /// `.NAME.PID.tmp` beside the target).
+    /// `.NAME.journey-PID.tmp` beside the target).
     static func strayTemporaries(in directory: URL) -> [String] {
         entries(of: directory).filter { $0.hasPrefix(".") || $0.hasSuffix(".tmp") }
     }

@@ -3,7 +3,7 @@ import Testing
 
 /// JourneyCore is pure: it never touches the file system, the network or processes. The
 /// CLI reads and writes files; the core gets bytes and returns values.
-@Suite("Source rules: JourneyCore touches no files, network or processes", .timeLimit(.minutes(2)))
+@Suite("Source rules: JourneyCore touches no files, network or processes; no I/O traps", .timeLimit(.minutes(2)))
 struct SourceRulesTests {
     struct Rule: Sendable, CustomTestStringConvertible {
         var name: String
@@ -108,21 +108,71 @@ struct SourceRulesTests {
         #expect(Self.code(of: "/*\nFileManager\n*/let b = 2").map(\.text) == ["", "", "let b = 2"])
     }
 
-    @Test("no JourneyCore source uses a forbidden module or API")
-    func coreIsPure() throws {
-        let sources = files(under: Self.coreFolder, endingWith: ".swift")
-        #expect(sources.count >= 10, "found only \(sources.count) Swift files under Sources/JourneyCore")
-        let compiled = try Self.rules.map { ($0.name, try $0.compiled()) }
+    /// Rules for every target: I/O that traps instead of reporting. Foundation's `FileHandle`
+    /// write and its older read methods end in `try!` on Linux, so a full disk or a closed pipe
+    /// would kill the process; the CLI writes with `write(2)` and reports the error.
+    static let ioRules: [Rule] = [
+        Rule(name: "try!", pattern: #"\btry!"#),
+        Rule(
+            name: "FileHandle write",
+            pattern: #"\bFileHandle\.(standard\w+|nullDevice)\.write\s*\(|\.fileHandleFor(Writing|Reading)\.write\s*\("#
+        ),
+        Rule(
+            name: "FileHandle methods that trap",
+            pattern:
+                #"\.(readDataToEndOfFile|readData\s*\(\s*ofLength|availableData|seekToEndOfFile|truncateFile|synchronizeFile|closeFile)\b"#
+        ),
+    ]
+
+    @Test("the I/O rules catch what they are meant to catch")
+    func ioRulesWork() throws {
+        let compiled = try Self.ioRules.map { ($0.name, try $0.compiled()) }
+        func caught(_ line: String) -> [String] { compiled.filter { line.contains($0.1) }.map(\.0) }
+        #expect(caught("let d = try! Data(contentsOf: url)") == ["try!"])
+        #expect(caught("FileHandle.standardOutput.write(data)") == ["FileHandle write"])
+        #expect(caught("FileHandle.standardError.write(Data(text.utf8))") == ["FileHandle write"])
+        #expect(caught("input.fileHandleForWriting.write(Data(dot.utf8))") == ["FileHandle write"])
+        #expect(
+            caught("let data = pipe.fileHandleForReading.readDataToEndOfFile()") == ["FileHandle methods that trap"])
+        #expect(caught("let x = try handle.readToEnd()").isEmpty)
+        #expect(caught("let x = try? parse(text)").isEmpty)
+        #expect(caught("file.write(text)").isEmpty)
+        #expect(caught("console.out(text)").isEmpty)
+    }
+
+    /// Every line of code (comments aside) in the Swift files under `folder` that a rule
+    /// catches, as `path:line: rule: code`.
+    static func violations(under folder: URL, of rules: [Rule]) throws -> [String] {
+        let compiled = try rules.map { ($0.name, try $0.compiled()) }
         var violations: [String] = []
-        for file in sources {
+        for file in files(under: folder, endingWith: ".swift") {
             let text = try String(contentsOf: file, encoding: .utf8)
             let relative = String(file.path.dropFirst(Paths.root.path.count + 1))
-            for (number, line) in Self.code(of: text) {
+            for (number, line) in code(of: text) {
                 for (name, regex) in compiled where line.contains(regex) {
                     violations.append("\(relative):\(number): \(name): \(line.trimmingCharacters(in: .whitespaces))")
                 }
             }
         }
+        return violations
+    }
+
+    @Test("no source in Sources/ uses try! or FileHandle I/O that traps on an error")
+    func noTrappingIO() throws {
+        let folder = Paths.root.appendingPathComponent("Sources")
+        let count = files(under: folder, endingWith: ".swift").count
+        #expect(count >= 40, "found only \(count) Swift files under Sources")
+        let violations = try Self.violations(under: folder, of: Self.ioRules)
+        #expect(
+            violations.isEmpty,
+            "a write error must be reported, never trapped on:\n\(violations.joined(separator: "\n"))")
+    }
+
+    @Test("no JourneyCore source uses a forbidden module or API")
+    func coreIsPure() throws {
+        let count = files(under: Self.coreFolder, endingWith: ".swift").count
+        #expect(count >= 10, "found only \(count) Swift files under Sources/JourneyCore")
+        let violations = try Self.violations(under: Self.coreFolder, of: Self.rules)
         #expect(
             violations.isEmpty,
             "JourneyCore must not touch files, network or processes:\n\(violations.joined(separator: "\n"))")

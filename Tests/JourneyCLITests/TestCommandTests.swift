@@ -151,6 +151,62 @@ struct TestCommandTests {
         }
     }
 
+    @Test("--update writes goldens only inside the project: a transcripts link out of it fails, writing nothing")
+    func goldensStayInsideTheProject() throws {
+        try withTemporaryDirectory { directory in
+            let project = directory.appendingPathComponent("project")
+            try FileManager.default.createDirectory(at: project, withIntermediateDirectories: true)
+            let journeys = try copyShippedJourneys(into: project)
+            let transcripts = journeys.appendingPathComponent("examples/transcripts")
+            let elsewhere = directory.appendingPathComponent("elsewhere")
+            try FileManager.default.moveItem(at: transcripts, to: elsewhere)
+            try FileManager.default.createSymbolicLink(
+                atPath: transcripts.path, withDestinationPath: "../../../elsewhere")
+            let golden = elsewhere.appendingPathComponent("forgot-pin.txt")
+            try writeText(try String(contentsOf: golden, encoding: .utf8) + "changed\n", to: golden)
+            let before = DocsTests.snapshot(elsewhere)
+
+            // Reading through the link is fine.
+            let test = try runJourney(["test", "journeys/examples"], cwd: project)
+            #expect(test.status == Exit.failed, "\(test)")
+            #expect(test.stdout.contains("FAIL examples.unlock › forgot-pin"))
+
+            let update = try runJourney(["test", "journeys/examples", "--update"], cwd: project)
+            expectNoCrash(update)
+            #expect(update.status == Exit.failed, "\(update)")
+            let count = files(under: journeys.appendingPathComponent("examples"), endingWith: ".scenario.yaml").count
+            #expect(update.stdoutLines.last == "0 passed, \(count) failed", "\(update.stdout)")
+            #expect(
+                update.stdout.contains(
+                    "cannot record the golden transcript: journeys/examples/transcripts is a symbolic link to ../../../elsewhere (\(elsewhere.path)), outside journeys/examples; goldens are written only inside the project's folders"
+                ), "\(update.stdout)")
+            #expect(DocsTests.snapshot(elsewhere) == before, "written: \(entries(of: elsewhere))")
+
+            // A link that stays inside the project is followed.
+            try FileManager.default.removeItem(at: transcripts)
+            try FileManager.default.moveItem(at: elsewhere, to: journeys.appendingPathComponent("examples/goldens"))
+            try FileManager.default.createSymbolicLink(atPath: transcripts.path, withDestinationPath: "goldens")
+            let inside = try runJourney(["test", "journeys/examples", "--update"], cwd: project)
+            #expect(inside.status == Exit.ok, "\(inside)")
+            #expect(
+                (try? Data(contentsOf: journeys.appendingPathComponent("examples/goldens/forgot-pin.txt")))
+                    == (try? Data(
+                        contentsOf: Paths.journeys.appendingPathComponent("examples/transcripts/forgot-pin.txt"))))
+
+            // A link to nowhere is refused too, and nothing is made at its end.
+            try FileManager.default.removeItem(at: transcripts)
+            let nowhere = directory.appendingPathComponent("nowhere")
+            try FileManager.default.createSymbolicLink(atPath: transcripts.path, withDestinationPath: nowhere.path)
+            let dangling = try runJourney(["test", "journeys/examples", "--update"], cwd: project)
+            #expect(dangling.status == Exit.failed, "\(dangling)")
+            #expect(
+                dangling.stdout.contains(
+                    "journeys/examples/transcripts is a symbolic link to \(nowhere.path), which does not exist; goldens are written only inside the project's folders"
+                ), "\(dangling.stdout)")
+            #expect(!FileManager.default.fileExists(atPath: nowhere.path))
+        }
+    }
+
     @Test("a journey with errors: its scenarios are errors, every other scenario still runs, exit 2")
     func invalidInput() throws {
         try withTemporaryDirectory { directory in

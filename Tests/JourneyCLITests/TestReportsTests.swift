@@ -86,6 +86,43 @@ struct TestReportsTests {
         }
     }
 
+    @Test("a report that cannot be written: one line naming it, exit 2, the other report still written")
+    func unwritableReport() throws {
+        try withTemporaryDirectory { directory in
+            try writeText("a file\n", to: directory.appendingPathComponent("blocker"))
+            let result = try runJourney(
+                [
+                    "test", Paths.journeys.appendingPathComponent("examples").path, "--junit", "blocker/out.xml",
+                    "--json", "out.json",
+                ], cwd: directory)
+            expectNoCrash(result)
+            #expect(result.status == Exit.invalid, "\(result)")
+            #expect(result.stderrLines == ["error: cannot write the JUnit report to blocker/out.xml: Not a directory"])
+            #expect(result.stdoutLines.last == "4 passed, 0 failed")
+            #expect(entries(of: directory) == ["blocker", "out.json"])
+        }
+    }
+
+    @Test("reports follow the --transcript rules: a link is written through and kept; stale temporaries go")
+    func reportsThroughLinks() throws {
+        try withTemporaryDirectory { directory in
+            let reports = directory.appendingPathComponent("reports")
+            let stale = ".junit.xml.journey-\(InterruptedWriteTests.deadPID).tmp"
+            try writeText("partial\n", to: reports.appendingPathComponent(stale))
+            try FileManager.default.createSymbolicLink(
+                atPath: directory.appendingPathComponent("out.xml").path, withDestinationPath: "reports/junit.xml")
+            let result = try runJourney(
+                ["test", Paths.journeys.appendingPathComponent("examples").path, "--junit", "out.xml"], cwd: directory)
+            #expect(result.status == Exit.ok, "\(result)")
+            #expect(
+                (try? FileManager.default.destinationOfSymbolicLink(
+                    atPath: directory.appendingPathComponent("out.xml").path)) == "reports/junit.xml")
+            let xml = try String(contentsOf: reports.appendingPathComponent("junit.xml"), encoding: .utf8)
+            #expect(xml.contains("<testsuites name=\"journey test\" tests=\"4\""), "\(xml.prefix(300))")
+            #expect(entries(of: reports) == ["junit.xml"])
+        }
+    }
+
     @Test("--shard 1/3, 2/3 and 3/3 together run every scenario exactly once")
     func shardsPartitionTheSuite() throws {
         var names: [String] = []

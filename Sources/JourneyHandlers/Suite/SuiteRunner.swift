@@ -9,6 +9,15 @@ public protocol GoldenStore: Sendable {
     func record(_ text: String, _ jsonl: String, for scenario: CompiledScenario) throws
     /// How messages name the golden, e.g. its path.
     func name(for scenario: CompiledScenario) -> String
+    /// Whether an interrupted update left the two goldens from different runs (a file store
+    /// killed between its two renames): such goldens are not compared, the scenario fails
+    /// saying so, and the next update finishes them.
+    func isHalfUpdated(for scenario: CompiledScenario) -> Bool
+}
+
+extension GoldenStore {
+    /// A store whose two goldens change together (in memory) is never half-updated.
+    public func isHalfUpdated(for scenario: CompiledScenario) -> Bool { false }
 }
 
 /// What to run, and how.
@@ -210,6 +219,14 @@ public struct SuiteRunner: Sendable {
                         .init(kind: .golden, message: "cannot record the golden transcript: \(error)", diff: nil))
                     status = .failed
                 }
+            } else if goldens.isHalfUpdated(for: scenario) {
+                problems.append(
+                    .init(
+                        kind: .golden,
+                        message:
+                            "its golden pair \(goldens.name(for: scenario)) (.txt and .jsonl) was left half-updated by an interrupted `journey test --update`; run `journey test --update` to finish it",
+                        diff: nil))
+                status = .failed
             } else {
                 problems += compare(first, with: goldens.goldens(for: scenario), name: goldens.name(for: scenario))
                 status = problems.isEmpty ? .passed : .failed

@@ -21,12 +21,21 @@ struct Console {
 
     var isInteractive: Bool { isatty(STDERR_FILENO) == 1 }
 
+    /// Writes to standard output; a failure is reported when the command ends (see
+    /// ``StandardStreams``).
     func out(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        StandardStreams.shared.write(text, to: .output)
     }
 
+    /// Writes to standard error; a failure makes the command exit 2.
     func err(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        StandardStreams.shared.write(text, to: .error)
+    }
+
+    /// Throws the error of a failed write to standard output, if there was one, so the command
+    /// can stop with it before saying anything else.
+    func requireOutputWritten() throws {
+        if let message = StandardStreams.shared.takeOutputFailure() { throw CLIError(message) }
     }
 
     enum Style: String {

@@ -49,6 +49,61 @@ enum Files {
         return try handle.read(upToCount: limit + 1) ?? Data()
     }
 
+    /// Makes `path` and any missing folder above it (`mkdir -p`), returning the folders it made,
+    /// outermost first. On failure, the folders it made are removed again and the error names
+    /// `path`.
+    @discardableResult
+    static func makeFolders(_ path: String) throws(WriteError) -> [String] {
+        var missing: [String] = []
+        var current = path
+        var status = stat()
+        while stat(current, &status) != 0 {
+            guard errno == ENOENT else { throw WriteError(path: path, reason: SystemError().description) }
+            missing.append(current)
+            let parent = Path.parent(current)
+            if parent == current { break }
+            current = parent
+        }
+        if missing.isEmpty && status.st_mode & S_IFMT != S_IFDIR {
+            throw WriteError(path: path, reason: SystemError(ENOTDIR).description)
+        }
+        var made: [String] = []
+        for folder in missing.reversed() {
+            if mkdir(folder, 0o777) != 0 && errno != EEXIST {
+                let reason = SystemError().description
+                for folder in made.reversed() { rmdir(folder) }
+                throw WriteError(path: path, reason: reason)
+            }
+            made.append(folder)
+        }
+        return made
+    }
+
+    /// Whether anything is at `path` (a link is not followed).
+    static func exists(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0
+    }
+
+    /// Flushes a folder's entries (renames, new and deleted files) to disk.
+    static func syncFolder(_ folder: String) throws(WriteError) {
+        let descriptor = open(folder, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw WriteError(path: folder, reason: SystemError().description) }
+        defer { close(descriptor) }
+        // Some file systems cannot flush a folder (EINVAL); their renames are as durable as they get.
+        if fsync(descriptor) != 0 && errno != EINVAL {
+            throw WriteError(path: folder, reason: SystemError().description)
+        }
+    }
+
+    /// The absolute path of `path` with every link resolved (`realpath(3)`), or nil when it does
+    /// not exist.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// Loads files into memory for the pipeline, reporting unreadable ones.
     static func sources(_ paths: [String], limit: Int, diagnostics: inout DiagnosticList) -> [SourceFile] {
         paths.compactMap { path in
@@ -62,83 +117,11 @@ enum Files {
     }
 }
 
-/// A file written atomically: bytes go to a temporary file in the same folder, which is
-/// flushed to disk and renamed over the target only when complete. A failed or interrupted
-/// write leaves the previous file untouched and no partial file behind.
-final class AtomicFile {
-    let path: String
-    private let temporaryPath: String
-    private var descriptor: Int32
-    private var buffer: [UInt8] = []
-    private var failure: String?
-
-    init(path: String) throws {
-        self.path = path
-        temporaryPath = Path.join(Path.parent(path), ".\(Path.lastComponent(path)).\(getpid()).tmp")
-        descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        if descriptor < 0 {
-            throw CLIError("cannot write \(path): \(String(cString: strerror(errno)))")
-        }
-        buffer.reserveCapacity(1 << 16)
-    }
-
-    func write(_ text: String) {
-        buffer.append(contentsOf: text.utf8)
-        if buffer.count >= 1 << 16 { flushBuffer() }
-    }
-
-    private func flushBuffer() {
-        guard failure == nil, !buffer.isEmpty else { return }
-        var offset = 0
-        while offset < buffer.count {
-            let written = buffer[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                failure = String(cString: strerror(errno))
-                break
-            }
-            offset += written
-        }
-        buffer.removeAll(keepingCapacity: true)
-    }
-
-    /// Makes the file visible under its name, or removes the temporary file and throws.
-    func commit() throws {
-        flushBuffer()
-        if failure == nil && fsync(descriptor) != 0 { failure = String(cString: strerror(errno)) }
-        close(descriptor)
-        descriptor = -1
-        if failure == nil && rename(temporaryPath, path) != 0 { failure = String(cString: strerror(errno)) }
-        if let failure {
-            unlink(temporaryPath)
-            throw CLIError("cannot write \(path): \(failure)")
-        }
-        let dir = open(Path.parent(path), O_RDONLY | O_CLOEXEC)
-        if dir >= 0 {
-            fsync(dir)
-            close(dir)
-        }
-    }
-
-    /// Abandons the write: the temporary file is removed, the target is untouched.
-    func discard() {
-        if descriptor >= 0 {
-            close(descriptor)
-            descriptor = -1
-        }
-        unlink(temporaryPath)
-    }
-
-    deinit {
-        if descriptor >= 0 { discard() }
-    }
-
-    /// Writes `text` to `path` atomically.
-    static func write(_ text: String, to path: String) throws {
-        let file = try AtomicFile(path: path)
-        file.write(text)
-        try file.commit()
-    }
+/// A file that could not be written, and why.
+struct WriteError: Error, CustomStringConvertible {
+    var path: String
+    var reason: String
+    var description: String { "cannot write \(path): \(reason)" }
 }
 
 /// A user-facing error with a message and the invalid-input exit code.

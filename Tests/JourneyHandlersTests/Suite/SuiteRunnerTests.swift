@@ -29,6 +29,27 @@ final class MemoryGoldens: GoldenStore, @unchecked Sendable {
     }
 }
 
+/// Goldens in memory whose pairs can be marked as left half-updated by an interrupted
+/// `journey test --update`, as a file store finds them after a crash.
+final class HalfUpdatedGoldens: GoldenStore, @unchecked Sendable {
+    let base = MemoryGoldens()
+    private let lock = NSLock()
+    private var halfUpdated: Set<String> = []
+
+    func goldens(for scenario: CompiledScenario) -> (text: String?, jsonl: String?) { base.goldens(for: scenario) }
+
+    func record(_ text: String, _ jsonl: String, for scenario: CompiledScenario) throws {
+        try base.record(text, jsonl, for: scenario)
+        lock.withLock { _ = halfUpdated.remove(scenario.id) }
+    }
+
+    func name(for scenario: CompiledScenario) -> String { base.name(for: scenario) }
+
+    func isHalfUpdated(for scenario: CompiledScenario) -> Bool { lock.withLock { halfUpdated.contains(scenario.id) } }
+
+    func markHalfUpdated(_ id: String) { lock.withLock { _ = halfUpdated.insert(id) } }
+}
+
 /// A handler whose outcome changes every time it runs: a stand-in for a non-deterministic
 /// handler, to prove `--repeat` notices.
 final class FlakyHandler: StepHandler {
@@ -153,6 +174,35 @@ struct SuiteRunnerTests {
         let missing = await SuiteRunner(options: .init()).run(project.scenarios, in: library, goldens: MemoryGoldens())
         { _, _ in }
         #expect(missing.allSatisfy { $0.problems.first?.message.contains("run `journey test --update`") == true })
+    }
+
+    @Test func aHalfUpdatedGoldenPairFailsSayingSoAndUpdateRecordsIt() async throws {
+        let project = Self.project()
+        let library = try #require(project.library)
+        let goldens = HalfUpdatedGoldens()
+        _ = await SuiteRunner(options: .init(update: true)).run(project.scenarios, in: library, goldens: goldens) {
+            _, _ in
+        }
+        goldens.markHalfUpdated("case-2")
+        let outcomes = await SuiteRunner(options: .init()).run(project.scenarios, in: library, goldens: goldens) {
+            _, _ in
+        }
+        let failed = try #require(outcomes.first { $0.scenario == "case-2" })
+        #expect(failed.status == .failed)
+        #expect(failed.problems.map(\.kind) == [.golden])
+        #expect(
+            failed.problems.first?.message
+                == "its golden pair memory/case-2 (.txt and .jsonl) was left half-updated by an interrupted `journey test --update`; run `journey test --update` to finish it"
+        )
+        #expect(SuiteSummary(outcomes).line == "6 passed, 1 failed")
+
+        let updated = await SuiteRunner(options: .init(update: true)).run(
+            project.scenarios, in: library, goldens: goldens
+        ) { _, _ in }
+        #expect(updated.allSatisfy { $0.status == .recorded })
+        #expect(!goldens.isHalfUpdated(for: try #require(project.scenarios.first { $0.id == "case-2" })))
+        // A store that cannot be half-updated (in memory) never says so.
+        #expect(!MemoryGoldens().isHalfUpdated(for: try #require(project.scenarios.first)))
     }
 
     @Test func repeatCatchesNonDeterminism() async throws {

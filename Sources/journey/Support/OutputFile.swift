@@ -1,0 +1,148 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The file an output such as `journey run --transcript PATH` goes to, opened for what PATH
+/// is (`lstat`, so a link is seen as a link):
+/// - nothing, or a regular file: replaced atomically (``AtomicFile``);
+/// - a symbolic link: written through, by these same rules for its target; the link stays;
+/// - a character device (`/dev/null`, a terminal), a FIFO or a socket: opened (a socket
+///   connected to) and written directly, with no temporary file and no rename;
+/// - a folder or a block device: refused, before anything runs.
+final class OutputFile {
+    private enum Destination {
+        case atomic(AtomicFile)
+        case direct(Int32)
+    }
+
+    /// The path as the user gave it, for messages.
+    let path: String
+    /// What is written, for messages: "the transcript".
+    private let content: String
+    private let destination: Destination
+    private var buffer: [UInt8] = []
+    private var failure: SystemError?
+
+    init(path: String, content: String) throws {
+        self.path = path
+        self.content = content
+        do {
+            destination = try Self.destination(for: path)
+        } catch let error as SystemError {
+            throw CLIError("cannot write \(content) to \(path): \(error)")
+        } catch let error as Refusal {
+            throw CLIError("cannot write \(content) to \(path): \(error.reason)")
+        } catch let error as WriteError {
+            throw CLIError("cannot write \(content) to \(path): \(error.reason)")
+        }
+    }
+
+    func write(_ text: String) {
+        switch destination {
+        case .atomic(let file): file.write(text)
+        case .direct:
+            buffer.append(contentsOf: text.utf8)
+            if buffer.count >= 1 << 16 { flush() }
+        }
+    }
+
+    /// Finishes the output: the atomic file is renamed into place, a direct one flushed and
+    /// closed. Throws the first write error.
+    func commit() throws {
+        switch destination {
+        case .atomic(let file):
+            do { try file.commit() } catch {
+                throw CLIError("cannot write \(content) to \(path): \(error.reason)")
+            }
+        case .direct(let descriptor):
+            flush()
+            close(descriptor)
+            if let failure { throw CLIError("cannot write \(content) to \(path): \(failure)") }
+        }
+    }
+
+    private func flush() {
+        guard case .direct(let descriptor) = destination, failure == nil, !buffer.isEmpty else { return }
+        do throws(SystemError) {
+            try Descriptor(raw: descriptor).write(buffer)
+        } catch {
+            failure = error
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// A kind of file that is never written.
+    private struct Refusal: Error {
+        var reason: String
+    }
+
+    private static func destination(for path: String) throws -> Destination {
+        var current = path
+        for _ in 0..<40 {
+            var status = stat()
+            if lstat(current, &status) != 0 {
+                guard errno == ENOENT, !current.hasSuffix("/") else { throw SystemError() }
+                return .atomic(try AtomicFile(path: current))
+            }
+            switch status.st_mode & S_IFMT {
+            case S_IFREG: return .atomic(try AtomicFile(path: current))
+            case S_IFDIR: throw Refusal(reason: "is a directory")
+            case S_IFBLK: throw Refusal(reason: "is a block device, which journey never writes to")
+            case S_IFSOCK: return .direct(try connectSocket(current))
+            case S_IFLNK:
+                // A link that the kernel resolves from an open file (/dev/stdout → /proc/self/fd/1)
+                // is written through as it is, appending, so `>> log` keeps the log.
+                if let parent = Files.realPath(Path.parent(current)), parent.hasPrefix("/proc/") {
+                    return .direct(try openDirect(current, flags: O_APPEND))
+                }
+                let target = try readLink(current)
+                current = target.hasPrefix("/") ? target : Path.join(Path.parent(current), target)
+            default: return .direct(try openDirect(current, flags: 0))
+            }
+        }
+        throw SystemError(ELOOP)
+    }
+
+    private static func openDirect(_ path: String, flags: Int32) throws(SystemError) -> Int32 {
+        let descriptor = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | flags)
+        guard descriptor >= 0 else { throw SystemError() }
+        return descriptor
+    }
+
+    /// A stream socket connected to the Unix socket at `path`.
+    private static func connectSocket(_ path: String) throws(SystemError) -> Int32 {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8) + [0]
+        guard bytes.count <= MemoryLayout.size(ofValue: address.sun_path) else { throw SystemError(ENAMETOOLONG) }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        let descriptor = socket(AF_UNIX, streamSocket, 0)
+        guard descriptor >= 0 else { throw SystemError() }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard connected == 0 else {
+            let error = SystemError()
+            close(descriptor)
+            throw error
+        }
+        return descriptor
+    }
+
+    private static func readLink(_ path: String) throws(SystemError) -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink(path, &buffer, buffer.count - 1)
+        guard count >= 0 else { throw SystemError() }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+#if canImport(Glibc)
+private let streamSocket = Int32(SOCK_STREAM.rawValue)
+#elseif canImport(Darwin)
+private let streamSocket = SOCK_STREAM
+#endif

@@ -1,0 +1,196 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `journey run --transcript PATH` writes to what PATH is: a link is written through (the
+/// link stays), a device, FIFO or socket is written directly, a regular file or a missing
+/// path is replaced atomically, and a folder is refused.
+@Suite("journey run --transcript: links, devices, FIFOs, sockets and folders", .timeLimit(.minutes(2)))
+struct TranscriptPathTests {
+    static let scenario = Paths.root.appendingPathComponent(RunTests.happyPath).path
+    static var golden: Data { get throws { try Data(contentsOf: RunTests.goldenText) } }
+
+    /// The file type bits of `path` (not following a link).
+    static func kind(_ path: String) -> mode_t? {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return nil }
+        return status.st_mode & S_IFMT
+    }
+
+    /// Everything that can be read now from a non-blocking descriptor.
+    static func drain(_ descriptor: Int32) -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = read(descriptor, &buffer, buffer.count)
+            if count <= 0 { break }
+            data.append(contentsOf: buffer[0..<count])
+        }
+        return data
+    }
+
+    @Test("a link is written through: the link stays and its target gets the transcript")
+    func symbolicLink() throws {
+        try withTemporaryDirectory { directory in
+            let targets = directory.appendingPathComponent("targets")
+            try FileManager.default.createDirectory(at: targets, withIntermediateDirectories: true)
+            let target = targets.appendingPathComponent("real.txt")
+            try Data("old\n".utf8).write(to: target)
+            let link = directory.appendingPathComponent("link.txt")
+            try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "targets/real.txt")
+
+            let result = try runJourney(
+                ["run", "--scenario", Self.scenario, "--transcript", link.path], cwd: directory)
+            expectNoCrash(result)
+            #expect(result.status == Exit.ok, "\(result)")
+            #expect(Self.kind(link.path) == S_IFLNK, "the link was replaced")
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == "targets/real.txt")
+            #expect(try Data(contentsOf: target) == (try Self.golden))
+            #expect(entries(of: targets) == ["real.txt"], "left behind: \(entries(of: targets))")
+            #expect(entries(of: directory) == ["link.txt", "targets"])
+
+            // A link to a missing file creates the file, and the link stays.
+            let dangling = directory.appendingPathComponent("dangling.txt")
+            try FileManager.default.createSymbolicLink(atPath: dangling.path, withDestinationPath: "targets/new.txt")
+            let second = try runJourney(
+                ["run", "--scenario", Self.scenario, "--transcript", "dangling.txt"], cwd: directory)
+            #expect(second.status == Exit.ok, "\(second)")
+            #expect(Self.kind(dangling.path) == S_IFLNK)
+            #expect(try Data(contentsOf: targets.appendingPathComponent("new.txt")) == (try Self.golden))
+            #expect(entries(of: targets) == ["new.txt", "real.txt"])
+        }
+    }
+
+    @Test("a FIFO stays a FIFO and its reader gets the transcript")
+    func fifo() throws {
+        try withTemporaryDirectory { directory in
+            let fifo = directory.appendingPathComponent("transcript.fifo").path
+            #expect(mkfifo(fifo, 0o600) == 0)
+            // Open the reading end first (without waiting for a writer), so that `journey`
+            // does not block opening it; the ~7 KB transcript fits in the FIFO's buffer.
+            let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+            #expect(reader >= 0)
+            defer { close(reader) }
+            let result = try runJourney(["run", "--scenario", Self.scenario, "--transcript", fifo], cwd: directory)
+            expectNoCrash(result)
+            #expect(result.status == Exit.ok, "\(result)")
+            #expect(Self.drain(reader) == (try Self.golden))
+            #expect(Self.kind(fifo) == S_IFIFO, "the FIFO was replaced")
+            #expect(entries(of: directory) == ["transcript.fifo"])
+        }
+    }
+
+    #if os(Linux)
+    @Test("a socket is connected to and written directly")
+    func socket() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("s").path
+            let listener = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            #expect(listener >= 0)
+            defer { close(listener) }
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { raw in
+                raw.copyBytes(from: Array(path.utf8) + [0])
+            }
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+            #expect(bound == 0)
+            #expect(listen(listener, 1) == 0)
+            _ = fcntl(listener, F_SETFL, O_NONBLOCK)
+            let result = try runJourney(["run", "--scenario", Self.scenario, "--transcript", path], cwd: directory)
+            expectNoCrash(result)
+            #expect(result.status == Exit.ok, "\(result)")
+            let connection = accept(listener, nil, nil)
+            #expect(connection >= 0, "journey did not connect")
+            defer { if connection >= 0 { close(connection) } }
+            _ = fcntl(connection, F_SETFL, O_NONBLOCK)
+            #expect(Self.drain(connection) == (try Self.golden))
+            #expect(Self.kind(path) == S_IFSOCK)
+        }
+    }
+    #endif
+
+    #if os(Linux)
+    @Test("a character device is written directly and not replaced", .enabled(if: getuid() == 0))
+    func characterDevice() throws {
+        try withTemporaryDirectory { directory in
+            // A null device of our own (1, 3, as /dev/null on Linux), so that a wrong rename
+            // cannot harm the system's.
+            let device = directory.appendingPathComponent("null").path
+            #expect(mknod(device, S_IFCHR | 0o666, dev_t(1 << 8 | 3)) == 0)
+            let result = try runJourney(["run", "--scenario", Self.scenario, "--transcript", device], cwd: directory)
+            expectNoCrash(result)
+            #expect(result.status == Exit.ok, "\(result)")
+            #expect(Self.kind(device) == S_IFCHR, "the device was replaced")
+            #expect(entries(of: directory) == ["null"])
+        }
+    }
+    #endif
+
+    @Test("--transcript /dev/null works and leaves /dev/null alone")
+    func devNull() throws {
+        let result = try runJourney(["run", "--scenario", Self.scenario, "--transcript", "/dev/null"])
+        expectNoCrash(result)
+        #expect(result.status == Exit.ok, "\(result)")
+        #expect(result.stdoutData.isEmpty)
+        #expect(Self.kind("/dev/null") == S_IFCHR)
+        #expect(entries(of: URL(fileURLWithPath: "/dev")).filter { $0.hasSuffix(".tmp") }.isEmpty)
+    }
+
+    @Test("--transcript /dev/stdout writes to standard output, appending when it is opened for appending")
+    func devStdout() throws {
+        let binary = try #require(Paths.journeyBinary)
+        let result = try runJourney(["run", "--scenario", Self.scenario, "--transcript", "/dev/stdout"])
+        expectNoCrash(result)
+        #expect(result.status == Exit.ok, "\(result)")
+        #expect(result.stdoutData == (try Self.golden))
+        try withTemporaryDirectory { directory in
+            let log = directory.appendingPathComponent("log.txt")
+            try Data("earlier\n".utf8).write(to: log)
+            let appended = try runProcess(
+                URL(fileURLWithPath: "/bin/sh"),
+                [
+                    "-c", "exec \"$@\" >> log.txt", "sh", binary.path, "run", "--scenario", Self.scenario,
+                    "--transcript", "/dev/stdout",
+                ], cwd: directory)
+            #expect(appended.status == Exit.ok, "\(appended)")
+            #expect(try Data(contentsOf: log) == Data("earlier\n".utf8) + (try Self.golden))
+            #expect(entries(of: directory) == ["log.txt"])
+        }
+    }
+
+    @Test("a folder is refused before the run: exit 2 and `is a directory`")
+    func folder() throws {
+        try withTemporaryDirectory { directory in
+            let folder = directory.appendingPathComponent("out")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            for path in [folder.path, "out", "out/"] {
+                let result = try runJourney(["run", "--scenario", Self.scenario, "--transcript", path], cwd: directory)
+                expectNoCrash(result)
+                #expect(result.status == Exit.invalid, "\(result)")
+                #expect(
+                    result.stderrLines == ["error: cannot write the transcript to \(path): is a directory"], "\(result)"
+                )
+                #expect(result.stdoutData.isEmpty)
+            }
+            // A link to a folder is refused the same way, and both stay.
+            try FileManager.default.createSymbolicLink(
+                atPath: directory.appendingPathComponent("link").path, withDestinationPath: "out")
+            let linked = try runJourney(["run", "--scenario", Self.scenario, "--transcript", "link"], cwd: directory)
+            #expect(linked.status == Exit.invalid, "\(linked)")
+            #expect(linked.stderr.contains(": is a directory"), "\(linked)")
+            #expect(Self.kind(directory.appendingPathComponent("link").path) == S_IFLNK)
+            #expect(entries(of: directory) == ["link", "out"])
+            #expect(entries(of: folder).isEmpty)
+        }
+    }
+}
