@@ -8,7 +8,8 @@ extension TestCommand {
     func writeReports(_ report: SuiteReport, console: Console) -> Bool {
         var written = true
         let reports = [
-            (junit, JUnitReport.render(report), "the JUnit report"), (json, JSONReport.render(report), "the JSON report"),
+            (junit, JUnitReport.render(report), "the JUnit report"),
+            (json, JSONReport.render(report), "the JSON report"),
         ]
         for (path, text, content) in reports {
             guard let path else { continue }
