@@ -3,6 +3,12 @@ import Foundation
 import JourneyCore
 import JourneyHandlers
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
@@ -52,11 +58,22 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .customLong("journeys"), help: "More folders to search for sub-journeys.")
     var journeyFolders: [String] = []
 
-    @Option(help: "Stop the run after this many steps (catches loops).")
+    @Option(help: "Stop the run after this many steps (catches loops): 1 to 10 000 000.")
     var stepBudget: Int = 10_000
 
+    @Option(
+        help: ArgumentHelp(
+            "Stop the run when it takes longer than this, as a duration (like 30s or 2m); it then fails.",
+            valueName: "duration"))
+    var timeout: String = "60s"
+
     func validate() throws {
-        guard stepBudget > 0 else { throw ValidationError("--step-budget must be at least 1") }
+        guard (1...10_000_000).contains(stepBudget) else {
+            throw ValidationError("--step-budget must be from 1 to 10000000")
+        }
+        guard let ms = JourneyCore.Duration.parse(timeout), ms >= 1 else {
+            throw ValidationError("--timeout takes \(JourneyCore.Duration.rule), found '\(timeout)'")
+        }
     }
 
     func run() async throws {
@@ -93,7 +110,15 @@ struct RunCommand: AsyncParsableCommand {
         }
         var configuration = JourneyMachine.Configuration(locale: locale, stepBudget: stepBudget)
         configuration.locale = locale ?? compiled.locale
+        let name = "\(compiled.journey.id) › \(compiled.id)"
+        // A handler that never returns cannot be interrupted from inside the run: past the
+        // limit the process stops, removing the transcript it had not finished.
+        let watchdog = Watchdog(
+            seconds: Double(JourneyCore.Duration.parse(timeout) ?? 60_000) / 1000,
+            message: "FAIL \(name): did not finish within \(timeout) (--timeout); stopped\n",
+            temporaryFile: file?.temporaryPath)
         let report = await ScenarioRunner(configuration: configuration).run(compiled, in: library, transcript: writer)
+        watchdog.cancel()
         if let file {
             do { try file.commit() } catch {
                 console.err("error: \(error)\n")
@@ -101,7 +126,6 @@ struct RunCommand: AsyncParsableCommand {
             }
         }
         try console.requireOutputWritten()
-        let name = "\(compiled.journey.id) › \(compiled.id)"
         if let reason = report.skipped {
             console.err("\(console.paint("SKIP", .yellow, stderr: true)) \(name): \(reason)\n")
             throw ExitCode(ExitStatus.failed)
@@ -117,6 +141,26 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.failed)
         }
     }
+}
+
+/// Ends the process when a run takes longer than its limit: prints the message, removes the
+/// unfinished temporary file, exits 1.
+final class Watchdog: @unchecked Sendable {
+    private let timer: DispatchSourceTimer
+
+    init(seconds: Double, message: String, temporaryFile: String?) {
+        timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
+        timer.schedule(deadline: .now() + seconds)
+        timer.setEventHandler {
+            if let temporaryFile { unlink(temporaryFile) }
+            var bytes = Array(message.utf8)
+            _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+            _exit(ExitStatus.failed)
+        }
+        timer.resume()
+    }
+
+    func cancel() { timer.cancel() }
 }
 
 extension RunCommand: DescribesStandardOutput {

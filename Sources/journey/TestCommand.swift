@@ -111,8 +111,10 @@ struct TestCommand: AsyncParsableCommand {
         let total = selected.count + unrunnable.count
         // Before anything runs, the reports say so: a run killed now leaves no old report that
         // looks like its result.
-        var reportsWritten = writeReports(
-            SuiteReport(outcomes: [], errors: errors, state: .running, selected: total), console: console)
+        var unwritable: Set<String> = []
+        _ = writeReports(
+            SuiteReport(outcomes: [], errors: errors, state: .running, selected: total), console: console,
+            failed: &unwritable)
         for outcome in unrunnable { console.out(render(outcome, console: console)) }
 
         let progress = console.isInteractive && selected.count > 1
@@ -148,7 +150,7 @@ struct TestCommand: AsyncParsableCommand {
         let report = SuiteReport(
             outcomes: outcomes, errors: errors, state: interruption == nil ? .finished : .interrupted,
             selected: total, interruption: interruption)
-        reportsWritten = writeReports(report, console: console) && reportsWritten
+        let reportsWritten = writeReports(report, console: console, failed: &unwritable)
         let summary = SuiteSummary(outcomes)
         console.out(summary.line + (interruption.map { ", interrupted by \($0)" } ?? "") + "\n")
         if let interruption { throw ExitCode(interruption == "SIGTERM" ? 143 : 130) }

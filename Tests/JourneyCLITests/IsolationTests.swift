@@ -241,6 +241,28 @@ struct IsolationTests {
         }
     }
 
+    @Test("journey run stops a run past --timeout: FAIL, exit 1, and no transcript file or temporary left")
+    func runTimeout() throws {
+        try withTemporaryDirectory { directory in
+            let hang = try SilentServer()
+            try writeText(Self.journey, to: directory.appendingPathComponent("net.journey.yaml"))
+            try writeText(
+                Self.scenario("waits", url: "http://127.0.0.1:\(hang.port)/x"),
+                to: directory.appendingPathComponent("waits.scenario.yaml"))
+            try writeText("an earlier transcript\n", to: directory.appendingPathComponent("out.txt"))
+            let result = try runJourney(
+                ["run", "--scenario", "waits.scenario.yaml", "--timeout", "1500ms", "--transcript", "out.txt"],
+                cwd: directory, timeout: 30)
+            expectNoCrash(result)
+            #expect(result.status == Exit.failed, "\(result)")
+            #expect(result.stderr.contains("FAIL t.net › waits: did not finish within 1500ms (--timeout); stopped"))
+            #expect(entries(of: directory).sorted() == ["net.journey.yaml", "out.txt", "waits.scenario.yaml"])
+            #expect(
+                try String(contentsOf: directory.appendingPathComponent("out.txt"), encoding: .utf8)
+                    == "an earlier transcript\n")
+        }
+    }
+
     @Test("a killed journey test leaves no worker running")
     func noOrphanWorker() throws {
         try withTemporaryDirectory { directory in

@@ -31,7 +31,17 @@ enum Files {
                 let name = Path.lastComponent(relative)
                 if name.hasPrefix(".") { continue }
                 if name.hasSuffix(".yaml") || name.hasSuffix(".yml") {
-                    found.append(Path.join(path, relative))
+                    let file = Path.join(path, relative)
+                    // A FIFO would block the read for ever; a device or socket is no file of ours.
+                    if let kind = specialKind(file) {
+                        if kind != "a folder" {
+                            diagnostics.warning(
+                                specialFile, "\(kind), not a regular file; skipped",
+                                at: SourceLocation(file: file, line: 1, column: 1))
+                        }
+                        continue
+                    }
+                    found.append(file)
                 }
             }
             result.append(contentsOf: found.sorted())
@@ -40,13 +50,56 @@ enum Files {
         return result.filter { seen.insert($0).inserted }
     }
 
-    /// Reads at most `limit + 1` bytes, so a huge file is refused without reading it whole.
-    static func read(_ path: String, limit: Int) throws -> Data {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw CLIError("cannot open \(path): \(String(cString: strerror(errno)))")
+    static let specialFile = "file.special"
+
+    /// What `path` is when it is not a regular file (following links): "a FIFO", "a character
+    /// device", … Nil for a regular file or nothing at all.
+    static func specialKind(_ path: String) -> String? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return kind(of: status.st_mode)
+    }
+
+    static func kind(of mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG: nil
+        case S_IFDIR: "a folder"
+        case S_IFIFO: "a FIFO"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        default: "not a file"
         }
-        defer { try? handle.close() }
-        return try handle.read(upToCount: limit + 1) ?? Data()
+    }
+
+    /// A path that is not a regular file, named as an input.
+    struct SpecialFile: Error, CustomStringConvertible {
+        var kind: String
+        var description: String { "\(kind), not a regular file; journeys and scenarios are read from files" }
+    }
+
+    /// Reads at most `limit + 1` bytes, so a huge file is refused without reading it whole. Only
+    /// a regular file is read: a FIFO is opened without waiting for a writer and refused, as
+    /// are devices and sockets, so no input can make a command hang.
+    static func read(_ path: String, limit: Int) throws -> Data {
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { throw CLIError("cannot open \(path): \(SystemError())") }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw CLIError("cannot read \(path): \(SystemError())") }
+        if let kind = kind(of: status.st_mode) { throw SpecialFile(kind: kind) }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while data.count <= limit {
+            let count = systemRead(descriptor, &buffer, min(buffer.count, limit + 1 - data.count))
+            if count < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                throw CLIError("cannot read \(path): \(SystemError())")
+            }
+            if count == 0 { break }
+            data.append(contentsOf: buffer[..<count])
+        }
+        return data
     }
 
     /// Makes `path` and any missing folder above it (`mkdir -p`), returning the folders it made,
@@ -109,6 +162,9 @@ enum Files {
         paths.compactMap { path in
             do {
                 return SourceFile(path: path, data: try read(path, limit: limit))
+            } catch let error as SpecialFile {
+                diagnostics.error(specialFile, error.description, at: SourceLocation(file: path, line: 1, column: 1))
+                return nil
             } catch {
                 diagnostics.error("file.unreadable", "\(error)", at: SourceLocation(file: path, line: 1, column: 1))
                 return nil
@@ -130,3 +186,9 @@ struct CLIError: Error, CustomStringConvertible {
     init(_ message: String) { self.message = message }
     var description: String { message }
 }
+
+#if canImport(Glibc)
+private let systemRead = Glibc.read
+#elseif canImport(Darwin)
+private let systemRead = Darwin.read
+#endif

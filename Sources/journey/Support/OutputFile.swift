@@ -48,6 +48,13 @@ final class OutputFile {
         }
     }
 
+    /// The temporary file an atomic output is written to, if it is one: what to remove when
+    /// the run is stopped before it finishes.
+    var temporaryPath: String? {
+        if case .atomic(let file) = destination { return file.temporaryPath }
+        return nil
+    }
+
     /// Finishes the output: the atomic file is renamed into place, a direct one flushed and
     /// closed. Throws the first write error.
     func commit() throws {
