@@ -21,17 +21,27 @@ struct TestCommand: AsyncParsableCommand {
               journey test --shard 2/3                     # one machine of a 3-way CI matrix
               journey test --repeat 5                      # fail if any run's transcript differs
 
+            Each scenario runs in a worker process with a wall-clock limit (--timeout): a \
+            scenario that crashes its process or runs too long fails, and the others still run. \
+            A file with errors is reported as `path:line:column: error: …`; the scenarios it \
+            stops print as ERROR lines and every other scenario still runs.
+
             Only --update writes goldens, and only for scenarios that pass their own expectations. \
             A scenario's two goldens change together: if --update is killed between them, a \
             plain `journey test` fails that scenario as half-updated and the next --update \
             finishes the change (and deletes what the killed run left). Goldens are written only \
             inside the project: a transcripts folder that is a link out of the folder holding \
-            scenarios/ fails the scenario and nothing is written. Results print in the same order whatever --jobs is. Exits 0 when every scenario \
-            passes (or is skipped because a service it `needs` does not answer), 1 when any \
-            fails, 2 for invalid files or options; the last line is always `N passed, N failed`, \
-            with `, N skipped` when some were. When the files are invalid, --junit and --json \
-            still write their reports, listing each error (as a JUnit `error`), so CI never \
-            shows an earlier run's report.
+            scenarios/ fails the scenario and nothing is written. Results print in the same \
+            order whatever --jobs is.
+
+            --junit and --json are written before the first scenario runs, marked as running, \
+            and again at the end; SIGINT or SIGTERM stops the run and writes what finished, \
+            marked interrupted. Errors in the files are listed in them too.
+
+            Exits 0 when every scenario passes (or is skipped because a service it `needs` does \
+            not answer), 1 when any fails, 2 for errors in the files or invalid options, 130 or \
+            143 when stopped by SIGINT or SIGTERM. The last line is always `N passed, N \
+            failed`, with `, N skipped`, `, N errors` and `, interrupted by SIGINT` when so.
             """
     )
 

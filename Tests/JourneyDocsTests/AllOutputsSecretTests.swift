@@ -130,8 +130,14 @@ struct AllOutputsSecretTests {
         return result
     }
 
+    static let executor = DedicatedThreadExecutor()
+
     @Test("every output of every shipped scenario, and every committed golden and page, is free of secrets")
     func noSecretAnywhere() async throws {
+        try await withTaskExecutorPreference(Self.executor) { try await check() }
+    }
+
+    func check() async throws {
         let sources = Self.files(under: Self.root.appendingPathComponent("journeys"), ending: [".yaml", ".yml"])
         let project = ProjectLoader(handlers: BuiltinHandlers.registry).load(
             sources.map { SourceFile(path: $0.path, data: Data($0.text.utf8)) })
