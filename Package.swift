@@ -41,16 +41,18 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // What more than one test target needs; not part of any product.
+        .target(name: "JourneyTestSupport", path: "Tests/JourneyTestSupport"),
         .testTarget(name: "JourneyCoreTests", dependencies: ["JourneyCore"]),
         .testTarget(
             name: "JourneyHandlersTests",
             dependencies: [
-                "JourneyHandlers",
+                "JourneyHandlers", "JourneyTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
-        .testTarget(name: "JourneyDocsTests", dependencies: ["JourneyDocs", "JourneyHandlers"]),
+        .testTarget(name: "JourneyDocsTests", dependencies: ["JourneyDocs", "JourneyHandlers", "JourneyTestSupport"]),
         .testTarget(
             name: "JourneyCLITests",
             dependencies: ["journey", "JourneyCore", "JourneyHandlers"]

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import JourneyCore
 
 #if canImport(Glibc)
 import Glibc
@@ -52,7 +53,7 @@ struct JourneyCommand: AsyncParsableCommand {
         do {
             try await parseAndRun()
         } catch let error as CLIError {
-            console.err("error: \(error.message)\n")
+            console.err("error: \(PrintableText.escaped(error.message))\n")
             status = ExitStatus.invalid
         } catch {
             let code = exitCode(for: error)

@@ -137,7 +137,7 @@ struct RunCommand: AsyncParsableCommand {
             )
         } else {
             console.err("\(console.paint("FAIL", .red, stderr: true)) \(name)\n")
-            for problem in report.problems { console.err("  \(problem)\n") }
+            for problem in report.problems { console.err("  \(PrintableText.escaped(problem))\n") }
             throw ExitCode(ExitStatus.failed)
         }
     }

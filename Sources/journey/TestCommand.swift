@@ -116,7 +116,7 @@ struct TestCommand: AsyncParsableCommand {
             update: update)
         let runner = SuiteRunner(options: options)
         let selected = runner.select(project.scenarios)
-        let unrunnable = Self.select(project.unrunnable, options: options).map(ScenarioOutcome.init(unrunnable:))
+        let unrunnable = runner.select(project.unrunnable).map(ScenarioOutcome.init(unrunnable:))
         let errors = diagnostics.errors.items
         let total = selected.count + unrunnable.count
         // Before anything runs, the reports say so: a run killed now leaves no old report that
@@ -166,20 +166,6 @@ struct TestCommand: AsyncParsableCommand {
         if let interruption { throw ExitCode(interruption == "SIGTERM" ? 143 : 130) }
         if !reportsWritten || !errors.isEmpty || summary.errors > 0 { throw ExitCode(ExitStatus.invalid) }
         if summary.failed > 0 { throw ExitCode(ExitStatus.failed) }
-    }
-
-    /// The scenarios that cannot run that the options select: by name and tags, and dealt
-    /// into shards in their own order.
-    static func select(_ scenarios: [UnrunnableScenario], options: SuiteOptions) -> [UnrunnableScenario] {
-        var selected = scenarios.filter { scenario in
-            let nameMatches = options.filter.map { "\(scenario.journey) › \(scenario.scenario)".contains($0) } ?? true
-            let tagMatches = options.tags.isEmpty || !Set(options.tags).isDisjoint(with: scenario.tags)
-            return nameMatches && tagMatches
-        }
-        if let shard = options.shard {
-            selected = selected.enumerated().filter { $0.offset % shard.count == shard.index - 1 }.map(\.element)
-        }
-        return selected
     }
 
     /// The worker's side of ``SuiteSupervisor``: reads `INDEX<TAB>FILE<TAB>SCENARIO` lines,

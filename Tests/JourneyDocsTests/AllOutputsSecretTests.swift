@@ -1,6 +1,7 @@
 import Foundation
 import JourneyCore
 import JourneyHandlers
+import JourneyTestSupport
 import Testing
 
 @testable import JourneyDocs

@@ -118,16 +118,31 @@ public struct SuiteRunner: Sendable {
     /// Shards deal that order out round-robin, so every shard of N gets every N-th scenario
     /// and the N shards together run each scenario exactly once.
     public func select(_ scenarios: [CompiledScenario]) -> [CompiledScenario] {
-        let ordered = scenarios.sorted { ($0.journey.id, $0.id, $0.file) < ($1.journey.id, $1.id, $1.file) }
-        var selected = ordered.filter { scenario in
-            let nameMatches = options.filter.map { "\(scenario.journey.id) › \(scenario.id)".contains($0) } ?? true
-            let tagMatches = options.tags.isEmpty || !Set(options.tags).isDisjoint(with: scenario.tags)
+        select(scenarios) { ($0.journey.id, $0.id, $0.file, $0.tags) }
+    }
+
+    /// The scenarios that cannot run that the options select, by the same rules, dealt into
+    /// shards in their own order: so each shard reports its share of them.
+    public func select(_ scenarios: [UnrunnableScenario]) -> [UnrunnableScenario] {
+        select(scenarios) { ($0.journey, $0.scenario, $0.file, $0.tags) }
+    }
+
+    private func select<Item>(
+        _ items: [Item], _ describe: (Item) -> (journey: String, scenario: String, file: String, tags: [String])
+    ) -> [Item] {
+        let ordered = items.map { (item: $0, about: describe($0)) }.sorted {
+            ($0.about.journey, $0.about.scenario, $0.about.file) < ($1.about.journey, $1.about.scenario, $1.about.file)
+        }
+        var selected = ordered.filter { entry in
+            let nameMatches =
+                options.filter.map { "\(entry.about.journey) › \(entry.about.scenario)".contains($0) } ?? true
+            let tagMatches = options.tags.isEmpty || !Set(options.tags).isDisjoint(with: entry.about.tags)
             return nameMatches && tagMatches
         }
         if let shard = options.shard {
             selected = selected.enumerated().filter { $0.offset % shard.count == shard.index - 1 }.map(\.element)
         }
-        return selected
+        return selected.map(\.item)
     }
 
     /// Runs the scenarios, `options.jobs` at a time, and hands each outcome to `report` in the

@@ -1,5 +1,6 @@
 import Foundation
 import JourneyCore
+import JourneyTestSupport
 import Testing
 
 @testable import JourneyHandlers
@@ -321,35 +322,5 @@ final class RecordingTransport: NetworkTransport, @unchecked Sendable {
             }
         }
         return found
-    }
-}
-
-/// A task executor with one thread of its own.
-final class DedicatedThreadExecutor: TaskExecutor, @unchecked Sendable {
-    private let condition = NSCondition()
-    private var jobs: [UnownedJob] = []
-
-    init() {
-        let thread = Thread { [unowned self] in self.loop() }
-        thread.name = "journeykit-live-tests"
-        thread.start()
-    }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        condition.withLock {
-            jobs.append(job)
-            condition.signal()
-        }
-    }
-
-    private func loop() {
-        while true {
-            let job = condition.withLock {
-                while jobs.isEmpty { condition.wait() }
-                return jobs.removeFirst()
-            }
-            job.runSynchronously(on: asUnownedTaskExecutor())
-        }
     }
 }

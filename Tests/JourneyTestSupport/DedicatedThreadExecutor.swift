@@ -1,21 +1,21 @@
 import Foundation
 
-// The live scenarios hold the provider's lock while they wait on the network. Tests that wait
-// on subprocesses block the shared cooperative threads meanwhile; the scenarios must resume on
-// a thread of their own, or a subprocess waiting for the same lock would wait on them.
+// Live scenarios hold the provider's lock while they wait on the network. Tests that wait on
+// subprocesses block the shared cooperative threads meanwhile; a scenario run in a test must
+// resume on a thread of its own, or a subprocess waiting for the same lock would wait on it.
 
 /// A task executor with one thread of its own.
-final class DedicatedThreadExecutor: TaskExecutor, @unchecked Sendable {
+public final class DedicatedThreadExecutor: TaskExecutor, @unchecked Sendable {
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
 
-    init() {
+    public init() {
         let thread = Thread { [unowned self] in self.loop() }
         thread.name = "journeykit-live-tests"
         thread.start()
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         condition.withLock {
             jobs.append(job)
