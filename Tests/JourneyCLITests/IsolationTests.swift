@@ -95,6 +95,19 @@ struct IsolationTests {
         return text
     }
 
+    /// `journeys/net/` in `directory`: the journey, and a scenario per (name, URL, stubbed).
+    static func project(in directory: URL, _ scenarios: [(String, String, Bool)]) throws {
+        let folder = directory.appendingPathComponent("journeys/net")
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("scenarios"), withIntermediateDirectories: true)
+        try writeText(journey, to: folder.appendingPathComponent("net.journey.yaml"))
+        for (name, url, stubbed) in scenarios {
+            try writeText(
+                scenario(name, url: url, stubbed: stubbed),
+                to: folder.appendingPathComponent("scenarios/\(name).scenario.yaml"))
+        }
+    }
+
     /// Starts `journey` with the arguments in `directory`, output to files.
     ///
     /// The Swift runtime's crash reporter is off: it would catch a SIGSEGV sent from outside
@@ -134,21 +147,14 @@ struct IsolationTests {
                 for worker in IsolationTests.children(of: pid) { kill(worker, SIGSEGV) }
                 crashed.withLock { $0 = true }
             }
-            let folder = directory.appendingPathComponent("journeys/net")
-            try FileManager.default.createDirectory(
-                at: folder.appendingPathComponent("scenarios"), withIntermediateDirectories: true)
-            try writeText(Self.journey, to: folder.appendingPathComponent("net.journey.yaml"))
-            let scenarios = [
-                ("a-crashes", "http://127.0.0.1:\(crash.port)/x", false),
-                ("b-never-ends", "http://127.0.0.1:\(hang.port)/x", false),
-                ("c-passes", "https://api.example.org/ok", true),
-                ("d-passes-too", "https://api.example.org/ok", true),
-            ]
-            for (name, url, stubbed) in scenarios {
-                try writeText(
-                    Self.scenario(name, url: url, stubbed: stubbed),
-                    to: folder.appendingPathComponent("scenarios/\(name).scenario.yaml"))
-            }
+            try Self.project(
+                in: directory,
+                [
+                    ("a-crashes", "http://127.0.0.1:\(crash.port)/x", false),
+                    ("b-never-ends", "http://127.0.0.1:\(hang.port)/x", false),
+                    ("c-passes", "https://api.example.org/ok", true),
+                    ("d-passes-too", "https://api.example.org/ok", true),
+                ])
             let recorded = try runJourney(["test", "journeys", "--update", "--filter", "passes"], cwd: directory)
             #expect(recorded.status == Exit.ok, "\(recorded)")
 
@@ -194,16 +200,12 @@ struct IsolationTests {
     func interrupted() throws {
         try withTemporaryDirectory { directory in
             let hang = try SilentServer()
-            let folder = directory.appendingPathComponent("journeys/net")
-            try FileManager.default.createDirectory(
-                at: folder.appendingPathComponent("scenarios"), withIntermediateDirectories: true)
-            try writeText(Self.journey, to: folder.appendingPathComponent("net.journey.yaml"))
-            try writeText(
-                Self.scenario("a-passes", url: "https://api.example.org/ok", stubbed: true),
-                to: folder.appendingPathComponent("scenarios/a-passes.scenario.yaml"))
-            try writeText(
-                Self.scenario("b-waits", url: "http://127.0.0.1:\(hang.port)/x"),
-                to: folder.appendingPathComponent("scenarios/b-waits.scenario.yaml"))
+            try Self.project(
+                in: directory,
+                [
+                    ("a-passes", "https://api.example.org/ok", true),
+                    ("b-waits", "http://127.0.0.1:\(hang.port)/x", false),
+                ])
             _ = try runJourney(["test", "journeys", "--update", "--filter", "passes"], cwd: directory)
             // A complete-looking report from an earlier run, which this run must not leave behind.
             try writeText(
@@ -267,13 +269,7 @@ struct IsolationTests {
     func noOrphanWorker() throws {
         try withTemporaryDirectory { directory in
             let hang = try SilentServer()
-            let folder = directory.appendingPathComponent("journeys/net")
-            try FileManager.default.createDirectory(
-                at: folder.appendingPathComponent("scenarios"), withIntermediateDirectories: true)
-            try writeText(Self.journey, to: folder.appendingPathComponent("net.journey.yaml"))
-            try writeText(
-                Self.scenario("waits", url: "http://127.0.0.1:\(hang.port)/x"),
-                to: folder.appendingPathComponent("scenarios/waits.scenario.yaml"))
+            try Self.project(in: directory, [("waits", "http://127.0.0.1:\(hang.port)/x", false)])
             let (process, _, _) = try Self.start(["test", "journeys"], in: directory)
             var workers: [Int32] = []
             let deadline = Date().addingTimeInterval(20)
