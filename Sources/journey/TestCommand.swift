@@ -172,14 +172,21 @@ struct TestCommand: AsyncParsableCommand {
     /// runs those scenarios and writes a ``WorkerMessage`` line when each starts and ends.
     func runAsWorker(_ project: Project) async {
         var chosen: [(index: Int, scenario: CompiledScenario)] = []
+        let output = WorkerOutput()
         for line in WorkerLifetime.readJobs() {
             let parts = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            guard parts.count == 3, let index = Int(parts[0]),
-                let scenario = project.scenarios.first(where: { $0.file == parts[1] && $0.id == parts[2] })
-            else { continue }
+            guard parts.count == 3, let index = Int(parts[0]) else { continue }
+            guard let scenario = project.scenarios.first(where: { $0.file == parts[1] && $0.id == parts[2] }) else {
+                // The files changed between the suite's reading and this process's.
+                let outcome = ScenarioOutcome(
+                    journey: "", scenario: parts[2], file: parts[1], tags: [], status: .error, milliseconds: 0,
+                    steps: 0,
+                    problems: [.init(kind: .invalid, message: "cannot run: \(parts[1]) changed while the suite ran")])
+                output.send(WorkerMessage(done: index, outcome: outcome))
+                continue
+            }
             chosen.append((index, scenario))
         }
-        let output = WorkerOutput()
         let runner = SuiteRunner(
             options: SuiteOptions(jobs: jobs ?? 1, repeats: repeats, update: update))
         let indices = chosen.map(\.index)

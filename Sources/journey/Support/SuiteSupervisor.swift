@@ -186,8 +186,12 @@ final class SuiteSupervisor {
                         continue
                     }
                     if let index = message.start { started[index] = clock.now }
-                    if let index = message.done, let outcome = message.outcome {
+                    if let index = message.done, var outcome = message.outcome {
                         done.insert(index)
+                        // A worker that could not find the scenario knows only its file and id.
+                        if outcome.journey.isEmpty, let job = batch.first(where: { $0.index == index }) {
+                            outcome.journey = Self.failure(job, .invalid, "").journey
+                        }
                         record(index, outcome)
                     }
                 }
