@@ -86,7 +86,7 @@ struct DocsCommand: AsyncParsableCommand {
             let dot = try Graphviz()
             files = try DocsSite.files(docs, format: format, svg: dot.svg)
         } else {
-            files = try DocsSite.files(docs, format: format) { _ in "" }
+            files = DocsSite.files(docs, format: format) { _ in "" }
         }
         if check {
             if !FileTransaction.unfinishedJournals(in: out).isEmpty {

@@ -178,7 +178,7 @@ struct BadInputTests {
             switch self {
             case .fiftyMegabytes:
                 // One huge scalar, written in 1 MiB chunks.
-                FileManager.default.createFile(atPath: url.path, contents: nil)
+                _ = FileManager.default.createFile(atPath: url.path, contents: nil)
                 let handle = try FileHandle(forWritingTo: url)
                 defer { try? handle.close() }
                 try handle.write(contentsOf: Data("journey: \"".utf8))

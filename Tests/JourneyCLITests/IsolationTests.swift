@@ -121,8 +121,8 @@ struct IsolationTests {
         process.currentDirectoryURL = directory
         let out = directory.appendingPathComponent("stdout.txt")
         let err = directory.appendingPathComponent("stderr.txt")
-        FileManager.default.createFile(atPath: out.path, contents: nil)
-        FileManager.default.createFile(atPath: err.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
         try process.run()
