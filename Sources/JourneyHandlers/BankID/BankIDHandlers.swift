@@ -108,7 +108,9 @@ public struct BankPageHandler: StepHandler {
         let parts = URLParts(url)
         let shown = Value.string(URLRedaction.redact(url))
         if parts.scheme == "https" || parts.scheme == "http", parts.host != "apps.apple.com" {
-            if handled.contains(parts.host), let code = parts.query["code"], !code.isEmpty {
+            // Any `code=` item, even an empty one, is taken (BankIdAuthPresenter.handle: the
+            // first query item named `code` with a value, and `?code=` has the value "").
+            if handled.contains(parts.host), let code = parts.query["code"] {
                 return HandlerResult("code", data: ["code": .secret(.string(code))])
             }
             return HandlerResult("navigated", data: ["url": shown])
@@ -130,6 +132,9 @@ struct URLParts {
 
     var scheme = ""
     var host = ""
+    /// The query items written `name=value`, by name (the first of each), the value possibly
+    /// empty. An item without `=` (`?cancelled`) has no value, as with Foundation's
+    /// `URLQueryItem`: it is in ``queryNames(_:)`` only.
     var query: [String: String] = [:]
 
     init(_ url: String) {
@@ -148,10 +153,11 @@ struct URLParts {
         if let question = rest.firstIndex(of: "?") {
             let queryEnd = rest.firstIndex(of: "#") ?? rest.endIndex
             for pair in rest[rest.index(after: question)..<queryEnd].split(separator: "&") {
-                let kv = pair.split(separator: "=", maxSplits: 1)
-                let name = String(kv[0]).removingPercentEncoding ?? String(kv[0])
-                let value = kv.count > 1 ? (String(kv[1]).removingPercentEncoding ?? String(kv[1])) : ""
-                if query[name] == nil { query[name] = value }
+                guard let equals = pair.firstIndex(of: "=") else { continue }
+                let rawName = String(pair[..<equals])
+                let rawValue = String(pair[pair.index(after: equals)...])
+                let name = rawName.removingPercentEncoding ?? rawName
+                if query[name] == nil { query[name] = rawValue.removingPercentEncoding ?? rawValue }
             }
         }
     }

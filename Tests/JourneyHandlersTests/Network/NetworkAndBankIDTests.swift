@@ -196,7 +196,10 @@ struct NetworkAndBankIDTests {
         ("https://api2oss.diia.gov.ua/cb?code=abc&state=s", "code"),
         ("https://API2OSS.diia.gov.ua:443/cb?state=s&code=abc", "code"),
         ("https://api2oss.diia.gov.ua/cb?state=s", "navigated"),
-        ("https://api2oss.diia.gov.ua/cb?code=", "navigated"),
+        // BankIdAuthPresenter takes the first `code` item with a value: `code=` has the value "";
+        // `code` alone has none (URLQueryItem.value is nil).
+        ("https://api2oss.diia.gov.ua/cb?code=", "code"),
+        ("https://api2oss.diia.gov.ua/cb?code&state=s", "navigated"),
         ("https://evil.example/cb?code=abc", "navigated"),
         ("https://user@evil.example/api2oss.diia.gov.ua?code=abc", "navigated"),
         ("privat24://open", "external"),
