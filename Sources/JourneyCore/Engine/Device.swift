@@ -64,4 +64,6 @@ public enum DriverReply: Sendable, Equatable {
     case restart
     /// Time passes on the virtual clock while the step waits.
     case advance(milliseconds: Int)
+    /// The device's network comes back (true) or goes away (false) while the step waits.
+    case network(online: Bool)
 }

@@ -161,6 +161,12 @@ public struct JourneyMachine {
         emit(.clockAdvance(milliseconds: milliseconds, reason: reason))
     }
 
+    /// The device's network comes back or goes away; recorded in the transcript.
+    public mutating func setNetwork(online: Bool) {
+        device.profile.online = online
+        emit(.network(online: online))
+    }
+
     /// Writes the device store on a handler's behalf; recorded in the transcript.
     public mutating func store(_ key: String, _ value: Value?) {
         let value = value?.secret(if: library.isSecretStored(key))

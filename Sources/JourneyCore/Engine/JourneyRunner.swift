@@ -102,6 +102,8 @@ final class RunContext<Driver: InputDriver>: HandlerContext {
             switch reply {
             case .advance(let ms):
                 machine.advanceClock(by: ms, reason: "scenario")
+            case .network(let online):
+                machine.setNetwork(online: online)
             case .restart:
                 throw RunInterruption.restart
             case .input(let values):

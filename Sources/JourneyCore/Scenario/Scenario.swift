@@ -97,6 +97,8 @@ public struct ScriptEntry: Sendable {
         case input(step: Located<String>, values: [(name: Located<String>, value: RawValue)])
         case restart
         case advance(milliseconds: Int)
+        /// The device's network comes back (true) or goes away (false).
+        case online(Bool)
     }
 
     public var kind: Kind
@@ -255,7 +257,7 @@ public struct ScenarioLoader: Sendable {
             if text == "restart" { return ScriptEntry(kind: .restart, location: node.location) }
             r.diagnostics.error(
                 NodeReader.valueType,
-                "a script entry is '- restart', '- advance: 5m' or '- at: STEP' with inputs, found '\(text)'",
+                "a script entry is '- restart', '- advance: 5m', '- online: false' or '- at: STEP' with inputs, found '\(text)'",
                 at: node.location)
             return nil
         case .sequence:
@@ -263,7 +265,7 @@ public struct ScenarioLoader: Sendable {
                 NodeReader.valueType, "a script entry must be a mapping, found a list", at: node.location)
             return nil
         case .mapping(let entries):
-            if let first = entries.first, first.key == "restart" || first.key == "advance" {
+            if let first = entries.first, ["restart", "advance", "online"].contains(first.key) {
                 if entries.count > 1 {
                     r.diagnostics.error(
                         NodeReader.unknownKey, "'\(first.key)' stands alone in its script entry",
@@ -273,6 +275,10 @@ public struct ScenarioLoader: Sendable {
                 if first.key == "restart" {
                     guard r.bool(first.value, "'restart'") == true else { return nil }
                     return ScriptEntry(kind: .restart, location: node.location)
+                }
+                if first.key == "online" {
+                    guard let online = r.bool(first.value, "'online'") else { return nil }
+                    return ScriptEntry(kind: .online(online), location: node.location)
                 }
                 guard let text = r.string(first.value, "'advance'") else { return nil }
                 guard let ms = Duration.parse(text) else {

@@ -89,6 +89,7 @@ public struct ScenarioChecker: Sendable {
             switch entry.kind {
             case .restart: script.append(.init(kind: .restart, location: entry.location))
             case .advance(let ms): script.append(.init(kind: .advance(milliseconds: ms), location: entry.location))
+            case .online(let online): script.append(.init(kind: .online(online), location: entry.location))
             case .input(let step, let raw):
                 guard let contract = steps[step.value] else {
                     d.error(
@@ -194,6 +195,7 @@ public struct CompiledScenario: Sendable {
             case input(step: String, values: [String: Value])
             case restart
             case advance(milliseconds: Int)
+            case online(Bool)
         }
         public var kind: Kind
         public var location: SourceLocation

@@ -159,6 +159,8 @@ public struct JSONLinesEncoder: Sendable {
         case .clockAdvance(let ms, let reason):
             w.key("by", int: ms)
             w.key("reason", string: reason)
+        case .network(let online):
+            w.key("online", bool: online)
         case .failure(let step, let message):
             if let step { w.key("step", string: step) }
             w.key("message", string: message)

@@ -91,6 +91,8 @@ public enum TranscriptEvent: Sendable, Equatable {
     case transition(from: String, outcome: String, branch: String, to: String)
     case restart
     case clockAdvance(milliseconds: Int, reason: String)
+    /// The device's network came back or went away.
+    case network(online: Bool)
     /// A handler's HTTP exchange: the URL with query values redacted, and the status (or the
     /// reason there was none). Headers and bodies are never recorded.
     case http(step: String, method: String, url: String, status: Int?, error: String?)
@@ -115,6 +117,7 @@ public enum TranscriptEvent: Sendable, Equatable {
         case .transition: "transition"
         case .restart: "restart"
         case .clockAdvance: "clock.advance"
+        case .network: "network"
         case .http: "http"
         case .failure: "failure"
         }

@@ -76,6 +76,8 @@ public struct TranscriptTextRenderer: Sendable {
         case .http(_, let method, let url, let status, let error):
             let result = status.map(String.init) ?? error.map(PrintableText.escaped) ?? "no response"
             return "  http \(method) \(PrintableText.escaped(url)) → \(result)"
+        case .network(let online):
+            return online ? "⇄ network back" : "⇄ network gone"
         case .clockAdvance(let ms, let reason):
             return "⏱ +\(Duration.format(milliseconds: ms)) (\(PrintableText.escaped(reason)))"
         case .failure(let step, let message):

@@ -27,6 +27,7 @@ public final class ScriptedDriver: InputDriver {
         switch script[index].kind {
         case .restart: return .restart
         case .advance(let ms): return .advance(milliseconds: ms)
+        case .online(let online): return .network(online: online)
         case .input(let step, let values):
             guard step == request.step else {
                 throw RunInterruption.abort(
