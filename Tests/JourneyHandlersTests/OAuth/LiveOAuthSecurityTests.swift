@@ -169,7 +169,11 @@ struct LiveOAuthSecurityTests {
         let scenarios = Self.project.scenarios.filter { $0.journey.id == "locker.session" }
         try #require(scenarios.count >= 13)
         for scenario in scenarios {
-            let secrets = ShippedScenarioTests.secrets(of: scenario)
+            // What the scenario gives as secret, and the secret records and tokens it starts with.
+            let stored = scenario.device.store.values.filter(\.isSecret).compactMap {
+                if case .string(let s) = $0.revealed, !s.isEmpty { s } else { nil }
+            }
+            let secrets = ShippedScenarioTests.secrets(of: scenario) + stored
             try #require(!secrets.isEmpty || scenario.needs.isEmpty)
             let transcript = Collector()
             let report = await withTaskExecutorPreference(Self.executor) {
