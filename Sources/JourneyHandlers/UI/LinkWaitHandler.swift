@@ -51,7 +51,8 @@ public struct LinkWaitHandler: StepHandler {
                     "a link already received (the redirect a browser step hands back): routed at once, nothing is asked",
                 mayBeSecret: true,
                 shown: { url in
-                    guard !url.isSecret, case .string(let text) = url.revealed else { return .string(Value.redacted) }
+                    // A secret URL is shown as every secret is; any other with its query redacted.
+                    guard !url.isSecret, case .string(let text) = url.revealed else { return url }
                     return .string(URLRedaction.redact(text))
                 }),
             ParameterSpec(
