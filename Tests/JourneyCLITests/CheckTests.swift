@@ -145,6 +145,57 @@ struct CheckTests {
         }
     }
 
+    @Test("a wait's routes, match and unmatched are checked where each problem is written")
+    func linkRoutesAreCheckedWhereWritten() throws {
+        let text = """
+            journey: demo.links
+            version: 1
+            title: Links
+            start: wait
+            steps:
+              wait:
+                handler: link.wait
+                with:
+                  routes:
+                    eduid: { linked: account-linked }
+                    "eduid:": { created: created }
+                    https: created
+                  match: { eduid: pth, https: url }
+                  unmatched: { https: "not a name" }
+                on: { linked: done, created: done, other: done }
+            ends:
+              done: { kind: success }
+            """
+        /// The 1-based line and column where `needle` starts in the text.
+        func position(of needle: String) -> [Int] {
+            let lines = text.components(separatedBy: "\n")
+            let line = lines.firstIndex { $0.contains(needle) }!
+            let column = lines[line].distance(
+                from: lines[line].startIndex, to: lines[line].range(of: needle)!.lowerBound)
+            return [line + 1, column + 1]
+        }
+        try withTemporaryDirectory { directory in
+            try writeText(text, to: directory.appendingPathComponent("journeys/links.journey.yaml"))
+            let result = try runJourney(["check", "journeys"], cwd: directory)
+            expectNoCrash(result)
+            #expect(result.status == Exit.invalid)
+            let found = result.diagnostics.filter { $0.severity == "error" }.map { ($0.id, [$0.line, $0.column]) }
+            let https = position(of: "https: created")
+            let expected: [(String, [Int])] = [
+                ("param.text", position(of: "\"eduid:\"")),  // a table name that is not a scheme
+                ("value.type", [https[0], https[1] + "https: ".count]),  // a text where a table belongs
+                ("param.text", position(of: "pth")),  // not one of path, host, url, address
+                ("param.text", position(of: "\"not a name\"")),  // an outcome journeys cannot write
+            ]
+            for (id, at) in expected {
+                #expect(found.contains { $0.0 == id && $0.1 == at }, "missing [\(id)] at \(at) in:\n\(result.stderr)")
+            }
+            #expect(found.count == expected.count, "\(result.stderr)")
+            #expect(result.stderr.contains("did you mean 'path'?"), "\(result.stderr)")
+            #expect(result.stderr.contains("is not a URL scheme"), "\(result.stderr)")
+        }
+    }
+
     @Test("loader and compiler problems in one journey are all reported in one run")
     func reportsLoaderAndCompilerProblemsTogether() throws {
         try withTemporaryDirectory { directory in

@@ -121,6 +121,110 @@ struct UIHandlerTests {
         #expect(!transcript.text.contains("created-abc") && !transcript.jsonl.contains("secret-token"))
     }
 
+    /// The eduID app's SceneDelegate (README era): `eduid://` links by their path, in one
+    /// order; universal (https) links by the whole URL, in another; an https link no route
+    /// takes is ignored, any other link goes on to `other`.
+    static let sceneDelegate = oneStep(
+        """
+        handler: link.wait
+        with:
+          routes:
+            eduid: { linked: account-linked, redirect: oauth-redirect, created: created }
+            https: { tiqr: tiqrauth, created: created, redirect: oauth-redirect, linked: account-linked }
+          match: { eduid: path, https: url }
+          unmatched: { https: ignored }
+        screen:
+          actions: { close: Close }
+        on: { linked: s, redirect: s, created: s, tiqr: s, ignored: s, other: s, close: done }
+        """)
+
+    @Test(arguments: [
+        ("eduid://account-linked", "other"),  // the word is the host: the path is empty
+        ("eduid://x-callback-url/account-linked", "linked"),
+        ("eduid://oauth-redirect?code=c1&state=s1", "other"),
+        ("eduid://created", "other"),
+        ("eduid://x/created/account-linked", "linked"),  // the eduid table's order
+        ("EDUID://x/created", "created"),  // schemes compare without case
+        ("https://login.eduid.nl/account-linked?next=created", "created"),  // the whole URL, its own order
+        ("https://eduid.nl/tiqrauth/?q=created", "tiqr"),
+        ("https://eduid.nl/", "ignored"),
+        ("tiqrauth://eduid.nl/tiqrauth/?q=1", "other"),  // no table for this scheme
+    ])
+    func linksRouteByTheRuleOfTheirScheme(link: String, outcome: String) async throws {
+        let (report, transcript) = try await run(
+            journeys: [Self.sceneDelegate],
+            scenario: scenario("- at: s\n  link: \"\(link)\"\n- at: s\n  action: close"))
+        #expect(report.passed, "\(report.problems)")
+        #expect(transcript.text.contains("outcome \(outcome) {"), "\(transcript.text)")
+    }
+
+    @Test func routesCanLookAtTheHostAndAStarServesEveryOtherScheme() async throws {
+        let host = oneStep(
+            """
+            handler: link.wait
+            with:
+              routes: { linked: account-linked }
+              match: { "*": host }
+              unmatched: { "*": ignored }
+            on: { linked: done, ignored: s }
+            """)
+        let (report, transcript) = try await run(
+            journeys: [host],
+            scenario: scenario(
+                """
+                - at: s
+                  link: "eduid://x/account-linked"
+                - at: s
+                  link: "eduid://account-linked"
+                """))
+        #expect(report.passed, "\(report.problems)")
+        #expect(transcript.text.contains("outcome ignored {"))
+        #expect(transcript.text.contains("outcome linked {"))
+        #expect(!transcript.text.contains("outcome other"))
+    }
+
+    @Test func aLinkAlreadyReceivedIsRoutedWithoutAsking() async throws {
+        let given = oneStep(
+            """
+            handler: link.wait
+            with:
+              url: "https://login.eduid.nl/client/mobile/oauth-redirect?code=c-1&state=s-1"
+              routes: { https: { created: created, redirect: oauth-redirect } }
+              match: { https: url }
+              unmatched: { "*": ignored }
+              secret: true
+            on: { created: other, redirect: done, ignored: other }
+            """)
+        let (report, transcript) = try await run(journeys: [given], scenario: scenario("[]"))
+        #expect(report.passed, "\(report.problems)")
+        #expect(!transcript.text.contains("input"), "nothing is asked")
+        #expect(transcript.text.contains("outcome redirect {url: •••}"), "\(transcript.text)")
+        #expect(!transcript.jsonl.contains("c-1"))
+    }
+
+    @Test func routeOutcomesAreDeclaredFromTheTables() throws {
+        let contract = LinkWaitHandler().contract.resolve(
+            for: StepShape(
+                maps: ["unmatched": [(key: "https", value: "ignored")]],
+                tables: [
+                    "routes": LiteralTables([
+                        .init(name: "eduid", entries: [.init(key: "linked", text: "account-linked")]),
+                        .init(
+                            name: "https",
+                            entries: [
+                                .init(key: "tiqr", text: "tiqrauth"), .init(key: "linked", text: "account-linked"),
+                            ]),
+                    ])
+                ]))
+        #expect(contract.outcomes.map(\.name) == ["linked", "tiqr", "ignored", "other"])
+        #expect(contract.input(named: "link")?.classes == ["linked", "tiqr", "ignored", "other"])
+        let covered = LinkWaitHandler().contract.resolve(
+            for: StepShape(
+                maps: ["unmatched": [(key: "*", value: "ignored")]],
+                tables: ["routes": LiteralTables([.init(name: "*", entries: [.init(key: "linked", text: "x")])])]))
+        #expect(covered.outcomes.map(\.name) == ["linked", "ignored"], "with `*` covered, nothing is `other`")
+    }
+
     @Test func alertsCanDismissThemselvesOnTheVirtualClock() async throws {
         let alert = oneStep(
             """

@@ -103,6 +103,7 @@ final class CompiledStep: Sendable {
     /// from, a range their values keep to, what transcripts show of them. By name.
     let rules: [String: ParameterRule]
     let maps: [String: [(key: String, value: String)]]
+    let tables: [String: LiteralTables]
     let screen: Screen?
     /// Conditions of actions written `enabled: "${…}"`, by action id.
     let actionConditions: [String: Expression]
@@ -219,9 +220,10 @@ final class CompiledStep: Sendable {
 
     init(
         id: String, label: String, runner: Runner, parameters: [(name: String, value: CompiledValue)],
-        rules: [String: ParameterRule] = [:], maps: [String: [(key: String, value: String)]], screen: Screen?,
-        actionConditions: [String: Expression], contract: StepContract, attempts: CompiledAttempts?,
-        transitions: [String: CompiledTransition], journey: String, defaultLocale: String
+        rules: [String: ParameterRule] = [:], maps: [String: [(key: String, value: String)]],
+        tables: [String: LiteralTables] = [:], screen: Screen?, actionConditions: [String: Expression],
+        contract: StepContract, attempts: CompiledAttempts?, transitions: [String: CompiledTransition],
+        journey: String, defaultLocale: String
     ) {
         self.id = id
         self.label = label
@@ -229,6 +231,7 @@ final class CompiledStep: Sendable {
         self.parameters = parameters
         self.rules = rules
         self.maps = maps
+        self.tables = tables
         self.screen = screen
         self.actionConditions = actionConditions
         self.contract = contract
@@ -254,14 +257,16 @@ final class CompiledStep: Sendable {
             actionInputs = []
         }
         self.fixedVisit = Self.fixedVisit(
-            id: id, label: label, runner: runner, parameters: parameters, rules: rules, maps: maps, screen: screen,
-            conditions: actionConditions, contract: contract, journey: journey, fallback: defaultLocale)
+            id: id, label: label, runner: runner, parameters: parameters, rules: rules, maps: maps, tables: tables,
+            screen: screen, conditions: actionConditions, contract: contract, journey: journey,
+            fallback: defaultLocale)
     }
 
     private static func fixedVisit(
         id: String, label: String, runner: Runner, parameters: [(name: String, value: CompiledValue)],
-        rules: [String: ParameterRule], maps: [String: [(key: String, value: String)]], screen: Screen?,
-        conditions: [String: Expression], contract: StepContract, journey: String, fallback: String
+        rules: [String: ParameterRule], maps: [String: [(key: String, value: String)]],
+        tables: [String: LiteralTables], screen: Screen?, conditions: [String: Expression], contract: StepContract,
+        journey: String, fallback: String
     ) -> FixedVisit? {
         guard case .handler(let handler) = runner, conditions.isEmpty else { return nil }
         var constants: [String: Value] = [:]
@@ -291,7 +296,7 @@ final class CompiledStep: Sendable {
                 screen: rendered,
                 screenEvent: rendered.map { JSONLinesEncoder.encodedEvent(.screen(step: id, screen: $0)) },
                 invocation: HandlerInvocation(
-                    journey: journey, step: id, parameters: constants, maps: maps, screen: rendered,
+                    journey: journey, step: id, parameters: constants, maps: maps, tables: tables, screen: rendered,
                     contract: contract))
         }
         // A locale none of the texts name picks the same texts as any other such locale.

@@ -329,8 +329,8 @@ public struct JourneyMachine {
                     emit(.handlerCall(step: step.id, handler: step.label, params: step.shownParameters(shown)))
                     phase = .awaitingHandler
                     let invocation = HandlerInvocation(
-                        journey: journey.id, step: step.id, parameters: params, maps: step.maps, screen: screen,
-                        contract: step.contract, displays: displays)
+                        journey: journey.id, step: step.id, parameters: params, maps: step.maps, tables: step.tables,
+                        screen: screen, contract: step.contract, displays: displays)
                     return .runHandler(handler, invocation)
                 }
             case .end(let index):

@@ -77,8 +77,11 @@ public struct StepShape: Sendable {
 
     public var actions: [Action]
     public var fields: [Field]
-    /// Parameters written as literal maps, in the order written (e.g. a wait's routes).
+    /// Parameters written as literal maps, in the order written (e.g. a response's captures).
     public var maps: [String: [(key: String, value: String)]]
+    /// `.tables` parameters, table by table in the order written (e.g. a wait's routes per
+    /// URL scheme); a plain map is one table named `*`.
+    public var tables: [String: LiteralTables]
     /// Parameters written as literals (not templates), with their values.
     public var constants: [String: Value]
     /// The names of all parameters the step gives.
@@ -86,13 +89,14 @@ public struct StepShape: Sendable {
 
     public init(
         actions: [Action] = [], fields: [Field] = [], maps: [String: [(key: String, value: String)]] = [:],
-        constants: [String: Value] = [:], given: Set<String> = []
+        tables: [String: LiteralTables] = [:], constants: [String: Value] = [:], given: Set<String> = []
     ) {
         self.actions = actions
         self.fields = fields
         self.maps = maps
+        self.tables = tables
         self.constants = constants
-        self.given = given.union(constants.keys).union(maps.keys)
+        self.given = given.union(constants.keys).union(maps.keys).union(tables.keys)
     }
 }
 
@@ -102,6 +106,24 @@ public struct ParameterSpec: Sendable {
         case value(TypeInfo)
         /// A literal map of names to texts, read when the journey is compiled.
         case map
+        /// A literal map of names to texts, or of names to such maps: one table per name (a
+        /// wait's routes, one table per URL scheme). A plain map of texts is one table that
+        /// serves every name, kept under `*`.
+        case tables
+    }
+
+    /// What a key or a text of a literal map must be. `journey check` reports anything else at
+    /// the line and column it is written.
+    public enum TextRule: Sendable, Hashable {
+        /// Any text.
+        case any
+        /// A name journeys can write as an outcome: a letter, then letters, digits, `_` or `-`.
+        case id
+        /// A URL scheme (a letter, then letters, digits, `+`, `-` or `.`), or `*` for every
+        /// scheme not named.
+        case scheme
+        /// One of these words.
+        case oneOf([String])
     }
 
     public var name: String
@@ -123,11 +145,17 @@ public struct ParameterSpec: Sendable {
     /// What transcripts show for the parameter instead of its value, for values that must never
     /// be recorded whatever they are built from (an HTTP body: its size; headers: their names).
     public var shown: (@Sendable (Value) -> Value)?
+    /// For `.map` and `.tables` parameters: what each key and each text must be.
+    public var keys: TextRule
+    public var texts: TextRule
+    /// For `.tables` parameters written as a map of maps: what each table's name must be.
+    public var tableNames: TextRule
 
     public init(
         name: String, kind: Kind, required: Bool = false, defaultValue: Value? = nil, summary: String,
         mayBeSecret: Bool = false, range: ClosedRange<Int>? = nil, namesSecretStoreKey: Bool = false,
-        shown: (@Sendable (Value) -> Value)? = nil
+        shown: (@Sendable (Value) -> Value)? = nil, keys: TextRule = .any, texts: TextRule = .any,
+        tableNames: TextRule = .any
     ) {
         self.name = name
         self.kind = kind
@@ -138,6 +166,9 @@ public struct ParameterSpec: Sendable {
         self.range = range
         self.namesSecretStoreKey = namesSecretStoreKey
         self.shown = shown
+        self.keys = keys
+        self.texts = texts
+        self.tableNames = tableNames
     }
 }
 
@@ -184,5 +215,46 @@ public struct DataSpec: Sendable, Hashable {
     public init(name: String, type: TypeInfo) {
         self.name = name
         self.type = type
+    }
+}
+
+/// A `.tables` parameter as written: named tables of texts, in order.
+public struct LiteralTables: Sendable, Hashable {
+    public struct Entry: Sendable, Hashable {
+        public var key: String
+        public var text: String
+
+        public init(key: String, text: String) {
+            self.key = key
+            self.text = text
+        }
+    }
+
+    public struct Table: Sendable, Hashable {
+        public var name: String
+        public var entries: [Entry]
+
+        public init(name: String, entries: [Entry]) {
+            self.name = name
+            self.entries = entries
+        }
+    }
+
+    /// The name of the table that serves every name not given a table of its own.
+    public static let anyName = "*"
+
+    public var tables: [Table]
+
+    public init(_ tables: [Table]) { self.tables = tables }
+
+    /// The table for `name`: its own, else the `*` table, else none.
+    public func table(for name: String) -> Table? {
+        tables.first { $0.name == name } ?? tables.first { $0.name == Self.anyName }
+    }
+
+    /// Every key of every table, each once, in the order first written.
+    public var keys: [String] {
+        var seen = Set<String>()
+        return tables.flatMap(\.entries).map(\.key).filter { seen.insert($0).inserted }
     }
 }

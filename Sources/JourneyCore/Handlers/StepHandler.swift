@@ -25,6 +25,7 @@ public struct HandlerInvocation: Sendable {
         let step: String
         let parameters: [String: Value]
         let maps: [String: [(key: String, value: String)]]
+        let tables: [String: LiteralTables]
         let screen: RenderedScreen?
         let contract: StepContract
         let displays: [String: String]
@@ -32,13 +33,14 @@ public struct HandlerInvocation: Sendable {
 
         init(
             journey: String, step: String, parameters: [String: Value],
-            maps: [String: [(key: String, value: String)]], screen: RenderedScreen?, contract: StepContract,
-            displays: [String: String]
+            maps: [String: [(key: String, value: String)]], tables: [String: LiteralTables], screen: RenderedScreen?,
+            contract: StepContract, displays: [String: String]
         ) {
             self.journey = journey
             self.step = step
             self.parameters = parameters
             self.maps = maps
+            self.tables = tables
             self.screen = screen
             self.contract = contract
             self.displays = displays
@@ -52,6 +54,8 @@ public struct HandlerInvocation: Sendable {
     public var step: String { storage.step }
     public var parameters: [String: Value] { storage.parameters }
     public var maps: [String: [(key: String, value: String)]] { storage.maps }
+    /// `.tables` parameters as written (a wait's routes per URL scheme).
+    public var tables: [String: LiteralTables] { storage.tables }
     public var screen: RenderedScreen? { storage.screen }
     public var contract: StepContract { storage.contract }
     /// For parameters written as templates that mix text with secrets: the text with each
@@ -60,11 +64,12 @@ public struct HandlerInvocation: Sendable {
 
     public init(
         journey: String, step: String, parameters: [String: Value], maps: [String: [(key: String, value: String)]],
-        screen: RenderedScreen?, contract: StepContract, displays: [String: String] = [:]
+        tables: [String: LiteralTables] = [:], screen: RenderedScreen?, contract: StepContract,
+        displays: [String: String] = [:]
     ) {
         storage = Storage(
-            journey: journey, step: step, parameters: parameters, maps: maps, screen: screen, contract: contract,
-            displays: displays)
+            journey: journey, step: step, parameters: parameters, maps: maps, tables: tables, screen: screen,
+            contract: contract, displays: displays)
     }
 
     /// The parameter's value, or nil when it was not given and has no default.

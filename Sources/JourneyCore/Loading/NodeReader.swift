@@ -140,7 +140,8 @@ struct NodeReader {
         switch node.kind {
         case .scalar(let text, let plain): return .scalar(text, plain: plain, node.location)
         case .sequence(let items): return .list(items.map { raw($0) }, node.location)
-        case .mapping(let entries): return .map(entries.map { ($0.key, raw($0.value)) }, node.location)
+        case .mapping(let entries):
+            return .map(entries.map { ($0.key, raw($0.value), $0.keyLocation) }, node.location)
         }
     }
 

@@ -106,7 +106,8 @@ public struct End: Sendable {
 public indirect enum RawValue: Sendable, Hashable {
     case scalar(String, plain: Bool, SourceLocation)
     case list([RawValue], SourceLocation)
-    case map([(key: String, value: RawValue)], SourceLocation)
+    /// A mapping; each entry keeps where its key was written, for diagnostics about keys.
+    case map([(key: String, value: RawValue, keyLocation: SourceLocation)], SourceLocation)
 
     public var location: SourceLocation {
         switch self {
@@ -119,7 +120,8 @@ public indirect enum RawValue: Sendable, Hashable {
         case (.scalar(let x, let p, let l), .scalar(let y, let q, let m)): x == y && p == q && l == m
         case (.list(let x, let l), .list(let y, let m)): x == y && l == m
         case (.map(let x, let l), .map(let y, let m)):
-            l == m && x.count == y.count && zip(x, y).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+            l == m && x.count == y.count
+                && zip(x, y).allSatisfy { $0.key == $1.key && $0.value == $1.value && $0.keyLocation == $1.keyLocation }
         default: false
         }
     }
@@ -129,7 +131,11 @@ public indirect enum RawValue: Sendable, Hashable {
         case .scalar(let s, let p, let l): hasher.combine(s); hasher.combine(p); hasher.combine(l)
         case .list(let items, let l): hasher.combine(items); hasher.combine(l)
         case .map(let pairs, let l):
-            for pair in pairs { hasher.combine(pair.key); hasher.combine(pair.value) }
+            for pair in pairs {
+                hasher.combine(pair.key)
+                hasher.combine(pair.value)
+                hasher.combine(pair.keyLocation)
+            }
             hasher.combine(l)
         }
     }

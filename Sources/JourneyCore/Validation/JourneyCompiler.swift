@@ -234,6 +234,7 @@ struct JourneyContext {
         var runner: CompiledStep.Runner?
         var parameters: [(name: String, value: CompiledValue)] = []
         var maps: [String: [(key: String, value: String)]] = [:]
+        var tables: [String: LiteralTables] = [:]
         var rules: [String: CompiledStep.ParameterRule] = [:]
         let label: String
         switch step.kind {
@@ -287,7 +288,15 @@ struct JourneyContext {
                     }
                     parameters.append((param.value, v))
                 case .map:
-                    if let pairs = literalMap(raw, what: "parameter '\(param.value)'") { maps[param.value] = pairs }
+                    let what = "parameter '\(param.value)' of \(name.value)"
+                    if let pairs = LiteralMapRule.map(raw, spec: spec, what: what, into: &diagnostics) {
+                        maps[param.value] = pairs
+                    }
+                case .tables:
+                    let what = "parameter '\(param.value)' of \(name.value)"
+                    if let written = LiteralMapRule.tables(raw, spec: spec, what: what, into: &diagnostics) {
+                        tables[param.value] = written
+                    }
                 }
             }
             for spec in specs where spec.required && !step.with.contains(where: { $0.name.value == spec.name }) {
@@ -305,7 +314,9 @@ struct JourneyContext {
                 if let d = spec.defaultValue { constants[spec.name] = d }
             }
             contract = handler.contract.resolve(
-                for: shape(of: step, maps: maps, constants: constants, given: Set(step.with.map(\.name.value))))
+                for: shape(
+                    of: step, maps: maps, tables: tables, constants: constants,
+                    given: Set(step.with.map(\.name.value))))
         case .call(let name):
             label = "call \(name.value)"
             guard let callee = all[name.value] else {
@@ -412,7 +423,7 @@ struct JourneyContext {
         }
         return CompiledStep(
             id: step.id.value, label: label, runner: runner, parameters: parameters, rules: rules, maps: maps,
-            screen: step.screen,
+            tables: tables, screen: step.screen,
             actionConditions: conditions, contract: contract, attempts: attempts, transitions: transitions,
             journey: journey.id.value, defaultLocale: journey.defaultLocale)
     }
@@ -427,28 +438,13 @@ struct JourneyContext {
     }
 
     func shape(
-        of step: Step, maps: [String: [(key: String, value: String)]], constants: [String: Value], given: Set<String>
+        of step: Step, maps: [String: [(key: String, value: String)]], tables: [String: LiteralTables],
+        constants: [String: Value], given: Set<String>
     ) -> StepShape {
         StepShape(
             actions: step.screen?.actions.map { .init(id: $0.id.value, enabled: $0.enabled) } ?? [],
             fields: step.screen?.fields.map { .init(name: $0.name.value, kind: $0.kind, secret: $0.secret) } ?? [],
-            maps: maps, constants: constants, given: given)
-    }
-
-    mutating func literalMap(_ raw: RawValue, what: String) -> [(key: String, value: String)]? {
-        guard case .map(let pairs, _) = raw else {
-            diagnostics.error(C.typeMismatch, "\(what) must be a mapping of names to texts", at: raw.location)
-            return nil
-        }
-        var result: [(key: String, value: String)] = []
-        for (key, value) in pairs {
-            guard case .scalar(let text, _, _) = value else {
-                diagnostics.error(C.typeMismatch, "\(what): '\(key)' must be a text", at: value.location)
-                continue
-            }
-            result.append((key, text))
-        }
-        return result
+            maps: maps, tables: tables, constants: constants, given: given)
     }
 
     // MARK: Transitions

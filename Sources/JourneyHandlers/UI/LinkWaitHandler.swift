@@ -1,22 +1,60 @@
+import Foundation
 import JourneyCore
 
 /// `link.wait`: waits for a deep link, universal link or redirect that the driver delivers,
-/// and routes it: the first route whose text the URL (without its query) contains is the
-/// outcome, else `other`.
+/// and routes it as the app's link handling does: by the rule of the link's scheme (which
+/// part of the URL its routes look at, and in which order), to the first route whose text
+/// that part contains; a link no route takes gives its scheme's `unmatched` outcome, else
+/// `other`. Given `url`, it routes that link at once instead of asking for one.
 ///
 /// Query and fragment values never reach the transcript (they carry codes and tokens);
-/// `outcome.url` holds the redacted URL. With `secret: true` the whole URL is secret.
+/// `outcome.url` holds the redacted URL. With `secret: true` the whole URL is secret, and
+/// `outcome.url` is the URL as received.
 public struct LinkWaitHandler: StepHandler {
     public init() {}
+
+    /// The parts of a link a route can look at.
+    enum Part: String, CaseIterable {
+        /// The URL without its query and fragment: scheme, host and path.
+        case address
+        /// The path alone (`eduid://account-linked` has an empty path: the word is its host).
+        case path
+        /// The host alone.
+        case host
+        /// The whole URL as received, query and fragment included.
+        case url
+    }
 
     public let contract = HandlerContract(
         id: "link.wait",
         summary:
-            "Waits for a link the app receives; the first matching route is the outcome, anything else is `other`.",
+            "Waits for a link the app receives and routes it by its scheme's rule: the first route whose text the part of the URL looked at contains is the outcome; a link no route takes gives its scheme's `unmatched` outcome, else `other`.",
         parameters: [
             ParameterSpec(
-                name: "routes", kind: .map, required: true,
-                summary: "outcome → text the URL must contain, checked in order"),
+                name: "routes", kind: .tables, required: true,
+                summary:
+                    "outcome → text, checked in order; or a table of them per URL scheme (`*`: every other scheme), for apps that route each kind of link in its own order",
+                keys: .id, tableNames: .scheme),
+            ParameterSpec(
+                name: "match", kind: .map,
+                summary:
+                    "scheme → the part of the URL its routes look at: `address` (scheme, host and path; the default), `path`, `host`, or `url` (the whole URL, query included); `*`: every other scheme",
+                keys: .scheme, texts: .oneOf(Part.allCases.map(\.rawValue))),
+            ParameterSpec(
+                name: "unmatched", kind: .map,
+                summary:
+                    "scheme → the outcome of a link of that scheme no route takes (default `other`); `*`: every other scheme",
+                keys: .scheme, texts: .id),
+            ParameterSpec(
+                name: "url", kind: .value(TypeInfo(.string)),
+                summary:
+                    "a link already received (the redirect a browser step hands back): routed at once, nothing is asked",
+                mayBeSecret: true,
+                shown: { url in
+                    // A secret URL is shown as every secret is; any other with its query redacted.
+                    guard !url.isSecret, case .string(let text) = url.revealed else { return url }
+                    return .string(URLRedaction.redact(text))
+                }),
             ParameterSpec(
                 name: "secret", kind: .value(TypeInfo(.bool)), defaultValue: .bool(false),
                 summary: "whether whole links are secret; otherwise only their query and fragment values are redacted"),
@@ -24,39 +62,99 @@ public struct LinkWaitHandler: StepHandler {
         inputs: [
             InputSpec(name: "link", type: TypeInfo(.string), summary: "the URL the app receives", redactsQuery: true)
         ],
-        outcomes: [
-            OutcomeSpec(
-                name: "other", summary: "a link that matches no route",
-                data: [DataSpec(name: "url", type: TypeInfo(.string))])
-        ],
+        outcomes: [],
         actionsAreOutcomes: true,
         refine: { shape, contract in
-            let secret = shape.constants["secret"] == .bool(true)
-            let routes = shape.maps["routes"] ?? []
+            let given = shape.given.contains("url")
+            let secret = shape.constants["secret"] == .bool(true) || given
             let url = [DataSpec(name: "url", type: TypeInfo(.string, secret: secret))]
-            if let i = contract.inputs.firstIndex(where: { $0.name == "link" }) {
-                contract.inputs[i].type.secret = secret
-                contract.inputs[i].classes = routes.map(\.key) + ["other"]
+            let routes = shape.tables["routes"] ?? LiteralTables([])
+            let unmatched = shape.maps["unmatched"] ?? []
+            var outcomes: [OutcomeSpec] = routes.keys.map { outcome in
+                let texts = routes.tables.compactMap { table in
+                    table.entries.first { $0.key == outcome }.map {
+                        table.name == LiteralTables.anyName ? "'\($0.text)'" : "\(table.name): '\($0.text)'"
+                    }
+                }
+                return OutcomeSpec(
+                    name: outcome, summary: "a link containing \(texts.joined(separator: "; ")) arrived", data: url)
             }
-            if let i = contract.outcomes.firstIndex(where: { $0.name == "other" }) { contract.outcomes[i].data = url }
-            contract.outcomes.insert(
-                contentsOf: routes.map {
-                    OutcomeSpec(name: $0.key, summary: "a link containing '\($0.value)' arrived", data: url)
-                }, at: 0)
+            var fallbacks = unmatched.map(\.value)
+            if !unmatched.contains(where: { $0.key == LiteralTables.anyName }) { fallbacks.append("other") }
+            for fallback in fallbacks where !outcomes.contains(where: { $0.name == fallback }) {
+                let schemes = unmatched.filter { $0.value == fallback }.map(\.key)
+                let which = schemes.isEmpty || fallback == "other" ? "" : " (\(schemes.joined(separator: ", ")))"
+                outcomes.append(OutcomeSpec(name: fallback, summary: "a link\(which) that matches no route", data: url))
+            }
+            contract.outcomes.insert(contentsOf: outcomes, at: 0)
+            if given {
+                contract.inputs.removeAll { $0.name == "link" }
+            } else if let i = contract.inputs.firstIndex(where: { $0.name == "link" }) {
+                contract.inputs[i].type.secret = secret
+                contract.inputs[i].classes = outcomes.map(\.name)
+            }
         })
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext
     ) async throws -> HandlerResult {
-        let (action, url) = try await context.askText("link", invocation)
-        if let action { return HandlerResult(action) }
-        let secret = invocation[parameter: "secret"] == .bool(true)
-        let value = secret ? Value.secret(.string(url)) : Value.string(URLRedaction.redact(url))
-        // Routes look at the scheme, host and path; a query can carry anything.
-        let address = url.prefix { $0 != "?" && $0 != "#" }
-        for (outcome, needle) in invocation.maps["routes"] ?? [] where address.contains(needle) {
-            return HandlerResult(outcome, data: ["url": value])
+        let link: String
+        var secret = invocation[parameter: "secret"] == .bool(true)
+        if let given = invocation[parameter: "url"] {
+            guard case .string(let text) = given.revealed else {
+                throw HandlerError("'url' of step '\(invocation.step)' is not a text")
+            }
+            link = text
+            secret = secret || given.isSecret
+        } else {
+            let (action, url) = try await context.askText("link", invocation)
+            if let action { return HandlerResult(action) }
+            link = url
         }
-        return HandlerResult("other", data: ["url": value])
+        let value = secret ? Value.secret(.string(link)) : Value.string(URLRedaction.redact(link))
+        return HandlerResult(Self.route(link, invocation), data: ["url": value])
+    }
+
+    /// The outcome for `link`: the first route of its scheme's table whose text the part of the
+    /// URL its scheme looks at contains; else its scheme's `unmatched` outcome, else `other`.
+    static func route(_ link: String, _ invocation: HandlerInvocation) -> String {
+        let scheme = Self.scheme(of: link)
+        func rule(_ name: String) -> String? {
+            let entries = invocation.maps[name] ?? []
+            return
+                (entries.first { $0.key.lowercased() == scheme } ?? entries.first { $0.key == LiteralTables.anyName })?
+                .value
+        }
+        let table =
+            invocation.tables["routes"]?.tables.first { $0.name.lowercased() == scheme }
+            ?? invocation.tables["routes"]?.table(for: LiteralTables.anyName)
+        let part = rule("match").flatMap(Part.init(rawValue:)) ?? .address
+        let text = Self.text(of: link, part)
+        for route in table?.entries ?? [] where text.contains(route.text) {
+            return route.key
+        }
+        return rule("unmatched") ?? "other"
+    }
+
+    /// The scheme, lowercased (schemes compare without case), or "" when the link has none.
+    static func scheme(of link: String) -> String {
+        guard let colon = link.firstIndex(of: ":") else { return "" }
+        let scheme = link[..<colon].lowercased()
+        let letters = "abcdefghijklmnopqrstuvwxyz"
+        guard let first = scheme.first, letters.contains(first),
+            scheme.allSatisfy({ letters.contains($0) || "0123456789+-.".contains($0) })
+        else { return "" }
+        return scheme
+    }
+
+    /// The part of the link a route looks at. Path and host are read as iOS reads them
+    /// (percent escapes decoded); a link that is not a URL has neither.
+    static func text(of link: String, _ part: Part) -> String {
+        switch part {
+        case .url: return link
+        case .address: return String(link.prefix { $0 != "?" && $0 != "#" })
+        case .path: return URLComponents(string: link)?.path ?? ""
+        case .host: return URLComponents(string: link)?.host ?? ""
+        }
     }
 }
