@@ -34,8 +34,13 @@ start() {
     stop
     mkdir -p "$DIR"
     sqlite3 "$DIR/glewlwyd.db" < "$schema"
+    # The id_token signing keys: RSA for RS256, P-256 for ES256, Ed25519 for EdDSA.
     openssl genrsa -out "$DIR/rsa.key" 2048 2>/dev/null
     openssl rsa -in "$DIR/rsa.key" -pubout -out "$DIR/rsa.pub" 2>/dev/null
+    openssl ecparam -name prime256v1 -genkey -noout -out "$DIR/ec.key"
+    openssl ec -in "$DIR/ec.key" -pubout -out "$DIR/ec.pub" 2>/dev/null
+    openssl genpkey -algorithm ed25519 -out "$DIR/ed.key" 2>/dev/null
+    openssl pkey -in "$DIR/ed.key" -pubout -out "$DIR/ed.pub" 2>/dev/null
     cat > "$DIR/glewlwyd.conf" <<CONF
 port=$PORT
 bind_address="127.0.0.1"
@@ -78,7 +83,7 @@ CONF
     fi
     glewlwyd --config-file="$DIR/glewlwyd.conf" > "$DIR/stdout.log" 2>&1 &
     echo $! > "$DIR/pid"
-    python3 "$HERE/provision.py" "$BASE" "$DIR/rsa.key" "$DIR/rsa.pub" "$TTL" || { cat "$DIR/stdout.log" >&2; stop; exit 4; }
+    python3 "$HERE/provision.py" "$BASE" "$DIR" "$TTL" || { cat "$DIR/stdout.log" >&2; stop; exit 4; }
     echo "$BASE/api/oidc"
 }
 

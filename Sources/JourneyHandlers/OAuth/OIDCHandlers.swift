@@ -313,8 +313,9 @@ public struct OIDCCallbackHandler: StepHandler {
 }
 
 /// `oidc.token`: exchanges the code (with the PKCE verifier) and validates the id_token
-/// against the provider's JWKS before anything is kept. Token times are checked against the
-/// wall clock with 60 s of leeway; the journey's virtual clock plans refreshes.
+/// against the provider's JWKS before anything is kept (``IDTokenValidator``). Token times are
+/// checked against the wall clock with 60 s of leeway; the journey's virtual clock plans
+/// refreshes.
 public struct OIDCTokenHandler: StepHandler {
     public init() {}
 
@@ -348,6 +349,13 @@ public struct OIDCTokenHandler: StepHandler {
                 summary: "the PKCE verifier"),
             ParameterSpec(
                 name: "nonce", kind: .value(TypeInfo(.string, secret: true)), required: true, summary: "the nonce sent"),
+            ParameterSpec(
+                name: "trustedAudiences", kind: .value(TypeInfo(.list)),
+                summary: "audiences besides the client an id_token may also name (none unless listed)"),
+            ParameterSpec(
+                name: "issuedWithin", kind: .value(TypeInfo(.int)), defaultValue: .int(IDTokenValidator.defaultMaxAge),
+                summary: "how long ago, in seconds, the id_token may have been issued (`iat`); AppAuth allows 600",
+                range: 1...86_400),
         ],
         outcomes: [
             OutcomeSpec(name: "ok", summary: "valid tokens", data: OIDCTokenHandler.tokens),
@@ -370,10 +378,11 @@ public struct OIDCTokenHandler: StepHandler {
             ("redirect_uri", try invocation.text("redirectUri")), ("client_id", try invocation.text("clientId")),
             ("code_verifier", try invocation.text("verifier")),
         ])
+        let endpoint = try invocation.text("endpoint")
         do {
             let response = try await context.send(
                 HTTPRequest(
-                    method: "POST", url: try invocation.text("endpoint"),
+                    method: "POST", url: endpoint,
                     headers: [.init("Content-Type", "application/x-www-form-urlencoded")], body: form))
             let body = jsonObject(response.body) ?? [:]
             guard response.status == 200, let access = body["access_token"] as? String else {
@@ -387,12 +396,23 @@ public struct OIDCTokenHandler: StepHandler {
                 if openID { return HandlerResult("invalidToken", data: ["reason": .string("no id_token was issued")]) }
                 return HandlerResult("ok", data: Self.result(access: access, idToken: "", body: body))
             }
-            let jwks = try await context.send(HTTPRequest(method: "GET", url: try invocation.text("jwksUri")))
+            let jwksUri = try invocation.text("jwksUri")
+            let jwks: HTTPResponse
+            do {
+                jwks = try await context.send(HTTPRequest(method: "GET", url: jwksUri))
+            } catch is NetworkError {
+                return HandlerResult("offline")
+            }
+            let maxAge: Int =
+                if case .int(let n)? = invocation[parameter: "issuedWithin"]?.revealed { n } else {
+                    IDTokenValidator.defaultMaxAge
+                }
             let validator = IDTokenValidator(
-                issuer: try invocation.text("issuer"), clientID: try invocation.text("clientId"))
+                issuer: try invocation.text("issuer"), clientID: try invocation.text("clientId"),
+                trustedAudiences: Set(invocation.strings("trustedAudiences")), maxAge: maxAge)
             let nonce = try invocation.text("nonce")
             do throws(IDTokenValidator.Failure) {
-                _ = try validator.validate(
+                _ = try await validator.validate(
                     idToken, jwks: Data(jwks.body.utf8), nonce: nonce, accessToken: access,
                     now: Int(Date().timeIntervalSince1970))
             } catch {
@@ -442,10 +462,11 @@ public struct OIDCUserinfoHandler: StepHandler {
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext
     ) async throws -> HandlerResult {
+        let endpoint = try invocation.text("endpoint")
         do {
             let response = try await context.send(
                 HTTPRequest(
-                    method: "GET", url: try invocation.text("endpoint"),
+                    method: "GET", url: endpoint,
                     headers: [.init("Authorization", "Bearer " + (try invocation.text("accessToken")))]))
             if response.status == 401 { return HandlerResult("unauthorized") }
             guard response.status == 200, let claims = jsonObject(response.body) else {
@@ -523,10 +544,11 @@ public struct OIDCRefreshHandler: StepHandler {
         ]
         if let scope = invocation.optionalText("scope") { pairs.append(("scope", scope)) }
         let form = FormEncoding.encode(pairs)
+        let endpoint = try invocation.text("endpoint")
         do {
             let response = try await context.send(
                 HTTPRequest(
-                    method: "POST", url: try invocation.text("endpoint"),
+                    method: "POST", url: endpoint,
                     headers: [.init("Content-Type", "application/x-www-form-urlencoded")], body: form))
             let body = jsonObject(response.body) ?? [:]
             let error = body["error"] as? String ?? ""
