@@ -21,7 +21,10 @@ func jsonObject(_ body: String) -> [String: Any]? {
 }
 
 /// `oidc.discover`: fetches `ISSUER/.well-known/openid-configuration` and checks that the
-/// document names exactly that issuer (a different one is a mix-up, RFC 9700 §4.4).
+/// document names exactly that issuer (a different one is a mix-up, RFC 9700 §4.4) and that
+/// every endpoint it names is on the issuer's origin — scheme, host and port — or on one the
+/// journey lists in `allowedOrigins`. A document that points an endpoint elsewhere would have
+/// the tokens sent there (RFC 9700 §2.3), so it gives `foreignEndpoint` and no endpoint at all.
 public struct OIDCDiscoverHandler: StepHandler {
     public init() {}
 
@@ -33,15 +36,27 @@ public struct OIDCDiscoverHandler: StepHandler {
 
     public let contract = HandlerContract(
         id: "oidc.discover",
-        summary: "OpenID discovery; `ok` with the endpoints, `mismatch` when the document names another issuer.",
+        summary:
+            "OpenID discovery; `ok` with the endpoints, `mismatch` (another issuer), `foreignEndpoint` (an endpoint off the issuer's origin).",
         parameters: [
-            ParameterSpec(name: "issuer", kind: .value(TypeInfo(.string)), required: true, summary: "the issuer URL")
+            ParameterSpec(name: "issuer", kind: .value(TypeInfo(.string)), required: true, summary: "the issuer URL"),
+            ParameterSpec(
+                name: "allowedOrigins", kind: .value(TypeInfo(.list)),
+                summary:
+                    "origins (`https://host:port`) besides the issuer's that endpoints may be on; none unless listed"),
         ],
         outcomes: [
             OutcomeSpec(
                 name: "ok", summary: "the provider's endpoints (empty when it has none)",
                 data: OIDCDiscoverHandler.endpoints.map { DataSpec(name: $0.0, type: TypeInfo(.string)) }),
             OutcomeSpec(name: "mismatch", summary: "the document is for another issuer"),
+            OutcomeSpec(
+                name: "foreignEndpoint",
+                summary: "an endpoint is on an origin other than the issuer's and not allowed; none is kept",
+                data: [
+                    DataSpec(name: "endpoint", type: TypeInfo(.string)),
+                    DataSpec(name: "origin", type: TypeInfo(.string)),
+                ]),
             OutcomeSpec(
                 name: "failed", summary: "no usable document", data: [DataSpec(name: "status", type: TypeInfo(.int))]),
             OutcomeSpec(name: "offline", summary: "no response"),
@@ -53,15 +68,28 @@ public struct OIDCDiscoverHandler: StepHandler {
         let issuer = try invocation.text("issuer")
         let url = (issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer) + "/.well-known/openid-configuration"
         let response: HTTPResponse
-        do { response = try await context.send(HTTPRequest(method: "GET", url: url)) } catch is NetworkError {
+        do {
+            response = try await context.send(HTTPRequest(method: "GET", url: url))
+        } catch is NetworkError {
             return HandlerResult("offline")
         }
         guard response.status == 200, let document = jsonObject(response.body) else {
             return HandlerResult("failed", data: ["status": .int(response.status)])
         }
         guard document["issuer"] as? String == issuer else { return HandlerResult("mismatch") }
+        let allowed = Set(([issuer] + invocation.strings("allowedOrigins")).compactMap(RoutingNetwork.origin))
         var data: [String: Value] = [:]
-        for (name, key) in Self.endpoints { data[name] = .string(document[key] as? String ?? "") }
+        for (name, key) in Self.endpoints {
+            let endpoint = document[key] as? String ?? ""
+            if !endpoint.isEmpty {
+                guard let origin = RoutingNetwork.origin(endpoint), allowed.contains(origin) else {
+                    let shown = RoutingNetwork.origin(endpoint).map(RoutingNetwork.shownOrigin) ?? ""
+                    return HandlerResult(
+                        "foreignEndpoint", data: ["endpoint": .string(name), "origin": .string(shown)])
+                }
+            }
+            data[name] = .string(endpoint)
+        }
         return HandlerResult("ok", data: data)
     }
 }
