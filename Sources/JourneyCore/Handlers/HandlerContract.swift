@@ -123,11 +123,15 @@ public struct ParameterSpec: Sendable {
     /// What transcripts show for the parameter instead of its value, for values that must never
     /// be recorded whatever they are built from (an HTTP body: its size; headers: their names).
     public var shown: (@Sendable (Value) -> Value)?
+    /// For values with a form of their own (key pins): what is wrong with a value, or nil when
+    /// it is right. `journey check` reports a literal that breaks it; a template's value that
+    /// breaks it fails the step with the message, like ``range``.
+    public var check: (@Sendable (Value) -> String?)?
 
     public init(
         name: String, kind: Kind, required: Bool = false, defaultValue: Value? = nil, summary: String,
         mayBeSecret: Bool = false, range: ClosedRange<Int>? = nil, namesSecretStoreKey: Bool = false,
-        shown: (@Sendable (Value) -> Value)? = nil
+        shown: (@Sendable (Value) -> Value)? = nil, check: (@Sendable (Value) -> String?)? = nil
     ) {
         self.name = name
         self.kind = kind
@@ -138,6 +142,7 @@ public struct ParameterSpec: Sendable {
         self.range = range
         self.namesSecretStoreKey = namesSecretStoreKey
         self.shown = shown
+        self.check = check
     }
 }
 

@@ -44,7 +44,7 @@ public struct OIDCDiscoverHandler: StepHandler {
                 name: "allowedOrigins", kind: .value(TypeInfo(.list)),
                 summary:
                     "origins (`https://host:port`) besides the issuer's that endpoints may be on; none unless listed"),
-        ],
+        ] + Pinning.parameters,
         outcomes: [
             OutcomeSpec(
                 name: "ok", summary: "the provider's endpoints (empty when it has none)",
@@ -60,7 +60,8 @@ public struct OIDCDiscoverHandler: StepHandler {
             OutcomeSpec(
                 name: "failed", summary: "no usable document", data: [DataSpec(name: "status", type: TypeInfo(.int))]),
             OutcomeSpec(name: "offline", summary: "no response"),
-        ])
+        ],
+        refine: Pinning.refine)
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext
@@ -69,9 +70,9 @@ public struct OIDCDiscoverHandler: StepHandler {
         let url = (issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer) + "/.well-known/openid-configuration"
         let response: HTTPResponse
         do {
-            response = try await context.send(HTTPRequest(method: "GET", url: url))
-        } catch is NetworkError {
-            return HandlerResult("offline")
+            response = try await context.send(HTTPRequest(method: "GET", url: url), pinnedBy: invocation)
+        } catch let error as NetworkError {
+            return Pinning.result(error, url: url)
         }
         guard response.status == 200, let document = jsonObject(response.body) else {
             return HandlerResult("failed", data: ["status": .int(response.status)])
@@ -384,7 +385,7 @@ public struct OIDCTokenHandler: StepHandler {
                 name: "issuedWithin", kind: .value(TypeInfo(.int)), defaultValue: .int(IDTokenValidator.defaultMaxAge),
                 summary: "how long ago, in seconds, the id_token may have been issued (`iat`); AppAuth allows 600",
                 range: 1...86_400),
-        ],
+        ] + Pinning.parameters,
         outcomes: [
             OutcomeSpec(name: "ok", summary: "valid tokens", data: OIDCTokenHandler.tokens),
             OutcomeSpec(
@@ -396,7 +397,8 @@ public struct OIDCTokenHandler: StepHandler {
                 name: "invalidToken", summary: "the id_token failed validation; nothing is kept",
                 data: [DataSpec(name: "reason", type: TypeInfo(.string))]),
             OutcomeSpec(name: "offline", summary: "no response"),
-        ])
+        ],
+        refine: Pinning.refine)
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext
@@ -411,7 +413,8 @@ public struct OIDCTokenHandler: StepHandler {
             let response = try await context.send(
                 HTTPRequest(
                     method: "POST", url: endpoint,
-                    headers: [.init("Content-Type", "application/x-www-form-urlencoded")], body: form))
+                    headers: [.init("Content-Type", "application/x-www-form-urlencoded")], body: form),
+                pinnedBy: invocation)
             let body = jsonObject(response.body) ?? [:]
             guard response.status == 200, let access = body["access_token"] as? String else {
                 return HandlerResult(
@@ -427,9 +430,9 @@ public struct OIDCTokenHandler: StepHandler {
             let jwksUri = try invocation.text("jwksUri")
             let jwks: HTTPResponse
             do {
-                jwks = try await context.send(HTTPRequest(method: "GET", url: jwksUri))
-            } catch is NetworkError {
-                return HandlerResult("offline")
+                jwks = try await context.send(HTTPRequest(method: "GET", url: jwksUri), pinnedBy: invocation)
+            } catch let error as NetworkError {
+                return Pinning.result(error, url: jwksUri)
             }
             let maxAge: Int =
                 if case .int(let n)? = invocation[parameter: "issuedWithin"]?.revealed { n } else {
@@ -447,8 +450,8 @@ public struct OIDCTokenHandler: StepHandler {
                 return HandlerResult("invalidToken", data: ["reason": .string(error.description)])
             }
             return HandlerResult("ok", data: Self.result(access: access, idToken: idToken, body: body))
-        } catch is NetworkError {
-            return HandlerResult("offline")
+        } catch let error as NetworkError {
+            return Pinning.result(error, url: endpoint)
         }
     }
 
@@ -476,7 +479,7 @@ public struct OIDCUserinfoHandler: StepHandler {
             ParameterSpec(
                 name: "accessToken", kind: .value(TypeInfo(.string, secret: true)), required: true,
                 summary: "the access token"),
-        ],
+        ] + Pinning.parameters,
         outcomes: [
             OutcomeSpec(
                 name: "ok", summary: "the user's claims",
@@ -485,7 +488,8 @@ public struct OIDCUserinfoHandler: StepHandler {
             OutcomeSpec(
                 name: "failed", summary: "another status", data: [DataSpec(name: "status", type: TypeInfo(.int))]),
             OutcomeSpec(name: "offline", summary: "no response"),
-        ])
+        ],
+        refine: Pinning.refine)
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext
@@ -495,7 +499,8 @@ public struct OIDCUserinfoHandler: StepHandler {
             let response = try await context.send(
                 HTTPRequest(
                     method: "GET", url: endpoint,
-                    headers: [.init("Authorization", "Bearer " + (try invocation.text("accessToken")))]))
+                    headers: [.init("Authorization", "Bearer " + (try invocation.text("accessToken")))]),
+                pinnedBy: invocation)
             if response.status == 401 { return HandlerResult("unauthorized") }
             guard response.status == 200, let claims = jsonObject(response.body) else {
                 return HandlerResult("failed", data: ["status": .int(response.status)])
@@ -507,8 +512,8 @@ public struct OIDCUserinfoHandler: StepHandler {
                 data[name] = .string(claims[key] as? String ?? "")
             }
             return HandlerResult("ok", data: data)
-        } catch is NetworkError {
-            return HandlerResult("offline")
+        } catch let error as NetworkError {
+            return Pinning.result(error, url: endpoint)
         }
     }
 }
@@ -543,7 +548,7 @@ public struct OIDCRefreshHandler: StepHandler {
             ParameterSpec(
                 name: "scope", kind: .value(TypeInfo(.string)),
                 summary: "a narrower scope for the new access token (RFC 6749 §6), e.g. a descoped background token"),
-        ],
+        ] + Pinning.parameters,
         outcomes: [
             OutcomeSpec(name: "fresh", summary: "the access token is still good; nothing was sent"),
             OutcomeSpec(
@@ -556,7 +561,8 @@ public struct OIDCRefreshHandler: StepHandler {
                     DataSpec(name: "status", type: TypeInfo(.int)), DataSpec(name: "error", type: TypeInfo(.string)),
                 ]),
             OutcomeSpec(name: "offline", summary: "no response"),
-        ])
+        ],
+        refine: Pinning.refine)
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext
@@ -577,7 +583,8 @@ public struct OIDCRefreshHandler: StepHandler {
             let response = try await context.send(
                 HTTPRequest(
                     method: "POST", url: endpoint,
-                    headers: [.init("Content-Type", "application/x-www-form-urlencoded")], body: form))
+                    headers: [.init("Content-Type", "application/x-www-form-urlencoded")], body: form),
+                pinnedBy: invocation)
             let body = jsonObject(response.body) ?? [:]
             let error = body["error"] as? String ?? ""
             guard response.status == 200, let access = body["access_token"] as? String else {
@@ -596,8 +603,8 @@ public struct OIDCRefreshHandler: StepHandler {
                     "idToken": .secret(.string(body["id_token"] as? String ?? "")),
                     "expiresIn": .int((body["expires_in"] as? NSNumber)?.intValue ?? 0),
                 ])
-        } catch is NetworkError {
-            return HandlerResult("offline")
+        } catch let error as NetworkError {
+            return Pinning.result(error, url: endpoint)
         }
     }
 }
