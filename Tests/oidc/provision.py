@@ -10,18 +10,21 @@ Issuers, each an instance of the OIDC plugin under /api/NAME:
   oidced     EdDSA (an Ed25519 key). Glewlwyd 2.7 takes its at_hash with SHA-256, where OpenID
              Connect asks for SHA-512 with Ed25519, so clients that check at_hash refuse its tokens
 
-usage: provision.py BASE_URL KEY_DIR TOKEN_TTL
-  KEY_DIR holds rsa.key/rsa.pub, ec.key/ec.pub and ed.key/ed.pub (PEM).
+usage: provision.py BASE_URL KEY_DIR TOKEN_TTL [CA_PEM]
+  KEY_DIR holds rsa.key/rsa.pub, ec.key/ec.pub and ed.key/ed.pub (PEM); CA_PEM, for an https
+  BASE_URL, is the CA its certificate is checked against.
 """
 import http.cookiejar
 import json
 import os
+import ssl
 import sys
 import time
 import urllib.error
 import urllib.request
 
 BASE, KEYS, TTL = sys.argv[1].rstrip("/"), sys.argv[2], int(sys.argv[3])
+CONTEXT = ssl.create_default_context(cafile=sys.argv[4]) if len(sys.argv) > 4 else None
 API = BASE + "/api"
 
 
@@ -41,7 +44,8 @@ USER = {"username": "ada", "name": "Ada Lovelace", "given_name": "Ada", "email":
         "password": "ada-Analytical-1843", "scope": ["openid", "offline_access", "eduid.nl/mobile"], "enabled": True}
 
 jar = http.cookiejar.CookieJar()
-opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+opener = urllib.request.build_opener(
+    urllib.request.HTTPCookieProcessor(jar), urllib.request.HTTPSHandler(context=CONTEXT))
 
 
 def call(method, path, body=None):

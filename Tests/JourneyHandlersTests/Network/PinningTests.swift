@@ -59,6 +59,23 @@ struct PinningTests {
             await ServerTrust(host: "127.0.0.1", trustedCAs: [pki.caPin], pins: []).evaluate([[1, 2, 3]]) == .untrusted)
     }
 
+    /// Tests/oidc/provider.sh derives its test CA's key from a published phrase, so that the I12
+    /// scenarios can trust and pin it by a pin that never changes.
+    @Test("the loopback test CA's key has the pin the I12 scenarios trust")
+    func loopbackTestCAPin() throws {
+        let scalar = SHA256.hash(data: Data("JourneyKit loopback test CA".utf8))
+        let key = try P256.Signing.PrivateKey(rawRepresentation: Data(scalar))
+        let spki = key.publicKey.derRepresentation
+        #expect(Data(SHA256.hash(data: spki)).base64EncodedString() == "UQB/2RMa4OJx6QcCRMN8whpi/xPSw3A62ecyiFjdiCQ=")
+        let scenarios = packageRoot.appendingPathComponent("journeys/eiam/scenarios")
+        let i12 = try FileManager.default.contentsOfDirectory(atPath: scenarios.path).filter { $0.hasPrefix("i12-") }
+        #expect(i12.count == 2)
+        for name in i12 {
+            let text = try String(contentsOf: scenarios.appendingPathComponent(name), encoding: .utf8)
+            #expect(text.contains("UQB/2RMa4OJx6QcCRMN8whpi/xPSw3A62ecyiFjdiCQ="), "\(name) trusts the test CA")
+        }
+    }
+
     @Test("key pins are 32 bytes in base64")
     func keyPinForm() {
         #expect(KeyPin.problem("UQB/2RMa4OJx6QcCRMN8whpi/xPSw3A62ecyiFjdiCQ=") == nil)
