@@ -38,7 +38,8 @@ enum TLSClient {
         var path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         if let query = components.percentEncodedQuery { path += "?" + query }
         var headers = HTTPHeaders()
-        headers.add(name: "Host", value: components.port.map { "\(host):\($0)" } ?? host)
+        let authority = host.contains(":") ? "[\(host)]" : host
+        headers.add(name: "Host", value: components.port.map { "\(authority):\($0)" } ?? authority)
         for header in request.headers { headers.add(name: header.name, value: header.value) }
         let body = request.body.map { Array($0.utf8) }
         if let body { headers.replaceOrAdd(name: "Content-Length", value: String(body.count)) }
