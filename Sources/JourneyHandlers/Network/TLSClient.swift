@@ -9,8 +9,9 @@ import NIOTLS
 
 /// HTTP/1.1 over TLS for requests whose server must pass a ``ServerTrust`` of their own: pins,
 /// or CAs the device trusts besides the system's. swift-corelibs-foundation's URLSession, on
-/// Linux, never asks its delegate about server trust (its `URLProtectionSpace.serverTrust` is
-/// always nil), so these requests go through SwiftNIO and BoringSSL instead.
+/// Linux, gives its delegate no server-trust challenge (an untrusted server's certificate only
+/// fails the task) and marks `URLProtectionSpace.serverTrust` unavailable, so these requests
+/// go through SwiftNIO and BoringSSL instead.
 ///
 /// The chain is judged inside the handshake, and the request is written only once the
 /// handshake has completed: a server that fails the judgement sees a handshake abort and never
