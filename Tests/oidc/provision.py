@@ -1,19 +1,37 @@
 #!/usr/bin/env python3
 """Waits for Glewlwyd, then provisions it through its admin API for JourneyKit's journeys:
-the OIDC plugin (RS256, PKCE S256 required, rotating one-use refresh tokens, revocation and
+the OIDC plugins (PKCE S256 required, rotating one-use refresh tokens, revocation and
 end-session), the scopes, a user, and the public clients the shipped journeys use.
 
-usage: provision.py BASE_URL RSA_KEY_PEM RSA_PUB_PEM TOKEN_TTL
+Issuers, each an instance of the OIDC plugin under /api/NAME:
+  oidc       RS256, the one the shipped scenarios use
+  oidcshort  RS256 with 2-second access tokens, for tests that need one to expire for real
+  oidces     ES256 (an ECDSA P-256 key)
+  oidced     EdDSA (an Ed25519 key). Glewlwyd 2.7 takes its at_hash with SHA-256, where OpenID
+             Connect asks for SHA-512 with Ed25519, so clients that check at_hash refuse its tokens
+
+usage: provision.py BASE_URL KEY_DIR TOKEN_TTL [CA_PEM]
+  KEY_DIR holds rsa.key/rsa.pub, ec.key/ec.pub and ed.key/ed.pub (PEM); CA_PEM, for an https
+  BASE_URL, is the CA its certificate is checked against.
 """
 import http.cookiejar
 import json
+import os
+import ssl
 import sys
 import time
 import urllib.error
 import urllib.request
 
-BASE, KEY, PUB, TTL = sys.argv[1].rstrip("/"), open(sys.argv[2]).read(), open(sys.argv[3]).read(), int(sys.argv[4])
+BASE, KEYS, TTL = sys.argv[1].rstrip("/"), sys.argv[2], int(sys.argv[3])
+CONTEXT = ssl.create_default_context(cafile=sys.argv[4]) if len(sys.argv) > 4 else None
 API = BASE + "/api"
+
+
+def pem(name):
+    with open(os.path.join(KEYS, name)) as file:
+        return file.read()
+
 CLIENTS = [
     # eIAM's app (eiam-ch/eiam-ios EIAMConfiguration): public client, custom-scheme redirect.
     {"client_id": "BK-picardapp", "redirect_uri": ["eiam://redirect/"], "post_logout_redirect_uri": "eiam://redirect/"},
@@ -26,7 +44,8 @@ USER = {"username": "ada", "name": "Ada Lovelace", "given_name": "Ada", "email":
         "password": "ada-Analytical-1843", "scope": ["openid", "offline_access", "eduid.nl/mobile"], "enabled": True}
 
 jar = http.cookiejar.CookieJar()
-opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+opener = urllib.request.build_opener(
+    urllib.request.HTTPCookieProcessor(jar), urllib.request.HTTPSHandler(context=CONTEXT))
 
 
 def call(method, path, body=None):
@@ -63,10 +82,12 @@ require("create eduID's scope", *call("POST", "/scope/", {
     "password_required": False, "scheme": {}}))
 
 
-def oidc_plugin(name, ttl):
-    """The OIDC plugin's settings; `name` is also its path under /api."""
+def oidc_plugin(name, ttl, jwt_type="rsa", key_size="256", key="rsa"):
+    """The OIDC plugin's settings; `name` is also its path under /api. Glewlwyd signs with
+    `jwt-type` and takes at_hash with the SHA-2 of `jwt-key-size` bits."""
     return {"module": "oidc", "name": name, "display_name": "OIDC " + name, "enabled": True, "parameters": {
-        "iss": API + "/" + name, "jwt-type": "rsa", "jwt-key-size": "256", "key": KEY, "cert": PUB, "jwks-show": True,
+        "iss": API + "/" + name, "jwt-type": jwt_type, "jwt-key-size": key_size, "key": pem(key + ".key"),
+        "cert": pem(key + ".pub"), "jwks-show": True,
         "secret-type": "public", "access-token-duration": ttl, "refresh-token-duration": 3600, "code-duration": 60,
         "refresh-token-rolling": False, "refresh-token-one-use": "always",
         "client-refresh-token-one-use-parameter": "refresh-token-one-use", "allow-non-oidc": True,
@@ -88,6 +109,8 @@ def oidc_plugin(name, ttl):
 require("create the oidc plugin", *call("POST", "/mod/plugin/", oidc_plugin("oidc", TTL)))
 # The same provider with 2-second access tokens, for tests that need one to expire for real.
 require("create the short-lived oidc plugin", *call("POST", "/mod/plugin/", oidc_plugin("oidcshort", 2)))
+require("create the ES256 oidc plugin", *call("POST", "/mod/plugin/", oidc_plugin("oidces", TTL, "ecdsa", "256", "ec")))
+require("create the EdDSA oidc plugin", *call("POST", "/mod/plugin/", oidc_plugin("oidced", TTL, "eddsa", "256", "ed")))
 require("create the user", *call("POST", "/user/", USER))
 for client in CLIENTS:
     require(f"create client {client['client_id']}", *call("POST", "/client/", {

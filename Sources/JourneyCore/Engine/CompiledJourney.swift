@@ -119,6 +119,7 @@ final class CompiledStep: Sendable {
         let range: ClosedRange<Int>?
         let type: ValueType
         let shown: (@Sendable (Value) -> Value)?
+        let check: (@Sendable (Value) -> String?)?
     }
 
     /// A parameter's evaluated value as the handler gets it: secret when its type is, and
@@ -136,6 +137,9 @@ final class CompiledStep: Sendable {
                 RunFailureMessage(
                     "parameter '\(name)' of step '\(id)' is \(NumberRange.describe(number, rule.type)), outside \(NumberRange.describe(range, rule.type))"
                 ))
+        }
+        if let check = rule.check, let problem = check(value) {
+            return .failure(RunFailureMessage("parameter '\(name)' of step '\(id)': \(problem)"))
         }
         return .success(value.secret(if: rule.secret))
     }

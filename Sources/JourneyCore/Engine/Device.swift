@@ -16,10 +16,14 @@ public struct DeviceProfile: Sendable, Hashable {
     /// PBKDF2 rounds for PIN key derivation when lower than the default, for fast test runs.
     /// Transcripts record it in their header, so a weakened run is never mistaken for a real one.
     public var kdfRounds: Int?
+    /// Certificate authorities the phone trusts besides the system's, by their ``KeyPin``: the
+    /// profile a tester installs to reach a test server. A server is trusted through one when
+    /// it presents that CA's certificate in its chain. Transcripts record them in their header.
+    public var trustedCAs: [String]
 
     public init(
         biometry: Biometry = .none, biometryEnrolled: Bool = false, online: Bool = true, apps: [String] = [],
-        opensLinks: Bool = true, kdfRounds: Int? = nil
+        opensLinks: Bool = true, kdfRounds: Int? = nil, trustedCAs: [String] = []
     ) {
         self.biometry = biometry
         self.biometryEnrolled = biometryEnrolled
@@ -27,6 +31,7 @@ public struct DeviceProfile: Sendable, Hashable {
         self.apps = apps
         self.opensLinks = opensLinks
         self.kdfRounds = kdfRounds
+        self.trustedCAs = trustedCAs
     }
 }
 

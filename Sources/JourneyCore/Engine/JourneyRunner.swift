@@ -85,6 +85,8 @@ final class RunContext<Driver: InputDriver>: HandlerContext {
             machine.recordHTTP(method: request.method, url: url, status: nil, error: "no network")
             throw NetworkError.noTransport
         }
+        var request = request
+        request.trustedCAs = machine.device.profile.trustedCAs
         do {
             let response = try await network.send(request)
             machine.recordHTTP(method: request.method, url: url, status: response.status, error: nil)

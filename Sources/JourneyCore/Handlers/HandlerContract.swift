@@ -150,12 +150,16 @@ public struct ParameterSpec: Sendable {
     public var texts: TextRule
     /// For `.tables` parameters written as a map of maps: what each table's name must be.
     public var tableNames: TextRule
+    /// For values with a form of their own (key pins): what is wrong with a value, or nil when
+    /// it is right. `journey check` reports a literal that breaks it; a template's value that
+    /// breaks it fails the step with the message, like ``range``.
+    public var check: (@Sendable (Value) -> String?)?
 
     public init(
         name: String, kind: Kind, required: Bool = false, defaultValue: Value? = nil, summary: String,
         mayBeSecret: Bool = false, range: ClosedRange<Int>? = nil, namesSecretStoreKey: Bool = false,
         shown: (@Sendable (Value) -> Value)? = nil, keys: TextRule = .any, texts: TextRule = .any,
-        tableNames: TextRule = .any
+        tableNames: TextRule = .any, check: (@Sendable (Value) -> String?)? = nil
     ) {
         self.name = name
         self.kind = kind
@@ -169,6 +173,7 @@ public struct ParameterSpec: Sendable {
         self.keys = keys
         self.texts = texts
         self.tableNames = tableNames
+        self.check = check
     }
 }
 

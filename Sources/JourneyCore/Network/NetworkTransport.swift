@@ -8,6 +8,13 @@ public struct HTTPRequest: Sendable, Hashable {
     /// What transcripts show as the URL: by default the URL itself (its query values are
     /// always redacted); handlers pass a form with secrets masked when the path holds one.
     public var displayURL: String?
+    /// Public-key pins (``KeyPin``): when given, the request is sent only over TLS to a server
+    /// whose verified certificate chain holds one of these keys, as iOS's `NSPinnedDomains`
+    /// asks; otherwise nothing is sent and the transport throws ``NetworkError/pinMismatch(_:)``.
+    public var pins: [String] = []
+    /// Certificate authorities the device trusts besides the system's, by their ``KeyPin``
+    /// (a profile installed on a test phone); the run sets them from the device.
+    public var trustedCAs: [String] = []
 
     public struct Header: Sendable, Hashable {
         public var name: String
@@ -56,12 +63,15 @@ public enum NetworkError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The scenario's stubs have no answer for the request: a mistake in the scenario, not
     /// a state of the network, so the run fails the step instead of a handler seeing it.
     case unstubbed(String)
+    /// The request has pins and the server's certificate chain holds none of their keys (or the
+    /// URL is not https): the connection was dropped after the handshake, before the request.
+    case pinMismatch(String)
 
     public var description: String {
         switch self {
         case .offline: "the device is offline"
         case .noTransport: "this run has no network"
-        case .failed(let message), .unstubbed(let message): message
+        case .failed(let message), .unstubbed(let message), .pinMismatch(let message): message
         }
     }
 }

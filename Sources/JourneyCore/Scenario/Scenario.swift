@@ -142,6 +142,7 @@ public struct ScenarioLoader: Sendable {
                 node, "'device'",
                 allowed: [
                     "biometry", "enrolled", "online", "apps", "opensLinks", "store", "pins", "clock", "kdfRounds",
+                    "trustedCAs",
                 ])
         {
             if let rounds = df["kdfRounds"].flatMap({ r.int($0, "'kdfRounds'", in: NumberRange.kdfRounds) }) {
@@ -158,6 +159,13 @@ public struct ScenarioLoader: Sendable {
             if let o = df["online"].flatMap({ r.bool($0, "'online'") }) { device.profile.online = o }
             if let l = df["opensLinks"].flatMap({ r.bool($0, "'opensLinks'") }) { device.profile.opensLinks = l }
             if let apps = df["apps"] { device.profile.apps = r.stringList(apps, "'apps'").map(\.value) }
+            for pin in df["trustedCAs"].map({ r.stringList($0, "'trustedCAs'") }) ?? [] {
+                if let problem = KeyPin.problem(pin.value) {
+                    r.diagnostics.error(NodeReader.valueType, "'trustedCAs': \(problem)", at: pin.location)
+                } else {
+                    device.profile.trustedCAs.append(pin.value)
+                }
+            }
             for entry in df["store"].map({ r.namedEntries($0, "'store'") }) ?? [] {
                 device.store.append((Located(entry.key, at: entry.keyLocation), r.raw(entry.value)))
             }

@@ -44,6 +44,10 @@ public struct JSONLinesEncoder: Sendable {
             w.name("apps")
             w.value(.list(h.device.apps.map(Value.string)))
             if !h.device.opensLinks { w.key("opensLinks", bool: false) }
+            if !h.device.trustedCAs.isEmpty {
+                w.name("trustedCAs")
+                w.value(.list(h.device.trustedCAs.map(Value.string)))
+            }
             w.close()
             w.key("clock", int: h.clock)
             w.name("store")

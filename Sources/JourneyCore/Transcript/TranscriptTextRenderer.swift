@@ -16,8 +16,9 @@ public struct TranscriptTextRenderer: Sendable {
                 ? "none" : "\(d.biometry.rawValue) (\(d.biometryEnrolled ? "enrolled" : "not enrolled"))"
             let apps = d.apps.isEmpty ? "none" : d.apps.joined(separator: ", ")
             let links = d.opensLinks ? "" : " · links refused"
+            let trust = d.trustedCAs.isEmpty ? "" : " · trusts CA \(d.trustedCAs.joined(separator: ", "))"
             lines.append(
-                "# device: biometry \(biometry) · \(d.online ? "online" : "offline") · apps: \(apps)\(links) · clock \(Self.isoDate(h.clock))"
+                "# device: biometry \(biometry) · \(d.online ? "online" : "offline") · apps: \(apps)\(links)\(trust) · clock \(Self.isoDate(h.clock))"
             )
             lines.append("# store: \(Self.fields(h.store))")
             if !h.settings.isEmpty { lines.append("# settings: \(Self.fields(h.settings))") }

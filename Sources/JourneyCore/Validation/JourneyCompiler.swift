@@ -29,6 +29,7 @@ public struct JourneyCompiler: Sendable {
     static let badPattern = "value.pattern"
     static let leadingZero = "value.leading-zero"
     static let outOfRange = "value.range"
+    static let invalidValue = "value.invalid"
 
     /// Compiles journeys together. The library holds every journey that compiled and whose
     /// callees (all the way down) compiled too; the rest have errors in `diagnostics`.
@@ -250,11 +251,11 @@ struct JourneyContext {
             runner = .handler(handler)
             let specs = handler.contract.parameters
             for spec in specs {
-                guard case .value(let type) = spec.kind, type.secret || spec.range != nil || spec.shown != nil else {
-                    continue
-                }
+                guard case .value(let type) = spec.kind,
+                    type.secret || spec.range != nil || spec.shown != nil || spec.check != nil
+                else { continue }
                 rules[spec.name] = CompiledStep.ParameterRule(
-                    secret: type.secret, range: spec.range, type: type.type, shown: spec.shown)
+                    secret: type.secret, range: spec.range, type: type.type, shown: spec.shown, check: spec.check)
             }
             for (param, raw) in step.with {
                 guard let spec = specs.first(where: { $0.name == param.value }) else {
@@ -275,6 +276,12 @@ struct JourneyContext {
                             diagnostics.error(
                                 C.outOfRange,
                                 "parameter '\(param.value)' of \(name.value) is \(NumberRange.describe(number, type.type)), outside \(NumberRange.describe(range, type.type))",
+                                at: raw.location)
+                            continue
+                        }
+                        if let check = spec.check, let problem = check(constant) {
+                            diagnostics.error(
+                                C.invalidValue, "parameter '\(param.value)' of \(name.value): \(problem)",
                                 at: raw.location)
                             continue
                         }

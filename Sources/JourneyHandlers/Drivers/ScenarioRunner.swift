@@ -31,11 +31,14 @@ public struct ScenarioRunner {
         public var passed: Bool { problems.isEmpty && skipped == nil }
     }
 
-    /// The first needed service that does not answer, if any.
+    /// The first needed service that does not answer, if any. An https service is asked the
+    /// way the scenario's device would ask it: trusting the CAs the device trusts.
     public static func missingService(_ scenario: CompiledScenario) async -> String? {
         for base in scenario.needs {
             let transport = URLSessionTransport(timeout: 2)
-            do { _ = try await transport.send(HTTPRequest(method: "GET", url: base)) } catch { return base }
+            var request = HTTPRequest(method: "GET", url: base)
+            request.trustedCAs = scenario.device.profile.trustedCAs
+            do { _ = try await transport.send(request) } catch { return base }
         }
         return nil
     }

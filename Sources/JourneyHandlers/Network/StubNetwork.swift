@@ -56,4 +56,12 @@ public final class RoutingNetwork: NetworkTransport {
         if !hasPort { authority += name == "https" ? ":443" : name == "http" ? ":80" : "" }
         return name + "://" + authority
     }
+
+    /// An origin as people write it: without the scheme's default port.
+    static func shownOrigin(_ origin: String) -> String {
+        for (scheme, port) in [("https://", ":443"), ("http://", ":80")] where origin.hasPrefix(scheme) {
+            if origin.hasSuffix(port) { return String(origin.dropLast(port.count)) }
+        }
+        return origin
+    }
 }

@@ -7,6 +7,11 @@ import FoundationNetworking
 
 /// Real HTTP for journeys: URLSession with a per-request timeout, no cookie jar, and
 /// redirects *not* followed — an OAuth client must see the 302 and where it points.
+///
+/// A request with pins, or from a device that trusts CAs of its own, is sent by ``TLSClient``
+/// instead, which judges the server's certificate chain (``ServerTrust``) before it sends a
+/// byte: URLSession on Linux lets no one judge a server's certificate. A pinned request for a
+/// URL that is not https is not sent at all.
 public final class URLSessionTransport: NetworkTransport, @unchecked Sendable {
     private let timeout: TimeInterval
     private let delegate = NoRedirects()
@@ -42,6 +47,24 @@ public final class URLSessionTransport: NetworkTransport, @unchecked Sendable {
     public nonisolated(nonsending) func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         guard let url = URL(string: request.url), url.scheme == "http" || url.scheme == "https" else {
             throw NetworkError.failed("not an http(s) URL: \(URLRedaction.redact(request.displayURL ?? request.url))")
+        }
+        let server = url.port.map { "\(url.host ?? ""):\($0)" } ?? url.host ?? "the server"
+        if !request.pins.isEmpty && url.scheme != "https" {
+            throw NetworkError.pinMismatch("pinned, and \(server) is not https; nothing was sent")
+        }
+        if url.scheme == "https" && !(request.pins.isEmpty && request.trustedCAs.isEmpty) {
+            let trust = ServerTrust(
+                host: url.host ?? "", trustedCAs: Set(request.trustedCAs), pins: Set(request.pins))
+            do throws(TLSClient.Failure) {
+                return try await TLSClient.send(request, trust: trust, timeout: timeout)
+            } catch .pinMismatch {
+                throw NetworkError.pinMismatch(
+                    "the certificate chain of \(server) holds none of the pinned keys; nothing was sent")
+            } catch .untrusted {
+                throw NetworkError.failed("the certificate of \(server) is not trusted; nothing was sent")
+            } catch {
+                throw NetworkError.failed("no response from \(url.host ?? "the server")")
+            }
         }
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = request.method

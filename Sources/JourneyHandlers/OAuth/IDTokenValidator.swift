@@ -1,21 +1,41 @@
 import Crypto
-import CryptoExtras
 import Foundation
+import JWTKit
 
-/// Validates an OpenID Connect id_token (OIDC Core §3.1.3.7): the RS256 signature against the
-/// provider's JWKS, then `iss`, `aud`, `azp`, `exp`, `iat`, `nonce` and, when present,
-/// `at_hash`. The algorithm comes from the registered expectation (RS256), never from the
-/// token's header, so `alg: none` and algorithm confusion fail.
+/// Validates an OpenID Connect id_token (OIDC Core §3.1.3.7). jwt-kit reads the provider's
+/// JWKS and checks the signature; the claims are checked here, one by one, so that each
+/// refusal says which rule failed: `iss`, `aud` (with no audience we do not trust), `azp`,
+/// `exp`, `iat` (not in the future, and no older than ``maxAge``), `nonce` and, when present,
+/// `at_hash`.
+///
+/// The algorithm must be one of ``algorithms`` and the key must be one the JWKS publishes for
+/// it: `alg: none`, HMAC, and a header naming one key type while pointing at another all fail
+/// before any signature is checked.
 public struct IDTokenValidator: Sendable {
+    /// The signature algorithms accepted: RSA with PKCS#1 v1.5 and with PSS, ECDSA over P-256,
+    /// and Ed25519, each with its SHA-2 hash.
+    public static let algorithms = ["RS256", "PS256", "ES256", "EdDSA"]
+    /// AppAuth's limit on how long ago a token may have been issued (`kOIDAuthorizationSessionIATMaxSkew`).
+    public static let defaultMaxAge = 600
+
     public var issuer: String
     public var clientID: String
     /// Allowed clock skew, in seconds.
     public var leeway: Int
+    /// Audiences besides the client that a token may also name.
+    public var trustedAudiences: Set<String>
+    /// How long ago, in seconds, the token may have been issued.
+    public var maxAge: Int
 
-    public init(issuer: String, clientID: String, leeway: Int = 60) {
+    public init(
+        issuer: String, clientID: String, leeway: Int = 60, trustedAudiences: Set<String> = [],
+        maxAge: Int = IDTokenValidator.defaultMaxAge
+    ) {
         self.issuer = issuer
         self.clientID = clientID
         self.leeway = leeway
+        self.trustedAudiences = trustedAudiences
+        self.maxAge = maxAge
     }
 
     /// Why a token was refused. Messages never contain the token.
@@ -29,7 +49,8 @@ public struct IDTokenValidator: Sendable {
         public var description: String {
             switch self {
             case .malformed: "the id_token is not a JWT"
-            case .algorithm(let alg): "the id_token is signed with '\(alg)', not RS256"
+            case .algorithm(let alg):
+                "the id_token is signed with '\(alg)', not one of \(IDTokenValidator.algorithms.joined(separator: ", "))"
             case .unknownKey: "no key in the provider's JWKS matches the id_token"
             case .signature: "the id_token's signature does not verify"
             case .claim(let why): "the id_token's \(why)"
@@ -37,72 +58,160 @@ public struct IDTokenValidator: Sendable {
         }
     }
 
-    /// The verified claims.
+    /// The verified token's claims.
     public func validate(
         _ token: String, jwks: Data, nonce: String, accessToken: String?, now: Int
-    ) throws(Failure) -> [String: Any] {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerData = Base64URL.decode(parts[0]),
-            let payloadData = Base64URL.decode(parts[1]),
-            let signature = Base64URL.decode(parts[2]),
-            let header = try? JSONSerialization.jsonObject(with: headerData) as? [String: Any],
-            let claims = try? JSONSerialization.jsonObject(with: payloadData) as? [String: Any]
-        else { throw .malformed }
-        let alg = header["alg"] as? String ?? "none"
-        guard alg == "RS256" else { throw .algorithm(alg) }
-        let keys = try Self.keys(jwks)
-        let kid = header["kid"] as? String
-        let candidates = kid.map { kid in keys.filter { $0.kid == kid } } ?? keys
+    ) async throws(Failure) -> IDTokenClaims {
+        let header = try Self.header(of: token)
+        guard Self.algorithms.contains(header.alg) else { throw .algorithm(header.alg) }
+        let candidates = Self.keys(jwks, for: header)
         guard !candidates.isEmpty else { throw .unknownKey }
-        let signed = Data("\(parts[0]).\(parts[1])".utf8)
-        let digest = SHA256.hash(data: signed)
-        let verified = candidates.contains {
-            $0.key.isValidSignature(
-                _RSA.Signing.RSASignature(rawRepresentation: signature), for: digest, padding: .insecurePKCS1v1_5)
-        }
-        guard verified else { throw .signature }
-
-        guard claims["iss"] as? String == issuer else { throw .claim("issuer is not \(issuer)") }
-        let audience: [String] =
-            if let one = claims["aud"] as? String { [one] } else { claims["aud"] as? [String] ?? [] }
-        guard audience.contains(clientID) else { throw .claim("audience does not include \(clientID)") }
-        if audience.count > 1 || claims["azp"] != nil {
-            guard claims["azp"] as? String == clientID else { throw .claim("authorized party is not \(clientID)") }
-        }
-        guard let exp = (claims["exp"] as? NSNumber)?.intValue else { throw .claim("expiry is missing") }
-        guard now < exp + leeway else { throw .claim("expired") }
-        guard let iat = (claims["iat"] as? NSNumber)?.intValue, iat <= now + leeway else {
-            throw .claim("issue time is missing or in the future")
-        }
-        guard let sent = claims["nonce"] as? String, ConstantTime.equal(sent, nonce) else {
-            throw .claim("nonce is not the one sent")
-        }
-        if let atHash = claims["at_hash"] as? String, let accessToken {
-            let digest = Array(SHA256.hash(data: Data(accessToken.utf8)))
-            guard ConstantTime.equal(atHash, Base64URL.encode(digest.prefix(16))) else {
-                throw .claim("at_hash does not match the access token")
+        var claims: IDTokenClaims?
+        for jwk in candidates {
+            let keys = JWTKeyCollection()
+            do {
+                try await keys.add(jwk: jwk)
+                claims = try await keys.verify(token, as: IDTokenClaims.self)
+                break
+            } catch let error as JWTError where error.errorType == .signatureVerificationFailed {
+                continue
+            } catch let error as JWTError where error.errorType == .malformedToken {
+                throw .malformed
+            } catch {
+                // A key jwt-kit cannot use (an RSA key under 2048 bits, a point off the curve).
+                continue
             }
         }
+        guard let claims else { throw .signature }
+        try check(claims, algorithm: header.alg, nonce: nonce, accessToken: accessToken, now: now)
         return claims
     }
 
-    struct JWK {
-        var kid: String?
-        var key: _RSA.Signing.PublicKey
-    }
-
-    /// The RSA signing keys of a JWKS document.
-    static func keys(_ jwks: Data) throws(Failure) -> [JWK] {
-        guard let document = try? JSONSerialization.jsonObject(with: jwks) as? [String: Any],
-            let entries = document["keys"] as? [[String: Any]]
-        else { throw .unknownKey }
-        return entries.compactMap { entry in
-            guard entry["kty"] as? String == "RSA", (entry["use"] as? String ?? "sig") == "sig",
-                let n = (entry["n"] as? String).flatMap(Base64URL.decode),
-                let e = (entry["e"] as? String).flatMap(Base64URL.decode),
-                let key = try? _RSA.Signing.PublicKey(n: n, e: e)
-            else { return nil }
-            return JWK(kid: entry["kid"] as? String, key: key)
+    /// The OIDC claim rules, in the order OIDC Core §3.1.3.7 lists them.
+    func check(
+        _ claims: IDTokenClaims, algorithm: String, nonce: String, accessToken: String?, now: Int
+    ) throws(Failure) {
+        guard claims.iss == issuer else { throw .claim("issuer is not \(issuer)") }
+        guard claims.aud.contains(clientID) else { throw .claim("audience does not include \(clientID)") }
+        let untrusted = Set(claims.aud).subtracting([clientID]).subtracting(trustedAudiences).sorted()
+        guard untrusted.isEmpty else {
+            throw .claim("audience also names \(untrusted.joined(separator: ", ")), which is not trusted")
+        }
+        if claims.aud.count > 1 || claims.azp != nil {
+            guard claims.azp == clientID else { throw .claim("authorized party is not \(clientID)") }
+        }
+        guard let exp = claims.exp else { throw .claim("expiry is missing") }
+        guard now < exp + leeway else { throw .claim("expired") }
+        guard let iat = claims.iat, iat <= now + leeway else {
+            throw .claim("issue time is missing or in the future")
+        }
+        guard now - iat <= maxAge else { throw .claim("was issued more than \(maxAge) seconds ago") }
+        guard let sent = claims.nonce, ConstantTime.equal(sent, nonce) else {
+            throw .claim("nonce is not the one sent")
+        }
+        if let atHash = claims.atHash, let accessToken {
+            guard ConstantTime.equal(atHash, Self.atHash(accessToken, algorithm: algorithm)) else {
+                throw .claim("at_hash does not match the access token")
+            }
         }
     }
+
+    /// The left half of the access token's hash: SHA-256 for the algorithms named with 256,
+    /// SHA-512 for EdDSA over Ed25519 (OIDC Core §3.1.3.6, errata set 2).
+    static func atHash(_ accessToken: String, algorithm: String) -> String {
+        let digest: [UInt8] =
+            algorithm == "EdDSA"
+            ? Array(SHA512.hash(data: Data(accessToken.utf8))) : Array(SHA256.hash(data: Data(accessToken.utf8)))
+        return Base64URL.encode(digest.prefix(digest.count / 2))
+    }
+
+    struct Header {
+        var alg: String
+        var kid: String?
+    }
+
+    /// The JOSE header's `alg` and `kid`; a token without three parts or a readable header is malformed.
+    static func header(of token: String) throws(Failure) -> Header {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let data = Base64URL.decode(parts[0]),
+            let header = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { throw .malformed }
+        return Header(alg: header["alg"] as? String ?? "none", kid: header["kid"] as? String)
+    }
+
+    /// The kinds of key each algorithm verifies with: key type and curve.
+    static let keyTypes: [String: (kty: String, crv: String?)] = [
+        "RS256": ("RSA", nil), "PS256": ("RSA", nil), "ES256": ("EC", "P-256"), "EdDSA": ("OKP", "Ed25519"),
+    ]
+
+    /// The JWKS's signing keys that can verify a token with this header: the one its `kid`
+    /// names (or, without a `kid`, every one), of the key type its algorithm needs, and not
+    /// published for another algorithm. Each is set to that algorithm, so the header cannot
+    /// pick another, and keeps its public part only.
+    static func keys(_ jwks: Data, for header: Header) -> [JWK] {
+        guard let document = try? JSONSerialization.jsonObject(with: jwks) as? [String: Any],
+            let entries = document["keys"] as? [[String: Any]], let kind = keyTypes[header.alg],
+            let algorithm = JWK.Algorithm(rawValue: header.alg)
+        else { return [] }
+        return entries.enumerated().compactMap { index, entry -> JWK? in
+            guard (entry["use"] as? String ?? "sig") == "sig", entry["kty"] as? String == kind.kty,
+                kind.crv == nil || entry["crv"] as? String == kind.crv,
+                (entry["alg"] as? String).map({ $0 == header.alg }) ?? true,
+                header.kid == nil || entry["kid"] as? String == header.kid,
+                let data = try? JSONSerialization.data(withJSONObject: entry),
+                var jwk = try? JSONDecoder().decode(JWK.self, from: data)
+            else { return nil }
+            jwk.algorithm = algorithm
+            jwk.keyIdentifier = JWKIdentifier(string: header.kid ?? "key-\(index)")
+            jwk.privateExponent = nil
+            jwk.prime1 = nil
+            jwk.prime2 = nil
+            return jwk
+        }
+    }
+}
+
+/// The claims of an id_token that validation reads. `aud` may be one text or a list.
+public struct IDTokenClaims: JWTPayload, Equatable {
+    public var iss: String?
+    public var sub: String?
+    public var aud: [String]
+    public var azp: String?
+    public var exp: Int?
+    public var iat: Int?
+    public var nonce: String?
+    public var atHash: String?
+
+    enum CodingKeys: String, CodingKey {
+        case iss, sub, aud, azp, exp, iat, nonce
+        case atHash = "at_hash"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        iss = try container.decodeIfPresent(String.self, forKey: .iss)
+        sub = try container.decodeIfPresent(String.self, forKey: .sub)
+        if let one = try? container.decode(String.self, forKey: .aud) {
+            aud = [one]
+        } else {
+            aud = try container.decodeIfPresent([String].self, forKey: .aud) ?? []
+        }
+        azp = try container.decodeIfPresent(String.self, forKey: .azp)
+        exp = try Self.seconds(container, .exp)
+        iat = try Self.seconds(container, .iat)
+        nonce = try container.decodeIfPresent(String.self, forKey: .nonce)
+        atHash = try container.decodeIfPresent(String.self, forKey: .atHash)
+    }
+
+    /// A NumericDate (seconds since 1970, maybe with a fraction), held to the years 1970–9999.
+    static func seconds(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> Int? {
+        guard let value = try container.decodeIfPresent(Double.self, forKey: key) else { return nil }
+        guard value.isFinite, (0...253_402_300_799).contains(value) else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "out of range")
+        }
+        return Int(value)
+    }
+
+    /// The claims are checked by ``IDTokenValidator``, each rule with its own message.
+    public func verify(using algorithm: some JWTAlgorithm) async throws {}
 }

@@ -21,7 +21,10 @@ func jsonObject(_ body: String) -> [String: Any]? {
 }
 
 /// `oidc.discover`: fetches `ISSUER/.well-known/openid-configuration` and checks that the
-/// document names exactly that issuer (a different one is a mix-up, RFC 9700 §4.4).
+/// document names exactly that issuer (a different one is a mix-up, RFC 9700 §4.4) and that
+/// every endpoint it names is on the issuer's origin — scheme, host and port — or on one the
+/// journey lists in `allowedOrigins`. A document that points an endpoint elsewhere would have
+/// the tokens sent there (RFC 9700 §2.3), so it gives `foreignEndpoint` and no endpoint at all.
 public struct OIDCDiscoverHandler: StepHandler {
     public init() {}
 
@@ -33,19 +36,32 @@ public struct OIDCDiscoverHandler: StepHandler {
 
     public let contract = HandlerContract(
         id: "oidc.discover",
-        summary: "OpenID discovery; `ok` with the endpoints, `mismatch` when the document names another issuer.",
+        summary:
+            "OpenID discovery; `ok` with the endpoints, `mismatch` (another issuer), `foreignEndpoint` (an endpoint off the issuer's origin).",
         parameters: [
-            ParameterSpec(name: "issuer", kind: .value(TypeInfo(.string)), required: true, summary: "the issuer URL")
-        ],
+            ParameterSpec(name: "issuer", kind: .value(TypeInfo(.string)), required: true, summary: "the issuer URL"),
+            ParameterSpec(
+                name: "allowedOrigins", kind: .value(TypeInfo(.list)),
+                summary:
+                    "origins (`https://host:port`) besides the issuer's that endpoints may be on; none unless listed"),
+        ] + Pinning.parameters,
         outcomes: [
             OutcomeSpec(
                 name: "ok", summary: "the provider's endpoints (empty when it has none)",
                 data: OIDCDiscoverHandler.endpoints.map { DataSpec(name: $0.0, type: TypeInfo(.string)) }),
             OutcomeSpec(name: "mismatch", summary: "the document is for another issuer"),
             OutcomeSpec(
+                name: "foreignEndpoint",
+                summary: "an endpoint is on an origin other than the issuer's and not allowed; none is kept",
+                data: [
+                    DataSpec(name: "endpoint", type: TypeInfo(.string)),
+                    DataSpec(name: "origin", type: TypeInfo(.string)),
+                ]),
+            OutcomeSpec(
                 name: "failed", summary: "no usable document", data: [DataSpec(name: "status", type: TypeInfo(.int))]),
             OutcomeSpec(name: "offline", summary: "no response"),
-        ])
+        ],
+        refine: Pinning.refine)
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext
@@ -53,15 +69,28 @@ public struct OIDCDiscoverHandler: StepHandler {
         let issuer = try invocation.text("issuer")
         let url = (issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer) + "/.well-known/openid-configuration"
         let response: HTTPResponse
-        do { response = try await context.send(HTTPRequest(method: "GET", url: url)) } catch is NetworkError {
-            return HandlerResult("offline")
+        do {
+            response = try await context.send(HTTPRequest(method: "GET", url: url), pinnedBy: invocation)
+        } catch let error as NetworkError {
+            return Pinning.result(error, url: url)
         }
         guard response.status == 200, let document = jsonObject(response.body) else {
             return HandlerResult("failed", data: ["status": .int(response.status)])
         }
         guard document["issuer"] as? String == issuer else { return HandlerResult("mismatch") }
+        let allowed = Set(([issuer] + invocation.strings("allowedOrigins")).compactMap(RoutingNetwork.origin))
         var data: [String: Value] = [:]
-        for (name, key) in Self.endpoints { data[name] = .string(document[key] as? String ?? "") }
+        for (name, key) in Self.endpoints {
+            let endpoint = document[key] as? String ?? ""
+            if !endpoint.isEmpty {
+                guard let origin = RoutingNetwork.origin(endpoint), allowed.contains(origin) else {
+                    let shown = RoutingNetwork.origin(endpoint).map(RoutingNetwork.shownOrigin) ?? ""
+                    return HandlerResult(
+                        "foreignEndpoint", data: ["endpoint": .string(name), "origin": .string(shown)])
+                }
+            }
+            data[name] = .string(endpoint)
+        }
         return HandlerResult("ok", data: data)
     }
 }
@@ -313,8 +342,9 @@ public struct OIDCCallbackHandler: StepHandler {
 }
 
 /// `oidc.token`: exchanges the code (with the PKCE verifier) and validates the id_token
-/// against the provider's JWKS before anything is kept. Token times are checked against the
-/// wall clock with 60 s of leeway; the journey's virtual clock plans refreshes.
+/// against the provider's JWKS before anything is kept (``IDTokenValidator``). Token times are
+/// checked against the wall clock with 60 s of leeway; the journey's virtual clock plans
+/// refreshes.
 public struct OIDCTokenHandler: StepHandler {
     public init() {}
 
@@ -348,7 +378,14 @@ public struct OIDCTokenHandler: StepHandler {
                 summary: "the PKCE verifier"),
             ParameterSpec(
                 name: "nonce", kind: .value(TypeInfo(.string, secret: true)), required: true, summary: "the nonce sent"),
-        ],
+            ParameterSpec(
+                name: "trustedAudiences", kind: .value(TypeInfo(.list)),
+                summary: "audiences besides the client an id_token may also name (none unless listed)"),
+            ParameterSpec(
+                name: "issuedWithin", kind: .value(TypeInfo(.int)), defaultValue: .int(IDTokenValidator.defaultMaxAge),
+                summary: "how long ago, in seconds, the id_token may have been issued (`iat`); AppAuth allows 600",
+                range: 1...86_400),
+        ] + Pinning.parameters,
         outcomes: [
             OutcomeSpec(name: "ok", summary: "valid tokens", data: OIDCTokenHandler.tokens),
             OutcomeSpec(
@@ -360,7 +397,8 @@ public struct OIDCTokenHandler: StepHandler {
                 name: "invalidToken", summary: "the id_token failed validation; nothing is kept",
                 data: [DataSpec(name: "reason", type: TypeInfo(.string))]),
             OutcomeSpec(name: "offline", summary: "no response"),
-        ])
+        ],
+        refine: Pinning.refine)
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext
@@ -370,11 +408,13 @@ public struct OIDCTokenHandler: StepHandler {
             ("redirect_uri", try invocation.text("redirectUri")), ("client_id", try invocation.text("clientId")),
             ("code_verifier", try invocation.text("verifier")),
         ])
+        let endpoint = try invocation.text("endpoint")
         do {
             let response = try await context.send(
                 HTTPRequest(
-                    method: "POST", url: try invocation.text("endpoint"),
-                    headers: [.init("Content-Type", "application/x-www-form-urlencoded")], body: form))
+                    method: "POST", url: endpoint,
+                    headers: [.init("Content-Type", "application/x-www-form-urlencoded")], body: form),
+                pinnedBy: invocation)
             let body = jsonObject(response.body) ?? [:]
             guard response.status == 200, let access = body["access_token"] as? String else {
                 return HandlerResult(
@@ -387,20 +427,31 @@ public struct OIDCTokenHandler: StepHandler {
                 if openID { return HandlerResult("invalidToken", data: ["reason": .string("no id_token was issued")]) }
                 return HandlerResult("ok", data: Self.result(access: access, idToken: "", body: body))
             }
-            let jwks = try await context.send(HTTPRequest(method: "GET", url: try invocation.text("jwksUri")))
+            let jwksUri = try invocation.text("jwksUri")
+            let jwks: HTTPResponse
+            do {
+                jwks = try await context.send(HTTPRequest(method: "GET", url: jwksUri), pinnedBy: invocation)
+            } catch let error as NetworkError {
+                return Pinning.result(error, url: jwksUri)
+            }
+            let maxAge: Int =
+                if case .int(let n)? = invocation[parameter: "issuedWithin"]?.revealed { n } else {
+                    IDTokenValidator.defaultMaxAge
+                }
             let validator = IDTokenValidator(
-                issuer: try invocation.text("issuer"), clientID: try invocation.text("clientId"))
+                issuer: try invocation.text("issuer"), clientID: try invocation.text("clientId"),
+                trustedAudiences: Set(invocation.strings("trustedAudiences")), maxAge: maxAge)
             let nonce = try invocation.text("nonce")
             do throws(IDTokenValidator.Failure) {
-                _ = try validator.validate(
+                _ = try await validator.validate(
                     idToken, jwks: Data(jwks.body.utf8), nonce: nonce, accessToken: access,
                     now: Int(Date().timeIntervalSince1970))
             } catch {
                 return HandlerResult("invalidToken", data: ["reason": .string(error.description)])
             }
             return HandlerResult("ok", data: Self.result(access: access, idToken: idToken, body: body))
-        } catch is NetworkError {
-            return HandlerResult("offline")
+        } catch let error as NetworkError {
+            return Pinning.result(error, url: endpoint)
         }
     }
 
@@ -428,7 +479,7 @@ public struct OIDCUserinfoHandler: StepHandler {
             ParameterSpec(
                 name: "accessToken", kind: .value(TypeInfo(.string, secret: true)), required: true,
                 summary: "the access token"),
-        ],
+        ] + Pinning.parameters,
         outcomes: [
             OutcomeSpec(
                 name: "ok", summary: "the user's claims",
@@ -437,16 +488,19 @@ public struct OIDCUserinfoHandler: StepHandler {
             OutcomeSpec(
                 name: "failed", summary: "another status", data: [DataSpec(name: "status", type: TypeInfo(.int))]),
             OutcomeSpec(name: "offline", summary: "no response"),
-        ])
+        ],
+        refine: Pinning.refine)
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext
     ) async throws -> HandlerResult {
+        let endpoint = try invocation.text("endpoint")
         do {
             let response = try await context.send(
                 HTTPRequest(
-                    method: "GET", url: try invocation.text("endpoint"),
-                    headers: [.init("Authorization", "Bearer " + (try invocation.text("accessToken")))]))
+                    method: "GET", url: endpoint,
+                    headers: [.init("Authorization", "Bearer " + (try invocation.text("accessToken")))]),
+                pinnedBy: invocation)
             if response.status == 401 { return HandlerResult("unauthorized") }
             guard response.status == 200, let claims = jsonObject(response.body) else {
                 return HandlerResult("failed", data: ["status": .int(response.status)])
@@ -458,8 +512,8 @@ public struct OIDCUserinfoHandler: StepHandler {
                 data[name] = .string(claims[key] as? String ?? "")
             }
             return HandlerResult("ok", data: data)
-        } catch is NetworkError {
-            return HandlerResult("offline")
+        } catch let error as NetworkError {
+            return Pinning.result(error, url: endpoint)
         }
     }
 }
@@ -494,7 +548,7 @@ public struct OIDCRefreshHandler: StepHandler {
             ParameterSpec(
                 name: "scope", kind: .value(TypeInfo(.string)),
                 summary: "a narrower scope for the new access token (RFC 6749 §6), e.g. a descoped background token"),
-        ],
+        ] + Pinning.parameters,
         outcomes: [
             OutcomeSpec(name: "fresh", summary: "the access token is still good; nothing was sent"),
             OutcomeSpec(
@@ -507,7 +561,8 @@ public struct OIDCRefreshHandler: StepHandler {
                     DataSpec(name: "status", type: TypeInfo(.int)), DataSpec(name: "error", type: TypeInfo(.string)),
                 ]),
             OutcomeSpec(name: "offline", summary: "no response"),
-        ])
+        ],
+        refine: Pinning.refine)
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext
@@ -523,11 +578,13 @@ public struct OIDCRefreshHandler: StepHandler {
         ]
         if let scope = invocation.optionalText("scope") { pairs.append(("scope", scope)) }
         let form = FormEncoding.encode(pairs)
+        let endpoint = try invocation.text("endpoint")
         do {
             let response = try await context.send(
                 HTTPRequest(
-                    method: "POST", url: try invocation.text("endpoint"),
-                    headers: [.init("Content-Type", "application/x-www-form-urlencoded")], body: form))
+                    method: "POST", url: endpoint,
+                    headers: [.init("Content-Type", "application/x-www-form-urlencoded")], body: form),
+                pinnedBy: invocation)
             let body = jsonObject(response.body) ?? [:]
             let error = body["error"] as? String ?? ""
             guard response.status == 200, let access = body["access_token"] as? String else {
@@ -546,8 +603,8 @@ public struct OIDCRefreshHandler: StepHandler {
                     "idToken": .secret(.string(body["id_token"] as? String ?? "")),
                     "expiresIn": .int((body["expires_in"] as? NSNumber)?.intValue ?? 0),
                 ])
-        } catch is NetworkError {
-            return HandlerResult("offline")
+        } catch let error as NetworkError {
+            return Pinning.result(error, url: endpoint)
         }
     }
 }

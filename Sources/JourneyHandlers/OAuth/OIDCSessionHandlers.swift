@@ -25,7 +25,7 @@ public struct OIDCRevokeHandler: StepHandler {
             ParameterSpec(
                 name: "accessToken", kind: .value(TypeInfo(.string, secret: true)),
                 summary: "sent as a Bearer header when the provider wants the caller authenticated"),
-        ],
+        ] + Pinning.parameters,
         outcomes: [
             OutcomeSpec(name: "revoked", summary: "the provider accepted the revocation"),
             OutcomeSpec(
@@ -34,7 +34,8 @@ public struct OIDCRevokeHandler: StepHandler {
                     DataSpec(name: "status", type: TypeInfo(.int)), DataSpec(name: "error", type: TypeInfo(.string)),
                 ]),
             OutcomeSpec(name: "offline", summary: "no response"),
-        ])
+        ],
+        refine: Pinning.refine)
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext
@@ -47,16 +48,17 @@ public struct OIDCRevokeHandler: StepHandler {
             ("token", try invocation.text("token")), ("token_type_hint", try invocation.text("hint")),
             ("client_id", try invocation.text("clientId")),
         ])
+        let endpoint = try invocation.text("endpoint")
         do {
             let response = try await context.send(
-                HTTPRequest(method: "POST", url: try invocation.text("endpoint"), headers: headers, body: form))
+                HTTPRequest(method: "POST", url: endpoint, headers: headers, body: form), pinnedBy: invocation)
             guard response.status == 200 else {
                 let error = jsonObject(response.body)?["error"] as? String ?? ""
                 return HandlerResult("failed", data: ["status": .int(response.status), "error": .string(error)])
             }
             return HandlerResult("revoked")
-        } catch is NetworkError {
-            return HandlerResult("offline")
+        } catch let error as NetworkError {
+            return Pinning.result(error, url: endpoint)
         }
     }
 }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import JourneyCore
 import JourneyTestSupport
@@ -69,64 +70,147 @@ struct LiveOAuthSecurityTests {
             await ScenarioRunner(transport: { recorder }).run(scenario, in: library, transcript: Collector())
         }
         try #require(report.skipped == nil && report.passed, "\(report)")
-        let exchanges = recorder.recorded
-        let jwks = try #require(exchanges.first { $0.0.url.hasSuffix("/jwks") }?.1?.body)
-        let answers = exchanges.compactMap { exchange -> [String: Any]? in
-            guard exchange.0.url.hasSuffix("/token"), let body = exchange.1?.body else { return nil }
-            return try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
-        }
-        let tokens = try #require(answers.first)
-        let idToken = try #require(tokens["id_token"] as? String)
-        let accessToken = tokens["access_token"] as? String
-        let authorization = try #require(exchanges.first { $0.0.url.contains("nonce=") }?.0.url)
-        let nonce = try #require(
-            URLComponents(string: authorization)?.queryItems?.first { $0.name == "nonce" }?.value)
-        let validator = IDTokenValidator(issuer: "http://127.0.0.1:4593/api/oidc", clientID: "BK-picardapp")
-        let now = Int(Date().timeIntervalSince1970)
-        func validate(_ token: String) throws(IDTokenValidator.Failure) {
-            _ = try validator.validate(token, jwks: Data(jwks.utf8), nonce: nonce, accessToken: accessToken, now: now)
-        }
-        try validate(idToken)
+        try await Self.expectTamperingRefused(
+            try Issued(recorder), issuer: "http://127.0.0.1:4593/api/oidc", alg: "RS256")
+    }
 
-        let parts = idToken.split(separator: ".").map(String.init)
-        let payload = try #require(Base64URL.decode(parts[1]))
-        var claims = try #require(try JSONSerialization.jsonObject(with: payload) as? [String: Any])
-        claims["sub"] = "mallory"
-        let forgedClaims = Base64URL.encode(try JSONSerialization.data(withJSONObject: claims))
-        #expect(throws: IDTokenValidator.Failure.signature) { try validate("\(parts[0]).\(forgedClaims).\(parts[2])") }
-        var signature = try #require(Base64URL.decode(parts[2]))
-        signature[signature.count / 2] ^= 0x01
-        #expect(throws: IDTokenValidator.Failure.signature) {
-            try validate("\(parts[0]).\(parts[1]).\(Base64URL.encode(signature))")
+    /// The provider's ES256 issuer (`/api/oidces`, a P-256 key): the whole sign-in passes with
+    /// its id_token, whose signature jwt-kit checks against the EC key of its JWKS, and the
+    /// same tampering is refused.
+    @Test(
+        "an ES256 id_token from the provider validates, and every tampering with it is refused", .timeLimit(.minutes(1))
+    )
+    func es256ProviderToken() async throws {
+        let (report, recorder) = try await Self.signIn(at: "oidces")
+        #expect(report.passed, "\(report.problems)")
+        try await Self.expectTamperingRefused(
+            try Issued(recorder), issuer: "http://127.0.0.1:4593/api/oidces", alg: "ES256")
+    }
+
+    /// The provider's EdDSA issuer (`/api/oidced`, an Ed25519 key): the signature verifies,
+    /// but Glewlwyd 2.7 takes at_hash with SHA-256 where OpenID Connect asks for SHA-512 with
+    /// Ed25519, so the token is refused, and the sign-in with it.
+    @Test("an EdDSA id_token from the provider verifies; its SHA-256 at_hash is refused", .timeLimit(.minutes(1)))
+    func eddsaProviderToken() async throws {
+        let (report, recorder) = try await Self.signIn(at: "oidced", expecting: "appAuthError")
+        #expect(report.passed, "\(report.problems)")
+        let issued = try Issued(recorder)
+        #expect(issued.header["alg"] as? String == "EdDSA")
+        let validator = IDTokenValidator(issuer: "http://127.0.0.1:4593/api/oidced", clientID: "BK-picardapp")
+        let now = Int(Date().timeIntervalSince1970)
+        _ = try await validator.validate(
+            issued.idToken, jwks: issued.jwks, nonce: issued.nonce, accessToken: nil, now: now)
+        await #expect(throws: IDTokenValidator.Failure.claim("at_hash does not match the access token")) {
+            _ = try await validator.validate(
+                issued.idToken, jwks: issued.jwks, nonce: issued.nonce, accessToken: issued.accessToken, now: now)
         }
-        let none = Base64URL.encode(Data(#"{"alg":"none","typ":"JWT"}"#.utf8))
-        #expect(throws: IDTokenValidator.Failure.algorithm("none")) { try validate("\(none).\(parts[1]).") }
-        let otherKey = Base64URL.encode(Data(#"{"alg":"RS256","kid":"not-the-providers"}"#.utf8))
-        #expect(throws: IDTokenValidator.Failure.unknownKey) { try validate("\(otherKey).\(parts[1]).\(parts[2])") }
-        #expect(throws: IDTokenValidator.Failure.claim("nonce is not the one sent")) {
-            _ = try validator.validate(
-                idToken, jwks: Data(jwks.utf8), nonce: nonce + "x", accessToken: accessToken, now: now)
+        let accessToken = try #require(issued.accessToken)
+        let sha256 = Array(SHA256.hash(data: Data(accessToken.utf8)))
+        #expect(
+            issued.claims["at_hash"] as? String == Base64URL.encode(sha256.prefix(16)), "Glewlwyd's at_hash changed")
+        var signature = try #require(Base64URL.decode(issued.parts[2]))
+        signature[signature.count / 2] ^= 0x01
+        await #expect(throws: IDTokenValidator.Failure.signature) {
+            _ = try await validator.validate(
+                "\(issued.parts[0]).\(issued.parts[1]).\(Base64URL.encode(signature))", jwks: issued.jwks,
+                nonce: issued.nonce, accessToken: nil, now: now)
         }
     }
 
-    /// The provider's second issuer (`/api/oidcshort`) gives access tokens two seconds long:
-    /// one that has really expired is refused at userinfo, which the journey maps to
-    /// `unauthorized`.
-    @Test("an access token past its real lifetime is refused by the provider", .timeLimit(.minutes(1)))
-    func expiredAccessTokenIsRefused() async throws {
+    /// What the provider issued in a sign-in, read off the wire.
+    struct Issued {
+        var idToken: String
+        var accessToken: String?
+        var nonce: String
+        var jwks: Data
+        var parts: [String]
+        var header: [String: Any]
+        var claims: [String: Any]
+
+        init(_ recorder: RecordingTransport) throws {
+            let exchanges = recorder.recorded
+            jwks = Data(try #require(exchanges.first { $0.0.url.hasSuffix("/jwks") }?.1?.body).utf8)
+            let answers = exchanges.compactMap { exchange -> [String: Any]? in
+                guard exchange.0.url.hasSuffix("/token"), let body = exchange.1?.body else { return nil }
+                return try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
+            }
+            let tokens = try #require(answers.first)
+            idToken = try #require(tokens["id_token"] as? String)
+            accessToken = tokens["access_token"] as? String
+            let authorization = try #require(exchanges.first { $0.0.url.contains("nonce=") }?.0.url)
+            nonce = try #require(URLComponents(string: authorization)?.queryItems?.first { $0.name == "nonce" }?.value)
+            parts = idToken.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            try #require(parts.count == 3)
+            let headerData = try #require(Base64URL.decode(parts[0]))
+            header = try #require(try JSONSerialization.jsonObject(with: headerData) as? [String: Any])
+            let claimsData = try #require(Base64URL.decode(parts[1]))
+            claims = try #require(try JSONSerialization.jsonObject(with: claimsData) as? [String: Any])
+        }
+    }
+
+    /// The token validates; forged claims, a flipped signature bit, `alg: none`, another key,
+    /// the provider's key asked to verify with another algorithm, and another nonce do not.
+    static func expectTamperingRefused(_ issued: Issued, issuer: String, alg: String) async throws {
+        #expect(issued.header["alg"] as? String == alg)
+        let validator = IDTokenValidator(issuer: issuer, clientID: "BK-picardapp")
+        let now = Int(Date().timeIntervalSince1970)
+        func validate(_ token: String, nonce: String? = nil) async throws(IDTokenValidator.Failure) {
+            _ = try await validator.validate(
+                token, jwks: issued.jwks, nonce: nonce ?? issued.nonce, accessToken: issued.accessToken, now: now)
+        }
+        try await validate(issued.idToken)
+
+        let parts = issued.parts
+        var claims = issued.claims
+        claims["sub"] = "mallory"
+        let forgedClaims = Base64URL.encode(try JSONSerialization.data(withJSONObject: claims))
+        await #expect(throws: IDTokenValidator.Failure.signature) {
+            try await validate("\(parts[0]).\(forgedClaims).\(parts[2])")
+        }
+        var signature = try #require(Base64URL.decode(parts[2]))
+        signature[signature.count / 2] ^= 0x01
+        await #expect(throws: IDTokenValidator.Failure.signature) {
+            try await validate("\(parts[0]).\(parts[1]).\(Base64URL.encode(signature))")
+        }
+        let none = Base64URL.encode(Data(#"{"alg":"none","typ":"JWT"}"#.utf8))
+        await #expect(throws: IDTokenValidator.Failure.algorithm("none")) { try await validate("\(none).\(parts[1]).") }
+        let otherKey = Base64URL.encode(Data(#"{"alg":"\#(alg)","kid":"not-the-providers"}"#.utf8))
+        await #expect(throws: IDTokenValidator.Failure.unknownKey) {
+            try await validate("\(otherKey).\(parts[1]).\(parts[2])")
+        }
+        // The provider's key, named by its kid, cannot be used with an algorithm of another key type.
+        for other in IDTokenValidator.algorithms
+        where IDTokenValidator.keyTypes[other]?.kty != IDTokenValidator.keyTypes[alg]?.kty {
+            let confused = Base64URL.encode(
+                try JSONSerialization.data(withJSONObject: ["alg": other, "kid": issued.header["kid"] as? String ?? ""])
+            )
+            await #expect(throws: IDTokenValidator.Failure.unknownKey) {
+                try await validate("\(confused).\(parts[1]).\(parts[2])")
+            }
+        }
+        await #expect(throws: IDTokenValidator.Failure.claim("nonce is not the one sent")) {
+            try await validate(issued.idToken, nonce: issued.nonce + "x")
+        }
+    }
+
+    /// Runs eiam.login against one of the provider's issuers (`/api/NAME`), signing in as Ada,
+    /// and records the exchanges.
+    static func signIn(
+        at issuer: String, expecting end: String = "loggedIn", state: String = "{ name: Ada Lovelace }"
+    ) async throws -> (ScenarioRunner.Report, RecordingTransport) {
         let root = packageRoot.appendingPathComponent("journeys")
         let journey = SourceFile(
             path: "journeys/eiam/login.journey.yaml",
             data: try Data(contentsOf: root.appendingPathComponent("eiam/login.journey.yaml")))
         let scenario = SourceFile(
-            path: "expired.scenario.yaml",
+            path: "\(issuer).scenario.yaml",
             data: Data(
                 """
-                scenario: expired-access-token
+                scenario: sign-in-at-\(issuer)
                 journey: eiam.login
-                needs: ["http://127.0.0.1:4593/api/oidcshort/.well-known/openid-configuration"]
+                needs: ["http://127.0.0.1:4593/api/\(issuer)/.well-known/openid-configuration"]
                 params:
-                  issuer: "http://127.0.0.1:4593/api/oidcshort"
+                  issuer: "http://127.0.0.1:4593/api/\(issuer)"
                   providerApi: "http://127.0.0.1:4593/api"
                   username: ada
                   password: ada-Analytical-1843
@@ -134,8 +218,8 @@ struct LiveOAuthSecurityTests {
                   - at: browser
                     action: signIn
                 expect:
-                  end: loggedIn
-                  state: { name: Ada Lovelace }
+                  end: \(end)
+                \(end == "loggedIn" ? "  state: \(state)" : "")
                 """.utf8))
         let project = ProjectLoader(handlers: BuiltinHandlers.registry).load([journey, scenario])
         try #require(project.diagnostics.items.isEmpty, "\(project.diagnostics.sorted)")
@@ -148,6 +232,15 @@ struct LiveOAuthSecurityTests {
         try #require(
             report.skipped == nil,
             "the provider is not running: start it with Tests/oidc/provider.sh start (./scripts/test does)")
+        return (report, recorder)
+    }
+
+    /// The provider's second issuer (`/api/oidcshort`) gives access tokens two seconds long:
+    /// one that has really expired is refused at userinfo, which the journey maps to
+    /// `unauthorized`.
+    @Test("an access token past its real lifetime is refused by the provider", .timeLimit(.minutes(1)))
+    func expiredAccessTokenIsRefused() async throws {
+        let (report, recorder) = try await Self.signIn(at: "oidcshort")
         #expect(report.passed, "a fresh token must work: \(report.problems)")
         let accessToken = try #require(recorder.secrets().first { $0.kind == "access_token" }?.value)
 

@@ -1,0 +1,158 @@
+import Foundation
+import JourneyCore
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import NIOTLS
+
+/// HTTP/1.1 over TLS for requests whose server must pass a ``ServerTrust`` of their own: pins,
+/// or CAs the device trusts besides the system's. swift-corelibs-foundation's URLSession, on
+/// Linux, gives its delegate no server-trust challenge (an untrusted server's certificate only
+/// fails the task) and marks `URLProtectionSpace.serverTrust` unavailable, so these requests
+/// go through SwiftNIO and BoringSSL instead.
+///
+/// The chain is judged inside the handshake, and the request is written only once the
+/// handshake has completed: a server that fails the judgement sees a handshake abort and never
+/// a byte of the request — no URL, header, token or body.
+enum TLSClient {
+    /// Why a request got no response, for the transport to turn into a ``NetworkError``.
+    enum Failure: Error, Equatable {
+        /// The server's chain does not verify up to a root the device trusts.
+        case untrusted
+        /// The chain verifies but holds no pinned key.
+        case pinMismatch
+        /// No connection, no complete response, or none in time.
+        case noResponse
+    }
+
+    static func send(
+        _ request: HTTPRequest, trust: ServerTrust, timeout: TimeInterval
+    ) async throws(Failure)
+        -> HTTPResponse
+    {
+        guard let components = URLComponents(string: request.url), let host = components.host else {
+            throw .noResponse
+        }
+        let port = components.port ?? 443
+        var path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        if let query = components.percentEncodedQuery { path += "?" + query }
+        var headers = HTTPHeaders()
+        let authority = host.contains(":") ? "[\(host)]" : host
+        headers.add(name: "Host", value: components.port.map { "\(authority):\($0)" } ?? authority)
+        for header in request.headers { headers.add(name: header.name, value: header.value) }
+        let body = request.body.map { Array($0.utf8) }
+        if let body { headers.replaceOrAdd(name: "Content-Length", value: String(body.count)) }
+        headers.replaceOrAdd(name: "Connection", value: "close")
+        let head = HTTPRequestHead(
+            version: .http1_1, method: HTTPMethod(rawValue: request.method), uri: path, headers: headers)
+
+        let verdict = NIOLockedValueBox<ServerTrust.Verdict?>(nil)
+        let milliseconds = Int64(max(1, timeout * 1000))
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let promise = loop.makePromise(of: HTTPResponse.self)
+        do {
+            var configuration = TLSConfiguration.makeClientConfiguration()
+            configuration.minimumTLSVersion = .tlsv12
+            let context = try NIOSSLContext(configuration: configuration)
+            let serverName = ServerTrust.isAddress(host) ? nil : host
+            let channel = try await ClientBootstrap(group: loop)
+                .connectTimeout(.milliseconds(milliseconds))
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        let tls = try NIOSSLClientHandler(
+                            context: context, serverHostname: serverName,
+                            customVerificationCallback: { certificates, result in
+                                let chain = certificates.map { (try? $0.toDERBytes()) ?? [] }
+                                result.completeWithTask {
+                                    let judged = await trust.evaluate(chain)
+                                    verdict.withLockedValue { $0 = judged }
+                                    return judged == .trusted ? .certificateVerified : .failed
+                                }
+                            })
+                        try channel.pipeline.syncOperations.addHandler(tls)
+                        try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                        try channel.pipeline.syncOperations.addHandler(
+                            Exchange(head: head, body: body, promise: promise))
+                    }
+                }
+                .connect(host: host, port: port).get()
+            let deadline = loop.scheduleTask(in: .milliseconds(milliseconds)) {
+                promise.fail(Failure.noResponse)
+                channel.close(promise: nil)
+            }
+            defer { deadline.cancel() }
+            do {
+                return try await promise.futureResult.get()
+            } catch {
+                channel.close(promise: nil)
+                throw error
+            }
+        } catch {
+            promise.fail(Failure.noResponse)
+            switch verdict.withLockedValue({ $0 }) {
+            case .untrusted?: throw .untrusted
+            case .pinMismatch?: throw .pinMismatch
+            default: throw .noResponse
+            }
+        }
+    }
+
+    /// Sends the request once the handshake has completed, then collects the response.
+    final class Exchange: ChannelInboundHandler, RemovableChannelHandler {
+        typealias InboundIn = HTTPClientResponsePart
+        typealias OutboundOut = HTTPClientRequestPart
+
+        let head: HTTPRequestHead
+        let body: [UInt8]?
+        let promise: EventLoopPromise<HTTPResponse>
+        private var status = 0
+        private var headers: [String: String] = [:]
+        private var received = ByteBuffer()
+
+        init(head: HTTPRequestHead, body: [UInt8]?, promise: EventLoopPromise<HTTPResponse>) {
+            self.head = head
+            self.body = body
+            self.promise = promise
+        }
+
+        func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+            if case .handshakeCompleted? = event as? TLSUserEvent {
+                context.write(wrapOutboundOut(.head(head)), promise: nil)
+                if let body {
+                    context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
+                }
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            }
+            context.fireUserInboundEventTriggered(event)
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            switch unwrapInboundIn(data) {
+            case .head(let response):
+                status = Int(response.status.code)
+                for (name, value) in response.headers {
+                    let key = name.lowercased()
+                    headers[key] = headers[key].map { $0 + ", " + value } ?? value
+                }
+            case .body(var part):
+                received.writeBuffer(&part)
+            case .end:
+                let text = String(decoding: received.readableBytesView, as: UTF8.self)
+                promise.succeed(HTTPResponse(status: status, body: text, headers: headers))
+                context.close(promise: nil)
+            }
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: Error) {
+            promise.fail(error)
+            context.close(promise: nil)
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            promise.fail(Failure.noResponse)
+            context.fireChannelInactive()
+        }
+    }
+}
