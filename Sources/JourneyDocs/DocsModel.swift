@@ -177,8 +177,9 @@ public enum DocsBuilder {
                         name: param.name.value, type: param.type.description,
                         // A secret's value never appears in docs, its default included.
                         defaultValue: param.defaultValue.map { raw in
-                            let text = display(raw)
-                            return param.type.secret && !text.isEmpty ? Value.redacted : text
+                            // An empty default says nothing about the secret.
+                            if case .scalar(let text, _, _) = raw, text.isEmpty { return display(raw) }
+                            return param.type.secret ? Value.redacted : display(raw)
                         },
                         description: param.description)
                 },
@@ -198,7 +199,7 @@ public enum DocsBuilder {
 
     static func display(_ raw: RawValue) -> String {
         switch raw {
-        case .scalar(let text, _, _): return text
+        case .scalar(let text, _, _): return text.isEmpty ? "\"\"" : text
         case .list(let items, _): return "[" + items.map(display).joined(separator: ", ") + "]"
         case .map(let pairs, _):
             return "{" + pairs.map { "\($0.key): \(display($0.value))" }.joined(separator: ", ") + "}"

@@ -105,7 +105,16 @@ final class RunContext<Driver: InputDriver>: HandlerContext {
             case .advance(let ms):
                 machine.advanceClock(by: ms, reason: "scenario")
             case .network(let online):
+                let wasOnline = machine.device.profile.online
                 machine.setNetwork(online: online)
+                // A step that waits for the network (it asks for `network`) hears of it coming
+                // back, as a reachability observer does: a change, not a repeat.
+                if online, !wasOnline, request.inputs.contains(where: { $0.name == "network" }) {
+                    let values: [String: Value] = ["network": .bool(true)]
+                    machine.recordInput(values)
+                    if inputs.isEmpty { inputs = values } else { inputs.merge(values) { $1 } }
+                    return values
+                }
             case .restart:
                 throw RunInterruption.restart
             case .input(let values):

@@ -5,8 +5,28 @@ public struct ScreenHandler: StepHandler {
     public init() {}
 
     public let contract = HandlerContract(
-        id: "ui.screen", summary: "An information screen with actions; each enabled action is an outcome.",
-        actionsAreOutcomes: true)
+        id: "ui.screen",
+        summary:
+            "An information screen with actions; each enabled action is an outcome, and with `networkBack` the network coming back is one too.",
+        parameters: [
+            ParameterSpec(
+                name: "networkBack", kind: .value(TypeInfo(.bool)),
+                summary:
+                    "also leave the screen with outcome `networkBack` when the device's network comes back while it shows (what an app's reachability observer reacts to); off when not given"
+            )
+        ],
+        actionsAreOutcomes: true,
+        refine: { shape, contract in
+            guard shape.constants["networkBack"] == .bool(true) else { return }
+            contract.inputs.append(ScreenHandler.networkInput)
+            contract.outcomes.append(
+                OutcomeSpec(name: "networkBack", summary: "the device's network came back while the screen showed"))
+        })
+
+    /// The input a screen that waits for the network asks for: the driver gives it when a
+    /// scenario's `online: true` arrives while the screen shows.
+    public static let networkInput = InputSpec(
+        name: "network", type: TypeInfo(.bool), summary: "the network came back (a scenario's `online: true`)")
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext
@@ -14,7 +34,8 @@ public struct ScreenHandler: StepHandler {
         guard invocation.hasEnabledAction else {
             throw HandlerError("step '\(invocation.step)' shows no enabled action, so the user cannot leave it")
         }
-        let (action, _) = try await context.ask(invocation)
+        let (action, values) = try await context.ask(invocation)
+        if action == nil, values.value(named: "network") == .bool(true) { return HandlerResult("networkBack") }
         guard let action else { throw HandlerError("step '\(invocation.step)' needs an 'action'") }
         return HandlerResult(action)
     }

@@ -83,4 +83,81 @@ struct NetworkToggleTests {
             #expect(errors.first?.location.file == "s.yaml")
         }
     }
+
+    static let waiting = """
+        journey: t.wait
+        version: 1
+        title: A screen that reacts to the network coming back
+        state:
+          seen: { type: string, default: "" }
+        start: plain
+        steps:
+          plain:
+            handler: ui.screen
+            screen: { actions: { next: Next } }
+            on:
+              next: waiting
+          waiting:
+            handler: ui.screen
+            with: { networkBack: true }
+            screen: { actions: { done: Done } }
+            on:
+              done: done
+              networkBack:
+                set: { state.seen: "${state.seen + (device.online ? 'back ' : '? ')}" }
+                to: waiting
+        ends:
+          done: { kind: success }
+        """
+
+    @Test(
+        "a screen with networkBack leaves by it when the network comes back; a plain screen, or a network already there, does not"
+    )
+    func networkBack() async throws {
+        let scenario = """
+            scenario: s
+            journey: t.wait
+            device: { online: false }
+            script:
+              - online: true
+              - at: plain
+                action: next
+              - online: false
+              - online: true
+              - online: true
+              - online: false
+              - online: true
+              - at: waiting
+                action: done
+            expect: { end: done, state: { seen: "back back " } }
+            """
+        let (report, transcript) = try await run(journeys: [Self.waiting], scenario: scenario)
+        #expect(report.passed, "\(report.problems)")
+        #expect(transcript.text.contains("outcome networkBack"), "\(transcript.text)")
+        #expect(transcript.text.components(separatedBy: "input network=true").count == 3, "\(transcript.text)")
+        #expect(!transcript.text.contains("plain --networkBack"))
+    }
+
+    @Test("networkBack adds an outcome journeys must handle, and takes a boolean")
+    func networkBackChecked() throws {
+        let route = """
+                  networkBack:
+                    set: { state.seen: "${state.seen + (device.online ? 'back ' : '? ')}" }
+                    to: waiting
+
+            """
+        let unhandled = Self.waiting.replacingOccurrences(of: route, with: "")
+        let notBool = Self.waiting.replacingOccurrences(of: "networkBack: true", with: "networkBack: often")
+        for (text, message) in [
+            (unhandled, "step 'waiting' does not handle outcome 'networkBack' of ui.screen"),
+            (notBool, "parameter 'networkBack' is bool, found 'often'"),
+        ] {
+            #expect(text != Self.waiting)
+            let project = ProjectLoader(handlers: BuiltinHandlers.registry).load([
+                SourceFile(path: "j.yaml", data: Data(text.utf8))
+            ])
+            let errors = project.diagnostics.items.filter { $0.severity == .error }
+            #expect(errors.first?.message.contains(message) == true, "\(errors)")
+        }
+    }
 }
