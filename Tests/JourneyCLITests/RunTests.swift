@@ -267,4 +267,49 @@ struct RunTests {
             #expect(control.errors("yaml.tab").map { "\($0.path):\($0.position)" } == ["ab/tabs.yaml:7:1"])
         }
     }
+
+    @Test("--locale wins over the scenario's locale, which wins over the journey's default")
+    func localeOverride() throws {
+        try withTemporaryDirectory { directory in
+            try writeText(
+                """
+                journey: t.greet
+                version: 1
+                title: { uk: Привіт, en: Hello }
+                locales: [uk, en]
+                start: hello
+                steps:
+                  hello:
+                    handler: ui.screen
+                    screen:
+                      title: { uk: Вітаємо, en: Welcome }
+                      actions: { next: { uk: Далі, en: Next } }
+                    on: { next: done }
+                ends:
+                  done: { kind: success }
+                """, to: directory.appendingPathComponent("greet.journey.yaml"))
+            for (scenarioLocale, flag, expected) in [
+                (nil, nil, "uk"), ("en", nil, "en"), ("en", "uk", "uk"), (nil, "en", "en"),
+            ] as [(String?, String?, String)] {
+                try writeText(
+                    """
+                    scenario: s
+                    journey: t.greet
+                    \(scenarioLocale.map { "locale: \($0)" } ?? "")
+                    script:
+                      - at: hello
+                        action: next
+                    expect: { end: done }
+                    """, to: directory.appendingPathComponent("s.scenario.yaml"))
+                let run = try runJourney(
+                    ["run", "--scenario", "s.scenario.yaml"] + (flag.map { ["--locale", $0] } ?? []), cwd: directory)
+                expectNoCrash(run)
+                #expect(run.status == Exit.ok, "\(run)")
+                #expect(run.stdout.contains("· locale \(expected)\n"), "\(run.stdout)")
+                #expect(
+                    run.stdout.contains(expected == "uk" ? "screen \"Вітаємо\"" : "screen \"Welcome\""), "\(run.stdout)"
+                )
+            }
+        }
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import JourneyCore
 import JourneyHandlers
+import JourneySuite
 import Testing
 
 @testable import JourneyDocs
@@ -46,7 +47,8 @@ struct DocsBuilderTests {
         let library = project.library!
         let scenario = try #require(project.scenarios.first, "\(project.diagnostics.sorted)")
         let sink = TranscriptBuffer()
-        let report = await ScenarioRunner().run(scenario, in: library, transcript: sink)
+        let report = await ScenarioRunner(services: BuiltinHandlers.services).run(
+            scenario, in: library, transcript: sink)
         let recording = ScenarioRecording(
             journey: "t.docs", scenario: "s", title: "One", tags: [], file: scenario.file, records: sink.records,
             passed: report.passed)

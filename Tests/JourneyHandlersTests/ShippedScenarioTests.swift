@@ -1,6 +1,7 @@
 import Foundation
 import JourneyCore
 import JourneyHandlers
+import JourneySuite
 import Testing
 
 /// Every scenario shipped under journeys/ runs, reaches its expected end, and reproduces its
@@ -50,8 +51,8 @@ struct ShippedScenarioTests {
         let scenario = try #require(Self.project.scenarios.first { "\($0.journey.id)/\($0.id)" == name })
         let library = try #require(Self.project.library)
         let first = Collector(), second = Collector()
-        let report = await ScenarioRunner().run(scenario, in: library, transcript: first)
-        _ = await ScenarioRunner().run(scenario, in: library, transcript: second)
+        let report = await player().run(scenario, in: library, transcript: first)
+        _ = await player().run(scenario, in: library, transcript: second)
         #expect(report.passed, "\(report.problems)")
         #expect(first.text == second.text && first.jsonl == second.jsonl, "two runs must give identical bytes")
         #expect(first.jsonl == first.jsonlFromEvents, "prepared events must encode exactly as their events do")
@@ -77,7 +78,7 @@ struct ShippedScenarioTests {
         let secrets = Self.secrets(of: scenario)
         try #require(!secrets.isEmpty)
         let transcript = Collector()
-        let report = await ScenarioRunner().run(scenario, in: library, transcript: transcript)
+        let report = await player().run(scenario, in: library, transcript: transcript)
         #expect(report.passed, "\(report.problems)")
         let output = transcript.text + transcript.jsonl
         for secret in secrets {

@@ -159,11 +159,18 @@ public struct ScenarioChecker: Sendable {
         }
         d.append(contentsOf: context.diagnostics)
         guard !d.hasErrors else { return (nil, d) }
+        // A key the run never writes reads as its declared default: the first journey (the
+        // played one, then those it calls) that declares one gives it.
+        var storedDefaults: [String: Value] = [:]
+        for variable in reachable.flatMap(\.stored) where storedDefaults[variable.name] == nil {
+            if let value = variable.defaultValue { storedDefaults[variable.name] = value }
+        }
         let compiled = CompiledScenario(
             id: scenario.id.value, file: scenario.file, journey: journey, title: scenario.title, tags: scenario.tags,
             locale: scenario.locale,
             device: DeviceState(profile: scenario.device.profile, store: store, clock: scenario.device.clock),
             pins: pins, params: params, script: script, network: scenario.network, needs: scenario.needs,
+            storedDefaults: storedDefaults,
             expectation: .init(
                 end: scenario.expect.end.value, kind: scenario.expect.kind, state: expectState, stored: expectStored))
         return (compiled, d)
@@ -223,6 +230,9 @@ public struct CompiledScenario: Sendable {
     public let network: [NetworkStub]
     /// Services that must answer for the scenario to run.
     public let needs: [String]
+    /// The declared default of every stored key the played journey or one it calls declares
+    /// with a default: what a key the run never wrote reads as, when the expectation looks.
+    public let storedDefaults: [String: Value]
     public let expectation: Expectation
 
     /// The problems with a finished run, measured against the expectation; empty when it passed.

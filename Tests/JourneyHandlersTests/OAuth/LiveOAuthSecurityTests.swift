@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import JourneyCore
+import JourneySuite
 import JourneyTestSupport
 import Testing
 
@@ -38,7 +39,7 @@ struct LiveOAuthSecurityTests {
             }
             let transcript = Collector()
             let report = await withTaskExecutorPreference(Self.executor) {
-                await ScenarioRunner(transport: { recorder }).run(scenario, in: library, transcript: transcript)
+                await player(transport: { recorder }).run(scenario, in: library, transcript: transcript)
             }
             try #require(
                 report.skipped == nil,
@@ -67,7 +68,7 @@ struct LiveOAuthSecurityTests {
         let scenario = try #require(Self.project.scenarios.first { $0.id == "i1-sign-in-with-pkce" })
         let recorder = RecordingTransport()
         let report = await withTaskExecutorPreference(Self.executor) {
-            await ScenarioRunner(transport: { recorder }).run(scenario, in: library, transcript: Collector())
+            await player(transport: { recorder }).run(scenario, in: library, transcript: Collector())
         }
         try #require(report.skipped == nil && report.passed, "\(report)")
         try await Self.expectTamperingRefused(
@@ -227,7 +228,7 @@ struct LiveOAuthSecurityTests {
         let compiled = try #require(project.scenarios.first)
         let recorder = RecordingTransport()
         let report = await withTaskExecutorPreference(Self.executor) {
-            await ScenarioRunner(transport: { recorder }).run(compiled, in: library, transcript: Collector())
+            await player(transport: { recorder }).run(compiled, in: library, transcript: Collector())
         }
         try #require(
             report.skipped == nil,
@@ -270,7 +271,7 @@ struct LiveOAuthSecurityTests {
             try #require(!secrets.isEmpty || scenario.needs.isEmpty)
             let transcript = Collector()
             let report = await withTaskExecutorPreference(Self.executor) {
-                await ScenarioRunner().run(scenario, in: library, transcript: transcript)
+                await player().run(scenario, in: library, transcript: transcript)
             }
             try #require(report.skipped == nil, "the provider is not running")
             #expect(report.passed, "\(scenario.id): \(report.problems)")
@@ -297,7 +298,7 @@ struct LiveOAuthSecurityTests {
                     HTTPRequest(method: stub.method, url: stub.url), HTTPResponse(status: stub.status, body: stub.body))
             }
             let transcript = Collector()
-            let report = await ScenarioRunner().run(scenario, in: library, transcript: transcript)
+            let report = await player().run(scenario, in: library, transcript: transcript)
             #expect(report.passed, "\(scenario.id): \(report.problems)")
             let outputs = [transcript.text, transcript.jsonl, report.problems.joined(separator: "\n")]
                 .joined(separator: "\n")

@@ -109,9 +109,12 @@ public struct ScenarioOutcome: Sendable, Codable, Equatable {
 /// Runs scenarios as a regression suite: each run's transcript is compared with its golden.
 public struct SuiteRunner: Sendable {
     public var options: SuiteOptions
+    /// How each scenario is played: set up once for the whole suite.
+    public var player: ScenarioRunner
 
-    public init(options: SuiteOptions) {
+    public init(options: SuiteOptions, player: ScenarioRunner) {
         self.options = options
+        self.player = player
     }
 
     /// The scenarios the options select, in a stable order: by journey, then scenario.
@@ -160,6 +163,7 @@ public struct SuiteRunner: Sendable {
         var delivered = 0
         let jobs = max(1, options.jobs)
         let options = self.options
+        let player = self.player
         await withTaskGroup(of: (Int, ScenarioOutcome).self) { group in
             var next = 0
             func start() {
@@ -171,7 +175,8 @@ public struct SuiteRunner: Sendable {
                     (
                         index,
                         await Self.run(
-                            scenario, in: library, goldens: goldens, options: options, started: { started(index) })
+                            scenario, in: library, player: player, goldens: goldens, options: options,
+                            started: { started(index) })
                     )
                 }
             }
@@ -190,8 +195,8 @@ public struct SuiteRunner: Sendable {
     }
 
     static func run(
-        _ scenario: CompiledScenario, in library: CompiledLibrary, goldens: some GoldenStore, options: SuiteOptions,
-        started onStart: @escaping @Sendable () -> Void = {}
+        _ scenario: CompiledScenario, in library: CompiledLibrary, player: ScenarioRunner, goldens: some GoldenStore,
+        options: SuiteOptions, started onStart: @escaping @Sendable () -> Void = {}
     ) async -> ScenarioOutcome {
         let clock = ContinuousClock()
         let started = clock.now
@@ -200,9 +205,8 @@ public struct SuiteRunner: Sendable {
         var steps = 0
         for round in 1...max(1, options.repeats) {
             let transcript = TranscriptStrings()
-            var runner = ScenarioRunner()
-            if round == 1 { runner.onStart = onStart }
-            let report = await runner.run(scenario, in: library, transcript: transcript)
+            let report = await player.run(
+                scenario, in: library, transcript: transcript, onStart: round == 1 ? onStart : {})
             if let reason = report.skipped {
                 return ScenarioOutcome(
                     journey: scenario.journey.id, scenario: scenario.id, file: scenario.file, tags: scenario.tags,

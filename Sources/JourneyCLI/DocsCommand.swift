@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import JourneyCore
 import JourneyDocs
-import JourneyHandlers
+import JourneySuite
 
 #if canImport(Glibc)
 import Glibc
@@ -63,9 +63,10 @@ struct DocsCommand: AsyncParsableCommand {
         guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
 
         var recordings: [ScenarioRecording] = []
+        let player = Toolkit.current.player()
         for scenario in project.scenarios {
             let sink = TranscriptBuffer()
-            let report = await ScenarioRunner().run(scenario, in: library, transcript: sink)
+            let report = await player.run(scenario, in: library, transcript: sink)
             if let reason = report.skipped {
                 // A page must not depend on what happens to be running: no page without its runs.
                 console.err(

@@ -1,13 +1,17 @@
 import Foundation
 import JourneyCore
+import JourneyHandlers
 import Synchronization
 import Testing
 
-@testable import JourneyHandlers
+@testable import JourneySuite
 
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
+
+/// Scenarios played as the CLI plays them, with the built-in handlers' services.
+let player = ScenarioRunner(services: BuiltinHandlers.services)
 
 /// Goldens in memory.
 final class MemoryGoldens: GoldenStore, @unchecked Sendable {
@@ -118,12 +122,14 @@ struct SuiteRunnerTests {
     @Test func selectionFiltersByNameAndTagAndShardsPartition() throws {
         let scenarios = Self.project().scenarios
         #expect(scenarios.count == 7)
-        #expect(SuiteRunner(options: .init(filter: "case-3")).select(scenarios).map(\.id) == ["case-3"])
+        #expect(SuiteRunner(options: .init(filter: "case-3"), player: player).select(scenarios).map(\.id) == ["case-3"])
         #expect(
-            SuiteRunner(options: .init(tags: ["odd"])).select(scenarios).map(\.id) == ["case-1", "case-3", "case-5"])
+            SuiteRunner(options: .init(tags: ["odd"]), player: player).select(scenarios).map(\.id) == [
+                "case-1", "case-3", "case-5",
+            ])
         var seen: [String] = []
         for index in 1...3 {
-            let shard = SuiteRunner(options: .init(shard: (index, 3))).select(scenarios).map(\.id)
+            let shard = SuiteRunner(options: .init(shard: (index, 3)), player: player).select(scenarios).map(\.id)
             #expect(shard.count >= 2 && shard.count <= 3)
             seen += shard
         }
@@ -134,17 +140,20 @@ struct SuiteRunnerTests {
         let project = Self.project()
         let library = try #require(project.library)
         let goldens = MemoryGoldens()
-        let recorded = await SuiteRunner(options: .init(update: true)).run(
+        let recorded = await SuiteRunner(options: .init(update: true), player: player).run(
             project.scenarios, in: library, goldens: goldens
         ) { _, _ in }
         #expect(recorded.allSatisfy { $0.status == .recorded })
         var order: [Int] = []
-        let serial = await SuiteRunner(options: .init(jobs: 1)).run(project.scenarios, in: library, goldens: goldens) {
+        let serial = await SuiteRunner(options: .init(jobs: 1), player: player).run(
+            project.scenarios, in: library, goldens: goldens
+        ) {
             index, _ in
             order.append(index)
         }
-        let parallel = await SuiteRunner(options: .init(jobs: 4)).run(project.scenarios, in: library, goldens: goldens)
-        { _, _ in }
+        let parallel = await SuiteRunner(options: .init(jobs: 4), player: player).run(
+            project.scenarios, in: library, goldens: goldens
+        ) { _, _ in }
         #expect(order == Array(0..<7), "results arrive in order")
         #expect(serial.allSatisfy { $0.status == .passed })
         #expect(names(serial) == names(parallel))
@@ -158,11 +167,15 @@ struct SuiteRunnerTests {
         let project = Self.project()
         let library = try #require(project.library)
         let goldens = MemoryGoldens()
-        _ = await SuiteRunner(options: .init(update: true)).run(project.scenarios, in: library, goldens: goldens) {
+        _ = await SuiteRunner(options: .init(update: true), player: player).run(
+            project.scenarios, in: library, goldens: goldens
+        ) {
             _, _ in
         }
         goldens.edit("case-0") { $0.replacingOccurrences(of: "t --go--> done", with: "t --go--> elsewhere") }
-        let outcomes = await SuiteRunner(options: .init()).run(project.scenarios, in: library, goldens: goldens) {
+        let outcomes = await SuiteRunner(options: .init(), player: player).run(
+            project.scenarios, in: library, goldens: goldens
+        ) {
             _, _ in
         }
         let failed = try #require(outcomes.first { $0.scenario == "case-0" })
@@ -171,8 +184,9 @@ struct SuiteRunnerTests {
         #expect(failed.problems.first?.diff?.contains("-") == true)
         #expect(SuiteSummary(outcomes).line == "6 passed, 1 failed")
 
-        let missing = await SuiteRunner(options: .init()).run(project.scenarios, in: library, goldens: MemoryGoldens())
-        { _, _ in }
+        let missing = await SuiteRunner(options: .init(), player: player).run(
+            project.scenarios, in: library, goldens: MemoryGoldens()
+        ) { _, _ in }
         #expect(missing.allSatisfy { $0.problems.first?.message.contains("run `journey test --update`") == true })
     }
 
@@ -180,11 +194,15 @@ struct SuiteRunnerTests {
         let project = Self.project()
         let library = try #require(project.library)
         let goldens = HalfUpdatedGoldens()
-        _ = await SuiteRunner(options: .init(update: true)).run(project.scenarios, in: library, goldens: goldens) {
+        _ = await SuiteRunner(options: .init(update: true), player: player).run(
+            project.scenarios, in: library, goldens: goldens
+        ) {
             _, _ in
         }
         goldens.markHalfUpdated("case-2")
-        let outcomes = await SuiteRunner(options: .init()).run(project.scenarios, in: library, goldens: goldens) {
+        let outcomes = await SuiteRunner(options: .init(), player: player).run(
+            project.scenarios, in: library, goldens: goldens
+        ) {
             _, _ in
         }
         let failed = try #require(outcomes.first { $0.scenario == "case-2" })
@@ -196,7 +214,7 @@ struct SuiteRunnerTests {
         )
         #expect(SuiteSummary(outcomes).line == "6 passed, 1 failed")
 
-        let updated = await SuiteRunner(options: .init(update: true)).run(
+        let updated = await SuiteRunner(options: .init(update: true), player: player).run(
             project.scenarios, in: library, goldens: goldens
         ) { _, _ in }
         #expect(updated.allSatisfy { $0.status == .recorded })
@@ -207,7 +225,7 @@ struct SuiteRunnerTests {
 
     @Test func repeatCatchesNonDeterminism() async throws {
         var handlers = BuiltinHandlers.registry
-        handlers.register(FlakyHandler())
+        try handlers.register(FlakyHandler())
         let flaky = """
             journey: t.flaky
             version: 1
@@ -226,7 +244,7 @@ struct SuiteRunnerTests {
                 path: "s.yaml", data: Data("scenario: once\njourney: t.flaky\nscript: []\nexpect: { end: done }".utf8)),
         ])
         let library = try #require(project.library)
-        let outcomes = await SuiteRunner(options: .init(repeats: 3, update: true)).run(
+        let outcomes = await SuiteRunner(options: .init(repeats: 3, update: true), player: player).run(
             project.scenarios, in: library, goldens: MemoryGoldens()
         ) { _, _ in }
         let problem = try #require(outcomes.first?.problems.first)
@@ -238,11 +256,15 @@ struct SuiteRunnerTests {
         let project = Self.project()
         let library = try #require(project.library)
         let goldens = MemoryGoldens()
-        _ = await SuiteRunner(options: .init(update: true)).run(project.scenarios, in: library, goldens: goldens) {
+        _ = await SuiteRunner(options: .init(update: true), player: player).run(
+            project.scenarios, in: library, goldens: goldens
+        ) {
             _, _ in
         }
         goldens.edit("case-5") { $0 + "00:00.000 <extra & \"quoted\" \u{1} line>\n" }
-        let outcomes = await SuiteRunner(options: .init()).run(project.scenarios, in: library, goldens: goldens) {
+        let outcomes = await SuiteRunner(options: .init(), player: player).run(
+            project.scenarios, in: library, goldens: goldens
+        ) {
             _, _ in
         }
         let xml = JUnitReport.render(outcomes)

@@ -1,4 +1,5 @@
 import Foundation
+import JourneyCore
 
 #if canImport(Glibc)
 import Glibc
@@ -24,7 +25,7 @@ enum ServiceLock {
         for services: [String], timeout: Double = 120, _ body: () async -> T
     ) async -> Result<T, Busy> {
         // One lock per server (scheme, host, port), whichever of its paths a scenario names.
-        let servers = Set(services.map { RoutingNetwork.origin($0) ?? $0 }).sorted()
+        let servers = Set(services.map { URLOrigin.of($0) ?? $0 }).sorted()
         return await withLocks(servers[...], timeout: timeout, body)
     }
 

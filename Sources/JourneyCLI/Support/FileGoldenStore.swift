@@ -1,6 +1,6 @@
 import Foundation
 import JourneyCore
-import JourneyHandlers
+import JourneySuite
 
 /// Golden transcripts in files: `transcripts/NAME.txt` and `.jsonl` beside the scenarios folder.
 /// The two are written as one ``FileTransaction``, so a killed `journey test --update` leaves

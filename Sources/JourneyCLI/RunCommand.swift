@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import JourneyCore
-import JourneyHandlers
+import JourneySuite
 
 #if canImport(Glibc)
 import Glibc
@@ -88,8 +88,7 @@ struct RunCommand: AsyncParsableCommand {
             SourceFile(path: $0.path, data: $0.data, journeyOnly: true)
         }
         sources += Workspace.nearbyJourneys(for: named, excluding: Set(named))
-        let project = ProjectLoader(handlers: BuiltinHandlers.registry, yaml: SafeYAML(limits: Workspace.limits)).load(
-            sources)
+        let project = Toolkit.current.loader().load(sources)
         diagnostics.append(contentsOf: project.diagnostics)
         console.print(diagnostics.errors)
         guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
@@ -108,8 +107,7 @@ struct RunCommand: AsyncParsableCommand {
         let writer = TranscriptWriter(format: format) { text in
             if let file { file.write(text) } else { console.out(text) }
         }
-        var configuration = JourneyMachine.Configuration(locale: locale, stepBudget: stepBudget)
-        configuration.locale = locale ?? compiled.locale
+        let configuration = JourneyMachine.Configuration(locale: locale, stepBudget: stepBudget)
         let name = "\(compiled.journey.id) › \(compiled.id)"
         // A handler that never returns cannot be interrupted from inside the run: past the
         // limit the process stops, removing the transcript it had not finished.
@@ -117,7 +115,7 @@ struct RunCommand: AsyncParsableCommand {
             seconds: Double(JourneyCore.Duration.parse(timeout) ?? 60_000) / 1000,
             message: "FAIL \(name): did not finish within \(timeout) (--timeout); stopped\n",
             temporaryFile: file?.temporaryPath)
-        let report = await ScenarioRunner(configuration: configuration).run(compiled, in: library, transcript: writer)
+        let report = await Toolkit.current.player(configuration).run(compiled, in: library, transcript: writer)
         watchdog.cancel()
         if let file {
             do { try file.commit() } catch {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import JourneyCore
 import JourneyHandlers
+import JourneySuite
 
 #if canImport(Glibc)
 import Glibc
@@ -56,7 +57,7 @@ struct BenchCommand: AsyncParsableCommand {
             if !json { console.out("\(name): \(value)\n") }
         }
 
-        let project = ProjectLoader(handlers: BuiltinHandlers.registry).load([
+        let project = Toolkit.current.loader().load([
             SourceFile(path: "bench.journey.yaml", data: Data(BenchSuite.journey(id: "bench.pin").utf8)),
             SourceFile(path: "bench.scenario.yaml", data: Data(BenchSuite.scenario.utf8)),
         ])
@@ -185,7 +186,7 @@ enum BenchSuite {
     }
 
     static func runSuite(_ scenario: CompiledScenario, library: CompiledLibrary, count: Int) async throws -> SuiteRun {
-        let runner = ScenarioRunner()
+        let runner = Toolkit.current.player()
         let cpu0 = cpuSeconds()
         let start = DispatchTime.now().uptimeNanoseconds
         var steps = 0
@@ -265,7 +266,7 @@ enum BenchSuite {
             total += text.utf8.count
             index += 1
         }
-        let loader = ProjectLoader(handlers: BuiltinHandlers.registry)
+        let loader = Toolkit.current.loader()
         let start = DispatchTime.now().uptimeNanoseconds
         let project = loader.load(files)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9

@@ -1,6 +1,6 @@
 import Foundation
 import JourneyCore
-import JourneyHandlers
+import JourneySuite
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,5 @@
 import Foundation
 import JourneyCore
-import JourneyHandlers
 
 /// Loads journeys and scenarios from disk into a ``Project``.
 enum Workspace {
@@ -14,7 +13,7 @@ enum Workspace {
         let files = Files.yamlFiles(in: paths, diagnostics: &diagnostics)
         var sources = Files.sources(files, limit: limits.maxBytes, diagnostics: &diagnostics)
         sources += nearbyJourneys(for: paths, excluding: Set(files))
-        let project = ProjectLoader(handlers: BuiltinHandlers.registry, yaml: SafeYAML(limits: limits)).load(sources)
+        let project = Toolkit.current.loader().load(sources)
         diagnostics.append(contentsOf: project.diagnostics)
         return (project, diagnostics)
     }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import JourneyCore
-import JourneyHandlers
+import JourneySuite
 
 struct TestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -114,7 +114,7 @@ struct TestCommand: AsyncParsableCommand {
             filter: filter, tags: tags, shard: try shard.map(Self.parseShard),
             jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, repeats: repeats,
             update: update)
-        let runner = SuiteRunner(options: options)
+        let runner = SuiteRunner(options: options, player: Toolkit.current.player())
         let selected = runner.select(project.scenarios)
         let unrunnable = runner.select(project.unrunnable).map(ScenarioOutcome.init(unrunnable:))
         let errors = diagnostics.errors.items
@@ -188,7 +188,7 @@ struct TestCommand: AsyncParsableCommand {
             chosen.append((index, scenario))
         }
         let runner = SuiteRunner(
-            options: SuiteOptions(jobs: jobs ?? 1, repeats: repeats, update: update))
+            options: SuiteOptions(jobs: jobs ?? 1, repeats: repeats, update: update), player: Toolkit.current.player())
         let indices = chosen.map(\.index)
         _ = await runner.run(
             chosen.map(\.scenario), in: project.compiled, goldens: FileGoldenStore(), ordered: false,

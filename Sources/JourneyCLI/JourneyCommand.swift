@@ -8,7 +8,6 @@ import Glibc
 import Darwin
 #endif
 
-@main
 struct JourneyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "journey",
@@ -71,6 +70,13 @@ struct JourneyCommand: AsyncParsableCommand {
             }
         }
         Foundation.exit(streams.finish(status))
+    }
+
+    /// Ends the process before any command runs: the message on standard error, exit 2.
+    static func exit(failing message: String) -> Never {
+        signal(SIGPIPE) { _ in }
+        Console().err(message)
+        Foundation.exit(StandardStreams.shared.finish(ExitStatus.invalid))
     }
 }
 

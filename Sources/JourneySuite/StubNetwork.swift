@@ -36,32 +36,11 @@ public final class RoutingNetwork: NetworkTransport {
     public init(live: any NetworkTransport, stubs: StubNetwork, liveServices: [String]) {
         self.live = live
         self.stubs = stubs
-        self.origins = liveServices.compactMap(Self.origin)
+        self.origins = liveServices.compactMap(URLOrigin.of)
     }
 
     public nonisolated(nonsending) func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        if let origin = Self.origin(request.url), origins.contains(origin) { return try await live.send(request) }
+        if let origin = URLOrigin.of(request.url), origins.contains(origin) { return try await live.send(request) }
         return try await stubs.send(request)
-    }
-
-    /// `scheme://host:port`, lowercased, with the default port made explicit.
-    static func origin(_ url: String) -> String? {
-        guard let scheme = url.range(of: "://") else { return nil }
-        let name = url[..<scheme.lowerBound].lowercased()
-        let rest = url[scheme.upperBound...]
-        var authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }.lowercased()
-        if let at = authority.lastIndex(of: "@") { authority = String(authority[authority.index(after: at)...]) }
-        guard !authority.isEmpty else { return nil }
-        let hasPort = authority.last.map(\.isNumber) == true && authority.contains(":") && !authority.hasSuffix("]")
-        if !hasPort { authority += name == "https" ? ":443" : name == "http" ? ":80" : "" }
-        return name + "://" + authority
-    }
-
-    /// An origin as people write it: without the scheme's default port.
-    static func shownOrigin(_ origin: String) -> String {
-        for (scheme, port) in [("https://", ":443"), ("http://", ":80")] where origin.hasPrefix(scheme) {
-            if origin.hasSuffix(port) { return String(origin.dropLast(port.count)) }
-        }
-        return origin
     }
 }

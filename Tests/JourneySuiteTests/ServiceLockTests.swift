@@ -1,8 +1,9 @@
 import Foundation
+import JourneyCore
 import JourneyTestSupport
 import Testing
 
-@testable import JourneyHandlers
+@testable import JourneySuite
 
 /// Scenarios that need live servers hold a lock per server, so two never use one together.
 @Suite("Service locks")
@@ -45,7 +46,7 @@ struct ServiceLockTests {
         await withTaskGroup(of: Void.self) { group in
             for plan in plans {
                 group.addTask {
-                    let servers = plan.map { RoutingNetwork.origin($0) ?? $0 }
+                    let servers = plan.map { URLOrigin.of($0) ?? $0 }
                     let result = await ServiceLock.withLocks(for: plan, timeout: 60) {
                         occupancy.enter(servers)
                         try? await Task.sleep(nanoseconds: 20_000_000)

@@ -1,5 +1,5 @@
 import JourneyCore
-import JourneyHandlers
+import JourneySuite
 
 extension TestCommand {
     /// Writes the reports asked for, each by the rules of ``OutputFile`` (a file atomically,
