@@ -78,18 +78,8 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = Console()
-        var diagnostics = DiagnosticList()
         let named = [scenario] + (journey.map { [$0] } ?? [])
-        var sources = Files.sources(named, limit: Workspace.limits.maxBytes, diagnostics: &diagnostics)
-        let extra = journeyFolders.flatMap { folder in
-            Files.yamlFiles(in: [folder], diagnostics: &diagnostics)
-        }
-        sources += Files.sources(extra, limit: Workspace.limits.maxBytes, diagnostics: &diagnostics).map {
-            SourceFile(path: $0.path, data: $0.data, journeyOnly: true)
-        }
-        sources += Workspace.nearbyJourneys(for: named, excluding: Set(named))
-        let project = Toolkit.current.loader().load(sources)
-        diagnostics.append(contentsOf: project.diagnostics)
+        let (project, diagnostics) = Workspace.load(paths: named, journeyFolders: journeyFolders)
         console.print(diagnostics.errors)
         guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
         guard let compiled = project.scenarios.first(where: { $0.file == scenario }) else {

@@ -229,7 +229,7 @@ struct InterruptedWriteTests {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
 
-            let test = try runJourney(["test", "journeys"], cwd: directory)
+            let test = try runJourney(["test", "journeys"], cwd: directory, timeout: 120)
             expectNoCrash(test)
             var counts = (old: 0, new: 0, reported: 0)
             for pair in pairs {
@@ -247,11 +247,11 @@ struct InterruptedWriteTests {
             }
             #expect(counts.old + counts.new + counts.reported == pairs.count, "after \(milliseconds) ms: \(counts)")
 
-            let update = try runJourney(["test", "journeys", "--update"], cwd: directory)
+            let update = try runJourney(["test", "journeys", "--update"], cwd: directory, timeout: 120)
             #expect(update.status == Exit.ok, "\(update)")
             let hidden = (files(under: journeys, endingWith: ".tmp") + files(under: journeys, endingWith: "-journal"))
             #expect(hidden.isEmpty, "left behind: \(hidden.map(\.lastPathComponent))")
-            let after = try runJourney(["test", "journeys"], cwd: directory)
+            let after = try runJourney(["test", "journeys"], cwd: directory, timeout: 120)
             #expect(after.stdoutLines.filter { $0.hasPrefix("FAIL ") }.isEmpty, "\(after.stdout)")
         }
     }

@@ -5,13 +5,20 @@ import JourneyCore
 enum Workspace {
     static let limits = SafeYAML.Limits()
 
-    /// Loads the files under `paths`, plus the journeys they call or play from nearby: see
-    /// ``journeySearchPath(for:)``. `diagnostics` has the problems of reading the files and
-    /// those of the project.
-    static func load(paths: [String]) -> (project: Project, diagnostics: DiagnosticList) {
+    /// The read stage of the ``Pipeline`` for every command: loads the files under `paths`,
+    /// the journeys in `journeyFolders` (used only when called or played), and the journeys
+    /// the files call or play from nearby (see ``journeySearchPath(for:)``), with the
+    /// handlers the command line knows. `diagnostics` has the problems of reading the files
+    /// and those of the project.
+    static func load(paths: [String], journeyFolders: [String] = []) -> (project: Project, diagnostics: DiagnosticList)
+    {
         var diagnostics = DiagnosticList()
         let files = Files.yamlFiles(in: paths, diagnostics: &diagnostics)
         var sources = Files.sources(files, limit: limits.maxBytes, diagnostics: &diagnostics)
+        let extra = Files.yamlFiles(in: journeyFolders, diagnostics: &diagnostics)
+        sources += Files.sources(extra, limit: limits.maxBytes, diagnostics: &diagnostics).map {
+            SourceFile(path: $0.path, data: $0.data, journeyOnly: true)
+        }
         sources += nearbyJourneys(for: paths, excluding: Set(files))
         let project = Toolkit.current.loader().load(sources)
         diagnostics.append(contentsOf: project.diagnostics)

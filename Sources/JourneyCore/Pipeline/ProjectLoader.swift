@@ -46,20 +46,20 @@ public struct UnrunnableScenario: Sendable, Equatable {
     public var reason: String
 }
 
-/// load → validate → compile for a set of files: each file is read as a journey or a
-/// scenario by its first key, journeys are compiled together (so calls between files
-/// resolve), and scenarios are checked against them.
+/// Runs the ``Pipeline`` over a set of files: each file is parsed and loaded as a journey or a
+/// scenario by its first key (on every core), the journeys are compiled together (so calls
+/// between files resolve), and the scenarios are checked against them.
 public struct ProjectLoader: Sendable {
-    public var handlers: HandlerRegistry
-    public var yaml: SafeYAML
+    public var pipeline: Pipeline
+    public var handlers: HandlerRegistry { pipeline.handlers }
+    public var yaml: SafeYAML { pipeline.yaml }
 
     static let fileKind = "file.kind"
     /// Below this much YAML, reading files on other threads costs more than it saves.
     static let parallelBytes = 64 << 10
 
     public init(handlers: HandlerRegistry, yaml: SafeYAML = SafeYAML()) {
-        self.handlers = handlers
-        self.yaml = yaml
+        self.pipeline = Pipeline(handlers: handlers, yaml: yaml)
     }
 
     static func callees(_ journey: Journey) -> [String] {
@@ -101,27 +101,24 @@ public struct ProjectLoader: Sendable {
     /// Parses and loads one file: YAML, then the journey or scenario model.
     func read(_ file: SourceFile) -> FileResult {
         if file.journeyOnly && !Self.looksLikeJourney(file.data) { return .skipped }
-        let root: YAMLNode
-        switch yaml.parse(file.data, path: file.path) {
-        case .failure(let failure):
+        var d = DiagnosticList()
+        guard let root = pipeline.parse(file, into: &d) else {
             // A file too broken to parse is still tied to what it declares, so that a caller
             // or a scenario points to its errors instead of saying "unknown journey".
             // (A scenario names its journey too, but only a scenario has `scenario:`.)
             let isScenario = Self.declaredKey("scenario", in: file.data) != nil
             if !isScenario, let id = Self.declaredKey("journey", in: file.data), !id.isEmpty {
                 if file.journeyOnly {
-                    return .candidate(id: id, file: file.path, journey: nil, diagnostics: failure.diagnostics)
+                    return .candidate(id: id, file: file.path, journey: nil, diagnostics: d)
                 }
-                return .journey(nil, diagnostics: failure.diagnostics, broken: id)
+                return .journey(nil, diagnostics: d, broken: id)
             }
             if file.journeyOnly { return .skipped }
-            if isScenario { return .scenario(nil, diagnostics: failure.diagnostics, declared: declared(file)) }
-            return .problems(failure.diagnostics)
-        case .success(let node): root = node
+            if isScenario { return .scenario(nil, diagnostics: d, declared: declared(file)) }
+            return .problems(d)
         }
         guard case .mapping(let entries) = root.kind, let first = entries.first?.key else {
             if file.journeyOnly { return .skipped }
-            var d = DiagnosticList()
             d.error(
                 Self.fileKind,
                 "expected a journey (starting with 'journey:') or a scenario (starting with 'scenario:')",
@@ -130,20 +127,19 @@ public struct ProjectLoader: Sendable {
         }
         if file.journeyOnly {
             guard first == "journey", let id = entries[0].value.scalar else { return .skipped }
-            let (journey, diagnostics) = JourneyLoader(yaml: yaml).load(root, path: file.path)
-            return .candidate(id: id, file: file.path, journey: journey, diagnostics: diagnostics)
+            let journey = pipeline.loadJourney(root, path: file.path, into: &d)
+            return .candidate(id: id, file: file.path, journey: journey, diagnostics: d)
         } else if first == "journey" || (first != "scenario" && entries.contains { $0.key == "steps" }) {
-            let (journey, diagnostics) = JourneyLoader(yaml: yaml).load(root, path: file.path)
+            let journey = pipeline.loadJourney(root, path: file.path, into: &d)
             var broken: String?
             if journey?.isIncomplete ?? true, let id = entries.first(where: { $0.key == "journey" })?.value.scalar {
                 broken = id
             }
-            return .journey(journey, diagnostics: diagnostics, broken: broken)
+            return .journey(journey, diagnostics: d, broken: broken)
         } else if first == "scenario" || entries.contains(where: { $0.key == "script" }) {
-            let (scenario, diagnostics) = ScenarioLoader(yaml: yaml).load(root, path: file.path)
-            return .scenario(scenario, diagnostics: diagnostics, declared: declared(file))
+            let scenario = pipeline.loadScenario(root, path: file.path, into: &d)
+            return .scenario(scenario, diagnostics: d, declared: declared(file))
         } else {
-            var d = DiagnosticList()
             d.error(
                 Self.fileKind,
                 "expected a journey (starting with 'journey:') or a scenario (starting with 'scenario:'), found '\(first):'\(Suggestion.hint(for: first, in: ["journey", "scenario"]))",
@@ -184,14 +180,14 @@ public struct ProjectLoader: Sendable {
             case .skipped: break
             case .problems(let items): d.append(contentsOf: items)
             case .candidate(let id, let file, let journey, let diagnostics):
-                if let journey { secretKeys.formUnion(Self.secretStoredKeys(journey)) }
+                if let journey { secretKeys.formUnion(journey.secretStoredKeys) }
                 if candidates[id] == nil { candidates[id] = (file, journey, diagnostics) }
             case .journey(let journey, let diagnostics, let brokenId):
                 journeyFiles += 1
                 d.append(contentsOf: diagnostics)
                 if let journey {
                     journeys.append(journey)
-                    secretKeys.formUnion(Self.secretStoredKeys(journey))
+                    secretKeys.formUnion(journey.secretStoredKeys)
                 }
                 if let brokenId { broken[brokenId] = journey?.file ?? diagnostics.items.first?.location.file ?? "" }
             case .scenario(let scenario, let diagnostics, var declared):
@@ -218,9 +214,7 @@ public struct ProjectLoader: Sendable {
             }
             if candidate.journey?.isIncomplete ?? true { broken[id] = candidate.file }
         }
-        let (library, compileDiagnostics) = JourneyCompiler(handlers: handlers).compile(
-            journeys, broken: broken, secretStoredKeys: secretKeys)
-        d.append(contentsOf: compileDiagnostics)
+        let library = pipeline.compile(journeys, broken: broken, secretStoredKeys: secretKeys, into: &d)
         var compiled: [CompiledScenario] = []
         var seen: [String: String] = [:]
         for (scenario, declared) in scenarios {
@@ -251,9 +245,7 @@ public struct ProjectLoader: Sendable {
                 unrunnable.append(cannotRun)
                 continue
             }
-            let (checked, diagnostics) = ScenarioChecker().check(scenario, in: library)
-            d.append(contentsOf: diagnostics)
-            if let checked {
+            if let checked = pipeline.check(scenario, in: library, into: &d) {
                 compiled.append(checked)
             } else {
                 cannotRun.reason = "\(scenario.file) has errors"
@@ -288,10 +280,5 @@ public struct ProjectLoader: Sendable {
             for callee in byId[current].map(callees) ?? [] where seen.insert(callee).inserted { queue.append(callee) }
         }
         return "its journey '\(id)' has errors"
-    }
-
-    /// The stored keys a journey declares secret.
-    static func secretStoredKeys(_ journey: Journey) -> [String] {
-        journey.stored.filter(\.type.secret).map(\.name.value)
     }
 }

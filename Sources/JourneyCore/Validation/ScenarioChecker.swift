@@ -9,18 +9,19 @@ public struct ScenarioChecker: Sendable {
 
     public init() {}
 
+    /// The check stage (see ``Pipeline``): the scenario against its compiled journey; nil when
+    /// it has errors, which go to `diagnostics`.
     public func check(
-        _ scenario: Scenario, in library: CompiledLibrary
-    ) -> (
-        scenario: CompiledScenario?, diagnostics: DiagnosticList
-    ) {
+        _ scenario: Scenario, in library: CompiledLibrary, into diagnostics: inout DiagnosticList
+    ) -> CompiledScenario? {
         var d = DiagnosticList()
+        defer { diagnostics.append(contentsOf: d) }
         guard let journey = library[scenario.journey.value] else {
             d.error(
                 JourneyCompiler.unknownJourney,
                 "unknown journey '\(scenario.journey.value)'\(Suggestion.hint(for: scenario.journey.value, in: library.ids))",
                 at: scenario.journey.location)
-            return (nil, d)
+            return nil
         }
         var context = JourneyContext(
             journey: journey.source, all: [:], outputTypes: [:], handlers: HandlerRegistry())
@@ -158,7 +159,7 @@ public struct ScenarioChecker: Sendable {
                 at: scenario.location)
         }
         d.append(contentsOf: context.diagnostics)
-        guard !d.hasErrors else { return (nil, d) }
+        guard !d.hasErrors else { return nil }
         // A key the run never writes reads as its declared default: the first journey (the
         // played one, then those it calls) that declares one gives it.
         var storedDefaults: [String: Value] = [:]
@@ -173,7 +174,7 @@ public struct ScenarioChecker: Sendable {
             storedDefaults: storedDefaults,
             expectation: .init(
                 end: scenario.expect.end.value, kind: scenario.expect.kind, state: expectState, stored: expectStored))
-        return (compiled, d)
+        return compiled
     }
 
     /// The journey and every journey it calls, directly or not.

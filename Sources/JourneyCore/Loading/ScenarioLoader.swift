@@ -1,114 +1,7 @@
 import Foundation
 
-/// A named script for one journey: the device it runs on, its params, the inputs given at
-/// each step (and restarts and clock jumps between them), and what must be true at the end.
-public struct Scenario: Sendable {
-    public var id: Located<String>
-    public var file: String
-    public var journey: Located<String>
-    public var title: String?
-    public var tags: [String]
-    public var locale: String?
-    public var device: DeviceSetup
-    public var params: [(name: Located<String>, value: RawValue)]
-    public var script: [ScriptEntry]
-    public var expect: Expectation
-    /// Responses the scenario's network gives, for servers that cannot run here. Without
-    /// stubs the scenario uses the real network.
-    public var network: [NetworkStub]
-    /// Base URLs of services the scenario needs running (a local OpenID provider, say); when
-    /// one does not answer, the scenario is skipped rather than failed. Scenarios needing the
-    /// same server run one at a time; one that waits more than two minutes for it fails.
-    public var needs: [String]
-    public var location: SourceLocation
-
-    public struct DeviceSetup: Sendable {
-        public var profile: DeviceProfile
-        public var store: [(key: Located<String>, value: RawValue)]
-        /// PINs already set on the device, by store key; the PIN handlers seal them as they
-        /// would their own before the run starts.
-        public var pins: [(key: Located<String>, value: RawValue)]
-        /// Milliseconds since the Unix epoch.
-        public var clock: Int
-    }
-
-    public struct Expectation: Sendable {
-        public var end: Located<String>
-        public var kind: EndKind?
-        public var state: [(name: Located<String>, value: RawValue)]
-        public var stored: [(name: Located<String>, value: RawValue)]
-    }
-}
-
-/// A canned response: requests whose method and URL match get `status` and `body`.
-public struct NetworkStub: Sendable, Hashable {
-    public var method: String
-    /// The URL; `*` matches any run of characters.
-    public var url: String
-    public var status: Int
-    public var body: String
-    /// How many requests it answers; nil for any number.
-    public var times: Int?
-    public var location: SourceLocation
-
-    public init(method: String, url: String, status: Int, body: String, times: Int?, location: SourceLocation) {
-        self.method = method
-        self.url = url
-        self.status = status
-        self.body = body
-        self.times = times
-        self.location = location
-    }
-
-    /// Whether the stub answers `request`.
-    public func matches(_ request: HTTPRequest) -> Bool {
-        request.method.uppercased() == method.uppercased() && Self.glob(url, request.url)
-    }
-
-    static func glob(_ pattern: String, _ text: String) -> Bool {
-        let p = Array(pattern.unicodeScalars)
-        let t = Array(text.unicodeScalars)
-        var i = 0, j = 0, star = -1, mark = 0
-        while j < t.count {
-            if i < p.count && p[i] != "*" && p[i] == t[j] {
-                i += 1
-                j += 1
-            } else if i < p.count && p[i] == "*" {
-                star = i
-                mark = j
-                i += 1
-            } else if star >= 0 {
-                i = star + 1
-                mark += 1
-                j = mark
-            } else {
-                return false
-            }
-        }
-        while i < p.count && p[i] == "*" { i += 1 }
-        return i == p.count
-    }
-}
-
-/// One entry of a scenario's script.
-public struct ScriptEntry: Sendable {
-    public enum Kind: Sendable {
-        /// Inputs for a step, as written; typed by the step's contract when checked.
-        case input(step: Located<String>, values: [(name: Located<String>, value: RawValue)])
-        case restart
-        case advance(milliseconds: Int)
-        /// The device's network comes back (true) or goes away (false).
-        case online(Bool)
-    }
-
-    public var kind: Kind
-    public var location: SourceLocation
-}
-
-/// The default scenario clock: 2026-01-01T00:00:00Z.
-public let defaultScenarioClock = 1_767_225_600_000
-
-/// Loads scenario files (shape only; ``ScenarioChecker`` checks them against their journey).
+/// The load stage for scenarios (see ``Pipeline``): a YAML tree → ``Scenario``, shape only;
+/// ``ScenarioChecker`` checks it against its journey.
 public struct ScenarioLoader: Sendable {
     public var yaml: SafeYAML
     public init(yaml: SafeYAML = SafeYAML()) { self.yaml = yaml }
@@ -117,19 +10,14 @@ public struct ScenarioLoader: Sendable {
         "scenario", "journey", "title", "tags", "locale", "device", "params", "script", "expect", "network", "needs",
     ]
 
-    public func load(_ data: Data, path: String) -> (scenario: Scenario?, diagnostics: DiagnosticList) {
-        switch yaml.parse(data, path: path) {
-        case .failure(let failure): return (nil, failure.diagnostics)
-        case .success(let root): return load(root, path: path)
-        }
-    }
-
-    public func load(_ root: YAMLNode, path: String) -> (scenario: Scenario?, diagnostics: DiagnosticList) {
+    /// Loads a scenario from a parsed YAML document; nil when it has errors.
+    public func load(_ root: YAMLNode, path: String, into diagnostics: inout DiagnosticList) -> Scenario? {
         var r = NodeReader()
+        defer { diagnostics.append(contentsOf: r.diagnostics) }
         guard
             let f = r.mapping(
                 root, "a scenario", allowed: Self.keys, required: ["scenario", "journey", "script", "expect"])
-        else { return (nil, r.diagnostics) }
+        else { return nil }
         let id = f["scenario"].flatMap { r.identifier($0, "scenario") } ?? Located("", at: root.location)
         let journey = f["journey"].flatMap { r.located($0, "'journey'") } ?? Located("", at: root.location)
         let title = f["title"].flatMap { r.string($0, "'title'") }
@@ -217,14 +105,11 @@ public struct ScenarioLoader: Sendable {
             }
         }
         let needs = f["needs"].map { r.stringList($0, "'needs'").map(\.value) } ?? []
-        guard !r.diagnostics.hasErrors else { return (nil, r.diagnostics) }
-        return (
-            Scenario(
-                id: id, file: path, journey: journey, title: title, tags: tags, locale: locale, device: device,
-                params: params, script: script, expect: expect, network: network, needs: needs,
-                location: root.location),
-            r.diagnostics
-        )
+        guard !r.diagnostics.hasErrors else { return nil }
+        return Scenario(
+            id: id, file: path, journey: journey, title: title, tags: tags, locale: locale, device: device,
+            params: params, script: script, expect: expect, network: network, needs: needs,
+            location: root.location)
     }
 
     static let methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]
