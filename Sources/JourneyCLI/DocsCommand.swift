@@ -16,11 +16,17 @@ struct DocsCommand: AsyncParsableCommand {
         abstract: "Generate flow documentation from the journeys and their scenarios.",
         discussion: """
             Writes a page per journey — diagram, steps table, params, attempt limits in words, the \
-            state it reads and writes, a walkthrough of every scenario taken from its real \
+            state it reads and writes, a walkthrough of every scenario taken from its golden \
             transcript, and which transitions no scenario covers — and an index grouped by folder \
-            with the graph of which journey calls which. Scenarios are run to get their \
-            transcripts, so the pages show what actually happens; a scenario that needs a \
-            service (the OpenID provider: `Tests/oidc/provider.sh start`) needs it running.
+            with the graph of which journey calls which.
+
+            Walkthroughs and coverage come from each scenario's golden transcript \
+            (transcripts/NAME.jsonl beside its scenarios folder), which `journey test` keeps \
+            equal to a real run: nothing is played, so no service needs to be running and the \
+            pages show what the committed goldens show. A scenario without a golden, or with one \
+            that does not read as a transcript, is an error naming it (`path:line:column` for \
+            the golden); record goldens with `journey test --update`, and run `journey test` \
+            before the docs to be sure they are current.
 
             Formats: md (Markdown with Mermaid diagrams, as GitHub renders it), html (an offline \
             site with SVG diagrams; needs Graphviz's `dot`), dot (Graphviz sources).
@@ -36,8 +42,8 @@ struct DocsCommand: AsyncParsableCommand {
             `journey docs` wrote are ever replaced or removed in --out: a file of yours with a \
             page's name (or a link, which is never followed) stops the run before anything is \
             written. Exits 0 on success, 1 when \
-            --check finds stale pages or an unfinished update, 2 for invalid files or options, or \
-            when --out cannot be written.
+            --check finds stale pages or an unfinished update, 2 for invalid files or options, a \
+            missing or unreadable golden, or when --out cannot be written.
             """
     )
 
@@ -62,22 +68,26 @@ struct DocsCommand: AsyncParsableCommand {
         console.print(diagnostics.errors)
         guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
 
+        // Walkthroughs come from the committed goldens, which `journey test` keeps equal to
+        // real runs: nothing is played, so no page depends on what happens to be running.
         var recordings: [ScenarioRecording] = []
-        let player = Toolkit.current.player()
+        var problems: [GoldenProblem] = []
+        let goldens = FileGoldenStore()
         for scenario in project.scenarios {
-            let sink = TranscriptBuffer()
-            let report = await player.run(scenario, in: library, transcript: sink)
-            if let reason = report.skipped {
-                // A page must not depend on what happens to be running: no page without its runs.
-                console.err(
-                    "\(scenario.file): error: scenario '\(scenario.id)' \(reason); the docs need every scenario's run, so start it first\n"
-                )
-                throw ExitCode(ExitStatus.invalid)
+            switch goldens.events(for: scenario) {
+            case .success(let records):
+                recordings.append(
+                    ScenarioRecording(
+                        journey: scenario.journey.id, scenario: scenario.id, title: scenario.title, tags: scenario.tags,
+                        // Only a run that met its expectation is ever recorded as a golden.
+                        file: scenario.file, records: records, passed: true))
+            case .failure(let problem):
+                problems.append(problem)
             }
-            recordings.append(
-                ScenarioRecording(
-                    journey: scenario.journey.id, scenario: scenario.id, title: scenario.title, tags: scenario.tags,
-                    file: scenario.file, records: sink.records, passed: report.passed))
+        }
+        guard problems.isEmpty else {
+            for problem in problems { console.err("\(problem.location): error: \(problem.message)\n") }
+            throw ExitCode(ExitStatus.invalid)
         }
         let docs = DocsBuilder.build(
             journeys: project.journeys.filter { library[$0.id.value] != nil }, recordings: recordings,

@@ -9,9 +9,13 @@ struct TestCommand: AsyncParsableCommand {
         abstract: "Run every scenario and compare its transcript with the committed golden transcript.",
         discussion: """
             Finds every scenario under the paths, runs it, and compares its transcript with the \
-            golden files beside its folder: scenarios/NAME.scenario.yaml is compared with \
-            transcripts/NAME.txt (the text rendering, for review) and transcripts/NAME.jsonl. A \
-            difference prints a unified diff naming the first step that changed.
+            golden files beside its folder: scenarios/NAME.scenario.yaml has \
+            transcripts/NAME.jsonl, the transcript itself, compared event by event, and \
+            transcripts/NAME.txt, its text rendering for review. A difference names the first \
+            step that changed and prints a unified diff of the text (of the JSON lines where the \
+            text does not show it). The .txt must be exactly the rendering of the .jsonl: one \
+            edited by hand fails, naming its first differing line. A .jsonl that does not read \
+            as a transcript fails with its path:line:column.
 
             Examples:
               journey test                                 # everything under journeys/
@@ -26,8 +30,8 @@ struct TestCommand: AsyncParsableCommand {
             A file with errors is reported as `path:line:column: error: …`; the scenarios it \
             stops print as ERROR lines and every other scenario still runs.
 
-            Only --update writes goldens, and only for scenarios that pass their own expectations. \
-            A scenario's two goldens change together: if --update is killed between them, a \
+            Only --update writes goldens, and only for scenarios that pass their own expectations; \
+            it writes both from the same run. A scenario's two goldens change together: if --update is killed between them, a \
             plain `journey test` fails that scenario as half-updated and the next --update \
             finishes the change (and deletes what the killed run left). Goldens are written only \
             inside the project: a transcripts folder that is a link out of the folder holding \

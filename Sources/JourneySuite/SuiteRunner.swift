@@ -218,12 +218,14 @@ public struct SuiteRunner: Sendable {
                 first = (transcript.text, transcript.jsonl)
                 problems += report.problems.map { .init(kind: .expectation, message: $0, diff: nil) }
             } else if let first, first.text != transcript.text || first.jsonl != transcript.jsonl {
-                let diff = TranscriptDiff(expected: first.text, actual: transcript.text)
-                let step = diff.firstDifferingStep.map { " at step '\($0)'" } ?? ""
+                let (step, diff) = difference(
+                    first, (transcript.text, transcript.jsonl), names: ("run 1", "run \(round)"))
                 problems.append(
                     .init(
-                        kind: .determinism, message: "run \(round) gave a different transcript from run 1\(step)",
-                        diff: diff.unified(expectedName: "run 1", actualName: "run \(round)")))
+                        kind: .determinism,
+                        message:
+                            "run \(round) gave a different transcript from run 1\(step.map { " at step '\($0)'" } ?? "")",
+                        diff: diff))
                 break
             }
         }
@@ -258,45 +260,92 @@ public struct SuiteRunner: Sendable {
             status: status, milliseconds: ms, steps: steps, problems: problems)
     }
 
+    /// The golden's problems with this run. The JSON Lines golden is the transcript: its events
+    /// must be this run's events (a difference names the first step where they part and shows
+    /// it as text), written as `journey` writes them; the text golden must be their rendering
+    /// exactly, so the two goldens never disagree.
     static func compare(
         _ run: (text: String, jsonl: String), with golden: (text: String?, jsonl: String?), name: String
     ) -> [ScenarioOutcome.Problem] {
-        guard let text = golden.text else {
-            return [
-                .init(
-                    kind: .golden,
-                    message: "no golden transcript at \(name).txt; run `journey test --update` to record it",
-                    diff: nil)
-            ]
-        }
-        let diff = TranscriptDiff(expected: text, actual: run.text)
-        if !diff.isEmpty {
-            let step = diff.firstDifferingStep.map { "at step '\($0)'" } ?? "in the header"
-            let line = diff.firstDifferenceLine.map { " (line \($0))" } ?? ""
-            return [
-                .init(
-                    kind: .transcript, message: "transcript differs from the golden \(step)\(line)",
-                    diff: diff.unified(expectedName: "\(name).txt", actualName: "this run"))
-            ]
-        }
-        guard let jsonl = golden.jsonl else {
-            return [
-                .init(
-                    kind: .golden,
-                    message: "no golden transcript at \(name).jsonl; run `journey test --update` to record it",
-                    diff: nil)
-            ]
-        }
+        guard let jsonl = golden.jsonl else { return [missing(name + ".jsonl")] }
+        // The same bytes are the same events; only a golden that differs is read back.
         if jsonl != run.jsonl {
-            return [
-                .init(
-                    kind: .transcript,
-                    message:
-                        "\(name).jsonl differs from this run while the text transcript matches; run `journey test --update`",
-                    diff: nil)
-            ]
+            return [compareEvents(run.jsonl, with: jsonl, name: name)]
         }
-        return []
+        guard let text = golden.text else { return [missing(name + ".txt")] }
+        guard text != run.text else { return [] }
+        let textDiff = TextDiff(expected: text, actual: run.text)
+        let place: String
+        if let line = textDiff.firstDifferenceLine {
+            let records = (try? JSONLinesDecoder().decode(run.jsonl)) ?? []
+            let step = records.record(atTextLine: line).flatMap { records.step(at: $0) }
+            place = "at line \(line)" + (step.map { " (step '\($0)')" } ?? "")
+        } else {
+            place = "in its line endings"
+        }
+        return [
+            .init(
+                kind: .golden,
+                message:
+                    "\(name).txt is not the text rendering of \(name).jsonl: it differs \(place); the text golden is only ever written with its JSON Lines, so re-record both with `journey test --update`",
+                diff: textDiff.unified(expectedName: "\(name).txt", actualName: "the rendering of \(name).jsonl"))
+        ]
+    }
+
+    /// How a JSON Lines golden that is not this run's bytes differs from it: read back, its
+    /// events differ (named by step, shown as text), or they are the same events written
+    /// otherwise, or it does not read as a transcript.
+    static func compareEvents(_ run: String, with golden: String, name: String) -> ScenarioOutcome.Problem {
+        let expected: [TranscriptRecord]
+        do throws(TranscriptDecodingError) {
+            expected = try JSONLinesDecoder().decode(golden)
+        } catch {
+            return .init(
+                kind: .golden,
+                message:
+                    "\(name).jsonl:\(error.line):\(error.column): the golden does not read as a transcript: \(error.message); restore it, or re-record it with `journey test --update`"
+            )
+        }
+        let actual: [TranscriptRecord]
+        do throws(TranscriptDecodingError) {
+            actual = try JSONLinesDecoder().decode(run)
+        } catch {
+            return .init(kind: .transcript, message: "this run's transcript does not read back: line \(error)")
+        }
+        let diff = TranscriptDiff(expected: expected, actual: actual)
+        guard let index = diff.firstDifference else {
+            let line = TextDiff(expected: golden, actual: run).firstDifferenceLine.map { " (line \($0))" } ?? ""
+            return .init(
+                kind: .golden,
+                message:
+                    "\(name).jsonl holds this run's events but is not written as `journey` writes them\(line); re-record it with `journey test --update`"
+            )
+        }
+        let step = diff.firstDifferingStep.map { "at step '\($0)'" } ?? "in the header"
+        return .init(
+            kind: .transcript, message: "transcript differs from the golden \(step) (\(name).jsonl line \(index + 1))",
+            diff: diff.unified(expectedName: "\(name).jsonl", actualName: "this run"))
+    }
+
+    static func missing(_ path: String) -> ScenarioOutcome.Problem {
+        .init(kind: .golden, message: "no golden transcript at \(path); run `journey test --update` to record it")
+    }
+
+    /// Where two runs' transcripts part: the step, and a diff of their events as text (of their
+    /// text renderings when the events read back equal).
+    static func difference(
+        _ first: (text: String, jsonl: String), _ second: (text: String, jsonl: String),
+        names: (String, String)
+    ) -> (step: String?, diff: String) {
+        let decoder = JSONLinesDecoder()
+        if let expected = try? decoder.decode(first.jsonl), let actual = try? decoder.decode(second.jsonl) {
+            let diff = TranscriptDiff(expected: expected, actual: actual)
+            if !diff.isEmpty {
+                return (diff.firstDifferingStep, diff.unified(expectedName: names.0, actualName: names.1))
+            }
+        }
+        let diff = TextDiff(expected: first.text, actual: second.text)
+        return (nil, diff.unified(expectedName: names.0, actualName: names.1))
     }
 }
 

@@ -65,6 +65,48 @@ struct DocsTests {
         }
     }
 
+    @Test("walkthroughs come from the goldens: a scenario is shown as its golden says, not played")
+    func walkthroughsComeFromTheGoldens() throws {
+        try withTemporaryDirectory { directory in
+            let journeys = try copyShippedJourneys(into: directory)
+            let golden = journeys.appendingPathComponent("examples/transcripts/forgot-pin.jsonl")
+            let original = try String(contentsOf: golden, encoding: .utf8)
+            #expect(original.contains(#""values":{"action":"forgot"}"#))
+            try writeText(
+                original.replacingOccurrences(
+                    of: #""values":{"action":"forgot"}"#, with: #""values":{"action":"golden"}"#),
+                to: golden)
+            let out = directory.appendingPathComponent("docs")
+            let result = try runJourney(["docs", "journeys/examples", "--out", out.path], cwd: directory)
+            #expect(result.status == Exit.ok, "\(result)")
+            let page = try String(contentsOf: out.appendingPathComponent("examples.unlock.md"), encoding: .utf8)
+            #expect(
+                page.contains("- `enterPin` — “Enter your PIN” · action = “golden” → *forgot* → `locked`"), "\(page)")
+        }
+    }
+
+    @Test("a scenario without a golden, or with one that does not read, is an error naming it; nothing is written")
+    func missingAndUnreadableGoldens() throws {
+        try withTemporaryDirectory { directory in
+            let journeys = try copyShippedJourneys(into: directory)
+            let transcripts = journeys.appendingPathComponent("examples/transcripts")
+            try FileManager.default.removeItem(at: transcripts.appendingPathComponent("forgot-pin.jsonl"))
+            let lockout = transcripts.appendingPathComponent("three-strikes-across-restart.jsonl")
+            try writeText(try String(contentsOf: lockout, encoding: .utf8) + "{\"t\":0,\n", to: lockout)
+            let lines = try String(contentsOf: lockout, encoding: .utf8).split(separator: "\n").count
+            let out = directory.appendingPathComponent("docs")
+            let result = try runJourney(["docs", "journeys/examples", "--out", out.path], cwd: directory)
+            expectNoCrash(result)
+            #expect(result.status == Exit.invalid, "\(result)")
+            #expect(
+                result.stderrLines == [
+                    "journeys/examples/scenarios/forgot-pin.scenario.yaml: error: scenario 'forgot-pin' has no golden transcript at journeys/examples/transcripts/forgot-pin.jsonl; record it with `journey test --update`",
+                    "journeys/examples/transcripts/three-strikes-across-restart.jsonl:\(lines):8: error: the line ends in the middle of the event (a truncated or hand-edited line?); restore the golden, or re-record it with `journey test --update`",
+                ], "\(result)")
+            #expect(!FileManager.default.fileExists(atPath: out.path), "nothing is written")
+        }
+    }
+
     @Test("--format dot writes Graphviz sources")
     func dotFormat() throws {
         try withTemporaryDirectory { directory in

@@ -43,16 +43,19 @@ struct TestCommandTests {
         try withTemporaryDirectory { directory in
             let journeys = try copyShippedJourneys(into: directory)
             let count = Self.scenarioCount
-            let golden = journeys.appendingPathComponent("eduid/transcripts/happy-path.txt")
-            let original = try Data(contentsOf: golden)
-            let text = String(decoding: original, as: UTF8.self)
+            let golden = journeys.appendingPathComponent("eduid/transcripts/happy-path.jsonl")
+            let textGolden = journeys.appendingPathComponent("eduid/transcripts/happy-path.txt")
+            let original = try Data(contentsOf: golden), originalText = try Data(contentsOf: textGolden)
+            let text = String(decoding: originalText, as: UTF8.self)
             let (index, step) = try #require(Self.locate("input action=\"create\"", in: text))
-            var lines = RunResult.lines(text)
-            let originalLine = lines[index]
+            let originalLine = RunResult.lines(text)[index]
             let changedLine = originalLine.replacingOccurrences(
                 of: "action=\"create\"", with: "action=\"created-by-test\"")
-            lines[index] = changedLine
-            try writeText(lines.joined(separator: "\n") + "\n", to: golden)
+            // The JSON Lines golden is the transcript; its first `create` input changes.
+            var jsonl = String(decoding: original, as: UTF8.self)
+            let value = try #require(jsonl.range(of: #""values":{"action":"create"}"#))
+            jsonl.replaceSubrange(value, with: #""values":{"action":"created-by-test"}"#)
+            try writeText(jsonl, to: golden)
 
             let result = try runJourney(["test", journeys.path], cwd: directory)
             expectNoCrash(result)
@@ -65,13 +68,14 @@ struct TestCommandTests {
             #expect(body.contains { $0.hasPrefix("@@ ") })
             #expect(result.stdoutLines.last == "\(count - 1) passed, 1 failed", "\(result.stdout)")
             // A failing test does not touch the golden.
-            #expect((try? String(contentsOf: golden, encoding: .utf8))?.contains(changedLine) == true)
+            #expect((try? String(contentsOf: golden, encoding: .utf8)) == jsonl)
 
             let update = try runJourney(["test", "--update"], cwd: directory)
             expectNoCrash(update)
             #expect(update.status == Exit.ok, "\(update)")
             #expect(update.stdoutLines.last == "\(count) passed, 0 failed")
             #expect((try? Data(contentsOf: golden)) == original, "--update did not restore the golden byte for byte")
+            #expect((try? Data(contentsOf: textGolden)) == originalText)
             #expect(
                 RunTests.strayTemporaries(in: golden.deletingLastPathComponent()).isEmpty,
                 "left behind: \(entries(of: golden.deletingLastPathComponent()))")
@@ -114,19 +118,98 @@ struct TestCommandTests {
         }
     }
 
-    @Test("a changed .jsonl golden fails even when the text matches")
-    func changedJSONLGolden() throws {
+    /// Runs `journey test` on the forgot-pin scenario after `change` to a copy of the shipped
+    /// journeys; it must fail.
+    func failingForgotPin(_ change: (URL) throws -> Void) throws -> RunResult {
         try withTemporaryDirectory { directory in
             let journeys = try copyShippedJourneys(into: directory)
-            let golden = journeys.appendingPathComponent("examples/transcripts/forgot-pin.jsonl")
-            let text = try String(contentsOf: golden, encoding: .utf8)
-            try writeText(text.replacingOccurrences(of: "\"forgot\"", with: "\"forgotten\""), to: golden)
+            try change(journeys.appendingPathComponent("examples/transcripts"))
             let result = try runJourney(["test", "journeys", "--filter", "forgot-pin"], cwd: directory)
             expectNoCrash(result)
             #expect(result.status == Exit.failed, "\(result)")
-            #expect(result.stdout.contains("forgot-pin.jsonl differs"), "\(result.stdout)")
+            #expect(result.stdout.contains("FAIL examples.unlock › forgot-pin"), "\(result.stdout)")
             #expect(result.stdoutLines.last == "0 passed, 1 failed")
+            return result
         }
+    }
+
+    static func replace(_ text: String, with replacement: String, in file: URL) throws {
+        let content = try String(contentsOf: file, encoding: .utf8)
+        #expect(content.contains(text), "\(file.lastPathComponent) has no \(text)")
+        try writeText(content.replacingOccurrences(of: text, with: replacement), to: file)
+    }
+
+    @Test("a .jsonl golden changed where the text shows it fails with the text diff and the step")
+    func changedJSONLGolden() throws {
+        let result = try failingForgotPin { transcripts in
+            try Self.replace(
+                "\"forgot\"", with: "\"forgotten\"", in: transcripts.appendingPathComponent("forgot-pin.jsonl"))
+        }
+        #expect(
+            result.stdout.contains(
+                "transcript differs from the golden at step 'enterPin' (journeys/examples/transcripts/forgot-pin.jsonl line 4)"
+            ), "\(result.stdout)")
+        let body = result.stdoutLines.map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(body.contains("-00:00.000   input action=\"forgotten\""), "\(result.stdout)")
+        #expect(body.contains("+00:00.000   input action=\"forgot\""), "\(result.stdout)")
+    }
+
+    @Test("a .jsonl golden changed where the text does not show it fails with its JSON lines and the step")
+    func changedJSONLGoldenOutOfTheTextsSight() throws {
+        // The text rendering never shows which step a screen belongs to.
+        let result = try failingForgotPin { transcripts in
+            try Self.replace(
+                #""event":"screen","step":"enterPin""#, with: #""event":"screen","step":"elsewhere""#,
+                in: transcripts.appendingPathComponent("forgot-pin.jsonl"))
+        }
+        #expect(
+            result.stdout.contains(
+                "transcript differs from the golden at step 'enterPin' (journeys/examples/transcripts/forgot-pin.jsonl line 4)"
+            ), "\(result.stdout)")
+        let body = result.stdoutLines.map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(
+            body.contains { $0.hasPrefix(#"-{"t":0,"depth":0,"event":"screen","step":"elsewhere","#) },
+            "\(result.stdout)")
+        #expect(
+            body.contains { $0.hasPrefix(#"+{"t":0,"depth":0,"event":"screen","step":"enterPin","#) },
+            "\(result.stdout)")
+    }
+
+    @Test("a .txt golden edited by hand fails, naming its first differing line")
+    func textGoldenEditedByHand() throws {
+        let golden = try String(
+            contentsOf: Paths.journeys.appendingPathComponent("examples/transcripts/forgot-pin.txt"), encoding: .utf8)
+        let (index, step) = try #require(Self.locate("input action=\"forgot\"", in: golden))
+        let result = try failingForgotPin { transcripts in
+            try Self.replace(
+                "input action=\"forgot\"", with: "input action=\"forgotten\"",
+                in: transcripts.appendingPathComponent("forgot-pin.txt"))
+        }
+        #expect(
+            result.stdout.contains(
+                "journeys/examples/transcripts/forgot-pin.txt is not the text rendering of journeys/examples/transcripts/forgot-pin.jsonl: it differs at line \(index + 1) (step '\(step)')"
+            ), "\(result.stdout)")
+        #expect(result.stdout.contains("re-record both with `journey test --update`"))
+        let body = result.stdoutLines.map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(body.contains("-00:00.000   input action=\"forgotten\""), "\(result.stdout)")
+    }
+
+    @Test("a truncated .jsonl golden fails with its path, line and column")
+    func truncatedJSONLGolden() throws {
+        let golden = try String(
+            contentsOf: Paths.journeys.appendingPathComponent("examples/transcripts/forgot-pin.jsonl"), encoding: .utf8)
+        let cut = golden.index(try #require(golden.range(of: #""event":"input""#)).lowerBound, offsetBy: 12)
+        let kept = golden[..<cut]
+        let line = kept.filter { $0 == "\n" }.count + 1
+        let column =
+            kept.count - (kept.lastIndex(of: "\n").map { kept.distance(from: kept.startIndex, to: $0) + 1 } ?? 0) + 1
+        let result = try failingForgotPin { transcripts in
+            try writeText(String(kept), to: transcripts.appendingPathComponent("forgot-pin.jsonl"))
+        }
+        #expect(
+            result.stdout.contains(
+                "journeys/examples/transcripts/forgot-pin.jsonl:\(line):\(column): the golden does not read as a transcript: the line ends in the middle of the event"
+            ), "\(result.stdout)")
     }
 
     @Test("--filter runs only the scenarios whose name matches")

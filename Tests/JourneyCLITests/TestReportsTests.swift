@@ -20,10 +20,10 @@ struct TestReportsTests {
     func junitMatchesSummary() throws {
         try withTemporaryDirectory { directory in
             let journeys = try copyShippedJourneys(into: directory)
-            let golden = journeys.appendingPathComponent("examples/transcripts/forgot-pin.txt")
+            let golden = journeys.appendingPathComponent("examples/transcripts/forgot-pin.jsonl")
             try writeText(
                 try String(contentsOf: golden, encoding: .utf8).replacingOccurrences(
-                    of: "input action=\"forgot\"", with: "input action=\"remembered\""),
+                    of: #""values":{"action":"forgot"}"#, with: #""values":{"action":"remembered"}"#),
                 to: golden)
             let result = try runJourney(
                 ["test", "journeys", "--junit", "out.xml", "--json", "out.json", "--jobs", "2"], cwd: directory)

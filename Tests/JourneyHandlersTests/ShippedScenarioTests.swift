@@ -63,10 +63,12 @@ struct ShippedScenarioTests {
             URL(fileURLWithPath: scenario.file).lastPathComponent.replacingOccurrences(of: ".scenario.yaml", with: ""))
         let text = try String(contentsOf: base.appendingPathExtension("txt"), encoding: .utf8)
         let jsonl = try String(contentsOf: base.appendingPathExtension("jsonl"), encoding: .utf8)
-        let diff = TranscriptDiff(expected: text, actual: first.text)
-        let matches = diff.isEmpty, jsonlMatches = jsonl == first.jsonl
+        let decoder = JSONLinesDecoder()
+        let diff = TranscriptDiff(expected: try decoder.decode(jsonl), actual: try decoder.decode(first.jsonl))
+        let matches = diff.isEmpty, jsonlMatches = jsonl == first.jsonl, textMatches = text == first.text
         #expect(matches, "differs at step \(diff.firstDifferingStep ?? "?"):\n\(diff.unified())")
         #expect(jsonlMatches, "the JSON Lines golden differs; re-record with `journey test --update` if intended")
+        #expect(textMatches, "\(TextDiff(expected: text, actual: first.text).unified())")
     }
 
     /// Every secret a scenario gives (PINs, codes, preset PINs) is absent from its transcripts,

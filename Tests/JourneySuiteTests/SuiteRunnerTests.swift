@@ -28,8 +28,14 @@ final class MemoryGoldens: GoldenStore, @unchecked Sendable {
 
     func name(for scenario: CompiledScenario) -> String { "memory/\(scenario.id)" }
 
+    /// Edits the text golden, as a hand edit would.
     func edit(_ id: String, _ change: (String) -> String) {
         lock.withLock { if let (text, jsonl) = store[id] { store[id] = (change(text), jsonl) } }
+    }
+
+    /// Edits the JSON Lines golden, leaving its text as it was.
+    func editJSONL(_ id: String, _ change: (String) -> String) {
+        lock.withLock { if let (text, jsonl) = store[id] { store[id] = (text, change(jsonl)) } }
     }
 }
 
@@ -172,7 +178,11 @@ struct SuiteRunnerTests {
         ) {
             _, _ in
         }
-        goldens.edit("case-0") { $0.replacingOccurrences(of: "t --go--> done", with: "t --go--> elsewhere") }
+        goldens.editJSONL("case-0") {
+            $0.replacingOccurrences(
+                of: #""from":"t","outcome":"go","branch":"always","to":"done""#,
+                with: #""from":"t","outcome":"go","branch":"always","to":"elsewhere""#)
+        }
         let outcomes = await SuiteRunner(options: .init(), player: player).run(
             project.scenarios, in: library, goldens: goldens
         ) {
@@ -180,14 +190,93 @@ struct SuiteRunnerTests {
         }
         let failed = try #require(outcomes.first { $0.scenario == "case-0" })
         #expect(failed.status == .failed)
-        #expect(failed.problems.first?.message.hasPrefix("transcript differs from the golden at step 't'") == true)
-        #expect(failed.problems.first?.diff?.contains("-") == true)
+        #expect(failed.problems.map(\.kind) == [.transcript])
+        #expect(
+            failed.problems.first?.message
+                == "transcript differs from the golden at step 't' (memory/case-0.jsonl line 14)")
+        #expect(failed.problems.first?.diff?.contains("\n-00:00.000   t --go--> elsewhere\n") == true)
+        #expect(failed.problems.first?.diff?.contains("\n+00:00.000   t --go--> done\n") == true)
         #expect(SuiteSummary(outcomes).line == "6 passed, 1 failed")
 
         let missing = await SuiteRunner(options: .init(), player: player).run(
             project.scenarios, in: library, goldens: MemoryGoldens()
         ) { _, _ in }
         #expect(missing.allSatisfy { $0.problems.first?.message.contains("run `journey test --update`") == true })
+    }
+
+    /// Goldens recorded from a run of every scenario, with `change` made to them, and the
+    /// outcome of `case-0` compared with them.
+    func outcomeOfCase0(after change: (MemoryGoldens) -> Void) async throws -> ScenarioOutcome {
+        let project = Self.project()
+        let library = try #require(project.library)
+        let goldens = MemoryGoldens()
+        _ = await SuiteRunner(options: .init(update: true), player: player).run(
+            project.scenarios, in: library, goldens: goldens
+        ) { _, _ in }
+        change(goldens)
+        let outcomes = await SuiteRunner(options: .init(), player: player).run(
+            project.scenarios, in: library, goldens: goldens
+        ) { _, _ in }
+        #expect(outcomes.filter { $0.scenario != "case-0" }.allSatisfy { $0.status == .passed })
+        return try #require(outcomes.first { $0.scenario == "case-0" })
+    }
+
+    @Test func aChangeOnlyTheJSONLinesShowIsShownAsJSONLinesNamingTheStep() async throws {
+        // The text rendering never shows which step a screen belongs to.
+        let failed = try await outcomeOfCase0 { goldens in
+            goldens.editJSONL("case-0") {
+                $0.replacingOccurrences(of: #""event":"screen","step":"t""#, with: #""event":"screen","step":"u""#)
+            }
+        }
+        #expect(failed.status == .failed)
+        #expect(failed.problems.map(\.kind) == [.transcript])
+        #expect(failed.problems.first?.message.hasPrefix("transcript differs from the golden at step 't' (") == true)
+        let diff = try #require(failed.problems.first?.diff)
+        #expect(diff.contains("\n-{\"t\":0,\"depth\":0,\"event\":\"screen\",\"step\":\"u\","), "\(diff)")
+        #expect(diff.contains("\n+{\"t\":0,\"depth\":0,\"event\":\"screen\",\"step\":\"t\","), "\(diff)")
+        #expect(diff.contains("\n 00:00.000 → t [ui.screen]\n"), "the text around it: \(diff)")
+    }
+
+    @Test func aTextGoldenEditedByHandFailsNamingItsFirstDifferingLine() async throws {
+        let failed = try await outcomeOfCase0 { goldens in
+            goldens.edit("case-0") { $0.replacingOccurrences(of: "t --go--> done", with: "t --go--> elsewhere") }
+        }
+        #expect(failed.status == .failed)
+        #expect(failed.problems.map(\.kind) == [.golden])
+        let message = try #require(failed.problems.first?.message)
+        #expect(
+            message.hasPrefix(
+                "memory/case-0.txt is not the text rendering of memory/case-0.jsonl: it differs at line 14 (step 't'); "
+            ),
+            "\(message)")
+        #expect(message.hasSuffix("re-record both with `journey test --update`"))
+        #expect(failed.problems.first?.diff?.contains("\n-00:00.000   t --go--> elsewhere\n") == true)
+    }
+
+    @Test func aJSONLinesGoldenThatDoesNotReadIsLocated() async throws {
+        let failed = try await outcomeOfCase0 { goldens in
+            goldens.editJSONL("case-0") { String($0.prefix(upTo: $0.range(of: #""event":"transition""#)!.lowerBound)) }
+        }
+        #expect(failed.problems.map(\.kind) == [.golden])
+        let message = try #require(failed.problems.first?.message)
+        #expect(
+            message.hasPrefix(
+                "memory/case-0.jsonl:8:18: the golden does not read as a transcript: the line ends in the middle of the event"
+            ), "\(message)")
+    }
+
+    @Test func aJSONLinesGoldenWithTheRunsEventsWrittenOtherwiseFails() async throws {
+        let failed = try await outcomeOfCase0 { goldens in
+            goldens.editJSONL("case-0") {
+                $0.replacingOccurrences(
+                    of: #"{"t":0,"depth":0,"event":"step.enter""#, with: #"{"depth":0,"t":0,"event":"step.enter""#)
+            }
+        }
+        #expect(failed.problems.map(\.kind) == [.golden])
+        #expect(
+            failed.problems.first?.message
+                == "memory/case-0.jsonl holds this run's events but is not written as `journey` writes them (line 3); re-record it with `journey test --update`"
+        )
     }
 
     @Test func aHalfUpdatedGoldenPairFailsSayingSoAndUpdateRecordsIt() async throws {
@@ -278,8 +367,8 @@ struct SuiteRunnerTests {
         let failures = try document.nodes(forXPath: "//testcase[@name='case-5']/failure")
         #expect(failures.count == 1)
         #expect(
-            (failures.first as? XMLElement)?.attribute(forName: "message")?.stringValue?.contains("transcript differs")
-                == true)
+            (failures.first as? XMLElement)?.attribute(forName: "message")?.stringValue?.contains(
+                "is not the text rendering") == true)
         #endif
         let json = try #require(
             try JSONSerialization.jsonObject(with: Data(JSONReport.render(outcomes).utf8)) as? [String: Any])

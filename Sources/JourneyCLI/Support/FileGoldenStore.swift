@@ -9,10 +9,14 @@ import JourneySuite
 struct FileGoldenStore: GoldenStore {
     func goldens(for scenario: CompiledScenario) -> (text: String?, jsonl: String?) {
         let base = Workspace.goldenBase(for: scenario.file)
-        return (
-            try? String(contentsOfFile: base + ".txt", encoding: .utf8),
-            try? String(contentsOfFile: base + ".jsonl", encoding: .utf8)
-        )
+        return (Self.read(base + ".txt"), Self.read(base + ".jsonl"))
+    }
+
+    /// A golden's text, or nil when there is none. Bytes that are not UTF-8 (a file cut in the
+    /// middle of a character) read as U+FFFD, so the comparison shows where, instead of the
+    /// golden seeming absent.
+    static func read(_ path: String) -> String? {
+        FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) }
     }
 
     func record(_ text: String, _ jsonl: String, for scenario: CompiledScenario) throws {

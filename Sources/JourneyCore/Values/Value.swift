@@ -15,6 +15,10 @@ public enum Value: Hashable, Sendable {
     /// What transcripts and docs print for any secret.
     public static let redacted = "•••"
 
+    /// A secret read back from a transcript, where it was written as `•••`: known to be
+    /// secret, never what it was (its inner value is the mark itself, not the secret's text).
+    public static let unknownSecret: Value = .secret(.string(redacted))
+
     /// Whether this value is, or was computed from, a secret.
     public var isSecret: Bool {
         if case .secret = self { return true }
