@@ -298,7 +298,7 @@ struct DocsTests {
         }
     }
 
-    @Test("the HTML site renders in headless Chromium with diagrams and tables", .timeLimit(.minutes(3)))
+    @Test("the HTML site renders in headless Chromium with diagrams and tables", .timeLimit(.minutes(15)))
     func htmlRendersInChromium() async throws {
         let binary = try #require(Paths.journeyBinary)
         let result = try await runProcess(
