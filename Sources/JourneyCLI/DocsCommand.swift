@@ -101,11 +101,12 @@ struct DocsCommand: AsyncParsableCommand {
             journeys: project.journeys.filter { library[$0.id.value] != nil }, recordings: recordings,
             locale: locale, secretStoredKeys: library.secretStoredKeys)
         let files: [String: String]
+        let link = SourceLink(pagesFolder: out, workingFolder: FileManager.default.currentDirectoryPath)
         if format == .html {
             let dot = try Graphviz()
-            files = try DocsSite.files(docs, format: format, svg: dot.svg)
+            files = try DocsSite.files(docs, format: format, link: link, svg: dot.svg)
         } else {
-            files = DocsSite.files(docs, format: format) { _ in "" }
+            files = DocsSite.files(docs, format: format, link: link) { _ in "" }
         }
         if check {
             if !FileTransaction.unfinishedJournals(in: out).isEmpty {
