@@ -48,7 +48,7 @@ PROJECT_FILE = "journeykit.yaml"
 BAD_CORPUS_IDS = {
     "yaml.syntax", "yaml.tab", "yaml.empty", "yaml.encoding", "yaml.too-large", "yaml.too-deep",
     "yaml.alias", "yaml.tag", "yaml.multiple-documents", "yaml.control-character",
-    "yaml.duplicate-key", "key.unknown", "key.missing", "value.type", "value.range", "handler.unknown",
+    "yaml.duplicate-key", "yaml.flow-comma", "key.unknown", "key.missing", "value.type", "value.range", "handler.unknown",
 }
 
 

@@ -37,6 +37,7 @@ public struct SafeYAML: Sendable {
     static let multipleDocuments = "yaml.multiple-documents"
     static let duplicateKey = "yaml.duplicate-key"
     static let keyType = "yaml.key"
+    static let flowComma = "yaml.flow-comma"
 
     public var limits: Limits
 
@@ -92,7 +93,7 @@ public struct SafeYAML: Sendable {
                 return .failure(DiagnosticFailure(diagnostics))
             }
             // Anchors are weak references held by the parser: convert while it is alive.
-            var converter = Converter(path: path, limits: limits)
+            var converter = Converter(path: path, limits: limits, text: text)
             let converted = withExtendedLifetime(parser) { converter.convert(node, depth: 1) }
             diagnostics.append(contentsOf: converter.diagnostics)
             root = node
@@ -307,13 +308,31 @@ public struct SafeYAML: Sendable {
     struct Converter {
         let path: String
         let limits: Limits
+        /// The file's text, for what the YAML tree does not keep (how an entry was written).
+        let text: String
         var diagnostics = DiagnosticList()
         var nodeCount = 0
         var stopped = false
+        private var lines: [Substring]?
 
-        init(path: String, limits: Limits) {
+        init(path: String, limits: Limits, text: String = "") {
             self.path = path
             self.limits = limits
+            self.text = text
+        }
+
+        /// Whether the key at `location` is followed by `,` or `}` rather than `:` (a key
+        /// written with no value in a flow mapping).
+        mutating func writtenWithoutColon(_ key: String, at location: SourceLocation) -> Bool {
+            if lines == nil { lines = text.lines }
+            guard let lines, location.line >= 1, location.line <= lines.count else { return false }
+            let line = lines[location.line - 1].unicodeScalars
+            guard location.column >= 1, location.column - 1 + key.unicodeScalars.count <= line.count else {
+                return false
+            }
+            let afterKey = line.index(line.startIndex, offsetBy: location.column - 1 + key.unicodeScalars.count)
+            let next = line[afterKey...].first { $0 != " " }
+            return next == "," || next == "}"
         }
 
         func location(_ mark: Mark?) -> SourceLocation {
@@ -324,6 +343,22 @@ public struct SafeYAML: Sendable {
             diagnostics.error(id, message, at: location(mark))
             stopped = true
             return YAMLNode(kind: .scalar("", plain: true), location: location(mark))
+        }
+
+        /// In a flow mapping (`{ … }`) a comma ends the entry, so `{ en: Hello, world }` reads
+        /// as `en: Hello` and a key `world` with no value. No value in a journey or scenario is
+        /// written that way, so a key without a value after a plain text is reported where it
+        /// is, with the text it was most likely meant to be part of.
+        mutating func checkCommas(_ entries: [YAMLNode.Entry]) {
+            for (previous, entry) in zip(entries, entries.dropFirst()) {
+                guard entry.value.isNull, case .scalar(let text, plain: true) = previous.value.kind, !text.isEmpty,
+                    writtenWithoutColon(entry.key, at: entry.keyLocation)
+                else { continue }
+                diagnostics.error(
+                    flowComma,
+                    "'\(entry.key)' has no value: in { … } a comma ends an entry, so '\(previous.key): \(text), \(entry.key)' was read as two; quote text that holds a comma: \(previous.key): \"\(text), \(entry.key)\"",
+                    at: entry.keyLocation)
+            }
         }
 
         mutating func convert(_ node: Node, depth: Int, isKey: Bool = false) -> YAMLNode {
@@ -394,6 +429,7 @@ public struct SafeYAML: Sendable {
                     if stopped { break }
                     entries.append(YAMLNode.Entry(key: keyText, keyLocation: keyNode.location, value: valueNode))
                 }
+                if entries.count > 1 { checkCommas(entries) }
                 return YAMLNode(kind: .mapping(entries), location: loc)
             case .alias:
                 return fail(alias, "aliases are not allowed in journey files", node.mark)

@@ -33,6 +33,30 @@ struct SafeYAMLTests {
         #expect(JSONText.encode(root) == #"{"value":"# + json + "}")
     }
 
+    /// An unquoted comma in `{ … }` splits text into an entry and a key with no value: reported
+    /// at that key, with the text shown quoted.
+    @Test(arguments: [
+        ("t: { en: Hello, world }\n", 1, 17, "quote text that holds a comma: en: \"Hello, world\""),
+        ("s: { title: Sign in, please, next: Go }\n", 1, 22, "title: \"Sign in, please\""),
+        ("a:\n  b: { x: 1, y: Go, now}\n", 2, 21, "y: \"Go, now\""),
+    ])
+    func unquotedCommaInAFlowMapping(yaml: String, line: Int, column: Int, hint: String) throws {
+        let found = try #require(problem(yaml))
+        #expect(found.id == "yaml.flow-comma")
+        #expect(found.location == SourceLocation(file: "t.yaml", line: line, column: column))
+        #expect(found.message.contains(hint), "\(found.message)")
+    }
+
+    /// What is not a comma's doing: a key written with its colon, a block mapping's empty
+    /// value, quoted text, a first entry without a value.
+    @Test(arguments: [
+        "t: { en: \"Hello, world\" }\n", "t: { en: Hello, world: }\n", "t: { en: Hello, world: x }\n",
+        "a: Hello\nb:\n", "t: { x, en: y }\n", "t: { en: '', world }\n", "t: [Hello, world]\n",
+    ])
+    func notAnUnquotedComma(yaml: String) throws {
+        #expect(problem(yaml) == nil)
+    }
+
     @Test func scalarsKeepTheirTextAndStyle() throws {
         let root = try parse("pin: 0012\nquoted: '0012'\nflag: no\n").get()
         guard case .mapping(let entries) = root.kind else { throw CancellationError() }
