@@ -91,7 +91,7 @@ public struct HandlerInvocation: Sendable {
 }
 
 /// The outcome a handler produced, with the data transitions can read as `outcome.NAME`.
-public struct HandlerResult: Sendable, Equatable {
+public struct HandlerResult: Sendable, Hashable {
     public var outcome: String
     public var data: [String: Value]
 
