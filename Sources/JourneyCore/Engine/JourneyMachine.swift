@@ -15,7 +15,8 @@
 ///
 /// The machine is a value: a copy is a fork that shares nothing either can change (queued
 /// records included, so drain before forking to give each fork only its own), and copying
-/// costs a few reference counts, not the run's data.
+/// costs a few reference counts, not the run's data. ``snapshot(includingGrowth:)`` tells
+/// where a run is, as a `Hashable` value.
 public struct JourneyMachine: Sendable {
     public struct Configuration: Sendable {
         /// The locale texts are rendered in; nil uses the journey's default.
