@@ -1,7 +1,7 @@
 extension JourneyMachine {
     /// Everything an event can change: the journeys' frames, the device, the run's counters,
-    /// and the transcript records not yet drained. The interpreter's work is done here, on a
-    /// run taken out of the machine's state.
+    /// the random stream handlers draw from, and the transcript records not yet drained. The interpreter's work is done here, on the
+    /// machine's run in place; the machine then sets its state from the action.
     struct Run: Sendable {
         let setup: Setup
         /// The journeys running, the root first; empty before the run starts.
@@ -10,6 +10,9 @@ extension JourneyMachine {
         var stepsTaken = 0
         /// Whether the current step visit has charged its attempt limit.
         var attemptCharged = false
+        /// Where handlers draw random bytes from; the machine itself draws none. Kept here so
+        /// that a fork draws from its own copy of a seeded stream.
+        var random: RandomSource
         /// Transcript records not yet drained.
         var records: [TranscriptRecord] = []
         /// The sink the caller lends for the event being handled
@@ -21,6 +24,7 @@ extension JourneyMachine {
         init(setup: Setup, device: DeviceState) {
             self.setup = setup
             self.device = device
+            self.random = setup.configuration.random
         }
     }
 

@@ -4,7 +4,8 @@ extension JourneyMachine {
     /// limit, and the phase. An explorer keeps the snapshots it has seen in a `Set` to know
     /// when two paths meet.
     ///
-    /// What only grows (the steps taken, the absolute virtual clock) can be left out, so two
+    /// What only grows (the steps taken, the absolute virtual clock, the position of a seeded
+    /// random stream) can be left out, so two
     /// paths that reach the same step with the same data have equal snapshots however long they
     /// took. Time a journey itself keeps (a stored timestamp) is data and stays in.
     public struct Snapshot: Hashable, Sendable {
@@ -43,12 +44,15 @@ extension JourneyMachine {
         public var stepsTaken: Int?
         /// The virtual clock, in milliseconds since the Unix epoch; nil when growth is left out.
         public var clock: Int?
+        /// The stream handlers draw from next (its position, when seeded); nil when growth is
+        /// left out.
+        public var random: RandomSource?
     }
 
     /// Where the run is now.
     ///
     /// - Parameter includingGrowth: whether to keep what only grows (steps taken, the absolute
-    ///   clock). Leave it out to find states that different paths share.
+    ///   clock, the random stream's position). Leave it out to find states that different paths share.
     public func snapshot(includingGrowth: Bool = true) -> Snapshot {
         let phase: Snapshot.Phase
         switch state {
@@ -70,6 +74,7 @@ extension JourneyMachine {
                     params: $0.params, state: $0.state)
             },
             store: run.device.store, device: run.device.profile, attemptCharged: run.attemptCharged,
-            stepsTaken: includingGrowth ? run.stepsTaken : nil, clock: includingGrowth ? run.device.clock : nil)
+            stepsTaken: includingGrowth ? run.stepsTaken : nil, clock: includingGrowth ? run.device.clock : nil,
+            random: includingGrowth ? run.random : nil)
     }
 }

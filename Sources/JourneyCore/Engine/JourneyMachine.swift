@@ -1,4 +1,4 @@
-/// The journey interpreter as a pure state machine: no I/O, no clock, no randomness.
+/// The journey interpreter as a pure state machine: no I/O, no clock, no randomness of its own.
 ///
 /// Shaped the way swift-nio writes its state machines. The machine is in one ``State`` whose
 /// cases carry the data that exists in them, and every input is an ``Event`` given to
@@ -14,8 +14,9 @@
 /// sink. ``JourneyRunner`` drives it with real handlers and a driver; tests drive it directly.
 ///
 /// The machine is a value: a copy is a fork that shares nothing either can change (queued
-/// records included, so drain before forking to give each fork only its own), and copying
-/// costs a few reference counts, not the run's data. ``snapshot(includingGrowth:)`` tells
+/// records included, so drain before forking to give each fork only its own; the random stream
+/// too, so a seeded fork draws what its original would have, without moving the original's),
+/// and copying costs a few reference counts, not the run's data. ``snapshot(includingGrowth:)`` tells
 /// where a run is, as a `Hashable` value.
 public struct JourneyMachine: Sendable {
     public struct Configuration: Sendable {
@@ -25,15 +26,27 @@ public struct JourneyMachine: Sendable {
         public var stepBudget: Int
         /// How deep sub-journeys may nest.
         public var maxCallDepth: Int
+        /// Where handlers take random bytes from (``HandlerContext/random``): the system's
+        /// secure generator, or a seeded one for reproducible exploration, never for security.
+        /// The machine starts its ``JourneyMachine/random`` stream here and itself draws none.
+        public var random: RandomSource
+        /// The real time handlers check what live servers issue against
+        /// (``HandlerContext/wallClock``): the system's, or pinned for reproducible runs.
+        public var wallClock: WallClock
 
         /// How deep sub-journeys may nest unless configured otherwise; `journey check` reports
         /// deeper nesting before anything runs.
         public static let defaultMaxCallDepth = 16
 
-        public init(locale: String? = nil, stepBudget: Int = 10_000, maxCallDepth: Int = defaultMaxCallDepth) {
+        public init(
+            locale: String? = nil, stepBudget: Int = 10_000, maxCallDepth: Int = defaultMaxCallDepth,
+            random: RandomSource = .system, wallClock: WallClock = .system
+        ) {
             self.locale = locale
             self.stepBudget = stepBudget
             self.maxCallDepth = maxCallDepth
+            self.random = random
+            self.wallClock = wallClock
         }
     }
 
@@ -145,6 +158,14 @@ public struct JourneyMachine: Sendable {
     /// Steps entered since the run started.
     public var stepsTaken: Int { run.stepsTaken }
 
+    /// The stream the running handler draws random bytes from (through
+    /// ``HandlerContext/random``), started from the configuration's. The machine draws none;
+    /// it carries the stream so that each fork has its own.
+    public var random: RandomSource {
+        get { run.random }
+        set { run.random = newValue }
+    }
+
     /// What the handler of the current step runs with: the invocation the last
     /// ``Action/runStep(_:)`` carried, kept so that a fork knows what to run next.
     public var currentInvocation: HandlerInvocation? {
@@ -157,8 +178,8 @@ public struct JourneyMachine: Sendable {
 
     /// The handler of the step whose handler is to run, if any: the one ``Action/runStep(_:)`` names.
     public var currentHandler: (any StepHandler)? {
-        guard case .atStep = state, case .handler(let handler) = run.topStep.runner else { return nil }
-        return handler
+        guard case .atStep = state else { return nil }
+        return run.topStep.handler
     }
 
     /// The state of the current (innermost) journey.

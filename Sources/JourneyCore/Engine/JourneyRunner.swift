@@ -166,6 +166,13 @@ final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContex
 
     var device: DeviceProfile { machine.device.profile }
     var now: Int { machine.device.clock }
+    var wallClock: Int { machine.configuration.wallClock.milliseconds }
+
+    /// The machine's stream: a handler's draws move it, and a fork of the machine keeps its own.
+    var random: RandomSource {
+        get { machine.random }
+        set { machine.random = newValue }
+    }
 
     func wait(milliseconds: Int, reason: String) {
         handle(.advanceClock(milliseconds: milliseconds, reason: reason))

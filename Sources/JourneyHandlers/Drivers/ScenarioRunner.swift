@@ -87,7 +87,8 @@ public struct ScenarioRunner {
         for (key, pin) in scenario.pins.sorted(by: { $0.key < $1.key }) {
             guard case .string(let digits) = pin.revealed else { continue }
             do {
-                device.store[key] = .secret(.string(try PinVault.seal(pin: digits, rounds: rounds)))
+                device.store[key] = .secret(
+                    .string(try PinVault.seal(pin: digits, rounds: rounds, using: &configuration.random)))
             } catch {
                 return Report(
                     scenario: scenario.id, journey: scenario.journey.id,

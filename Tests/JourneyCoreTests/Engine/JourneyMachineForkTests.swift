@@ -30,26 +30,11 @@ struct JourneyMachineForkTests {
               pin: { max: 3, counter: stored.failures, exceeded: failed }
             """)
 
-    func machine() throws -> JourneyMachine {
-        let (library, diagnostics) = compile([Self.text])
-        let lib = try #require(library, "\(diagnostics)")
-        return JourneyMachine(library: lib, journey: try #require(lib["t.j"]), device: DeviceState())
-    }
-
-    func step(_ action: JourneyMachine.Action) -> String? {
-        if case .runStep(let invocation) = action { return invocation.step }
-        return nil
-    }
-
-    func end(_ action: JourneyMachine.Action) -> String? {
-        if case .finished(let result) = action { return result.end }
-        return nil
-    }
-
     @Test func forksDrivenApartShareNothing() throws {
-        var original = try machine()
-        #expect(step(original.handle(.start)) == "a")
+        var original = try machine(Self.text, random: .seeded(21))
+        #expect(original.handle(.start).step == "a")
         _ = original.takeRecords()
+        _ = original.random.bytes(8)  // the handler of `a` has drawn before the fork
         let before = original.snapshot()
 
         var left = original
@@ -57,12 +42,19 @@ struct JourneyMachineForkTests {
         #expect(left.snapshot() == before && right.snapshot() == before, "a fork starts where its original is")
         #expect(left.currentInvocation?.step == "a", "a fork knows what to run next")
 
+        // Each fork draws from its own copy of the seeded stream: the left's draws do not move
+        // the right's, so the right draws the same bytes after them, then draws on alone.
+        let leftSalt = left.random.bytes(16)
+        _ = left.random.bytes(16)
+        #expect(right.random.bytes(16) == leftSalt)
+        #expect(left.random != right.random)
+
         // The left fork gets a wrong PIN, charged first; the right one the correct PIN.
         _ = left.handle(.store("seen", .string("left")))
         _ = left.handle(.chargeAttempt)
-        #expect(step(left.handle(.complete(HandlerResult("wrong")))) == "a")
+        #expect(left.handle(.complete(HandlerResult("wrong"))).step == "a")
         _ = right.handle(.store("seen", .string("right")))
-        #expect(step(right.handle(.complete(HandlerResult("correct")))) == "b")
+        #expect(right.handle(.complete(HandlerResult("correct"))).step == "b")
 
         // Stores, counters and state went their own ways.
         #expect(left.device.store["seen"] == .string("left"))
@@ -87,22 +79,41 @@ struct JourneyMachineForkTests {
         #expect(original.takeRecords().isEmpty)
         #expect(original.device.store["seen"] == nil)
         #expect(original.currentStep == "a")
+        var unmoved = original.random
+        #expect(unmoved.bytes(16) == leftSalt, "the original's stream is where the forks started")
 
         // Driving one fork to its end leaves the other where it is.
-        #expect(end(right.handle(.complete(HandlerResult("next")))) == "done")
+        #expect(right.handle(.complete(HandlerResult("next"))).end == "done")
         #expect(right.result?.end == "done")
         #expect(left.snapshot() == l)
         #expect(left.result == nil)
         #expect(original.snapshot() == before)
     }
 
+    @Test func aSeededStreamIsGrowthInTheSnapshot() throws {
+        var m = try machine(Self.text, random: .seeded(4))
+        _ = m.handle(.start)
+        var drawn = m
+        _ = drawn.random.bytes(32)
+        #expect(drawn.snapshot() != m.snapshot(), "the stream's position is where the run is")
+        #expect(drawn.snapshot(includingGrowth: false) == m.snapshot(includingGrowth: false))
+        #expect(m.snapshot().random == .seeded(4))
+
+        // The system's stream has no position: forks draw different bytes and never repeat.
+        var system = try machine(Self.text)
+        _ = system.handle(.start)
+        var (left, right) = (system, system)
+        #expect(left.random.bytes(32) != right.random.bytes(32))
+        #expect(left.snapshot() == right.snapshot())
+    }
+
     /// Two paths to `b`: straight from `a`, and from `a` back to `a` first, a minute later.
     func twoPathsToB() throws -> (short: JourneyMachine, long: JourneyMachine) {
-        var short = try machine()
+        var short = try machine(Self.text)
         _ = short.handle(.start)
         _ = short.handle(.complete(HandlerResult("correct")))
 
-        var long = try machine()
+        var long = try machine(Self.text)
         _ = long.handle(.start)
         _ = long.handle(.complete(HandlerResult("correct")))
         _ = long.handle(.complete(HandlerResult("back")))
@@ -124,7 +135,7 @@ struct JourneyMachineForkTests {
 
     @Test func snapshotsAreHashable() throws {
         let (short, long) = try twoPathsToB()
-        let fresh = try machine()
+        let fresh = try machine(Self.text)
         let withoutGrowth: Set = [
             short.snapshot(includingGrowth: false), long.snapshot(includingGrowth: false),
             fresh.snapshot(includingGrowth: false),
@@ -135,7 +146,7 @@ struct JourneyMachineForkTests {
     }
 
     @Test func snapshotsTellThePhase() throws {
-        var m = try machine()
+        var m = try machine(Self.text)
         #expect(m.snapshot().phase == .idle)
         #expect(m.snapshot().frames.isEmpty)
         _ = m.handle(.start)
@@ -145,14 +156,14 @@ struct JourneyMachineForkTests {
         #expect(at.frames.first?.state["misses"] == .int(0))
         _ = m.handle(.complete(HandlerResult("cancel")))
         #expect(m.snapshot().phase == .finished(end: "failed", kind: .failure))
-        var broken = try machine()
+        var broken = try machine(Self.text)
         _ = broken.handle(.start)
         _ = broken.handle(.fail("no network"))
         #expect(broken.snapshot().phase == .failed("handler 't.check' failed: no network"))
     }
 
     @Test func midStepEventsAnswerProceed() throws {
-        var m = try machine()
+        var m = try machine(Self.text)
         // Before the run starts there is no step to charge or record for.
         guard case .proceed = m.handle(.chargeAttempt) else {
             Issue.record("charging before the start is not an action")
@@ -190,12 +201,12 @@ struct JourneyMachineForkTests {
             handle(&m, .complete(HandlerResult("correct")))
             handle(&m, .complete(HandlerResult("next")))
         }
-        var queued = try machine()
+        var queued = try machine(Self.text)
         drive(&queued) { m, event in _ = m.handle(event) }
         let drained = TranscriptBuffer()
         queued.drainRecords(into: drained)
 
-        var lending = try machine()
+        var lending = try machine(Self.text)
         let lent = TranscriptBuffer()
         drive(&lending) { m, event in _ = m.handle(event, recordingInto: lent) }
 

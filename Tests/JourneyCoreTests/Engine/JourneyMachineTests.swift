@@ -27,29 +27,6 @@ struct JourneyMachineTests {
               pin: { max: 3, counter: stored.failures, exceeded: failed }
             """)
 
-    func machine(_ text: String, store: [String: Value] = [:], budget: Int = 100) throws -> JourneyMachine {
-        let (library, diagnostics) = compile([text])
-        let lib = try #require(library, "\(diagnostics)")
-        return JourneyMachine(
-            library: lib, journey: try #require(lib["t.j"]), device: DeviceState(store: store),
-            configuration: .init(stepBudget: budget))
-    }
-
-    func step(_ action: JourneyMachine.Action) -> String? {
-        if case .runStep(let invocation) = action { return invocation.step }
-        return nil
-    }
-
-    func end(_ action: JourneyMachine.Action) -> String? {
-        if case .finished(let result) = action { return result.end }
-        return nil
-    }
-
-    func failure(_ action: JourneyMachine.Action) -> String? {
-        if case .failed(let result) = action { return result.failure }
-        return nil
-    }
-
     @Test func walksStepsToAnEnd() throws {
         var m = try machine(
             journey(
@@ -61,12 +38,12 @@ struct JourneyMachineTests {
                         handler: t.step
                         on: { next: done, back: a }
                     """))
-        #expect(step(m.handle(.start)) == "a")
-        #expect(step(m.handle(.complete(HandlerResult("next")))) == "b")
-        #expect(step(m.handle(.complete(HandlerResult("back")))) == "a")
-        #expect(step(m.handle(.complete(HandlerResult("next")))) == "b")
+        #expect(m.handle(.start).step == "a")
+        #expect(m.handle(.complete(HandlerResult("next"))).step == "b")
+        #expect(m.handle(.complete(HandlerResult("back"))).step == "a")
+        #expect(m.handle(.complete(HandlerResult("next"))).step == "b")
         let last = m.handle(.complete(HandlerResult("next")))
-        #expect(end(last) == "done")
+        #expect(last.end == "done")
         #expect(m.stepsTaken == 4)
         let events = m.takeRecords().map(\.event.name)
         #expect(events.first == "journey.start")
@@ -84,14 +61,14 @@ struct JourneyMachineTests {
         #expect(m.device.store["failures"] == .int(2))
         #expect(m.rootState["misses"] == .int(2))
 
-        #expect(step(m.handle(.restart)) == "a")
+        #expect(m.handle(.restart).step == "a")
         #expect(m.rootState["misses"] == .int(0), "state does not survive a restart")
         #expect(m.device.store["failures"] == .int(2), "the stored counter does")
 
         _ = m.handle(.chargeAttempt)
         #expect(m.device.store["failures"] == .int(3), "charged before the result is known")
         let last = m.handle(.complete(HandlerResult("wrong")))
-        #expect(end(last) == "failed")
+        #expect(last.end == "failed")
         #expect(m.device.store["failures"] == .int(0), "reset when exceeded (keep: false)")
         let attempts = m.takeRecords().compactMap { record -> String? in
             if case .attempt(_, _, let action, let count, _) = record.event { return "\(action.rawValue) \(count)" }
@@ -106,7 +83,7 @@ struct JourneyMachineTests {
         _ = m.handle(.restart)
         _ = m.handle(.restart)
         #expect(m.device.store["failures"] == .int(2))
-        #expect(end(m.handle(.complete(HandlerResult("correct")))) == "done")
+        #expect(m.handle(.complete(HandlerResult("correct"))).end == "done")
         #expect(m.device.store["failures"] == .int(0), "a correct PIN resets the count")
     }
 
@@ -123,7 +100,7 @@ struct JourneyMachineTests {
         _ = m.handle(.start)
         _ = m.handle(.chargeAttempt)
         #expect(m.device.store["failures"] == .int(2))
-        #expect(end(m.handle(.complete(HandlerResult("cancel")))) == "failed")
+        #expect(m.handle(.complete(HandlerResult("cancel"))).end == "failed")
         #expect(m.device.store["failures"] == .int(1))
     }
 
@@ -136,7 +113,7 @@ struct JourneyMachineTests {
 
     @Test func enteringAnExhaustedLimitGoesStraightToExceeded() throws {
         var m = try machine(Self.pinJourney, store: ["failures": .int(3)])
-        #expect(end(m.handle(.start)) == "failed")
+        #expect(m.handle(.start).end == "failed")
         #expect(m.stepsTaken == 1)
     }
 
@@ -155,19 +132,19 @@ struct JourneyMachineTests {
             rounds += 1
         }
         #expect(rounds == 5)
-        #expect(failure(action)?.contains("step budget of 5") == true)
+        #expect(action.failure?.contains("step budget of 5") == true)
     }
 
     @Test func undeclaredOutcomesFailTheRun() throws {
         var m = try machine(journey(steps: "  a:\n    handler: t.step\n    on: { next: done, back: done }"))
         _ = m.handle(.start)
-        #expect(failure(m.handle(.complete(HandlerResult("sideways"))))?.contains("does not declare") == true)
+        #expect(m.handle(.complete(HandlerResult("sideways"))).failure?.contains("does not declare") == true)
     }
 
     @Test func handlerErrorsAreRecordedAndFailTheRun() throws {
         var m = try machine(journey(steps: "  a:\n    handler: t.step\n    on: { next: done, back: done }"))
         _ = m.handle(.start)
-        #expect(failure(m.handle(.fail("network down")))?.contains("network down") == true)
+        #expect(m.handle(.fail("network down")).failure?.contains("network down") == true)
         let names = m.takeRecords().map(\.event.name)
         #expect(names.suffix(2) == ["handler.error", "failure"])
     }
@@ -192,11 +169,9 @@ struct JourneyMachineTests {
             extra: "state:\n  seen: { type: string }")
         var m = try machine(text)
         _ = m.handle(.start)
-        #expect(
-            end(
-                m.handle(
-                    .complete(HandlerResult("done", data: ["value": .string("y")]), inputs: ["text": .string("abc")])))
-                == "done")
+        let last = m.handle(
+            .complete(HandlerResult("done", data: ["value": .string("y")]), inputs: ["text": .string("abc")]))
+        #expect(last.end == "done")
         #expect(m.rootState["seen"] == .string("second:abc"))
         let branch = m.takeRecords().compactMap { r -> String? in
             if case .transition(_, _, let branch, _) = r.event { return branch }
@@ -242,7 +217,7 @@ struct JourneyMachineTests {
         }
         #expect(invocation.journey == "t.sub")
         #expect(m.currentState["x"] == .int(100), "the callee starts with its own state")
-        #expect(end(m.handle(.complete(HandlerResult("next")))) == "done")
+        #expect(m.handle(.complete(HandlerResult("next"))).end == "done")
         #expect(m.rootState["x"] == .int(41), "the callee's state.x did not leak into the caller")
         #expect(m.rootState["y"] == .int(42))
         let records = m.takeRecords()
