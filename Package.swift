@@ -8,6 +8,8 @@ let package = Package(
         .library(name: "JourneyCore", targets: ["JourneyCore"]),
         .library(name: "JourneyHandlers", targets: ["JourneyHandlers"]),
         .library(name: "JourneyDocs", targets: ["JourneyDocs"]),
+        .library(name: "JourneySuite", targets: ["JourneySuite"]),
+        .library(name: "JourneyCLI", targets: ["JourneyCLI"]),
         .executable(name: "journey", targets: ["journey"]),
     ],
     dependencies: [
@@ -46,14 +48,28 @@ let package = Package(
             name: "JourneyDocs",
             dependencies: ["JourneyCore"]
         ),
-        .executableTarget(
-            name: "journey",
+        // Plays scenarios and runs them as a regression suite: goldens, reports, the run
+        // set-up. What it needs from handlers (sealing preset PINs, the real network, service
+        // probes) is passed in as ``RunServices``.
+        .target(
+            name: "JourneySuite",
+            dependencies: ["JourneyCore"]
+        ),
+        // The `journey` commands, as a library: another package can start the same CLI with
+        // more handlers (`JourneyCLI.main(handlers:)`).
+        .target(
+            name: "JourneyCLI",
             dependencies: [
                 "JourneyCore",
                 "JourneyHandlers",
+                "JourneySuite",
                 "JourneyDocs",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+        .executableTarget(
+            name: "journey",
+            dependencies: ["JourneyCLI"]
         ),
         // What more than one test target needs; not part of any product.
         .target(name: "JourneyTestSupport", path: "Tests/JourneyTestSupport"),
@@ -61,7 +77,7 @@ let package = Package(
         .testTarget(
             name: "JourneyHandlersTests",
             dependencies: [
-                "JourneyHandlers", "JourneyTestSupport",
+                "JourneyHandlers", "JourneySuite", "JourneyTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -72,10 +88,14 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
-        .testTarget(name: "JourneyDocsTests", dependencies: ["JourneyDocs", "JourneyHandlers", "JourneyTestSupport"]),
+        .testTarget(
+            name: "JourneySuiteTests", dependencies: ["JourneySuite", "JourneyHandlers", "JourneyTestSupport"]),
+        .testTarget(
+            name: "JourneyDocsTests",
+            dependencies: ["JourneyDocs", "JourneyHandlers", "JourneySuite", "JourneyTestSupport"]),
         .testTarget(
             name: "JourneyCLITests",
-            dependencies: ["journey", "JourneyCore", "JourneyHandlers"]
+            dependencies: ["journey", "JourneyCLI", "JourneyCore", "JourneyHandlers", "JourneySuite"]
         ),
     ],
     swiftLanguageModes: [.v6]

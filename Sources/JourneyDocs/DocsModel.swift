@@ -307,24 +307,30 @@ public enum DocsBuilder {
     }
 
     /// Every transition the recordings took, by journey (tracking sub-journeys as they nest).
+    /// A limit's edge is the transition that follows its `attempt … exceeded` event at the
+    /// same step.
     static func takenTransitions(_ recordings: [ScenarioRecording]) -> Set<Taken> {
         var taken = Set<Taken>()
         for recording in recordings {
             var stack = [recording.journey]
+            var exceeded: (step: String, limit: String)?
             for record in recording.records {
                 switch record.event {
                 case .journeyStart(let journey, _): stack = [journey]
                 case .subjourneyEnter(let journey, _, _): stack.append(journey)
                 case .subjourneyExit: if stack.count > 1 { stack.removeLast() }
+                case .attempt(let step, let limit, .exceeded, _, _): exceeded = (step, limit)
+                case .stepEnter, .restart, .failure: exceeded = nil
                 case .transition(let from, let outcome, let branch, _):
                     let journey = stack.last ?? recording.journey
-                    if let range = outcome.range(of: " (limit ") {
-                        let name = outcome[range.upperBound...].replacingOccurrences(of: " reached)", with: "")
+                    if let limit = exceeded, limit.step == from {
                         taken.insert(
-                            Taken(journey: journey, from: from, outcome: "limit \(name) reached", branch: "limit"))
+                            Taken(
+                                journey: journey, from: from, outcome: "limit \(limit.limit) reached", branch: "limit"))
                     } else {
                         taken.insert(Taken(journey: journey, from: from, outcome: outcome, branch: branch))
                     }
+                    exceeded = nil
                 default: break
                 }
             }

@@ -19,7 +19,32 @@ public enum BuiltinHandlers {
     }
 
     /// A registry of every built-in handler.
-    public static var registry: HandlerRegistry { HandlerRegistry(all) }
+    public static let registry: HandlerRegistry = {
+        do throws(HandlerRegistry.DuplicateID) {
+            return try HandlerRegistry(all)
+        } catch {
+            fatalError("two built-in handlers share the id '\(error.id)'")
+        }
+    }()
+
+    /// What scenarios need from the built-in handlers: PINs sealed as `pin.save` seals them
+    /// (``PinVault``), the real network over URLSession (and ``TLSClient`` for pins and
+    /// device-trusted CAs), and a probe that asks a needed service the way the device would.
+    public static let services = RunServices(
+        sealPIN: { pin, rounds, random in
+            try PinVault.seal(pin: pin, rounds: rounds ?? PinVault.defaultRounds, using: &random)
+        },
+        transport: { URLSessionTransport() },
+        probe: { url, trustedCAs in
+            var request = HTTPRequest(method: "GET", url: url)
+            request.trustedCAs = trustedCAs
+            do {
+                _ = try await URLSessionTransport(timeout: 2).send(request)
+                return true
+            } catch {
+                return false
+            }
+        })
 }
 
 extension HandlerContext {

@@ -49,11 +49,11 @@ struct BadFixture: Sendable, CustomTestStringConvertible {
 
 /// Runs `journey check` on a single file copied alone into a fresh folder, so that the exit
 /// code can only come from that file (the CLI may read nearby files for sub-journeys).
-func checkAlone(_ name: String, contents: (URL) throws -> Void) throws -> (result: RunResult, path: String) {
-    try withTemporaryDirectory { directory in
+func checkAlone(_ name: String, contents: (URL) throws -> Void) async throws -> (result: RunResult, path: String) {
+    try await withTemporaryDirectory { directory in
         let file = directory.appendingPathComponent(name)
         try contents(file)
-        let result = try runJourney(["check", file.path], cwd: directory)
+        let result = try await runJourney(["check", file.path], cwd: directory)
         return (result, file.path)
     }
 }
@@ -72,8 +72,8 @@ struct BadInputTests {
     }
 
     @Test("each fixture: exit 2, its id at a file:line:column, no crash", arguments: BadFixture.all)
-    func fixtureIsRejected(_ fixture: BadFixture) throws {
-        let (result, path) = try checkAlone(fixture.file) { target in
+    func fixtureIsRejected(_ fixture: BadFixture) async throws {
+        let (result, path) = try await checkAlone(fixture.file) { target in
             try FileManager.default.copyItem(at: fixture.url, to: target)
         }
         expectNoCrash(result)
@@ -93,10 +93,10 @@ struct BadInputTests {
     @Test(
         "the loader reports the position the README gives",
         arguments: BadFixture.withExactPositions)
-    func positionMatchesReadme(_ fixture: BadFixture) throws {
+    func positionMatchesReadme(_ fixture: BadFixture) async throws {
         let expected = try #require(
             BadFixture.readmePositions[fixture.file], "README.md gives no line:column for \(fixture.file)")
-        let (result, path) = try checkAlone(fixture.file) { target in
+        let (result, path) = try await checkAlone(fixture.file) { target in
             try FileManager.default.copyItem(at: fixture.url, to: target)
         }
         let positions = result.errors(fixture.id).filter { $0.path == path }.map(\.position)
@@ -110,7 +110,7 @@ struct BadInputTests {
     }
 
     @Test("the three positions the README calls out, checked against the fixture text")
-    func positionsAgainstFixtureText() throws {
+    func positionsAgainstFixtureText() async throws {
         // tabs.yaml: the first tab is the first character of line 7.
         let tabs = try String(contentsOf: Paths.badFixtures.appendingPathComponent("tabs.yaml"), encoding: .utf8)
         let tabLine = try #require(RunResult.lines(tabs).firstIndex { $0.hasPrefix("\t") }) + 1
@@ -126,19 +126,19 @@ struct BadInputTests {
         let welcomes = duplicateLines.indices.filter { duplicateLines[$0] == "  welcome:" }.map { $0 + 1 }
         #expect(welcomes == [7, 15])
 
-        let (tabResult, tabPath) = try checkAlone("tabs.yaml") {
+        let (tabResult, tabPath) = try await checkAlone("tabs.yaml") {
             try FileManager.default.copyItem(at: Paths.badFixtures.appendingPathComponent("tabs.yaml"), to: $0)
         }
         #expect(tabResult.errors("yaml.tab").map(\.description).contains { $0.hasPrefix("\(tabPath):7:1: error: ") })
 
-        let (unknownResult, unknownPath) = try checkAlone("unknown-key.yaml") {
+        let (unknownResult, unknownPath) = try await checkAlone("unknown-key.yaml") {
             try FileManager.default.copyItem(at: Paths.badFixtures.appendingPathComponent("unknown-key.yaml"), to: $0)
         }
         let unknownKey = unknownResult.errors("key.unknown").filter { $0.path == unknownPath }
         #expect(unknownKey.map(\.position) == ["6:1"], "\(unknownResult)")
         #expect(unknownKey.first?.message.contains("did you mean 'steps'") == true)
 
-        let (duplicateResult, duplicatePath) = try checkAlone("duplicate-key.yaml") {
+        let (duplicateResult, duplicatePath) = try await checkAlone("duplicate-key.yaml") {
             try FileManager.default.copyItem(at: Paths.badFixtures.appendingPathComponent("duplicate-key.yaml"), to: $0)
         }
         let duplicates = duplicateResult.errors("yaml.duplicate-key").filter { $0.path == duplicatePath }
@@ -148,9 +148,9 @@ struct BadInputTests {
     }
 
     @Test("checking one bad file in place reports only that file, not its siblings")
-    func checkingOneFileIgnoresSiblings() throws {
+    func checkingOneFileIgnoresSiblings() async throws {
         // Every other fixture in the folder is broken too: none of their errors may show.
-        let result = try runJourney(["check", "Tests/Fixtures/bad/empty.yaml"])
+        let result = try await runJourney(["check", "Tests/Fixtures/bad/empty.yaml"])
         expectNoCrash(result)
         #expect(result.status == Exit.invalid)
         #expect(result.errors("yaml.empty").contains { $0.path == "Tests/Fixtures/bad/empty.yaml" })
@@ -216,8 +216,8 @@ struct BadInputTests {
     }
 
     @Test("generated hostile inputs are refused with exit 2", arguments: Generated.allCases)
-    func generatedInput(_ input: Generated) throws {
-        let (result, path) = try checkAlone("\(input.rawValue).yaml") { url in
+    func generatedInput(_ input: Generated) async throws {
+        let (result, path) = try await checkAlone("\(input.rawValue).yaml") { url in
             try input.write(to: url)
             let size = (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue ?? 0
             switch input {

@@ -52,11 +52,11 @@ struct BadProjectTests {
     }
 
     @Test("each project: the exit code, the diagnostic at its place, the message, no crash", arguments: BadProject.all)
-    func project(_ project: BadProject) throws {
-        try withTemporaryDirectory { directory in
+    func project(_ project: BadProject) async throws {
+        try await withTemporaryDirectory { directory in
             let copy = directory.appendingPathComponent(project.name)
             try FileManager.default.copyItem(at: project.url, to: copy)
-            let result = try runJourney(project.command, cwd: copy, timeout: 60)
+            let result = try await runJourney(project.command, cwd: copy, timeout: 60)
             expectNoCrash(result)
             #expect(result.status == project.exit, "\(result)")
             if let id = project.id {
@@ -78,8 +78,8 @@ struct BadProjectTests {
     }
 
     @Test("3 000 journeys calling each other: a located depth error, in bounded time")
-    func deepChain() throws {
-        try withTemporaryDirectory { directory in
+    func deepChain() async throws {
+        try await withTemporaryDirectory { directory in
             let count = 3000
             for i in 0..<count {
                 let step =
@@ -90,7 +90,7 @@ struct BadProjectTests {
                     "journey: deep.j\(i)\nversion: 1\ntitle: J\nstart: s\nsteps:\n  s:\n\(step)\nends:\n  done: { kind: success }\n",
                     to: directory.appendingPathComponent("j\(i).journey.yaml"))
             }
-            let result = try runJourney(["check", "."], cwd: directory, timeout: 60)
+            let result = try await runJourney(["check", "."], cwd: directory, timeout: 60)
             expectNoCrash(result)
             #expect(result.status == Exit.invalid)
             let depth = result.errors("call.depth")
@@ -101,25 +101,25 @@ struct BadProjectTests {
     }
 
     @Test("a FIFO, a device or a socket among the inputs is refused or skipped, never read (which would hang)")
-    func specialFiles() throws {
-        try withTemporaryDirectory { directory in
+    func specialFiles() async throws {
+        try await withTemporaryDirectory { directory in
             let journey = try String(
                 contentsOf: Paths.journeys.appendingPathComponent("examples/unlock.journey.yaml"), encoding: .utf8)
             try writeText(journey, to: directory.appendingPathComponent("unlock.journey.yaml"))
             #expect(mkfifo(directory.appendingPathComponent("pipe.yaml").path, 0o644) == 0)
             // Named: an error at the path. Searched (a folder, or a neighbour of a named file): skipped.
-            let named = try runJourney(["check", "pipe.yaml"], cwd: directory, timeout: 20)
+            let named = try await runJourney(["check", "pipe.yaml"], cwd: directory, timeout: 20)
             expectNoCrash(named)
             #expect(!named.timedOut)
             #expect(named.status == Exit.invalid)
             #expect(named.errors("file.special").first?.path == "pipe.yaml", "\(named)")
-            let folder = try runJourney(["check", "."], cwd: directory, timeout: 20)
+            let folder = try await runJourney(["check", "."], cwd: directory, timeout: 20)
             #expect(!folder.timedOut)
             #expect(folder.status == Exit.ok, "\(folder)")
-            let neighbour = try runJourney(["check", "unlock.journey.yaml"], cwd: directory, timeout: 20)
+            let neighbour = try await runJourney(["check", "unlock.journey.yaml"], cwd: directory, timeout: 20)
             #expect(!neighbour.timedOut)
             #expect(neighbour.status == Exit.ok, "\(neighbour)")
-            let device = try runJourney(["check", "/dev/zero"], cwd: directory, timeout: 20)
+            let device = try await runJourney(["check", "/dev/zero"], cwd: directory, timeout: 20)
             #expect(device.status == Exit.invalid)
             #expect(device.errors("file.special").first?.path == "/dev/zero", "\(device)")
         }

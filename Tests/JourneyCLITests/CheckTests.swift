@@ -107,9 +107,9 @@ enum TestJourneys {
 @Suite("journey check", .timeLimit(.minutes(2)))
 struct CheckTests {
     @Test("the shipped journeys check clean, with and without --strict")
-    func shippedJourneysAreClean() throws {
+    func shippedJourneysAreClean() async throws {
         for arguments in [["check", "journeys"], ["check", "--strict", "journeys"]] {
-            let result = try runJourney(arguments)
+            let result = try await runJourney(arguments)
             expectNoCrash(result)
             #expect(result.status == Exit.ok, "\(arguments): \(result)")
             #expect(!result.output.contains("error:"), "\(result)")
@@ -118,11 +118,11 @@ struct CheckTests {
     }
 
     @Test("a journey with many compile problems reports all of them in one run, by line")
-    func reportsAllCompileProblems() throws {
-        try withTemporaryDirectory { directory in
+    func reportsAllCompileProblems() async throws {
+        try await withTemporaryDirectory { directory in
             let file = directory.appendingPathComponent("journeys/multi.journey.yaml")
             try writeText(TestJourneys.compileProblems, to: file)
-            let result = try runJourney(["check", "journeys"], cwd: directory)
+            let result = try await runJourney(["check", "journeys"], cwd: directory)
             expectNoCrash(result)
             #expect(result.status == Exit.invalid)
             let mine = result.diagnostics.filter { $0.path == "journeys/multi.journey.yaml" }
@@ -146,7 +146,7 @@ struct CheckTests {
     }
 
     @Test("a wait's routes, match and unmatched are checked where each problem is written")
-    func linkRoutesAreCheckedWhereWritten() throws {
+    func linkRoutesAreCheckedWhereWritten() async throws {
         let text = """
             journey: demo.links
             version: 1
@@ -174,9 +174,9 @@ struct CheckTests {
                 from: lines[line].startIndex, to: lines[line].range(of: needle)!.lowerBound)
             return [line + 1, column + 1]
         }
-        try withTemporaryDirectory { directory in
+        try await withTemporaryDirectory { directory in
             try writeText(text, to: directory.appendingPathComponent("journeys/links.journey.yaml"))
-            let result = try runJourney(["check", "journeys"], cwd: directory)
+            let result = try await runJourney(["check", "journeys"], cwd: directory)
             expectNoCrash(result)
             #expect(result.status == Exit.invalid)
             let found = result.diagnostics.filter { $0.severity == "error" }.map { ($0.id, [$0.line, $0.column]) }
@@ -197,13 +197,13 @@ struct CheckTests {
     }
 
     @Test("loader and compiler problems in one journey are all reported in one run")
-    func reportsLoaderAndCompilerProblemsTogether() throws {
-        try withTemporaryDirectory { directory in
+    func reportsLoaderAndCompilerProblemsTogether() async throws {
+        try await withTemporaryDirectory { directory in
             let file = directory.appendingPathComponent("journeys/multi.journey.yaml")
             let text = TestJourneys.allProblems
             #expect(!text.contains("- else:") && text.contains("handlr:"))
             try writeText(text, to: file)
-            let result = try runJourney(["check", "journeys"], cwd: directory)
+            let result = try await runJourney(["check", "journeys"], cwd: directory)
             expectNoCrash(result)
             #expect(result.status == Exit.invalid)
             let mine = result.diagnostics.filter { $0.path == "journeys/multi.journey.yaml" && $0.severity == "error" }
@@ -222,8 +222,8 @@ struct CheckTests {
     }
 
     @Test("an unreachable step is a warning (exit 0), an error with --strict (exit 2)")
-    func unreachableStep() throws {
-        try withTemporaryDirectory { directory in
+    func unreachableStep() async throws {
+        try await withTemporaryDirectory { directory in
             let journey = """
                 journey: demo.unreachable
                 version: 1
@@ -235,7 +235,7 @@ struct CheckTests {
 
                 """
             try writeText(journey, to: directory.appendingPathComponent("journeys/unreachable.journey.yaml"))
-            let relaxed = try runJourney(["check", "journeys"], cwd: directory)
+            let relaxed = try await runJourney(["check", "journeys"], cwd: directory)
             expectNoCrash(relaxed)
             #expect(relaxed.status == Exit.ok, "\(relaxed)")
             let warnings = relaxed.diagnostics.filter { $0.id == "step.unreachable" }
@@ -245,15 +245,15 @@ struct CheckTests {
             #expect(warnings.first?.line == 10, "\(relaxed.stderr)")
             #expect(!relaxed.stderr.contains("error:"))
 
-            let strict = try runJourney(["check", "--strict", "journeys"], cwd: directory)
+            let strict = try await runJourney(["check", "--strict", "journeys"], cwd: directory)
             #expect(strict.status == Exit.invalid, "\(strict)")
             #expect(strict.diagnostics.contains { $0.id == "step.unreachable" })
         }
     }
 
     @Test("a step from which no end can be reached is an error")
-    func noEnd() throws {
-        try withTemporaryDirectory { directory in
+    func noEnd() async throws {
+        try await withTemporaryDirectory { directory in
             let journey = """
                 journey: demo.no-end
                 version: 1
@@ -265,7 +265,7 @@ struct CheckTests {
 
                 """
             try writeText(journey, to: directory.appendingPathComponent("journeys/no-end.journey.yaml"))
-            let result = try runJourney(["check", "journeys"], cwd: directory)
+            let result = try await runJourney(["check", "journeys"], cwd: directory)
             expectNoCrash(result)
             #expect(result.status == Exit.invalid, "\(result)")
             let errors = result.errors("step.no-end")
@@ -276,8 +276,8 @@ struct CheckTests {
     }
 
     @Test("two journeys calling each other are a call cycle")
-    func callCycle() throws {
-        try withTemporaryDirectory { directory in
+    func callCycle() async throws {
+        try await withTemporaryDirectory { directory in
             try writeText(
                 """
                 journey: demo.a
@@ -308,7 +308,7 @@ struct CheckTests {
                   finished: { kind: success, title: Finished }
 
                 """, to: directory.appendingPathComponent("journeys/b.journey.yaml"))
-            let result = try runJourney(["check", "journeys"], cwd: directory)
+            let result = try await runJourney(["check", "journeys"], cwd: directory)
             expectNoCrash(result)
             #expect(result.status == Exit.invalid, "\(result)")
             let cycles = result.errors("call.cycle")
@@ -359,8 +359,8 @@ struct CheckTests {
     }
 
     @Test("a plain 0012 default of a string param stays the string \"0012\"")
-    func leadingZeroStringParam() throws {
-        try withTemporaryDirectory { directory in
+    func leadingZeroStringParam() async throws {
+        try await withTemporaryDirectory { directory in
             let journeys = directory.appendingPathComponent("journeys")
             try writeText(Self.zeroJourney, to: journeys.appendingPathComponent("zero.journey.yaml"))
             try writeText(
@@ -374,17 +374,17 @@ struct CheckTests {
                 Self.zeroScenario("as-octal", expecting: "\"10\""),
                 to: journeys.appendingPathComponent("scenarios/as-octal.scenario.yaml"))
 
-            let check = try runJourney(["check", "journeys"], cwd: directory)
+            let check = try await runJourney(["check", "journeys"], cwd: directory)
             #expect(check.status == Exit.ok, "\(check)")
 
-            let kept = try runJourney(
+            let kept = try await runJourney(
                 ["run", "--scenario", "journeys/scenarios/keeps-zeros.scenario.yaml"], cwd: directory)
             expectNoCrash(kept)
             #expect(kept.status == Exit.ok, "\(kept)")
             #expect(kept.stdout.contains("set state.copy = \"0012\""), "\(kept.stdout)")
 
             for control in ["as-number", "as-octal"] {
-                let other = try runJourney(
+                let other = try await runJourney(
                     ["run", "--scenario", "journeys/scenarios/\(control).scenario.yaml"], cwd: directory)
                 #expect(other.status == Exit.failed, "\(control): \(other)")
                 #expect(other.stderr.contains("0012"), "\(other.stderr)")
@@ -393,8 +393,8 @@ struct CheckTests {
     }
 
     @Test("a scenario giving input for the wrong step fails the run with both step names")
-    func inputForWrongStep() throws {
-        try withTemporaryDirectory { directory in
+    func inputForWrongStep() async throws {
+        try await withTemporaryDirectory { directory in
             let journeys = directory.appendingPathComponent("journeys")
             try writeText(
                 """
@@ -419,10 +419,10 @@ struct CheckTests {
                   end: done
 
                 """, to: journeys.appendingPathComponent("scenarios/wrong-step.scenario.yaml"))
-            let check = try runJourney(["check", "journeys"], cwd: directory)
+            let check = try await runJourney(["check", "journeys"], cwd: directory)
             #expect(check.status == Exit.ok, "the scenario is valid; only running it fails: \(check)")
 
-            let result = try runJourney(
+            let result = try await runJourney(
                 ["run", "--scenario", "journeys/scenarios/wrong-step.scenario.yaml"], cwd: directory)
             expectNoCrash(result)
             #expect(result.status == Exit.failed, "\(result)")

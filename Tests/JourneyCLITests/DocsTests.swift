@@ -10,14 +10,14 @@ import Darwin
 @Suite("journey docs")
 struct DocsTests {
     @Test("the committed docs/journeys are what `journey docs` generates now")
-    func committedDocsAreFresh() throws {
-        let result = try runJourney(["docs", "journeys", "--out", "docs/journeys", "--check"], cwd: Paths.root)
+    func committedDocsAreFresh() async throws {
+        let result = try await runJourney(["docs", "journeys", "--out", "docs/journeys", "--check"], cwd: Paths.root)
         #expect(result.status == Exit.ok, "\(result.stderr)")
     }
 
     @Test("editing a journey without regenerating fails --check, naming the stale page")
-    func stalePagesAreNamed() throws {
-        try withTemporaryDirectory { directory in
+    func stalePagesAreNamed() async throws {
+        try await withTemporaryDirectory { directory in
             let journeys = try copyShippedJourneys(into: directory)
             try FileManager.default.createDirectory(
                 at: directory.appendingPathComponent("docs"), withIntermediateDirectories: true)
@@ -28,7 +28,8 @@ struct DocsTests {
             try writeText(
                 try String(contentsOf: journey, encoding: .utf8).replacingOccurrences(
                     of: "title: Unlock with a PIN", with: "title: Unlock with your PIN"), to: journey)
-            let result = try runJourney(["docs", "journeys", "--out", "docs/journeys", "--check"], cwd: directory)
+            let result = try await runJourney(
+                ["docs", "journeys", "--out", "docs/journeys", "--check"], cwd: directory)
             #expect(result.status == Exit.failed)
             #expect(result.stderr.contains("docs/journeys/examples.unlock.md: stale"), "\(result.stderr)")
             #expect(result.stderr.contains("docs/journeys/index.md: stale"))
@@ -38,12 +39,12 @@ struct DocsTests {
     }
 
     @Test("every journey gets a page with a diagram, a steps table and a walkthrough per scenario; output is stable")
-    func pagesAndDeterminism() throws {
-        try withTemporaryDirectory { directory in
+    func pagesAndDeterminism() async throws {
+        try await withTemporaryDirectory { directory in
             let first = directory.appendingPathComponent("a").path
             let second = directory.appendingPathComponent("b").path
             for out in [first, second] {
-                let result = try runJourney(["docs", "journeys", "--out", out], cwd: Paths.root)
+                let result = try await runJourney(["docs", "journeys", "--out", out], cwd: Paths.root)
                 #expect(result.status == Exit.ok, "\(result.stderr)")
             }
             let journeyFiles = files(under: Paths.journeys, endingWith: ".journey.yaml")
@@ -65,10 +66,52 @@ struct DocsTests {
         }
     }
 
+    @Test("walkthroughs come from the goldens: a scenario is shown as its golden says, not played")
+    func walkthroughsComeFromTheGoldens() async throws {
+        try await withTemporaryDirectory { directory in
+            let journeys = try copyShippedJourneys(into: directory)
+            let golden = journeys.appendingPathComponent("examples/transcripts/forgot-pin.jsonl")
+            let original = try String(contentsOf: golden, encoding: .utf8)
+            #expect(original.contains(#""values":{"action":"forgot"}"#))
+            try writeText(
+                original.replacingOccurrences(
+                    of: #""values":{"action":"forgot"}"#, with: #""values":{"action":"golden"}"#),
+                to: golden)
+            let out = directory.appendingPathComponent("docs")
+            let result = try await runJourney(["docs", "journeys/examples", "--out", out.path], cwd: directory)
+            #expect(result.status == Exit.ok, "\(result)")
+            let page = try String(contentsOf: out.appendingPathComponent("examples.unlock.md"), encoding: .utf8)
+            #expect(
+                page.contains("- `enterPin` — “Enter your PIN” · action = “golden” → *forgot* → `locked`"), "\(page)")
+        }
+    }
+
+    @Test("a scenario without a golden, or with one that does not read, is an error naming it; nothing is written")
+    func missingAndUnreadableGoldens() async throws {
+        try await withTemporaryDirectory { directory in
+            let journeys = try copyShippedJourneys(into: directory)
+            let transcripts = journeys.appendingPathComponent("examples/transcripts")
+            try FileManager.default.removeItem(at: transcripts.appendingPathComponent("forgot-pin.jsonl"))
+            let lockout = transcripts.appendingPathComponent("three-strikes-across-restart.jsonl")
+            try writeText(try String(contentsOf: lockout, encoding: .utf8) + "{\"t\":0,\n", to: lockout)
+            let lines = try String(contentsOf: lockout, encoding: .utf8).split(separator: "\n").count
+            let out = directory.appendingPathComponent("docs")
+            let result = try await runJourney(["docs", "journeys/examples", "--out", out.path], cwd: directory)
+            expectNoCrash(result)
+            #expect(result.status == Exit.invalid, "\(result)")
+            #expect(
+                result.stderrLines == [
+                    "journeys/examples/scenarios/forgot-pin.scenario.yaml: error: scenario 'forgot-pin' has no golden transcript at journeys/examples/transcripts/forgot-pin.jsonl; record it with `journey test --update`",
+                    "journeys/examples/transcripts/three-strikes-across-restart.jsonl:\(lines):8: error: the line ends in the middle of the event (a truncated or hand-edited line?); restore the golden, or re-record it with `journey test --update`",
+                ], "\(result)")
+            #expect(!FileManager.default.fileExists(atPath: out.path), "nothing is written")
+        }
+    }
+
     @Test("--format dot writes Graphviz sources")
-    func dotFormat() throws {
-        try withTemporaryDirectory { directory in
-            let result = try runJourney(
+    func dotFormat() async throws {
+        try await withTemporaryDirectory { directory in
+            let result = try await runJourney(
                 ["docs", "journeys", "--out", directory.path, "--format", "dot"], cwd: Paths.root)
             #expect(result.status == Exit.ok)
             let dot = try String(contentsOf: directory.appendingPathComponent("diia.pin-enter.dot"), encoding: .utf8)
@@ -79,8 +122,8 @@ struct DocsTests {
     }
 
     @Test("only files `journey docs` wrote are replaced or removed; the user's own stay")
-    func userFilesInTheOutputFolderSurvive() throws {
-        try withTemporaryDirectory { directory in
+    func userFilesInTheOutputFolderSurvive() async throws {
+        try await withTemporaryDirectory { directory in
             let notes = "# Notes\n\nRegenerate with `journey docs journeys`.\n"
             let graph = "digraph mine { a -> b; }\n"
             try writeText(notes, to: directory.appendingPathComponent("notes.md"))
@@ -92,7 +135,7 @@ struct DocsTests {
                         : "// Generated by `journey docs` from the journeys and their scenarios; edit those.")
                     + "\nold\n"
                 try writeText(stale, to: directory.appendingPathComponent("gone.journey.\(format)"))
-                let result = try runJourney(
+                let result = try await runJourney(
                     ["docs", "journeys/examples", "--out", directory.path, "--format", format], cwd: Paths.root)
                 #expect(result.status == Exit.ok, "\(result)")
                 #expect(
@@ -106,11 +149,11 @@ struct DocsTests {
     }
 
     @Test("a hand-written file with a page's name is never overwritten: the run stops and says so")
-    func aUserFileWithAPagesNameStopsTheRun() throws {
-        try withTemporaryDirectory { directory in
+    func aUserFileWithAPagesNameStopsTheRun() async throws {
+        try await withTemporaryDirectory { directory in
             let mine = "# Our index\n\nHand-written.\n"
             try writeText(mine, to: directory.appendingPathComponent("index.md"))
-            let result = try runJourney(["docs", "journeys/examples", "--out", directory.path], cwd: Paths.root)
+            let result = try await runJourney(["docs", "journeys/examples", "--out", directory.path], cwd: Paths.root)
             #expect(result.status == Exit.invalid, "\(result)")
             #expect(result.stderr.contains("index.md: error: this file was not written by journey docs"))
             #expect(try String(contentsOf: directory.appendingPathComponent("index.md"), encoding: .utf8) == mine)
@@ -126,11 +169,11 @@ struct DocsTests {
     }
 
     @Test("--out under a regular file: one line naming the folder and the reason, exit 2, nothing written")
-    func outUnderAFile() throws {
-        try withTemporaryDirectory { directory in
+    func outUnderAFile() async throws {
+        try await withTemporaryDirectory { directory in
             try writeText("a file\n", to: directory.appendingPathComponent("file.txt"))
             let out = directory.appendingPathComponent("file.txt/docs").path
-            let result = try runJourney(["docs", "journeys/examples", "--out", out], cwd: Paths.root)
+            let result = try await runJourney(["docs", "journeys/examples", "--out", out], cwd: Paths.root)
             expectNoCrash(result)
             #expect(result.status == Exit.invalid, "\(result)")
             #expect(result.stderrLines == ["\(out): error: cannot write the docs: Not a directory"], "\(result)")
@@ -139,11 +182,11 @@ struct DocsTests {
     }
 
     @Test("a write that fails half-way (a file size limit) leaves every page as it was")
-    func failedWriteLeavesTheOldSite() throws {
+    func failedWriteLeavesTheOldSite() async throws {
         let binary = try #require(Paths.journeyBinary)
-        try withTemporaryDirectory { directory in
+        try await withTemporaryDirectory { directory in
             let out = directory.appendingPathComponent("docs")
-            let first = try runJourney(["docs", "journeys/diia", "--out", out.path], cwd: Paths.root)
+            let first = try await runJourney(["docs", "journeys/diia", "--out", out.path], cwd: Paths.root)
             #expect(first.status == Exit.ok, "\(first)")
             for name in entries(of: out) {
                 let page = out.appendingPathComponent(name)
@@ -152,7 +195,7 @@ struct DocsTests {
             let before = Self.snapshot(out)
             // 16 blocks (8 or 16 KB, by shell) is more than the first pages and less than
             // diia.login.md (~17 KB): some pages are written before one fails with EFBIG.
-            let result = try runProcess(
+            let result = try await runProcess(
                 URL(fileURLWithPath: "/bin/sh"),
                 [
                     "-c", "trap '' XFSZ; ulimit -f 16; exec \"$@\"", "sh", binary.path, "docs", "journeys/diia",
@@ -168,11 +211,11 @@ struct DocsTests {
 
     #if os(Linux)
     @Test("a read-only --out: one line with the reason, exit 2, every page as it was", .enabled(if: getuid() == 0))
-    func readOnlyFileSystem() throws {
+    func readOnlyFileSystem() async throws {
         let binary = try #require(Paths.journeyBinary)
-        try withTemporaryDirectory { directory in
+        try await withTemporaryDirectory { directory in
             let out = directory.appendingPathComponent("docs")
-            let first = try runJourney(["docs", "journeys/examples", "--out", out.path], cwd: Paths.root)
+            let first = try await runJourney(["docs", "journeys/examples", "--out", out.path], cwd: Paths.root)
             #expect(first.status == Exit.ok, "\(first)")
             let page = out.appendingPathComponent("examples.unlock.md")
             try writeText(try String(contentsOf: page, encoding: .utf8) + "old\n", to: page)
@@ -180,7 +223,7 @@ struct DocsTests {
             // A read-only bind mount of the folder, in a mount namespace of its own that ends
             // with the command.
             let script = "mount --bind \"$1\" \"$1\" && mount -o remount,ro,bind \"$1\" || exit 99; shift; exec \"$@\""
-            let result = try runProcess(
+            let result = try await runProcess(
                 URL(fileURLWithPath: "/usr/bin/env"),
                 [
                     "unshare", "-m", "sh", "-c", script, "sh", out.path, binary.path, "docs", "journeys/examples",
@@ -197,10 +240,10 @@ struct DocsTests {
     #endif
 
     @Test("a link in --out with a page's name is never replaced or followed, nor removed when obsolete")
-    func linksInTheOutputFolderAreForeign() throws {
-        try withTemporaryDirectory { directory in
+    func linksInTheOutputFolderAreForeign() async throws {
+        try await withTemporaryDirectory { directory in
             let out = directory.appendingPathComponent("docs")
-            let first = try runJourney(["docs", "journeys/examples", "--out", out.path], cwd: Paths.root)
+            let first = try await runJourney(["docs", "journeys/examples", "--out", out.path], cwd: Paths.root)
             #expect(first.status == Exit.ok, "\(first)")
             // A generated page moved elsewhere and linked back, and a link to an obsolete one.
             let kept = directory.appendingPathComponent("kept")
@@ -216,7 +259,7 @@ struct DocsTests {
                 atPath: out.appendingPathComponent("gone.md").path, withDestinationPath: "../kept/gone.md")
             let before = Self.snapshot(kept)
             for arguments in [["--out", out.path], ["--out", out.path, "--check"]] {
-                let result = try runJourney(["docs", "journeys/examples"] + arguments, cwd: Paths.root)
+                let result = try await runJourney(["docs", "journeys/examples"] + arguments, cwd: Paths.root)
                 expectNoCrash(result)
                 #expect(result.status == Exit.invalid, "\(result)")
                 #expect(
@@ -234,7 +277,7 @@ struct DocsTests {
 
             // Without the link with a page's name, the run writes the page and leaves the other link.
             try fm.removeItem(at: out.appendingPathComponent("examples.unlock.md"))
-            let again = try runJourney(["docs", "journeys/examples", "--out", out.path], cwd: Paths.root)
+            let again = try await runJourney(["docs", "journeys/examples", "--out", out.path], cwd: Paths.root)
             #expect(again.status == Exit.ok, "\(again)")
             #expect(
                 (try? fm.destinationOfSymbolicLink(atPath: out.appendingPathComponent("gone.md").path))
@@ -244,9 +287,9 @@ struct DocsTests {
     }
 
     @Test("--format html without Graphviz says what is missing")
-    func htmlWithoutGraphviz() throws {
-        try withTemporaryDirectory { directory in
-            let result = try runJourney(
+    func htmlWithoutGraphviz() async throws {
+        try await withTemporaryDirectory { directory in
+            let result = try await runJourney(
                 ["docs", "journeys", "--out", directory.path, "--format", "html"], cwd: Paths.root,
                 environment: ["PATH": "/nonexistent"])
             #expect(result.status == Exit.invalid)
@@ -256,9 +299,9 @@ struct DocsTests {
     }
 
     @Test("the HTML site renders in headless Chromium with diagrams and tables", .timeLimit(.minutes(3)))
-    func htmlRendersInChromium() throws {
+    func htmlRendersInChromium() async throws {
         let binary = try #require(Paths.journeyBinary)
-        let result = try runProcess(
+        let result = try await runProcess(
             URL(fileURLWithPath: "/usr/bin/env"),
             ["python3", "Tests/docs/check_screenshots.py", "--journey-bin", binary.path], cwd: Paths.root, timeout: 170)
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")

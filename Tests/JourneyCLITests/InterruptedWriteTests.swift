@@ -36,8 +36,8 @@ struct InterruptedWriteTests {
     }
 
     @Test("a golden pair whose update was cut between the two renames: test reports it, --update finishes it")
-    func halfUpdatedGoldenPair() throws {
-        try withTemporaryDirectory { directory in
+    func halfUpdatedGoldenPair() async throws {
+        try await withTemporaryDirectory { directory in
             let journeys = try copyShippedJourneys(into: directory)
             let transcripts = journeys.appendingPathComponent("examples/transcripts")
             let jsonl = transcripts.appendingPathComponent("forgot-pin.jsonl")
@@ -52,7 +52,7 @@ struct InterruptedWriteTests {
             try writeText(Self.journal(renames: ["forgot-pin.txt", "forgot-pin.jsonl"]), to: journal)
             let leftBehind = Self.leftovers(in: transcripts)
 
-            let test = try runJourney(["test", "journeys/examples"], cwd: directory)
+            let test = try await runJourney(["test", "journeys/examples"], cwd: directory)
             expectNoCrash(test)
             #expect(test.status == Exit.failed, "\(test)")
             #expect(test.stdout.contains("FAIL examples.unlock › forgot-pin"), "\(test.stdout)")
@@ -65,28 +65,28 @@ struct InterruptedWriteTests {
             #expect(try String(contentsOf: jsonl, encoding: .utf8) == oldJSONL)
 
             // An --update that records another scenario in the folder finishes the journal first.
-            let update = try runJourney(
+            let update = try await runJourney(
                 ["test", "journeys/examples", "--update", "--filter", "three-strikes"], cwd: directory)
             #expect(update.status == Exit.ok, "\(update)")
             #expect(try String(contentsOf: jsonl, encoding: .utf8) == newJSONL, "the rename was not finished")
             #expect(try Data(contentsOf: transcripts.appendingPathComponent("forgot-pin.txt")) == newText)
             #expect(Self.leftovers(in: transcripts).isEmpty, "left behind: \(Self.leftovers(in: transcripts))")
-            let again = try runJourney(["test", "journeys/examples"], cwd: directory)
+            let again = try await runJourney(["test", "journeys/examples"], cwd: directory)
             #expect(again.status == Exit.ok, "\(again)")
         }
     }
 
     @Test("a journal whose renames were all made is not reported, and the next writer removes it")
-    func finishedJournal() throws {
-        try withTemporaryDirectory { directory in
+    func finishedJournal() async throws {
+        try await withTemporaryDirectory { directory in
             let journeys = try copyShippedJourneys(into: directory)
             let transcripts = journeys.appendingPathComponent("examples/transcripts")
             try writeText(
                 Self.journal(renames: ["forgot-pin.txt", "forgot-pin.jsonl"]),
                 to: transcripts.appendingPathComponent(".forgot-pin.journey-journal"))
-            let test = try runJourney(["test", "journeys/examples"], cwd: directory)
+            let test = try await runJourney(["test", "journeys/examples"], cwd: directory)
             #expect(test.status == Exit.ok, "\(test)")
-            let update = try runJourney(
+            let update = try await runJourney(
                 ["test", "journeys/examples", "--update", "--filter", "three-strikes"], cwd: directory)
             #expect(update.status == Exit.ok, "\(update)")
             #expect(Self.leftovers(in: transcripts).isEmpty)
@@ -94,8 +94,8 @@ struct InterruptedWriteTests {
     }
 
     @Test("stale temporaries of dead processes are deleted by the next writer; live ones and other files stay")
-    func staleTemporaries() throws {
-        try withTemporaryDirectory { directory in
+    func staleTemporaries() async throws {
+        try await withTemporaryDirectory { directory in
             let journeys = try copyShippedJourneys(into: directory)
             let transcripts = journeys.appendingPathComponent("examples/transcripts")
             let dead = Self.temporary("forgot-pin.txt")
@@ -103,11 +103,11 @@ struct InterruptedWriteTests {
             for name in [dead, live, ".notes", ".forgot-pin.txt.1234.tmp"] {
                 try writeText("partial\n", to: transcripts.appendingPathComponent(name))
             }
-            let test = try runJourney(["test", "journeys/examples"], cwd: directory)
+            let test = try await runJourney(["test", "journeys/examples"], cwd: directory)
             #expect(test.status == Exit.ok, "\(test)")
             #expect(Self.leftovers(in: transcripts).contains(dead), "a plain test run deletes nothing")
 
-            let update = try runJourney(
+            let update = try await runJourney(
                 ["test", "journeys/examples", "--update", "--filter", "three-strikes"], cwd: directory)
             #expect(update.status == Exit.ok, "\(update)")
             #expect(Self.leftovers(in: transcripts) == [".forgot-pin.txt.1234.tmp", live, ".notes"].sorted())
@@ -115,13 +115,13 @@ struct InterruptedWriteTests {
     }
 
     @Test("a journal that cannot be read stops the writer in that folder with a message")
-    func unreadableJournal() throws {
-        try withTemporaryDirectory { directory in
+    func unreadableJournal() async throws {
+        try await withTemporaryDirectory { directory in
             let journeys = try copyShippedJourneys(into: directory)
             let transcripts = journeys.appendingPathComponent("examples/transcripts")
             let journal = transcripts.appendingPathComponent(".forgot-pin.journey-journal")
             try writeText("not a journal\n", to: journal)
-            let update = try runJourney(
+            let update = try await runJourney(
                 ["test", "journeys/examples", "--update", "--filter", "three-strikes"], cwd: directory)
             expectNoCrash(update)
             #expect(update.status == Exit.failed, "\(update)")
@@ -132,10 +132,10 @@ struct InterruptedWriteTests {
     }
 
     @Test("an interrupted journey docs: --check says the folder has an unfinished update, docs finishes it")
-    func interruptedDocs() throws {
-        try withTemporaryDirectory { directory in
+    func interruptedDocs() async throws {
+        try await withTemporaryDirectory { directory in
             let out = directory.appendingPathComponent("docs")
-            let first = try runJourney(["docs", "journeys/examples", "--out", out.path], cwd: Paths.root)
+            let first = try await runJourney(["docs", "journeys/examples", "--out", out.path], cwd: Paths.root)
             #expect(first.status == Exit.ok, "\(first)")
             let page = out.appendingPathComponent("examples.unlock.md")
             let current = try String(contentsOf: page, encoding: .utf8)
@@ -151,7 +151,8 @@ struct InterruptedWriteTests {
                 Self.journal(renames: ["index.md", "examples.unlock.md"], deletions: ["gone.md"]),
                 to: out.appendingPathComponent(".journey-docs.journey-journal"))
 
-            let check = try runJourney(["docs", "journeys/examples", "--out", out.path, "--check"], cwd: Paths.root)
+            let check = try await runJourney(
+                ["docs", "journeys/examples", "--out", out.path, "--check"], cwd: Paths.root)
             expectNoCrash(check)
             #expect(check.status == Exit.failed, "\(check)")
             #expect(
@@ -160,29 +161,30 @@ struct InterruptedWriteTests {
                 "\(check.stderr)")
             #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("gone.md").path))
 
-            let docs = try runJourney(["docs", "journeys/examples", "--out", out.path], cwd: Paths.root)
+            let docs = try await runJourney(["docs", "journeys/examples", "--out", out.path], cwd: Paths.root)
             #expect(docs.status == Exit.ok, "\(docs)")
             #expect(try String(contentsOf: page, encoding: .utf8) == current)
             #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent("gone.md").path))
             #expect(Self.leftovers(in: out).isEmpty, "left behind: \(Self.leftovers(in: out))")
-            let clean = try runJourney(["docs", "journeys/examples", "--out", out.path, "--check"], cwd: Paths.root)
+            let clean = try await runJourney(
+                ["docs", "journeys/examples", "--out", out.path, "--check"], cwd: Paths.root)
             #expect(clean.status == Exit.ok, "\(clean)")
         }
     }
 
     @Test("a single file (--transcript, --junit) cleans stale temporaries of its own naming in its folder")
-    func singleFiles() throws {
-        try withTemporaryDirectory { directory in
+    func singleFiles() async throws {
+        try await withTemporaryDirectory { directory in
             let stale = [Self.temporary("out.txt"), Self.temporary("other.xml")]
             for name in stale { try writeText("partial\n", to: directory.appendingPathComponent(name)) }
             let scenario = Paths.root.appendingPathComponent(RunTests.happyPath).path
-            let run = try runJourney(["run", "--scenario", scenario, "--transcript", "out.txt"], cwd: directory)
+            let run = try await runJourney(["run", "--scenario", scenario, "--transcript", "out.txt"], cwd: directory)
             #expect(run.status == Exit.ok, "\(run)")
             #expect(entries(of: directory) == ["out.txt"])
 
             let reports = directory.appendingPathComponent("reports")
             for name in stale { try writeText("partial\n", to: reports.appendingPathComponent(name)) }
-            let test = try runJourney(
+            let test = try await runJourney(
                 ["test", "journeys/examples", "--junit", reports.appendingPathComponent("junit.xml").path],
                 cwd: Paths.root)
             #expect(test.status == Exit.ok, "\(test)")
@@ -200,59 +202,62 @@ struct InterruptedWriteTests {
     @Test(
         "kill -9 during journey test --update: every pair is wholly old, wholly new or reported; the next --update cleans up",
         arguments: [20, 60, 120, 180, 240])
-    func killDuringUpdate(milliseconds: Int) throws {
+    func killDuringUpdate(milliseconds: Int) async throws {
         let binary = try #require(Paths.journeyBinary)
-        try withTemporaryDirectory { directory in
-            let journeys = try copyShippedJourneys(into: directory)
-            // Make every golden differ from what --update records, so that old and new differ.
-            var pairs: [Pair] = []
-            for text in files(under: journeys, endingWith: ".txt") where text.path.contains("/transcripts/") {
-                let jsonl = text.deletingPathExtension().appendingPathExtension("jsonl")
-                let new = (try Data(contentsOf: text), try Data(contentsOf: jsonl))
-                let old = (new.0 + Data("# old\n".utf8), new.1 + Data("{\"old\":true}\n".utf8))
-                try old.0.write(to: text)
-                try old.1.write(to: jsonl)
-                let base = String(text.deletingPathExtension().path.dropFirst(directory.path.count + 1))
-                pairs.append(Pair(base: base, old: old, new: new))
-            }
-            #expect(pairs.count > 50)
-
-            let process = Process()
-            process.executableURL = binary
-            process.arguments = ["test", "journeys", "--update"]
-            process.currentDirectoryURL = directory
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            usleep(useconds_t(milliseconds * 1000))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-
-            let test = try runJourney(["test", "journeys"], cwd: directory)
-            expectNoCrash(test)
-            var counts = (old: 0, new: 0, reported: 0)
-            for pair in pairs {
-                let text = try Data(contentsOf: directory.appendingPathComponent(pair.base + ".txt"))
-                let jsonl = try Data(contentsOf: directory.appendingPathComponent(pair.base + ".jsonl"))
-                if test.stdout.contains(Self.halfUpdatedMessage(pair.base)) {
-                    counts.reported += 1
-                } else if text == pair.old.text && jsonl == pair.old.jsonl {
-                    counts.old += 1
-                } else if text == pair.new.text && jsonl == pair.new.jsonl {
-                    counts.new += 1
-                } else {
-                    Issue.record("\(pair.base) is neither wholly old nor wholly new, and not reported")
+        try await withProcessSlot {
+            try await withTemporaryDirectory { directory in
+                let journeys = try copyShippedJourneys(into: directory)
+                // Make every golden differ from what --update records, so that old and new differ.
+                var pairs: [Pair] = []
+                for text in files(under: journeys, endingWith: ".txt") where text.path.contains("/transcripts/") {
+                    let jsonl = text.deletingPathExtension().appendingPathExtension("jsonl")
+                    let new = (try Data(contentsOf: text), try Data(contentsOf: jsonl))
+                    let old = (new.0 + Data("# old\n".utf8), new.1 + Data("{\"old\":true}\n".utf8))
+                    try old.0.write(to: text)
+                    try old.1.write(to: jsonl)
+                    let base = String(text.deletingPathExtension().path.dropFirst(directory.path.count + 1))
+                    pairs.append(Pair(base: base, old: old, new: new))
                 }
-            }
-            #expect(counts.old + counts.new + counts.reported == pairs.count, "after \(milliseconds) ms: \(counts)")
+                #expect(pairs.count > 50)
 
-            let update = try runJourney(["test", "journeys", "--update"], cwd: directory)
-            #expect(update.status == Exit.ok, "\(update)")
-            let hidden = (files(under: journeys, endingWith: ".tmp") + files(under: journeys, endingWith: "-journal"))
-            #expect(hidden.isEmpty, "left behind: \(hidden.map(\.lastPathComponent))")
-            let after = try runJourney(["test", "journeys"], cwd: directory)
-            #expect(after.stdoutLines.filter { $0.hasPrefix("FAIL ") }.isEmpty, "\(after.stdout)")
+                let process = Process()
+                process.executableURL = binary
+                process.arguments = ["test", "journeys", "--update"]
+                process.currentDirectoryURL = directory
+                process.standardInput = FileHandle.nullDevice
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                try await Task.sleep(for: .milliseconds(milliseconds))
+                kill(process.processIdentifier, SIGKILL)
+                _ = await waitForExit(process, seconds: 60)
+
+                let test = try await runJourney(["test", "journeys"], cwd: directory, timeout: 120)
+                expectNoCrash(test)
+                var counts = (old: 0, new: 0, reported: 0)
+                for pair in pairs {
+                    let text = try Data(contentsOf: directory.appendingPathComponent(pair.base + ".txt"))
+                    let jsonl = try Data(contentsOf: directory.appendingPathComponent(pair.base + ".jsonl"))
+                    if test.stdout.contains(Self.halfUpdatedMessage(pair.base)) {
+                        counts.reported += 1
+                    } else if text == pair.old.text && jsonl == pair.old.jsonl {
+                        counts.old += 1
+                    } else if text == pair.new.text && jsonl == pair.new.jsonl {
+                        counts.new += 1
+                    } else {
+                        Issue.record("\(pair.base) is neither wholly old nor wholly new, and not reported")
+                    }
+                }
+                #expect(counts.old + counts.new + counts.reported == pairs.count, "after \(milliseconds) ms: \(counts)")
+
+                let update = try await runJourney(["test", "journeys", "--update"], cwd: directory, timeout: 120)
+                #expect(update.status == Exit.ok, "\(update)")
+                let hidden =
+                    (files(under: journeys, endingWith: ".tmp") + files(under: journeys, endingWith: "-journal"))
+                #expect(hidden.isEmpty, "left behind: \(hidden.map(\.lastPathComponent))")
+                let after = try await runJourney(["test", "journeys"], cwd: directory, timeout: 120)
+                #expect(after.stdoutLines.filter { $0.hasPrefix("FAIL ") }.isEmpty, "\(after.stdout)")
+            }
         }
     }
 }

@@ -129,130 +129,135 @@ struct IsolationTests {
         return (process, out, err)
     }
 
-    static func wait(_ process: Process, seconds: Double) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        return !process.isRunning
+    static func wait(_ process: Process, seconds: Double) async -> Bool {
+        await waitForExit(process, seconds: seconds)
     }
 
     @Test("a crashing and a never-ending scenario fail; the others pass; summary and reports are written")
-    func crashAndHang() throws {
-        try withTemporaryDirectory { directory in
-            let hang = try SilentServer()
-            let parent = Mutex<Int32>(0)
-            let crashed = Mutex(false)
-            // When the scenario's request arrives, its process dies as if the handler crashed.
-            let crash = try SilentServer {
-                let pid = parent.withLock { $0 }
-                for worker in IsolationTests.children(of: pid) { kill(worker, SIGSEGV) }
-                crashed.withLock { $0 = true }
-            }
-            try Self.project(
-                in: directory,
-                [
-                    ("a-crashes", "http://127.0.0.1:\(crash.port)/x", false),
-                    ("b-never-ends", "http://127.0.0.1:\(hang.port)/x", false),
-                    ("c-passes", "https://api.example.org/ok", true),
-                    ("d-passes-too", "https://api.example.org/ok", true),
-                ])
-            let recorded = try runJourney(["test", "journeys", "--update", "--filter", "passes"], cwd: directory)
-            #expect(recorded.status == Exit.ok, "\(recorded)")
+    func crashAndHang() async throws {
+        try await withProcessSlot {
+            try await withTemporaryDirectory { directory in
+                let hang = try SilentServer()
+                let parent = Mutex<Int32>(0)
+                let crashed = Mutex(false)
+                // When the scenario's request arrives, its process dies as if the handler crashed.
+                let crash = try SilentServer {
+                    let pid = parent.withLock { $0 }
+                    for worker in IsolationTests.children(of: pid) { kill(worker, SIGSEGV) }
+                    crashed.withLock { $0 = true }
+                }
+                try Self.project(
+                    in: directory,
+                    [
+                        ("a-crashes", "http://127.0.0.1:\(crash.port)/x", false),
+                        ("b-never-ends", "http://127.0.0.1:\(hang.port)/x", false),
+                        ("c-passes", "https://api.example.org/ok", true),
+                        ("d-passes-too", "https://api.example.org/ok", true),
+                    ])
+                let recorded = try await runJourney(
+                    ["test", "journeys", "--update", "--filter", "passes"], cwd: directory)
+                #expect(recorded.status == Exit.ok, "\(recorded)")
 
-            let (process, out, _) = try Self.start(
-                [
-                    "test", "journeys", "--timeout", "3s", "--jobs", "1", "--junit", "out/junit.xml", "--json",
-                    "out/report.json",
-                ], in: directory)
-            parent.withLock { $0 = process.processIdentifier }
-            let ended = Self.wait(process, seconds: 60)
-            if !ended { process.terminate() }
-            #expect(ended, "journey test did not finish")
-            #expect(crashed.withLock { $0 }, "the crashing scenario's request arrived")
-            let stdout = try String(contentsOf: out, encoding: .utf8)
-            let lines = RunResult.lines(stdout)
-            #expect(process.terminationStatus == Exit.failed, "\(stdout)")
-            #expect(lines.last == "2 passed, 2 failed", "\(stdout)")
-            #expect(
-                lines.contains("FAIL t.net › a-crashes (0 ms)")
-                    || lines.contains { $0.hasPrefix("FAIL t.net › a-crashes") })
-            #expect(stdout.contains("crashed: its process was killed by SIGSEGV"), "\(stdout)")
-            #expect(stdout.contains("did not finish within 3s (--timeout)"), "\(stdout)")
-            #expect(lines.contains { $0.hasPrefix("PASS t.net › c-passes") })
-            #expect(lines.contains { $0.hasPrefix("PASS t.net › d-passes-too") })
+                let (process, out, _) = try Self.start(
+                    [
+                        "test", "journeys", "--timeout", "3s", "--jobs", "1", "--junit", "out/junit.xml", "--json",
+                        "out/report.json",
+                    ], in: directory)
+                parent.withLock { $0 = process.processIdentifier }
+                let ended = await Self.wait(process, seconds: 60)
+                if !ended { process.terminate() }
+                #expect(ended, "journey test did not finish")
+                #expect(crashed.withLock { $0 }, "the crashing scenario's request arrived")
+                let stdout = try String(contentsOf: out, encoding: .utf8)
+                let lines = RunResult.lines(stdout)
+                #expect(process.terminationStatus == Exit.failed, "\(stdout)")
+                #expect(lines.last == "2 passed, 2 failed", "\(stdout)")
+                #expect(
+                    lines.contains("FAIL t.net › a-crashes (0 ms)")
+                        || lines.contains { $0.hasPrefix("FAIL t.net › a-crashes") })
+                #expect(stdout.contains("crashed: its process was killed by SIGSEGV"), "\(stdout)")
+                #expect(stdout.contains("did not finish within 3s (--timeout)"), "\(stdout)")
+                #expect(lines.contains { $0.hasPrefix("PASS t.net › c-passes") })
+                #expect(lines.contains { $0.hasPrefix("PASS t.net › d-passes-too") })
 
-            let json =
-                try JSONSerialization.jsonObject(
-                    with: Data(contentsOf: directory.appendingPathComponent("out/report.json"))) as? [String: Any]
-            #expect(json?["state"] as? String == "finished")
-            let kinds = (json?["scenarios"] as? [[String: Any]] ?? []).map {
-                (($0["problems"] as? [[String: Any]])?.first?["kind"] as? String) ?? "none"
+                let json =
+                    try JSONSerialization.jsonObject(
+                        with: Data(contentsOf: directory.appendingPathComponent("out/report.json"))) as? [String: Any]
+                #expect(json?["state"] as? String == "finished")
+                let kinds = (json?["scenarios"] as? [[String: Any]] ?? []).map {
+                    (($0["problems"] as? [[String: Any]])?.first?["kind"] as? String) ?? "none"
+                }
+                #expect(kinds == ["crash", "timeout", "none", "none"], "\(kinds)")
+                let junit = try String(contentsOf: directory.appendingPathComponent("out/junit.xml"), encoding: .utf8)
+                #expect(junit.contains(#"tests="4" failures="2" errors="0""#), "\(junit)")
+                #expect(junit.contains(#"type="crash""#) && junit.contains(#"type="timeout""#))
+                // No worker outlives the run.
+                #expect(Self.children(of: process.processIdentifier).isEmpty)
             }
-            #expect(kinds == ["crash", "timeout", "none", "none"], "\(kinds)")
-            let junit = try String(contentsOf: directory.appendingPathComponent("out/junit.xml"), encoding: .utf8)
-            #expect(junit.contains(#"tests="4" failures="2" errors="0""#), "\(junit)")
-            #expect(junit.contains(#"type="crash""#) && junit.contains(#"type="timeout""#))
-            // No worker outlives the run.
-            #expect(Self.children(of: process.processIdentifier).isEmpty)
         }
     }
 
     @Test("SIGINT stops the run: the report, marked running until then, says interrupted and what finished")
-    func interrupted() throws {
-        try withTemporaryDirectory { directory in
-            let hang = try SilentServer()
-            try Self.project(
-                in: directory,
-                [
-                    ("a-passes", "https://api.example.org/ok", true),
-                    ("b-waits", "http://127.0.0.1:\(hang.port)/x", false),
-                ])
-            _ = try runJourney(["test", "journeys", "--update", "--filter", "passes"], cwd: directory)
-            // A complete-looking report from an earlier run, which this run must not leave behind.
-            try writeText(
-                #"{"state": "finished", "summary": {"passed": 9}}"#, to: directory.appendingPathComponent("report.json")
-            )
+    func interrupted() async throws {
+        try await withProcessSlot {
+            try await withTemporaryDirectory { directory in
+                let hang = try SilentServer()
+                try Self.project(
+                    in: directory,
+                    [
+                        ("a-passes", "https://api.example.org/ok", true),
+                        ("b-waits", "http://127.0.0.1:\(hang.port)/x", false),
+                    ])
+                _ = try await runJourney(["test", "journeys", "--update", "--filter", "passes"], cwd: directory)
+                // A complete-looking report from an earlier run, which this run must not leave behind.
+                try writeText(
+                    #"{"state": "finished", "summary": {"passed": 9}}"#,
+                    to: directory.appendingPathComponent("report.json")
+                )
 
-            let (process, out, _) = try Self.start(
-                ["test", "journeys", "--jobs", "1", "--json", "report.json"], in: directory)
-            var sawRunning = false
-            let deadline = Date().addingTimeInterval(20)
-            while Date() < deadline && !sawRunning {
-                let text =
-                    (try? String(contentsOf: directory.appendingPathComponent("report.json"), encoding: .utf8)) ?? ""
-                sawRunning = text.contains(#""state": "running""#)
-                usleep(20_000)
+                let (process, out, _) = try Self.start(
+                    ["test", "journeys", "--jobs", "1", "--json", "report.json"], in: directory)
+                var sawRunning = false
+                let deadline = Date().addingTimeInterval(20)
+                while Date() < deadline && !sawRunning {
+                    let text =
+                        (try? String(contentsOf: directory.appendingPathComponent("report.json"), encoding: .utf8))
+                        ?? ""
+                    sawRunning = text.contains(#""state": "running""#)
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                #expect(sawRunning, "the report says the run is in progress while it is")
+                // Let the first scenario finish and the second start waiting.
+                let passed = Date().addingTimeInterval(20)
+                while Date() < passed, !((try? String(contentsOf: out, encoding: .utf8)) ?? "").contains("PASS") {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                try await Task.sleep(for: .milliseconds(300))
+                kill(process.processIdentifier, SIGINT)
+                #expect(await Self.wait(process, seconds: 20))
+                #expect(process.terminationStatus == 130)
+                let stdout = try String(contentsOf: out, encoding: .utf8)
+                #expect(RunResult.lines(stdout).last == "1 passed, 0 failed, interrupted by SIGINT", "\(stdout)")
+                let json =
+                    try JSONSerialization.jsonObject(
+                        with: Data(contentsOf: directory.appendingPathComponent("report.json"))) as? [String: Any]
+                #expect(json?["state"] as? String == "interrupted")
+                #expect((json?["message"] as? String)?.contains("after 1 of 2 scenarios") == true)
+                #expect((json?["scenarios"] as? [Any])?.count == 1)
             }
-            #expect(sawRunning, "the report says the run is in progress while it is")
-            // Let the first scenario finish and the second start waiting.
-            let passed = Date().addingTimeInterval(20)
-            while Date() < passed, !((try? String(contentsOf: out, encoding: .utf8)) ?? "").contains("PASS") {
-                usleep(20_000)
-            }
-            usleep(300_000)
-            kill(process.processIdentifier, SIGINT)
-            #expect(Self.wait(process, seconds: 20))
-            #expect(process.terminationStatus == 130)
-            let stdout = try String(contentsOf: out, encoding: .utf8)
-            #expect(RunResult.lines(stdout).last == "1 passed, 0 failed, interrupted by SIGINT", "\(stdout)")
-            let json =
-                try JSONSerialization.jsonObject(
-                    with: Data(contentsOf: directory.appendingPathComponent("report.json"))) as? [String: Any]
-            #expect(json?["state"] as? String == "interrupted")
-            #expect((json?["message"] as? String)?.contains("after 1 of 2 scenarios") == true)
-            #expect((json?["scenarios"] as? [Any])?.count == 1)
         }
     }
 
     @Test("journey run stops a run past --timeout: FAIL, exit 1, and no transcript file or temporary left")
-    func runTimeout() throws {
-        try withTemporaryDirectory { directory in
+    func runTimeout() async throws {
+        try await withTemporaryDirectory { directory in
             let hang = try SilentServer()
             try writeText(Self.journey, to: directory.appendingPathComponent("net.journey.yaml"))
             try writeText(
                 Self.scenario("waits", url: "http://127.0.0.1:\(hang.port)/x"),
                 to: directory.appendingPathComponent("waits.scenario.yaml"))
             try writeText("an earlier transcript\n", to: directory.appendingPathComponent("out.txt"))
-            let result = try runJourney(
+            let result = try await runJourney(
                 ["run", "--scenario", "waits.scenario.yaml", "--timeout", "1500ms", "--transcript", "out.txt"],
                 cwd: directory, timeout: 30)
             expectNoCrash(result)
@@ -266,23 +271,27 @@ struct IsolationTests {
     }
 
     @Test("a killed journey test leaves no worker running")
-    func noOrphanWorker() throws {
-        try withTemporaryDirectory { directory in
-            let hang = try SilentServer()
-            try Self.project(in: directory, [("waits", "http://127.0.0.1:\(hang.port)/x", false)])
-            let (process, _, _) = try Self.start(["test", "journeys"], in: directory)
-            var workers: [Int32] = []
-            let deadline = Date().addingTimeInterval(20)
-            while workers.isEmpty && Date() < deadline {
-                workers = Self.children(of: process.processIdentifier)
-                usleep(20_000)
+    func noOrphanWorker() async throws {
+        try await withProcessSlot {
+            try await withTemporaryDirectory { directory in
+                let hang = try SilentServer()
+                try Self.project(in: directory, [("waits", "http://127.0.0.1:\(hang.port)/x", false)])
+                let (process, _, _) = try Self.start(["test", "journeys"], in: directory)
+                var workers: [Int32] = []
+                let deadline = Date().addingTimeInterval(20)
+                while workers.isEmpty && Date() < deadline {
+                    workers = Self.children(of: process.processIdentifier)
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                #expect(!workers.isEmpty)
+                kill(process.processIdentifier, SIGKILL)
+                #expect(await Self.wait(process, seconds: 10))
+                let gone = Date().addingTimeInterval(10)
+                while workers.contains(where: Self.isAlive) && Date() < gone {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                #expect(!workers.contains(where: Self.isAlive), "the worker ended with its parent")
             }
-            #expect(!workers.isEmpty)
-            kill(process.processIdentifier, SIGKILL)
-            #expect(Self.wait(process, seconds: 10))
-            let gone = Date().addingTimeInterval(10)
-            while workers.contains(where: Self.isAlive) && Date() < gone { usleep(20_000) }
-            #expect(!workers.contains(where: Self.isAlive), "the worker ended with its parent")
         }
     }
 }

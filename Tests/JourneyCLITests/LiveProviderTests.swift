@@ -7,8 +7,8 @@ import Testing
 struct LiveProviderTests {
     @Test(
         "eIAM's, eduID's and Locker's scenarios pass against Glewlwyd and match their goldens", .timeLimit(.minutes(3)))
-    func eiamAgainstTheProvider() throws {
-        let result = try runJourney(
+    func eiamAgainstTheProvider() async throws {
+        let result = try await runJourney(
             ["test", "journeys/eiam", "journeys/eduid", "journeys/locker", "--repeat", "2"], cwd: Paths.root,
             timeout: 160)
         #expect(
@@ -22,14 +22,14 @@ struct LiveProviderTests {
     }
 
     @Test("without the provider, its scenarios are skipped, not failed")
-    func skippedWithoutTheProvider() throws {
-        try withTemporaryDirectory { directory in
+    func skippedWithoutTheProvider() async throws {
+        try await withTemporaryDirectory { directory in
             let journeys = try copyShippedJourneys(into: directory)
             let scenario = journeys.appendingPathComponent("eiam/scenarios/i1-sign-in-with-pkce.scenario.yaml")
             try writeText(
                 try String(contentsOf: scenario, encoding: .utf8).replacingOccurrences(
                     of: "needs: [\"http://127.0.0.1:4593", with: "needs: [\"http://127.0.0.1:9"), to: scenario)
-            let result = try runJourney(["test", "journeys/eiam", "--filter", "i1-sign-in"], cwd: directory)
+            let result = try await runJourney(["test", "journeys/eiam", "--filter", "i1-sign-in"], cwd: directory)
             #expect(result.status == Exit.ok, "\(result)")
             #expect(result.stdout.contains("SKIP eiam.login › i1-sign-in-with-pkce: needs http://127.0.0.1:9"))
             #expect(result.stdoutLines.last == "0 passed, 0 failed, 1 skipped")

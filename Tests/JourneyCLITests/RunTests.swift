@@ -28,8 +28,8 @@ struct RunTests {
     }
 
     @Test("the text transcript equals the committed golden byte for byte")
-    func textMatchesGolden() throws {
-        let result = try runJourney(["run", "--scenario", Self.happyPath])
+    func textMatchesGolden() async throws {
+        let result = try await runJourney(["run", "--scenario", Self.happyPath])
         expectNoCrash(result)
         #expect(result.status == Exit.ok, "\(result)")
         let golden = try Data(contentsOf: Self.goldenText)
@@ -41,12 +41,12 @@ struct RunTests {
     }
 
     @Test("--format text is the default, and --format jsonl equals the .jsonl golden")
-    func jsonlMatchesGolden() throws {
-        let text = try runJourney(["run", "--scenario", Self.happyPath, "--format", "text"])
+    func jsonlMatchesGolden() async throws {
+        let text = try await runJourney(["run", "--scenario", Self.happyPath, "--format", "text"])
         #expect(text.status == Exit.ok)
         #expect(text.stdoutData == (try Data(contentsOf: Self.goldenText)))
 
-        let result = try runJourney(["run", "--scenario", Self.happyPath, "--format", "jsonl"])
+        let result = try await runJourney(["run", "--scenario", Self.happyPath, "--format", "jsonl"])
         expectNoCrash(result)
         #expect(result.status == Exit.ok, "\(result)")
         #expect(result.stdoutData == (try Data(contentsOf: Self.goldenJSONL)))
@@ -61,9 +61,9 @@ struct RunTests {
     }
 
     @Test("running twice gives identical bytes", arguments: ["text", "jsonl"])
-    func deterministic(format: String) throws {
-        let first = try runJourney(["run", "--scenario", Self.happyPath, "--format", format])
-        let second = try runJourney(["run", "--scenario", Self.happyPath, "--format", format])
+    func deterministic(format: String) async throws {
+        let first = try await runJourney(["run", "--scenario", Self.happyPath, "--format", format])
+        let second = try await runJourney(["run", "--scenario", Self.happyPath, "--format", format])
         #expect(first.status == Exit.ok && second.status == Exit.ok)
         #expect(!first.stdoutData.isEmpty)
         #expect(first.stdoutData == second.stdoutData)
@@ -71,11 +71,12 @@ struct RunTests {
     }
 
     @Test("--transcript FILE writes the file, prints no transcript, leaves no temporary files")
-    func transcriptFile() throws {
-        try withTemporaryDirectory { directory in
+    func transcriptFile() async throws {
+        try await withTemporaryDirectory { directory in
             let scenario = Paths.root.appendingPathComponent(Self.happyPath).path
             let text = directory.appendingPathComponent("happy.txt")
-            let result = try runJourney(["run", "--scenario", scenario, "--transcript", text.path], cwd: directory)
+            let result = try await runJourney(
+                ["run", "--scenario", scenario, "--transcript", text.path], cwd: directory)
             expectNoCrash(result)
             #expect(result.status == Exit.ok, "\(result)")
             #expect(result.stdoutData.isEmpty, "stdout: \(result.stdout)")
@@ -83,14 +84,16 @@ struct RunTests {
 
             // The format follows a .jsonl name unless --format says otherwise.
             let jsonl = directory.appendingPathComponent("happy.jsonl")
-            let second = try runJourney(["run", "--scenario", scenario, "--transcript", jsonl.path], cwd: directory)
+            let second = try await runJourney(
+                ["run", "--scenario", scenario, "--transcript", jsonl.path], cwd: directory)
             #expect(second.status == Exit.ok, "\(second)")
             #expect(second.stdoutData.isEmpty)
             #expect((try? Data(contentsOf: jsonl)) == (try Data(contentsOf: Self.goldenJSONL)))
 
             // Overwriting an existing transcript replaces it whole.
             try Data("old transcript\n".utf8).write(to: text)
-            let third = try runJourney(["run", "--scenario", scenario, "--transcript", text.path], cwd: directory)
+            let third = try await runJourney(
+                ["run", "--scenario", scenario, "--transcript", text.path], cwd: directory)
             #expect(third.status == Exit.ok)
             #expect((try? Data(contentsOf: text)) == (try Data(contentsOf: Self.goldenText)))
 
@@ -100,11 +103,12 @@ struct RunTests {
     }
 
     @Test("--transcript into a folder that does not exist: exit 2, a message, nothing created")
-    func transcriptIntoMissingFolder() throws {
-        try withTemporaryDirectory { directory in
+    func transcriptIntoMissingFolder() async throws {
+        try await withTemporaryDirectory { directory in
             let scenario = Paths.root.appendingPathComponent(Self.happyPath).path
             let target = directory.appendingPathComponent("missing/out.txt")
-            let result = try runJourney(["run", "--scenario", scenario, "--transcript", target.path], cwd: directory)
+            let result = try await runJourney(
+                ["run", "--scenario", scenario, "--transcript", target.path], cwd: directory)
             expectNoCrash(result)
             #expect(result.status == Exit.invalid, "\(result)")
             #expect(
@@ -115,13 +119,14 @@ struct RunTests {
     }
 
     @Test("--transcript naming a folder: exit 2, the folder untouched, no temporary file left")
-    func transcriptIsAFolder() throws {
-        try withTemporaryDirectory { directory in
+    func transcriptIsAFolder() async throws {
+        try await withTemporaryDirectory { directory in
             let scenario = Paths.root.appendingPathComponent(Self.happyPath).path
             let folder = directory.appendingPathComponent("existing", isDirectory: true)
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
             try Data("keep me\n".utf8).write(to: folder.appendingPathComponent("inside.txt"))
-            let result = try runJourney(["run", "--scenario", scenario, "--transcript", folder.path], cwd: directory)
+            let result = try await runJourney(
+                ["run", "--scenario", scenario, "--transcript", folder.path], cwd: directory)
             expectNoCrash(result)
             #expect(result.status == Exit.invalid, "\(result)")
             #expect(result.stderr.contains("cannot write"), "\(result.stderr)")
@@ -133,9 +138,9 @@ struct RunTests {
     }
 
     @Test("a transcript that cannot be written in full keeps the previous file")
-    func failedWriteKeepsOldTranscript() throws {
+    func failedWriteKeepsOldTranscript() async throws {
         let binary = try #require(Paths.journeyBinary)
-        try withTemporaryDirectory { directory in
+        try await withTemporaryDirectory { directory in
             let scenario = Paths.root.appendingPathComponent(Self.happyPath).path
             let target = directory.appendingPathComponent("out.txt")
             let old = Data("the previous transcript\n".utf8)
@@ -143,7 +148,7 @@ struct RunTests {
             // A file size limit of one block makes write(2) fail with EFBIG half-way
             // through the ~7 KB transcript (SIGXFSZ is ignored so the write fails
             // instead of killing the process). Running as root does not lift it.
-            let result = try runProcess(
+            let result = try await runProcess(
                 URL(fileURLWithPath: "/bin/sh"),
                 [
                     "-c", "trap '' XFSZ; ulimit -f 1; exec \"$@\"", "sh", binary.path, "run", "--scenario", scenario,
@@ -159,14 +164,14 @@ struct RunTests {
     }
 
     @Test("a scenario expecting the wrong end fails with exit 1 and says so")
-    func wrongEnd() throws {
-        try withTemporaryDirectory { directory in
+    func wrongEnd() async throws {
+        try await withTemporaryDirectory { directory in
             let journeys = try copyShippedJourneys(into: directory)
             let scenario = journeys.appendingPathComponent("eduid/scenarios/happy-path.scenario.yaml")
             let original = try String(contentsOf: scenario, encoding: .utf8)
             #expect(original.contains("\n  end: home\n"))
             try writeText(original.replacingOccurrences(of: "\n  end: home\n", with: "\n  end: scanQr\n"), to: scenario)
-            let result = try runJourney(
+            let result = try await runJourney(
                 ["run", "--scenario", "journeys/eduid/scenarios/happy-path.scenario.yaml"], cwd: directory)
             expectNoCrash(result)
             #expect(result.status == Exit.failed, "\(result)")
@@ -190,8 +195,8 @@ struct RunTests {
             ["test", "--bogus"],
             ["frobnicate"],
         ])
-    func usageErrors(arguments: [String]) throws {
-        let result = try runJourney(arguments)
+    func usageErrors(arguments: [String]) async throws {
+        let result = try await runJourney(arguments)
         expectNoCrash(result)
         #expect(result.status == Exit.invalid, "\(result)")
         #expect(result.stderr.contains("Usage: journey"), "\(result.stderr)")
@@ -205,25 +210,25 @@ struct RunTests {
     }
 
     @Test("--help and --version exit 0")
-    func helpAndVersion() throws {
-        let help = try runJourney(["--help"])
+    func helpAndVersion() async throws {
+        let help = try await runJourney(["--help"])
         #expect(help.status == Exit.ok)
         #expect(help.stdout.contains("USAGE: journey <subcommand>"))
         for command in ["check", "run", "test"] {
             #expect(help.stdout.contains(command))
-            let sub = try runJourney([command, "--help"])
+            let sub = try await runJourney([command, "--help"])
             #expect(sub.status == Exit.ok, "\(command) --help: \(sub)")
             #expect(sub.stdout.contains("USAGE: journey \(command)"))
         }
-        let version = try runJourney(["--version"])
+        let version = try await runJourney(["--version"])
         #expect(version.status == Exit.ok)
         #expect(version.stdout.first?.isNumber == true, "\(version.stdout)")
     }
 
     @Test("a missing scenario file exits 2 with a located message")
-    func missingScenario() throws {
-        try withTemporaryDirectory { directory in
-            let result = try runJourney(["run", "--scenario", "journeys/nope.scenario.yaml"], cwd: directory)
+    func missingScenario() async throws {
+        try await withTemporaryDirectory { directory in
+            let result = try await runJourney(["run", "--scenario", "journeys/nope.scenario.yaml"], cwd: directory)
             expectNoCrash(result)
             #expect(result.status == Exit.invalid, "\(result)")
             #expect(result.diagnostics.contains { $0.path == "journeys/nope.scenario.yaml" && $0.severity == "error" })
@@ -231,28 +236,28 @@ struct RunTests {
     }
 
     @Test("relative paths without a folder, or with a one-character folder, work")
-    func shortRelativePaths() throws {
+    func shortRelativePaths() async throws {
         // swift-corelibs-foundation traps on NSString path methods for one-character paths
         // such as "." or "a"; the CLI must not crash on them.
         let folder = Paths.journeys.appendingPathComponent("eduid/scenarios")
-        let run = try runJourney(["run", "--scenario", "happy-path.scenario.yaml"], cwd: folder)
+        let run = try await runJourney(["run", "--scenario", "happy-path.scenario.yaml"], cwd: folder)
         let golden = try Data(contentsOf: Self.goldenText)
         expectNoCrash(run)
         #expect(run.status == Exit.ok, "\(run)")
         #expect(run.stdoutData == golden)
 
-        let checkDot = try runJourney(["check", "."], cwd: Paths.journeys)
+        let checkDot = try await runJourney(["check", "."], cwd: Paths.journeys)
         expectNoCrash(checkDot)
         #expect(checkDot.status == Exit.ok, "\(checkDot)")
 
-        try withTemporaryDirectory { directory in
+        try await withTemporaryDirectory { directory in
             let tabs = Paths.badFixtures.appendingPathComponent("tabs.yaml")
             try FileManager.default.createDirectory(
                 at: directory.appendingPathComponent("a"), withIntermediateDirectories: true)
             try FileManager.default.copyItem(at: tabs, to: directory.appendingPathComponent("tabs.yaml"))
             try FileManager.default.copyItem(at: tabs, to: directory.appendingPathComponent("a/tabs.yaml"))
             for path in ["tabs.yaml", "a/tabs.yaml", "a"] {
-                let check = try runJourney(["check", path], cwd: directory)
+                let check = try await runJourney(["check", path], cwd: directory)
                 expectNoCrash(check)
                 #expect(check.status == Exit.invalid, "\(check)")
                 #expect(
@@ -261,10 +266,55 @@ struct RunTests {
             // Control: the same file named with a longer folder is checked normally.
             try FileManager.default.moveItem(
                 at: directory.appendingPathComponent("a"), to: directory.appendingPathComponent("ab"))
-            let control = try runJourney(["check", "ab/tabs.yaml"], cwd: directory)
+            let control = try await runJourney(["check", "ab/tabs.yaml"], cwd: directory)
             expectNoCrash(control)
             #expect(control.status == Exit.invalid)
             #expect(control.errors("yaml.tab").map { "\($0.path):\($0.position)" } == ["ab/tabs.yaml:7:1"])
+        }
+    }
+
+    @Test("--locale wins over the scenario's locale, which wins over the journey's default")
+    func localeOverride() async throws {
+        try await withTemporaryDirectory { directory in
+            try writeText(
+                """
+                journey: t.greet
+                version: 1
+                title: { uk: Привіт, en: Hello }
+                locales: [uk, en]
+                start: hello
+                steps:
+                  hello:
+                    handler: ui.screen
+                    screen:
+                      title: { uk: Вітаємо, en: Welcome }
+                      actions: { next: { uk: Далі, en: Next } }
+                    on: { next: done }
+                ends:
+                  done: { kind: success }
+                """, to: directory.appendingPathComponent("greet.journey.yaml"))
+            for (scenarioLocale, flag, expected) in [
+                (nil, nil, "uk"), ("en", nil, "en"), ("en", "uk", "uk"), (nil, "en", "en"),
+            ] as [(String?, String?, String)] {
+                try writeText(
+                    """
+                    scenario: s
+                    journey: t.greet
+                    \(scenarioLocale.map { "locale: \($0)" } ?? "")
+                    script:
+                      - at: hello
+                        action: next
+                    expect: { end: done }
+                    """, to: directory.appendingPathComponent("s.scenario.yaml"))
+                let run = try await runJourney(
+                    ["run", "--scenario", "s.scenario.yaml"] + (flag.map { ["--locale", $0] } ?? []), cwd: directory)
+                expectNoCrash(run)
+                #expect(run.status == Exit.ok, "\(run)")
+                #expect(run.stdout.contains("· locale \(expected)\n"), "\(run.stdout)")
+                #expect(
+                    run.stdout.contains(expected == "uk" ? "screen \"Вітаємо\"" : "screen \"Welcome\""), "\(run.stdout)"
+                )
+            }
         }
     }
 }

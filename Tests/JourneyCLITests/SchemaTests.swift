@@ -8,14 +8,14 @@ import Testing
 @Suite("JSON Schemas")
 struct SchemaTests {
     @Test("shipped files validate and the schemas agree with the loader")
-    func schemasAgreeWithTheLoader() throws {
+    func schemasAgreeWithTheLoader() async throws {
         let binary = try #require(Paths.journeyBinary, "the journey binary was not found")
         let python = URL(fileURLWithPath: "/usr/bin/env")
-        let probe = try runProcess(python, ["python3", "-c", "import jsonschema, yaml"], cwd: Paths.root)
+        let probe = try await runProcess(python, ["python3", "-c", "import jsonschema, yaml"], cwd: Paths.root)
         try #require(
             probe.status == 0,
             "python3 with jsonschema and PyYAML is needed; ./scripts/test installs them\n\(probe.stderr)")
-        let result = try runProcess(
+        let result = try await runProcess(
             python, ["python3", "Tests/schema/check_schemas.py", "--journey-bin", binary.path], cwd: Paths.root,
             timeout: 120)
         let failures = result.stdoutLines.filter { $0.hasPrefix("FAIL") }

@@ -112,8 +112,8 @@ struct SecretTests {
     @Test(
         "no secret in `journey run` output",
         arguments: ShippedScenario.all.filter { !$0.secrets.isEmpty }, ["text", "jsonl"])
-    func runOutputHasNoSecrets(scenario: ShippedScenario, format: String) throws {
-        let result = try runJourney(["run", "--scenario", scenario.path, "--format", format])
+    func runOutputHasNoSecrets(scenario: ShippedScenario, format: String) async throws {
+        let result = try await runJourney(["run", "--scenario", scenario.path, "--format", format])
         expectNoCrash(result)
         #expect(result.status == Exit.ok, "\(result)")
         for secret in scenario.secrets {
@@ -137,8 +137,8 @@ struct SecretTests {
     }
 
     @Test("no secret on the console of `journey test`")
-    func testCommandOutputHasNoSecrets() throws {
-        let result = try runJourney(["test", "journeys"])
+    func testCommandOutputHasNoSecrets() async throws {
+        let result = try await runJourney(["test", "journeys"])
         #expect(result.status == Exit.ok, "\(result)")
         // Each line's timing, `(1358 ms)`, is a number the run chose, not one a scenario gave.
         let output = result.output.replacingOccurrences(

@@ -201,8 +201,6 @@ struct SourceRulesTests {
     /// The files that are where randomness and real time come from.
     static let entropySources: Set<String> = [
         "Sources/JourneyCore/Model/RandomSource.swift", "Sources/JourneyCore/Model/WallClock.swift",
-        // Not handlers: the suite times its scenarios and waits for the services they share.
-        "Sources/JourneyHandlers/Suite/SuiteRunner.swift", "Sources/JourneyHandlers/Drivers/ServiceLock.swift",
     ]
 
     @Test("the entropy rules catch what they are meant to catch")

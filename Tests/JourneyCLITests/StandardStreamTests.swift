@@ -12,15 +12,15 @@ import Darwin
 @Suite("journey: standard output and standard error that cannot be written", .timeLimit(.minutes(2)))
 struct StandardStreamTests {
     /// Runs `journey` through `sh`, with `redirection` (like `> /dev/full`) applied to it.
-    static func runRedirected(_ arguments: [String], _ redirection: String) throws -> RunResult {
+    static func runRedirected(_ arguments: [String], _ redirection: String) async throws -> RunResult {
         let binary = try #require(Paths.journeyBinary)
-        return try runProcess(
+        return try await runProcess(
             URL(fileURLWithPath: "/bin/sh"), ["-c", "exec \"$@\" \(redirection)", "sh", binary.path] + arguments)
     }
 
     @Test("journey run > /dev/full: exit 2 and one line saying the transcript could not be written")
-    func runToFullDisk() throws {
-        let result = try Self.runRedirected(["run", "--scenario", RunTests.happyPath], "> /dev/full")
+    func runToFullDisk() async throws {
+        let result = try await Self.runRedirected(["run", "--scenario", RunTests.happyPath], "> /dev/full")
         expectNoCrash(result)
         #expect(result.status == Exit.invalid, "\(result)")
         #expect(
@@ -30,8 +30,8 @@ struct StandardStreamTests {
     }
 
     @Test("journey test > /dev/full: exit 2 and a message")
-    func testToFullDisk() throws {
-        let result = try Self.runRedirected(["test", "journeys/examples"], "> /dev/full")
+    func testToFullDisk() async throws {
+        let result = try await Self.runRedirected(["test", "journeys/examples"], "> /dev/full")
         expectNoCrash(result)
         #expect(result.status == Exit.invalid, "\(result)")
         #expect(
@@ -45,54 +45,56 @@ struct StandardStreamTests {
             ["check", "journeys/examples"], ["check", "Tests/Fixtures/bad/tabs.yaml"],
             ["run", "--scenario", RunTests.happyPath], ["test", "Tests/Fixtures/bad/tabs.yaml"],
         ])
-    func errorsToFullDisk(arguments: [String]) throws {
-        let result = try Self.runRedirected(arguments, "2> /dev/full")
+    func errorsToFullDisk(arguments: [String]) async throws {
+        let result = try await Self.runRedirected(arguments, "2> /dev/full")
         expectNoCrash(result)
         #expect(result.status == Exit.invalid, "\(result)")
     }
 
     @Test("journey --help > /dev/full says the help could not be written")
-    func helpToFullDisk() throws {
-        let result = try Self.runRedirected(["run", "--help"], "> /dev/full")
+    func helpToFullDisk() async throws {
+        let result = try await Self.runRedirected(["run", "--help"], "> /dev/full")
         expectNoCrash(result)
         #expect(result.status == Exit.invalid, "\(result)")
         #expect(result.stderr.contains("error: cannot write the help to standard output: No space left on device"))
     }
 
     @Test("a closed pipe on standard output (EPIPE) is an error with exit 2, not a SIGPIPE death")
-    func closedPipe() throws {
+    func closedPipe() async throws {
         let binary = try #require(Paths.journeyBinary)
         var ends: [Int32] = [0, 0]
         #expect(pipe(&ends) == 0)
         close(ends[0])
         defer { close(ends[1]) }
-        try withTemporaryDirectory { directory in
-            let errURL = directory.appendingPathComponent("stderr")
-            _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-            let err = try FileHandle(forWritingTo: errURL)
-            let process = Process()
-            process.executableURL = binary
-            process.arguments = ["run", "--scenario", RunTests.happyPath]
-            process.currentDirectoryURL = Paths.root
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = FileHandle(fileDescriptor: ends[1], closeOnDealloc: false)
-            process.standardError = err
-            try process.run()
-            try err.close()
-            process.waitUntilExit()
-            let stderr = try String(contentsOf: errURL, encoding: .utf8)
-            #expect(process.terminationReason == .exit, "killed by signal \(process.terminationStatus)")
-            #expect(process.terminationStatus == Exit.invalid)
-            #expect(
-                RunResult.lines(stderr) == ["error: cannot write the transcript to standard output: Broken pipe"],
-                "\(stderr)")
+        try await withProcessSlot {
+            try await withTemporaryDirectory { directory in
+                let errURL = directory.appendingPathComponent("stderr")
+                _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+                let err = try FileHandle(forWritingTo: errURL)
+                let process = Process()
+                process.executableURL = binary
+                process.arguments = ["run", "--scenario", RunTests.happyPath]
+                process.currentDirectoryURL = Paths.root
+                process.standardInput = FileHandle.nullDevice
+                process.standardOutput = FileHandle(fileDescriptor: ends[1], closeOnDealloc: false)
+                process.standardError = err
+                try process.run()
+                try err.close()
+                _ = await waitForExit(process, seconds: 60)
+                let stderr = try String(contentsOf: errURL, encoding: .utf8)
+                #expect(process.terminationReason == .exit, "killed by signal \(process.terminationStatus)")
+                #expect(process.terminationStatus == Exit.invalid)
+                #expect(
+                    RunResult.lines(stderr) == ["error: cannot write the transcript to standard output: Broken pipe"],
+                    "\(stderr)")
+            }
         }
     }
 
     @Test("journey run | head -1 prints the first line and no crash")
-    func pipedIntoHead() throws {
+    func pipedIntoHead() async throws {
         let binary = try #require(Paths.journeyBinary)
-        let result = try runProcess(
+        let result = try await runProcess(
             URL(fileURLWithPath: "/bin/sh"),
             ["-c", "\"$@\" | head -1", "sh", binary.path, "run", "--scenario", RunTests.happyPath])
         expectNoCrash(result)

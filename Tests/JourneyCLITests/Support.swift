@@ -127,10 +127,25 @@ enum SubprocessError: Error, CustomStringConvertible {
 /// Runs an executable with a timeout (the process is killed with SIGKILL and the test fails
 /// when it runs longer), capturing stdout and stderr separately. Output goes to files rather
 /// than pipes so that a chatty process can never block on a full pipe.
+///
+/// The wait holds no thread: tests run on a pool as wide as the machine has cores, and a test
+/// that blocked one while its process ran would stall every other test on the pool. The
+/// process waits for one of the slots that ``withProcessSlot(_:)`` hands out, and its timeout
+/// counts from when it starts.
 func runProcess(
     _ executable: URL, _ arguments: [String], cwd: URL? = nil, environment extra: [String: String] = [:],
     timeout: TimeInterval = 20, sourceLocation: SourceLocation = #_sourceLocation
-) throws -> RunResult {
+) async throws -> RunResult {
+    try await withProcessSlot {
+        try await runProcessNow(
+            executable, arguments, cwd: cwd, environment: extra, timeout: timeout, sourceLocation: sourceLocation)
+    }
+}
+
+private func runProcessNow(
+    _ executable: URL, _ arguments: [String], cwd: URL?, environment extra: [String: String],
+    timeout: TimeInterval, sourceLocation: SourceLocation
+) async throws -> RunResult {
     let fm = FileManager.default
     let captureDirectory = fm.temporaryDirectory.appendingPathComponent("journey-cli-capture-\(UUID().uuidString)")
     try fm.createDirectory(at: captureDirectory, withIntermediateDirectories: true)
@@ -153,22 +168,19 @@ func runProcess(
     process.standardInput = FileHandle.nullDevice
     process.standardOutput = out
     process.standardError = err
-    let finished = DispatchSemaphore(value: 0)
-    process.terminationHandler = { _ in finished.signal() }
     try process.run()
     try? out.close()
     try? err.close()
 
     var timedOut = false
-    if finished.wait(timeout: .now() + timeout) == .timedOut {
+    if await !waitForExit(process, seconds: timeout) {
         timedOut = true
         kill(process.processIdentifier, SIGKILL)
-        finished.wait()
+        _ = await waitForExit(process, seconds: .infinity)
         Issue.record(
             "`\(executable.lastPathComponent) \(arguments.joined(separator: " "))` ran longer than \(Int(timeout)) s and was killed",
             sourceLocation: sourceLocation)
     }
-    process.waitUntilExit()
     return RunResult(
         status: process.terminationStatus,
         stdoutData: (try? Data(contentsOf: outURL)) ?? Data(),
@@ -177,13 +189,70 @@ func runProcess(
         crashedBySignal: process.terminationReason == .uncaughtSignal)
 }
 
+/// Runs `body` holding one of as many process slots as the machine has cores, so that the
+/// tests' processes take turns instead of all starting at once and each running past its
+/// timeout. A body that already holds a slot (a test that starts a process of its own and
+/// also calls ``runJourney(_:cwd:environment:timeout:sourceLocation:)``) does not take another.
+func withProcessSlot<T>(_ body: () async throws -> T) async throws -> T {
+    if ProcessSlots.held { return try await body() }
+    await ProcessSlots.shared.acquire()
+    do {
+        let result = try await ProcessSlots.$held.withValue(true) { try await body() }
+        await ProcessSlots.shared.release()
+        return result
+    } catch {
+        await ProcessSlots.shared.release()
+        throw error
+    }
+}
+
+/// The slots ``withProcessSlot(_:)`` hands out, waited for without holding a thread.
+actor ProcessSlots {
+    static let shared = ProcessSlots(width: max(2, ProcessInfo.processInfo.activeProcessorCount))
+    @TaskLocal static var held = false
+
+    private let width: Int
+    private var inUse = 0
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(width: Int) { self.width = width }
+
+    func acquire() async {
+        if inUse < width {
+            inUse += 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func release() {
+        if waiting.isEmpty {
+            inUse -= 1
+        } else {
+            // The slot passes straight to the next in line.
+            waiting.removeFirst().resume()
+        }
+    }
+}
+
+/// Whether `process` ends within `seconds`, watched without holding a thread.
+func waitForExit(_ process: Process, seconds: Double) async -> Bool {
+    let deadline = ContinuousClock.now + .milliseconds(seconds.isFinite ? Int(seconds * 1000) : Int(Int32.max))
+    while process.isRunning {
+        guard ContinuousClock.now < deadline else { return false }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    process.waitUntilExit()
+    return true
+}
+
 /// Runs the built `journey` binary; `cwd` defaults to the package root.
 func runJourney(
     _ arguments: [String], cwd: URL? = nil, environment: [String: String] = [:], timeout: TimeInterval = 20,
     sourceLocation: SourceLocation = #_sourceLocation
-) throws -> RunResult {
+) async throws -> RunResult {
     guard let binary = Paths.journeyBinary else { throw SubprocessError.binaryNotFound }
-    return try runProcess(
+    return try await runProcess(
         binary, arguments, cwd: cwd, environment: environment, timeout: timeout, sourceLocation: sourceLocation)
 }
 
@@ -197,13 +266,25 @@ func expectNoCrash(_ result: RunResult, sourceLocation: SourceLocation = #_sourc
 /// Runs `body` with a fresh, empty folder under the system's temporary directory, removed
 /// afterwards whatever happens.
 func withTemporaryDirectory<T>(_ body: (URL) throws -> T) throws -> T {
-    let fm = FileManager.default
-    // Resolve symlinks (/tmp → /private/tmp on macOS) so printed paths match ours.
-    let url = fm.temporaryDirectory.resolvingSymlinksInPath()
-        .appendingPathComponent("journey-cli-tests-\(UUID().uuidString)", isDirectory: true)
-    try fm.createDirectory(at: url, withIntermediateDirectories: true)
-    defer { try? fm.removeItem(at: url) }
+    let url = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: url) }
     return try body(url)
+}
+
+/// The same, for a body that waits.
+func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
+    let url = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: url) }
+    return try await body(url)
+}
+
+/// A new, empty folder under the system's temporary directory, its path with symlinks
+/// resolved (/tmp → /private/tmp on macOS) so that printed paths match ours.
+private func makeTemporaryDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.resolvingSymlinksInPath()
+        .appendingPathComponent("journey-cli-tests-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
 }
 
 /// Copies the shipped `journeys` folder into `directory`, returning the copy's URL.

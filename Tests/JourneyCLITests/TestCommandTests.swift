@@ -17,12 +17,12 @@ struct TestCommandTests {
     }
 
     @Test("every shipped scenario passes; the last line counts them")
-    func allPass() throws {
-        try withTemporaryDirectory { directory in
+    func allPass() async throws {
+        try await withTemporaryDirectory { directory in
             let journeys = try copyShippedJourneys(into: directory)
             let count = Self.scenarioCount
             #expect(count >= 10)
-            let result = try runJourney(["test", journeys.path], cwd: directory)
+            let result = try await runJourney(["test", journeys.path], cwd: directory)
             expectNoCrash(result)
             #expect(result.status == Exit.ok, "\(result)")
             #expect(result.stdoutLines.last == "\(count) passed, 0 failed", "\(result.stdout)")
@@ -39,22 +39,25 @@ struct TestCommandTests {
     }
 
     @Test("a changed golden fails with the step, a unified diff, and the count; --update restores it")
-    func changedGoldenThenUpdate() throws {
-        try withTemporaryDirectory { directory in
+    func changedGoldenThenUpdate() async throws {
+        try await withTemporaryDirectory { directory in
             let journeys = try copyShippedJourneys(into: directory)
             let count = Self.scenarioCount
-            let golden = journeys.appendingPathComponent("eduid/transcripts/happy-path.txt")
-            let original = try Data(contentsOf: golden)
-            let text = String(decoding: original, as: UTF8.self)
+            let golden = journeys.appendingPathComponent("eduid/transcripts/happy-path.jsonl")
+            let textGolden = journeys.appendingPathComponent("eduid/transcripts/happy-path.txt")
+            let original = try Data(contentsOf: golden), originalText = try Data(contentsOf: textGolden)
+            let text = String(decoding: originalText, as: UTF8.self)
             let (index, step) = try #require(Self.locate("input action=\"create\"", in: text))
-            var lines = RunResult.lines(text)
-            let originalLine = lines[index]
+            let originalLine = RunResult.lines(text)[index]
             let changedLine = originalLine.replacingOccurrences(
                 of: "action=\"create\"", with: "action=\"created-by-test\"")
-            lines[index] = changedLine
-            try writeText(lines.joined(separator: "\n") + "\n", to: golden)
+            // The JSON Lines golden is the transcript; its first `create` input changes.
+            var jsonl = String(decoding: original, as: UTF8.self)
+            let value = try #require(jsonl.range(of: #""values":{"action":"create"}"#))
+            jsonl.replaceSubrange(value, with: #""values":{"action":"created-by-test"}"#)
+            try writeText(jsonl, to: golden)
 
-            let result = try runJourney(["test", journeys.path], cwd: directory)
+            let result = try await runJourney(["test", journeys.path], cwd: directory)
             expectNoCrash(result)
             #expect(result.status == Exit.failed, "\(result)")
             #expect(result.stdout.contains("FAIL eduid.onboarding › happy-path"), "\(result.stdout)")
@@ -65,29 +68,30 @@ struct TestCommandTests {
             #expect(body.contains { $0.hasPrefix("@@ ") })
             #expect(result.stdoutLines.last == "\(count - 1) passed, 1 failed", "\(result.stdout)")
             // A failing test does not touch the golden.
-            #expect((try? String(contentsOf: golden, encoding: .utf8))?.contains(changedLine) == true)
+            #expect((try? String(contentsOf: golden, encoding: .utf8)) == jsonl)
 
-            let update = try runJourney(["test", "--update"], cwd: directory)
+            let update = try await runJourney(["test", "--update"], cwd: directory)
             expectNoCrash(update)
             #expect(update.status == Exit.ok, "\(update)")
             #expect(update.stdoutLines.last == "\(count) passed, 0 failed")
             #expect((try? Data(contentsOf: golden)) == original, "--update did not restore the golden byte for byte")
+            #expect((try? Data(contentsOf: textGolden)) == originalText)
             #expect(
                 RunTests.strayTemporaries(in: golden.deletingLastPathComponent()).isEmpty,
                 "left behind: \(entries(of: golden.deletingLastPathComponent()))")
 
-            let again = try runJourney(["test", journeys.path], cwd: directory)
+            let again = try await runJourney(["test", journeys.path], cwd: directory)
             #expect(again.status == Exit.ok)
         }
     }
 
     @Test("a missing golden fails and says how to record it")
-    func missingGolden() throws {
-        try withTemporaryDirectory { directory in
+    func missingGolden() async throws {
+        try await withTemporaryDirectory { directory in
             let journeys = try copyShippedJourneys(into: directory)
             try FileManager.default.removeItem(
                 at: journeys.appendingPathComponent("examples/transcripts/forgot-pin.txt"))
-            let result = try runJourney(["test", "journeys"], cwd: directory)
+            let result = try await runJourney(["test", "journeys"], cwd: directory)
             expectNoCrash(result)
             #expect(result.status == Exit.failed, "\(result)")
             #expect(result.stdout.contains("FAIL examples.unlock › forgot-pin"))
@@ -102,42 +106,121 @@ struct TestCommandTests {
     }
 
     @Test("a missing .jsonl golden fails too")
-    func missingJSONLGolden() throws {
-        try withTemporaryDirectory { directory in
+    func missingJSONLGolden() async throws {
+        try await withTemporaryDirectory { directory in
             let journeys = try copyShippedJourneys(into: directory)
             try FileManager.default.removeItem(
                 at: journeys.appendingPathComponent("examples/transcripts/forgot-pin.jsonl"))
-            let result = try runJourney(["test", "journeys", "--filter", "forgot-pin"], cwd: directory)
+            let result = try await runJourney(["test", "journeys", "--filter", "forgot-pin"], cwd: directory)
             expectNoCrash(result)
             #expect(result.status == Exit.failed, "\(result)")
             #expect(result.stdout.contains("forgot-pin.jsonl"))
         }
     }
 
-    @Test("a changed .jsonl golden fails even when the text matches")
-    func changedJSONLGolden() throws {
-        try withTemporaryDirectory { directory in
+    /// Runs `journey test` on the forgot-pin scenario after `change` to a copy of the shipped
+    /// journeys; it must fail.
+    func failingForgotPin(_ change: (URL) throws -> Void) async throws -> RunResult {
+        try await withTemporaryDirectory { directory in
             let journeys = try copyShippedJourneys(into: directory)
-            let golden = journeys.appendingPathComponent("examples/transcripts/forgot-pin.jsonl")
-            let text = try String(contentsOf: golden, encoding: .utf8)
-            try writeText(text.replacingOccurrences(of: "\"forgot\"", with: "\"forgotten\""), to: golden)
-            let result = try runJourney(["test", "journeys", "--filter", "forgot-pin"], cwd: directory)
+            try change(journeys.appendingPathComponent("examples/transcripts"))
+            let result = try await runJourney(["test", "journeys", "--filter", "forgot-pin"], cwd: directory)
             expectNoCrash(result)
             #expect(result.status == Exit.failed, "\(result)")
-            #expect(result.stdout.contains("forgot-pin.jsonl differs"), "\(result.stdout)")
+            #expect(result.stdout.contains("FAIL examples.unlock › forgot-pin"), "\(result.stdout)")
             #expect(result.stdoutLines.last == "0 passed, 1 failed")
+            return result
         }
     }
 
+    static func replace(_ text: String, with replacement: String, in file: URL) throws {
+        let content = try String(contentsOf: file, encoding: .utf8)
+        #expect(content.contains(text), "\(file.lastPathComponent) has no \(text)")
+        try writeText(content.replacingOccurrences(of: text, with: replacement), to: file)
+    }
+
+    @Test("a .jsonl golden changed where the text shows it fails with the text diff and the step")
+    func changedJSONLGolden() async throws {
+        let result = try await failingForgotPin { transcripts in
+            try Self.replace(
+                "\"forgot\"", with: "\"forgotten\"", in: transcripts.appendingPathComponent("forgot-pin.jsonl"))
+        }
+        #expect(
+            result.stdout.contains(
+                "transcript differs from the golden at step 'enterPin' (journeys/examples/transcripts/forgot-pin.jsonl line 4)"
+            ), "\(result.stdout)")
+        let body = result.stdoutLines.map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(body.contains("-00:00.000   input action=\"forgotten\""), "\(result.stdout)")
+        #expect(body.contains("+00:00.000   input action=\"forgot\""), "\(result.stdout)")
+    }
+
+    @Test("a .jsonl golden changed where the text does not show it fails with its JSON lines and the step")
+    func changedJSONLGoldenOutOfTheTextsSight() async throws {
+        // The text rendering never shows which step a screen belongs to.
+        let result = try await failingForgotPin { transcripts in
+            try Self.replace(
+                #""event":"screen","step":"enterPin""#, with: #""event":"screen","step":"elsewhere""#,
+                in: transcripts.appendingPathComponent("forgot-pin.jsonl"))
+        }
+        #expect(
+            result.stdout.contains(
+                "transcript differs from the golden at step 'enterPin' (journeys/examples/transcripts/forgot-pin.jsonl line 4)"
+            ), "\(result.stdout)")
+        let body = result.stdoutLines.map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(
+            body.contains { $0.hasPrefix(#"-{"t":0,"depth":0,"event":"screen","step":"elsewhere","#) },
+            "\(result.stdout)")
+        #expect(
+            body.contains { $0.hasPrefix(#"+{"t":0,"depth":0,"event":"screen","step":"enterPin","#) },
+            "\(result.stdout)")
+    }
+
+    @Test("a .txt golden edited by hand fails, naming its first differing line")
+    func textGoldenEditedByHand() async throws {
+        let golden = try String(
+            contentsOf: Paths.journeys.appendingPathComponent("examples/transcripts/forgot-pin.txt"), encoding: .utf8)
+        let (index, step) = try #require(Self.locate("input action=\"forgot\"", in: golden))
+        let result = try await failingForgotPin { transcripts in
+            try Self.replace(
+                "input action=\"forgot\"", with: "input action=\"forgotten\"",
+                in: transcripts.appendingPathComponent("forgot-pin.txt"))
+        }
+        #expect(
+            result.stdout.contains(
+                "journeys/examples/transcripts/forgot-pin.txt is not the text rendering of journeys/examples/transcripts/forgot-pin.jsonl: it differs at line \(index + 1) (step '\(step)')"
+            ), "\(result.stdout)")
+        #expect(result.stdout.contains("re-record both with `journey test --update`"))
+        let body = result.stdoutLines.map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(body.contains("-00:00.000   input action=\"forgotten\""), "\(result.stdout)")
+    }
+
+    @Test("a truncated .jsonl golden fails with its path, line and column")
+    func truncatedJSONLGolden() async throws {
+        let golden = try String(
+            contentsOf: Paths.journeys.appendingPathComponent("examples/transcripts/forgot-pin.jsonl"), encoding: .utf8)
+        let cut = golden.index(try #require(golden.range(of: #""event":"input""#)).lowerBound, offsetBy: 12)
+        let kept = golden[..<cut]
+        let line = kept.filter { $0 == "\n" }.count + 1
+        let column =
+            kept.count - (kept.lastIndex(of: "\n").map { kept.distance(from: kept.startIndex, to: $0) + 1 } ?? 0) + 1
+        let result = try await failingForgotPin { transcripts in
+            try writeText(String(kept), to: transcripts.appendingPathComponent("forgot-pin.jsonl"))
+        }
+        #expect(
+            result.stdout.contains(
+                "journeys/examples/transcripts/forgot-pin.jsonl:\(line):\(column): the golden does not read as a transcript: the line ends in the middle of the event"
+            ), "\(result.stdout)")
+    }
+
     @Test("--filter runs only the scenarios whose name matches")
-    func filter() throws {
-        try withTemporaryDirectory { directory in
+    func filter() async throws {
+        try await withTemporaryDirectory { directory in
             try copyShippedJourneys(into: directory)
             let matching = files(under: Paths.journeys, endingWith: ".scenario.yaml")
                 .map { $0.lastPathComponent.replacingOccurrences(of: ".scenario.yaml", with: "") }
                 .filter { $0.contains("happy") }
             #expect(!matching.isEmpty)
-            let result = try runJourney(["test", "--filter", "happy"], cwd: directory)
+            let result = try await runJourney(["test", "--filter", "happy"], cwd: directory)
             expectNoCrash(result)
             #expect(result.status == Exit.ok, "\(result)")
             let ran = result.stdoutLines.filter { $0.hasPrefix("PASS ") || $0.hasPrefix("FAIL ") }
@@ -145,15 +228,15 @@ struct TestCommandTests {
             #expect(ran.allSatisfy { $0.contains("happy") })
             #expect(result.stdoutLines.last == "\(matching.count) passed, 0 failed")
 
-            let none = try runJourney(["test", "--filter", "no-such-scenario-name"], cwd: directory)
+            let none = try await runJourney(["test", "--filter", "no-such-scenario-name"], cwd: directory)
             #expect(none.status == Exit.ok)
             #expect(none.stdoutLines.last == "0 passed, 0 failed")
         }
     }
 
     @Test("--update writes goldens only inside the project: a transcripts link out of it fails, writing nothing")
-    func goldensStayInsideTheProject() throws {
-        try withTemporaryDirectory { directory in
+    func goldensStayInsideTheProject() async throws {
+        try await withTemporaryDirectory { directory in
             let project = directory.appendingPathComponent("project")
             try FileManager.default.createDirectory(at: project, withIntermediateDirectories: true)
             let journeys = try copyShippedJourneys(into: project)
@@ -167,11 +250,11 @@ struct TestCommandTests {
             let before = DocsTests.snapshot(elsewhere)
 
             // Reading through the link is fine.
-            let test = try runJourney(["test", "journeys/examples"], cwd: project)
+            let test = try await runJourney(["test", "journeys/examples"], cwd: project)
             #expect(test.status == Exit.failed, "\(test)")
             #expect(test.stdout.contains("FAIL examples.unlock › forgot-pin"))
 
-            let update = try runJourney(["test", "journeys/examples", "--update"], cwd: project)
+            let update = try await runJourney(["test", "journeys/examples", "--update"], cwd: project)
             expectNoCrash(update)
             #expect(update.status == Exit.failed, "\(update)")
             let count = files(under: journeys.appendingPathComponent("examples"), endingWith: ".scenario.yaml").count
@@ -186,7 +269,7 @@ struct TestCommandTests {
             try FileManager.default.removeItem(at: transcripts)
             try FileManager.default.moveItem(at: elsewhere, to: journeys.appendingPathComponent("examples/goldens"))
             try FileManager.default.createSymbolicLink(atPath: transcripts.path, withDestinationPath: "goldens")
-            let inside = try runJourney(["test", "journeys/examples", "--update"], cwd: project)
+            let inside = try await runJourney(["test", "journeys/examples", "--update"], cwd: project)
             #expect(inside.status == Exit.ok, "\(inside)")
             #expect(
                 (try? Data(contentsOf: journeys.appendingPathComponent("examples/goldens/forgot-pin.txt")))
@@ -197,7 +280,7 @@ struct TestCommandTests {
             try FileManager.default.removeItem(at: transcripts)
             let nowhere = directory.appendingPathComponent("nowhere")
             try FileManager.default.createSymbolicLink(atPath: transcripts.path, withDestinationPath: nowhere.path)
-            let dangling = try runJourney(["test", "journeys/examples", "--update"], cwd: project)
+            let dangling = try await runJourney(["test", "journeys/examples", "--update"], cwd: project)
             #expect(dangling.status == Exit.failed, "\(dangling)")
             #expect(
                 dangling.stdout.contains(
@@ -208,15 +291,15 @@ struct TestCommandTests {
     }
 
     @Test("a journey with errors: its scenarios are errors, every other scenario still runs, exit 2")
-    func invalidInput() throws {
-        try withTemporaryDirectory { directory in
+    func invalidInput() async throws {
+        try await withTemporaryDirectory { directory in
             let journeys = try copyShippedJourneys(into: directory)
             let journey = journeys.appendingPathComponent("examples/unlock.journey.yaml")
             let text = try String(contentsOf: journey, encoding: .utf8)
             #expect(text.contains("handler: pin.verify"))
             try writeText(text.replacingOccurrences(of: "handler: pin.verify", with: "handler: pin.verfy"), to: journey)
             let examples = files(under: journeys.appendingPathComponent("examples"), endingWith: ".scenario.yaml").count
-            let result = try runJourney(["test", "journeys"], cwd: directory)
+            let result = try await runJourney(["test", "journeys"], cwd: directory)
             expectNoCrash(result)
             #expect(result.status == Exit.invalid, "\(result)")
             #expect(result.errors("handler.unknown").contains { $0.path == "journeys/examples/unlock.journey.yaml" })

@@ -17,15 +17,15 @@ struct TestReportsTests {
     }
 
     @Test("--junit parses as JUnit XML and its counts match the summary line")
-    func junitMatchesSummary() throws {
-        try withTemporaryDirectory { directory in
+    func junitMatchesSummary() async throws {
+        try await withTemporaryDirectory { directory in
             let journeys = try copyShippedJourneys(into: directory)
-            let golden = journeys.appendingPathComponent("examples/transcripts/forgot-pin.txt")
+            let golden = journeys.appendingPathComponent("examples/transcripts/forgot-pin.jsonl")
             try writeText(
                 try String(contentsOf: golden, encoding: .utf8).replacingOccurrences(
-                    of: "input action=\"forgot\"", with: "input action=\"remembered\""),
+                    of: #""values":{"action":"forgot"}"#, with: #""values":{"action":"remembered"}"#),
                 to: golden)
-            let result = try runJourney(
+            let result = try await runJourney(
                 ["test", "journeys", "--junit", "out.xml", "--json", "out.json", "--jobs", "2"], cwd: directory)
             #expect(result.status == Exit.failed, "\(result)")
             let total = Self.scenarioCount()
@@ -48,10 +48,10 @@ struct TestReportsTests {
     }
 
     @Test("invalid files still write both reports, listing each error, over an earlier run's")
-    func invalidInputReplacesOldReports() throws {
-        try withTemporaryDirectory { directory in
+    func invalidInputReplacesOldReports() async throws {
+        try await withTemporaryDirectory { directory in
             let journeys = try copyShippedJourneys(into: directory)
-            _ = try runJourney(
+            _ = try await runJourney(
                 ["test", "journeys/examples", "--junit", "out.xml", "--json", "out.json"], cwd: directory)
             let broken = journeys.appendingPathComponent("examples/unlock.journey.yaml")
             let text = try String(contentsOf: broken, encoding: .utf8)
@@ -59,7 +59,7 @@ struct TestReportsTests {
             try writeText(text.replacingOccurrences(of: "handler: pin.verify", with: "handler: pin.vrify"), to: broken)
             let scenarios = files(under: journeys.appendingPathComponent("examples"), endingWith: ".scenario.yaml")
                 .count
-            let result = try runJourney(
+            let result = try await runJourney(
                 ["test", "journeys/examples", "--junit", "out.xml", "--json", "out.json"], cwd: directory)
             #expect(result.status == Exit.invalid, "\(result)")
             #expect(result.stdoutLines.last == "0 passed, 0 failed, \(scenarios) errors")
@@ -92,10 +92,10 @@ struct TestReportsTests {
     }
 
     @Test("a report that cannot be written: one line naming it, exit 2, the other report still written")
-    func unwritableReport() throws {
-        try withTemporaryDirectory { directory in
+    func unwritableReport() async throws {
+        try await withTemporaryDirectory { directory in
             try writeText("a file\n", to: directory.appendingPathComponent("blocker"))
-            let result = try runJourney(
+            let result = try await runJourney(
                 [
                     "test", Paths.journeys.appendingPathComponent("examples").path, "--junit", "blocker/out.xml",
                     "--json", "out.json",
@@ -109,14 +109,14 @@ struct TestReportsTests {
     }
 
     @Test("reports follow the --transcript rules: a link is written through and kept; stale temporaries go")
-    func reportsThroughLinks() throws {
-        try withTemporaryDirectory { directory in
+    func reportsThroughLinks() async throws {
+        try await withTemporaryDirectory { directory in
             let reports = directory.appendingPathComponent("reports")
             let stale = ".junit.xml.journey-\(InterruptedWriteTests.deadPID).tmp"
             try writeText("partial\n", to: reports.appendingPathComponent(stale))
             try FileManager.default.createSymbolicLink(
                 atPath: directory.appendingPathComponent("out.xml").path, withDestinationPath: "reports/junit.xml")
-            let result = try runJourney(
+            let result = try await runJourney(
                 ["test", Paths.journeys.appendingPathComponent("examples").path, "--junit", "out.xml"], cwd: directory)
             #expect(result.status == Exit.ok, "\(result)")
             #expect(
@@ -129,10 +129,10 @@ struct TestReportsTests {
     }
 
     @Test("--shard 1/3, 2/3 and 3/3 together run every scenario exactly once")
-    func shardsPartitionTheSuite() throws {
+    func shardsPartitionTheSuite() async throws {
         var names: [String] = []
         for index in 1...3 {
-            let result = try runJourney(["test", "journeys", "--shard", "\(index)/3"], cwd: Paths.root)
+            let result = try await runJourney(["test", "journeys", "--shard", "\(index)/3"], cwd: Paths.root)
             #expect(result.status == Exit.ok, "\(result)")
             names += result.stdoutLines.filter { $0.hasPrefix("PASS ") }.map { String($0.split(separator: " (")[0]) }
         }
@@ -141,13 +141,14 @@ struct TestReportsTests {
     }
 
     @Test("--jobs 4 and --jobs 1 give the same output and reports, apart from timings")
-    func jobsDoNotChangeResults() throws {
-        try withTemporaryDirectory { directory in
+    func jobsDoNotChangeResults() async throws {
+        try await withTemporaryDirectory { directory in
             var outputs: [String] = []
             var reports: [String] = []
             for jobs in ["1", "4"] {
                 let junit = directory.appendingPathComponent("junit-\(jobs).xml").path
-                let result = try runJourney(["test", "journeys", "--jobs", jobs, "--junit", junit], cwd: Paths.root)
+                let result = try await runJourney(
+                    ["test", "journeys", "--jobs", jobs, "--junit", junit], cwd: Paths.root)
                 #expect(result.status == Exit.ok)
                 outputs.append(
                     result.stdout.replacingOccurrences(of: #"\(\d+ ms\)"#, with: "", options: .regularExpression))
@@ -165,22 +166,22 @@ struct TestReportsTests {
         arguments: [
             ["--shard", "4/3"], ["--shard", "0/3"], ["--shard", "x"], ["--jobs", "0"], ["--repeat", "0"],
         ])
-    func badOptions(arguments: [String]) throws {
-        let result = try runJourney(["test", "journeys"] + arguments, cwd: Paths.root)
+    func badOptions(arguments: [String]) async throws {
+        let result = try await runJourney(["test", "journeys"] + arguments, cwd: Paths.root)
         #expect(result.status == Exit.invalid, "\(result)")
     }
 
     @Test("--repeat runs every scenario several times and passes when they agree")
-    func repeatPasses() throws {
-        let result = try runJourney(["test", "journeys/examples", "--repeat", "3"], cwd: Paths.root)
+    func repeatPasses() async throws {
+        let result = try await runJourney(["test", "journeys/examples", "--repeat", "3"], cwd: Paths.root)
         let count = files(under: Paths.journeys.appendingPathComponent("examples"), endingWith: ".scenario.yaml").count
         #expect(result.status == Exit.ok, "\(result)")
         #expect(result.stdoutLines.last == "\(count) passed, 0 failed")
     }
 
     @Test("--tag selects tagged scenarios")
-    func tags() throws {
-        let result = try runJourney(["test", "journeys", "--tag", "D5", "--tag", "D8"], cwd: Paths.root)
+    func tags() async throws {
+        let result = try await runJourney(["test", "journeys", "--tag", "D5", "--tag", "D8"], cwd: Paths.root)
         #expect(result.status == Exit.ok)
         #expect(result.stdoutLines.last == "3 passed, 0 failed", "\(result.stdout)")
     }

@@ -35,8 +35,8 @@ struct TranscriptPathTests {
     }
 
     @Test("a link is written through: the link stays and its target gets the transcript")
-    func symbolicLink() throws {
-        try withTemporaryDirectory { directory in
+    func symbolicLink() async throws {
+        try await withTemporaryDirectory { directory in
             let targets = directory.appendingPathComponent("targets")
             try FileManager.default.createDirectory(at: targets, withIntermediateDirectories: true)
             let target = targets.appendingPathComponent("real.txt")
@@ -44,7 +44,7 @@ struct TranscriptPathTests {
             let link = directory.appendingPathComponent("link.txt")
             try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "targets/real.txt")
 
-            let result = try runJourney(
+            let result = try await runJourney(
                 ["run", "--scenario", Self.scenario, "--transcript", link.path], cwd: directory)
             expectNoCrash(result)
             #expect(result.status == Exit.ok, "\(result)")
@@ -57,7 +57,7 @@ struct TranscriptPathTests {
             // A link to a missing file creates the file, and the link stays.
             let dangling = directory.appendingPathComponent("dangling.txt")
             try FileManager.default.createSymbolicLink(atPath: dangling.path, withDestinationPath: "targets/new.txt")
-            let second = try runJourney(
+            let second = try await runJourney(
                 ["run", "--scenario", Self.scenario, "--transcript", "dangling.txt"], cwd: directory)
             #expect(second.status == Exit.ok, "\(second)")
             #expect(Self.kind(dangling.path) == S_IFLNK)
@@ -67,8 +67,8 @@ struct TranscriptPathTests {
     }
 
     @Test("a FIFO stays a FIFO and its reader gets the transcript")
-    func fifo() throws {
-        try withTemporaryDirectory { directory in
+    func fifo() async throws {
+        try await withTemporaryDirectory { directory in
             let fifo = directory.appendingPathComponent("transcript.fifo").path
             #expect(mkfifo(fifo, 0o600) == 0)
             // Open the reading end first (without waiting for a writer), so that `journey`
@@ -76,7 +76,8 @@ struct TranscriptPathTests {
             let reader = open(fifo, O_RDONLY | O_NONBLOCK)
             #expect(reader >= 0)
             defer { close(reader) }
-            let result = try runJourney(["run", "--scenario", Self.scenario, "--transcript", fifo], cwd: directory)
+            let result = try await runJourney(
+                ["run", "--scenario", Self.scenario, "--transcript", fifo], cwd: directory)
             expectNoCrash(result)
             #expect(result.status == Exit.ok, "\(result)")
             #expect(Self.drain(reader) == (try Self.golden))
@@ -87,8 +88,8 @@ struct TranscriptPathTests {
 
     #if os(Linux)
     @Test("a socket is connected to and written directly")
-    func socket() throws {
-        try withTemporaryDirectory { directory in
+    func socket() async throws {
+        try await withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("s").path
             let listener = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
             #expect(listener >= 0)
@@ -106,7 +107,8 @@ struct TranscriptPathTests {
             #expect(bound == 0)
             #expect(listen(listener, 1) == 0)
             _ = fcntl(listener, F_SETFL, O_NONBLOCK)
-            let result = try runJourney(["run", "--scenario", Self.scenario, "--transcript", path], cwd: directory)
+            let result = try await runJourney(
+                ["run", "--scenario", Self.scenario, "--transcript", path], cwd: directory)
             expectNoCrash(result)
             #expect(result.status == Exit.ok, "\(result)")
             let connection = accept(listener, nil, nil)
@@ -121,13 +123,14 @@ struct TranscriptPathTests {
 
     #if os(Linux)
     @Test("a character device is written directly and not replaced", .enabled(if: getuid() == 0))
-    func characterDevice() throws {
-        try withTemporaryDirectory { directory in
+    func characterDevice() async throws {
+        try await withTemporaryDirectory { directory in
             // A null device of our own (1, 3, as /dev/null on Linux), so that a wrong rename
             // cannot harm the system's.
             let device = directory.appendingPathComponent("null").path
             #expect(mknod(device, S_IFCHR | 0o666, dev_t(1 << 8 | 3)) == 0)
-            let result = try runJourney(["run", "--scenario", Self.scenario, "--transcript", device], cwd: directory)
+            let result = try await runJourney(
+                ["run", "--scenario", Self.scenario, "--transcript", device], cwd: directory)
             expectNoCrash(result)
             #expect(result.status == Exit.ok, "\(result)")
             #expect(Self.kind(device) == S_IFCHR, "the device was replaced")
@@ -137,8 +140,8 @@ struct TranscriptPathTests {
     #endif
 
     @Test("--transcript /dev/null works and leaves /dev/null alone")
-    func devNull() throws {
-        let result = try runJourney(["run", "--scenario", Self.scenario, "--transcript", "/dev/null"])
+    func devNull() async throws {
+        let result = try await runJourney(["run", "--scenario", Self.scenario, "--transcript", "/dev/null"])
         expectNoCrash(result)
         #expect(result.status == Exit.ok, "\(result)")
         #expect(result.stdoutData.isEmpty)
@@ -147,16 +150,16 @@ struct TranscriptPathTests {
     }
 
     @Test("--transcript /dev/stdout writes to standard output, appending when it is opened for appending")
-    func devStdout() throws {
+    func devStdout() async throws {
         let binary = try #require(Paths.journeyBinary)
-        let result = try runJourney(["run", "--scenario", Self.scenario, "--transcript", "/dev/stdout"])
+        let result = try await runJourney(["run", "--scenario", Self.scenario, "--transcript", "/dev/stdout"])
         expectNoCrash(result)
         #expect(result.status == Exit.ok, "\(result)")
         #expect(result.stdoutData == (try Self.golden))
-        try withTemporaryDirectory { directory in
+        try await withTemporaryDirectory { directory in
             let log = directory.appendingPathComponent("log.txt")
             try Data("earlier\n".utf8).write(to: log)
-            let appended = try runProcess(
+            let appended = try await runProcess(
                 URL(fileURLWithPath: "/bin/sh"),
                 [
                     "-c", "exec \"$@\" >> log.txt", "sh", binary.path, "run", "--scenario", Self.scenario,
@@ -169,12 +172,13 @@ struct TranscriptPathTests {
     }
 
     @Test("a folder is refused before the run: exit 2 and `is a directory`")
-    func folder() throws {
-        try withTemporaryDirectory { directory in
+    func folder() async throws {
+        try await withTemporaryDirectory { directory in
             let folder = directory.appendingPathComponent("out")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             for path in [folder.path, "out", "out/"] {
-                let result = try runJourney(["run", "--scenario", Self.scenario, "--transcript", path], cwd: directory)
+                let result = try await runJourney(
+                    ["run", "--scenario", Self.scenario, "--transcript", path], cwd: directory)
                 expectNoCrash(result)
                 #expect(result.status == Exit.invalid, "\(result)")
                 #expect(
@@ -185,7 +189,8 @@ struct TranscriptPathTests {
             // A link to a folder is refused the same way, and both stay.
             try FileManager.default.createSymbolicLink(
                 atPath: directory.appendingPathComponent("link").path, withDestinationPath: "out")
-            let linked = try runJourney(["run", "--scenario", Self.scenario, "--transcript", "link"], cwd: directory)
+            let linked = try await runJourney(
+                ["run", "--scenario", Self.scenario, "--transcript", "link"], cwd: directory)
             #expect(linked.status == Exit.invalid, "\(linked)")
             #expect(linked.stderr.contains(": is a directory"), "\(linked)")
             #expect(Self.kind(directory.appendingPathComponent("link").path) == S_IFLNK)

@@ -1,6 +1,7 @@
 import Foundation
 import JourneyCore
 import JourneyHandlers
+import JourneySuite
 import JourneyTestSupport
 import Testing
 
@@ -155,9 +156,10 @@ struct AllOutputsSecretTests {
         var outputs: [(name: String, text: String)] = []
         var recordings: [ScenarioRecording] = []
         var skipped = 0
+        let player = ScenarioRunner(services: BuiltinHandlers.services)
         for scenario in project.scenarios {
             let sink = SecretSink()
-            let report = await ScenarioRunner().run(scenario, in: library, transcript: sink)
+            let report = await player.run(scenario, in: library, transcript: sink)
             if report.skipped != nil {
                 skipped += 1
                 continue
@@ -185,7 +187,7 @@ struct AllOutputsSecretTests {
         }
         // Reports where every scenario fails against an empty golden: each diff holds its whole
         // transcript, so the reports carry everything a failure could show.
-        let runner = SuiteRunner(options: SuiteOptions(jobs: 2))
+        let runner = SuiteRunner(options: SuiteOptions(jobs: 2), player: player)
         var outcomes = await runner.run(project.scenarios, in: library, goldens: EmptyGoldens()) { _, _ in }
         for index in outcomes.indices { outcomes[index].milliseconds = 0 }
         outputs.append(("JUnit report", JUnitReport.render(SuiteReport(outcomes: outcomes))))
@@ -196,7 +198,7 @@ struct AllOutputsSecretTests {
         for format in DocsFormat.allCases {
             // The HTML pages embed the SVG Graphviz draws from the DOT source; the source is
             // what could carry a value.
-            for (name, page) in try DocsSite.files(docs, format: format, svg: { $0 }) {
+            for (name, page) in DocsSite.files(docs, format: format, svg: { $0 }) {
                 outputs.append(("docs \(name)", page))
             }
         }
@@ -300,7 +302,7 @@ struct AllOutputsSecretTests {
         let docs = DocsBuilder.build(journeys: project.journeys, recordings: [], locale: nil)
         var texts: [String] = []
         for format in DocsFormat.allCases {
-            texts += try DocsSite.files(docs, format: format, svg: { $0 }).values.sorted()
+            texts += DocsSite.files(docs, format: format, svg: { $0 }).values.sorted()
         }
         let outcome = ScenarioOutcome(
             journey: "v.v", scenario: "s", file: "f", tags: [], status: .failed, milliseconds: 0, steps: 0,

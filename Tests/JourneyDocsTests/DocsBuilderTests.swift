@@ -1,6 +1,7 @@
 import Foundation
 import JourneyCore
 import JourneyHandlers
+import JourneySuite
 import Testing
 
 @testable import JourneyDocs
@@ -33,7 +34,10 @@ struct DocsBuilderTests {
           locked: { kind: failure }
         """
 
-    func build(script: String, locale: String? = nil) async throws -> JourneyDoc {
+    /// The journey's doc with one scenario playing `script`; `edit` changes its records first.
+    func build(
+        script: String, locale: String? = nil, edit: ([TranscriptRecord]) -> [TranscriptRecord] = { $0 }
+    ) async throws -> JourneyDoc {
         let project = ProjectLoader(handlers: BuiltinHandlers.registry).load([
             SourceFile(path: "journeys/test/t.yaml", data: Data(Self.journey.utf8)),
             SourceFile(
@@ -46,10 +50,11 @@ struct DocsBuilderTests {
         let library = project.library!
         let scenario = try #require(project.scenarios.first, "\(project.diagnostics.sorted)")
         let sink = TranscriptBuffer()
-        let report = await ScenarioRunner().run(scenario, in: library, transcript: sink)
+        let report = await ScenarioRunner(services: BuiltinHandlers.services).run(
+            scenario, in: library, transcript: sink)
         let recording = ScenarioRecording(
-            journey: "t.docs", scenario: "s", title: "One", tags: [], file: scenario.file, records: sink.records,
-            passed: report.passed)
+            journey: "t.docs", scenario: "s", title: "One", tags: [], file: scenario.file,
+            records: edit(sink.records), passed: report.passed)
         return try #require(
             DocsBuilder.build(journeys: project.journeys, recordings: [recording], locale: locale)
                 .first)
@@ -60,6 +65,30 @@ struct DocsBuilderTests {
         #expect(doc.edges.count == 4, "go (if 1), go (else), quit, and the exceeded limit")
         #expect(doc.covered.count == 1)
         #expect(Set(doc.uncovered.map(\.branch)) == ["else", "always", "limit"])
+    }
+
+    @Test func anExceededLimitIsCoveredByItsEventsNotByTheOutcomesText() async throws {
+        let script = "  - at: a\n    action: quit\n  - at: a\n    action: quit"
+        let limit = { (doc: JourneyDoc) in doc.covered.contains { $0.branch == "limit" } }
+        #expect(try await limit(build(script: script)), "the second quit reaches the limit")
+        // The transition's outcome text is for people; coverage reads the attempt event before it.
+        let reworded = try await build(script: script) { records in
+            records.map { record in
+                guard case .transition(let from, let outcome, let branch, let to) = record.event,
+                    outcome.contains("(limit")
+                else { return record }
+                return TranscriptRecord(
+                    time: record.time, depth: record.depth,
+                    event: .transition(from: from, outcome: "quit", branch: branch, to: to))
+            }
+        }
+        #expect(limit(reworded))
+        let withoutAttempt = try await build(script: script) { records in
+            records.filter {
+                if case .attempt(_, _, .exceeded, _, _) = $0.event { false } else { true }
+            }
+        }
+        #expect(!limit(withoutAttempt))
     }
 
     @Test func walkthroughsFollowTheTranscript() async throws {

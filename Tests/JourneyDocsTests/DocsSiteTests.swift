@@ -35,7 +35,7 @@ struct DocsSiteTests {
     /// What the site writes is recognised as its own, so a later run may replace it.
     @Test func everyFormatsIndexCarriesTheMark() throws {
         for format in DocsFormat.allCases {
-            let files = try DocsSite.files([], format: format) { _ in "<svg/>" }
+            let files = DocsSite.files([], format: format) { _ in "<svg/>" }
             #expect(files.keys.sorted() == ["index.\(format.rawValue)"])
             #expect(GeneratedMark.isGenerated(files["index.\(format.rawValue)"]!, extension: format.rawValue))
             #expect(

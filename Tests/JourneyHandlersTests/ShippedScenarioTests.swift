@@ -1,6 +1,7 @@
 import Foundation
 import JourneyCore
 import JourneyHandlers
+import JourneySuite
 import Testing
 
 /// Every scenario shipped under journeys/ runs, reaches its expected end, and reproduces its
@@ -50,8 +51,8 @@ struct ShippedScenarioTests {
         let scenario = try #require(Self.project.scenarios.first { "\($0.journey.id)/\($0.id)" == name })
         let library = try #require(Self.project.library)
         let first = Collector(), second = Collector()
-        let report = await ScenarioRunner().run(scenario, in: library, transcript: first)
-        _ = await ScenarioRunner().run(scenario, in: library, transcript: second)
+        let report = await player().run(scenario, in: library, transcript: first)
+        _ = await player().run(scenario, in: library, transcript: second)
         #expect(report.passed, "\(report.problems)")
         #expect(first.text == second.text && first.jsonl == second.jsonl, "two runs must give identical bytes")
         #expect(first.jsonl == first.jsonlFromEvents, "prepared events must encode exactly as their events do")
@@ -62,10 +63,12 @@ struct ShippedScenarioTests {
             URL(fileURLWithPath: scenario.file).lastPathComponent.replacingOccurrences(of: ".scenario.yaml", with: ""))
         let text = try String(contentsOf: base.appendingPathExtension("txt"), encoding: .utf8)
         let jsonl = try String(contentsOf: base.appendingPathExtension("jsonl"), encoding: .utf8)
-        let diff = TranscriptDiff(expected: text, actual: first.text)
-        let matches = diff.isEmpty, jsonlMatches = jsonl == first.jsonl
+        let decoder = JSONLinesDecoder()
+        let diff = TranscriptDiff(expected: try decoder.decode(jsonl), actual: try decoder.decode(first.jsonl))
+        let matches = diff.isEmpty, jsonlMatches = jsonl == first.jsonl, textMatches = text == first.text
         #expect(matches, "differs at step \(diff.firstDifferingStep ?? "?"):\n\(diff.unified())")
         #expect(jsonlMatches, "the JSON Lines golden differs; re-record with `journey test --update` if intended")
+        #expect(textMatches, "\(TextDiff(expected: text, actual: first.text).unified())")
     }
 
     /// Every secret a scenario gives (PINs, codes, preset PINs) is absent from its transcripts,
@@ -77,7 +80,7 @@ struct ShippedScenarioTests {
         let secrets = Self.secrets(of: scenario)
         try #require(!secrets.isEmpty)
         let transcript = Collector()
-        let report = await ScenarioRunner().run(scenario, in: library, transcript: transcript)
+        let report = await player().run(scenario, in: library, transcript: transcript)
         #expect(report.passed, "\(report.problems)")
         let output = transcript.text + transcript.jsonl
         for secret in secrets {

@@ -1,6 +1,7 @@
 import Foundation
 import JourneyCore
 import JourneyHandlers
+import JourneySuite
 import Testing
 
 /// The package root, found from this file's path.
@@ -22,6 +23,13 @@ final class Collector: TranscriptSink {
     }
 }
 
+/// Scenarios played as the CLI plays them; `transport`, when given, is the real network.
+func player(transport: (@Sendable () -> any NetworkTransport)? = nil) -> ScenarioRunner {
+    var services = BuiltinHandlers.services
+    if let transport { services.transport = transport }
+    return ScenarioRunner(services: services)
+}
+
 /// Loads journeys and scenarios from YAML texts and runs the named scenario.
 func run(
     journeys: [String], scenario: String, handlers: HandlerRegistry = BuiltinHandlers.registry
@@ -34,7 +42,7 @@ func run(
     let library = try #require(project.library)
     let compiled = try #require(project.scenarios.first)
     let collector = Collector()
-    let report = await ScenarioRunner().run(compiled, in: library, transcript: collector)
+    let report = await player().run(compiled, in: library, transcript: collector)
     return (report, collector)
 }
 

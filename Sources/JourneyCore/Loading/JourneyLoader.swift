@@ -1,7 +1,7 @@
 import Foundation
 
-/// The first stage of the pipeline: bytes → ``Journey``, with located diagnostics for every
-/// problem of shape (YAML safety, unknown or missing keys, wrong kinds of value).
+/// The load stage for journeys (see ``Pipeline``): a YAML tree → ``Journey``, with located
+/// diagnostics for every problem of shape (unknown or missing keys, wrong kinds of value).
 ///
 /// Meaning (unknown steps, handlers, types) is checked later by ``JourneyCompiler``.
 public struct JourneyLoader: Sendable {
@@ -19,24 +19,17 @@ public struct JourneyLoader: Sendable {
     static let stepKeys = ["handler", "call", "with", "screen", "attempts", "note", "on"]
     static let unsupportedVersion = "version.unsupported"
 
-    /// Loads a journey from the bytes of a file. `path` names the file in diagnostics.
-    public func load(_ data: Data, path: String) -> (journey: Journey?, diagnostics: DiagnosticList) {
-        switch yaml.parse(data, path: path) {
-        case .failure(let failure): return (nil, failure.diagnostics)
-        case .success(let root): return load(root, path: path)
-        }
-    }
-
     /// Loads a journey from a parsed YAML document. When the document is a mapping, a journey
     /// is returned even if it has errors (marked ``Journey/isIncomplete``), so that later
     /// checks can report their problems in the same run.
-    public func load(_ root: YAMLNode, path: String) -> (journey: Journey?, diagnostics: DiagnosticList) {
+    public func load(_ root: YAMLNode, path: String, into diagnostics: inout DiagnosticList) -> Journey? {
         var r = NodeReader()
+        defer { diagnostics.append(contentsOf: r.diagnostics) }
         guard
             let f = r.mapping(
                 root, "a journey", allowed: Self.journeyKeys,
                 required: ["journey", "version", "title", "start", "steps", "ends"])
-        else { return (nil, r.diagnostics) }
+        else { return nil }
 
         let id = f["journey"].flatMap { r.located($0, "'journey'") } ?? Located("", at: root.location)
         if let node = f["journey"], !id.value.isEmpty, !JourneyLoader.isJourneyId(id.value) {
@@ -107,7 +100,7 @@ public struct JourneyLoader: Sendable {
             start: start, steps: steps, ends: ends, location: root.location)
         journey.unloadedSteps = unloaded
         journey.isIncomplete = r.diagnostics.hasErrors
-        return (journey, r.diagnostics)
+        return journey
     }
 
     static func isJourneyId(_ text: String) -> Bool {

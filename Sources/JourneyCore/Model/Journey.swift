@@ -161,3 +161,10 @@ public struct LocalizedText: Sendable, Hashable {
             ?? entries.first?.template
     }
 }
+
+extension Journey {
+    /// The stored keys this journey declares secret.
+    public var secretStoredKeys: [String] {
+        stored.filter(\.type.secret).map(\.name.value)
+    }
+}

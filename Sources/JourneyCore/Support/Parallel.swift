@@ -5,11 +5,11 @@ import Dispatch
 enum Parallel {
     /// `transform` applied to every item, concurrently when `parallel` is true (the caller
     /// judges whether the work is worth waking other threads for) and there is more than one.
-    static func map<Item, Output>(
-        _ items: [Item], parallel: Bool = true, _ transform: (Item) -> Output
-    ) -> [Output] {
+    static func map<Item, Mapped>(
+        _ items: [Item], parallel: Bool = true, _ transform: (Item) -> Mapped
+    ) -> [Mapped] {
         guard parallel, items.count > 1 else { return items.map(transform) }
-        var results = [Output?](repeating: nil, count: items.count)
+        var results = [Mapped?](repeating: nil, count: items.count)
         results.withUnsafeMutableBufferPointer { buffer in
             // Each iteration writes only its own slot.
             nonisolated(unsafe) let slots = buffer

@@ -1,162 +1,114 @@
-/// A line diff between a golden transcript and a new one, rendered as a unified diff, and
-/// the step where they first differ.
+/// How two transcripts differ, compared event by event: the first event that differs, the step
+/// the journey was at there, and the difference shown in the readable text form.
+///
+/// Compare transcripts as JSON Lines keep them (both read back with ``JSONLinesDecoder``): then
+/// a secret equals a secret and a duration its text, on both sides alike.
 public struct TranscriptDiff: Sendable {
-    public let expected: [Substring]
-    public let actual: [Substring]
-    /// Edit script: for each line, whether it is kept, removed (golden only) or added (new only).
-    let edits: [Edit]
+    public let expected: [TranscriptRecord]
+    public let actual: [TranscriptRecord]
+    /// Edit script over the events.
+    let edits: [TextDiff.Edit]
 
-    enum Edit: Equatable {
-        case keep(Int, Int)
-        case remove(Int)
-        case add(Int)
+    public init(expected: [TranscriptRecord], actual: [TranscriptRecord]) {
+        self.expected = expected
+        self.actual = actual
+        self.edits = TextDiff.diff(expected, actual)
     }
 
-    public init(expected: String, actual: String) {
-        self.expected = expected.lines
-        self.actual = actual.lines
-        self.edits = Self.diff(self.expected, self.actual)
-    }
+    public var isEmpty: Bool { firstDifference == nil }
 
-    public var isEmpty: Bool { edits.allSatisfy { if case .keep = $0 { true } else { false } } }
-
-    /// The 1-based line of the golden transcript where the first difference is.
-    public var firstDifferenceLine: Int? {
-        for edit in edits {
-            switch edit {
-            case .keep: continue
-            case .remove(let i): return i + 1
-            case .add:
-                // An insertion before golden line i+1: the golden line after the last kept one.
-                var line = 0
-                for e in edits {
-                    if case .keep(let i, _) = e { line = i + 1 }
-                    if e == edit { break }
-                }
-                return line + 1
-            }
+    /// The 0-based index of the first event that differs, in both transcripts (they agree
+    /// before it); in JSON Lines, its line is one more.
+    public var firstDifference: Int? {
+        for (index, edit) in edits.enumerated() {
+            if case .keep = edit { continue }
+            return index
         }
         return nil
     }
 
-    /// The step the journey was at where the transcripts first differ, read from the golden
-    /// text rendering (`… → STEP [handler]` lines).
+    /// The step the journey was at where the transcripts first differ, in the expected one:
+    /// the last step entered at or before the first differing event (nil in the header).
     public var firstDifferingStep: String? {
-        guard let line = firstDifferenceLine else { return nil }
-        for index in stride(from: min(line - 1, expected.count - 1), through: 0, by: -1) {
-            if let step = Self.stepName(in: expected[index]) { return step }
+        guard let index = firstDifference, !expected.isEmpty else { return nil }
+        return expected.step(at: min(index, expected.count - 1))
+    }
+
+    /// A unified diff of the two transcripts' text renderings, lined up event by event. Where
+    /// the text does not show the difference (a field only JSON Lines hold, a call without
+    /// parameters), those events are shown as their JSON Lines instead.
+    public func unified(context: Int = 3, expectedName: String = "expected", actualName: String = "actual") -> String {
+        let renderer = TranscriptTextRenderer()
+        func text(_ record: TranscriptRecord) -> [Substring] { Array(renderer.render(record).lines.dropLast()) }
+        func json(_ record: TranscriptRecord) -> Substring {
+            JSONLinesEncoder().encode(record).dropLast()
+        }
+        var lines: (expected: [Substring], actual: [Substring]) = ([], [])
+        var lineEdits: [TextDiff.Edit] = []
+        var index = 0
+        while index < edits.count {
+            if case .keep(_, let b) = edits[index] {
+                for line in text(actual[b]) {
+                    lineEdits.append(.keep(lines.expected.count, lines.actual.count))
+                    lines.expected.append(line)
+                    lines.actual.append(line)
+                }
+                index += 1
+                continue
+            }
+            // A run of changed events: their lines, aligned line by line.
+            var removed: [TranscriptRecord] = [], added: [TranscriptRecord] = []
+            block: while index < edits.count {
+                switch edits[index] {
+                case .keep: break block
+                case .remove(let a): removed.append(expected[a])
+                case .add(let b): added.append(actual[b])
+                }
+                index += 1
+            }
+            var old = removed.flatMap(text), new = added.flatMap(text)
+            if old == new {
+                old = removed.map(json)
+                new = added.map(json)
+            }
+            for edit in TextDiff.diff(old, new) {
+                switch edit {
+                case .keep(let a, _):
+                    lineEdits.append(.keep(lines.expected.count, lines.actual.count))
+                    lines.expected.append(old[a])
+                    lines.actual.append(old[a])
+                case .remove(let a):
+                    lineEdits.append(.remove(lines.expected.count))
+                    lines.expected.append(old[a])
+                case .add(let b):
+                    lineEdits.append(.add(lines.actual.count))
+                    lines.actual.append(new[b])
+                }
+            }
+        }
+        return TextDiff(expected: lines.expected, actual: lines.actual, edits: lineEdits).unified(
+            context: context, expectedName: expectedName, actualName: actualName)
+    }
+}
+
+extension [TranscriptRecord] {
+    /// The step the journey was at at record `index`: the last step entered at or before it.
+    public func step(at index: Int) -> String? {
+        guard !isEmpty else { return nil }
+        for record in self[...Swift.min(index, count - 1)].reversed() {
+            if case .stepEnter(let step, _) = record.event { return step }
         }
         return nil
     }
 
-    static func stepName(in line: Substring) -> String? {
-        guard let arrow = line.range(of: "→ ") else { return nil }
-        let before = line[line.startIndex..<arrow.lowerBound]
-        guard before.allSatisfy({ $0 == " " || $0.isNumber || $0 == ":" || $0 == "." }) else { return nil }
-        let rest = line[arrow.upperBound...]
-        return rest.split(separator: " ").first.map(String.init)
-    }
-
-    /// A unified diff with `context` lines around each change.
-    public func unified(context: Int = 3, expectedName: String = "golden", actualName: String = "actual") -> String {
-        guard !isEmpty else { return "" }
-        var out = "--- \(expectedName)\n+++ \(actualName)\n"
-        // Group edits into hunks.
-        let changeIndices = edits.indices.filter { if case .keep = edits[$0] { false } else { true } }
-        var hunks: [ClosedRange<Int>] = []
-        for index in changeIndices {
-            let range = max(0, index - context)...min(edits.count - 1, index + context)
-            if let last = hunks.last, range.lowerBound <= last.upperBound + 1 {
-                hunks[hunks.count - 1] = last.lowerBound...max(last.upperBound, range.upperBound)
-            } else {
-                hunks.append(range)
-            }
+    /// The record whose text rendering holds `line` (1-based) of the whole transcript's text.
+    public func record(atTextLine line: Int) -> Int? {
+        let renderer = TranscriptTextRenderer()
+        var seen = 0
+        for (index, record) in enumerated() {
+            seen += renderer.render(record).utf8.reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }
+            if seen >= line { return index }
         }
-        for hunk in hunks {
-            var oldStart = 0, newStart = 0, oldCount = 0, newCount = 0
-            var body = ""
-            var positioned = false
-            for i in hunk {
-                switch edits[i] {
-                case .keep(let a, let b):
-                    if !positioned { oldStart = a; newStart = b; positioned = true }
-                    oldCount += 1
-                    newCount += 1
-                    body += " \(expected[a])\n"
-                case .remove(let a):
-                    if !positioned { oldStart = a; newStart = Self.newPosition(before: i, edits); positioned = true }
-                    oldCount += 1
-                    body += "-\(expected[a])\n"
-                case .add(let b):
-                    if !positioned { newStart = b; oldStart = Self.oldPosition(before: i, edits); positioned = true }
-                    newCount += 1
-                    body += "+\(actual[b])\n"
-                }
-            }
-            out += "@@ -\(oldStart + 1),\(oldCount) +\(newStart + 1),\(newCount) @@\n" + body
-        }
-        return out
-    }
-
-    static func newPosition(before index: Int, _ edits: [Edit]) -> Int {
-        for e in edits[..<index].reversed() {
-            switch e {
-            case .keep(_, let b), .add(let b): return b + 1
-            case .remove: continue
-            }
-        }
-        return 0
-    }
-
-    static func oldPosition(before index: Int, _ edits: [Edit]) -> Int {
-        for e in edits[..<index].reversed() {
-            switch e {
-            case .keep(let a, _), .remove(let a): return a + 1
-            case .add: continue
-            }
-        }
-        return 0
-    }
-
-    /// Longest-common-subsequence diff after trimming the common prefix and suffix. Inputs
-    /// whose differing middles are too large for the table fall back to "replace the middle".
-    static func diff(_ a: [Substring], _ b: [Substring]) -> [Edit] {
-        var prefix = 0
-        while prefix < a.count && prefix < b.count && a[prefix] == b[prefix] { prefix += 1 }
-        var suffix = 0
-        while suffix < a.count - prefix && suffix < b.count - prefix
-            && a[a.count - 1 - suffix] == b[b.count - 1 - suffix]
-        {
-            suffix += 1
-        }
-        var edits = (0..<prefix).map { Edit.keep($0, $0) }
-        let aMid = Array(a[prefix..<(a.count - suffix)]), bMid = Array(b[prefix..<(b.count - suffix)])
-        let n = aMid.count, m = bMid.count
-        if n * m > 16_000_000 {
-            edits += (0..<n).map { .remove(prefix + $0) } + (0..<m).map { .add(prefix + $0) }
-        } else if n > 0 || m > 0 {
-            var table = [[Int32]](repeating: [Int32](repeating: 0, count: m + 1), count: n + 1)
-            for i in stride(from: n - 1, through: 0, by: -1) {
-                for j in stride(from: m - 1, through: 0, by: -1) {
-                    table[i][j] = aMid[i] == bMid[j] ? table[i + 1][j + 1] + 1 : max(table[i + 1][j], table[i][j + 1])
-                }
-            }
-            var i = 0, j = 0
-            while i < n || j < m {
-                if i < n && j < m && aMid[i] == bMid[j] {
-                    edits.append(.keep(prefix + i, prefix + j))
-                    i += 1
-                    j += 1
-                } else if i < n && (j == m || table[i + 1][j] >= table[i][j + 1]) {
-                    edits.append(.remove(prefix + i))
-                    i += 1
-                } else {
-                    edits.append(.add(prefix + j))
-                    j += 1
-                }
-            }
-        }
-        edits += (0..<suffix).map { .keep(a.count - suffix + $0, b.count - suffix + $0) }
-        return edits
+        return nil
     }
 }

@@ -40,9 +40,11 @@ public struct JourneyCompiler: Sendable {
     ///   - secretStoredKeys: stored keys declared secret by journeys of the project that are
     ///     not compiled here; a key secret anywhere is secret everywhere.
     public func compile(
-        _ journeys: [Journey], broken: [String: String] = [:], secretStoredKeys: Set<String> = []
-    ) -> (library: CompiledLibrary, diagnostics: DiagnosticList) {
+        _ journeys: [Journey], broken: [String: String] = [:], secretStoredKeys: Set<String> = [],
+        into diagnostics: inout DiagnosticList
+    ) -> CompiledLibrary {
         var d = DiagnosticList()
+        defer { diagnostics.append(contentsOf: d) }
         var byId: [String: Journey] = [:]
         for journey in journeys {
             if let first = byId[journey.id.value] {
@@ -63,7 +65,7 @@ public struct JourneyCompiler: Sendable {
             }
         }
         var secretKeys = secretStoredKeys
-        for journey in byId.values { secretKeys.formUnion(ProjectLoader.secretStoredKeys(journey)) }
+        for journey in byId.values { secretKeys.formUnion(journey.secretStoredKeys) }
         // Each journey compiles on its own against the others' declarations: on every core.
         var compiled: [String: CompiledJourney] = [:]
         let ids = byId.keys.sorted()
@@ -82,7 +84,7 @@ public struct JourneyCompiler: Sendable {
         let flagged = CallCycleRule.check(byId, into: &d)
         for id in flagged { compiled[id] = nil }
         Self.dropCallersOfMissing(&compiled)
-        return (CompiledLibrary(journeys: compiled, secretStoredKeys: secretKeys), d)
+        return CompiledLibrary(journeys: compiled, secretStoredKeys: secretKeys)
     }
 
     /// Removes every journey that calls, directly or not, one that is not compiled: it could

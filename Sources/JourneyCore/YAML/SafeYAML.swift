@@ -52,6 +52,17 @@ public struct SafeYAML: Sendable {
         self.limits = limits
     }
 
+    /// The parse stage (see ``Pipeline``): one YAML document → its tree, or nil with the
+    /// problems in `diagnostics`. `path` is only used in diagnostics.
+    public func parse(_ data: Data, path: String, into diagnostics: inout DiagnosticList) -> YAMLNode? {
+        switch parse(data, path: path) {
+        case .success(let root): return root
+        case .failure(let failure):
+            diagnostics.append(contentsOf: failure.diagnostics)
+            return nil
+        }
+    }
+
     /// Parses one YAML document. `path` is only used in diagnostics.
     public func parse(_ data: Data, path: String) -> Result<YAMLNode, DiagnosticFailure> {
         var diagnostics = DiagnosticList()

@@ -53,7 +53,7 @@ enum Pinning {
     /// The outcome of a request the network did not answer: `pinMismatch`, or `offline`.
     static func result(_ error: NetworkError, url: String) -> HandlerResult {
         guard case .pinMismatch = error else { return HandlerResult("offline") }
-        let origin = RoutingNetwork.origin(url).map(RoutingNetwork.shownOrigin) ?? ""
+        let origin = URLOrigin.of(url).map(URLOrigin.shown) ?? ""
         return HandlerResult(outcome.name, data: ["origin": .string(origin)])
     }
 }

@@ -78,13 +78,13 @@ public struct OIDCDiscoverHandler: StepHandler {
             return HandlerResult("failed", data: ["status": .int(response.status)])
         }
         guard document["issuer"] as? String == issuer else { return HandlerResult("mismatch") }
-        let allowed = Set(([issuer] + invocation.strings("allowedOrigins")).compactMap(RoutingNetwork.origin))
+        let allowed = Set(([issuer] + invocation.strings("allowedOrigins")).compactMap(URLOrigin.of))
         var data: [String: Value] = [:]
         for (name, key) in Self.endpoints {
             let endpoint = document[key] as? String ?? ""
             if !endpoint.isEmpty {
-                guard let origin = RoutingNetwork.origin(endpoint), allowed.contains(origin) else {
-                    let shown = RoutingNetwork.origin(endpoint).map(RoutingNetwork.shownOrigin) ?? ""
+                guard let origin = URLOrigin.of(endpoint), allowed.contains(origin) else {
+                    let shown = URLOrigin.of(endpoint).map(URLOrigin.shown) ?? ""
                     return HandlerResult(
                         "foreignEndpoint", data: ["endpoint": .string(name), "origin": .string(shown)])
                 }

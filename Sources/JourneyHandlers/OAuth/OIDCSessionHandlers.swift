@@ -136,7 +136,7 @@ public struct OIDCEndSessionHandler: StepHandler {
             }
             var returnedTo = ""
             let ownPage =
-                location.hasPrefix("/") || RoutingNetwork.origin(location) == RoutingNetwork.origin(endpoint)
+                location.hasPrefix("/") || URLOrigin.of(location) == URLOrigin.of(endpoint)
             if ownPage {
                 guard let sid = item("sid"), let plugin = item("plugin") else {
                     return HandlerResult("refused", data: ["status": .int(answer.status)])

@@ -83,7 +83,7 @@ struct RandomSourceTests {
                         to: done
                 """,
             extra: "state:\n  bytes: { type: string }\n  wall: { type: int }")
-        let (library, diagnostics) = compile([text], handlers: HandlerRegistry([ProbeHandler()]))
+        let (library, diagnostics) = compile([text], handlers: try HandlerRegistry([ProbeHandler()]))
         let lib = try #require(library, "\(diagnostics)")
         let outcome = await JourneyRunner(configuration: configuration).run(
             try #require(lib["t.j"]), in: lib, device: DeviceState(), driver: NoInput(),

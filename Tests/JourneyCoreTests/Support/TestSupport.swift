@@ -23,15 +23,22 @@ struct StubHandler: StepHandler {
     }
 }
 
-let testHandlers = HandlerRegistry([
-    StubHandler("t.step", outcomes: ["next", "back"]),
-    StubHandler("t.check", outcomes: ["correct", "wrong", "cancel"]),
-    StubHandler(
-        "t.value", outcomes: ["done"], data: [DataSpec(name: "value", type: TypeInfo(.string))],
-        inputs: [InputSpec(name: "text", type: TypeInfo(.string), summary: "")]),
-    StubHandler("t.secret", outcomes: ["done"], data: [DataSpec(name: "pin", type: TypeInfo(.string, secret: true))]),
-    StubHandler("t.screen", outcomes: [], actions: true),
-])
+let testHandlers: HandlerRegistry = {
+    do throws(HandlerRegistry.DuplicateID) {
+        return try HandlerRegistry([
+            StubHandler("t.step", outcomes: ["next", "back"]),
+            StubHandler("t.check", outcomes: ["correct", "wrong", "cancel"]),
+            StubHandler(
+                "t.value", outcomes: ["done"], data: [DataSpec(name: "value", type: TypeInfo(.string))],
+                inputs: [InputSpec(name: "text", type: TypeInfo(.string), summary: "")]),
+            StubHandler(
+                "t.secret", outcomes: ["done"], data: [DataSpec(name: "pin", type: TypeInfo(.string, secret: true))]),
+            StubHandler("t.screen", outcomes: [], actions: true),
+        ])
+    } catch {
+        fatalError("\(error)")
+    }
+}()
 
 /// YAML with position markers (1️⃣, 2️⃣, …) removed, and where each marker was.
 struct MarkedSource {

@@ -63,7 +63,7 @@ struct TranscriptTests {
         #expect(URLRedaction.redact("tinkoff://cb?cancelled") == "tinkoff://cb?•••")
     }
 
-    @Test func diffNamesTheFirstChangedStep() {
+    @Test func textDiffNamesTheFirstChangedLine() {
         let golden = """
             00:00.000 → a [ui.screen]
             00:00.000   input action="go"
@@ -72,19 +72,18 @@ struct TranscriptTests {
             00:00.000   b --next--> done
             """
         let actual = golden.replacingOccurrences(of: "action=\"next\"", with: "action=\"back\"")
-        let diff = TranscriptDiff(expected: golden, actual: actual)
+        let diff = TextDiff(expected: golden, actual: actual)
         #expect(!diff.isEmpty)
-        #expect(diff.firstDifferingStep == "b")
         #expect(diff.firstDifferenceLine == 4)
         let unified = diff.unified(context: 1)
         #expect(unified.contains("-00:00.000   input action=\"next\""))
         #expect(unified.contains("+00:00.000   input action=\"back\""))
         #expect(unified.contains("@@ -3,3 +3,3 @@"))
-        #expect(TranscriptDiff(expected: golden, actual: golden).isEmpty)
+        #expect(TextDiff(expected: golden, actual: golden).isEmpty)
     }
 
-    @Test func diffHandlesInsertionsAndDeletions() {
-        let diff = TranscriptDiff(expected: "a\nb\nc", actual: "a\nx\nb")
+    @Test func textDiffHandlesInsertionsAndDeletions() {
+        let diff = TextDiff(expected: "a\nb\nc", actual: "a\nx\nb")
         #expect(diff.unified().contains("+x"))
         #expect(diff.unified().contains("-c"))
     }

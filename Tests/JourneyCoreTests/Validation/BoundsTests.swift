@@ -78,8 +78,8 @@ struct BoundsTests {
     }
 
     @Test("a handler parameter's range is checked for literals at check time")
-    func parameterRange() {
-        let handlers = HandlerRegistry([
+    func parameterRange() throws {
+        let handlers = try HandlerRegistry([
             RangedHandler()
         ])
         let text = """
@@ -119,7 +119,7 @@ struct BoundsTests {
             ends:
               done: { kind: success }
             """
-        let (library, found) = compile([text], handlers: HandlerRegistry([RangedHandler()]))
+        let (library, found) = compile([text], handlers: try HandlerRegistry([RangedHandler()]))
         let lib = try #require(library, "\(found)")
         var machine = JourneyMachine(library: lib, journey: try #require(lib["t.j"]), device: DeviceState())
         guard case .failed(let result) = machine.handle(.start) else {

@@ -1,5 +1,6 @@
 import Foundation
 import JourneyCore
+import JourneySuite
 import Testing
 
 @testable import JourneyHandlers
@@ -123,11 +124,11 @@ struct NetworkAndBankIDTests {
     }
 
     @Test func originsNormaliseSchemeHostAndPort() {
-        #expect(RoutingNetwork.origin("http://127.0.0.1:4593/api/oidc/x?y=1") == "http://127.0.0.1:4593")
-        #expect(RoutingNetwork.origin("HTTPS://Example.ORG/a") == "https://example.org:443")
-        #expect(RoutingNetwork.origin("https://example.org:443") == "https://example.org:443")
-        #expect(RoutingNetwork.origin("http://user@example.org/") == "http://example.org:80")
-        #expect(RoutingNetwork.origin("not a url") == nil)
+        #expect(URLOrigin.of("http://127.0.0.1:4593/api/oidc/x?y=1") == "http://127.0.0.1:4593")
+        #expect(URLOrigin.of("HTTPS://Example.ORG/a") == "https://example.org:443")
+        #expect(URLOrigin.of("https://example.org:443") == "https://example.org:443")
+        #expect(URLOrigin.of("http://user@example.org/") == "http://example.org:80")
+        #expect(URLOrigin.of("not a url") == nil)
     }
 
     /// With stubs and a needed service, only the service's origin reaches the live side;

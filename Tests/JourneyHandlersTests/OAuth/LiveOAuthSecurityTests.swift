@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import JourneyCore
+import JourneySuite
 import JourneyTestSupport
 import Testing
 
@@ -38,7 +39,7 @@ struct LiveOAuthSecurityTests {
             }
             let transcript = Collector()
             let report = await withTaskExecutorPreference(Self.executor) {
-                await ScenarioRunner(transport: { recorder }).run(scenario, in: library, transcript: transcript)
+                await player(transport: { recorder }).run(scenario, in: library, transcript: transcript)
             }
             try #require(
                 report.skipped == nil,
@@ -61,13 +62,13 @@ struct LiveOAuthSecurityTests {
         #expect(expected.subtracting(kinds).isEmpty, "never captured: \(expected.subtracting(kinds).sorted())")
     }
 
-    @Test("the provider's own id_token validates, and every tampering with it is refused", .timeLimit(.minutes(1)))
+    @Test("the provider's own id_token validates, and every tampering with it is refused", .timeLimit(.minutes(3)))
     func tamperedProviderTokenIsRefused() async throws {
         let library = try #require(Self.project.library)
         let scenario = try #require(Self.project.scenarios.first { $0.id == "i1-sign-in-with-pkce" })
         let recorder = RecordingTransport()
         let report = await withTaskExecutorPreference(Self.executor) {
-            await ScenarioRunner(transport: { recorder }).run(scenario, in: library, transcript: Collector())
+            await player(transport: { recorder }).run(scenario, in: library, transcript: Collector())
         }
         try #require(report.skipped == nil && report.passed, "\(report)")
         try await Self.expectTamperingRefused(
@@ -78,7 +79,7 @@ struct LiveOAuthSecurityTests {
     /// its id_token, whose signature jwt-kit checks against the EC key of its JWKS, and the
     /// same tampering is refused.
     @Test(
-        "an ES256 id_token from the provider validates, and every tampering with it is refused", .timeLimit(.minutes(1))
+        "an ES256 id_token from the provider validates, and every tampering with it is refused", .timeLimit(.minutes(3))
     )
     func es256ProviderToken() async throws {
         let (report, recorder) = try await Self.signIn(at: "oidces")
@@ -90,7 +91,7 @@ struct LiveOAuthSecurityTests {
     /// The provider's EdDSA issuer (`/api/oidced`, an Ed25519 key): the signature verifies,
     /// but Glewlwyd 2.7 takes at_hash with SHA-256 where OpenID Connect asks for SHA-512 with
     /// Ed25519, so the token is refused, and the sign-in with it.
-    @Test("an EdDSA id_token from the provider verifies; its SHA-256 at_hash is refused", .timeLimit(.minutes(1)))
+    @Test("an EdDSA id_token from the provider verifies; its SHA-256 at_hash is refused", .timeLimit(.minutes(3)))
     func eddsaProviderToken() async throws {
         let (report, recorder) = try await Self.signIn(at: "oidced", expecting: "appAuthError")
         #expect(report.passed, "\(report.problems)")
@@ -227,7 +228,7 @@ struct LiveOAuthSecurityTests {
         let compiled = try #require(project.scenarios.first)
         let recorder = RecordingTransport()
         let report = await withTaskExecutorPreference(Self.executor) {
-            await ScenarioRunner(transport: { recorder }).run(compiled, in: library, transcript: Collector())
+            await player(transport: { recorder }).run(compiled, in: library, transcript: Collector())
         }
         try #require(
             report.skipped == nil,
@@ -238,7 +239,7 @@ struct LiveOAuthSecurityTests {
     /// The provider's second issuer (`/api/oidcshort`) gives access tokens two seconds long:
     /// one that has really expired is refused at userinfo, which the journey maps to
     /// `unauthorized`.
-    @Test("an access token past its real lifetime is refused by the provider", .timeLimit(.minutes(1)))
+    @Test("an access token past its real lifetime is refused by the provider", .timeLimit(.minutes(3)))
     func expiredAccessTokenIsRefused() async throws {
         let (report, recorder) = try await Self.signIn(at: "oidcshort")
         #expect(report.passed, "a fresh token must work: \(report.problems)")
@@ -270,7 +271,7 @@ struct LiveOAuthSecurityTests {
             try #require(!secrets.isEmpty || scenario.needs.isEmpty)
             let transcript = Collector()
             let report = await withTaskExecutorPreference(Self.executor) {
-                await ScenarioRunner().run(scenario, in: library, transcript: transcript)
+                await player().run(scenario, in: library, transcript: transcript)
             }
             try #require(report.skipped == nil, "the provider is not running")
             #expect(report.passed, "\(scenario.id): \(report.problems)")
@@ -297,7 +298,7 @@ struct LiveOAuthSecurityTests {
                     HTTPRequest(method: stub.method, url: stub.url), HTTPResponse(status: stub.status, body: stub.body))
             }
             let transcript = Collector()
-            let report = await ScenarioRunner().run(scenario, in: library, transcript: transcript)
+            let report = await player().run(scenario, in: library, transcript: transcript)
             #expect(report.passed, "\(scenario.id): \(report.problems)")
             let outputs = [transcript.text, transcript.jsonl, report.problems.joined(separator: "\n")]
                 .joined(separator: "\n")

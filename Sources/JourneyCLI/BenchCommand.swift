@@ -1,0 +1,306 @@
+import ArgumentParser
+import Foundation
+import JourneyCore
+import JourneyHandlers
+import JourneySuite
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Measure the runner, the loader and a whole `journey run` on a generated suite.",
+        discussion: """
+            Generates the 20-event PIN journey used by the reference peers (create, repeat, \
+            biometry, a three-strike lock, re-authorisation) and a suite of scenarios over it, \
+            then reports:
+              • scenarios/s and steps/s of the in-process runner with transcripts on (every \
+            event encoded as JSON Lines and streamed to a counting sink, never held);
+              • peak memory after a small and a full suite (it should stay flat);
+              • load + validate throughput in MB/s over generated journey files (files are \
+            read and journeys compiled on every core; `taskset -c 0` gives the one-core figure);
+              • the median wall time of `journey run` as a whole process.
+
+            Run it from a release build with the Swift runtime linked statically, as \
+            scripts/bench does (debug builds are several times slower):
+              swift build -c release --static-swift-stdlib && .build/release/journey bench
+            """
+    )
+
+    @Option(help: "Scenarios in the suite.")
+    var scenarios: Int = 10_000
+
+    @Option(help: "Megabytes of journey YAML to load and validate.")
+    var loadMegabytes: Int = 8
+
+    @Option(help: "Whole-process runs of `journey run` to time (0 skips).")
+    var processRuns: Int = 30
+
+    @Flag(help: "Print the results as one JSON object.")
+    var json = false
+
+    func validate() throws {
+        guard scenarios >= 100 else { throw ValidationError("--scenarios must be at least 100") }
+        guard loadMegabytes >= 1 else { throw ValidationError("--load-megabytes must be at least 1") }
+        guard processRuns >= 0 else { throw ValidationError("--process-runs cannot be negative") }
+    }
+
+    func run() async throws {
+        let console = Console()
+        var results: [(String, String)] = []
+        func report(_ name: String, _ value: String) {
+            results.append((name, value))
+            if !json { console.out("\(name): \(value)\n") }
+        }
+
+        let project = Toolkit.current.loader().load([
+            SourceFile(path: "bench.journey.yaml", data: Data(BenchSuite.journey(id: "bench.pin").utf8)),
+            SourceFile(path: "bench.scenario.yaml", data: Data(BenchSuite.scenario.utf8)),
+        ])
+        guard let library = project.library, let scenario = project.scenarios.first else {
+            console.print(project.diagnostics)
+            throw ExitCode(ExitStatus.invalid)
+        }
+
+        // Warm up, then a small suite and the full one: memory must not grow with the suite.
+        _ = try await BenchSuite.runSuite(scenario, library: library, count: 200)
+        let small = try await BenchSuite.runSuite(scenario, library: library, count: max(100, scenarios / 10))
+        let rssSmall = BenchSuite.peakRSSKilobytes()
+        let full = try await BenchSuite.runSuite(scenario, library: library, count: scenarios)
+        let rssFull = BenchSuite.peakRSSKilobytes()
+        report(
+            "suite",
+            "\(scenarios) scenarios × \(full.steps / scenarios) steps, transcripts on (\(full.bytes / scenarios) bytes of JSON Lines each)"
+        )
+        report("scenarios/s", String(format: "%.0f", Double(scenarios) / full.seconds))
+        report("steps/s", String(format: "%.0f", Double(full.steps) / full.seconds))
+        report("steps/s (CPU time)", String(format: "%.0f", Double(full.steps) / full.cpuSeconds))
+        report(
+            "peak memory",
+            "\(rssSmall / 1024) MiB after \(small.scenarios) scenarios, \(rssFull / 1024) MiB after \(scenarios)")
+
+        let load = BenchSuite.loadThroughput(megabytes: loadMegabytes)
+        let cores = BenchSuite.usableCores()
+        report(
+            "load + validate",
+            String(format: "%.1f MB/s (%d files, %.1f MB, ", load.mbPerSecond, load.files, load.megabytes)
+                + "\(cores) core\(cores == 1 ? "" : "s"))")
+
+        if processRuns > 0 {
+            let median = try BenchSuite.processMedian(runs: processRuns)
+            report("journey run, whole process", String(format: "%.1f ms median of %d runs", median, processRuns))
+        }
+        if json {
+            let body = results.map { "\(JSONLinesEncoder.quoted($0.0)): \(JSONLinesEncoder.quoted($0.1))" }.joined(
+                separator: ", ")
+            console.out("{\(body)}\n")
+        }
+    }
+}
+
+extension BenchCommand: DescribesStandardOutput {
+    static let standardOutput = "the measurements"
+}
+
+/// The generated benchmark suite and its measurements.
+enum BenchSuite {
+    /// The reference peers' 20-event PIN journey in JourneyKit's language.
+    static func journey(id: String) -> String {
+        """
+        journey: \(id)
+        version: 1
+        title: PIN journey (create, repeat, biometry, three-strike lock)
+        state:
+          failures: { type: int, default: 0 }
+        limits:
+          strikes: { max: 3, counter: state.failures, exceeded: reauth }
+        start: create
+        steps:
+          create:
+            handler: ui.screen
+            screen: { title: Create a PIN, actions: { pin_entered: Next } }
+            on: { pin_entered: repeat }
+          repeat:
+            handler: ui.screen
+            screen: { title: Repeat the PIN, actions: { pin_match: Match, pin_mismatch: Mismatch } }
+            on: { pin_match: biometry, pin_mismatch: create }
+          biometry:
+            handler: ui.screen
+            screen: { title: Use Face ID?, actions: { bio_accept: Allow, bio_decline: Later } }
+            on: { bio_accept: locked, bio_decline: locked }
+          locked:
+            handler: ui.screen
+            screen: { title: Enter your PIN, actions: { pin_ok: Correct, pin_wrong: Wrong } }
+            attempts: { limit: strikes, counts: [pin_wrong], resets: [pin_ok] }
+            on: { pin_ok: unlocked, pin_wrong: locked }
+          reauth:
+            handler: ui.screen
+            screen: { title: Sign in again, actions: { reauth_ok: Signed in } }
+            on: { reauth_ok: create }
+          unlocked:
+            handler: ui.screen
+            screen: { title: Welcome, actions: { lock: Lock, finish: Finish } }
+            on: { lock: locked, finish: done }
+        ends:
+          done: { kind: success }
+
+        """
+    }
+
+    static let events = [
+        ("create", "pin_entered"), ("repeat", "pin_mismatch"), ("create", "pin_entered"), ("repeat", "pin_match"),
+        ("biometry", "bio_accept"), ("locked", "pin_wrong"), ("locked", "pin_ok"), ("unlocked", "lock"),
+        ("locked", "pin_wrong"), ("locked", "pin_wrong"), ("locked", "pin_wrong"), ("reauth", "reauth_ok"),
+        ("create", "pin_entered"), ("repeat", "pin_match"), ("biometry", "bio_decline"), ("locked", "pin_ok"),
+        ("unlocked", "lock"), ("locked", "pin_wrong"), ("locked", "pin_ok"), ("unlocked", "finish"),
+    ]
+
+    static var scenario: String {
+        "scenario: twenty-events\njourney: bench.pin\nscript:\n"
+            + events.map { "  - at: \($0.0)\n    action: \($0.1)\n" }.joined()
+            + "expect: { end: done }\n"
+    }
+
+    /// Counts bytes of JSON Lines without keeping them.
+    final class CountingSink: TranscriptSink {
+        let encoder = JSONLinesEncoder()
+        var bytes = 0
+        var buffer: [UInt8] = []
+        func record(_ record: TranscriptRecord) {
+            buffer.removeAll(keepingCapacity: true)
+            encoder.encode(record, into: &buffer)
+            bytes += buffer.count
+        }
+    }
+
+    struct SuiteRun {
+        var scenarios: Int
+        var steps: Int
+        var bytes: Int
+        var seconds: Double
+        var cpuSeconds: Double
+    }
+
+    static func runSuite(_ scenario: CompiledScenario, library: CompiledLibrary, count: Int) async throws -> SuiteRun {
+        let runner = Toolkit.current.player()
+        let cpu0 = cpuSeconds()
+        let start = DispatchTime.now().uptimeNanoseconds
+        var steps = 0
+        var bytes = 0
+        for _ in 0..<count {
+            let sink = CountingSink()
+            let report = await runner.run(scenario, in: library, transcript: sink)
+            guard report.passed else { throw CLIError("the benchmark scenario failed: \(report.problems)") }
+            steps += report.result.steps
+            bytes += sink.bytes
+        }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return SuiteRun(scenarios: count, steps: steps, bytes: bytes, seconds: seconds, cpuSeconds: cpuSeconds() - cpu0)
+    }
+
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec)
+            + Double(usage.ru_stime.tv_usec) / 1e6
+    }
+
+    /// The cores this process may run on (fewer than the machine's under `taskset`).
+    static func usableCores() -> Int {
+        // Linux lists the affinity mask in hex, e.g. `Cpus_allowed:\t3` for cores 0 and 1.
+        if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") })
+        {
+            let count = line.dropFirst("Cpus_allowed:".count).reduce(0) { total, digit in
+                total + (digit.hexDigitValue?.nonzeroBitCount ?? 0)
+            }
+            if count > 0 { return count }
+        }
+        return ProcessInfo.processInfo.activeProcessorCount
+    }
+
+    static func peakRSSKilobytes() -> Int {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        #if canImport(Darwin)
+        return Int(usage.ru_maxrss) / 1024  // bytes on Darwin
+        #else
+        return Int(usage.ru_maxrss)  // kilobytes on Linux
+        #endif
+    }
+
+    /// The bench journey repeated `copies` times in one file (each copy's steps renamed and
+    /// chained to the next), to make files the size real journeys have.
+    static func largeJourney(id: String, copies: Int) -> String {
+        let base = journey(id: id)
+        let head = base[..<base.range(of: "steps:\n")!.upperBound]
+        let steps = base[base.range(of: "steps:\n")!.upperBound..<base.range(of: "ends:")!.lowerBound]
+        var body = ""
+        for copy in 0..<copies {
+            var block = String(steps)
+            for name in ["create", "repeat", "biometry", "locked", "reauth", "unlocked"] {
+                block = block.replacingOccurrences(of: "\(name)", with: "\(name)\(copy)")
+            }
+            block = block.replacingOccurrences(
+                of: "finish: done", with: copy + 1 < copies ? "finish: create\(copy + 1)" : "finish: done")
+            body += block
+        }
+        return head.replacingOccurrences(of: "start: create", with: "start: create0")
+            .replacingOccurrences(of: "exceeded: reauth", with: "exceeded: reauth0") + body
+            + "ends:\n  done: { kind: success }\n"
+    }
+
+    /// Loads and validates generated journeys of about 20 KB each (the size of the shipped
+    /// eduID onboarding) until `megabytes` of YAML have been read.
+    static func loadThroughput(megabytes: Int) -> (mbPerSecond: Double, files: Int, megabytes: Double) {
+        var files: [SourceFile] = []
+        var total = 0
+        var index = 0
+        while total < megabytes * 1_000_000 {
+            let text = largeJourney(id: "bench.pin-\(index)", copies: 16)
+            files.append(SourceFile(path: "bench-\(index).yaml", data: Data(text.utf8)))
+            total += text.utf8.count
+            index += 1
+        }
+        let loader = Toolkit.current.loader()
+        let start = DispatchTime.now().uptimeNanoseconds
+        let project = loader.load(files)
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        precondition(project.library != nil, "generated journeys must compile")
+        let mb = Double(total) / 1_000_000
+        return (mb / seconds, files.count, mb)
+    }
+
+    /// The median wall time of `journey run` on the bench scenario, as a whole process.
+    static func processMedian(runs: Int) throws -> Double {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("journey-bench-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let scenarioPath = directory.appendingPathComponent("bench.scenario.yaml").path
+        try AtomicFile.write(journey(id: "bench.pin"), to: directory.appendingPathComponent("bench.journey.yaml").path)
+        try AtomicFile.write(scenario, to: scenarioPath)
+        // This very binary, however it was started (argv[0] may be a bare name found on PATH).
+        guard let executable = Bundle.main.executableURL?.resolvingSymlinksInPath() else {
+            throw ValidationError("cannot find the journey executable to time")
+        }
+        var times: [Double] = []
+        for _ in 0..<(runs + 3) {
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = ["run", "--scenario", scenarioPath]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            let start = DispatchTime.now().uptimeNanoseconds
+            try process.run()
+            process.waitUntilExit()
+            times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+            guard process.terminationStatus == 0 else { throw CLIError("`journey run` of the bench scenario failed") }
+        }
+        let measured = times.dropFirst(3).sorted()
+        return measured[measured.count / 2]
+    }
+}

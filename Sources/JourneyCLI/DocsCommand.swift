@@ -1,0 +1,232 @@
+import ArgumentParser
+import Foundation
+import JourneyCore
+import JourneyDocs
+import JourneySuite
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+struct DocsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "docs",
+        abstract: "Generate flow documentation from the journeys and their scenarios.",
+        discussion: """
+            Writes a page per journey — diagram, steps table, params, attempt limits in words, the \
+            state it reads and writes, a walkthrough of every scenario taken from its golden \
+            transcript, and which transitions no scenario covers — and an index grouped by folder \
+            with the graph of which journey calls which.
+
+            Walkthroughs and coverage come from each scenario's golden transcript \
+            (transcripts/NAME.jsonl beside its scenarios folder), which `journey test` keeps \
+            equal to a real run: nothing is played, so no service needs to be running and the \
+            pages show what the committed goldens show. A scenario without a golden, or with one \
+            that does not read as a transcript, is an error naming it (`path:line:column` for \
+            the golden); record goldens with `journey test --update`, and run `journey test` \
+            before the docs to be sure they are current.
+
+            Formats: md (Markdown with Mermaid diagrams, as GitHub renders it), html (an offline \
+            site with SVG diagrams; needs Graphviz's `dot`), dot (Graphviz sources).
+
+            Examples:
+              journey docs journeys --out docs/journeys
+              journey docs journeys --out site --format html --locale en
+              journey docs journeys --out docs/journeys --check    # in CI: fail if a page is stale
+
+            Output is deterministic, and --out changes as a whole: every page written and every \
+            obsolete one removed, or (when the run fails) none; a run killed half-way is finished \
+            by the next `journey docs`, and --check says so until then. Only files that \
+            `journey docs` wrote are ever replaced or removed in --out: a file of yours with a \
+            page's name (or a link, which is never followed) stops the run before anything is \
+            written. Exits 0 on success, 1 when \
+            --check finds stale pages or an unfinished update, 2 for invalid files or options, a \
+            missing or unreadable golden, or when --out cannot be written.
+            """
+    )
+
+    @Argument(help: "Folders or files holding journeys and scenarios.")
+    var paths: [String] = ["journeys"]
+
+    @Option(help: "The folder to write the documentation to.")
+    var out: String
+
+    @Option(help: "md, html or dot.")
+    var format: DocsFormat = .md
+
+    @Option(help: "The language for screen texts (each journey falls back to its default).")
+    var locale: String?
+
+    @Flag(help: "Write nothing; fail if any page differs from what would be generated.")
+    var check = false
+
+    func run() async throws {
+        let console = Console()
+        let (project, diagnostics) = Workspace.load(paths: paths)
+        console.print(diagnostics.errors)
+        guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
+
+        // Walkthroughs come from the committed goldens, which `journey test` keeps equal to
+        // real runs: nothing is played, so no page depends on what happens to be running.
+        var recordings: [ScenarioRecording] = []
+        var problems: [GoldenProblem] = []
+        let goldens = FileGoldenStore()
+        for scenario in project.scenarios {
+            switch goldens.events(for: scenario) {
+            case .success(let records):
+                recordings.append(
+                    ScenarioRecording(
+                        journey: scenario.journey.id, scenario: scenario.id, title: scenario.title, tags: scenario.tags,
+                        // Only a run that met its expectation is ever recorded as a golden.
+                        file: scenario.file, records: records, passed: true))
+            case .failure(let problem):
+                problems.append(problem)
+            }
+        }
+        guard problems.isEmpty else {
+            for problem in problems { console.err("\(problem.location): error: \(problem.message)\n") }
+            throw ExitCode(ExitStatus.invalid)
+        }
+        let docs = DocsBuilder.build(
+            journeys: project.journeys.filter { library[$0.id.value] != nil }, recordings: recordings,
+            locale: locale, secretStoredKeys: library.secretStoredKeys)
+        let files: [String: String]
+        if format == .html {
+            let dot = try Graphviz()
+            files = try DocsSite.files(docs, format: format, svg: dot.svg)
+        } else {
+            files = DocsSite.files(docs, format: format) { _ in "" }
+        }
+        if check {
+            if !FileTransaction.unfinishedJournals(in: out).isEmpty {
+                console.err(
+                    "\(out): error: the folder has an unfinished update from an interrupted `journey docs`; run \(command) to finish it\n"
+                )
+                throw ExitCode(ExitStatus.failed)
+            }
+        } else {
+            // What an interrupted run left is finished before the folder is compared.
+            do throws(WriteError) { try FolderRecovery.shared.prepare(out) } catch {
+                console.err("\(out): error: cannot write the docs: \(error.reason)\n")
+                throw ExitCode(ExitStatus.invalid)
+            }
+        }
+        let existing = existingFiles(in: out)
+        let folder = DocsSite.compare(files, format: format, existing: existing.files)
+        let unsafe = existing.others.filter { files[$0.key] != nil }
+        if !folder.foreign.isEmpty || !unsafe.isEmpty {
+            var reasons = unsafe
+            for name in folder.foreign {
+                reasons[name] = "this file was not written by journey docs, which never replaces such files"
+            }
+            for name in reasons.keys.sorted() {
+                console.err("\(Path.join(out, name)): error: \(reasons[name]!); move it or choose another --out\n")
+            }
+            throw ExitCode(ExitStatus.invalid)
+        }
+
+        if check {
+            let stale = (folder.changed + folder.obsolete).map { Path.join(out, $0) }
+            if stale.isEmpty {
+                console.err("\(files.count) pages in \(out) are up to date\n")
+                return
+            }
+            for path in stale {
+                console.err("\(path): stale: the journeys changed since it was generated\n")
+            }
+            console.err("regenerate with \(command) and commit the result\n")
+            throw ExitCode(ExitStatus.failed)
+        }
+
+        // Every page and every removal as one change: a kill leaves the old site or a journal
+        // that the next run finishes, never a mix of old and new pages.
+        var made: [String] = []
+        do throws(WriteError) {
+            made = try Files.makeFolders(out)
+            var change = try FileTransaction(folder: out, label: "journey-docs")
+            for name in files.keys.sorted() { try change.stage(files[name]!, as: name) }
+            for name in folder.obsolete { change.delete(name) }
+            try change.commit()
+        } catch {
+            for folder in made.reversed() { rmdir(folder) }
+            console.err("\(out): error: cannot write the docs: \(error.reason)\n")
+            throw ExitCode(ExitStatus.invalid)
+        }
+        console.err("wrote \(files.count) files to \(out)\n")
+    }
+
+    /// The command that writes these docs, as the user would type it.
+    var command: String {
+        "`journey docs \(paths.joined(separator: " ")) --out \(out)\(format == .md ? "" : " --format \(format.rawValue)")`"
+    }
+
+    /// The regular files of this format in `folder`, name → content (none when it does not
+    /// exist), and why each other entry of this format is never read, replaced or removed: a
+    /// link (never followed), a folder, a file that is not UTF-8 text.
+    func existingFiles(in folder: String) -> (files: [String: String], others: [String: String]) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        var files: [String: String] = [:]
+        var others: [String: String] = [:]
+        for name in names where name.hasSuffix(".\(format.rawValue)") {
+            let path = Path.join(folder, name)
+            var status = stat()
+            guard lstat(path, &status) == 0 else { continue }
+            switch status.st_mode & S_IFMT {
+            case S_IFREG:
+                if let content = try? String(contentsOfFile: path, encoding: .utf8) {
+                    files[name] = content
+                } else {
+                    others[name] = "this file cannot be read as UTF-8 text, so journey docs never replaces it"
+                }
+            case S_IFLNK: others[name] = "this is a symbolic link, which journey docs never replaces or follows"
+            default: others[name] = "this is not a regular file, which journey docs never replaces"
+            }
+        }
+        return (files, others)
+    }
+}
+
+extension DocsFormat: ExpressibleByArgument {}
+
+/// Graphviz's `dot`, run as a process to turn DOT into SVG.
+struct Graphviz {
+    let executable: String
+
+    init() throws {
+        let candidates = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map {
+            Path.join(String($0), "dot")
+        }
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw CLIError(
+                "--format html draws its diagrams with Graphviz's `dot`, which is not installed (Debian: apt-get install graphviz); --format md and --format dot need nothing"
+            )
+        }
+        executable = found
+    }
+
+    func svg(_ dot: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["-Tsvg"]
+        let input = Pipe()
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        var sent: SystemError?
+        do { try Descriptor(raw: input.fileHandleForWriting.fileDescriptor).write(dot) } catch { sent = error }
+        try input.fileHandleForWriting.close()
+        let data = try output.fileHandleForReading.readToEnd() ?? Data()
+        let problem = try errors.fileHandleForReading.readToEnd() ?? Data()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw CLIError("dot failed: \(String(decoding: problem, as: UTF8.self))")
+        }
+        if let sent { throw CLIError("cannot send a diagram to dot: \(sent)") }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,63 @@
+import JourneyCore
+import JourneyHandlers
+import JourneySuite
+
+/// The `journey` command line as a library. The `journey` executable is
+/// `await JourneyCLI.main()`; a package with handlers of its own starts the same command line
+/// with them:
+///
+/// ```swift
+/// import JourneyCLI
+///
+/// @main enum MyJourney {
+///     static func main() async { await JourneyCLI.main(handlers: [CardReaderHandler()]) }
+/// }
+/// ```
+///
+/// Every command (`check`, `run`, `test`, `docs`) then knows those handlers as well as the
+/// built-in ones; `journey test` runs its scenarios in worker processes started from the same
+/// executable, so they know them too.
+public enum JourneyCLI {
+    /// Runs the command line with the built-in handlers plus `handlers`, and exits with the
+    /// documented status. A handler whose id is already taken (by a built-in handler or another
+    /// of `handlers`) is an error: exit 2 with a message naming the id.
+    public static func main(handlers: [any StepHandler] = []) async -> Never {
+        let toolkit: Toolkit
+        do {
+            toolkit = try Toolkit.builtin.adding(handlers)
+        } catch {
+            JourneyCommand.exit(failing: "error: \(PrintableText.escaped(error.description))\n")
+        }
+        await Toolkit.$current.withValue(toolkit) {
+            await JourneyCommand.main()
+        }
+        // JourneyCommand.main() exits.
+        fatalError("the command line returned without exiting")
+    }
+}
+
+/// What the commands build projects and runs with: the handlers journeys may name and what
+/// scenarios need from them. Set once for the process by ``JourneyCLI/main(handlers:)``.
+struct Toolkit: Sendable {
+    var handlers: HandlerRegistry
+    var services: RunServices
+
+    static let builtin = Toolkit(handlers: BuiltinHandlers.registry, services: BuiltinHandlers.services)
+
+    @TaskLocal static var current = Toolkit.builtin
+
+    func adding(_ more: [any StepHandler]) throws(HandlerRegistry.DuplicateID) -> Toolkit {
+        Toolkit(handlers: try handlers.adding(more), services: services)
+    }
+
+    /// The front end every command loads files with: safe YAML within the CLI's limits, then
+    /// the loader with these handlers.
+    func loader() -> ProjectLoader {
+        ProjectLoader(handlers: handlers, yaml: SafeYAML(limits: Workspace.limits))
+    }
+
+    /// The player every command runs scenarios with.
+    func player(_ configuration: JourneyMachine.Configuration = .init()) -> ScenarioRunner {
+        ScenarioRunner(services: services, configuration: configuration)
+    }
+}

@@ -1,0 +1,158 @@
+import ArgumentParser
+import Foundation
+import JourneyCore
+import JourneySuite
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run a journey headlessly with a scenario and print its transcript.",
+        discussion: """
+            The scenario's scripted driver plays the user: it gives the inputs for each step, \
+            restarts the app and moves the virtual clock where the script says. The transcript \
+            (what was shown, entered, decided and changed) goes to standard output, or to a file \
+            with --transcript; a one-line verdict goes to standard error.
+
+            Sub-journeys are found in the nearest enclosing folder named `journeys` (otherwise \
+            the scenario's folder, or the one above a `scenarios` folder); add more places with \
+            --journeys. A scenario whose `needs` service does not answer is skipped, with exit 1.
+
+            Examples:
+              journey run --scenario journeys/eduid/scenarios/happy-path.scenario.yaml
+              journey run journeys/eduid/onboarding.journey.yaml \\
+                  --scenario journeys/eduid/scenarios/pin-mismatch.scenario.yaml \\
+                  --transcript out/pin-mismatch.jsonl --format jsonl
+
+            --transcript writes to what the path is: a file (or a new one) is replaced \
+            atomically, so a failed run never leaves half a transcript; a symbolic link is written \
+            through (the link stays, its target gets the transcript); a device such as /dev/null, a \
+            FIFO or a socket is written directly (a FIFO waits for its reader); a folder is \
+            refused before the run.
+
+            Exits 0 when the run reached the expected end and every assertion held, 1 when it \
+            did not, 2 for invalid files or options, or an output that cannot be written.
+            """
+    )
+
+    @Argument(help: "The journey file to run (optional: the scenario names its journey).")
+    var journey: String?
+
+    @Option(name: .shortAndLong, help: "The scenario file to play.")
+    var scenario: String
+
+    @Option(help: "Write the transcript to this file (atomically), or device, FIFO or socket, not standard output.")
+    var transcript: String?
+
+    @Option(help: "Transcript format: text (for people) or jsonl (JSON Lines, one event per line).")
+    var format: TranscriptWriter.Format?
+
+    @Option(help: "Render texts in this locale instead of the scenario's or the journey's default.")
+    var locale: String?
+
+    @Option(name: .customLong("journeys"), help: "More folders to search for sub-journeys.")
+    var journeyFolders: [String] = []
+
+    @Option(help: "Stop the run after this many steps (catches loops): 1 to 10 000 000.")
+    var stepBudget: Int = 10_000
+
+    @Option(
+        help: ArgumentHelp(
+            "Stop the run when it takes longer than this, as a duration (like 30s or 2m); it then fails.",
+            valueName: "duration"))
+    var timeout: String = "60s"
+
+    func validate() throws {
+        guard (1...10_000_000).contains(stepBudget) else {
+            throw ValidationError("--step-budget must be from 1 to 10000000")
+        }
+        guard let ms = JourneyCore.Duration.parse(timeout), ms >= 1 else {
+            throw ValidationError("--timeout takes \(JourneyCore.Duration.rule), found '\(timeout)'")
+        }
+    }
+
+    func run() async throws {
+        let console = Console()
+        let named = [scenario] + (journey.map { [$0] } ?? [])
+        let (project, diagnostics) = Workspace.load(paths: named, journeyFolders: journeyFolders)
+        console.print(diagnostics.errors)
+        guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
+        guard let compiled = project.scenarios.first(where: { $0.file == scenario }) else {
+            throw CLIError("\(scenario) is not a scenario file")
+        }
+        if let journey, let chosen = project.journeys.first(where: { $0.file == journey }),
+            chosen.id.value != compiled.journey.id
+        {
+            throw CLIError(
+                "the scenario plays journey '\(compiled.journey.id)', not '\(chosen.id.value)' from \(journey)")
+        }
+
+        let format = format ?? (transcript?.hasSuffix(".jsonl") == true ? .jsonl : .text)
+        let file = try transcript.map { try OutputFile(path: $0, content: "the transcript") }
+        let writer = TranscriptWriter(format: format) { text in
+            if let file { file.write(text) } else { console.out(text) }
+        }
+        let configuration = JourneyMachine.Configuration(locale: locale, stepBudget: stepBudget)
+        let name = "\(compiled.journey.id) › \(compiled.id)"
+        // A handler that never returns cannot be interrupted from inside the run: past the
+        // limit the process stops, removing the transcript it had not finished.
+        let watchdog = Watchdog(
+            seconds: Double(JourneyCore.Duration.parse(timeout) ?? 60_000) / 1000,
+            message: "FAIL \(name): did not finish within \(timeout) (--timeout); stopped\n",
+            temporaryFile: file?.temporaryPath)
+        let report = await Toolkit.current.player(configuration).run(compiled, in: library, transcript: writer)
+        watchdog.cancel()
+        if let file {
+            do { try file.commit() } catch {
+                console.err("error: \(error)\n")
+                throw ExitCode(ExitStatus.invalid)
+            }
+        }
+        try console.requireOutputWritten()
+        if let reason = report.skipped {
+            console.err("\(console.paint("SKIP", .yellow, stderr: true)) \(name): \(reason)\n")
+            throw ExitCode(ExitStatus.failed)
+        }
+        if report.passed {
+            let end = report.result.end.map { "\($0) (\(report.result.kind?.rawValue ?? ""))" } ?? "no end"
+            console.err(
+                "\(console.paint("PASS", .green, stderr: true)) \(name): reached \(end) after \(report.result.steps) step\(report.result.steps == 1 ? "" : "s")\n"
+            )
+        } else {
+            console.err("\(console.paint("FAIL", .red, stderr: true)) \(name)\n")
+            for problem in report.problems { console.err("  \(PrintableText.escaped(problem))\n") }
+            throw ExitCode(ExitStatus.failed)
+        }
+    }
+}
+
+/// Ends the process when a run takes longer than its limit: prints the message, removes the
+/// unfinished temporary file, exits 1.
+final class Watchdog: @unchecked Sendable {
+    private let timer: DispatchSourceTimer
+
+    init(seconds: Double, message: String, temporaryFile: String?) {
+        timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
+        timer.schedule(deadline: .now() + seconds)
+        timer.setEventHandler {
+            if let temporaryFile { unlink(temporaryFile) }
+            var bytes = Array(message.utf8)
+            _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+            _exit(ExitStatus.failed)
+        }
+        timer.resume()
+    }
+
+    func cancel() { timer.cancel() }
+}
+
+extension RunCommand: DescribesStandardOutput {
+    static let standardOutput = "the transcript"
+}
+
+extension TranscriptWriter.Format: ExpressibleByArgument {}

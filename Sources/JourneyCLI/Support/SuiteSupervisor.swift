@@ -1,0 +1,460 @@
+import Foundation
+import JourneyCore
+import JourneySuite
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Runs a suite's scenarios in a worker process (`journey test --worker`) and watches it, so
+/// that no single scenario can take the suite down: a scenario that crashes its process, or
+/// runs past its wall-clock limit, is that scenario's failure; the worker is replaced and the
+/// other scenarios run on. SIGINT and SIGTERM stop the run and keep what finished.
+///
+/// The worker streams one JSON line when a scenario starts to play and one with its outcome
+/// when it ends (``WorkerMessage``). When a worker dies with one scenario playing, that
+/// scenario crashed it; with several playing (`--jobs`), each of them runs again alone to find
+/// out which. Scenarios that were playing when a worker was stopped for another's timeout run
+/// again.
+final class SuiteSupervisor {
+    /// One scenario to run: its place in the selection, and how the worker finds it.
+    struct Job: Sendable {
+        var index: Int
+        var file: String
+        var scenario: String
+        var name: String
+    }
+
+    let executable: String
+    /// The worker's arguments after the executable (`test --worker` and run options), and
+    /// the paths it loads.
+    let arguments: [String]
+    let paths: [String]
+    let jobs: Int
+    /// Wall-clock seconds a scenario may play.
+    let timeout: Double
+
+    /// Set when SIGINT or SIGTERM arrived: the signal's name.
+    private(set) var interruption: String?
+
+    init(executable: String, arguments: [String], paths: [String], jobs: Int, timeout: Double) {
+        self.executable = executable
+        self.arguments = arguments
+        self.paths = paths
+        self.jobs = max(1, jobs)
+        self.timeout = timeout
+    }
+
+    /// The path of the running `journey` executable, to start workers with.
+    static func currentExecutable() -> String? {
+        #if os(Linux)
+        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return path }
+        #endif
+        return Bundle.main.executableURL?.resolvingSymlinksInPath().path
+    }
+
+    /// Runs the jobs; `deliver` gets each outcome in job order as soon as it and every earlier
+    /// one are known. Returns the outcomes of the jobs that finished (all of them unless the
+    /// run was interrupted).
+    func run(_ jobs: [Job], deliver: (Int, ScenarioOutcome) -> Void) -> [Int: ScenarioOutcome] {
+        var results: [Int: ScenarioOutcome] = [:]
+        let order = jobs.map(\.index)
+        var delivered = 0
+        func record(_ index: Int, _ outcome: ScenarioOutcome) {
+            results[index] = outcome
+            while delivered < order.count, let ready = results[order[delivered]] {
+                deliver(order[delivered], ready)
+                delivered += 1
+            }
+        }
+        let byIndex = Dictionary(uniqueKeysWithValues: jobs.map { ($0.index, $0) })
+        var pending = order
+        var solo: [Int] = []
+        SignalPipe.shared.install()
+        defer { SignalPipe.shared.uninstall() }
+        while interruption == nil, !pending.isEmpty || !solo.isEmpty {
+            let alone = !solo.isEmpty
+            let batch = alone ? [solo.removeFirst()] : pending
+            if !alone { pending = [] }
+            let ended = runWorker(batch.map { byIndex[$0]! }, jobs: alone ? 1 : self.jobs, record: record)
+            switch ended {
+            case .finished, .interrupted:
+                break
+            case .timedOut(let index, let playing, let notStarted):
+                let limit = Self.seconds(timeout)
+                record(
+                    index,
+                    Self.failure(
+                        byIndex[index]!, .timeout,
+                        "did not finish within \(limit) (--timeout); it was stopped, the other scenarios ran on",
+                        milliseconds: timeout * 1000))
+                pending = (pending + playing + notStarted).sorted()
+            case .crashed(let status, let playing, let notStarted):
+                if playing.isEmpty && notStarted.count == batch.count {
+                    // The worker died before running anything: it would again.
+                    for index in batch {
+                        let message = "could not run: the scenario runner process \(status) before running any scenario"
+                        record(index, Self.failure(byIndex[index]!, .crash, message))
+                    }
+                } else if playing.count == 1 || alone {
+                    for index in playing {
+                        let message = "crashed: its process \(status); the other scenarios ran on"
+                        record(index, Self.failure(byIndex[index]!, .crash, message))
+                    }
+                } else {
+                    solo += playing.sorted()
+                }
+                pending = (pending + notStarted).sorted()
+            }
+        }
+        return results
+    }
+
+    /// How a worker's run ended.
+    enum Ended {
+        case finished
+        case interrupted
+        case timedOut(Int, playing: [Int], notStarted: [Int])
+        case crashed(String, playing: [Int], notStarted: [Int])
+    }
+
+    private func runWorker(_ batch: [Job], jobs: Int, record: (Int, ScenarioOutcome) -> Void) -> Ended {
+        var input = ""
+        for job in batch { input += "\(job.index)\t\(job.file)\t\(job.scenario)\n" }
+        let worker: Worker
+        do {
+            worker = try Worker(
+                executable: executable, arguments: arguments + ["--jobs", String(jobs), "--"] + paths, input: input)
+        } catch {
+            return .crashed("could not start: \(error)", playing: [], notStarted: batch.map(\.index))
+        }
+        var started: [Int: ContinuousClock.Instant] = [:]
+        var done: Set<Int> = []
+        let clock = ContinuousClock()
+        let limit = Swift.Duration.milliseconds(Int64((timeout * 1000).rounded()))
+        var buffer: [UInt8] = []
+        func unfinished() -> (playing: [Int], notStarted: [Int]) {
+            let remaining = batch.map(\.index).filter { !done.contains($0) }
+            return (remaining.filter { started[$0] != nil }, remaining.filter { started[$0] == nil })
+        }
+        while true {
+            // Wait for the worker's output, a signal, or the nearest deadline.
+            let now = clock.now
+            let deadline = started.filter { !done.contains($0.key) }.map { $0.value + limit }.min()
+            var wait: Int32 = -1
+            if let deadline {
+                if deadline <= now {
+                    let (index, _) = started.filter { !done.contains($0.key) }.min { $0.value < $1.value }!
+                    worker.kill()
+                    let rest = unfinished()
+                    return .timedOut(
+                        index, playing: rest.playing.filter { $0 != index }, notStarted: rest.notStarted)
+                }
+                let left = deadline - now
+                let ms = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1
+                wait = Int32(min(Int64(Int32.max), ms))
+            }
+            var fds = [
+                pollfd(fd: SignalPipe.shared.readEnd, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: worker.output, events: Int16(POLLIN), revents: 0),
+            ]
+            let ready = poll(&fds, 2, wait)
+            if ready < 0 && errno != EINTR {
+                worker.kill()
+                let rest = unfinished()
+                return .crashed("could not be watched", playing: rest.playing, notStarted: rest.notStarted)
+            }
+            if fds[0].revents != 0, let signal = SignalPipe.shared.take() {
+                interruption = signal
+                worker.kill()
+                return .interrupted
+            }
+            guard fds[1].revents != 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            let count = read(worker.output, &chunk, chunk.count)
+            if count < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+            }
+            if count > 0 {
+                buffer += chunk[..<count]
+                while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                    let line = Array(buffer[..<newline])
+                    buffer.removeFirst(newline + 1)
+                    guard let message = try? JSONDecoder().decode(WorkerMessage.self, from: Data(line)) else {
+                        continue
+                    }
+                    if let index = message.start { started[index] = clock.now }
+                    if let index = message.done, var outcome = message.outcome {
+                        done.insert(index)
+                        // A worker that could not find the scenario knows only its file and id.
+                        if outcome.journey.isEmpty, let job = batch.first(where: { $0.index == index }) {
+                            outcome.journey = Self.failure(job, .invalid, "").journey
+                        }
+                        record(index, outcome)
+                    }
+                }
+                continue
+            }
+            // End of output: the worker exited, or died.
+            let status = worker.wait()
+            let rest = unfinished()
+            if rest.playing.isEmpty && rest.notStarted.isEmpty { return .finished }
+            if let signal = SignalPipe.shared.take() {
+                interruption = signal
+                return .interrupted
+            }
+            return .crashed(status, playing: rest.playing, notStarted: rest.notStarted)
+        }
+    }
+
+    static func failure(
+        _ job: Job, _ kind: ScenarioOutcome.Problem.Kind, _ message: String, milliseconds: Double = 0
+    ) -> ScenarioOutcome {
+        let parts = job.name.components(separatedBy: " › ")
+        return ScenarioOutcome(
+            journey: parts.first ?? "", scenario: parts.count > 1 ? parts[1] : job.scenario, file: job.file, tags: [],
+            status: .failed, milliseconds: milliseconds, steps: 0, problems: [.init(kind: kind, message: message)])
+    }
+
+    static func seconds(_ value: Double) -> String {
+        JourneyCore.Duration.format(milliseconds: Int((value * 1000).rounded()))
+    }
+}
+
+/// One line a worker writes: a scenario started to play, or one finished with its outcome.
+struct WorkerMessage: Codable {
+    var start: Int?
+    var done: Int?
+    var outcome: ScenarioOutcome?
+}
+
+/// A worker process: `journey test --worker …` with the jobs on its standard input and its
+/// messages on a pipe.
+final class Worker {
+    let pid: pid_t
+    /// The read end of the worker's standard output.
+    let output: Int32
+    /// The write end of its standard input, open while it lives (see ``WorkerLifetime``).
+    private let input: Int32
+    private var reaped: String?
+
+    /// Where the worker's standard error goes (a crash report, mostly): read when it ends.
+    let errorLog: String
+
+    init(executable: String, arguments: [String], input: String) throws {
+        errorLog = NSTemporaryDirectory() + "/journey-worker-\(getpid())-\(Worker.count.next()).log"
+        var toWorker: [Int32] = [0, 0]
+        var fromWorker: [Int32] = [0, 0]
+        guard pipe(&toWorker) == 0 else { throw CLIError(String(cString: strerror(errno))) }
+        guard pipe(&fromWorker) == 0 else {
+            close(toWorker[0])
+            close(toWorker[1])
+            throw CLIError(String(cString: strerror(errno)))
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, toWorker[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, fromWorker[1], 1)
+        posix_spawn_file_actions_addopen(&actions, 2, errorLog, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        for fd in toWorker + fromWorker { posix_spawn_file_actions_addclose(&actions, fd) }
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        close(toWorker[0])
+        close(fromWorker[1])
+        guard result == 0 else {
+            close(toWorker[1])
+            close(fromWorker[0])
+            throw CLIError("cannot start \(executable): \(String(cString: strerror(result)))")
+        }
+        self.pid = pid
+        self.output = fromWorker[0]
+        self.input = toWorker[1]
+        // The job list is small; a worker that dies before reading it gives EPIPE, ignored
+        // here: its death is seen on its output.
+        var bytes = Array((input + "\n").utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeMutableBytes { write(toWorker[1], $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            offset += written
+        }
+        bytes.removeAll()
+    }
+
+    /// Stops the worker at once and reaps it.
+    func kill() {
+        if reaped == nil { stop(pid) }
+        _ = wait()
+    }
+
+    /// Waits for the worker to end: how it ended, in words (`exited with status 3`, `was
+    /// killed by signal 11 (SIGSEGV)`).
+    @discardableResult
+    func wait() -> String {
+        if let reaped { return reaped }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        close(output)
+        close(input)
+        let signal = status & 0x7F
+        var text =
+            signal == 0
+            ? "exited with status \((status >> 8) & 0xFF)"
+            : "was killed by \(SignalPipe.name(signal))"
+        // The runtime's crash report names the fault; anything else it wrote is passed on.
+        let log = (try? String(contentsOfFile: errorLog, encoding: .utf8)) ?? ""
+        unlink(errorLog)
+        if let crash = log.lines.first(where: { $0.hasPrefix("*** Program crashed: ") }) {
+            text += ": " + crash.dropFirst("*** Program crashed: ".count).replacingOccurrences(of: " ***", with: "")
+        } else if !log.isEmpty {
+            Console().err(log)
+        }
+        reaped = text
+        return text
+    }
+
+    /// Numbers the workers of this process, for their log names.
+    static let count = Counter()
+
+    final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = 0
+        func next() -> Int {
+            lock.lock()
+            defer { lock.unlock() }
+            value += 1
+            return value
+        }
+    }
+
+    deinit { if reaped == nil { kill() } }
+}
+
+/// SIGINT and SIGTERM turned into bytes on a pipe (the self-pipe trick), so a `poll` loop
+/// sees them with its other inputs.
+final class SignalPipe: @unchecked Sendable {
+    static let shared = SignalPipe()
+
+    let readEnd: Int32
+    let writeEnd: Int32
+
+    private init() {
+        var fds: [Int32] = [0, 0]
+        _ = pipe(&fds)
+        readEnd = fds[0]
+        writeEnd = fds[1]
+        _ = fcntl(readEnd, F_SETFL, fcntl(readEnd, F_GETFL) | O_NONBLOCK)
+        _ = fcntl(writeEnd, F_SETFL, fcntl(writeEnd, F_GETFL) | O_NONBLOCK)
+        signalWriteEnd = writeEnd
+    }
+
+    func install() {
+        // A worker that dies gives EPIPE on its pipe, not a SIGPIPE that would end this process.
+        signal(SIGPIPE, SIG_IGN)
+        for number in [SIGINT, SIGTERM] {
+            signal(number) { received in
+                var byte = UInt8(truncatingIfNeeded: received)
+                _ = write(signalWriteEnd, &byte, 1)
+            }
+        }
+    }
+
+    func uninstall() {
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
+    }
+
+    /// The signal that arrived, by name, if one did.
+    func take() -> String? {
+        var byte: UInt8 = 0
+        guard read(readEnd, &byte, 1) == 1 else { return nil }
+        return Self.name(Int32(byte))
+    }
+
+    static func name(_ signal: Int32) -> String {
+        switch signal {
+        case SIGINT: "SIGINT"
+        case SIGTERM: "SIGTERM"
+        case SIGKILL: "SIGKILL"
+        case SIGSEGV: "SIGSEGV"
+        case SIGILL: "SIGILL"
+        case SIGABRT: "SIGABRT"
+        case SIGBUS: "SIGBUS"
+        case SIGTRAP: "SIGTRAP"
+        case SIGFPE: "SIGFPE"
+        default: "signal \(signal)"
+        }
+    }
+}
+
+/// Sends SIGKILL (outside ``Worker``, whose `kill()` would hide the C function).
+private func stop(_ pid: pid_t) { _ = kill(pid, SIGKILL) }
+
+/// Where the signal handler writes: a C function cannot capture context.
+nonisolated(unsafe) private var signalWriteEnd: Int32 = -1
+
+/// The worker's output: one ``WorkerMessage`` per line, written whole from any thread.
+final class WorkerOutput: @unchecked Sendable {
+    private let lock = NSLock()
+    private let encoder = JSONEncoder()
+
+    init() { encoder.outputFormatting = [.sortedKeys] }
+
+    func send(_ message: WorkerMessage) {
+        guard var data = try? encoder.encode(message) else { return }
+        data.append(UInt8(ascii: "\n"))
+        lock.lock()
+        defer { lock.unlock() }
+        data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(1, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                offset += written
+            }
+        }
+    }
+}
+
+/// A worker lives only as long as the `journey test` that started it, and leaves SIGINT to it.
+///
+/// Its jobs arrive on standard input, ended by an empty line; the parent keeps the pipe open
+/// afterwards, so the end of the input means the parent is gone (even killed with SIGKILL),
+/// and the worker stops.
+enum WorkerLifetime {
+    /// Reads the job lines, then watches standard input on a thread of its own.
+    static func readJobs() -> [String] {
+        signal(SIGINT, SIG_IGN)
+        var lines: [String] = []
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(0, &byte, 1) == 1 {
+            guard byte != UInt8(ascii: "\n") else {
+                if line.isEmpty { break }
+                lines.append(String(decoding: line, as: UTF8.self))
+                line.removeAll()
+                continue
+            }
+            line.append(byte)
+        }
+        Thread.detachNewThread {
+            var rest = [UInt8](repeating: 0, count: 256)
+            while true {
+                let count = read(0, &rest, rest.count)
+                if count == 0 || (count < 0 && errno != EINTR) { _exit(3) }
+            }
+        }
+        return lines
+    }
+}

@@ -1,0 +1,236 @@
+import ArgumentParser
+import Foundation
+import JourneyCore
+import JourneySuite
+
+struct TestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "test",
+        abstract: "Run every scenario and compare its transcript with the committed golden transcript.",
+        discussion: """
+            Finds every scenario under the paths, runs it, and compares its transcript with the \
+            golden files beside its folder: scenarios/NAME.scenario.yaml has \
+            transcripts/NAME.jsonl, the transcript itself, compared event by event, and \
+            transcripts/NAME.txt, its text rendering for review. A difference names the first \
+            step that changed and prints a unified diff of the text (of the JSON lines where the \
+            text does not show it). The .txt must be exactly the rendering of the .jsonl: one \
+            edited by hand fails, naming its first differing line. A .jsonl that does not read \
+            as a transcript fails with its path:line:column.
+
+            Examples:
+              journey test                                 # everything under journeys/
+              journey test journeys/diia --tag D5
+              journey test --update                        # re-record goldens after an intended change
+              journey test --junit out/junit.xml --json out/results.json
+              journey test --shard 2/3                     # one machine of a 3-way CI matrix
+              journey test --repeat 5                      # fail if any run's transcript differs
+
+            Each scenario runs in a worker process with a wall-clock limit (--timeout): a \
+            scenario that crashes its process or runs too long fails, and the others still run. \
+            A file with errors is reported as `path:line:column: error: …`; the scenarios it \
+            stops print as ERROR lines and every other scenario still runs.
+
+            Only --update writes goldens, and only for scenarios that pass their own expectations; \
+            it writes both from the same run. A scenario's two goldens change together: if --update is killed between them, a \
+            plain `journey test` fails that scenario as half-updated and the next --update \
+            finishes the change (and deletes what the killed run left). Goldens are written only \
+            inside the project: a transcripts folder that is a link out of the folder holding \
+            scenarios/ fails the scenario and nothing is written. Results print in the same \
+            order whatever --jobs is.
+
+            --junit and --json are written before the first scenario runs, marked as running, \
+            and again at the end; SIGINT or SIGTERM stops the run and writes what finished, \
+            marked interrupted. Errors in the files are listed in them too.
+
+            Exits 0 when every scenario passes (or is skipped because a service it `needs` does \
+            not answer), 1 when any fails, 2 for errors in the files or invalid options, 130 or \
+            143 when stopped by SIGINT or SIGTERM. The last line is always `N passed, N \
+            failed`, with `, N skipped`, `, N errors` and `, interrupted by SIGINT` when so.
+            """
+    )
+
+    @Argument(help: "Folders or files holding journeys and scenarios.")
+    var paths: [String] = ["journeys"]
+
+    @Flag(help: "Re-record the golden transcripts from this run.")
+    var update = false
+
+    @Option(help: "Run only scenarios whose 'journey › scenario' name contains this text.")
+    var filter: String?
+
+    @Option(name: .customLong("tag"), help: "Run only scenarios with this tag (repeat for any of several).")
+    var tags: [String] = []
+
+    @Option(help: "Run one part of the suite, as I/N (1-based), for a CI matrix of N machines.")
+    var shard: String?
+
+    @Option(help: "Scenarios to run at the same time (default: the number of cores).")
+    var jobs: Int?
+
+    @Option(name: .customLong("repeat"), help: "Run each scenario this many times; differing transcripts fail it.")
+    var repeats: Int = 1
+
+    @Option(help: "Write a JUnit XML report to this file.")
+    var junit: String?
+
+    @Option(help: "Write a JSON report to this file.")
+    var json: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "How long each scenario may run, as a duration (like 30s or 2m); one that runs longer is stopped and fails.",
+            valueName: "duration"))
+    var timeout: String = "60s"
+
+    /// Runs the scenarios listed on standard input and reports on standard output: the
+    /// process `journey test` starts to run scenarios in, so that none can take it down.
+    @Flag(help: .hidden)
+    var worker = false
+
+    func validate() throws {
+        guard (1...1024).contains(jobs ?? 1) else { throw ValidationError("--jobs must be from 1 to 1024") }
+        guard (1...1000).contains(repeats) else { throw ValidationError("--repeat must be from 1 to 1000") }
+        if let shard { _ = try Self.parseShard(shard) }
+        _ = try timeoutSeconds()
+    }
+
+    func timeoutSeconds() throws -> Double {
+        guard let ms = JourneyCore.Duration.parse(timeout), ms >= 1 else {
+            throw ValidationError("--timeout takes \(JourneyCore.Duration.rule), found '\(timeout)'")
+        }
+        return Double(ms) / 1000
+    }
+
+    static func parseShard(_ text: String) throws -> (index: Int, count: Int) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1,
+            (1...count).contains(index)
+        else { throw ValidationError("--shard takes I/N with 1 ≤ I ≤ N, like 2/3; found '\(text)'") }
+        return (index, count)
+    }
+
+    func run() async throws {
+        let console = Console()
+        let (project, diagnostics) = Workspace.load(paths: paths)
+        if worker { return await runAsWorker(project) }
+        console.print(diagnostics.errors)
+        let options = SuiteOptions(
+            filter: filter, tags: tags, shard: try shard.map(Self.parseShard),
+            jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, repeats: repeats,
+            update: update)
+        let runner = SuiteRunner(options: options, player: Toolkit.current.player())
+        let selected = runner.select(project.scenarios)
+        let unrunnable = runner.select(project.unrunnable).map(ScenarioOutcome.init(unrunnable:))
+        let errors = diagnostics.errors.items
+        let total = selected.count + unrunnable.count
+        // Before anything runs, the reports say so: a run killed now leaves no old report that
+        // looks like its result.
+        var unwritable: Set<String> = []
+        _ = writeReports(
+            SuiteReport(outcomes: [], errors: errors, state: .running, selected: total), console: console,
+            failed: &unwritable)
+        for outcome in unrunnable { console.out(render(outcome, console: console)) }
+
+        let progress = console.isInteractive && selected.count > 1
+        var interruption: String?
+        var results: [ScenarioOutcome] = []
+        if !selected.isEmpty {
+            guard let executable = SuiteSupervisor.currentExecutable() else {
+                throw CLIError("cannot find the journey executable to run the scenarios in")
+            }
+            let arguments = ["test", "--worker", "--repeat", String(repeats)] + (update ? ["--update"] : [])
+            let supervisor = SuiteSupervisor(
+                executable: executable, arguments: arguments, paths: paths, jobs: options.jobs,
+                timeout: try timeoutSeconds())
+            let jobs = selected.enumerated().map {
+                SuiteSupervisor.Job(
+                    index: $0.offset, file: $0.element.file, scenario: $0.element.id,
+                    name: "\($0.element.journey.id) › \($0.element.id)")
+            }
+            let finished = supervisor.run(jobs) { index, outcome in
+                if progress { console.err("\r\u{1B}[2K") }
+                console.out(render(outcome, console: console))
+                if progress && index + 1 < selected.count {
+                    console.err("[\(index + 1)/\(selected.count)] running…")
+                }
+            }
+            if progress { console.err("\r\u{1B}[2K") }
+            results = finished.keys.sorted().map { finished[$0]! }
+            interruption = supervisor.interruption
+        }
+        let outcomes = (results + unrunnable).sorted {
+            ($0.journey, $0.scenario, $0.file) < ($1.journey, $1.scenario, $1.file)
+        }
+        let report = SuiteReport(
+            outcomes: outcomes, errors: errors, state: interruption == nil ? .finished : .interrupted,
+            selected: total, interruption: interruption)
+        let reportsWritten = writeReports(report, console: console, failed: &unwritable)
+        let summary = SuiteSummary(outcomes)
+        console.out(summary.line + (interruption.map { ", interrupted by \($0)" } ?? "") + "\n")
+        if let interruption { throw ExitCode(interruption == "SIGTERM" ? 143 : 130) }
+        if !reportsWritten || !errors.isEmpty || summary.errors > 0 { throw ExitCode(ExitStatus.invalid) }
+        if summary.failed > 0 { throw ExitCode(ExitStatus.failed) }
+    }
+
+    /// The worker's side of ``SuiteSupervisor``: reads `INDEX<TAB>FILE<TAB>SCENARIO` lines,
+    /// runs those scenarios and writes a ``WorkerMessage`` line when each starts and ends.
+    func runAsWorker(_ project: Project) async {
+        var chosen: [(index: Int, scenario: CompiledScenario)] = []
+        let output = WorkerOutput()
+        for line in WorkerLifetime.readJobs() {
+            let parts = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 3, let index = Int(parts[0]) else { continue }
+            guard let scenario = project.scenarios.first(where: { $0.file == parts[1] && $0.id == parts[2] }) else {
+                // The files changed between the suite's reading and this process's.
+                let outcome = ScenarioOutcome(
+                    journey: "", scenario: parts[2], file: parts[1], tags: [], status: .error, milliseconds: 0,
+                    steps: 0,
+                    problems: [.init(kind: .invalid, message: "cannot run: \(parts[1]) changed while the suite ran")])
+                output.send(WorkerMessage(done: index, outcome: outcome))
+                continue
+            }
+            chosen.append((index, scenario))
+        }
+        let runner = SuiteRunner(
+            options: SuiteOptions(jobs: jobs ?? 1, repeats: repeats, update: update), player: Toolkit.current.player())
+        let indices = chosen.map(\.index)
+        _ = await runner.run(
+            chosen.map(\.scenario), in: project.compiled, goldens: FileGoldenStore(), ordered: false,
+            started: { output.send(WorkerMessage(start: indices[$0])) },
+            report: { output.send(WorkerMessage(done: indices[$0], outcome: $1)) })
+    }
+
+    func render(_ outcome: ScenarioOutcome, console: Console) -> String {
+        let time = console.paint(String(format: "(%.0f ms)", outcome.milliseconds), .dim)
+        switch outcome.status {
+        case .passed: return "\(console.paint("PASS", .green)) \(outcome.name) \(time)\n"
+        case .recorded: return "\(console.paint("PASS", .green)) \(outcome.name) \(time) (recorded)\n"
+        case .skipped:
+            return "\(console.paint("SKIP", .yellow)) \(outcome.name): \(outcome.problems.first?.message ?? "")\n"
+        case .error:
+            return "\(console.paint("ERROR", .red)) \(outcome.name): \(outcome.problems.first?.message ?? "")\n"
+        case .failed:
+            var text = "\(console.paint("FAIL", .red)) \(outcome.name) \(time)\n"
+            for problem in outcome.problems {
+                text += "    \(PrintableText.escaped(problem.message))\n"
+                guard let diff = problem.diff else { continue }
+                for line in diff.split(separator: "\n") {
+                    let painted: String
+                    if line.hasPrefix("+") && !line.hasPrefix("+++") {
+                        painted = console.paint(String(line), .green)
+                    } else if line.hasPrefix("-") && !line.hasPrefix("---") {
+                        painted = console.paint(String(line), .red)
+                    } else {
+                        painted = String(line)
+                    }
+                    text += "    " + painted + "\n"
+                }
+            }
+            return text
+        }
+    }
+}
+
+extension TestCommand: DescribesStandardOutput {
+    static let standardOutput = "the results"
+}

@@ -1,0 +1,214 @@
+import Foundation
+
+/// The load stage for scenarios (see ``Pipeline``): a YAML tree → ``Scenario``, shape only;
+/// ``ScenarioChecker`` checks it against its journey.
+public struct ScenarioLoader: Sendable {
+    public var yaml: SafeYAML
+    public init(yaml: SafeYAML = SafeYAML()) { self.yaml = yaml }
+
+    static let keys = [
+        "scenario", "journey", "title", "tags", "locale", "device", "params", "script", "expect", "network", "needs",
+    ]
+
+    /// Loads a scenario from a parsed YAML document; nil when it has errors.
+    public func load(_ root: YAMLNode, path: String, into diagnostics: inout DiagnosticList) -> Scenario? {
+        var r = NodeReader()
+        defer { diagnostics.append(contentsOf: r.diagnostics) }
+        guard
+            let f = r.mapping(
+                root, "a scenario", allowed: Self.keys, required: ["scenario", "journey", "script", "expect"])
+        else { return nil }
+        let id = f["scenario"].flatMap { r.identifier($0, "scenario") } ?? Located("", at: root.location)
+        let journey = f["journey"].flatMap { r.located($0, "'journey'") } ?? Located("", at: root.location)
+        let title = f["title"].flatMap { r.string($0, "'title'") }
+        let tags = f["tags"].map { r.stringList($0, "'tags'").map(\.value) } ?? []
+        let locale = f["locale"].flatMap { r.string($0, "'locale'") }
+
+        var device = Scenario.DeviceSetup(profile: DeviceProfile(), store: [], pins: [], clock: defaultScenarioClock)
+        if let node = f["device"],
+            let df = r.mapping(
+                node, "'device'",
+                allowed: [
+                    "biometry", "enrolled", "online", "apps", "opensLinks", "store", "pins", "clock", "kdfRounds",
+                    "trustedCAs",
+                ])
+        {
+            if let rounds = df["kdfRounds"].flatMap({ r.int($0, "'kdfRounds'", in: NumberRange.kdfRounds) }) {
+                device.profile.kdfRounds = rounds
+            }
+            for entry in df["pins"].map({ r.namedEntries($0, "'pins'") }) ?? [] {
+                device.pins.append((Located(entry.key, at: entry.keyLocation), r.raw(entry.value)))
+            }
+            if let b = df["biometry"].flatMap({ r.enumValue($0, "'biometry'", as: DeviceProfile.Biometry.self) }) {
+                device.profile.biometry = b
+                device.profile.biometryEnrolled = b != .none
+            }
+            if let e = df["enrolled"].flatMap({ r.bool($0, "'enrolled'") }) { device.profile.biometryEnrolled = e }
+            if let o = df["online"].flatMap({ r.bool($0, "'online'") }) { device.profile.online = o }
+            if let l = df["opensLinks"].flatMap({ r.bool($0, "'opensLinks'") }) { device.profile.opensLinks = l }
+            if let apps = df["apps"] { device.profile.apps = r.stringList(apps, "'apps'").map(\.value) }
+            for pin in df["trustedCAs"].map({ r.stringList($0, "'trustedCAs'") }) ?? [] {
+                if let problem = KeyPin.problem(pin.value) {
+                    r.diagnostics.error(NodeReader.valueType, "'trustedCAs': \(problem)", at: pin.location)
+                } else {
+                    device.profile.trustedCAs.append(pin.value)
+                }
+            }
+            for entry in df["store"].map({ r.namedEntries($0, "'store'") }) ?? [] {
+                device.store.append((Located(entry.key, at: entry.keyLocation), r.raw(entry.value)))
+            }
+            if let node = df["clock"], let text = r.string(node, "'clock'") {
+                if let ms = Self.parseDate(text), NumberRange.clock.contains(ms) {
+                    device.clock = ms
+                } else if Self.parseDate(text) != nil {
+                    r.diagnostics.error(
+                        NodeReader.outOfRange,
+                        "'clock' must be from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z, found '\(text)'",
+                        at: node.location)
+                } else {
+                    r.diagnostics.error(
+                        NodeReader.valueType, "'clock' must be a UTC time like 2026-01-01T09:00:00Z, found '\(text)'",
+                        at: node.location)
+                }
+            }
+        }
+        let params = (f["params"].map { r.namedEntries($0, "'params'") } ?? []).map {
+            (Located($0.key, at: $0.keyLocation), r.raw($0.value))
+        }
+        var script: [ScriptEntry] = []
+        if let node = f["script"] {
+            if case .sequence(let items) = node.kind {
+                for item in items { if let entry = entry(item, &r) { script.append(entry) } }
+            } else {
+                r.diagnostics.error(NodeReader.valueType, "'script' must be a list of steps", at: node.location)
+            }
+        }
+        var expect = Scenario.Expectation(end: Located("", at: root.location), kind: nil, state: [], stored: [])
+        if let node = f["expect"],
+            let ef = r.mapping(node, "'expect'", allowed: ["end", "kind", "state", "stored"], required: ["end"])
+        {
+            expect.end = ef["end"].flatMap { r.located($0, "'end'") } ?? expect.end
+            expect.kind = ef["kind"].flatMap { r.enumValue($0, "'kind'", as: EndKind.self) }
+            expect.state = (ef["state"].map { r.namedEntries($0, "'state'") } ?? []).map {
+                (Located($0.key, at: $0.keyLocation), r.raw($0.value))
+            }
+            expect.stored = (ef["stored"].map { r.namedEntries($0, "'stored'") } ?? []).map {
+                (Located($0.key, at: $0.keyLocation), r.raw($0.value))
+            }
+        }
+        var network: [NetworkStub] = []
+        if let node = f["network"] {
+            if case .sequence(let items) = node.kind {
+                network = items.compactMap { stub($0, &r) }
+            } else {
+                r.diagnostics.error(NodeReader.valueType, "'network' must be a list of stubs", at: node.location)
+            }
+        }
+        let needs = f["needs"].map { r.stringList($0, "'needs'").map(\.value) } ?? []
+        guard !r.diagnostics.hasErrors else { return nil }
+        return Scenario(
+            id: id, file: path, journey: journey, title: title, tags: tags, locale: locale, device: device,
+            params: params, script: script, expect: expect, network: network, needs: needs,
+            location: root.location)
+    }
+
+    static let methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]
+
+    /// `- request: METHOD URL` with `response: {status, json | body}` and optional `times`.
+    func stub(_ node: YAMLNode, _ r: inout NodeReader) -> NetworkStub? {
+        guard
+            let f = r.mapping(
+                node, "a network stub", allowed: ["request", "response", "times"], required: ["request", "response"])
+        else { return nil }
+        // Read first, so that its problem is reported whatever else is wrong with the stub.
+        let times = f["times"].flatMap { r.int($0, "'times'", in: NumberRange.stubTimes) }
+        guard let requestNode = f["request"], let request = r.string(requestNode, "'request'") else { return nil }
+        let parts = request.split(separator: " ", maxSplits: 1).map(String.init)
+        guard parts.count == 2, Self.methods.contains(parts[0]) else {
+            r.diagnostics.error(
+                NodeReader.valueType, "'request' is 'METHOD URL', like 'GET https://example.org/v1/banks'",
+                at: requestNode.location)
+            return nil
+        }
+        guard let responseNode = f["response"],
+            let rf = r.mapping(responseNode, "'response'", allowed: ["status", "json", "body"], required: ["status"]),
+            let status = rf["status"].flatMap({ r.int($0, "'status'", in: NumberRange.httpStatus) })
+        else { return nil }
+        var body = ""
+        if let json = rf["json"] {
+            body = JSONText.encode(json)
+        } else if let text = rf["body"] {
+            body = r.string(text, "'body'") ?? ""
+        }
+        return NetworkStub(
+            method: parts[0], url: parts[1], status: status, body: body, times: times, location: node.location)
+    }
+
+    func entry(_ node: YAMLNode, _ r: inout NodeReader) -> ScriptEntry? {
+        switch node.kind {
+        case .scalar(let text, _):
+            if text == "restart" { return ScriptEntry(kind: .restart, location: node.location) }
+            r.diagnostics.error(
+                NodeReader.valueType,
+                "a script entry is '- restart', '- advance: 5m', '- online: false' or '- at: STEP' with inputs, found '\(text)'",
+                at: node.location)
+            return nil
+        case .sequence:
+            r.diagnostics.error(
+                NodeReader.valueType, "a script entry must be a mapping, found a list", at: node.location)
+            return nil
+        case .mapping(let entries):
+            if let first = entries.first, ["restart", "advance", "online"].contains(first.key) {
+                if entries.count > 1 {
+                    r.diagnostics.error(
+                        NodeReader.unknownKey, "'\(first.key)' stands alone in its script entry",
+                        at: entries[1].keyLocation)
+                    return nil
+                }
+                if first.key == "restart" {
+                    guard r.bool(first.value, "'restart'") == true else { return nil }
+                    return ScriptEntry(kind: .restart, location: node.location)
+                }
+                if first.key == "online" {
+                    guard let online = r.bool(first.value, "'online'") else { return nil }
+                    return ScriptEntry(kind: .online(online), location: node.location)
+                }
+                guard let text = r.string(first.value, "'advance'") else { return nil }
+                guard let ms = Duration.parse(text) else {
+                    if Duration.isTooLong(text) {
+                        r.diagnostics.error(
+                            NodeReader.outOfRange, "'advance': \(Duration.problem(with: text) ?? "")",
+                            at: first.value.location)
+                    } else {
+                        r.diagnostics.error(
+                            NodeReader.valueType, "'advance' takes \(Duration.rule), found '\(text)'",
+                            at: first.value.location)
+                    }
+                    return nil
+                }
+                return ScriptEntry(kind: .advance(milliseconds: ms), location: node.location)
+            }
+            guard let at = entries.first(where: { $0.key == "at" }) else {
+                r.diagnostics.error(
+                    NodeReader.missingKey, "a script entry needs 'at: STEP' naming the step it gives input for",
+                    at: node.location)
+                return nil
+            }
+            guard let step = r.located(at.value, "'at'") else { return nil }
+            let values = entries.filter { $0.key != "at" }.map {
+                (name: Located($0.key, at: $0.keyLocation), value: r.raw($0.value))
+            }
+            return ScriptEntry(kind: .input(step: step, values: values), location: node.location)
+        }
+    }
+
+    /// Parses `2026-01-01T09:00:00Z` (UTC only) into milliseconds since the epoch.
+    static func parseDate(_ text: String) -> Int? {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        if let date = formatter.date(from: text) { return Int((date.timeIntervalSince1970 * 1000).rounded()) }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return Int((date.timeIntervalSince1970 * 1000).rounded()) }
+        return nil
+    }
+}

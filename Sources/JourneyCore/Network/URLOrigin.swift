@@ -1,0 +1,25 @@
+/// A URL's origin (scheme, host and port): what a scenario's `needs` names, what pins and
+/// allowed discovery endpoints are kept to, and what a service lock is taken on.
+public enum URLOrigin {
+    /// `scheme://host:port`, lowercased, with the default port made explicit; nil when the
+    /// URL has no scheme or host.
+    public static func of(_ url: String) -> String? {
+        guard let scheme = url.range(of: "://") else { return nil }
+        let name = url[..<scheme.lowerBound].lowercased()
+        let rest = url[scheme.upperBound...]
+        var authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }.lowercased()
+        if let at = authority.lastIndex(of: "@") { authority = String(authority[authority.index(after: at)...]) }
+        guard !authority.isEmpty else { return nil }
+        let hasPort = authority.last.map(\.isNumber) == true && authority.contains(":") && !authority.hasSuffix("]")
+        if !hasPort { authority += name == "https" ? ":443" : name == "http" ? ":80" : "" }
+        return name + "://" + authority
+    }
+
+    /// An origin as people write it: without the scheme's default port.
+    public static func shown(_ origin: String) -> String {
+        for (scheme, port) in [("https://", ":443"), ("http://", ":80")] where origin.hasPrefix(scheme) {
+            if origin.hasSuffix(port) { return String(origin.dropLast(port.count)) }
+        }
+        return origin
+    }
+}

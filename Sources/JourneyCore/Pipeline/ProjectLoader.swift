@@ -1,0 +1,284 @@
+import Foundation
+
+/// A file handed to the pipeline in memory; the CLI reads files, the core never does.
+public struct SourceFile: Sendable {
+    public var path: String
+    public var data: Data
+    /// When true, the file is used only if it is a journey (for example, the files searched
+    /// for sub-journeys); scenarios and other YAML among them are skipped.
+    public var journeyOnly: Bool
+
+    public init(path: String, data: Data, journeyOnly: Bool = false) {
+        self.path = path
+        self.data = data
+        self.journeyOnly = journeyOnly
+    }
+}
+
+/// Journeys and scenarios loaded, checked and compiled together.
+public struct Project: Sendable {
+    /// Every journey that compiled, with every journey it calls: what can run even when other
+    /// files have errors.
+    public var compiled: CompiledLibrary
+    public var journeys: [Journey]
+    /// The scenarios that can run: checked, and their journeys compiled.
+    public var scenarios: [CompiledScenario]
+    /// Scenarios that cannot run because their own file or their journey has errors.
+    public var unrunnable: [UnrunnableScenario]
+    public var diagnostics: DiagnosticList
+    /// How many files of each kind were read.
+    public var journeyFiles: Int
+    public var scenarioFiles: Int
+
+    /// The compiled journeys, or nil when any file has an error.
+    public var library: CompiledLibrary? { diagnostics.hasErrors ? nil : compiled }
+}
+
+/// A scenario that cannot run: its file has errors, or the journey it plays (or one that
+/// journey calls) does. Reported as an error by `journey test`, never silently left out.
+public struct UnrunnableScenario: Sendable, Equatable {
+    public var file: String
+    /// The journey it plays and its id, as far as the file could be read.
+    public var journey: String
+    public var scenario: String
+    public var tags: [String]
+    /// Why it cannot run: where the errors are.
+    public var reason: String
+}
+
+/// Runs the ``Pipeline`` over a set of files: each file is parsed and loaded as a journey or a
+/// scenario by its first key (on every core), the journeys are compiled together (so calls
+/// between files resolve), and the scenarios are checked against them.
+public struct ProjectLoader: Sendable {
+    public var pipeline: Pipeline
+    public var handlers: HandlerRegistry { pipeline.handlers }
+    public var yaml: SafeYAML { pipeline.yaml }
+
+    static let fileKind = "file.kind"
+    /// Below this much YAML, reading files on other threads costs more than it saves.
+    static let parallelBytes = 64 << 10
+
+    public init(handlers: HandlerRegistry, yaml: SafeYAML = SafeYAML()) {
+        self.pipeline = Pipeline(handlers: handlers, yaml: yaml)
+    }
+
+    static func callees(_ journey: Journey) -> [String] {
+        journey.steps.compactMap { if case .call(let id) = $0.kind { id.value } else { nil } }
+    }
+
+    /// Whether a file starts a top-level `journey:` key, judged from its lines without parsing.
+    static func looksLikeJourney(_ data: Data) -> Bool {
+        declaredKey("journey", in: data) != nil && declaredKey("scenario", in: data) == nil
+    }
+
+    /// The value of a top-level `KEY: value` line, read from the text without parsing, for
+    /// files too broken to parse: so their errors can still be tied to the journey or
+    /// scenario they define.
+    static func declaredKey(_ key: String, in data: Data) -> String? {
+        let text = String(decoding: data.prefix(64 << 10), as: UTF8.self)
+        for line in text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+            guard line.hasPrefix(key + ":") else { continue }
+            var value = line.dropFirst(key.count + 1)
+            if let hash = value.range(of: " #") { value = value[..<hash.lowerBound] }
+            let trimmed = value.trimmingCharacters(in: .whitespaces).trimmingCharacters(
+                in: CharacterSet(charactersIn: "\"'\r"))
+            return trimmed
+        }
+        return nil
+    }
+
+    /// What one file came to, read on its own.
+    enum FileResult {
+        case skipped
+        case problems(DiagnosticList)
+        /// A journey from the files searched for sub-journeys, used only if called.
+        case candidate(id: String, file: String, journey: Journey?, diagnostics: DiagnosticList)
+        /// A journey; `broken` names it when it has errors.
+        case journey(Journey?, diagnostics: DiagnosticList, broken: String?)
+        case scenario(Scenario?, diagnostics: DiagnosticList, declared: UnrunnableScenario)
+    }
+
+    /// Parses and loads one file: YAML, then the journey or scenario model.
+    func read(_ file: SourceFile) -> FileResult {
+        if file.journeyOnly && !Self.looksLikeJourney(file.data) { return .skipped }
+        var d = DiagnosticList()
+        guard let root = pipeline.parse(file, into: &d) else {
+            // A file too broken to parse is still tied to what it declares, so that a caller
+            // or a scenario points to its errors instead of saying "unknown journey".
+            // (A scenario names its journey too, but only a scenario has `scenario:`.)
+            let isScenario = Self.declaredKey("scenario", in: file.data) != nil
+            if !isScenario, let id = Self.declaredKey("journey", in: file.data), !id.isEmpty {
+                if file.journeyOnly {
+                    return .candidate(id: id, file: file.path, journey: nil, diagnostics: d)
+                }
+                return .journey(nil, diagnostics: d, broken: id)
+            }
+            if file.journeyOnly { return .skipped }
+            if isScenario { return .scenario(nil, diagnostics: d, declared: declared(file)) }
+            return .problems(d)
+        }
+        guard case .mapping(let entries) = root.kind, let first = entries.first?.key else {
+            if file.journeyOnly { return .skipped }
+            d.error(
+                Self.fileKind,
+                "expected a journey (starting with 'journey:') or a scenario (starting with 'scenario:')",
+                at: root.location)
+            return .problems(d)
+        }
+        if file.journeyOnly {
+            guard first == "journey", let id = entries[0].value.scalar else { return .skipped }
+            let journey = pipeline.loadJourney(root, path: file.path, into: &d)
+            return .candidate(id: id, file: file.path, journey: journey, diagnostics: d)
+        } else if first == "journey" || (first != "scenario" && entries.contains { $0.key == "steps" }) {
+            let journey = pipeline.loadJourney(root, path: file.path, into: &d)
+            var broken: String?
+            if journey?.isIncomplete ?? true, let id = entries.first(where: { $0.key == "journey" })?.value.scalar {
+                broken = id
+            }
+            return .journey(journey, diagnostics: d, broken: broken)
+        } else if first == "scenario" || entries.contains(where: { $0.key == "script" }) {
+            let scenario = pipeline.loadScenario(root, path: file.path, into: &d)
+            return .scenario(scenario, diagnostics: d, declared: declared(file))
+        } else {
+            d.error(
+                Self.fileKind,
+                "expected a journey (starting with 'journey:') or a scenario (starting with 'scenario:'), found '\(first):'\(Suggestion.hint(for: first, in: ["journey", "scenario"]))",
+                at: entries[0].keyLocation)
+            return .problems(d)
+        }
+    }
+
+    /// What a scenario file says it is, read from its text: for reporting it when it cannot run.
+    func declared(_ file: SourceFile) -> UnrunnableScenario {
+        let name = file.path.split(separator: "/").last.map(String.init) ?? file.path
+        let stem = name.split(separator: ".").first.map(String.init) ?? name
+        let scenario = Self.declaredKey("scenario", in: file.data).flatMap { $0.isEmpty ? nil : $0 } ?? stem
+        return UnrunnableScenario(
+            file: file.path, journey: Self.declaredKey("journey", in: file.data) ?? "", scenario: scenario, tags: [],
+            reason: "")
+    }
+
+    public func load(_ files: [SourceFile]) -> Project {
+        var d = DiagnosticList()
+        var journeys: [Journey] = []
+        var scenarios: [(scenario: Scenario, declared: UnrunnableScenario)] = []
+        var unrunnable: [UnrunnableScenario] = []
+        var journeyFiles = 0
+        var scenarioFiles = 0
+        // Journeys whose files have errors, and the file: their scenarios are not checked
+        // (the journey's own errors say what is wrong; "unknown journey" would only add noise).
+        var broken: [String: String] = [:]
+        // Journeys from files searched for sub-journeys: used only when needed.
+        var candidates: [String: (file: String, journey: Journey?, diagnostics: DiagnosticList)] = [:]
+        // Stored keys declared secret by any journey read, called or not.
+        var secretKeys: Set<String> = []
+        // Files are independent until they are compiled together: read them on every core,
+        // then take the results in the order the files were given.
+        let bytes = files.reduce(0) { $0 + $1.data.count }
+        for result in Parallel.map(files, parallel: bytes >= Self.parallelBytes, read) {
+            switch result {
+            case .skipped: break
+            case .problems(let items): d.append(contentsOf: items)
+            case .candidate(let id, let file, let journey, let diagnostics):
+                if let journey { secretKeys.formUnion(journey.secretStoredKeys) }
+                if candidates[id] == nil { candidates[id] = (file, journey, diagnostics) }
+            case .journey(let journey, let diagnostics, let brokenId):
+                journeyFiles += 1
+                d.append(contentsOf: diagnostics)
+                if let journey {
+                    journeys.append(journey)
+                    secretKeys.formUnion(journey.secretStoredKeys)
+                }
+                if let brokenId { broken[brokenId] = journey?.file ?? diagnostics.items.first?.location.file ?? "" }
+            case .scenario(let scenario, let diagnostics, var declared):
+                scenarioFiles += 1
+                d.append(contentsOf: diagnostics)
+                if let scenario {
+                    scenarios.append((scenario, declared))
+                } else {
+                    declared.reason = "\(declared.file) has errors"
+                    unrunnable.append(declared)
+                }
+            }
+        }
+        // Add the searched journeys that the named files call or play, transitively.
+        var known = Set(journeys.map(\.id.value)).union(broken.keys)
+        var wanted = scenarios.map(\.scenario.journey.value) + journeys.flatMap(Self.callees)
+        while let id = wanted.popLast() {
+            guard !known.contains(id), let candidate = candidates[id] else { continue }
+            known.insert(id)
+            d.append(contentsOf: candidate.diagnostics.errors)
+            if let journey = candidate.journey {
+                journeys.append(journey)
+                wanted += Self.callees(journey)
+            }
+            if candidate.journey?.isIncomplete ?? true { broken[id] = candidate.file }
+        }
+        let library = pipeline.compile(journeys, broken: broken, secretStoredKeys: secretKeys, into: &d)
+        var compiled: [CompiledScenario] = []
+        var seen: [String: String] = [:]
+        for (scenario, declared) in scenarios {
+            let journeyId = scenario.journey.value
+            var cannotRun = declared
+            cannotRun.journey = journeyId
+            cannotRun.scenario = scenario.id.value
+            cannotRun.tags = scenario.tags
+            if let file = broken[journeyId] {
+                cannotRun.reason = "its journey '\(journeyId)' has errors (\(file))"
+                unrunnable.append(cannotRun)
+                continue
+            }
+            let key = journeyId + "/" + scenario.id.value
+            if let other = seen[key] {
+                d.error(
+                    JourneyCompiler.duplicateId,
+                    "scenario '\(scenario.id.value)' of '\(journeyId)' is already defined in \(other)",
+                    at: scenario.id.location)
+                cannotRun.reason = "\(scenario.file) has errors"
+                unrunnable.append(cannotRun)
+                continue
+            }
+            seen[key] = scenario.file
+            // A journey that did not compile (or calls one that did not) has reported why.
+            if library[journeyId] == nil && known.contains(journeyId) {
+                cannotRun.reason = Self.whyNotCompiled(journeyId, journeys: journeys, broken: broken, diagnostics: d)
+                unrunnable.append(cannotRun)
+                continue
+            }
+            if let checked = pipeline.check(scenario, in: library, into: &d) {
+                compiled.append(checked)
+            } else {
+                cannotRun.reason = "\(scenario.file) has errors"
+                unrunnable.append(cannotRun)
+            }
+        }
+        compiled.sort { ($0.journey.id, $0.id) < ($1.journey.id, $1.id) }
+        unrunnable.sort { ($0.journey, $0.scenario, $0.file) < ($1.journey, $1.scenario, $1.file) }
+        return Project(
+            compiled: library, journeys: journeys, scenarios: compiled, unrunnable: unrunnable, diagnostics: d,
+            journeyFiles: journeyFiles, scenarioFiles: scenarioFiles)
+    }
+
+    /// Why a journey did not compile: the first journey in its call tree whose file has errors.
+    static func whyNotCompiled(
+        _ id: String, journeys: [Journey], broken: [String: String], diagnostics: DiagnosticList
+    ) -> String {
+        let byId = Dictionary(journeys.map { ($0.id.value, $0) }, uniquingKeysWith: { first, _ in first })
+        let failing = Set(diagnostics.items.filter { $0.severity == .error }.map(\.location.file))
+        var queue = [id]
+        var seen: Set<String> = [id]
+        var index = 0
+        while index < queue.count {
+            let current = queue[index]
+            index += 1
+            let file = broken[current] ?? byId[current].flatMap { failing.contains($0.file) ? $0.file : nil }
+            if let file {
+                return current == id
+                    ? "its journey '\(id)' has errors (\(file))"
+                    : "its journey '\(id)' calls '\(current)', which has errors (\(file))"
+            }
+            for callee in byId[current].map(callees) ?? [] where seen.insert(callee).inserted { queue.append(callee) }
+        }
+        return "its journey '\(id)' has errors"
+    }
+}

@@ -1,0 +1,270 @@
+/// Checks a scenario against its compiled journey: the journey exists, every scripted step
+/// is a step the journey can reach, every input is one that step asks for, and every value
+/// has the type it is declared with. Produces a ``CompiledScenario`` ready to run.
+public struct ScenarioChecker: Sendable {
+    static let unknownStep = "scenario.step"
+    static let unknownInput = "scenario.input"
+    static let badExpectation = "scenario.expect"
+    static let unknownParam = "param.unknown"
+
+    public init() {}
+
+    /// The check stage (see ``Pipeline``): the scenario against its compiled journey; nil when
+    /// it has errors, which go to `diagnostics`.
+    public func check(
+        _ scenario: Scenario, in library: CompiledLibrary, into diagnostics: inout DiagnosticList
+    ) -> CompiledScenario? {
+        var d = DiagnosticList()
+        defer { diagnostics.append(contentsOf: d) }
+        guard let journey = library[scenario.journey.value] else {
+            d.error(
+                JourneyCompiler.unknownJourney,
+                "unknown journey '\(scenario.journey.value)'\(Suggestion.hint(for: scenario.journey.value, in: library.ids))",
+                at: scenario.journey.location)
+            return nil
+        }
+        var context = JourneyContext(
+            journey: journey.source, all: [:], outputTypes: [:], handlers: HandlerRegistry())
+        let reachable = Self.reachableJourneys(from: journey, in: library)
+
+        var params: [String: Value] = [:]
+        for (name, raw) in scenario.params {
+            guard let decl = journey.params.first(where: { $0.name == name.value }) else {
+                d.error(
+                    Self.unknownParam,
+                    "journey '\(journey.id)' has no param '\(name.value)'\(Suggestion.hint(for: name.value, in: journey.params.map(\.name)))",
+                    at: name.location)
+                continue
+            }
+            if case .constant(let v)? = context.compileValue(
+                raw, expected: decl.type, scope: context.base, what: "param '\(name.value)'", allowTemplates: false)
+            {
+                params[name.value] = v
+            }
+        }
+        for p in journey.params where p.defaultValue == nil && params[p.name] == nil {
+            d.error(
+                JourneyCompiler.missingParam,
+                "journey '\(journey.id)' needs param '\(p.name)'; give it under 'params:'",
+                at: scenario.location)
+        }
+
+        var store: [String: Value] = [:]
+        let storedDecls = reachable.flatMap(\.stored)
+        for (key, raw) in scenario.device.store {
+            var type = storedDecls.first { $0.name == key.value }?.type ?? TypeInfo(.any)
+            type.secret = type.secret || library.isSecretStored(key.value)
+            if case .constant(let v)? = context.compileValue(
+                raw, expected: type, scope: context.base, what: "stored value '\(key.value)'", allowTemplates: false)
+            {
+                store[key.value] = v
+            }
+        }
+
+        var pins: [String: Value] = [:]
+        for (key, raw) in scenario.device.pins {
+            if case .constant(let v)? = context.compileValue(
+                raw, expected: TypeInfo(.string, secret: true), scope: context.base, what: "PIN '\(key.value)'",
+                allowTemplates: false)
+            {
+                pins[key.value] = v
+            }
+        }
+
+        // Input goes to handler steps; a call step never asks for any. Where journeys share a
+        // step id, an input is valid if any of those steps asks for it.
+        var steps: [String: StepContract] = [:]
+        for j in reachable {
+            for step in j.steps {
+                if case .call = step.runner { continue }
+                if var known = steps[step.id] {
+                    known.inputs += step.contract.inputs.filter { known.input(named: $0.name) == nil }
+                    steps[step.id] = known
+                } else {
+                    steps[step.id] = step.contract
+                }
+            }
+        }
+        var script: [CompiledScenario.Entry] = []
+        for entry in scenario.script {
+            switch entry.kind {
+            case .restart: script.append(.init(kind: .restart, location: entry.location))
+            case .advance(let ms): script.append(.init(kind: .advance(milliseconds: ms), location: entry.location))
+            case .online(let online): script.append(.init(kind: .online(online), location: entry.location))
+            case .input(let step, let raw):
+                guard let contract = steps[step.value] else {
+                    d.error(
+                        Self.unknownStep,
+                        "journey '\(journey.id)' has no step '\(step.value)'\(Suggestion.hint(for: step.value, in: steps.keys))",
+                        at: step.location)
+                    continue
+                }
+                var values: [String: Value] = [:]
+                for (name, rawValue) in raw {
+                    guard let spec = contract.input(named: name.value) else {
+                        let names = contract.inputs.map(\.name)
+                        d.error(
+                            Self.unknownInput,
+                            "step '\(step.value)' does not ask for '\(name.value)'\(Suggestion.hint(for: name.value, in: names)) (it asks for: \(names.isEmpty ? "nothing" : names.joined(separator: ", ")))",
+                            at: name.location)
+                        continue
+                    }
+                    if case .constant(let v)? = context.compileValue(
+                        rawValue, expected: spec.type, scope: context.base, what: "input '\(name.value)'",
+                        allowTemplates: false)
+                    {
+                        values[name.value] = v.secret(if: spec.type.secret)
+                    }
+                }
+                script.append(.init(kind: .input(step: step.value, values: values), location: entry.location))
+            }
+        }
+
+        var expectState: [(String, Value)] = []
+        for (name, raw) in scenario.expect.state {
+            guard let decl = journey.state.first(where: { $0.name == name.value }) else {
+                d.error(
+                    Self.badExpectation,
+                    "journey '\(journey.id)' has no state '\(name.value)'\(Suggestion.hint(for: name.value, in: journey.state.map(\.name)))",
+                    at: name.location)
+                continue
+            }
+            if case .constant(let v)? = context.compileValue(
+                raw, expected: decl.type, scope: context.base, what: "'state.\(name.value)'", allowTemplates: false)
+            {
+                expectState.append((name.value, v))
+            }
+        }
+        var expectStored: [(String, Value)] = []
+        for (name, raw) in scenario.expect.stored {
+            var type = storedDecls.first { $0.name == name.value }?.type ?? TypeInfo(.any)
+            type.secret = type.secret || library.isSecretStored(name.value)
+            if case .constant(let v)? = context.compileValue(
+                raw, expected: type, scope: context.base, what: "'stored.\(name.value)'", allowTemplates: false)
+            {
+                expectStored.append((name.value, v))
+            }
+        }
+        let endNames = journey.ends.map(\.id)
+        if !endNames.contains(scenario.expect.end.value) {
+            d.error(
+                Self.badExpectation,
+                "journey '\(journey.id)' has no end '\(scenario.expect.end.value)'\(Suggestion.hint(for: scenario.expect.end.value, in: endNames))",
+                at: scenario.expect.end.location)
+        }
+        if let locale = scenario.locale, !journey.source.locales.contains(locale) {
+            d.warning(
+                JourneyCompiler.textLocale,
+                "journey '\(journey.id)' has no '\(locale)' texts; its default '\(journey.source.defaultLocale)' is used",
+                at: scenario.location)
+        }
+        d.append(contentsOf: context.diagnostics)
+        guard !d.hasErrors else { return nil }
+        // A key the run never writes reads as its declared default: the first journey (the
+        // played one, then those it calls) that declares one gives it.
+        var storedDefaults: [String: Value] = [:]
+        for variable in reachable.flatMap(\.stored) where storedDefaults[variable.name] == nil {
+            if let value = variable.defaultValue { storedDefaults[variable.name] = value }
+        }
+        let compiled = CompiledScenario(
+            id: scenario.id.value, file: scenario.file, journey: journey, title: scenario.title, tags: scenario.tags,
+            locale: scenario.locale,
+            device: DeviceState(profile: scenario.device.profile, store: store, clock: scenario.device.clock),
+            pins: pins, params: params, script: script, network: scenario.network, needs: scenario.needs,
+            storedDefaults: storedDefaults,
+            expectation: .init(
+                end: scenario.expect.end.value, kind: scenario.expect.kind, state: expectState, stored: expectStored))
+        return compiled
+    }
+
+    /// The journey and every journey it calls, directly or not.
+    public static func reachableJourneys(
+        from journey: CompiledJourney, in library: CompiledLibrary
+    ) -> [CompiledJourney] {
+        var result = [journey]
+        var seen: Set<String> = [journey.id]
+        var index = 0
+        while index < result.count {
+            for step in result[index].steps {
+                if case .call(let id) = step.runner, seen.insert(id).inserted, let callee = library[id] {
+                    result.append(callee)
+                }
+            }
+            index += 1
+        }
+        return result
+    }
+}
+
+/// A scenario checked against its journey, with every value typed.
+public struct CompiledScenario: Sendable {
+    public struct Entry: Sendable {
+        public enum Kind: Sendable, Equatable {
+            case input(step: String, values: [String: Value])
+            case restart
+            case advance(milliseconds: Int)
+            case online(Bool)
+        }
+        public var kind: Kind
+        public var location: SourceLocation
+    }
+
+    public struct Expectation: Sendable {
+        public var end: String
+        public var kind: EndKind?
+        public var state: [(name: String, value: Value)]
+        public var stored: [(name: String, value: Value)]
+    }
+
+    public let id: String
+    public let file: String
+    public let journey: CompiledJourney
+    public let title: String?
+    public let tags: [String]
+    public let locale: String?
+    public let device: DeviceState
+    /// PINs to seal into the device store before the run, by key.
+    public let pins: [String: Value]
+    public let params: [String: Value]
+    public let script: [Entry]
+    /// Canned responses for the run's network, in order; none means the real network.
+    public let network: [NetworkStub]
+    /// Services that must answer for the scenario to run.
+    public let needs: [String]
+    /// The declared default of every stored key the played journey or one it calls declares
+    /// with a default: what a key the run never wrote reads as, when the expectation looks.
+    public let storedDefaults: [String: Value]
+    public let expectation: Expectation
+
+    /// The problems with a finished run, measured against the expectation; empty when it passed.
+    public func verdict(result: RunResult, state: [String: Value], store: [String: Value]) -> [String] {
+        var problems: [String] = []
+        if let failure = result.failure {
+            problems.append(failure)
+            return problems
+        }
+        if result.end != expectation.end {
+            problems.append("expected end '\(expectation.end)', reached '\(result.end ?? "none")'")
+        }
+        if let kind = expectation.kind, result.kind != kind {
+            problems.append("expected a \(kind.rawValue) end, reached a \(result.kind?.rawValue ?? "none") end")
+        }
+        for (name, expected) in expectation.state where state[name]?.revealed != expected.revealed {
+            problems.append(Self.mismatch("state.\(name)", expected: expected, found: state[name]))
+        }
+        for (name, expected) in expectation.stored where store[name]?.revealed != expected.revealed {
+            problems.append(Self.mismatch("stored.\(name)", expected: expected, found: store[name]))
+        }
+        return problems
+    }
+
+    /// Says that a value is not the one expected; a secret's values are never shown, on
+    /// either side.
+    static func mismatch(_ name: String, expected: Value, found: Value?) -> String {
+        guard expected.isSecret || found?.isSecret == true else {
+            return "expected \(name) = \(expected.displayText), found \(found?.displayText ?? "nothing")"
+        }
+        return
+            "\(name) (secret, not shown) is not the value the scenario expects; it is \(found == nil ? "not set" : "another value")"
+    }
+}

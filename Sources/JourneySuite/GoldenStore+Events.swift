@@ -1,0 +1,58 @@
+import JourneyCore
+
+/// Why a scenario's golden transcript cannot be read as its events, and where (a scenario file,
+/// or the golden's `path:line:column`).
+public struct GoldenProblem: Error, Sendable, Equatable, CustomStringConvertible {
+    public var location: String
+    public var message: String
+
+    public init(location: String, message: String) {
+        self.location = location
+        self.message = message
+    }
+
+    public var description: String { "\(location): \(message)" }
+}
+
+extension GoldenStore {
+    /// The scenario's golden transcript read back as events: what the docs show of a scenario
+    /// without playing it. `journey test` keeps each golden equal to a real run of its scenario.
+    public func events(for scenario: CompiledScenario) -> Result<[TranscriptRecord], GoldenProblem> {
+        let name = self.name(for: scenario)
+        let record = "record it with `journey test --update`"
+        guard !isHalfUpdated(for: scenario) else {
+            return .failure(
+                GoldenProblem(
+                    location: scenario.file,
+                    message:
+                        "the golden pair of scenario '\(scenario.id)', \(name) (.txt and .jsonl), was left half-updated by an interrupted `journey test --update`; run `journey test --update` to finish it"
+                ))
+        }
+        guard let jsonl = goldens(for: scenario).jsonl else {
+            return .failure(
+                GoldenProblem(
+                    location: scenario.file,
+                    message: "scenario '\(scenario.id)' has no golden transcript at \(name).jsonl; \(record)"))
+        }
+        let records: [TranscriptRecord]
+        do throws(TranscriptDecodingError) {
+            records = try JSONLinesDecoder().decode(jsonl)
+        } catch {
+            return .failure(
+                GoldenProblem(
+                    location: "\(name).jsonl:\(error.line):\(error.column)",
+                    message: "\(error.message); restore the golden, or re-record it with `journey test --update`"))
+        }
+        guard case .header(let header)? = records.first?.event, header.journey == scenario.journey.id,
+            header.scenario == scenario.id
+        else {
+            return .failure(
+                GoldenProblem(
+                    location: "\(name).jsonl:1:1",
+                    message:
+                        "this is not the transcript of scenario '\(scenario.id)' of journey '\(scenario.journey.id)' (its header says otherwise); re-record it with `journey test --update`"
+                ))
+        }
+        return .success(records)
+    }
+}

@@ -1,0 +1,168 @@
+import JourneyCore
+
+/// Plays scenarios: set up once (for a suite, a `journey run`, the docs) and used for every
+/// scenario, so each command prepares a run the same way.
+///
+/// ``prepare(_:)`` is the set-up every way of playing a scenario shares — the device with its
+/// preset PINs sealed, the transcript header, the locale, the driver and the network — and
+/// ``run(_:in:transcript:onStart:)`` plays it with the scripted driver and judges the result.
+public struct ScenarioRunner: Sendable {
+    /// The machine's settings (step budget, nesting depth). Its `locale`, when set, is an
+    /// override (`journey run --locale`): it wins over the scenario's own.
+    public var configuration: JourneyMachine.Configuration
+    /// What the handlers provide: PIN sealing, the real network, service probes.
+    public var services: RunServices
+
+    public init(services: RunServices, configuration: JourneyMachine.Configuration = .init()) {
+        self.services = services
+        self.configuration = configuration
+    }
+
+    /// What a scenario run came to.
+    public struct Report: Sendable {
+        public var scenario: String
+        public var journey: String
+        public var result: RunResult
+        /// Why the scenario failed; empty when it passed.
+        public var problems: [String]
+        /// Why the scenario did not run (a service it needs does not answer).
+        public var skipped: String? = nil
+        /// Ran, and met its expectation (a skipped scenario did not pass).
+        public var passed: Bool { problems.isEmpty && skipped == nil }
+
+        /// A run that failed before its journey started.
+        static func notRun(_ scenario: CompiledScenario, _ message: String) -> Report {
+            Report(
+                scenario: scenario.id, journey: scenario.journey.id,
+                result: RunResult(end: nil, kind: nil, failure: message, steps: 0), problems: [message])
+        }
+    }
+
+    /// A scenario that cannot be set up: a preset PIN the handlers cannot seal.
+    public struct SetupError: Error, Sendable, Equatable, CustomStringConvertible {
+        public let message: String
+        public var description: String { message }
+    }
+
+    /// The locale a scenario's texts are rendered in: the override, else the scenario's, else
+    /// its journey's default.
+    public func locale(for scenario: CompiledScenario) -> String {
+        configuration.locale ?? scenario.locale ?? scenario.journey.source.defaultLocale
+    }
+
+    /// Sets a scenario up to play: everything a run needs except the driver's choices.
+    public func prepare(_ scenario: CompiledScenario) throws(SetupError) -> PreparedRun {
+        var configuration = self.configuration
+        configuration.locale = locale(for: scenario)
+        var device = scenario.device
+        for (key, pin) in scenario.pins.sorted(by: { $0.key < $1.key }) {
+            guard case .string(let digits) = pin.revealed else { continue }
+            do {
+                device.store[key] = .secret(
+                    .string(try services.sealPIN(digits, device.profile.kdfRounds, &configuration.random)))
+            } catch {
+                throw SetupError(message: "cannot seal the scenario's PIN '\(key)'")
+            }
+        }
+        var settings: TranscriptEvent.Fields = []
+        if let rounds = device.profile.kdfRounds {
+            settings.append(.init("kdfRounds", .int(rounds)))
+        }
+        let header = TranscriptEvent.Header(
+            journey: scenario.journey.id, scenario: scenario.id, locale: configuration.locale ?? "",
+            device: device.profile, clock: device.clock, store: .sorted(device.store), settings: settings)
+        return PreparedRun(
+            scenario: scenario, configuration: configuration, device: device, header: header, services: services)
+    }
+
+    /// Plays the scenario with its script, holding the locks of the services it needs, and
+    /// judges the run against its expectation.
+    ///
+    /// - Parameter onStart: called when the scenario starts to play, after any wait for the
+    ///   services it needs, so a caller timing the run does not count the wait.
+    public func run(
+        _ scenario: CompiledScenario, in library: CompiledLibrary, transcript sink: some TranscriptSink,
+        onStart: @Sendable () -> Void = {}
+    ) async -> Report {
+        guard !scenario.needs.isEmpty else {
+            return await play(scenario, in: library, transcript: sink, onStart: onStart)
+        }
+        switch await ServiceLock.withLocks(
+            for: scenario.needs, { await play(scenario, in: library, transcript: sink, onStart: onStart) })
+        {
+        case .success(let report): return report
+        case .failure(let busy):
+            return .notRun(
+                scenario,
+                "waited \(Int(busy.seconds)) s for \(busy.server), which other scenarios kept busy; the scenario did not run"
+            )
+        }
+    }
+
+    /// The first needed service that does not answer, if any.
+    public func missingService(_ scenario: CompiledScenario) async -> String? {
+        for base in scenario.needs where await !services.probe(base, scenario.device.profile.trustedCAs) {
+            return base
+        }
+        return nil
+    }
+
+    func play(
+        _ scenario: CompiledScenario, in library: CompiledLibrary, transcript sink: some TranscriptSink,
+        onStart: @Sendable () -> Void
+    ) async -> Report {
+        onStart()
+        if let missing = await missingService(scenario) {
+            return Report(
+                scenario: scenario.id, journey: scenario.journey.id,
+                result: RunResult(end: nil, kind: nil, failure: nil, steps: 0), problems: [],
+                skipped: "needs \(missing), which does not answer")
+        }
+        let prepared: PreparedRun
+        do { prepared = try prepare(scenario) } catch { return .notRun(scenario, error.message) }
+        let driver = prepared.makeDriver()
+        let outcome = await prepared.run(in: library, driver: driver, transcript: sink)
+        var store = outcome.device.store
+        for (key, value) in scenario.storedDefaults where store[key] == nil { store[key] = value }
+        var problems = scenario.verdict(result: outcome.result, state: outcome.rootState, store: store)
+        if outcome.result.failure == nil, let next = driver.remaining.first {
+            problems.append(
+                "the journey ended, but the script has \(driver.remaining.count) more entries, from line \(next.location.line)"
+            )
+        }
+        return Report(scenario: scenario.id, journey: scenario.journey.id, result: outcome.result, problems: problems)
+    }
+}
+
+/// A scenario set up to play: its device (preset PINs sealed), the transcript header, the
+/// machine's settings with the locale decided, and its network. Any driver can play it: the
+/// scenario's script, a person at a terminal, an explorer trying every input.
+public struct PreparedRun: Sendable {
+    public let scenario: CompiledScenario
+    /// The machine's settings, with ``JourneyMachine/Configuration/locale`` decided.
+    public let configuration: JourneyMachine.Configuration
+    public let device: DeviceState
+    public let header: TranscriptEvent.Header
+    let services: RunServices
+
+    /// The driver that plays the scenario's script.
+    public func makeDriver() -> ScriptedDriver { ScriptedDriver(script: scenario.script) }
+
+    /// The run's network: the real one without stubs; only the stubs with them; both when the
+    /// scenario also needs live services (their origins go to the real network).
+    public func makeNetwork() -> any NetworkTransport {
+        if scenario.network.isEmpty { return services.transport() }
+        let stubs = StubNetwork(stubs: scenario.network)
+        if scenario.needs.isEmpty { return stubs }
+        return RoutingNetwork(live: services.transport(), stubs: stubs, liveServices: scenario.needs)
+    }
+
+    /// Plays the scenario's journey with `driver`, writing the header and every record to `sink`.
+    public func run(
+        in library: CompiledLibrary, driver: some InputDriver, transcript sink: some TranscriptSink
+    ) async -> JourneyRunner.Outcome {
+        await JourneyRunner(configuration: configuration).run(
+            scenario.journey, in: library, params: scenario.params, device: device, driver: driver,
+            network: makeNetwork(), transcript: sink, header: header)
+    }
+}

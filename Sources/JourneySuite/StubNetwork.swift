@@ -1,0 +1,46 @@
+import JourneyCore
+
+/// The network of a scenario: canned responses for servers that cannot run here. Stubs are
+/// tried in order; a stub with `times` answers that many requests, then steps aside. A
+/// request no stub answers fails the step, naming the request (query values redacted).
+public final class StubNetwork: NetworkTransport {
+    private var stubs: [NetworkStub]
+    private var used: [Int]
+
+    public init(stubs: [NetworkStub]) {
+        self.stubs = stubs
+        self.used = Array(repeating: 0, count: stubs.count)
+    }
+
+    public nonisolated(nonsending) func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        for (index, stub) in stubs.enumerated() where stub.matches(request) {
+            if let times = stub.times, used[index] >= times { continue }
+            used[index] += 1
+            return HTTPResponse(status: stub.status, body: stub.body)
+        }
+        throw NetworkError.unstubbed(
+            "the scenario's network has no stub for \(request.method) \(URLRedaction.redact(request.displayURL ?? request.url))"
+        )
+    }
+}
+
+/// The network of a scenario that has stubs and also `needs` live services: requests to a
+/// needed service's origin (scheme, host and port) go to the real network, the rest to the
+/// stubs. An OAuth journey can so sign in at a real provider while an API that cannot run
+/// here answers from the scenario.
+public final class RoutingNetwork: NetworkTransport {
+    private let live: any NetworkTransport
+    private let stubs: StubNetwork
+    private let origins: [String]
+
+    public init(live: any NetworkTransport, stubs: StubNetwork, liveServices: [String]) {
+        self.live = live
+        self.stubs = stubs
+        self.origins = liveServices.compactMap(URLOrigin.of)
+    }
+
+    public nonisolated(nonsending) func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        if let origin = URLOrigin.of(request.url), origins.contains(origin) { return try await live.send(request) }
+        return try await stubs.send(request)
+    }
+}

@@ -1,0 +1,3 @@
+import JourneyCLI
+
+await JourneyCLI.main()
