@@ -20,8 +20,11 @@ struct CheckCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "Journey and scenario files, or folders to search.")
-    var paths: [String] = ["journeys"]
+    @Argument(
+        help:
+            "Journey and scenario files, or folders to search (default: the project's journey folders, else journeys)."
+    )
+    var paths: [String] = []
 
     @Flag(help: "Treat warnings as errors.")
     var strict = false
@@ -31,7 +34,9 @@ struct CheckCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = Console()
-        let (project, diagnostics) = Workspace.load(paths: paths)
+        let context = try ProjectContext.load(console: console)
+        let (project, diagnostics) = Workspace.load(
+            paths: context.paths(paths), journeyFolders: context.searchFolders)
         console.print(diagnostics)
         let errors = diagnostics.errorCount
         let warnings = diagnostics.warningCount

@@ -47,8 +47,10 @@ struct DocsCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "Folders or files holding journeys and scenarios.")
-    var paths: [String] = ["journeys"]
+    @Argument(
+        help: "Folders or files holding journeys and scenarios (default: the project's journey folders, else journeys)."
+    )
+    var paths: [String] = []
 
     @Option(help: "The folder to write the documentation to.")
     var out: String
@@ -56,7 +58,10 @@ struct DocsCommand: AsyncParsableCommand {
     @Option(help: "md, html or dot.")
     var format: DocsFormat = .md
 
-    @Option(help: "The language for screen texts (each journey falls back to its default).")
+    @Option(
+        help:
+            "The language for screen texts (default: the project's locale; each journey falls back to its default)."
+    )
     var locale: String?
 
     @Flag(help: "Write nothing; fail if any page differs from what would be generated.")
@@ -64,7 +69,10 @@ struct DocsCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = Console()
-        let (project, diagnostics) = Workspace.load(paths: paths)
+        let context = try ProjectContext.load(console: console)
+        let locale = self.locale ?? context.settings.locale
+        let (project, diagnostics) = Workspace.load(
+            paths: context.paths(paths), journeyFolders: context.searchFolders)
         console.print(diagnostics.errors)
         guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
 
@@ -93,11 +101,12 @@ struct DocsCommand: AsyncParsableCommand {
             journeys: project.journeys.filter { library[$0.id.value] != nil }, recordings: recordings,
             locale: locale, secretStoredKeys: library.secretStoredKeys)
         let files: [String: String]
+        let link = SourceLink(pagesFolder: out, workingFolder: FileManager.default.currentDirectoryPath)
         if format == .html {
             let dot = try Graphviz()
-            files = try DocsSite.files(docs, format: format, svg: dot.svg)
+            files = try DocsSite.files(docs, format: format, link: link, svg: dot.svg)
         } else {
-            files = DocsSite.files(docs, format: format) { _ in "" }
+            files = DocsSite.files(docs, format: format, link: link) { _ in "" }
         }
         if check {
             if !FileTransaction.unfinishedJournals(in: out).isEmpty {

@@ -56,8 +56,10 @@ struct Toolkit: Sendable {
         ProjectLoader(handlers: handlers, yaml: SafeYAML(limits: Workspace.limits))
     }
 
-    /// The player every command runs scenarios with.
-    func player(_ configuration: JourneyMachine.Configuration = .init()) -> ScenarioRunner {
-        ScenarioRunner(services: services, configuration: configuration)
+    /// The player every command runs scenarios with, falling back to the project's defaults.
+    func player(
+        _ configuration: JourneyMachine.Configuration = .init(), defaults: ScenarioRunner.Defaults = .init()
+    ) -> ScenarioRunner {
+        ScenarioRunner(services: services, configuration: configuration, defaults: defaults)
     }
 }

@@ -23,6 +23,11 @@ struct JourneyCommand: AsyncParsableCommand {
               journey run --scenario journeys/eduid/scenarios/happy-path.scenario.yaml
               journey test journeys/                        # all scenarios against their golden transcripts
 
+            A journeykit.yaml in the working folder or any folder above names the project's \
+            journey folders (what check, test and docs work on when given no path), the journeys \
+            they may call from elsewhere (uses:), and defaults for the locale, --jobs and \
+            kdfRounds. See docs/journey-format.md#the-project-file.
+
             Exit codes:
               0  success
               1  a journey or scenario failed (wrong end, failed assertion, transcript differs)

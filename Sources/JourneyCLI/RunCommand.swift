@@ -52,10 +52,12 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Transcript format: text (for people) or jsonl (JSON Lines, one event per line).")
     var format: TranscriptWriter.Format?
 
-    @Option(help: "Render texts in this locale instead of the scenario's or the journey's default.")
+    @Option(help: "Render texts in this locale instead of the scenario's, the project's or the journey's default.")
     var locale: String?
 
-    @Option(name: .customLong("journeys"), help: "More folders to search for sub-journeys.")
+    @Option(
+        name: .customLong("journeys"), help: "More folders to search for sub-journeys (the project's are searched too)."
+    )
     var journeyFolders: [String] = []
 
     @Option(help: "Stop the run after this many steps (catches loops): 1 to 10 000 000.")
@@ -78,8 +80,10 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = Console()
+        let context = try ProjectContext.load(console: console)
         let named = [scenario] + (journey.map { [$0] } ?? [])
-        let (project, diagnostics) = Workspace.load(paths: named, journeyFolders: journeyFolders)
+        let (project, diagnostics) = Workspace.load(
+            paths: named, journeyFolders: journeyFolders + context.searchFolders)
         console.print(diagnostics.errors)
         guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
         guard let compiled = project.scenarios.first(where: { $0.file == scenario }) else {
@@ -105,7 +109,8 @@ struct RunCommand: AsyncParsableCommand {
             seconds: Double(JourneyCore.Duration.parse(timeout) ?? 60_000) / 1000,
             message: "FAIL \(name): did not finish within \(timeout) (--timeout); stopped\n",
             temporaryFile: file?.temporaryPath)
-        let report = await Toolkit.current.player(configuration).run(compiled, in: library, transcript: writer)
+        let report = await Toolkit.current.player(configuration, defaults: context.scenarioDefaults).run(
+            compiled, in: library, transcript: writer)
         watchdog.cancel()
         if let file {
             do { try file.commit() } catch {

@@ -49,8 +49,10 @@ struct TestCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "Folders or files holding journeys and scenarios.")
-    var paths: [String] = ["journeys"]
+    @Argument(
+        help: "Folders or files holding journeys and scenarios (default: the project's journey folders, else journeys)."
+    )
+    var paths: [String] = []
 
     @Flag(help: "Re-record the golden transcripts from this run.")
     var update = false
@@ -64,7 +66,7 @@ struct TestCommand: AsyncParsableCommand {
     @Option(help: "Run one part of the suite, as I/N (1-based), for a CI matrix of N machines.")
     var shard: String?
 
-    @Option(help: "Scenarios to run at the same time (default: the number of cores).")
+    @Option(help: "Scenarios to run at the same time (default: the project's jobs, else the number of cores).")
     var jobs: Int?
 
     @Option(name: .customLong("repeat"), help: "Run each scenario this many times; differing transcripts fail it.")
@@ -111,14 +113,16 @@ struct TestCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = Console()
-        let (project, diagnostics) = Workspace.load(paths: paths)
-        if worker { return await runAsWorker(project) }
+        let context = try ProjectContext.load(console: console)
+        let paths = context.paths(self.paths)
+        let (project, diagnostics) = Workspace.load(paths: paths, journeyFolders: context.searchFolders)
+        if worker { return await runAsWorker(project, defaults: context.scenarioDefaults) }
         console.print(diagnostics.errors)
         let options = SuiteOptions(
             filter: filter, tags: tags, shard: try shard.map(Self.parseShard),
-            jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, repeats: repeats,
+            jobs: jobs ?? context.settings.jobs ?? ProcessInfo.processInfo.activeProcessorCount, repeats: repeats,
             update: update)
-        let runner = SuiteRunner(options: options, player: Toolkit.current.player())
+        let runner = SuiteRunner(options: options, player: Toolkit.current.player(defaults: context.scenarioDefaults))
         let selected = runner.select(project.scenarios)
         let unrunnable = runner.select(project.unrunnable).map(ScenarioOutcome.init(unrunnable:))
         let errors = diagnostics.errors.items
@@ -174,7 +178,7 @@ struct TestCommand: AsyncParsableCommand {
 
     /// The worker's side of ``SuiteSupervisor``: reads `INDEX<TAB>FILE<TAB>SCENARIO` lines,
     /// runs those scenarios and writes a ``WorkerMessage`` line when each starts and ends.
-    func runAsWorker(_ project: Project) async {
+    func runAsWorker(_ project: Project, defaults: ScenarioRunner.Defaults) async {
         var chosen: [(index: Int, scenario: CompiledScenario)] = []
         let output = WorkerOutput()
         for line in WorkerLifetime.readJobs() {
@@ -192,7 +196,8 @@ struct TestCommand: AsyncParsableCommand {
             chosen.append((index, scenario))
         }
         let runner = SuiteRunner(
-            options: SuiteOptions(jobs: jobs ?? 1, repeats: repeats, update: update), player: Toolkit.current.player())
+            options: SuiteOptions(jobs: jobs ?? 1, repeats: repeats, update: update),
+            player: Toolkit.current.player(defaults: defaults))
         let indices = chosen.map(\.index)
         _ = await runner.run(
             chosen.map(\.scenario), in: project.compiled, goldens: FileGoldenStore(), ordered: false,

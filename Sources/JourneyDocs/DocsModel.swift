@@ -252,6 +252,17 @@ public enum DocsBuilder {
         func readText(_ text: LocalizedText?) {
             text?.entries.forEach { readTemplate($0.template.source) }
         }
+        func readAndWrite(_ transition: Transition) {
+            for branch in transition.branches {
+                if let condition = branch.condition, case .success(let e) = Expression.parse(condition.value) {
+                    for path in e.references { reads.insert(name(path)) }
+                }
+                for assignment in branch.assignments {
+                    writes.insert(assignment.target.value.description)
+                    readRaw(assignment.value)
+                }
+            }
+        }
         for step in journey.steps {
             step.with.forEach { readRaw($0.value) }
             readText(step.screen?.title)
@@ -260,21 +271,13 @@ public enum DocsBuilder {
                 readText($0.label)
                 if let condition = $0.enabledWhen { readTemplate(condition.value) }
             }
-            for (_, transition) in step.transitions {
-                for branch in transition.branches {
-                    if let condition = branch.condition, case .success(let e) = Expression.parse(condition.value) {
-                        for path in e.references { reads.insert(name(path)) }
-                    }
-                    for assignment in branch.assignments {
-                        writes.insert(assignment.target.value.description)
-                        readRaw(assignment.value)
-                    }
-                }
-            }
+            for (_, transition) in step.transitions { readAndWrite(transition) }
         }
         for limit in journey.limits {
             reads.insert(limit.counter.value.description)
             writes.insert(limit.counter.value.description)
+            // Where an exceeded limit leads may test and set values too.
+            readAndWrite(limit.exceeded)
         }
         journey.outputs.forEach { readTemplate($0.value.source) }
         let shown: (String) -> Bool = { !$0.hasPrefix("input.") && !$0.hasPrefix("outcome.") }

@@ -14,15 +14,17 @@ public enum DocsFormat: String, CaseIterable, Sendable {
 public enum DocsSite {
     /// File name → content: an index and a page per journey.
     ///
-    /// - Parameter svg: turns a DOT graph into SVG; used only for `html`.
+    /// - Parameters:
+    ///   - link: how pages link to the journeys' and scenarios' files.
+    ///   - svg: turns a DOT graph into SVG; used only for `html`.
     public static func files(
-        _ docs: [JourneyDoc], format: DocsFormat, svg: (String) throws -> String
+        _ docs: [JourneyDoc], format: DocsFormat, link: SourceLink = .init(), svg: (String) throws -> String
     ) rethrows -> [String: String] {
         var files: [String: String] = [:]
         switch format {
         case .md:
             files["index.md"] = MarkdownRenderer.index(docs)
-            for doc in docs { files["\(doc.id).md"] = MarkdownRenderer.page(doc) }
+            for doc in docs { files["\(doc.id).md"] = MarkdownRenderer.page(doc, link: link) }
         case .dot:
             files["index.dot"] = HTMLRenderer.callGraphDot(docs)
             for doc in docs { files["\(doc.id).dot"] = DotRenderer.render(doc) }
@@ -56,5 +58,45 @@ public enum DocsSite {
         }.keys.sorted()
         let foreign = files.keys.filter { name in existing[name].map { !generated($0) } ?? false }.sorted()
         return Comparison(changed: changed, obsolete: obsolete, foreign: foreign)
+    }
+}
+
+/// How a generated page links to a source file: the path from the folder the pages are written
+/// to, wherever that folder is. Paths are plain strings (the docs never touch the file system):
+/// relative ones are taken from `workingFolder`.
+public struct SourceLink: Sendable {
+    /// The folder the pages are written to, as given (relative to `workingFolder`, or absolute).
+    public var pagesFolder: String
+    /// The absolute path of the folder relative paths start from.
+    public var workingFolder: String
+
+    /// Pages in `docs/journeys` of the working folder, as the shipped docs are.
+    public init(pagesFolder: String = "docs/journeys", workingFolder: String = "/") {
+        self.pagesFolder = pagesFolder
+        self.workingFolder = workingFolder
+    }
+
+    /// The link from the pages' folder to `file` (a path from the working folder, or absolute).
+    public func callAsFunction(_ file: String) -> String {
+        let from = Self.components(pagesFolder, in: workingFolder)
+        let to = Self.components(file, in: workingFolder)
+        var shared = 0
+        while shared < from.count, shared < to.count - 1, from[shared] == to[shared] { shared += 1 }
+        let up = Array(repeating: "..", count: from.count - shared)
+        return (up + to[shared...]).joined(separator: "/")
+    }
+
+    /// The absolute components of `path`, with `.` and `..` resolved.
+    static func components(_ path: String, in folder: String) -> [String] {
+        let full = path.hasPrefix("/") ? path : folder + "/" + path
+        var parts: [String] = []
+        for part in full.split(separator: "/") {
+            switch part {
+            case ".": continue
+            case "..": if !parts.isEmpty { parts.removeLast() }
+            default: parts.append(String(part))
+            }
+        }
+        return parts
     }
 }

@@ -12,10 +12,28 @@ public struct ScenarioRunner: Sendable {
     public var configuration: JourneyMachine.Configuration
     /// What the handlers provide: PIN sealing, the real network, service probes.
     public var services: RunServices
+    /// What a scenario falls back to when it does not say (a project's defaults).
+    public var defaults: Defaults
 
-    public init(services: RunServices, configuration: JourneyMachine.Configuration = .init()) {
+    public init(
+        services: RunServices, configuration: JourneyMachine.Configuration = .init(), defaults: Defaults = .init()
+    ) {
         self.services = services
         self.configuration = configuration
+        self.defaults = defaults
+    }
+
+    /// What a scenario falls back to when it does not say: a project file's `defaults`.
+    public struct Defaults: Sendable, Hashable {
+        /// The locale when neither the override nor the scenario names one.
+        public var locale: String?
+        /// The rounds of key derivation when the scenario's device sets none.
+        public var kdfRounds: Int?
+
+        public init(locale: String? = nil, kdfRounds: Int? = nil) {
+            self.locale = locale
+            self.kdfRounds = kdfRounds
+        }
     }
 
     /// What a scenario run came to.
@@ -45,9 +63,9 @@ public struct ScenarioRunner: Sendable {
     }
 
     /// The locale a scenario's texts are rendered in: the override, else the scenario's, else
-    /// its journey's default.
+    /// the project's default, else its journey's default.
     public func locale(for scenario: CompiledScenario) -> String {
-        configuration.locale ?? scenario.locale ?? scenario.journey.source.defaultLocale
+        configuration.locale ?? scenario.locale ?? defaults.locale ?? scenario.journey.source.defaultLocale
     }
 
     /// Sets a scenario up to play: everything a run needs except the driver's choices.
@@ -55,6 +73,7 @@ public struct ScenarioRunner: Sendable {
         var configuration = self.configuration
         configuration.locale = locale(for: scenario)
         var device = scenario.device
+        if device.profile.kdfRounds == nil { device.profile.kdfRounds = defaults.kdfRounds }
         for (key, pin) in scenario.pins.sorted(by: { $0.key < $1.key }) {
             guard case .string(let digits) = pin.revealed else { continue }
             do {

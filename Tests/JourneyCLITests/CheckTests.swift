@@ -104,7 +104,7 @@ enum TestJourneys {
     }
 }
 
-@Suite("journey check", .timeLimit(.minutes(2)))
+@Suite("journey check", .timeLimit(.minutes(15)))
 struct CheckTests {
     @Test("the shipped journeys check clean, with and without --strict")
     func shippedJourneysAreClean() async throws {

@@ -66,6 +66,30 @@ struct DocsTests {
         }
     }
 
+    @Test(
+        "every link to a journey or scenario file resolves from the output folder, wherever it is",
+        arguments: ["site", "a/b/c/site", "../outside/site", "journeys/examples/docs"])
+    func linksResolveFromTheOutputFolder(out: String) async throws {
+        try await withTemporaryDirectory { directory in
+            let cwd = directory.appendingPathComponent("work")
+            try FileManager.default.createDirectory(at: cwd, withIntermediateDirectories: true)
+            try copyShippedJourneys(into: cwd)
+            let result = try await runJourney(["docs", "journeys/examples", "--out", out], cwd: cwd)
+            #expect(result.status == Exit.ok, "\(result)")
+            let site = cwd.appendingPathComponent(out).standardizedFileURL
+            let page = try String(contentsOf: site.appendingPathComponent("examples.unlock.md"), encoding: .utf8)
+            let links = page.matches(of: /\]\(([^)]+\.yaml)\)/).map { String($0.output.1) }
+            let scenarios = files(
+                under: Paths.journeys.appendingPathComponent("examples"), endingWith: ".scenario.yaml")
+            #expect(links.count == 1 + scenarios.count, "the journey and each of its scenarios: \(links)")
+            for link in links {
+                #expect(!link.hasPrefix("/"), "\(link) is relative")
+                let target = site.appendingPathComponent(link).standardizedFileURL
+                #expect(FileManager.default.fileExists(atPath: target.path), "\(link) from \(out) leads nowhere")
+            }
+        }
+    }
+
     @Test("walkthroughs come from the goldens: a scenario is shown as its golden says, not played")
     func walkthroughsComeFromTheGoldens() async throws {
         try await withTemporaryDirectory { directory in
@@ -298,7 +322,7 @@ struct DocsTests {
         }
     }
 
-    @Test("the HTML site renders in headless Chromium with diagrams and tables", .timeLimit(.minutes(3)))
+    @Test("the HTML site renders in headless Chromium with diagrams and tables", .timeLimit(.minutes(15)))
     func htmlRendersInChromium() async throws {
         let binary = try #require(Paths.journeyBinary)
         let result = try await runProcess(

@@ -6,7 +6,8 @@ import Testing
 @Suite("OAuth journeys against the real provider")
 struct LiveProviderTests {
     @Test(
-        "eIAM's, eduID's and Locker's scenarios pass against Glewlwyd and match their goldens", .timeLimit(.minutes(3)))
+        "eIAM's, eduID's and Locker's scenarios pass against Glewlwyd and match their goldens", .timeLimit(.minutes(15))
+    )
     func eiamAgainstTheProvider() async throws {
         let result = try await runJourney(
             ["test", "journeys/eiam", "journeys/eduid", "journeys/locker", "--repeat", "2"], cwd: Paths.root,

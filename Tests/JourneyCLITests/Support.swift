@@ -131,7 +131,8 @@ enum SubprocessError: Error, CustomStringConvertible {
 /// The wait holds no thread: tests run on a pool as wide as the machine has cores, and a test
 /// that blocked one while its process ran would stall every other test on the pool. The
 /// process waits for one of the slots that ``withProcessSlot(_:)`` hands out, and its timeout
-/// counts from when it starts.
+/// counts from when it starts. That timeout is what catches a hang: a suite's own time limit
+/// also counts the turns its tests wait for a slot, so the suites here set theirs generously.
 func runProcess(
     _ executable: URL, _ arguments: [String], cwd: URL? = nil, environment extra: [String: String] = [:],
     timeout: TimeInterval = 20, sourceLocation: SourceLocation = #_sourceLocation

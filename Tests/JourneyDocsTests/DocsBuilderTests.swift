@@ -112,6 +112,46 @@ struct DocsBuilderTests {
         #expect(doc.reads.contains("device.online") && doc.writes == ["stored.fails"])
     }
 
+    @Test("what an exceeded limit tests and sets is listed with the journey's reads and writes")
+    func exceededLimitsReadAndWrite() throws {
+        let journey = """
+            journey: t.lock
+            version: 1
+            title: Lock
+            stored:
+              fails: { type: int, default: 0 }
+              lockedAt: { type: int, default: 0 }
+            limits:
+              pin:
+                max: 3
+                counter: stored.fails
+                exceeded:
+                  - if: params.remember
+                    set: { stored.lockedAt: "${device.now}" }
+                    to: locked
+                  - else: locked
+            params:
+              remember: { type: bool, default: true }
+            start: a
+            steps:
+              a:
+                handler: ui.screen
+                screen: { title: Start, actions: { go: Go, wrong: Wrong } }
+                attempts: { limit: pin, counts: [wrong] }
+                on: { go: done, wrong: a }
+            ends:
+              done: { kind: success }
+              locked: { kind: failure }
+            """
+        let project = ProjectLoader(handlers: BuiltinHandlers.registry).load([
+            SourceFile(path: "journeys/test/lock.yaml", data: Data(journey.utf8))
+        ])
+        try #require(project.library != nil, "\(project.diagnostics.sorted)")
+        let doc = try #require(DocsBuilder.build(journeys: project.journeys, recordings: [], locale: nil).first)
+        #expect(doc.writes == ["stored.fails", "stored.lockedAt"])
+        #expect(doc.reads.contains("params.remember") && doc.reads.contains("device.now"), "\(doc.reads)")
+    }
+
     @Test func localeChoosesTheTexts() async throws {
         #expect(try await build(script: "  - at: a\n    action: go", locale: "nl").title == "Documentatie")
         #expect(try await build(script: "  - at: a\n    action: go", locale: "fr").title == "Docs \"quoted\" | piped")

@@ -15,11 +15,16 @@ enum Workspace {
         var diagnostics = DiagnosticList()
         let files = Files.yamlFiles(in: paths, diagnostics: &diagnostics)
         var sources = Files.sources(files, limit: limits.maxBytes, diagnostics: &diagnostics)
-        let extra = Files.yamlFiles(in: journeyFolders, diagnostics: &diagnostics)
+        // A file is read once, however many of the paths and folders lead to it.
+        let cwd = FileManager.default.currentDirectoryPath
+        var seen = Set(files.map { Path.absoluteComponents($0, cwd: cwd) })
+        let extra = Files.yamlFiles(in: journeyFolders, diagnostics: &diagnostics).filter {
+            seen.insert(Path.absoluteComponents($0, cwd: cwd)).inserted
+        }
         sources += Files.sources(extra, limit: limits.maxBytes, diagnostics: &diagnostics).map {
             SourceFile(path: $0.path, data: $0.data, journeyOnly: true)
         }
-        sources += nearbyJourneys(for: paths, excluding: Set(files))
+        sources += nearbyJourneys(for: paths, excluding: seen)
         let project = Toolkit.current.loader().load(sources)
         diagnostics.append(contentsOf: project.diagnostics)
         return (project, diagnostics)
@@ -27,7 +32,7 @@ enum Workspace {
 
     /// Journey files that the given paths may call or play, read as candidates: the loader
     /// uses only those it needs.
-    static func nearbyJourneys(for paths: [String], excluding: Set<String>) -> [SourceFile] {
+    static func nearbyJourneys(for paths: [String], excluding: Set<[String]>) -> [SourceFile] {
         var ignored = DiagnosticList()
         var files: [String] = []
         for path in paths {
@@ -41,8 +46,9 @@ enum Workspace {
                 }
             }
         }
+        let cwd = FileManager.default.currentDirectoryPath
         var seen = excluding
-        files = files.filter { seen.insert($0).inserted }
+        files = files.filter { seen.insert(Path.absoluteComponents($0, cwd: cwd)).inserted }
         return Files.sources(files, limit: limits.maxBytes, diagnostics: &ignored).map {
             SourceFile(path: $0.path, data: $0.data, journeyOnly: true)
         }

@@ -9,6 +9,8 @@ public enum NumberRange {
     /// A scenario's `device.kdfRounds`: it may lower the PBKDF2 cost for fast test runs, never
     /// raise it above the real default (OWASP's 600 000 for PBKDF2-HMAC-SHA256).
     public static let kdfRounds = 1...600_000
+    /// A project file's `defaults.jobs`, as `journey test --jobs`.
+    public static let jobs = 1...1024
     /// A network stub's `status`.
     public static let httpStatus = 100...599
     /// A network stub's `times`.

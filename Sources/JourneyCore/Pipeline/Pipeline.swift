@@ -9,6 +9,7 @@
 /// | read    | files → ``SourceFile`` (a path and its bytes)            | the caller (the CLI, a test, an editor): the core never reads files |
 /// | parse   | ``SourceFile`` → ``YAMLNode``                            | ``SafeYAML`` |
 /// | load    | ``YAMLNode`` → ``Journey`` or ``Scenario``               | ``JourneyLoader``, ``ScenarioLoader`` |
+/// |         | ``YAMLNode`` → ``ProjectSettings`` (`journeykit.yaml`)    | ``ProjectFileLoader`` |
 /// | compile | [``Journey``] → ``CompiledLibrary``                      | ``JourneyCompiler``: keeps every journey that compiles, with all it calls, when others fail |
 /// | check   | ``Scenario`` + ``CompiledLibrary`` → ``CompiledScenario`` | ``ScenarioChecker`` |
 ///
@@ -39,6 +40,11 @@ public struct Pipeline: Sendable {
     /// load: a YAML tree → a scenario; nil when it has errors.
     public func loadScenario(_ root: YAMLNode, path: String, into diagnostics: inout DiagnosticList) -> Scenario? {
         ScenarioLoader(yaml: yaml).load(root, path: path, into: &diagnostics)
+    }
+
+    /// load: a project file's YAML tree → its settings; nil when it has errors.
+    public func loadProjectFile(_ root: YAMLNode, into diagnostics: inout DiagnosticList) -> ProjectSettings? {
+        ProjectFileLoader().load(root, into: &diagnostics)
     }
 
     /// compile: journeys → the library of those that compile (see

@@ -1,0 +1,120 @@
+import ArgumentParser
+import Foundation
+import JourneyCore
+import JourneySuite
+
+/// The project a command runs in: the `journeykit.yaml` found in the working folder or the
+/// nearest folder above it, with its journey folders as paths from the working folder. With
+/// no project file, the defaults every command had before: the `journeys` folder, and nothing
+/// else decided.
+struct ProjectContext: Sendable {
+    /// The project file, as a path from the working folder; nil when there is none.
+    var file: String?
+    var settings: ProjectSettings
+    /// The project's journey folders, as paths from the working folder.
+    var journeyFolders: [String]
+    /// The folders of journeys it uses, as paths from the working folder.
+    var usedFolders: [String]
+
+    static let none = ProjectContext(
+        file: nil, settings: ProjectSettings(journeys: []), journeyFolders: [], usedFolders: [])
+
+    /// Every folder a call may find its journey in.
+    var searchFolders: [String] { journeyFolders + usedFolders }
+
+    /// The paths a command works on: those given, else the project's journey folders, else
+    /// `journeys`.
+    func paths(_ given: [String]) -> [String] {
+        if !given.isEmpty { return given }
+        return journeyFolders.isEmpty ? ["journeys"] : journeyFolders
+    }
+
+    /// What a scenario falls back to when it does not say.
+    var scenarioDefaults: ScenarioRunner.Defaults {
+        ScenarioRunner.Defaults(locale: settings.locale, kdfRounds: settings.kdfRounds)
+    }
+
+    /// Finds and reads the project file. Its problems are printed as diagnostics and stop the
+    /// command with exit 2: a project that says what it wants is never half followed.
+    static func load(console: Console) throws -> ProjectContext {
+        var diagnostics = DiagnosticList()
+        let context = load(into: &diagnostics)
+        if diagnostics.errorCount > 0 {
+            console.print(diagnostics)
+            throw ExitCode(ExitStatus.invalid)
+        }
+        return context
+    }
+
+    static func load(into diagnostics: inout DiagnosticList) -> ProjectContext {
+        let cwd = FileManager.default.currentDirectoryPath
+        guard let (file, levels) = find(from: cwd) else { return .none }
+        var read = DiagnosticList()
+        let sources = Files.sources([file], limit: Workspace.limits.maxBytes, diagnostics: &read)
+        diagnostics.append(contentsOf: read)
+        guard let source = sources.first else { return .none }
+        // A project file with nothing in it marks the project's root and keeps every default.
+        if Self.isBlank(source.data) {
+            return resolve(ProjectSettings(journeys: []), file: file, levels: levels, into: &diagnostics)
+        }
+        let pipeline = Pipeline(handlers: Toolkit.current.handlers, yaml: SafeYAML(limits: Workspace.limits))
+        guard let root = pipeline.parse(source, into: &diagnostics),
+            let settings = pipeline.loadProjectFile(root, into: &diagnostics)
+        else { return .none }
+        return resolve(settings, file: file, levels: levels, into: &diagnostics)
+    }
+
+    /// The settings with their folders as paths from the working folder, each checked to be
+    /// a folder.
+    private static func resolve(
+        _ settings: ProjectSettings, file: String, levels: Int, into diagnostics: inout DiagnosticList
+    ) -> ProjectContext {
+        let base = Array(repeating: "..", count: levels).joined(separator: "/")
+        func resolve(_ folders: [Located<String>]) -> [String] {
+            folders.map { folder in
+                let path = folder.value.hasPrefix("/") ? folder.value : Path.join(base, folder.value)
+                var isDirectory: ObjCBool = false
+                if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) || !isDirectory.boolValue {
+                    diagnostics.error(
+                        missingFolder, "no folder '\(folder.value)' (looked for \(path))", at: folder.location)
+                }
+                return path
+            }
+        }
+        // Not naming any, the project's journeys are in `journeys` beside the file, if anywhere.
+        let beside = Path.join(base, "journeys")
+        let journeys =
+            !settings.journeys.isEmpty
+            ? resolve(settings.journeys) : FileManager.default.fileExists(atPath: beside) ? [beside] : []
+        return ProjectContext(
+            file: file, settings: settings, journeyFolders: journeys, usedFolders: resolve(settings.uses))
+    }
+
+    static let missingFolder = "project.folder"
+
+    /// Nothing but blank lines and comments.
+    static func isBlank(_ data: Data) -> Bool {
+        String(decoding: data, as: UTF8.self).split(separator: "\n").allSatisfy {
+            let line = $0.trimmingCharacters(in: .whitespaces)
+            return line.isEmpty || line.hasPrefix("#")
+        }
+    }
+
+    /// The nearest `journeykit.yaml` from `folder` up, as a path from `folder`, and how many
+    /// folders up it is.
+    static func find(from folder: String) -> (file: String, levels: Int)? {
+        var components = Path.absoluteComponents(folder, cwd: "/")
+        var levels = 0
+        while true {
+            let candidate = "/" + (components + [ProjectSettings.fileName]).joined(separator: "/")
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), !isDirectory.boolValue {
+                let prefix = Array(repeating: "..", count: levels).joined(separator: "/")
+                return (Path.join(prefix, ProjectSettings.fileName), levels)
+            }
+            guard !components.isEmpty else { return nil }
+            components.removeLast()
+            levels += 1
+        }
+    }
+}
