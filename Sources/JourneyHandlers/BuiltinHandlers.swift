@@ -31,7 +31,9 @@ public enum BuiltinHandlers {
     /// (``PinVault``), the real network over URLSession (and ``TLSClient`` for pins and
     /// device-trusted CAs), and a probe that asks a needed service the way the device would.
     public static let services = RunServices(
-        sealPIN: { pin, rounds in try PinVault.seal(pin: pin, rounds: rounds ?? PinVault.defaultRounds) },
+        sealPIN: { pin, rounds, random in
+            try PinVault.seal(pin: pin, rounds: rounds ?? PinVault.defaultRounds, using: &random)
+        },
         transport: { URLSessionTransport() },
         probe: { url, trustedCAs in
             var request = HTTPRequest(method: "GET", url: url)

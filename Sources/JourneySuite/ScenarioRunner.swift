@@ -77,7 +77,8 @@ public struct ScenarioRunner: Sendable {
         for (key, pin) in scenario.pins.sorted(by: { $0.key < $1.key }) {
             guard case .string(let digits) = pin.revealed else { continue }
             do {
-                device.store[key] = .secret(.string(try services.sealPIN(digits, device.profile.kdfRounds)))
+                device.store[key] = .secret(
+                    .string(try services.sealPIN(digits, device.profile.kdfRounds, &configuration.random)))
             } catch {
                 throw SetupError(message: "cannot seal the scenario's PIN '\(key)'")
             }

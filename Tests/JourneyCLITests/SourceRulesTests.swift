@@ -3,7 +3,9 @@ import Testing
 
 /// JourneyCore is pure: it never touches the file system, the network or processes. The
 /// CLI reads and writes files; the core gets bytes and returns values.
-@Suite("Source rules: JourneyCore touches no files, network or processes; no I/O traps", .timeLimit(.minutes(2)))
+@Suite(
+    "Source rules: JourneyCore touches no files, network or processes; no I/O traps; randomness and time from the context",
+    .timeLimit(.minutes(2)))
 struct SourceRulesTests {
     struct Rule: Sendable, CustomTestStringConvertible {
         var name: String
@@ -166,6 +168,89 @@ struct SourceRulesTests {
         #expect(
             violations.isEmpty,
             "a write error must be reported, never trapped on:\n\(violations.joined(separator: "\n"))")
+    }
+
+    /// Randomness and real time reach handlers only through their context: the random stream
+    /// of the run (the system's secure generator, or seeded when the run asks) and its wall
+    /// clock. Neither JourneyCore nor JourneyHandlers takes them from anywhere else, so a seeded
+    /// run is reproducible and a normal one is secure.
+    static let entropyRules: [Rule] = [
+        Rule(name: "SystemRandomNumberGenerator", pattern: #"\bSystemRandomNumberGenerator\b"#),
+        Rule(name: "a source chosen in place", pattern: #"\bRandomSource\s*\.\s*(system|seeded)\b"#),
+        Rule(
+            name: "C randomness",
+            pattern:
+                #"\b(arc4random\w*|getrandom|getentropy|SecRandomCopyBytes|[del]rand48)\s*\(|(^|[=(,\s])s?rand(om)?\s*\(\s*\)"#
+        ),
+        Rule(name: "random() without a source", pattern: #"\.random\s*\((?![^)]*\busing\s*:)"#),
+        Rule(
+            name: "randomElement/shuffled without a source", pattern: #"\b(randomElement|shuffled|shuffle)\s*\(\s*\)"#),
+        Rule(name: "UUID()", pattern: #"\bUUID\s*\(\s*\)"#),
+        Rule(name: "SymmetricKey(size:)", pattern: #"\bSymmetricKey\s*\(\s*size\s*:"#),
+        Rule(name: "a new private key", pattern: #"\bPrivateKey\s*\(\s*(keySize\s*:[^)]*)?\)"#),
+        Rule(
+            name: "sealing with a nonce of its own",
+            pattern: #"\b(GCM|ChaChaPoly)\s*\.\s*seal\s*\((?![^\n]*\bnonce\s*:)"#),
+        Rule(
+            name: "the system's time",
+            pattern:
+                #"\bDate\s*\(\s*\)|\bDate\s*\.\s*now\b|\btimeIntervalSinceNow\b|\bCFAbsoluteTimeGetCurrent\b|\bDispatch(Wall)?Time\s*\.\s*now\b|\b(Continuous|Suspending)Clock\b|\b(clock_gettime|gettimeofday)\s*\(|\btime\s*\(\s*nil\s*\)"#
+        ),
+    ]
+
+    /// The files that are where randomness and real time come from.
+    static let entropySources: Set<String> = [
+        "Sources/JourneyCore/Model/RandomSource.swift", "Sources/JourneyCore/Model/WallClock.swift",
+    ]
+
+    @Test("the entropy rules catch what they are meant to catch")
+    func entropyRulesWork() throws {
+        let compiled = try Self.entropyRules.map { ($0.name, try $0.compiled()) }
+        func caught(_ line: String) -> [String] { compiled.filter { line.contains($0.1) }.map(\.0) }
+        #expect(caught("var g = SystemRandomNumberGenerator()") == ["SystemRandomNumberGenerator"])
+        #expect(caught("var random = RandomSource.system") == ["a source chosen in place"])
+        #expect(caught("var random = RandomSource.seeded(1)") == ["a source chosen in place"])
+        #expect(caught("let n = arc4random_uniform(10)") == ["C randomness"])
+        #expect(caught("let n = random()") == ["C randomness"])
+        #expect(caught("let n = Int.random(in: 0..<10)") == ["random() without a source"])
+        #expect(caught("let b = Bool.random()") == ["random() without a source"])
+        #expect(caught("let x = xs.randomElement()") == ["randomElement/shuffled without a source"])
+        #expect(caught("let id = UUID().uuidString") == ["UUID()"])
+        #expect(caught("let key = SymmetricKey(size: .bits256)") == ["SymmetricKey(size:)"])
+        #expect(caught("let key = P256.Signing.PrivateKey()") == ["a new private key"])
+        #expect(caught("let box = try AES.GCM.seal(data, using: key)") == ["sealing with a nonce of its own"])
+        #expect(caught("let now = Date()") == ["the system's time"])
+        #expect(caught("let now = Date.now") == ["the system's time"])
+        #expect(caught("let clock = ContinuousClock()") == ["the system's time"])
+        #expect(caught("let t = time(nil)") == ["the system's time"])
+        // Drawing from the context, and time from the context, are not caught.
+        #expect(caught("let pkce = PKCE(using: &context.random)").isEmpty)
+        #expect(caught("let n = Int.random(in: 0..<10, using: &context.random)").isEmpty)
+        #expect(caught("let box = try AES.GCM.seal(data, using: key, nonce: nonce, authenticating: c)").isEmpty)
+        #expect(caught("now: context.wallClock / 1000").isEmpty)
+        #expect(caught("let date = formatter.date(from: text)").isEmpty)
+        #expect(caught("static func time(_ ms: Int) -> String {").isEmpty)
+        #expect(caught("let key = SymmetricKey(data: bytes)").isEmpty)
+        #expect(caught("let key = try P256.Signing.PrivateKey(pemRepresentation: pem)").isEmpty)
+    }
+
+    @Test("JourneyCore and JourneyHandlers take randomness and real time only from a run's context")
+    func entropyComesFromTheContext() throws {
+        var violations: [String] = []
+        for target in ["JourneyCore", "JourneyHandlers"] {
+            let folder = Paths.root.appendingPathComponent("Sources/\(target)")
+            violations += try Self.violations(under: folder, of: Self.entropyRules).filter { violation in
+                !Self.entropySources.contains(String(violation.prefix { $0 != ":" }))
+            }
+        }
+        #expect(
+            violations.isEmpty,
+            "draw from the handler context's random and wallClock instead:\n\(violations.joined(separator: "\n"))")
+        for source in Self.entropySources {
+            #expect(
+                FileManager.default.fileExists(atPath: Paths.root.appendingPathComponent(source).path),
+                "\(source) is gone: take it off the list")
+        }
     }
 
     @Test("no JourneyCore source uses a forbidden module or API")

@@ -73,3 +73,36 @@ func scenario(_ script: String, expect: String = "done", device: String = "{}") 
     expect: { end: \(expect) }
     """
 }
+
+/// What the tests seal, enrol and make outside a run, drawing from the system's secure
+/// generator; in a run, handlers draw from their context's source.
+extension PinVault {
+    static func seal(pin: String, rounds: Int) throws -> String {
+        var random = RandomSource.system
+        return try seal(pin: pin, rounds: rounds, using: &random)
+    }
+}
+
+extension LockerVault {
+    static func enrol(secret: String, rounds: Int, keeping: Keyring = Keyring()) throws -> Enrolment {
+        var random = RandomSource.system
+        return try enrol(secret: secret, rounds: rounds, keeping: keeping, using: &random)
+    }
+
+    static func encrypt(_ data: String, level: Level, name: String, keyring: Keyring) throws -> String {
+        var random = RandomSource.system
+        return try encrypt(data, level: level, name: name, keyring: keyring, using: &random)
+    }
+}
+
+extension PKCE {
+    init() {
+        var random = RandomSource.system
+        self.init(using: &random)
+    }
+
+    static func randomToken(bytes: Int = 16) -> String {
+        var random = RandomSource.system
+        return randomToken(bytes: bytes, using: &random)
+    }
+}

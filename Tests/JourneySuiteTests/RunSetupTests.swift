@@ -58,9 +58,9 @@ struct RunSetupTests {
         let calls = Mutex<[String]>([])
         var services = BuiltinHandlers.services
         let real = services.sealPIN
-        services.sealPIN = { pin, rounds in
+        services.sealPIN = { pin, rounds, random in
             calls.withLock { $0.append("\(pin.count) digits, \(rounds.map(String.init) ?? "default") rounds") }
-            return try real(pin, rounds)
+            return try real(pin, rounds, &random)
         }
         let runner = ScenarioRunner(services: services)
         let prepared = try runner.prepare(scenario)
@@ -80,7 +80,7 @@ struct RunSetupTests {
         let (scenario, library) = try Self.compile(Self.scenario())
         struct Refused: Error {}
         var services = BuiltinHandlers.services
-        services.sealPIN = { _, _ in throw Refused() }
+        services.sealPIN = { _, _, _ in throw Refused() }
         let runner = ScenarioRunner(services: services)
         #expect(throws: ScenarioRunner.SetupError(message: "cannot seal the scenario's PIN 'code'")) {
             try runner.prepare(scenario)

@@ -98,6 +98,8 @@ final class CompiledStep: Sendable {
     /// The handler id, or `call JOURNEY` for a sub-journey step.
     let label: String
     let runner: Runner
+    /// The runner's handler, if it is one: read on every step, without copying the runner.
+    let handler: (any StepHandler)?
     let parameters: [(name: String, value: CompiledValue)]
     /// What the handler's contract says about some parameters: secret whatever they are built
     /// from, a range their values keep to, what transcripts show of them. By name.
@@ -232,6 +234,7 @@ final class CompiledStep: Sendable {
         self.id = id
         self.label = label
         self.runner = runner
+        if case .handler(let handler) = runner { self.handler = handler } else { self.handler = nil }
         self.parameters = parameters
         self.rules = rules
         self.maps = maps

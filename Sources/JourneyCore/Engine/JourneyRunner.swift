@@ -1,5 +1,6 @@
 /// Runs a journey: drives a ``JourneyMachine`` with real handlers and an input driver, and
-/// writes every transcript record to a sink as it happens.
+/// writes every transcript record to a sink as it happens (the sink is lent to the machine for
+/// each event, ``JourneyMachine/handle(_:recordingInto:)``).
 ///
 /// A handler that throws fails the journey with the error recorded; it never takes the
 /// process down. The error's message is recorded only for ``HandlerError`` (whose messages
@@ -24,30 +25,36 @@ public struct JourneyRunner {
         driver: some InputDriver, network: NetworkTransport? = nil, transcript sink: some TranscriptSink,
         header: TranscriptEvent.Header? = nil
     ) async -> Outcome {
-        var machine = JourneyMachine(
+        let machine = JourneyMachine(
             library: library, journey: journey, params: params, device: device, configuration: configuration)
-        machine.sink = sink
-        let context = RunContext(machine: machine, driver: driver, network: network)
+        let context = RunContext(machine: machine, driver: driver, network: network, sink: sink)
         if let header { sink.record(TranscriptRecord(time: 0, depth: 0, event: .header(header))) }
-        var action = context.machine.start()
+        var action = context.handle(.start)
         while true {
             switch action {
             case .finished(let result), .failed(let result):
                 return Outcome(result: result, rootState: context.machine.rootState, device: context.machine.device)
-            case .runHandler(let handler, let invocation):
+            case .proceed:
+                // Only mid-step events answer this, and a handler's context gives those.
+                action = context.handle(.abort("the machine waited for a handler that was not running"))
+            case .runStep(let invocation):
+                guard let handler = context.machine.currentHandler else {
+                    action = context.handle(.abort("step '\(invocation.step)' has no handler to run"))
+                    continue
+                }
                 context.inputs = [:]
                 do {
                     let result = try await handler.run(invocation, context: context)
-                    action = context.machine.complete(result, inputs: context.inputs)
+                    action = context.handle(.complete(result, inputs: context.inputs))
                 } catch let interruption as RunInterruption {
                     switch interruption {
-                    case .restart: action = context.machine.restart()
-                    case .abort(let message): action = context.machine.abort(message)
+                    case .restart: action = context.handle(.restart)
+                    case .abort(let message): action = context.handle(.abort(message))
                     }
                 } catch let error as HandlerError {
-                    action = context.machine.fail(error.message)
+                    action = context.handle(.fail(error.message))
                 } catch {
-                    action = context.machine.fail("\(type(of: error)) was thrown")
+                    action = context.handle(.fail("\(type(of: error)) was thrown"))
                 }
             }
         }
@@ -62,37 +69,50 @@ public enum RunInterruption: Error, Sendable, Equatable {
     case abort(String)
 }
 
-/// The ``HandlerContext`` of one run. The machine writes its records straight to the run's sink.
-final class RunContext<Driver: InputDriver>: HandlerContext {
-    var machine: JourneyMachine
+/// The ``HandlerContext`` of one run: every change a handler makes goes to the machine as an
+/// event, and the records the machine makes go to the run's sink as they are made.
+///
+/// A run is one sequence of steps and a handler uses its context only from its own `run`, so
+/// nothing reaches the context's state from two places at once: its properties skip the
+/// dynamic exclusivity checks, which the machine's hot path would otherwise pay on every event.
+final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContext {
+    @exclusivity(unchecked) var machine: JourneyMachine
     let driver: Driver
     let network: NetworkTransport?
-    var inputs: [String: Value] = [:]
+    let sink: Sink
+    @exclusivity(unchecked) var inputs: [String: Value] = [:]
 
-    init(machine: JourneyMachine, driver: Driver, network: NetworkTransport?) {
+    init(machine: JourneyMachine, driver: Driver, network: NetworkTransport?, sink: Sink) {
         self.machine = machine
         self.driver = driver
         self.network = network
+        self.sink = sink
+    }
+
+    /// Gives the machine an event, lending it the run's sink for the records it makes.
+    @discardableResult
+    func handle(_ event: consuming JourneyMachine.Event) -> JourneyMachine.Action {
+        machine.handle(event, recordingInto: sink)
     }
 
     nonisolated(nonsending) func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let url = request.displayURL ?? request.url
         guard machine.device.profile.online else {
-            machine.recordHTTP(method: request.method, url: url, status: nil, error: "offline")
+            handle(.recordHTTP(method: request.method, url: url, status: nil, error: "offline"))
             throw NetworkError.offline
         }
         guard let network else {
-            machine.recordHTTP(method: request.method, url: url, status: nil, error: "no network")
+            handle(.recordHTTP(method: request.method, url: url, status: nil, error: "no network"))
             throw NetworkError.noTransport
         }
         var request = request
         request.trustedCAs = machine.device.profile.trustedCAs
         do {
             let response = try await network.send(request)
-            machine.recordHTTP(method: request.method, url: url, status: response.status, error: nil)
+            handle(.recordHTTP(method: request.method, url: url, status: response.status, error: nil))
             return response
         } catch let error as NetworkError {
-            machine.recordHTTP(method: request.method, url: url, status: nil, error: error.description)
+            handle(.recordHTTP(method: request.method, url: url, status: nil, error: error.description))
             if case .unstubbed(let message) = error { throw HandlerError(message) }
             throw error
         }
@@ -103,15 +123,15 @@ final class RunContext<Driver: InputDriver>: HandlerContext {
             let reply = try await driver.next(for: request)
             switch reply {
             case .advance(let ms):
-                machine.advanceClock(by: ms, reason: "scenario")
+                handle(.advanceClock(milliseconds: ms, reason: "scenario"))
             case .network(let online):
                 let wasOnline = machine.device.profile.online
-                machine.setNetwork(online: online)
+                handle(.setNetwork(online: online))
                 // A step that waits for the network (it asks for `network`) hears of it coming
                 // back, as a reachability observer does: a change, not a repeat.
                 if online, !wasOnline, request.inputs.contains(where: { $0.name == "network" }) {
                     let values: [String: Value] = ["network": .bool(true)]
-                    machine.recordInput(values)
+                    handle(.recordInput(values))
                     if inputs.isEmpty { inputs = values } else { inputs.merge(values) { $1 } }
                     return values
                 }
@@ -137,7 +157,7 @@ final class RunContext<Driver: InputDriver>: HandlerContext {
                         shown[spec.name] = .string(URLRedaction.redact(url))
                     }
                 }
-                machine.recordInput(shown)
+                handle(.recordInput(shown))
                 if inputs.isEmpty { inputs = typed } else { inputs.merge(typed) { $1 } }
                 return typed
             }
@@ -146,9 +166,16 @@ final class RunContext<Driver: InputDriver>: HandlerContext {
 
     var device: DeviceProfile { machine.device.profile }
     var now: Int { machine.device.clock }
+    var wallClock: Int { machine.configuration.wallClock.milliseconds }
+
+    /// The machine's stream: a handler's draws move it, and a fork of the machine keeps its own.
+    var random: RandomSource {
+        get { machine.random }
+        set { machine.random = newValue }
+    }
 
     func wait(milliseconds: Int, reason: String) {
-        machine.advanceClock(by: milliseconds, reason: reason)
+        handle(.advanceClock(milliseconds: milliseconds, reason: reason))
     }
 
     func stored(_ key: String) -> Value? { machine.device.store[key] }
@@ -156,10 +183,10 @@ final class RunContext<Driver: InputDriver>: HandlerContext {
     var storedKeys: [String] { machine.device.store.keys.sorted() }
 
     func chargeAttempt() {
-        machine.chargeAttempt()
+        handle(.chargeAttempt)
     }
 
     func store(_ key: String, _ value: Value?) {
-        machine.store(key, value)
+        handle(.store(key, value))
     }
 }

@@ -91,7 +91,7 @@ public struct HandlerInvocation: Sendable {
 }
 
 /// The outcome a handler produced, with the data transitions can read as `outcome.NAME`.
-public struct HandlerResult: Sendable, Equatable {
+public struct HandlerResult: Sendable, Hashable {
     public var outcome: String
     public var data: [String: Value]
 
@@ -127,7 +127,8 @@ public struct RenderedScreen: Sendable, Hashable {
     public var fields: [Field]
 }
 
-/// What a handler can do while it runs: ask the driver, use the device, wait on the clock.
+/// What a handler can do while it runs: ask the driver, use the device, wait on the clock,
+/// draw random bytes. Handlers take time and randomness from here and from nowhere else.
 ///
 /// A run is sequential: a handler uses its context only from its own `run` call.
 public protocol HandlerContext: AnyObject {
@@ -136,8 +137,19 @@ public protocol HandlerContext: AnyObject {
     nonisolated(nonsending) func input(_ request: InputRequest) async throws -> [String: Value]
     /// The simulated phone.
     var device: DeviceProfile { get }
-    /// The virtual clock, in milliseconds since the Unix epoch.
+    /// The virtual clock, in milliseconds since the Unix epoch: the only time a journey sees.
     var now: Int { get }
+    /// Real time, in milliseconds since the Unix epoch: only for checking what a live server
+    /// issued in its own time (an id_token's `exp` and `iat`), never for the journey's time,
+    /// which is ``now``. The system's clock, or pinned by the run's configuration
+    /// (``JourneyMachine/Configuration/wallClock``).
+    var wallClock: Int { get }
+    /// Where the handler takes random bytes from (salts, keys, PKCE verifiers, `state` and
+    /// `nonce`), drawing with `using: &context.random`: the system's secure generator, or, in a
+    /// run configured with a seed (``JourneyMachine/Configuration/random``), a deterministic one
+    /// that makes exploration reproducible and is never for security. Handlers take randomness
+    /// from nowhere else.
+    var random: RandomSource { get set }
     /// Lets `milliseconds` pass on the virtual clock; recorded in the transcript.
     func wait(milliseconds: Int, reason: String)
     /// A value in the device's persistent store.

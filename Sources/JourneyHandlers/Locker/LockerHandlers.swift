@@ -82,7 +82,7 @@ public struct LockerEnrolHandler: StepHandler {
         if let action { return HandlerResult(action) }
         let enrolment = try LockerVault.enrol(
             secret: password, rounds: context.device.kdfRounds ?? PinVault.defaultRounds,
-            keeping: try invocation.keyring())
+            keeping: try invocation.keyring(), using: &context.random)
         return HandlerResult(
             "enrolled",
             data: [
@@ -197,7 +197,7 @@ public struct LockerEncryptHandler: StepHandler {
         do {
             let record = try LockerVault.encrypt(
                 try invocation.text("data"), level: try invocation.lockerLevel(), name: try invocation.text("name"),
-                keyring: try invocation.keyring())
+                keyring: try invocation.keyring(), using: &context.random)
             return HandlerResult("sealed", data: ["record": .secret(.string(record))])
         } catch LockerVault.Failure.unavailable {
             return HandlerResult("unavailable")

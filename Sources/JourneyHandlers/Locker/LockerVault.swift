@@ -91,17 +91,20 @@ public enum LockerVault {
 
     /// Level keys sealed under `secret`, and (background, base) under a new device key. The keys
     /// of `keeping` are kept (a changed password must not lose the data); the others are fresh.
-    public static func enrol(secret: String, rounds: Int, keeping: Keyring = Keyring()) throws -> Enrolment {
+    /// Keys, salt and nonces are drawn from `random` (a handler's context's source).
+    public static func enrol(
+        secret: String, rounds: Int, keeping: Keyring = Keyring(), using random: inout RandomSource
+    ) throws -> Enrolment {
         var keys: [Level: Data] = [:]
-        for level in Level.allCases { keys[level] = keeping.keys[level] ?? SecureRandom.bytes(32) }
+        for level in Level.allCases { keys[level] = keeping.keys[level] ?? SecureRandom.bytes(32, from: &random) }
         let keyring = Keyring(keys: keys)
-        let salt = SecureRandom.bytes(16)
+        let salt = SecureRandom.bytes(16, from: &random)
         let kek = try PinVault.deriveKey(pin: secret, salt: salt, rounds: rounds)
-        let vault = try seal(Data(keyring.encoded.utf8), key: kek, context: vaultContext)
-        let deviceKey = SecureRandom.bytes(32)
+        let vault = try seal(Data(keyring.encoded.utf8), key: kek, context: vaultContext, using: &random)
+        let deviceKey = SecureRandom.bytes(32, from: &random)
         let wrap = try seal(
             Data(keyring.only([.background, .base]).encoded.utf8), key: SymmetricKey(data: deviceKey),
-            context: deviceContext)
+            context: deviceContext, using: &random)
         return Enrolment(
             vault: [version, String(rounds), salt.base64EncodedString(), vault.base64EncodedString()]
                 .joined(separator: ":"),
@@ -138,10 +141,14 @@ public enum LockerVault {
         return try Keyring(encoded: String(decoding: plain, as: UTF8.self))
     }
 
-    /// Seals `data` at `level` under the name it is stored by: `locker-v1:LEVEL:SEALED`.
-    public static func encrypt(_ data: String, level: Level, name: String, keyring: Keyring) throws -> String {
+    /// Seals `data` at `level` under the name it is stored by: `locker-v1:LEVEL:SEALED`, with the
+    /// nonce drawn from `random` (a handler's context's source).
+    public static func encrypt(
+        _ data: String, level: Level, name: String, keyring: Keyring, using random: inout RandomSource
+    ) throws -> String {
         guard let key = keyring.keys[level] else { throw Failure.unavailable(level) }
-        let sealed = try seal(Data(data.utf8), key: SymmetricKey(data: key), context: dataContext(level, name))
+        let sealed = try seal(
+            Data(data.utf8), key: SymmetricKey(data: key), context: dataContext(level, name), using: &random)
         return [version, level.rawValue, sealed.base64EncodedString()].joined(separator: ":")
     }
 
@@ -160,8 +167,9 @@ public enum LockerVault {
         Data("journeykit.locker.data.v1|\(level.rawValue)|\(name)".utf8)
     }
 
-    static func seal(_ data: Data, key: SymmetricKey, context: Data) throws -> Data {
-        guard let combined = try AES.GCM.seal(data, using: key, authenticating: context).combined else {
+    static func seal(_ data: Data, key: SymmetricKey, context: Data, using random: inout RandomSource) throws -> Data {
+        let nonce = try AES.GCM.Nonce(data: SecureRandom.bytes(12, from: &random))
+        guard let combined = try AES.GCM.seal(data, using: key, nonce: nonce, authenticating: context).combined else {
             throw Failure.unreadable
         }
         return combined

@@ -133,9 +133,9 @@ public struct OIDCAuthorizeHandler: StepHandler {
         _ invocation: HandlerInvocation, context: HandlerContext
     ) async throws -> HandlerResult {
         let endpoint = try invocation.text("endpoint")
-        let pkce = PKCE()
-        let state = PKCE.randomToken(bytes: 32)
-        let nonce = PKCE.randomToken(bytes: 32)
+        let pkce = PKCE(using: &context.random)
+        let state = PKCE.randomToken(bytes: 32, using: &context.random)
+        let nonce = PKCE.randomToken(bytes: 32, using: &context.random)
         var pairs: [(String, String, Bool)] = [
             ("response_type", "code", false), ("client_id", try invocation.text("clientId"), false),
             ("redirect_uri", try invocation.text("redirectUri"), false),
@@ -445,7 +445,7 @@ public struct OIDCTokenHandler: StepHandler {
             do throws(IDTokenValidator.Failure) {
                 _ = try await validator.validate(
                     idToken, jwks: Data(jwks.body.utf8), nonce: nonce, accessToken: access,
-                    now: Int(Date().timeIntervalSince1970))
+                    now: context.wallClock / 1000)
             } catch {
                 return HandlerResult("invalidToken", data: ["reason": .string(error.description)])
             }

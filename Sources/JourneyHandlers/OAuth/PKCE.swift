@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import JourneyCore
 
 /// Base64url without padding (RFC 7515 §2), as OAuth and JOSE use it.
 enum Base64URL {
@@ -21,9 +22,10 @@ public struct PKCE: Sendable, Equatable {
     public let challenge: String
     public let method = "S256"
 
-    /// A fresh verifier from 32 random octets (43 characters), as RFC 7636 §4.1 recommends.
-    public init() {
-        self.init(verifier: Base64URL.encode(SecureRandom.bytes(32)))
+    /// A fresh verifier from 32 random octets (43 characters), as RFC 7636 §4.1 recommends,
+    /// drawn from `random` (a handler's context's source).
+    public init(using random: inout RandomSource) {
+        self.init(verifier: Base64URL.encode(SecureRandom.bytes(32, from: &random)))
     }
 
     /// The challenge for a given verifier (43 to 128 unreserved characters).
@@ -41,8 +43,9 @@ public struct PKCE: Sendable, Equatable {
             }
     }
 
-    /// A random, URL-safe value of 128 bits or more, for `state` and `nonce`.
-    public static func randomToken(bytes: Int = 16) -> String {
-        Base64URL.encode(SecureRandom.bytes(bytes))
+    /// A random, URL-safe value of `bytes` octets (16, 128 bits, or more), for `state` and
+    /// `nonce`, drawn from `random` (a handler's context's source).
+    public static func randomToken(bytes: Int = 16, using random: inout RandomSource) -> String {
+        Base64URL.encode(SecureRandom.bytes(bytes, from: &random))
     }
 }

@@ -7,8 +7,8 @@ import JourneyCore
 /// revoke requests exactly as the SDK builds them.
 enum TinkoffID {
     /// The SDK's verifier: 128 random bytes, base64, made URL-safe, cut to 128 characters.
-    static func verifier() -> String {
-        String(Base64URL.encode(SecureRandom.bytes(128)).prefix(128))
+    static func verifier(using random: inout RandomSource) -> String {
+        String(Base64URL.encode(SecureRandom.bytes(128, from: &random)).prefix(128))
     }
 
     /// `Authorization: Basic base64("<client_id>:")` and `X-SSO-No-Adapter: true`.
@@ -90,7 +90,7 @@ public struct TinkoffLaunchHandler: StepHandler {
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext
     ) async throws -> HandlerResult {
-        let verifier = TinkoffID.verifier()
+        let verifier = TinkoffID.verifier(using: &context.random)
         let pkce = PKCE(verifier: verifier)
         let clientId = try invocation.text("clientId")
         let callback = try invocation.text("callbackUrl")

@@ -122,7 +122,8 @@ public struct PinSaveHandler: StepHandler {
     ) async throws -> HandlerResult {
         let key = try invocation.text("key")
         let pin = try invocation.text("pin")
-        let record = try PinVault.seal(pin: pin, rounds: context.device.kdfRounds ?? PinVault.defaultRounds)
+        let record = try PinVault.seal(
+            pin: pin, rounds: context.device.kdfRounds ?? PinVault.defaultRounds, using: &context.random)
         context.store(key, .secret(.string(record)))
         return HandlerResult("saved")
     }

@@ -23,14 +23,15 @@ public enum PinVault {
         case unreadableRecord
     }
 
-    /// Seals a fresh device secret under `pin`.
-    public static func seal(pin: String, rounds: Int = defaultRounds) throws -> String {
-        let salt = SecureRandom.bytes(16)
+    /// Seals a fresh device secret under `pin`, with the salt, secret and nonce drawn from
+    /// `random` (a handler's context's source).
+    public static func seal(pin: String, rounds: Int = defaultRounds, using random: inout RandomSource) throws -> String
+    {
+        let salt = SecureRandom.bytes(16, from: &random)
         let key = try deriveKey(pin: pin, salt: salt, rounds: rounds)
-        let secret = SymmetricKey(size: .bits256)
-        let box = try secret.withUnsafeBytes { bytes in
-            try AES.GCM.seal(Data(bytes), using: key, authenticating: context)
-        }
+        let secret = SecureRandom.bytes(32, from: &random)
+        let nonce = try AES.GCM.Nonce(data: SecureRandom.bytes(12, from: &random))
+        let box = try AES.GCM.seal(secret, using: key, nonce: nonce, authenticating: context)
         guard let combined = box.combined else { throw Failure.unreadableRecord }
         return [prefix, String(rounds), salt.base64EncodedString(), combined.base64EncodedString()]
             .joined(separator: ":")

@@ -27,29 +27,6 @@ struct JourneyMachineTests {
               pin: { max: 3, counter: stored.failures, exceeded: failed }
             """)
 
-    func machine(_ text: String, store: [String: Value] = [:], budget: Int = 100) throws -> JourneyMachine {
-        let (library, diagnostics) = compile([text])
-        let lib = try #require(library, "\(diagnostics)")
-        return JourneyMachine(
-            library: lib, journey: try #require(lib["t.j"]), device: DeviceState(store: store),
-            configuration: .init(stepBudget: budget))
-    }
-
-    func step(_ action: JourneyMachine.Action) -> String? {
-        if case .runHandler(_, let invocation) = action { return invocation.step }
-        return nil
-    }
-
-    func end(_ action: JourneyMachine.Action) -> String? {
-        if case .finished(let result) = action { return result.end }
-        return nil
-    }
-
-    func failure(_ action: JourneyMachine.Action) -> String? {
-        if case .failed(let result) = action { return result.failure }
-        return nil
-    }
-
     @Test func walksStepsToAnEnd() throws {
         var m = try machine(
             journey(
@@ -61,12 +38,12 @@ struct JourneyMachineTests {
                         handler: t.step
                         on: { next: done, back: a }
                     """))
-        #expect(step(m.start()) == "a")
-        #expect(step(m.complete(HandlerResult("next"))) == "b")
-        #expect(step(m.complete(HandlerResult("back"))) == "a")
-        #expect(step(m.complete(HandlerResult("next"))) == "b")
-        let last = m.complete(HandlerResult("next"))
-        #expect(end(last) == "done")
+        #expect(m.handle(.start).step == "a")
+        #expect(m.handle(.complete(HandlerResult("next"))).step == "b")
+        #expect(m.handle(.complete(HandlerResult("back"))).step == "a")
+        #expect(m.handle(.complete(HandlerResult("next"))).step == "b")
+        let last = m.handle(.complete(HandlerResult("next")))
+        #expect(last.end == "done")
         #expect(m.stepsTaken == 4)
         let events = m.takeRecords().map(\.event.name)
         #expect(events.first == "journey.start")
@@ -76,22 +53,22 @@ struct JourneyMachineTests {
 
     @Test func threeStrikesSurviveARestart() throws {
         var m = try machine(Self.pinJourney)
-        _ = m.start()
-        m.chargeAttempt()
-        _ = m.complete(HandlerResult("wrong"))
-        m.chargeAttempt()
-        _ = m.complete(HandlerResult("wrong"))
+        _ = m.handle(.start)
+        _ = m.handle(.chargeAttempt)
+        _ = m.handle(.complete(HandlerResult("wrong")))
+        _ = m.handle(.chargeAttempt)
+        _ = m.handle(.complete(HandlerResult("wrong")))
         #expect(m.device.store["failures"] == .int(2))
         #expect(m.rootState["misses"] == .int(2))
 
-        #expect(step(m.restart()) == "a")
+        #expect(m.handle(.restart).step == "a")
         #expect(m.rootState["misses"] == .int(0), "state does not survive a restart")
         #expect(m.device.store["failures"] == .int(2), "the stored counter does")
 
-        m.chargeAttempt()
+        _ = m.handle(.chargeAttempt)
         #expect(m.device.store["failures"] == .int(3), "charged before the result is known")
-        let last = m.complete(HandlerResult("wrong"))
-        #expect(end(last) == "failed")
+        let last = m.handle(.complete(HandlerResult("wrong")))
+        #expect(last.end == "failed")
         #expect(m.device.store["failures"] == .int(0), "reset when exceeded (keep: false)")
         let attempts = m.takeRecords().compactMap { record -> String? in
             if case .attempt(_, _, let action, let count, _) = record.event { return "\(action.rawValue) \(count)" }
@@ -102,41 +79,41 @@ struct JourneyMachineTests {
 
     @Test func aRestartBeforeTheInputCostsNothing() throws {
         var m = try machine(Self.pinJourney, store: ["failures": .int(2)])
-        _ = m.start()
-        _ = m.restart()
-        _ = m.restart()
+        _ = m.handle(.start)
+        _ = m.handle(.restart)
+        _ = m.handle(.restart)
         #expect(m.device.store["failures"] == .int(2))
-        #expect(end(m.complete(HandlerResult("correct"))) == "done")
+        #expect(m.handle(.complete(HandlerResult("correct"))).end == "done")
         #expect(m.device.store["failures"] == .int(0), "a correct PIN resets the count")
     }
 
     @Test func aRestartAfterTheChargeKeepsIt() throws {
         var m = try machine(Self.pinJourney, store: ["failures": .int(1)])
-        _ = m.start()
-        m.chargeAttempt()
-        _ = m.restart()
+        _ = m.handle(.start)
+        _ = m.handle(.chargeAttempt)
+        _ = m.handle(.restart)
         #expect(m.device.store["failures"] == .int(2))
     }
 
     @Test func otherOutcomesGiveTheChargeBack() throws {
         var m = try machine(Self.pinJourney, store: ["failures": .int(1)])
-        _ = m.start()
-        m.chargeAttempt()
+        _ = m.handle(.start)
+        _ = m.handle(.chargeAttempt)
         #expect(m.device.store["failures"] == .int(2))
-        #expect(end(m.complete(HandlerResult("cancel"))) == "failed")
+        #expect(m.handle(.complete(HandlerResult("cancel"))).end == "failed")
         #expect(m.device.store["failures"] == .int(1))
     }
 
     @Test func countedOutcomesAreChargedEvenIfTheHandlerDidNot() throws {
         var m = try machine(Self.pinJourney)
-        _ = m.start()
-        _ = m.complete(HandlerResult("wrong"))
+        _ = m.handle(.start)
+        _ = m.handle(.complete(HandlerResult("wrong")))
         #expect(m.device.store["failures"] == .int(1))
     }
 
     @Test func enteringAnExhaustedLimitGoesStraightToExceeded() throws {
         var m = try machine(Self.pinJourney, store: ["failures": .int(3)])
-        #expect(end(m.start()) == "failed")
+        #expect(m.handle(.start).end == "failed")
         #expect(m.stepsTaken == 1)
     }
 
@@ -148,26 +125,26 @@ struct JourneyMachineTests {
                         handler: t.step
                         on: { next: a, back: done }
                     """), budget: 5)
-        var action = m.start()
+        var action = m.handle(.start)
         var rounds = 0
-        while case .runHandler = action {
-            action = m.complete(HandlerResult("next"))
+        while case .runStep = action {
+            action = m.handle(.complete(HandlerResult("next")))
             rounds += 1
         }
         #expect(rounds == 5)
-        #expect(failure(action)?.contains("step budget of 5") == true)
+        #expect(action.failure?.contains("step budget of 5") == true)
     }
 
     @Test func undeclaredOutcomesFailTheRun() throws {
         var m = try machine(journey(steps: "  a:\n    handler: t.step\n    on: { next: done, back: done }"))
-        _ = m.start()
-        #expect(failure(m.complete(HandlerResult("sideways")))?.contains("does not declare") == true)
+        _ = m.handle(.start)
+        #expect(m.handle(.complete(HandlerResult("sideways"))).failure?.contains("does not declare") == true)
     }
 
     @Test func handlerErrorsAreRecordedAndFailTheRun() throws {
         var m = try machine(journey(steps: "  a:\n    handler: t.step\n    on: { next: done, back: done }"))
-        _ = m.start()
-        #expect(failure(m.fail("network down"))?.contains("network down") == true)
+        _ = m.handle(.start)
+        #expect(m.handle(.fail("network down")).failure?.contains("network down") == true)
         let names = m.takeRecords().map(\.event.name)
         #expect(names.suffix(2) == ["handler.error", "failure"])
     }
@@ -191,10 +168,10 @@ struct JourneyMachineTests {
                 """,
             extra: "state:\n  seen: { type: string }")
         var m = try machine(text)
-        _ = m.start()
-        #expect(
-            end(m.complete(HandlerResult("done", data: ["value": .string("y")]), inputs: ["text": .string("abc")]))
-                == "done")
+        _ = m.handle(.start)
+        let last = m.handle(
+            .complete(HandlerResult("done", data: ["value": .string("y")]), inputs: ["text": .string("abc")]))
+        #expect(last.end == "done")
         #expect(m.rootState["seen"] == .string("second:abc"))
         let branch = m.takeRecords().compactMap { r -> String? in
             if case .transition(_, _, let branch, _) = r.event { return branch }
@@ -233,14 +210,14 @@ struct JourneyMachineTests {
         let (library, diagnostics) = compile([caller, callee])
         let lib = try #require(library, "\(diagnostics)")
         var m = JourneyMachine(library: lib, journey: try #require(lib["t.j"]), device: DeviceState())
-        let first = m.start()
-        guard case .runHandler(_, let invocation) = first else {
+        let first = m.handle(.start)
+        guard case .runStep(let invocation) = first else {
             Issue.record("expected the sub-journey's first step")
             return
         }
         #expect(invocation.journey == "t.sub")
         #expect(m.currentState["x"] == .int(100), "the callee starts with its own state")
-        #expect(end(m.complete(HandlerResult("next"))) == "done")
+        #expect(m.handle(.complete(HandlerResult("next"))).end == "done")
         #expect(m.rootState["x"] == .int(41), "the callee's state.x did not leak into the caller")
         #expect(m.rootState["y"] == .int(42))
         let records = m.takeRecords()
@@ -260,8 +237,8 @@ struct JourneyMachineTests {
                 """,
             extra: "state:\n  pin: { type: string, secret: true }")
         var m = try machine(text)
-        _ = m.start()
-        _ = m.complete(HandlerResult("done", data: ["pin": .string("4711")]))
+        _ = m.handle(.start)
+        _ = m.handle(.complete(HandlerResult("done", data: ["pin": .string("4711")])))
         #expect(m.rootState["pin"] == .secret(.string("4711")))
         let encoded = m.takeRecords().map { JSONLinesEncoder().encode($0) + TranscriptTextRenderer().render($0) }
             .joined()
@@ -272,11 +249,11 @@ struct JourneyMachineTests {
     @Test func sameEventsGiveTheSameRecords() throws {
         func run() throws -> [TranscriptRecord] {
             var m = try machine(Self.pinJourney)
-            _ = m.start()
-            m.advanceClock(by: 1500, reason: "test")
-            _ = m.complete(HandlerResult("wrong"))
-            _ = m.restart()
-            _ = m.complete(HandlerResult("correct"))
+            _ = m.handle(.start)
+            _ = m.handle(.advanceClock(milliseconds: 1500, reason: "test"))
+            _ = m.handle(.complete(HandlerResult("wrong")))
+            _ = m.handle(.restart)
+            _ = m.handle(.complete(HandlerResult("correct")))
             return m.takeRecords()
         }
         let a = try run(), b = try run()

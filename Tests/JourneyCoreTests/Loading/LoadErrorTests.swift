@@ -152,7 +152,7 @@ struct LoadErrorTests {
         let (library, found) = compile([text])
         let lib = try #require(library, "\(found)")
         var machine = JourneyMachine(library: lib, journey: try #require(lib["t.j"]), device: DeviceState())
-        guard case .runHandler(_, let invocation) = machine.start() else {
+        guard case .runStep(let invocation) = machine.handle(.start) else {
             Issue.record("the step did not run")
             return
         }

@@ -122,7 +122,7 @@ struct BoundsTests {
         let (library, found) = compile([text], handlers: try HandlerRegistry([RangedHandler()]))
         let lib = try #require(library, "\(found)")
         var machine = JourneyMachine(library: lib, journey: try #require(lib["t.j"]), device: DeviceState())
-        guard case .failed(let result) = machine.start() else {
+        guard case .failed(let result) = machine.handle(.start) else {
             Issue.record("the step ran with a length outside its range")
             return
         }

@@ -1,0 +1,607 @@
+extension JourneyMachine {
+    /// Everything an event can change: the journeys' frames, the device, the run's counters,
+    /// the random stream handlers draw from, and the transcript records not yet drained. The interpreter's work is done here, on the
+    /// machine's run in place; the machine then sets its state from the action.
+    struct Run: Sendable {
+        let setup: Setup
+        /// The journeys running, the root first; empty before the run starts.
+        var frames: [Frame] = []
+        var device: DeviceState
+        var stepsTaken = 0
+        /// Whether the current step visit has charged its attempt limit.
+        var attemptCharged = false
+        /// Where handlers draw random bytes from; the machine itself draws none. Kept here so
+        /// that a fork draws from its own copy of a seeded stream.
+        var random: RandomSource
+        /// Transcript records not yet drained.
+        var records: [TranscriptRecord] = []
+        /// The sink the caller lends for the event being handled
+        /// (``JourneyMachine/handle(_:recordingInto:)``): records go straight to it instead of
+        /// waiting in ``records``. Nil between events, so the machine keeps no sink and a fork
+        /// never shares one (which is also why the run stays `Sendable`).
+        nonisolated(unsafe) var lentSink: (any TranscriptSink)?
+
+        init(setup: Setup, device: DeviceState) {
+            self.setup = setup
+            self.device = device
+            self.random = setup.configuration.random
+        }
+    }
+
+    /// One running journey: the root, or a sub-journey a step of the frame below calls.
+    struct Frame: Sendable {
+        let journey: CompiledJourney
+        var params: [String: Value]
+        var state: [String: Value]
+        /// The step the journey is at (for a caller, the step that calls).
+        var step = 0
+    }
+}
+
+// MARK: Events
+
+extension JourneyMachine.Run {
+    typealias Action = JourneyMachine.Action
+
+    /// The step the innermost journey is at (frames must not be empty). Read in place, so the
+    /// frame's params and state are not copied.
+    var topStep: CompiledStep {
+        let top = frames.count - 1
+        return frames[top].journey.steps[frames[top].step]
+    }
+
+    mutating func complete(_ result: HandlerResult, inputs: [String: Value]) -> Action {
+        let step = topStep
+        let transition = step.transition(for: result.outcome)
+        guard let specs = transition?.data ?? step.contract.outcome(named: result.outcome)?.data else {
+            return failure(
+                step.id,
+                "handler '\(step.label)' returned outcome '\(result.outcome)', which its contract does not declare")
+        }
+        var data: [String: Value] = [:]
+        for d in specs {
+            if let value = result.data[d.name] { data[d.name] = value.secret(if: d.type.secret) }
+        }
+        emit(
+            .outcome(step: step.id, outcome: result.outcome, data: data.isEmpty ? [] : .sorted(data)),
+            encoded: transition?.outcomeEvent)
+        switch resolve(outcome: result.outcome, transition: transition, data: data, inputs: inputs) {
+        case .success(let target): return go(to: target)
+        case .failure(let error): return failure(step.id, error.message)
+        }
+    }
+
+    mutating func fail(_ message: String) -> Action {
+        guard !frames.isEmpty else { return failure(nil, message) }
+        let step = topStep
+        emit(.handlerError(step: step.id, handler: step.label, message: message))
+        return failure(step.id, "handler '\(step.label)' failed: \(message)")
+    }
+
+    mutating func restart() -> Action {
+        emit(.restart)
+        frames.removeAll()
+        return launch()
+    }
+
+    mutating func advanceClock(by milliseconds: Int, reason: String) -> Action {
+        device.clock += milliseconds
+        emit(.clockAdvance(milliseconds: milliseconds, reason: reason))
+        return .proceed
+    }
+
+    mutating func setNetwork(online: Bool) -> Action {
+        device.profile.online = online
+        emit(.network(online: online))
+        return .proceed
+    }
+
+    mutating func store(_ key: String, _ value: Value?) -> Action {
+        let value = value?.secret(if: setup.library.isSecretStored(key))
+        if let value { device.store[key] = value } else { device.store.removeValue(forKey: key) }
+        emit(.stateSet(variable: "stored.\(key)", value: value ?? .string("(removed)")))
+        return .proceed
+    }
+
+    mutating func chargeAttempt() -> Action {
+        guard !attemptCharged, !frames.isEmpty else { return .proceed }
+        let step = topStep
+        guard let limit = step.attempts?.limit else { return .proceed }
+        let count = counter(limit) + 1
+        setCounter(limit, count)
+        attemptCharged = true
+        emitAttempt(step, .charged, count: count)
+        return .proceed
+    }
+
+    mutating func recordHTTP(method: String, url: String, status: Int?, error: String?) -> Action {
+        emit(.http(step: topStep.id, method: method, url: URLRedaction.redact(url), status: status, error: error))
+        return .proceed
+    }
+
+    mutating func recordInput(_ values: [String: Value]) -> Action {
+        let step = topStep
+        if let prepared = step.preparedInput(values) {
+            emit(.input(step: step.id, values: prepared.values), encoded: prepared.event)
+        } else {
+            emit(.input(step: step.id, values: .sorted(values)))
+        }
+        return .proceed
+    }
+}
+
+// MARK: Moving
+
+extension JourneyMachine.Run {
+    /// Where a move goes next: on to a target, or back to the caller with an action.
+    enum Move {
+        case to(Target)
+        case stop(Action)
+    }
+
+    /// Starts the root journey with its params.
+    mutating func launch() -> Action {
+        let root = setup.root
+        var params = setup.rootParams
+        for p in root.params where params[p.name] == nil {
+            guard let value = p.defaultValue else {
+                return failure(nil, "param '\(p.name)' of \(root.id) has no default and was not given")
+            }
+            params[p.name] = value
+        }
+        for p in root.params { params[p.name] = params[p.name]?.secret(if: p.type.secret) }
+        emit(.journeyStart(journey: root.id, params: .sorted(params)))
+        frames = [JourneyMachine.Frame(journey: root, params: params, state: JourneyMachine.initialState(root))]
+        return go(to: root.start)
+    }
+
+    /// Moves from `first` until a handler must run or the run ends.
+    mutating func go(to first: Target) -> Action {
+        var target = first
+        while true {
+            let move =
+                switch target {
+                case .step(let index): enter(step: index)
+                case .end(let index): reach(end: index)
+                }
+            switch move {
+            case .to(let next): target = next
+            case .stop(let action): return action
+            }
+        }
+    }
+
+    /// Enters a step of the innermost journey: counts it, applies its attempt limit, and
+    /// either calls its sub-journey or prepares its handler's visit.
+    @inline(__always)
+    mutating func enter(step index: Int) -> Move {
+        stepsTaken += 1
+        let step = frames[frames.count - 1].journey.steps[index]
+        let budget = setup.configuration.stepBudget
+        if stepsTaken > budget {
+            return .stop(
+                failure(step.id, "step budget of \(budget) exhausted at step '\(step.id)'; the journey seems to loop"))
+        }
+        frames[frames.count - 1].step = index
+        emit(.stepEnter(step: step.id, handler: step.label), encoded: step.enterEvent)
+        attemptCharged = false
+        if let limit = step.attempts?.limit {
+            let count = counter(limit)
+            if count >= limit.max {
+                emitAttempt(step, .exceeded, count: count)
+                switch exceed(limit, from: step.id, outcome: "limit") {
+                case .success(let next): return .to(next)
+                case .failure(let error): return .stop(failure(step.id, error.message))
+                }
+            }
+        }
+        // A step whose parameters and screen never change: nothing to evaluate or render.
+        if let fixed = step.fixedVisit {
+            let visit = fixed.visit(in: setup.locale)
+            if let screen = visit.screen {
+                emit(.screen(step: step.id, screen: screen), encoded: visit.screenEvent)
+            }
+            emit(.handlerCall(step: step.id, handler: step.label, params: fixed.callFields), encoded: fixed.callEvent)
+            return .stop(.runStep(visit.invocation))
+        }
+        let lookup = lookup()
+        var params: [String: Value] = [:]
+        var displays: [String: String] = [:]
+        for (name, value) in step.parameters {
+            switch JourneyMachine.evaluate(value, lookup) {
+            case .success(let evaluated):
+                let v: Value
+                switch step.checked(name, evaluated) {
+                case .success(let checked): v = checked
+                case .failure(let error): return .stop(failure(step.id, error.message))
+                }
+                params[name] = v
+                // A value computed partly from secrets (a URL with a code in it) is shown
+                // with just those parts redacted; a parameter secret by type never is.
+                if v.isSecret, step.rules[name]?.secret != true, case .template(let t) = value, !t.isSingleExpression {
+                    displays[name] = try? t.display(in: lookup)
+                }
+            case .failure(let error):
+                return .stop(failure(step.id, "cannot evaluate '\(name)' of step '\(step.id)': \(error.message)"))
+            }
+        }
+        switch step.runner {
+        case .call(let id): return call(id, from: step, params: params)
+        case .handler: return .stop(visit(step, params: params, displays: displays, lookup))
+        }
+    }
+
+    /// A step calls a sub-journey: it starts in a frame of its own, with its params.
+    @inline(__always)
+    mutating func call(_ id: String, from step: CompiledStep, params: [String: Value]) -> Move {
+        guard let callee = setup.library[id] else { return .stop(failure(step.id, "unknown journey '\(id)'")) }
+        let depth = setup.configuration.maxCallDepth
+        if frames.count > depth {
+            return .stop(failure(step.id, "sub-journeys nest deeper than \(depth)"))
+        }
+        var params = params
+        for p in callee.params where params[p.name] == nil { params[p.name] = p.defaultValue }
+        for p in callee.params { params[p.name] = params[p.name]?.secret(if: p.type.secret) }
+        emit(.subjourneyEnter(journey: id, step: step.id, params: .sorted(params)))
+        frames.append(
+            JourneyMachine.Frame(journey: callee, params: params, state: JourneyMachine.initialState(callee)))
+        return .to(callee.start)
+    }
+
+    /// A handler step's visit: its screen rendered, its call recorded, its handler to run.
+    @inline(__always)
+    mutating func visit(
+        _ step: CompiledStep, params: [String: Value], displays: [String: String], _ lookup: JourneyMachine.Lookup
+    ) -> Action {
+        let journey = frames[frames.count - 1].journey
+        let screen: RenderedScreen?
+        switch JourneyMachine.render(
+            step.screen, step.actionConditions, locale: setup.locale, fallback: journey.source.defaultLocale, lookup)
+        {
+        case .success(let s): screen = s
+        case .failure(let error): return failure(step.id, "cannot render the screen: \(error.message)")
+        }
+        if let screen { emit(.screen(step: step.id, screen: screen)) }
+        var shown = params
+        for (name, text) in displays { shown[name] = .string(text) }
+        emit(.handlerCall(step: step.id, handler: step.label, params: step.shownParameters(shown)))
+        return .runStep(
+            HandlerInvocation(
+                journey: journey.id, step: step.id, parameters: params, maps: step.maps, tables: step.tables,
+                screen: screen, contract: step.contract, displays: displays))
+    }
+
+    /// The innermost journey reaches an end: the run finishes, or the sub-journey returns its
+    /// outputs to the step that called it.
+    @inline(__always)
+    mutating func reach(end index: Int) -> Move {
+        let journey = frames[frames.count - 1].journey
+        let end = journey.ends[index]
+        if frames.count == 1 {
+            emit(.journeyEnd(journey: journey.id, end: end.id, kind: end.kind, steps: stepsTaken))
+            return .stop(.finished(RunResult(end: end.id, kind: end.kind, failure: nil, steps: stepsTaken)))
+        }
+        var outputs: [String: Value] = [:]
+        let lookup = lookup()
+        for (name, template) in journey.outputs {
+            do {
+                outputs[name] = try template.evaluate(in: lookup)
+            } catch {
+                return .stop(failure(nil, "cannot evaluate output '\(name)' of \(journey.id): \(error.message)"))
+            }
+        }
+        frames.removeLast()
+        emit(.subjourneyExit(journey: journey.id, end: end.id, kind: end.kind, outputs: .sorted(outputs)))
+        let caller = topStep
+        emit(.outcome(step: caller.id, outcome: end.id, data: .sorted(outputs)))
+        switch resolve(outcome: end.id, transition: caller.transition(for: end.id), data: outputs, inputs: [:]) {
+        case .success(let next): return .to(next)
+        case .failure(let error): return .stop(failure(caller.id, error.message))
+        }
+    }
+
+    /// Names for expressions at the innermost journey.
+    func lookup(inputs: [String: Value] = [:], outcome: [String: Value] = [:]) -> JourneyMachine.Lookup {
+        JourneyMachine.Lookup(
+            frame: frames[frames.count - 1], device: device, secretStored: setup.library.secretStoredKeys,
+            inputs: inputs, outcome: outcome)
+    }
+}
+
+// MARK: Transitions
+
+extension JourneyMachine.Run {
+    /// Applies the attempt rules and the transition of `outcome` at the current step
+    /// (`transition`, looked up by the caller).
+    mutating func resolve(
+        outcome: String, transition: CompiledTransition?, data: [String: Value], inputs: [String: Value]
+    ) -> Result<Target, RunFailureMessage> {
+        let step = topStep
+        if let attempts = step.attempts {
+            let limit = attempts.limit
+            if attempts.counts.contains(outcome) {
+                if !attemptCharged { _ = chargeAttempt() }
+                let count = counter(limit)
+                if count >= limit.max {
+                    emitAttempt(step, .exceeded, count: count)
+                    return exceed(limit, from: step.id, outcome: outcome, inputs: inputs, data: data)
+                }
+            } else if attempts.resets.contains(outcome) {
+                setCounter(limit, 0)
+                emitAttempt(step, .reset, count: 0)
+            } else if attemptCharged {
+                let count = max(0, counter(limit) - 1)
+                setCounter(limit, count)
+                emitAttempt(step, .refunded, count: count)
+            }
+            attemptCharged = false
+        }
+        guard let transition else {
+            return .failure(.init("step '\(step.id)' has no transition for outcome '\(outcome)'"))
+        }
+        return take(transition, from: step.id, outcome: outcome, inputs: inputs, data: data, prepared: true)
+    }
+
+    mutating func exceed(
+        _ limit: CompiledLimit, from step: String, outcome: String, inputs: [String: Value] = [:],
+        data: [String: Value] = [:]
+    ) -> Result<Target, RunFailureMessage> {
+        if !limit.keep { setCounter(limit, 0) }
+        return take(
+            limit.exceeded, from: step, outcome: "\(outcome) (limit \(limit.name) reached)", inputs: inputs, data: data)
+    }
+
+    /// - Parameter prepared: whether the transition is taken for its step's own outcome, so
+    ///   its branches' prepared events apply.
+    mutating func take(
+        _ transition: CompiledTransition, from step: String, outcome: String, inputs: [String: Value],
+        data: [String: Value], prepared: Bool = false
+    ) -> Result<Target, RunFailureMessage> {
+        // The common transition (one branch, no condition, nothing to assign) reads nothing.
+        if transition.branches.count == 1, let branch = transition.branches.first, branch.condition == nil,
+            branch.assignments.isEmpty
+        {
+            let journey = frames[frames.count - 1].journey
+            emit(
+                .transition(from: step, outcome: outcome, branch: branch.label, to: journey.name(of: branch.target)),
+                encoded: prepared ? branch.event : nil)
+            return .success(branch.target)
+        }
+        var lookup = lookup(inputs: inputs, outcome: data)
+        for branch in transition.branches {
+            if let condition = branch.condition {
+                do {
+                    guard try condition.evaluate(in: lookup).revealed == .bool(true) else { continue }
+                } catch {
+                    return .failure(.init("cannot evaluate '\(condition.source)' at step '\(step)': \(error.message)"))
+                }
+            }
+            for (variable, value) in branch.assignments {
+                let result: Value
+                switch JourneyMachine.evaluate(value, lookup) {
+                case .success(let v): result = v
+                case .failure(let error):
+                    return .failure(
+                        .init("cannot evaluate the value of '\(variable)' at step '\(step)': \(error.message)"))
+                }
+                assign(variable, result)
+                lookup.frame = frames[frames.count - 1]
+                lookup.device = device
+            }
+            let journey = frames[frames.count - 1].journey
+            emit(
+                .transition(from: step, outcome: outcome, branch: branch.label, to: journey.name(of: branch.target)),
+                encoded: prepared ? branch.event : nil)
+            return .success(branch.target)
+        }
+        return .failure(.init("no branch matched for '\(outcome)' at step '\(step)'"))
+    }
+
+    mutating func assign(_ variable: VariableReference, _ value: Value) {
+        let journey = frames[frames.count - 1].journey
+        switch variable.scope {
+        case .state:
+            let secret = journey.state.first { $0.name == variable.name }?.type.secret ?? false
+            frames[frames.count - 1].state[variable.name] = value.secret(if: secret)
+            emit(.stateSet(variable: variable.description, value: value.secret(if: secret)))
+        case .stored:
+            let secret =
+                setup.library.isSecretStored(variable.name)
+                || journey.stored.first { $0.name == variable.name }?.type.secret ?? false
+            device.store[variable.name] = value.secret(if: secret)
+            emit(.stateSet(variable: variable.description, value: value.secret(if: secret)))
+        }
+    }
+
+    func counter(_ limit: CompiledLimit) -> Int {
+        JourneyMachine.count(of: limit, in: frames[frames.count - 1], device: device)
+    }
+
+    /// Writes a limit's counter at once: it is on the device before the result is acted on.
+    mutating func setCounter(_ limit: CompiledLimit, _ count: Int) {
+        switch limit.counter.scope {
+        case .state: frames[frames.count - 1].state[limit.counter.name] = .int(count)
+        case .stored: device.store[limit.counter.name] = .int(count)
+        }
+    }
+}
+
+// MARK: Records
+
+extension JourneyMachine.Run {
+    mutating func failure(_ step: String?, _ message: String) -> Action {
+        emit(.failure(step: step, message: message))
+        return .failed(RunResult(end: nil, kind: nil, failure: message, steps: stepsTaken))
+    }
+
+    /// Records what happened to the step's attempt limit, with the event prepared when the
+    /// count is one the limit can reach.
+    mutating func emitAttempt(_ step: CompiledStep, _ action: TranscriptEvent.AttemptAction, count: Int) {
+        guard let attempts = step.attempts else { return }
+        let limit = attempts.limit
+        emit(
+            .attempt(step: step.id, limit: limit.name, action: action, count: count, max: limit.max),
+            encoded: attempts.event(action, count: count))
+    }
+
+    /// Gives the queued records to `sink`, in order, and empties the queue keeping its storage.
+    mutating func drainRecords(into sink: any TranscriptSink) {
+        guard !records.isEmpty else { return }
+        // Each record is moved out to the sink, so none is copied on the way, and its slot
+        // takes a record that holds nothing; emptying the queue then keeps its storage.
+        records.withUnsafeMutableBufferPointer { records in
+            let base = records.baseAddress!
+            for i in records.indices { sink.record((base + i).move()) }
+            base.initialize(repeating: Self.vacated, count: records.count)
+        }
+        records.removeAll(keepingCapacity: true)
+    }
+
+    /// What a drained record's slot holds until the queue is emptied.
+    private static let vacated = TranscriptRecord(time: 0, depth: 0, event: .restart)
+
+    /// Records a transcript record, to the lent sink or the queue; `encoded` is the event's JSON when it was prepared ahead.
+    mutating func emit(_ event: consuming TranscriptEvent, encoded: consuming [UInt8]? = nil) {
+        assert(
+            encoded == nil || encoded == JSONLinesEncoder.encodedEvent(event),
+            "a prepared event's JSON must be the event's own: \(event)")
+        let record = TranscriptRecord(
+            time: device.elapsed, depth: max(0, frames.count - 1), event: event, encoded: encoded)
+        if lentSink == nil { records.append(record) } else { lentSink?.record(record) }
+    }
+}
+
+// MARK: Evaluating
+
+extension JourneyMachine {
+    static func initialState(_ journey: CompiledJourney) -> [String: Value] {
+        var state: [String: Value] = [:]
+        for s in journey.state {
+            state[s.name] = (s.defaultValue ?? Self.zero(s.type.type)).secret(if: s.type.secret)
+        }
+        return state
+    }
+
+    static func zero(_ type: ValueType) -> Value {
+        switch type {
+        case .string, .any: .string("")
+        case .int: .int(0)
+        case .bool: .bool(false)
+        case .list: .list([])
+        case .duration: .duration(0)
+        }
+    }
+
+    /// A limit's count: its counter's value, or the counter's declared default while it was
+    /// never written.
+    static func count(of limit: CompiledLimit, in frame: Frame, device: DeviceState) -> Int {
+        let value: Value?
+        switch limit.counter.scope {
+        case .state: value = frame.state[limit.counter.name]
+        case .stored:
+            value =
+                device.store[limit.counter.name]
+                ?? frame.journey.stored.first { $0.name == limit.counter.name }?.defaultValue
+        }
+        if case .int(let n)? = value?.revealed { return n }
+        return 0
+    }
+
+    /// A step's screen with its texts in `locale` (falling back to `fallback`).
+    static func render(
+        _ screen: Screen?, _ conditions: [String: Expression], locale: String, fallback: String,
+        _ lookup: some ValueProvider
+    ) -> Result<RenderedScreen?, EvaluationError> {
+        guard let screen else { return .success(nil) }
+        func text(_ t: LocalizedText?) throws(EvaluationError) -> String? {
+            guard let template = t?.template(for: locale, fallback: fallback) else { return nil }
+            return try template.display(in: lookup)
+        }
+        do {
+            let actions = try screen.actions.map { action throws(EvaluationError) in
+                var enabled = action.enabled
+                if enabled, let condition = conditions[action.id.value] {
+                    enabled = try condition.evaluate(in: lookup).revealed == .bool(true)
+                }
+                return RenderedScreen.Action(
+                    id: action.id.value, label: try text(action.label) ?? action.id.value, enabled: enabled)
+            }
+            let fields = try screen.fields.map { field throws(EvaluationError) in
+                RenderedScreen.Field(
+                    name: field.name.value, label: try text(field.label), kind: field.kind, required: field.required,
+                    pattern: field.pattern?.value, minLength: field.minLength, maxLength: field.maxLength,
+                    secret: field.secret)
+            }
+            return .success(
+                RenderedScreen(
+                    title: try text(screen.title), text: try text(screen.text), actions: actions, fields: fields))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    static func evaluate(_ value: CompiledValue, _ lookup: Lookup) -> Result<Value, EvaluationError> {
+        switch value {
+        case .constant(let v): return .success(v)
+        case .template(let t):
+            do { return .success(try t.evaluate(in: lookup)) } catch { return .failure(error) }
+        case .list(let items):
+            var values: [Value] = []
+            var secret = false
+            for item in items {
+                switch evaluate(item, lookup) {
+                case .success(let v):
+                    secret = secret || v.isSecret
+                    values.append(v.revealed)
+                case .failure(let e): return .failure(e)
+                }
+            }
+            return .success(Value.list(values).secret(if: secret))
+        }
+    }
+
+    /// Reads names for expressions: params, state, stored values, the device, inputs and outcome data.
+    struct Lookup: ValueProvider {
+        var frame: Frame
+        var device: DeviceState
+        /// Stored keys secret in the project (see ``CompiledLibrary/secretStoredKeys``).
+        let secretStored: Set<String>
+        var inputs: [String: Value] = [:]
+        var outcome: [String: Value] = [:]
+
+        func value(at path: [String]) -> Value? {
+            guard path.count >= 2 else { return nil }
+            let name = path[1]
+            switch path[0] {
+            case "params": return frame.params[name]
+            case "state": return frame.state[name]
+            case "stored":
+                let decl = frame.journey.stored.first { $0.name == name }
+                let value = device.store[name] ?? decl?.defaultValue ?? decl.map { JourneyMachine.zero($0.type.type) }
+                return value?.secret(if: decl?.type.secret ?? false || secretStored.contains(name))
+            case "input": return inputs[name]
+            case "outcome": return outcome[name]
+            case "device":
+                switch name {
+                case "biometry": return .string(device.profile.biometry.rawValue)
+                case "biometryEnrolled": return .bool(device.profile.biometryEnrolled)
+                case "online": return .bool(device.profile.online)
+                case "apps": return .list(device.profile.apps.map(Value.string))
+                case "opensLinks": return .bool(device.profile.opensLinks)
+                case "now": return .int(device.clock / 1000)
+                default: return nil
+                }
+            case "limits":
+                guard path.count == 3, let limit = frame.journey.limits[name] else { return nil }
+                let count = JourneyMachine.count(of: limit, in: frame, device: device)
+                switch path[2] {
+                case "count": return .int(count)
+                case "max": return .int(limit.max)
+                case "remaining": return .int(max(0, limit.max - count))
+                default: return nil
+                }
+            default: return nil
+            }
+        }
+    }
+}
