@@ -1,3 +1,5 @@
+import JourneyCore
+
 /// The formats `journey docs` writes.
 public enum DocsFormat: String, CaseIterable, Sendable {
     /// Markdown with Mermaid diagrams, as GitHub renders it.
@@ -78,25 +80,11 @@ public struct SourceLink: Sendable {
 
     /// The link from the pages' folder to `file` (a path from the working folder, or absolute).
     public func callAsFunction(_ file: String) -> String {
-        let from = Self.components(pagesFolder, in: workingFolder)
-        let to = Self.components(file, in: workingFolder)
+        let from = PathText.absoluteComponents(pagesFolder, from: workingFolder)
+        let to = PathText.absoluteComponents(file, from: workingFolder)
         var shared = 0
         while shared < from.count, shared < to.count - 1, from[shared] == to[shared] { shared += 1 }
         let up = Array(repeating: "..", count: from.count - shared)
         return (up + to[shared...]).joined(separator: "/")
-    }
-
-    /// The absolute components of `path`, with `.` and `..` resolved.
-    static func components(_ path: String, in folder: String) -> [String] {
-        let full = path.hasPrefix("/") ? path : folder + "/" + path
-        var parts: [String] = []
-        for part in full.split(separator: "/") {
-            switch part {
-            case ".": continue
-            case "..": if !parts.isEmpty { parts.removeLast() }
-            default: parts.append(String(part))
-            }
-        }
-        return parts
     }
 }

@@ -1,3 +1,5 @@
+import JourneyCore
+
 /// Path arithmetic on plain strings. (Foundation's `NSString` path methods trap on Linux for
 /// one-character paths such as `.` or `a`, so the CLI does not use them.)
 enum Path {
@@ -28,16 +30,7 @@ enum Path {
 
     /// The components of the absolute form of `path`, with `.` and `..` resolved.
     static func absoluteComponents(_ path: String, cwd: String) -> [String] {
-        let full = path.hasPrefix("/") ? path : join(cwd, path)
-        var parts: [String] = []
-        for part in full.split(separator: "/") {
-            switch part {
-            case ".": continue
-            case "..": if !parts.isEmpty { parts.removeLast() }
-            default: parts.append(String(part))
-            }
-        }
-        return parts
+        PathText.absoluteComponents(path, from: cwd)
     }
 
     /// `name` without the first matching suffix.
