@@ -14,7 +14,7 @@ public enum BuiltinHandlers {
             OIDCEndSessionHandler(),
             TinkoffLaunchHandler(), TinkoffCallbackHandler(), TinkoffTokenHandler(), TinkoffRevokeHandler(),
             LockerEnrolHandler(), LockerEasyAccessHandler(), LockerDeviceKeysHandler(), LockerEncryptHandler(),
-            LockerDecryptHandler(),
+            LockerDecryptHandler(), HOTPHandler(), TOTPHandler(),
         ]
     }
 
