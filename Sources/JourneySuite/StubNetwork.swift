@@ -13,13 +13,26 @@ public final class StubNetwork: NetworkTransport {
     }
 
     public nonisolated(nonsending) func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        for (index, stub) in stubs.enumerated() where stub.matches(request) {
-            if let times = stub.times, used[index] >= times { continue }
+        // The first stub whose method, URL and match hold, and which has answers left. Of the
+        // others, the first whose method and URL hold is the closest: the failure names it and
+        // what differed (by name, never by value).
+        var closest: (stub: NetworkStub, difference: String)?
+        for (index, stub) in stubs.enumerated() where stub.matchesLine(request) {
+            if let times = stub.times, used[index] >= times {
+                if closest == nil { closest = (stub, "no more answers (times: \(times))") }
+                continue
+            }
+            if let match = stub.match, let difference = RequestMatcher.difference(request, match) {
+                if closest == nil { closest = (stub, "wants \(difference)") }
+                continue
+            }
             used[index] += 1
             return HTTPResponse(status: stub.status, body: stub.body)
         }
+        let shown = "\(request.method) \(URLRedaction.redact(request.displayURL ?? request.url))"
+        guard let closest else { throw NetworkError.unstubbed("the scenario's network has no stub for \(shown)") }
         throw NetworkError.unstubbed(
-            "the scenario's network has no stub for \(request.method) \(URLRedaction.redact(request.displayURL ?? request.url))"
+            "no stub of the scenario's network answers \(shown): the closest, at \(closest.stub.location), \(closest.difference)"
         )
     }
 }

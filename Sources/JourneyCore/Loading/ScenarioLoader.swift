@@ -118,10 +118,12 @@ public struct ScenarioLoader: Sendable {
     func stub(_ node: YAMLNode, _ r: inout NodeReader) -> NetworkStub? {
         guard
             let f = r.mapping(
-                node, "a network stub", allowed: ["request", "response", "times"], required: ["request", "response"])
+                node, "a network stub", allowed: ["request", "match", "response", "times"],
+                required: ["request", "response"])
         else { return nil }
         // Read first, so that its problem is reported whatever else is wrong with the stub.
         let times = f["times"].flatMap { r.int($0, "'times'", in: NumberRange.stubTimes) }
+        let match = f["match"].map { requestMatch($0, &r) }
         guard let requestNode = f["request"], let request = r.string(requestNode, "'request'") else { return nil }
         let parts = request.split(separator: " ", maxSplits: 1).map(String.init)
         guard parts.count == 2, Self.methods.contains(parts[0]) else {
@@ -140,8 +142,57 @@ public struct ScenarioLoader: Sendable {
         } else if let text = rf["body"] {
             body = r.string(text, "'body'") ?? ""
         }
+        guard let match else {
+            return NetworkStub(
+                method: parts[0], url: parts[1], status: status, body: body, times: times, location: node.location)
+        }
+        guard let match else { return nil }
         return NetworkStub(
-            method: parts[0], url: parts[1], status: status, body: body, times: times, location: node.location)
+            method: parts[0], url: parts[1], status: status, body: body, times: times, match: match,
+            location: node.location)
+    }
+
+    static let matchKeys = ["query", "headers", "json", "jsonIncludes", "form", "body"]
+
+    /// A stub's `match:`: nil when it has errors.
+    func requestMatch(_ node: YAMLNode, _ r: inout NodeReader) -> RequestMatch? {
+        let errors = r.diagnostics.errorCount
+        guard let f = r.mapping(node, "'match'", allowed: Self.matchKeys) else { return nil }
+        func pairs(_ key: String) -> [RequestMatch.Pair] {
+            (f[key].map { r.namedEntries($0, "'\(key)'") } ?? []).compactMap { entry in
+                guard let value = entry.value.scalar else {
+                    r.diagnostics.error(
+                        NodeReader.valueType, "'\(key)' values are texts, found \(entry.value.shapeName)",
+                        at: entry.value.location)
+                    return nil
+                }
+                return RequestMatch.Pair(entry.key, value)
+            }
+        }
+        var match = RequestMatch(query: pairs("query"), headers: pairs("headers"))
+        let bodies = ["json", "jsonIncludes", "form", "body"].filter { f[$0] != nil }
+        if bodies.count > 1, let second = f.entries[bodies[1]] {
+            r.diagnostics.error(
+                NodeReader.valueType,
+                "'match' looks at the body one way: 'json', 'jsonIncludes', 'form' or 'body', not both '\(bodies[0])' and '\(bodies[1])'",
+                at: second.keyLocation)
+        }
+        if let json = f["json"] {
+            match.body = .json(JSONText.encode(json))
+        } else if let json = f["jsonIncludes"] {
+            guard case .mapping = json.kind else {
+                r.diagnostics.error(
+                    NodeReader.valueType, "'jsonIncludes' must be a mapping of the members the body holds",
+                    at: json.location)
+                return nil
+            }
+            match.body = .jsonIncludes(JSONText.encode(json))
+        } else if f["form"] != nil {
+            match.body = .form(pairs("form"))
+        } else if let text = f["body"] {
+            match.body = r.string(text, "'body'").map(RequestMatch.Body.text)
+        }
+        return r.diagnostics.errorCount == errors ? match : nil
     }
 
     func entry(_ node: YAMLNode, _ r: inout NodeReader) -> ScriptEntry? {

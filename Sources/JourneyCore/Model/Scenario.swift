@@ -49,23 +49,35 @@ public struct NetworkStub: Sendable, Hashable {
     public var body: String
     /// How many requests it answers; nil for any number.
     public var times: Int?
+    /// What the request must hold besides its method and URL; nil for anything.
+    public var match: RequestMatch?
     public var location: SourceLocation
 
-    public init(method: String, url: String, status: Int, body: String, times: Int?, location: SourceLocation) {
+    public init(
+        method: String, url: String, status: Int, body: String, times: Int?, match: RequestMatch? = nil,
+        location: SourceLocation
+    ) {
         self.method = method
         self.url = url
         self.status = status
         self.body = body
         self.times = times
+        self.match = match
         self.location = location
     }
 
-    /// Whether the stub answers `request`.
-    public func matches(_ request: HTTPRequest) -> Bool {
-        request.method.uppercased() == method.uppercased() && Self.glob(url, request.url)
+    /// Whether the request's method and URL are the stub's (`*` in the URL matches anything).
+    /// A stub with a `match` and no `?` in its URL is compared without the request's query,
+    /// which ``RequestMatch/query`` looks at if it must.
+    public func matchesLine(_ request: HTTPRequest) -> Bool {
+        guard request.method.uppercased() == method.uppercased() else { return false }
+        if match != nil, !url.contains("?") {
+            return Self.glob(url, String(request.url.prefix { $0 != "?" && $0 != "#" }))
+        }
+        return Self.glob(url, request.url)
     }
 
-    static func glob(_ pattern: String, _ text: String) -> Bool {
+    public static func glob(_ pattern: String, _ text: String) -> Bool {
         let p = Array(pattern.unicodeScalars)
         let t = Array(text.unicodeScalars)
         var i = 0, j = 0, star = -1, mark = 0
@@ -87,6 +99,45 @@ public struct NetworkStub: Sendable, Hashable {
         }
         while i < p.count && p[i] == "*" { i += 1 }
         return i == p.count
+    }
+}
+
+/// What a stub's request must hold besides its method and URL: query parameters, headers, and
+/// a body (exact JSON, a JSON subset, form fields or text). Values are as written in the
+/// scenario; `*` in a query, header or form value matches anything.
+public struct RequestMatch: Sendable, Hashable {
+    public struct Pair: Sendable, Hashable {
+        public var name: String
+        public var value: String
+
+        public init(_ name: String, _ value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    public enum Body: Sendable, Hashable {
+        /// The body is this JSON (keys in any order, numbers by value).
+        case json(String)
+        /// The body is a JSON object holding at least these members, compared the same way
+        /// (objects inside it may hold more; lists must be equal in length).
+        case jsonIncludes(String)
+        /// The body is a form (`application/x-www-form-urlencoded`) holding these fields.
+        case form([Pair])
+        /// The body is exactly this text.
+        case text(String)
+    }
+
+    /// Query parameters the URL must hold, with these values.
+    public var query: [Pair]
+    /// Headers the request must carry (names in any case), with these values.
+    public var headers: [Pair]
+    public var body: Body?
+
+    public init(query: [Pair] = [], headers: [Pair] = [], body: Body? = nil) {
+        self.query = query
+        self.headers = headers
+        self.body = body
     }
 }
 
