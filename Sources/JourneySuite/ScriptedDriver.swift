@@ -34,6 +34,9 @@ public final class ScriptedDriver: InputDriver {
                     "scenario gives input for step '\(step)' (line \(script[index].location.line)), the journey is at step '\(request.step)'"
                 )
             }
+            if let reason = script[index].refused {
+                return .refusedInput(values, reason: reason, line: script[index].location.line)
+            }
             return .input(values)
         }
     }

@@ -119,6 +119,11 @@ extension JourneyMachine.Run {
         return .proceed
     }
 
+    mutating func recordRefusedInput(_ values: [String: Value], reason: String) -> Action {
+        emit(.inputRefused(step: topStep.id, values: .sorted(values), reason: reason))
+        return .proceed
+    }
+
     mutating func recordInput(_ values: [String: Value]) -> Action {
         let step = topStep
         if let prepared = step.preparedInput(values) {

@@ -78,6 +78,8 @@ public struct JourneyMachine: Sendable {
         case recordHTTP(method: String, url: String, status: Int?, error: String?)
         /// Input the driver gave for the current step.
         case recordInput([String: Value])
+        /// Input the step refused, as the driver said it would; the step asks again.
+        case recordRefusedInput([String: Value], reason: String)
     }
 
     /// What the caller must do next.
@@ -226,6 +228,8 @@ public struct JourneyMachine: Sendable {
             return atStep ? run.recordHTTP(method: method, url: url, status: status, error: error) : .proceed
         case .recordInput(let values):
             return atStep ? run.recordInput(values) : .proceed
+        case .recordRefusedInput(let values, let reason):
+            return atStep ? run.recordRefusedInput(values, reason: reason) : .proceed
         }
         return settle(action)
     }

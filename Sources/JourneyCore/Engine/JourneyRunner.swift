@@ -137,31 +137,64 @@ final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContex
                 }
             case .restart:
                 throw RunInterruption.restart
+            case .refusedInput(let values, let expected, let line):
+                try checkAsked(values, request)
+                guard let reason = Self.refusal(of: values, request) else {
+                    throw RunInterruption.abort(
+                        "the script says input for step '\(request.step)' (line \(line)) must be refused, but the step took it"
+                    )
+                }
+                guard expected.isEmpty || reason.contains(expected) else {
+                    throw RunInterruption.abort(
+                        "the step refused the input of line \(line), but because \(reason), not '\(expected)'")
+                }
+                handle(.recordRefusedInput(shown(values, request).shown, reason: reason))
             case .input(let values):
-                let asks = request.inputs
-                if !values.keys.allSatisfy({ name in asks.contains { $0.name == name } }) {
-                    for name in values.keys.sorted() where !asks.contains(where: { $0.name == name }) {
-                        let asked = asks.map(\.name)
-                        throw RunInterruption.abort(
-                            "input '\(name)' was given for step '\(request.step)', which asks for \(asked.isEmpty ? "nothing" : asked.joined(separator: ", "))"
-                        )
-                    }
-                }
-                var typed = values
-                var shown = values
-                for spec in asks where spec.type.secret || spec.redactsQuery {
-                    guard let value = values[spec.name] else { continue }
-                    typed[spec.name] = value.secret(if: spec.type.secret)
-                    shown[spec.name] = typed[spec.name]
-                    if spec.redactsQuery, case .string(let url) = value {
-                        shown[spec.name] = .string(URLRedaction.redact(url))
-                    }
-                }
+                try checkAsked(values, request)
+                if let reason = Self.refusal(of: values, request) { throw HandlerError(reason) }
+                let (typed, shown) = shown(values, request)
                 handle(.recordInput(shown))
                 if inputs.isEmpty { inputs = typed } else { inputs.merge(typed) { $1 } }
                 return typed
             }
         }
+    }
+
+    /// Why the app would refuse this input, or nil when it takes it: an action the step does
+    /// not show, or shows disabled, cannot be pressed.
+    static func refusal(of values: [String: Value], _ request: InputRequest) -> String? {
+        guard case .string(let action)? = values["action"]?.revealed, let screen = request.screen else { return nil }
+        guard let shown = screen.actions.first(where: { $0.id == action }) else {
+            return "step '\(request.step)' has no action '\(action)'"
+        }
+        return shown.enabled ? nil : "action '\(action)' is disabled on step '\(request.step)'; it cannot be pressed"
+    }
+
+    /// Stops the run when input names something the step does not ask for.
+    func checkAsked(_ values: [String: Value], _ request: InputRequest) throws {
+        let asks = request.inputs
+        for name in values.keys.sorted() where !asks.contains(where: { $0.name == name }) {
+            let asked = asks.map(\.name)
+            throw RunInterruption.abort(
+                "input '\(name)' was given for step '\(request.step)', which asks for \(asked.isEmpty ? "nothing" : asked.joined(separator: ", "))"
+            )
+        }
+    }
+
+    /// The input as the handler gets it (secrets typed) and as the transcript shows it (URLs
+    /// with their query values redacted too).
+    func shown(_ values: [String: Value], _ request: InputRequest) -> (typed: [String: Value], shown: [String: Value]) {
+        var typed = values
+        var shown = values
+        for spec in request.inputs where spec.type.secret || spec.redactsQuery {
+            guard let value = values[spec.name] else { continue }
+            typed[spec.name] = value.secret(if: spec.type.secret)
+            shown[spec.name] = typed[spec.name]
+            if spec.redactsQuery, case .string(let url) = value {
+                shown[spec.name] = .string(URLRedaction.redact(url))
+            }
+        }
+        return (typed, shown)
     }
 
     var device: DeviceProfile { machine.device.profile }

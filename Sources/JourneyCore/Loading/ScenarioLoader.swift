@@ -246,10 +246,27 @@ public struct ScenarioLoader: Sendable {
                 return nil
             }
             guard let step = r.located(at.value, "'at'") else { return nil }
-            let values = entries.filter { $0.key != "at" }.map {
+            let values = entries.filter { $0.key != "at" && $0.key != "refused" }.map {
                 (name: Located($0.key, at: $0.keyLocation), value: r.raw($0.value))
             }
-            return ScriptEntry(kind: .input(step: step, values: values), location: node.location)
+            var refused: String?
+            if let node = entries.first(where: { $0.key == "refused" })?.value {
+                // `refused: true`, or the text the reason must contain.
+                if let flag = node.scalar.flatMap(LiteralParser.bool), node.isPlainScalar {
+                    guard flag else {
+                        r.diagnostics.error(
+                            NodeReader.valueType,
+                            "'refused' is true, or the text the refusal's reason contains; leave it out for input that is taken",
+                            at: node.location)
+                        return nil
+                    }
+                    refused = ""
+                } else {
+                    guard let text = r.string(node, "'refused'") else { return nil }
+                    refused = text
+                }
+            }
+            return ScriptEntry(kind: .input(step: step, values: values), location: node.location, refused: refused)
         }
     }
 

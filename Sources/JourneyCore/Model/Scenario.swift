@@ -154,6 +154,9 @@ public struct ScriptEntry: Sendable {
 
     public var kind: Kind
     public var location: SourceLocation
+    /// For input: nil when the app must take it; otherwise it must refuse it (an action that is
+    /// disabled or not shown), for a reason containing this text ("" for any reason).
+    public var refused: String? = nil
 }
 
 /// The default scenario clock: 2026-01-01T00:00:00Z.

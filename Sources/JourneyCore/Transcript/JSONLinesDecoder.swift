@@ -16,6 +16,7 @@ public struct JSONLinesDecoder: Sendable {
     /// The events a line may hold besides the header.
     static let knownEvents: Set<String> = [
         "journey.start", "journey.end", "subjourney.enter", "subjourney.exit", "step.enter", "screen", "input",
+        "input.refused",
         "handler.call", "handler.error", "outcome", "attempt", "state.set", "transition", "restart", "clock.advance",
         "network", "http", "failure",
     ]
@@ -104,6 +105,9 @@ public struct JSONLinesDecoder: Sendable {
             return .screen(step: try line.string("step"), screen: try screen(&line))
         case "input":
             return .input(step: try line.string("step"), values: try line.fields("values"))
+        case "input.refused":
+            return .inputRefused(
+                step: try line.string("step"), values: try line.fields("values"), reason: try line.string("reason"))
         case "handler.call":
             return .handlerCall(
                 step: try line.string("step"), handler: try line.string("handler"), params: try line.fields("params"))

@@ -123,6 +123,11 @@ public struct JSONLinesEncoder: Sendable {
             w.key("step", string: step)
             w.name("values")
             w.fields(values)
+        case .inputRefused(let step, let values, let reason):
+            w.key("step", string: step)
+            w.name("values")
+            w.fields(values)
+            w.key("reason", string: reason)
         case .handlerCall(let step, let handler, let params):
             w.key("step", string: step)
             w.key("handler", string: handler)

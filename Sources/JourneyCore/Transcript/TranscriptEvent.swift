@@ -83,6 +83,9 @@ public enum TranscriptEvent: Sendable, Equatable {
     case stepEnter(step: String, handler: String)
     case screen(step: String, screen: RenderedScreen)
     case input(step: String, values: Fields)
+    /// Input the app refused (an action that is disabled or not shown), as a scenario said it
+    /// would: the step asks again.
+    case inputRefused(step: String, values: Fields, reason: String)
     case handlerCall(step: String, handler: String, params: Fields)
     case handlerError(step: String, handler: String, message: String)
     case outcome(step: String, outcome: String, data: Fields)
@@ -109,6 +112,7 @@ public enum TranscriptEvent: Sendable, Equatable {
         case .stepEnter: "step.enter"
         case .screen: "screen"
         case .input: "input"
+        case .inputRefused: "input.refused"
         case .handlerCall: "handler.call"
         case .handlerError: "handler.error"
         case .outcome: "outcome"

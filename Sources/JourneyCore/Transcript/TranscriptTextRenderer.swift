@@ -59,6 +59,10 @@ public struct TranscriptTextRenderer: Sendable {
             return "  " + parts.joined(separator: " · ")
         case .input(_, let values):
             return "  input " + values.map { "\($0.name)=\(Self.display($0.value))" }.joined(separator: " ")
+        case .inputRefused(_, let values, let reason):
+            return "  input refused "
+                + values.map { "\($0.name)=\(Self.display($0.value))" }.joined(separator: " ")
+                + ": \(PrintableText.escaped(reason))"
         case .handlerCall(_, let handler, let params):
             return "  call \(handler) \(Self.fields(params))"
         case .handlerError(_, let handler, let message):

@@ -116,7 +116,10 @@ public struct ScenarioChecker: Sendable {
                         values[name.value] = v.secret(if: spec.type.secret)
                     }
                 }
-                script.append(.init(kind: .input(step: step.value, values: values), location: entry.location))
+                script.append(
+                    .init(
+                        kind: .input(step: step.value, values: values), location: entry.location,
+                        refused: entry.refused))
             }
         }
 
@@ -207,6 +210,8 @@ public struct CompiledScenario: Sendable {
         }
         public var kind: Kind
         public var location: SourceLocation
+        /// For input the app must refuse: the text its reason contains ("" for any).
+        public var refused: String? = nil
     }
 
     public struct Expectation: Sendable {

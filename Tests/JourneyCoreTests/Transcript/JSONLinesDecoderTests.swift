@@ -90,6 +90,11 @@ struct JSONLinesDecoderTests {
             event: .http(step: "token", method: "GET", url: "https://x/", status: nil, error: "untrusted certificate")),
         .init(
             time: 16, depth: 0, event: .http(step: "token", method: "GET", url: "https://x/", status: nil, error: nil)),
+        .init(
+            time: 17, depth: 0,
+            event: .inputRefused(
+                step: "code", values: [.init("action", .string("resend"))],
+                reason: "action 'resend' is disabled on step 'code'; it cannot be pressed")),
         .init(time: 17, depth: 0, event: .failure(step: "pin", message: "handler failed")),
         .init(time: 17, depth: 0, event: .failure(step: nil, message: "the scenario expected 'done'")),
     ]
@@ -99,7 +104,8 @@ struct JSONLinesDecoderTests {
     static func kind(_ event: TranscriptEvent) -> String {
         switch event {
         case .header, .journeyStart, .journeyEnd, .subjourneyEnter, .subjourneyExit, .stepEnter, .screen, .input,
-            .handlerCall, .handlerError, .outcome, .attempt, .stateSet, .transition, .restart, .clockAdvance, .network,
+            .inputRefused, .handlerCall, .handlerError, .outcome, .attempt, .stateSet, .transition, .restart,
+            .clockAdvance, .network,
             .http, .failure:
             event.name
         }
