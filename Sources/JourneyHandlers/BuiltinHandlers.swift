@@ -52,14 +52,10 @@ extension HandlerContext {
     nonisolated(nonsending) func ask(
         _ invocation: HandlerInvocation
     ) async throws -> (action: String?, values: [String: Value]) {
-        let values = try await input(invocation.request())
+        let request = invocation.request()
+        let values = try await input(request)
         guard case .string(let action)? = values.value(named: "action")?.revealed else { return (nil, values) }
-        guard let screenAction = invocation.action(action) else {
-            throw HandlerError("step '\(invocation.step)' has no action '\(action)'")
-        }
-        guard screenAction.enabled else {
-            throw HandlerError("action '\(action)' is disabled on step '\(invocation.step)'; it cannot be pressed")
-        }
+        if let reason = request.refusal(of: values) { throw HandlerError(reason) }
         return (action, values)
     }
 

@@ -52,14 +52,8 @@ struct ProjectContext: Sendable {
         var read = DiagnosticList()
         let sources = Files.sources([file], limit: Workspace.limits.maxBytes, diagnostics: &read)
         diagnostics.append(contentsOf: read)
-        guard let source = sources.first else { return .none }
-        // A project file with nothing in it marks the project's root and keeps every default.
-        if Self.isBlank(source.data) {
-            return resolve(ProjectSettings(journeys: []), file: file, levels: levels, into: &diagnostics)
-        }
         let pipeline = Pipeline(handlers: Toolkit.current.handlers, yaml: SafeYAML(limits: Workspace.limits))
-        guard let root = pipeline.parse(source, into: &diagnostics),
-            let settings = pipeline.loadProjectFile(root, into: &diagnostics)
+        guard let source = sources.first, let settings = pipeline.projectSettings(source, into: &diagnostics)
         else { return .none }
         return resolve(settings, file: file, levels: levels, into: &diagnostics)
     }
@@ -91,14 +85,6 @@ struct ProjectContext: Sendable {
     }
 
     static let missingFolder = "project.folder"
-
-    /// Nothing but blank lines and comments.
-    static func isBlank(_ data: Data) -> Bool {
-        String(decoding: data, as: UTF8.self).split(separator: "\n").allSatisfy {
-            let line = $0.trimmingCharacters(in: .whitespaces)
-            return line.isEmpty || line.hasPrefix("#")
-        }
-    }
 
     /// The nearest `journeykit.yaml` from `folder` up, as a path from `folder`, and how many
     /// folders up it is.

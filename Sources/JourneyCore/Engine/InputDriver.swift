@@ -17,3 +17,16 @@ public enum DriverReply: Sendable, Equatable {
     /// The device's network comes back (true) or goes away (false) while the step waits.
     case network(online: Bool)
 }
+
+extension InputRequest {
+    /// Why the app would refuse this input, or nil when it takes it: an action the step does
+    /// not show, or shows disabled, cannot be pressed. The run checks every input with it (and
+    /// a scenario may expect a refusal); handlers hold other contexts to the same rule.
+    public func refusal(of values: [String: Value]) -> String? {
+        guard case .string(let action)? = values["action"]?.revealed, let screen else { return nil }
+        guard let shown = screen.actions.first(where: { $0.id == action }) else {
+            return "step '\(step)' has no action '\(action)'"
+        }
+        return shown.enabled ? nil : "action '\(action)' is disabled on step '\(step)'; it cannot be pressed"
+    }
+}

@@ -139,7 +139,7 @@ final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContex
                 throw RunInterruption.restart
             case .refusedInput(let values, let expected, let line):
                 try checkAsked(values, request)
-                guard let reason = Self.refusal(of: values, request) else {
+                guard let reason = request.refusal(of: values) else {
                     throw RunInterruption.abort(
                         "the script says input for step '\(request.step)' (line \(line)) must be refused, but the step took it"
                     )
@@ -151,23 +151,13 @@ final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContex
                 handle(.recordRefusedInput(shown(values, request).shown, reason: reason))
             case .input(let values):
                 try checkAsked(values, request)
-                if let reason = Self.refusal(of: values, request) { throw HandlerError(reason) }
+                if let reason = request.refusal(of: values) { throw HandlerError(reason) }
                 let (typed, shown) = shown(values, request)
                 handle(.recordInput(shown))
                 if inputs.isEmpty { inputs = typed } else { inputs.merge(typed) { $1 } }
                 return typed
             }
         }
-    }
-
-    /// Why the app would refuse this input, or nil when it takes it: an action the step does
-    /// not show, or shows disabled, cannot be pressed.
-    static func refusal(of values: [String: Value], _ request: InputRequest) -> String? {
-        guard case .string(let action)? = values["action"]?.revealed, let screen = request.screen else { return nil }
-        guard let shown = screen.actions.first(where: { $0.id == action }) else {
-            return "step '\(request.step)' has no action '\(action)'"
-        }
-        return shown.enabled ? nil : "action '\(action)' is disabled on step '\(request.step)'; it cannot be pressed"
     }
 
     /// Stops the run when input names something the step does not ask for.

@@ -42,9 +42,13 @@ public struct Pipeline: Sendable {
         ScenarioLoader(yaml: yaml).load(root, path: path, into: &diagnostics)
     }
 
-    /// load: a project file's YAML tree → its settings; nil when it has errors.
-    public func loadProjectFile(_ root: YAMLNode, into diagnostics: inout DiagnosticList) -> ProjectSettings? {
-        ProjectFileLoader().load(root, into: &diagnostics)
+    /// parse and load a project file (`journeykit.yaml`) → its settings; nil when it has
+    /// errors. A file with nothing in it (or only comments) marks a project's root and keeps
+    /// every default.
+    public func projectSettings(_ file: SourceFile, into diagnostics: inout DiagnosticList) -> ProjectSettings? {
+        if SafeYAML.isBlank(String(decoding: file.data, as: UTF8.self)) { return ProjectSettings(journeys: []) }
+        guard let root = parse(file, into: &diagnostics) else { return nil }
+        return ProjectFileLoader().load(root, into: &diagnostics)
     }
 
     /// compile: journeys → the library of those that compile (see

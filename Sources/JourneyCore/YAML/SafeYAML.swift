@@ -203,7 +203,7 @@ public struct SafeYAML: Sendable {
 
     /// Whether the text holds nothing but blank lines, comments and document markers. Stops
     /// at the first line with content, so a real file costs one short look.
-    static func isBlank(_ text: String) -> Bool {
+    public static func isBlank(_ text: String) -> Bool {
         let bytes = text.utf8
         var index = bytes.startIndex
         while index < bytes.endIndex {

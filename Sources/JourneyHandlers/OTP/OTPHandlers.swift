@@ -50,13 +50,18 @@ enum OTPParameters {
         return text.filter { $0 != " " }
     }
 
-    /// Whether `code` is the code for `counter`, compared in constant time.
-    static func matches(
-        _ code: String, counter: Int, key: [UInt8], digits: Int, algorithm: OneTimePassword.Algorithm
-    ) -> Bool {
-        guard counter >= 0 else { return false }
-        let expected = OneTimePassword.hotp(key: key, counter: UInt64(counter), digits: digits, algorithm: algorithm)
-        return ConstantTime.equal(code, expected)
+    /// The first of `counters` whose code `code` is, or nil. Every counter's code is computed
+    /// and compared in constant time, so the time taken says nothing of which matched.
+    static func firstMatch(
+        _ code: String, among counters: [Int], key: [UInt8], digits: Int, algorithm: OneTimePassword.Algorithm
+    ) -> Int? {
+        var matched: Int?
+        for counter in counters where counter >= 0 {
+            let expected = OneTimePassword.hotp(
+                key: key, counter: UInt64(counter), digits: digits, algorithm: algorithm)
+            if ConstantTime.equal(code, expected), matched == nil { matched = counter }
+        }
+        return matched
     }
 }
 
@@ -107,16 +112,11 @@ public struct HOTPHandler: StepHandler {
         guard case .int(let window)? = invocation[parameter: "window"]?.revealed ?? .int(0) else {
             throw HandlerError("'window' of step '\(invocation.step)' must be 0 to 100")
         }
-        // Every counter of the window is tried, so the time taken says nothing of which matched.
-        var matched: Int?
-        for candidate in counter...min(counter + window, Self.counters.upperBound) {
-            if OTPParameters.matches(code, counter: candidate, key: key, digits: digits, algorithm: algorithm),
-                matched == nil
-            {
-                matched = candidate
-            }
-        }
-        guard let matched else { return HandlerResult("invalid") }
+        let counters = Array(counter...min(counter + window, Self.counters.upperBound))
+        guard
+            let matched = OTPParameters.firstMatch(
+                code, among: counters, key: key, digits: digits, algorithm: algorithm)
+        else { return HandlerResult("invalid") }
         return HandlerResult("valid", data: ["counter": .int(matched + 1)])
     }
 }
@@ -188,19 +188,10 @@ public struct TOTPHandler: StepHandler {
         guard case .int(let window)? = invocation[parameter: "window"]?.revealed ?? .int(1),
             case .int(let lastStep)? = invocation[parameter: "lastStep"]?.revealed ?? .int(-1)
         else { throw HandlerError("'window' and 'lastStep' of step '\(invocation.step)' must be numbers") }
-        // The current period first, then outwards, so that the nearest match wins; every
-        // candidate is computed, so the time taken says nothing of which matched.
-        var matched: Int?
-        for distance in 0...window {
-            for step in distance == 0 ? [now] : [now - distance, now + distance] {
-                if OTPParameters.matches(code, counter: step, key: key, digits: digits, algorithm: algorithm),
-                    matched == nil
-                {
-                    matched = step
-                }
-            }
-        }
-        guard let matched else { return HandlerResult("invalid") }
+        // The current period first, then outwards, so that the nearest match wins.
+        let periods = [now] + (0...window).dropFirst().flatMap { [now - $0, now + $0] }
+        let found = OTPParameters.firstMatch(code, among: periods, key: key, digits: digits, algorithm: algorithm)
+        guard let matched = found else { return HandlerResult("invalid") }
         if matched <= lastStep { return HandlerResult("replayed", data: ["step": .int(matched)]) }
         return HandlerResult("valid", data: ["step": .int(matched), "drift": .int(matched - now)])
     }
