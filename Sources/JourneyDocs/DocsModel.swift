@@ -323,7 +323,7 @@ public enum DocsBuilder {
                 case .subjourneyEnter(let journey, _, _): stack.append(journey)
                 case .subjourneyExit: if stack.count > 1 { stack.removeLast() }
                 case .attempt(let step, let limit, .exceeded, _, _): exceeded = (step, limit)
-                case .stepEnter, .restart, .failure: exceeded = nil
+                case .stepEnter, .restart, .session, .failure: exceeded = nil
                 case .transition(let from, let outcome, let branch, _):
                     let journey = stack.last ?? recording.journey
                     if let limit = exceeded, limit.step == from {
@@ -365,6 +365,12 @@ public enum DocsBuilder {
                 if let line = current { lines.append(line) }
                 current = nil
                 lines.append("- ⟳ the app restarts: state is gone, the device store is kept")
+            case .session(let number):
+                if let line = current { lines.append(line) }
+                current = nil
+                lines.append(
+                    "- ⟳ session \(number): after the end \(end.map { "*\($0)*" } ?? ""), the app is launched again; the device store and clock are kept"
+                )
             case .attempt(_, let limit, let action, let count, let max) where action == .exceeded:
                 current? += " · limit `\(limit)` reached (\(count)/\(max))"
             case .transition(_, let outcome, _, let to):

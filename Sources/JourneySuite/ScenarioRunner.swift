@@ -139,17 +139,39 @@ public struct ScenarioRunner: Sendable {
         }
         let prepared: PreparedRun
         do { prepared = try prepare(scenario) } catch { return .notRun(scenario, error.message) }
-        let driver = prepared.makeDriver()
-        let outcome = await prepared.run(in: library, driver: driver, transcript: sink)
-        var store = outcome.device.store
-        for (key, value) in scenario.storedDefaults where store[key] == nil { store[key] = value }
-        var problems = scenario.verdict(result: outcome.result, state: outcome.rootState, store: store)
-        if outcome.result.failure == nil, let next = driver.remaining.first {
-            problems.append(
-                "the journey ended, but the script has \(driver.remaining.count) more entries, from line \(next.location.line)"
-            )
+        var problems: [String] = []
+        var result = RunResult(end: nil, kind: nil, failure: nil, steps: 0)
+        var steps = 0
+        var previous: JourneyRunner.Outcome?
+        let numbered = scenario.sessions.count > 1
+        let network = prepared.makeNetwork()
+        for (index, session) in scenario.sessions.enumerated() {
+            let driver = ScriptedDriver(script: session.script)
+            let outcome: JourneyRunner.Outcome
+            if let previous {
+                outcome = await prepared.relaunch(
+                    after: previous, session: index + 1, in: library, driver: driver, transcript: sink,
+                    network: network)
+            } else {
+                outcome = await prepared.run(in: library, driver: driver, transcript: sink, network: network)
+            }
+            steps += outcome.result.steps
+            result = outcome.result
+            var store = outcome.device.store
+            for (key, value) in scenario.storedDefaults where store[key] == nil { store[key] = value }
+            var found = session.expectation.verdict(result: outcome.result, state: outcome.rootState, store: store)
+            if outcome.result.failure == nil, let next = driver.remaining.first {
+                found.append(
+                    "the journey ended, but the script has \(driver.remaining.count) more entries, from line \(next.location.line)"
+                )
+            }
+            problems += numbered ? found.map { "session \(index + 1): \($0)" } : found
+            // A later session starts from where this one ended; after a failure there is no end.
+            if outcome.result.failure != nil { break }
+            previous = outcome
         }
-        return Report(scenario: scenario.id, journey: scenario.journey.id, result: outcome.result, problems: problems)
+        result.steps = steps
+        return Report(scenario: scenario.id, journey: scenario.journey.id, result: result, problems: problems)
     }
 }
 
@@ -164,8 +186,8 @@ public struct PreparedRun: Sendable {
     public let header: TranscriptEvent.Header
     let services: RunServices
 
-    /// The driver that plays the scenario's script.
-    public func makeDriver() -> ScriptedDriver { ScriptedDriver(script: scenario.script) }
+    /// The driver that plays the script of the scenario's first session.
+    public func makeDriver() -> ScriptedDriver { ScriptedDriver(script: scenario.sessions[0].script) }
 
     /// The run's network: the real one without stubs; only the stubs with them; both when the
     /// scenario also needs live services (their origins go to the real network).
@@ -177,11 +199,39 @@ public struct PreparedRun: Sendable {
     }
 
     /// Plays the scenario's journey with `driver`, writing the header and every record to `sink`.
+    ///
+    /// - Parameter network: the run's network; by default ``makeNetwork()``. A scenario's
+    ///   sessions share one, as an app's launches share the servers they talk to.
     public func run(
-        in library: CompiledLibrary, driver: some InputDriver, transcript sink: some TranscriptSink
+        in library: CompiledLibrary, driver: some InputDriver, transcript sink: some TranscriptSink,
+        network: (any NetworkTransport)? = nil
     ) async -> JourneyRunner.Outcome {
         await JourneyRunner(configuration: configuration).run(
             scenario.journey, in: library, params: scenario.params, device: device, driver: driver,
-            network: makeNetwork(), transcript: sink, header: header)
+            network: network ?? makeNetwork(), transcript: sink, header: header)
+    }
+
+    /// Plays the journey again on the device a previous run left, as a relaunched app does:
+    /// the store, the clock (moved on by the session's `after`), the device's settings and the
+    /// random stream are kept; the journey's state starts afresh. The transcript says so first.
+    public func relaunch(
+        after previous: JourneyRunner.Outcome, session number: Int, in library: CompiledLibrary,
+        driver: some InputDriver, transcript sink: some TranscriptSink, network: (any NetworkTransport)? = nil
+    ) async -> JourneyRunner.Outcome {
+        var device = previous.device
+        var configuration = configuration
+        configuration.random = previous.random
+        sink.record(TranscriptRecord(time: device.elapsed, depth: 0, event: .session(number: number)))
+        let gap = scenario.sessions[number - 1].after
+        if gap > 0 {
+            device.clock += gap
+            sink.record(
+                TranscriptRecord(
+                    time: device.elapsed, depth: 0,
+                    event: .clockAdvance(milliseconds: gap, reason: "before session \(number)")))
+        }
+        return await JourneyRunner(configuration: configuration).run(
+            scenario.journey, in: library, params: scenario.params, device: device, driver: driver,
+            network: network ?? makeNetwork(), transcript: sink, header: nil)
     }
 }

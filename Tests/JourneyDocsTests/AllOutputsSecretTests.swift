@@ -85,9 +85,12 @@ struct AllOutputsSecretTests {
         var found: Set<String> = []
         var values: [Value] = Array(scenario.pins.values)
         values += scenario.device.store.filter { secretKeys.contains($0.key) }.map { .secret($0.value.revealed) }
-        values += scenario.expectation.stored.filter { secretKeys.contains($0.name) }.map { .secret($0.value.revealed) }
-        values += Array(scenario.params.values) + scenario.expectation.state.map(\.value)
-        values += Array(scenario.device.store.values) + scenario.expectation.stored.map(\.value)
+        for expectation in scenario.sessions.map(\.expectation) {
+            values += expectation.stored.filter { secretKeys.contains($0.name) }.compactMap { $0.check.expected }
+                .map { .secret($0.revealed) }
+            values += expectation.state.compactMap(\.check.expected) + expectation.stored.compactMap(\.check.expected)
+        }
+        values += Array(scenario.params.values) + Array(scenario.device.store.values)
         for entry in scenario.script {
             if case .input(_, let inputs) = entry.kind { values += inputs.values }
         }

@@ -18,6 +18,9 @@ public struct JourneyRunner {
         public var result: RunResult
         public var rootState: [String: Value]
         public var device: DeviceState
+        /// The random stream as the run left it: a later run on the same device (a scenario's
+        /// next session) continues it rather than drawing the same bytes again.
+        public var random: RandomSource
     }
 
     public func run(
@@ -33,7 +36,9 @@ public struct JourneyRunner {
         while true {
             switch action {
             case .finished(let result), .failed(let result):
-                return Outcome(result: result, rootState: context.machine.rootState, device: context.machine.device)
+                return Outcome(
+                    result: result, rootState: context.machine.rootState, device: context.machine.device,
+                    random: context.machine.random)
             case .proceed:
                 // Only mid-step events answer this, and a handler's context gives those.
                 action = context.handle(.abort("the machine waited for a handler that was not running"))

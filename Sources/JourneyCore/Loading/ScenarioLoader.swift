@@ -7,7 +7,8 @@ public struct ScenarioLoader: Sendable {
     public init(yaml: SafeYAML = SafeYAML()) { self.yaml = yaml }
 
     static let keys = [
-        "scenario", "journey", "title", "tags", "locale", "device", "params", "script", "expect", "network", "needs",
+        "scenario", "journey", "title", "tags", "locale", "device", "params", "script", "expect", "sessions", "network",
+        "needs",
     ]
 
     /// Loads a scenario from a parsed YAML document; nil when it has errors.
@@ -16,7 +17,7 @@ public struct ScenarioLoader: Sendable {
         defer { diagnostics.append(contentsOf: r.diagnostics) }
         guard
             let f = r.mapping(
-                root, "a scenario", allowed: Self.keys, required: ["scenario", "journey", "script", "expect"])
+                root, "a scenario", allowed: Self.keys, required: ["scenario", "journey"])
         else { return nil }
         let id = f["scenario"].flatMap { r.identifier($0, "scenario") } ?? Located("", at: root.location)
         let journey = f["journey"].flatMap { r.located($0, "'journey'") } ?? Located("", at: root.location)
@@ -75,25 +76,38 @@ public struct ScenarioLoader: Sendable {
         let params = (f["params"].map { r.namedEntries($0, "'params'") } ?? []).map {
             (Located($0.key, at: $0.keyLocation), r.raw($0.value))
         }
-        var script: [ScriptEntry] = []
-        if let node = f["script"] {
-            if case .sequence(let items) = node.kind {
-                for item in items { if let entry = entry(item, &r) { script.append(entry) } }
+        var sessions: [Scenario.Session] = []
+        if let node = f["sessions"] {
+            // The scenario's runs, each with its own script and expectation.
+            if let clash = f.keyLocation("sessions") {
+                for key in ["script", "expect"] where f[key] != nil {
+                    r.diagnostics.error(
+                        NodeReader.unknownKey,
+                        "a scenario has 'script' and 'expect', or 'sessions' each with its own; '\(key)' cannot sit beside 'sessions'",
+                        at: f.keyLocation(key) ?? clash)
+                }
+            }
+            if case .sequence(let items) = node.kind, !items.isEmpty {
+                for (index, item) in items.enumerated() {
+                    if let session = session(item, first: index == 0, &r) { sessions.append(session) }
+                }
             } else {
-                r.diagnostics.error(NodeReader.valueType, "'script' must be a list of steps", at: node.location)
+                r.diagnostics.error(
+                    NodeReader.valueType,
+                    "'sessions' must be a list of runs, each '- script: […]' with its 'expect'", at: node.location)
             }
-        }
-        var expect = Scenario.Expectation(end: Located("", at: root.location), kind: nil, state: [], stored: [])
-        if let node = f["expect"],
-            let ef = r.mapping(node, "'expect'", allowed: ["end", "kind", "state", "stored"], required: ["end"])
-        {
-            expect.end = ef["end"].flatMap { r.located($0, "'end'") } ?? expect.end
-            expect.kind = ef["kind"].flatMap { r.enumValue($0, "'kind'", as: EndKind.self) }
-            expect.state = (ef["state"].map { r.namedEntries($0, "'state'") } ?? []).map {
-                (Located($0.key, at: $0.keyLocation), r.raw($0.value))
+        } else {
+            for key in ["script", "expect"] where f[key] == nil {
+                r.diagnostics.error(
+                    NodeReader.missingKey,
+                    "a scenario is missing required key '\(key)' (or 'sessions', runs each with its own)",
+                    at: root.location)
             }
-            expect.stored = (ef["stored"].map { r.namedEntries($0, "'stored'") } ?? []).map {
-                (Located($0.key, at: $0.keyLocation), r.raw($0.value))
+            if let scriptNode = f["script"], let expectNode = f["expect"] {
+                let script = self.script(scriptNode, &r)
+                if let expect = expectation(expectNode, &r) {
+                    sessions.append(Scenario.Session(script: script, expect: expect, location: root.location))
+                }
             }
         }
         var network: [NetworkStub] = []
@@ -108,8 +122,82 @@ public struct ScenarioLoader: Sendable {
         guard !r.diagnostics.hasErrors else { return nil }
         return Scenario(
             id: id, file: path, journey: journey, title: title, tags: tags, locale: locale, device: device,
-            params: params, script: script, expect: expect, network: network, needs: needs,
+            params: params, sessions: sessions, network: network, needs: needs,
             location: root.location)
+    }
+
+    /// `- after: 1d` (not on the first), `script: […]` and `expect: {…}`: one run of a scenario
+    /// that spans logins.
+    func session(_ node: YAMLNode, first: Bool, _ r: inout NodeReader) -> Scenario.Session? {
+        guard let f = r.mapping(node, "a session", allowed: ["after", "script", "expect"], required: ["expect"])
+        else { return nil }
+        var after = 0
+        if let afterNode = f["after"] {
+            if first {
+                r.diagnostics.error(
+                    NodeReader.unknownKey,
+                    "the first session starts when the scenario does; set its time with the device's 'clock', and use 'after' on later sessions",
+                    at: afterNode.location)
+            } else if let ms = duration(afterNode, "'after'", &r) {
+                after = ms
+            }
+        }
+        let script = f["script"].map { self.script($0, &r) } ?? []
+        guard let expectNode = f["expect"], let expect = expectation(expectNode, &r) else { return nil }
+        return Scenario.Session(after: after, script: script, expect: expect, location: node.location)
+    }
+
+    /// A script: a list of entries.
+    func script(_ node: YAMLNode, _ r: inout NodeReader) -> [ScriptEntry] {
+        guard case .sequence(let items) = node.kind else {
+            r.diagnostics.error(NodeReader.valueType, "'script' must be a list of steps", at: node.location)
+            return []
+        }
+        return items.compactMap { entry($0, &r) }
+    }
+
+    /// `{end, kind, state, stored}`; a value is what it must equal, or `{is: set}` / `{is: empty}`.
+    func expectation(_ node: YAMLNode, _ r: inout NodeReader) -> Scenario.Expectation? {
+        guard let ef = r.mapping(node, "'expect'", allowed: ["end", "kind", "state", "stored"], required: ["end"]),
+            let end = ef["end"].flatMap({ r.located($0, "'end'") })
+        else { return nil }
+        func checks(_ key: String) -> [(name: Located<String>, check: ValueCheck<RawValue>)] {
+            (ef[key].map { r.namedEntries($0, "'\(key)'") } ?? []).compactMap { entry in
+                let name = Located(entry.key, at: entry.keyLocation)
+                guard case .mapping(let pairs) = entry.value.kind else {
+                    return (name, .equals(r.raw(entry.value)))
+                }
+                guard pairs.count == 1, pairs[0].key == "is", let text = pairs[0].value.scalar,
+                    let check = ValueCheck<RawValue>.named(text)
+                else {
+                    r.diagnostics.error(
+                        NodeReader.valueType,
+                        "an expected value is the value itself, or '{is: set}' or '{is: empty}' to say only whether it holds one",
+                        at: entry.value.location)
+                    return nil
+                }
+                return (name, check)
+            }
+        }
+        return Scenario.Expectation(
+            end: end, kind: ef["kind"].flatMap { r.enumValue($0, "'kind'", as: EndKind.self) },
+            state: checks("state"), stored: checks("stored"))
+    }
+
+    /// A duration such as `1h30m`, at most ``Duration/maximum``.
+    func duration(_ node: YAMLNode, _ what: String, _ r: inout NodeReader) -> Int? {
+        guard let text = r.string(node, what) else { return nil }
+        guard let ms = Duration.parse(text) else {
+            if Duration.isTooLong(text) {
+                r.diagnostics.error(
+                    NodeReader.outOfRange, "\(what): \(Duration.problem(with: text) ?? "")", at: node.location)
+            } else {
+                r.diagnostics.error(
+                    NodeReader.valueType, "\(what) takes \(Duration.rule), found '\(text)'", at: node.location)
+            }
+            return nil
+        }
+        return ms
     }
 
     static let methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]
@@ -224,19 +312,7 @@ public struct ScenarioLoader: Sendable {
                     guard let online = r.bool(first.value, "'online'") else { return nil }
                     return ScriptEntry(kind: .online(online), location: node.location)
                 }
-                guard let text = r.string(first.value, "'advance'") else { return nil }
-                guard let ms = Duration.parse(text) else {
-                    if Duration.isTooLong(text) {
-                        r.diagnostics.error(
-                            NodeReader.outOfRange, "'advance': \(Duration.problem(with: text) ?? "")",
-                            at: first.value.location)
-                    } else {
-                        r.diagnostics.error(
-                            NodeReader.valueType, "'advance' takes \(Duration.rule), found '\(text)'",
-                            at: first.value.location)
-                    }
-                    return nil
-                }
+                guard let ms = duration(first.value, "'advance'", &r) else { return nil }
                 return ScriptEntry(kind: .advance(milliseconds: ms), location: node.location)
             }
             guard let at = entries.first(where: { $0.key == "at" }) else {

@@ -11,8 +11,10 @@ public struct Scenario: Sendable {
     public var locale: String?
     public var device: DeviceSetup
     public var params: [(name: Located<String>, value: RawValue)]
-    public var script: [ScriptEntry]
-    public var expect: Expectation
+    /// The journey's runs, in order: one, or several when the scenario spans logins. After the
+    /// first, each starts with the app launched again: the device store, the clock and the
+    /// device are kept from where the previous one ended.
+    public var sessions: [Session]
     /// Responses the scenario's network gives, for servers that cannot run here. Without
     /// stubs the scenario uses the real network.
     public var network: [NetworkStub]
@@ -32,11 +34,54 @@ public struct Scenario: Sendable {
         public var clock: Int
     }
 
+    /// One run of the journey: its script and what it must end with.
+    public struct Session: Sendable {
+        /// How long after the previous session ended the app is launched again, in
+        /// milliseconds (0 for the first session).
+        public var after: Int
+        public var script: [ScriptEntry]
+        public var expect: Expectation
+        public var location: SourceLocation
+
+        public init(after: Int = 0, script: [ScriptEntry], expect: Expectation, location: SourceLocation) {
+            self.after = after
+            self.script = script
+            self.expect = expect
+            self.location = location
+        }
+    }
+
     public struct Expectation: Sendable {
         public var end: Located<String>
         public var kind: EndKind?
-        public var state: [(name: Located<String>, value: RawValue)]
-        public var stored: [(name: Located<String>, value: RawValue)]
+        public var state: [(name: Located<String>, check: ValueCheck<RawValue>)]
+        public var stored: [(name: Located<String>, check: ValueCheck<RawValue>)]
+    }
+}
+
+/// What an expectation says of a value: that it equals one the scenario gives, or only that it
+/// is set or empty, which is how a scenario speaks of a secret it did not supply (a token, a
+/// generated code) without the value ever being written anywhere.
+public enum ValueCheck<V: Sendable>: Sendable {
+    /// The value equals this one (a secret is compared, never shown).
+    case equals(V)
+    /// The value is there and not empty (not `""` nor `[]`).
+    case isSet
+    /// The value is missing, `""` or `[]`.
+    case isEmpty
+
+    /// The value it must equal, if it names one.
+    public var expected: V? {
+        if case .equals(let value) = self { value } else { nil }
+    }
+
+    /// `set` or `empty`, as a scenario writes them after `is:`.
+    public static func named(_ text: String) -> Self? {
+        switch text {
+        case "set": .isSet
+        case "empty": .isEmpty
+        default: nil
+        }
     }
 }
 

@@ -17,8 +17,8 @@ public struct JSONLinesDecoder: Sendable {
     static let knownEvents: Set<String> = [
         "journey.start", "journey.end", "subjourney.enter", "subjourney.exit", "step.enter", "screen", "input",
         "input.refused",
-        "handler.call", "handler.error", "outcome", "attempt", "state.set", "transition", "restart", "clock.advance",
-        "network", "http", "failure",
+        "handler.call", "handler.error", "outcome", "attempt", "state.set", "transition", "restart", "session",
+        "clock.advance", "network", "http", "failure",
     ]
 
     public init() {}
@@ -129,6 +129,8 @@ public struct JSONLinesDecoder: Sendable {
                 to: try line.string("to"))
         case "restart":
             return .restart
+        case "session":
+            return .session(number: try line.int("session"))
         case "clock.advance":
             return .clockAdvance(milliseconds: try line.int("by"), reason: try line.string("reason"))
         case "network":

@@ -159,6 +159,8 @@ public struct JSONLinesEncoder: Sendable {
             w.key("to", string: to)
         case .restart:
             break
+        case .session(let number):
+            w.key("session", int: number)
         case .http(let step, let method, let url, let status, let error):
             w.key("step", string: step)
             w.key("method", string: method)

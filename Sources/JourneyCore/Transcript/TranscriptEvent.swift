@@ -93,6 +93,9 @@ public enum TranscriptEvent: Sendable, Equatable {
     case stateSet(variable: String, value: Value)
     case transition(from: String, outcome: String, branch: String, to: String)
     case restart
+    /// A scenario's next session: after the journey's end, the app is launched again with the
+    /// device (store, clock) as the previous session left it.
+    case session(number: Int)
     case clockAdvance(milliseconds: Int, reason: String)
     /// The device's network came back or went away.
     case network(online: Bool)
@@ -120,6 +123,7 @@ public enum TranscriptEvent: Sendable, Equatable {
         case .stateSet: "state.set"
         case .transition: "transition"
         case .restart: "restart"
+        case .session: "session"
         case .clockAdvance: "clock.advance"
         case .network: "network"
         case .http: "http"

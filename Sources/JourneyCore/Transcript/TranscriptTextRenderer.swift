@@ -78,6 +78,8 @@ public struct TranscriptTextRenderer: Sendable {
             return "  \(from) --\(outcome)\(via)--> \(to)"
         case .restart:
             return "⟳ app restarted"
+        case .session(let number):
+            return "⟳ session \(number): the app is launched again (device store and clock kept)"
         case .http(_, let method, let url, let status, let error):
             let result = status.map(String.init) ?? error.map(PrintableText.escaped) ?? "no response"
             return "  http \(method) \(PrintableText.escaped(url)) → \(result)"

@@ -85,8 +85,45 @@ public struct ScenarioChecker: Sendable {
                 }
             }
         }
+        var sessions: [CompiledScenario.Session] = []
+        for session in scenario.sessions {
+            let script = compileScript(session.script, steps: steps, journey: journey, context: &context, into: &d)
+            let expectation = compileExpectation(
+                session.expect, journey: journey, storedDecls: storedDecls, library: library, context: &context,
+                into: &d)
+            sessions.append(
+                .init(after: session.after, script: script, expectation: expectation, location: session.location))
+        }
+        if let locale = scenario.locale, !journey.source.locales.contains(locale) {
+            d.warning(
+                JourneyCompiler.textLocale,
+                "journey '\(journey.id)' has no '\(locale)' texts; its default '\(journey.source.defaultLocale)' is used",
+                at: scenario.location)
+        }
+        d.append(contentsOf: context.diagnostics)
+        guard !d.hasErrors else { return nil }
+        // A key the run never writes reads as its declared default: the first journey (the
+        // played one, then those it calls) that declares one gives it.
+        var storedDefaults: [String: Value] = [:]
+        for variable in reachable.flatMap(\.stored) where storedDefaults[variable.name] == nil {
+            if let value = variable.defaultValue { storedDefaults[variable.name] = value }
+        }
+        let compiled = CompiledScenario(
+            id: scenario.id.value, file: scenario.file, journey: journey, title: scenario.title, tags: scenario.tags,
+            locale: scenario.locale,
+            device: DeviceState(profile: scenario.device.profile, store: store, clock: scenario.device.clock),
+            pins: pins, params: params, sessions: sessions, network: scenario.network, needs: scenario.needs,
+            storedDefaults: storedDefaults)
+        return compiled
+    }
+
+    /// A session's script, each input checked against the step it names.
+    private func compileScript(
+        _ entries: [ScriptEntry], steps: [String: StepContract], journey: CompiledJourney,
+        context: inout JourneyContext, into d: inout DiagnosticList
+    ) -> [CompiledScenario.Entry] {
         var script: [CompiledScenario.Entry] = []
-        for entry in scenario.script {
+        for entry in entries {
             switch entry.kind {
             case .restart: script.append(.init(kind: .restart, location: entry.location))
             case .advance(let ms): script.append(.init(kind: .advance(milliseconds: ms), location: entry.location))
@@ -122,9 +159,28 @@ public struct ScenarioChecker: Sendable {
                         refused: entry.refused))
             }
         }
+        return script
+    }
 
-        var expectState: [(String, Value)] = []
-        for (name, raw) in scenario.expect.state {
+    /// A session's expectation, each value typed as its state or stored value is declared.
+    private func compileExpectation(
+        _ expect: Scenario.Expectation, journey: CompiledJourney, storedDecls: [CompiledVariable],
+        library: CompiledLibrary, context: inout JourneyContext, into d: inout DiagnosticList
+    ) -> CompiledScenario.Expectation {
+        func compile(_ check: ValueCheck<RawValue>, _ type: TypeInfo, _ what: String) -> ValueCheck<Value>? {
+            switch check {
+            case .isSet: return .isSet
+            case .isEmpty: return .isEmpty
+            case .equals(let raw):
+                guard
+                    case .constant(let v)? = context.compileValue(
+                        raw, expected: type, scope: context.base, what: what, allowTemplates: false)
+                else { return nil }
+                return .equals(v)
+            }
+        }
+        var state: [(String, ValueCheck<Value>)] = []
+        for (name, check) in expect.state {
             guard let decl = journey.state.first(where: { $0.name == name.value }) else {
                 d.error(
                     Self.badExpectation,
@@ -132,52 +188,22 @@ public struct ScenarioChecker: Sendable {
                     at: name.location)
                 continue
             }
-            if case .constant(let v)? = context.compileValue(
-                raw, expected: decl.type, scope: context.base, what: "'state.\(name.value)'", allowTemplates: false)
-            {
-                expectState.append((name.value, v))
-            }
+            if let c = compile(check, decl.type, "'state.\(name.value)'") { state.append((name.value, c)) }
         }
-        var expectStored: [(String, Value)] = []
-        for (name, raw) in scenario.expect.stored {
+        var stored: [(String, ValueCheck<Value>)] = []
+        for (name, check) in expect.stored {
             var type = storedDecls.first { $0.name == name.value }?.type ?? TypeInfo(.any)
             type.secret = type.secret || library.isSecretStored(name.value)
-            if case .constant(let v)? = context.compileValue(
-                raw, expected: type, scope: context.base, what: "'stored.\(name.value)'", allowTemplates: false)
-            {
-                expectStored.append((name.value, v))
-            }
+            if let c = compile(check, type, "'stored.\(name.value)'") { stored.append((name.value, c)) }
         }
         let endNames = journey.ends.map(\.id)
-        if !endNames.contains(scenario.expect.end.value) {
+        if !endNames.contains(expect.end.value) {
             d.error(
                 Self.badExpectation,
-                "journey '\(journey.id)' has no end '\(scenario.expect.end.value)'\(Suggestion.hint(for: scenario.expect.end.value, in: endNames))",
-                at: scenario.expect.end.location)
+                "journey '\(journey.id)' has no end '\(expect.end.value)'\(Suggestion.hint(for: expect.end.value, in: endNames))",
+                at: expect.end.location)
         }
-        if let locale = scenario.locale, !journey.source.locales.contains(locale) {
-            d.warning(
-                JourneyCompiler.textLocale,
-                "journey '\(journey.id)' has no '\(locale)' texts; its default '\(journey.source.defaultLocale)' is used",
-                at: scenario.location)
-        }
-        d.append(contentsOf: context.diagnostics)
-        guard !d.hasErrors else { return nil }
-        // A key the run never writes reads as its declared default: the first journey (the
-        // played one, then those it calls) that declares one gives it.
-        var storedDefaults: [String: Value] = [:]
-        for variable in reachable.flatMap(\.stored) where storedDefaults[variable.name] == nil {
-            if let value = variable.defaultValue { storedDefaults[variable.name] = value }
-        }
-        let compiled = CompiledScenario(
-            id: scenario.id.value, file: scenario.file, journey: journey, title: scenario.title, tags: scenario.tags,
-            locale: scenario.locale,
-            device: DeviceState(profile: scenario.device.profile, store: store, clock: scenario.device.clock),
-            pins: pins, params: params, script: script, network: scenario.network, needs: scenario.needs,
-            storedDefaults: storedDefaults,
-            expectation: .init(
-                end: scenario.expect.end.value, kind: scenario.expect.kind, state: expectState, stored: expectStored))
-        return compiled
+        return .init(end: expect.end.value, kind: expect.kind, state: state, stored: stored)
     }
 
     /// The journey and every journey it calls, directly or not.
@@ -217,8 +243,45 @@ public struct CompiledScenario: Sendable {
     public struct Expectation: Sendable {
         public var end: String
         public var kind: EndKind?
-        public var state: [(name: String, value: Value)]
-        public var stored: [(name: String, value: Value)]
+        public var state: [(name: String, check: ValueCheck<Value>)]
+        public var stored: [(name: String, check: ValueCheck<Value>)]
+
+        /// What is wrong with a run that ended with `result`, its root journey's `state` and the
+        /// device's `store`; empty when it met the expectation. Never shows a secret.
+        public func verdict(result: RunResult, state: [String: Value], store: [String: Value]) -> [String] {
+            var problems: [String] = []
+            if let failure = result.failure {
+                problems.append(failure)
+                return problems
+            }
+            if result.end != end {
+                problems.append("expected end '\(end)', reached '\(result.end ?? "none")'")
+            }
+            if let kind, result.kind != kind {
+                problems.append("expected a \(kind.rawValue) end, reached a \(result.kind?.rawValue ?? "none") end")
+            }
+            for (name, check) in self.state {
+                if let problem = CompiledScenario.problem("state.\(name)", check, found: state[name]) {
+                    problems.append(problem)
+                }
+            }
+            for (name, check) in self.stored {
+                if let problem = CompiledScenario.problem("stored.\(name)", check, found: store[name]) {
+                    problems.append(problem)
+                }
+            }
+            return problems
+        }
+    }
+
+    /// One run of the journey; after the first, the app is launched again `after` the previous
+    /// one ended, with the device (store, clock) as it left it.
+    public struct Session: Sendable {
+        /// Milliseconds between the previous session's end and this one's launch.
+        public var after: Int
+        public var script: [Entry]
+        public var expectation: Expectation
+        public var location: SourceLocation
     }
 
     public let id: String
@@ -231,7 +294,8 @@ public struct CompiledScenario: Sendable {
     /// PINs to seal into the device store before the run, by key.
     public let pins: [String: Value]
     public let params: [String: Value]
-    public let script: [Entry]
+    /// The journey's runs, in order; most scenarios have one.
+    public let sessions: [Session]
     /// Canned responses for the run's network, in order; none means the real network.
     public let network: [NetworkStub]
     /// Services that must answer for the scenario to run.
@@ -239,28 +303,30 @@ public struct CompiledScenario: Sendable {
     /// The declared default of every stored key the played journey or one it calls declares
     /// with a default: what a key the run never wrote reads as, when the expectation looks.
     public let storedDefaults: [String: Value]
-    public let expectation: Expectation
 
-    /// The problems with a finished run, measured against the expectation; empty when it passed.
-    public func verdict(result: RunResult, state: [String: Value], store: [String: Value]) -> [String] {
-        var problems: [String] = []
-        if let failure = result.failure {
-            problems.append(failure)
-            return problems
+    /// Every session's script, in order.
+    public var script: [Entry] { sessions.flatMap(\.script) }
+
+    /// The expectation of the last session: what the scenario ends with.
+    public var expectation: Expectation { sessions[sessions.count - 1].expectation }
+
+    /// What is wrong with `found` for `check`; nil when it holds.
+    static func problem(_ name: String, _ check: ValueCheck<Value>, found: Value?) -> String? {
+        let empty: Bool
+        switch found?.revealed {
+        case nil, .string("")?, .list([])?: empty = true
+        default: empty = false
         }
-        if result.end != expectation.end {
-            problems.append("expected end '\(expectation.end)', reached '\(result.end ?? "none")'")
+        switch check {
+        case .equals(let expected):
+            return found?.revealed == expected.revealed ? nil : mismatch(name, expected: expected, found: found)
+        case .isSet:
+            return empty ? "expected \(name) to be set, but it is \(found == nil ? "not set" : "empty")" : nil
+        case .isEmpty:
+            guard !empty else { return nil }
+            let shown = found.map { $0.isSecret ? "a value (secret, not shown)" : $0.displayText } ?? ""
+            return "expected \(name) to be empty, but it holds \(shown)"
         }
-        if let kind = expectation.kind, result.kind != kind {
-            problems.append("expected a \(kind.rawValue) end, reached a \(result.kind?.rawValue ?? "none") end")
-        }
-        for (name, expected) in expectation.state where state[name]?.revealed != expected.revealed {
-            problems.append(Self.mismatch("state.\(name)", expected: expected, found: state[name]))
-        }
-        for (name, expected) in expectation.stored where store[name]?.revealed != expected.revealed {
-            problems.append(Self.mismatch("stored.\(name)", expected: expected, found: store[name]))
-        }
-        return problems
     }
 
     /// Says that a value is not the one expected; a secret's values are never shown, on

@@ -79,6 +79,7 @@ struct JSONLinesDecoderTests {
             time: 13, depth: 0,
             event: .transition(from: "pin", outcome: "wrong (limit pin reached)", branch: "if 1", to: "locked")),
         .init(time: 14, depth: 0, event: .restart),
+        .init(time: 14, depth: 0, event: .session(number: 2)),
         .init(time: 3_600_000, depth: 0, event: .clockAdvance(milliseconds: 86_400_000, reason: "scenario")),
         .init(time: 15, depth: 0, event: .network(online: true)),
         .init(time: 15, depth: 0, event: .network(online: false)),
@@ -105,7 +106,7 @@ struct JSONLinesDecoderTests {
         switch event {
         case .header, .journeyStart, .journeyEnd, .subjourneyEnter, .subjourneyExit, .stepEnter, .screen, .input,
             .inputRefused, .handlerCall, .handlerError, .outcome, .attempt, .stateSet, .transition, .restart,
-            .clockAdvance, .network,
+            .session, .clockAdvance, .network,
             .http, .failure:
             event.name
         }
