@@ -23,7 +23,8 @@ struct DocsCommand: AsyncParsableCommand {
             Walkthroughs and coverage come from each scenario's golden transcript \
             (transcripts/NAME.jsonl beside its scenarios folder), which `journey test` keeps \
             equal to a real run: nothing is played, so no service needs to be running and the \
-            pages show what the committed goldens show. A scenario without a golden, or with one \
+            pages show what the committed goldens show, byte for byte, whether a service a \
+            scenario `needs` answers or not (the summary line names those services). A scenario without a golden, or with one \
             that does not read as a transcript, is an error naming it (`path:line:column` for \
             the golden); record goldens with `journey test --update`, and run `journey test` \
             before the docs to be sure they are current.
@@ -97,6 +98,7 @@ struct DocsCommand: AsyncParsableCommand {
             for problem in problems { console.err("\(problem.location): error: \(problem.message)\n") }
             throw ExitCode(ExitStatus.invalid)
         }
+        let source = Self.sourceNote(project.scenarios.map(\.needs))
         let docs = DocsBuilder.build(
             journeys: project.journeys.filter { library[$0.id.value] != nil }, recordings: recordings,
             locale: locale, secretStoredKeys: library.secretStoredKeys)
@@ -139,7 +141,7 @@ struct DocsCommand: AsyncParsableCommand {
         if check {
             let stale = (folder.changed + folder.obsolete).map { Path.join(out, $0) }
             if stale.isEmpty {
-                console.err("\(files.count) pages in \(out) are up to date\n")
+                console.err("\(files.count) pages in \(out) are up to date\(source)\n")
                 return
             }
             for path in stale {
@@ -163,7 +165,24 @@ struct DocsCommand: AsyncParsableCommand {
             console.err("\(out): error: cannot write the docs: \(error.reason)\n")
             throw ExitCode(ExitStatus.invalid)
         }
-        console.err("wrote \(files.count) files to \(out)\n")
+        console.err("wrote \(files.count) files to \(out)\(source)\n")
+    }
+
+    /// What the summary line says of where the walkthroughs come from, given the services
+    /// each scenario needs: the committed goldens, whatever is running, and which services
+    /// some of them need (by origin, sorted) that `journey docs` never contacts. The same
+    /// files always give the same words.
+    static func sourceNote(_ needs: [[String]]) -> String {
+        guard !needs.isEmpty else { return "" }
+        let scenarios = needs.count == 1 ? "1 scenario" : "\(needs.count) scenarios"
+        var note = ": walkthroughs from the committed goldens of \(scenarios)"
+        let needing = needs.filter { !$0.isEmpty }
+        guard !needing.isEmpty else { return note }
+        let origins = Set(needing.joined().map { URLOrigin.of($0).map(URLOrigin.shown) ?? $0 }).sorted()
+        note +=
+            " (\(needing.count) \(needing.count == 1 ? "needs" : "need") \(origins.joined(separator: ", ")),"
+            + " which journey docs never contacts: `journey test` keeps \(needing.count == 1 ? "its golden" : "their goldens") current where \(origins.count == 1 ? "it answers" : "they answer"))"
+        return note
     }
 
     /// The command that writes these docs, as the user would type it.

@@ -35,12 +35,15 @@ public struct JourneyDoc: Sendable {
 
     public struct Edge: Sendable, Hashable {
         public var from: String
+        /// The outcome, or `limit NAME reached` for where an exceeded limit leads.
         public var outcome: String
-        /// `always`, `if N` or `else`, as transcripts name branches; `limit` for an exceeded limit.
+        /// `always`, `if N` or `else`, as transcripts name branches.
         public var branch: String
         public var condition: String?
         public var to: String
         public var sets: [String]
+        /// The limit whose `exceeded` transition this is; nil for an outcome's transition.
+        public var limit: String?
     }
 
     public struct StepDoc: Sendable {
@@ -122,10 +125,9 @@ public enum DocsBuilder {
                 var stepEdges: [JourneyDoc.Edge] = []
                 for (outcome, transition) in step.transitions {
                     for (index, branch) in transition.branches.enumerated() {
-                        let label = branch.isElse ? "else" : (branch.condition == nil ? "always" : "if \(index + 1)")
                         stepEdges.append(
                             .init(
-                                from: step.id.value, outcome: outcome.value, branch: label,
+                                from: step.id.value, outcome: outcome.value, branch: label(branch, index),
                                 condition: branch.condition?.value, to: branch.target.value,
                                 sets: branch.assignments.map(assignment)))
                     }
@@ -133,12 +135,13 @@ public enum DocsBuilder {
                 if let charge = step.attempts,
                     let limit = journey.limits.first(where: { $0.name.value == charge.limit.value })
                 {
-                    for branch in limit.exceeded.branches {
+                    for (index, branch) in limit.exceeded.branches.enumerated() {
                         stepEdges.append(
                             .init(
-                                from: step.id.value, outcome: "limit \(limit.name.value) reached", branch: "limit",
-                                condition: branch.condition?.value, to: branch.target.value,
-                                sets: branch.assignments.map(assignment)))
+                                from: step.id.value, outcome: "limit \(limit.name.value) reached",
+                                branch: label(branch, index), condition: branch.condition?.value,
+                                to: branch.target.value, sets: branch.assignments.map(assignment),
+                                limit: limit.name.value))
                     }
                 }
                 edges += stepEdges
@@ -189,6 +192,11 @@ public enum DocsBuilder {
                 calls: Array(Set(steps.compactMap(\.calls))).sorted(), walkthroughs: walkthroughs,
                 edges: edges, covered: Set(edges.filter { taken.contains(Taken(journey: journey.id.value, edge: $0)) }))
         }
+    }
+
+    /// A branch's name as transcripts give it: `always`, `if N` (from 1) or `else`.
+    static func label(_ branch: Branch, _ index: Int) -> String {
+        branch.isElse ? "else" : (branch.condition == nil ? "always" : "if \(index + 1)")
     }
 
     static func group(of file: String) -> String {
@@ -311,7 +319,7 @@ public enum DocsBuilder {
 
     /// Every transition the recordings took, by journey (tracking sub-journeys as they nest).
     /// A limit's edge is the transition that follows its `attempt … exceeded` event at the
-    /// same step.
+    /// same step, by the branch it took: each way a limit leads is covered on its own.
     static func takenTransitions(_ recordings: [ScenarioRecording]) -> Set<Taken> {
         var taken = Set<Taken>()
         for recording in recordings {
@@ -329,7 +337,7 @@ public enum DocsBuilder {
                     if let limit = exceeded, limit.step == from {
                         taken.insert(
                             Taken(
-                                journey: journey, from: from, outcome: "limit \(limit.limit) reached", branch: "limit"))
+                                journey: journey, from: from, outcome: "limit \(limit.limit) reached", branch: branch))
                     } else {
                         taken.insert(Taken(journey: journey, from: from, outcome: outcome, branch: branch))
                     }

@@ -32,7 +32,7 @@ public enum DotRenderer {
                 var label = edge.outcome
                 if let condition = edge.condition { label += "\nif " + Guards.words(condition) }
                 if edge.branch == "else" { label += "\notherwise" }
-                let style = edge.branch == "limit" ? ", style=dashed, color=\"#a32121\"" : ""
+                let style = edge.limit != nil ? ", style=dashed, color=\"#a32121\"" : ""
                 lines.append("  \(quote(edge.from)) -> \(quote(edge.to)) [label=\(quote(label))\(style)];")
             }
         }

@@ -29,7 +29,7 @@ public enum MermaidRenderer {
                 var label = edge.outcome
                 if let condition = edge.condition { label += " · if \(Guards.words(condition))" }
                 if edge.branch == "else" { label += " · otherwise" }
-                let arrow = edge.branch == "limit" ? "-.->" : "-->"
+                let arrow = edge.limit != nil ? "-.->" : "-->"
                 lines.append("    \(from) \(arrow)|\"\(escape(label))\"| \(to)")
             }
         }

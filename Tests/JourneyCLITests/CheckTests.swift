@@ -196,6 +196,89 @@ struct CheckTests {
         }
     }
 
+    @Test("a capture's misuse is reported where it is written: its type, path, keys, and what it is written into")
+    func capturesAreCheckedWhereWritten() async throws {
+        let text = """
+            journey: demo.captures
+            version: 1
+            title: Captures
+            state:
+              enrolled: { type: string }
+            start: call
+            steps:
+              call:
+                handler: http.request
+                with:
+                  url: "https://api.example.org/v1/me"
+                  captures:
+                    on: { path: user.enrolled, type: bool }
+                    ratio: { path: user.ratio, type: float }
+                    nopath: { type: string }
+                    dots: "user..name"
+                    index: { path: "items[x].id", type: string }
+                    open: "items[0"
+                    after: "items[0]id"
+                    middle: "a?.b"
+                    many: { path: "banks[*].id", type: string }
+                    maybe: { path: "user.age?", type: int }
+                    typo: { path: user.id, typ: string }
+                    shh: { path: token, secret: maybe }
+                    "not a name": user.id
+                    templated: "${state.enrolled}"
+                on:
+                  ok:
+                    set: { state.enrolled: "${outcome.on}" }
+                    to: done
+                  failed: done
+                  offline: done
+            ends:
+              done: { kind: success }
+            """
+        /// The 1-based line and column where `needle` starts in the text, moved `offset` right.
+        func position(of needle: String, in line: String? = nil, offset: Int = 0) -> [Int] {
+            let lines = text.components(separatedBy: "\n")
+            let index = lines.firstIndex { $0.contains(line ?? needle) && $0.contains(needle) }!
+            let column = lines[index].distance(
+                from: lines[index].startIndex, to: lines[index].range(of: needle)!.lowerBound)
+            return [index + 1, column + 1 + offset]
+        }
+        try await withTemporaryDirectory { directory in
+            try writeText(text, to: directory.appendingPathComponent("journeys/captures.journey.yaml"))
+            let result = try await runJourney(["check", "journeys"], cwd: directory)
+            expectNoCrash(result)
+            #expect(result.status == Exit.invalid)
+            let found = result.diagnostics.filter { $0.severity == "error" }.map { ($0.id, [$0.line, $0.column]) }
+            let expected: [(String, [Int])] = [
+                ("value.type", position(of: "float")),  // not a type a capture can declare
+                ("key.missing", position(of: "{ type: string }", in: "nopath")),  // no path
+                ("capture.path", position(of: "..", offset: 1)),  // the second '.', inside the quotes
+                ("capture.path", position(of: "[x]")),  // not an index
+                ("capture.path", position(of: "[0\"")),  // '[' never closed
+                ("capture.path", position(of: "]id", offset: 1)),  // a key right after ']'
+                ("capture.path", position(of: "?.b")),  // '?' only at the end
+                ("capture.type", position(of: "string", in: "banks")),  // [*] gives a list
+                ("capture.type", position(of: "int", in: "user.age?")),  // no empty int
+                ("key.unknown", position(of: "typ:")),
+                ("value.type", position(of: "maybe }")),  // secret: true or false
+                ("param.text", position(of: "\"not a name\"")),  // outcome.NAME must be a name
+                ("capture.path", position(of: "${", in: "templated")),  // read when checked
+                ("value.type", position(of: "\"${outcome.on}\"")),  // a bool into a string
+            ]
+            for (id, at) in expected {
+                #expect(found.contains { $0.0 == id && $0.1 == at }, "missing [\(id)] at \(at) in:\n\(result.stderr)")
+            }
+            #expect(found.count == expected.count, "\(result.stderr)")
+            #expect(
+                result.stderr.contains(
+                    "'type' must be one of string, int, bool, list, found 'float'"), "\(result.stderr)")
+            #expect(result.stderr.contains("did you mean 'type'?"), "\(result.stderr)")
+            #expect(
+                result.stderr.contains("'state.enrolled' is string, but '${outcome.on}' is bool"), "\(result.stderr)")
+            #expect(
+                result.stderr.contains("capture 'many' reads 'banks[*].id', which gives a list"), "\(result.stderr)")
+        }
+    }
+
     @Test("loader and compiler problems in one journey are all reported in one run")
     func reportsLoaderAndCompilerProblemsTogether() async throws {
         try await withTemporaryDirectory { directory in

@@ -110,6 +110,61 @@ struct DocsTests {
         }
     }
 
+    @Test(
+        "scenarios whose service does not answer are documented from their goldens, byte for byte, and the summary line says so",
+        .timeLimit(.minutes(5)))
+    func servicesThatDoNotAnswer() async throws {
+        try await withTemporaryDirectory { directory in
+            let journeys = try copyShippedJourneys(into: directory)
+            try FileManager.default.createDirectory(
+                at: directory.appendingPathComponent("docs"), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(
+                at: Paths.root.appendingPathComponent("docs/journeys"),
+                to: directory.appendingPathComponent("docs/journeys"))
+            // Every service a shipped scenario needs moves to a loopback port nothing listens on.
+            let scenarios = files(under: journeys, endingWith: ".scenario.yaml")
+            var needing = 0
+            var needingInEiam = 0
+            for scenario in scenarios {
+                let text = try String(contentsOf: scenario, encoding: .utf8)
+                let moved = text.replacingOccurrences(of: "127.0.0.1:4593/", with: "127.0.0.1:9/")
+                    .replacingOccurrences(of: "127.0.0.1:4594/", with: "127.0.0.1:9/")
+                if moved != text {
+                    needing += 1
+                    if scenario.path.contains("/journeys/eiam/") { needingInEiam += 1 }
+                    try writeText(moved, to: scenario)
+                }
+            }
+            #expect(needingInEiam > 0)
+            let test = try await runJourney(["test", "journeys/eiam"], cwd: directory, timeout: 120)
+            #expect(test.status == Exit.ok, "\(test)")
+            #expect(
+                test.stdout.contains(
+                    "needs http://127.0.0.1:9/api/oidc/.well-known/openid-configuration, which does not answer"))
+            #expect(
+                test.stdoutLines.filter { $0.hasPrefix("SKIP ") }.count == needingInEiam,
+                "every scenario that needs the service is skipped: \(test.stdout)")
+
+            let pages = entries(of: directory.appendingPathComponent("docs/journeys")).filter { $0.hasSuffix(".md") }
+            let note =
+                ": walkthroughs from the committed goldens of \(scenarios.count) scenarios (\(needing) need"
+                + " http://127.0.0.1:9, https://127.0.0.1:9, which journey docs never contacts:"
+                + " `journey test` keeps their goldens current where they answer)"
+            let check = try await runJourney(
+                ["docs", "journeys", "--out", "docs/journeys", "--check"], cwd: directory, timeout: 120)
+            #expect(check.status == Exit.ok, "the committed pages are what the goldens give: \(check)")
+            #expect(check.stderrLines == ["\(pages.count) pages in docs/journeys are up to date\(note)"], "\(check)")
+            for _ in 0..<2 {
+                let written = try await runJourney(["docs", "journeys", "--out", "site"], cwd: directory, timeout: 120)
+                #expect(written.status == Exit.ok, "\(written)")
+                #expect(written.stderrLines == ["wrote \(pages.count) files to site\(note)"], "\(written)")
+            }
+            let login = try String(
+                contentsOf: directory.appendingPathComponent("site/eiam.login.md"), encoding: .utf8)
+            #expect(login.contains("### i1-sign-in-with-pkce"), "the walkthrough of a scenario that could not run")
+        }
+    }
+
     @Test("a scenario without a golden, or with one that does not read, is an error naming it; nothing is written")
     func missingAndUnreadableGoldens() async throws {
         try await withTemporaryDirectory { directory in

@@ -36,14 +36,22 @@ struct DocsBuilderTests {
 
     /// The journey's doc with one scenario playing `script`; `edit` changes its records first.
     func build(
-        script: String, locale: String? = nil, edit: ([TranscriptRecord]) -> [TranscriptRecord] = { $0 }
+        journey: String = Self.journey, script: String, expect end: String = "done", device: String = "{}",
+        locale: String? = nil, edit: ([TranscriptRecord]) -> [TranscriptRecord] = { $0 }
     ) async throws -> JourneyDoc {
+        let text = """
+            scenario: s
+            journey: t.docs
+            title: One
+            device: \(device)
+            script:
+            \(script)
+            expect: { end: \(end) }
+
+            """
         let project = ProjectLoader(handlers: BuiltinHandlers.registry).load([
-            SourceFile(path: "journeys/test/t.yaml", data: Data(Self.journey.utf8)),
-            SourceFile(
-                path: "journeys/test/scenarios/s.yaml",
-                data: Data("scenario: s\njourney: t.docs\ntitle: One\nscript:\n\(script)\nexpect: { end: done }\n".utf8)
-            ),
+            SourceFile(path: "journeys/test/t.yaml", data: Data(journey.utf8)),
+            SourceFile(path: "journeys/test/scenarios/s.yaml", data: Data(text.utf8)),
         ])
         let compiled = project.library != nil
         try #require(compiled, "\(project.diagnostics.sorted)")
@@ -64,12 +72,13 @@ struct DocsBuilderTests {
         let doc = try await build(script: "  - at: a\n    action: go")
         #expect(doc.edges.count == 4, "go (if 1), go (else), quit, and the exceeded limit")
         #expect(doc.covered.count == 1)
-        #expect(Set(doc.uncovered.map(\.branch)) == ["else", "always", "limit"])
+        #expect(Set(doc.uncovered.map(\.branch)) == ["else", "always"])
+        #expect(doc.uncovered.filter { $0.limit == "pin" }.map(\.to) == ["locked"])
     }
 
     @Test func anExceededLimitIsCoveredByItsEventsNotByTheOutcomesText() async throws {
         let script = "  - at: a\n    action: quit\n  - at: a\n    action: quit"
-        let limit = { (doc: JourneyDoc) in doc.covered.contains { $0.branch == "limit" } }
+        let limit = { (doc: JourneyDoc) in doc.covered.contains { $0.limit == "pin" } }
         #expect(try await limit(build(script: script)), "the second quit reaches the limit")
         // The transition's outcome text is for people; coverage reads the attempt event before it.
         let reworded = try await build(script: script) { records in
@@ -89,6 +98,58 @@ struct DocsBuilderTests {
             }
         }
         #expect(!limit(withoutAttempt))
+    }
+
+    /// A journey whose limit leads two ways when it is reached: offline or not.
+    static let guardedLimit = """
+        journey: t.docs
+        version: 1
+        title: Guarded limit
+        stored:
+          fails: { type: int, default: 0 }
+        limits:
+          pin:
+            max: 1
+            counter: stored.fails
+            exceeded:
+              - if: device.online
+                to: locked
+              - else: offline
+        start: a
+        steps:
+          a:
+            handler: ui.screen
+            screen: { title: Start, actions: { go: Go, quit: Quit } }
+            attempts: { limit: pin, counts: [quit] }
+            on: { go: done, quit: a }
+        ends:
+          done: { kind: success }
+          locked: { kind: failure }
+          offline: { kind: failure }
+        """
+
+    @Test("each way an exceeded limit leads is covered only by a scenario that takes it")
+    func eachBranchOfAnExceededLimitIsCoveredOnItsOwn() async throws {
+        let script = "  - at: a\n    action: quit"
+        let limitEdges = { (doc: JourneyDoc) in doc.edges.filter { $0.limit == "pin" } }
+        let online = try await build(journey: Self.guardedLimit, script: script, expect: "locked")
+        #expect(limitEdges(online).map(\.branch) == ["if 1", "else"])
+        #expect(limitEdges(online).map(\.to) == ["locked", "offline"])
+        #expect(online.covered.filter { $0.limit != nil }.map(\.to) == ["locked"], "\(online.covered)")
+        #expect(online.uncovered.map(\.to) == ["done", "a", "offline"], "go, quit (never taken), the limit's else")
+        #expect(online.covered.count == 1 && online.edges.count == 4)
+
+        let offline = try await build(
+            journey: Self.guardedLimit, script: script, expect: "offline", device: "{ online: false }")
+        #expect(offline.covered.filter { $0.limit != nil }.map(\.to) == ["offline"], "\(offline.covered)")
+        #expect(offline.uncovered.map(\.to) == ["done", "a", "locked"])
+        // The page says which way is left, as it says for an outcome's guarded branches.
+        let page = MarkdownRenderer.page(offline)
+        #expect(page.contains("1 of 4 transitions are taken by at least one scenario."), "\(page)")
+        #expect(page.contains("- `a` — limit pin reached if `device.online` → `locked`"), "\(page)")
+        #expect(page.contains("`limit pin reached` otherwise → `offline`"), "\(page)")
+        let diagram = MermaidRenderer.render(offline) { $0 }
+        #expect(diagram.contains(#"s0 -.->|"limit pin reached · otherwise"| e2"#), "\(diagram)")
     }
 
     @Test func walkthroughsFollowTheTranscript() async throws {

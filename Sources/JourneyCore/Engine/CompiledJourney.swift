@@ -106,6 +106,7 @@ final class CompiledStep: Sendable {
     let rules: [String: ParameterRule]
     let maps: [String: [(key: String, value: String)]]
     let tables: [String: LiteralTables]
+    let captures: [String: [Capture]]
     let screen: Screen?
     /// Conditions of actions written `enabled: "${…}"`, by action id.
     let actionConditions: [String: Expression]
@@ -227,8 +228,9 @@ final class CompiledStep: Sendable {
     init(
         id: String, label: String, runner: Runner, parameters: [(name: String, value: CompiledValue)],
         rules: [String: ParameterRule] = [:], maps: [String: [(key: String, value: String)]],
-        tables: [String: LiteralTables] = [:], screen: Screen?, actionConditions: [String: Expression],
-        contract: StepContract, attempts: CompiledAttempts?, transitions: [String: CompiledTransition],
+        tables: [String: LiteralTables] = [:], captures: [String: [Capture]] = [:], screen: Screen?,
+        actionConditions: [String: Expression], contract: StepContract, attempts: CompiledAttempts?,
+        transitions: [String: CompiledTransition],
         journey: String, defaultLocale: String
     ) {
         self.id = id
@@ -239,6 +241,7 @@ final class CompiledStep: Sendable {
         self.rules = rules
         self.maps = maps
         self.tables = tables
+        self.captures = captures
         self.screen = screen
         self.actionConditions = actionConditions
         self.contract = contract
@@ -265,15 +268,15 @@ final class CompiledStep: Sendable {
         }
         self.fixedVisit = Self.fixedVisit(
             id: id, label: label, runner: runner, parameters: parameters, rules: rules, maps: maps, tables: tables,
-            screen: screen, conditions: actionConditions, contract: contract, journey: journey,
+            captures: captures, screen: screen, conditions: actionConditions, contract: contract, journey: journey,
             fallback: defaultLocale)
     }
 
     private static func fixedVisit(
         id: String, label: String, runner: Runner, parameters: [(name: String, value: CompiledValue)],
         rules: [String: ParameterRule], maps: [String: [(key: String, value: String)]],
-        tables: [String: LiteralTables], screen: Screen?, conditions: [String: Expression], contract: StepContract,
-        journey: String, fallback: String
+        tables: [String: LiteralTables], captures: [String: [Capture]], screen: Screen?,
+        conditions: [String: Expression], contract: StepContract, journey: String, fallback: String
     ) -> FixedVisit? {
         guard case .handler(let handler) = runner, conditions.isEmpty else { return nil }
         var constants: [String: Value] = [:]
@@ -303,8 +306,8 @@ final class CompiledStep: Sendable {
                 screen: rendered,
                 screenEvent: rendered.map { JSONLinesEncoder.encodedEvent(.screen(step: id, screen: $0)) },
                 invocation: HandlerInvocation(
-                    journey: journey, step: id, parameters: constants, maps: maps, tables: tables, screen: rendered,
-                    contract: contract))
+                    journey: journey, step: id, parameters: constants, maps: maps, tables: tables, captures: captures,
+                    screen: rendered, contract: contract))
         }
         // A locale none of the texts name picks the same texts as any other such locale.
         var other = "und"

@@ -273,7 +273,7 @@ extension JourneyMachine.Run {
         return .runStep(
             HandlerInvocation(
                 journey: journey.id, step: step.id, parameters: params, maps: step.maps, tables: step.tables,
-                screen: screen, contract: step.contract, displays: displays))
+                captures: step.captures, screen: screen, contract: step.contract, displays: displays))
     }
 
     /// The innermost journey reaches an end: the run finishes, or the sub-journey returns its

@@ -82,6 +82,8 @@ public struct StepShape: Sendable {
     /// `.tables` parameters, table by table in the order written (e.g. a wait's routes per
     /// URL scheme); a plain map is one table named `*`.
     public var tables: [String: LiteralTables]
+    /// `.captures` parameters, in the order written.
+    public var captures: [String: [Capture]]
     /// Parameters written as literals (not templates), with their values.
     public var constants: [String: Value]
     /// The names of all parameters the step gives.
@@ -89,14 +91,16 @@ public struct StepShape: Sendable {
 
     public init(
         actions: [Action] = [], fields: [Field] = [], maps: [String: [(key: String, value: String)]] = [:],
-        tables: [String: LiteralTables] = [:], constants: [String: Value] = [:], given: Set<String> = []
+        tables: [String: LiteralTables] = [:], captures: [String: [Capture]] = [:], constants: [String: Value] = [:],
+        given: Set<String> = []
     ) {
         self.actions = actions
         self.fields = fields
         self.maps = maps
         self.tables = tables
+        self.captures = captures
         self.constants = constants
-        self.given = given.union(constants.keys).union(maps.keys).union(tables.keys)
+        self.given = given.union(constants.keys).union(maps.keys).union(tables.keys).union(captures.keys)
     }
 }
 
@@ -110,6 +114,9 @@ public struct ParameterSpec: Sendable {
         /// wait's routes, one table per URL scheme). A plain map of texts is one table that
         /// serves every name, kept under `*`.
         case tables
+        /// A literal map of names to ``Capture``s, each a JSON path (of type `any`) or
+        /// `{ path, type, secret }`, read when the journey is compiled (a response's captures).
+        case captures
     }
 
     /// What a key or a text of a literal map must be. `journey check` reports anything else at
@@ -145,7 +152,8 @@ public struct ParameterSpec: Sendable {
     /// What transcripts show for the parameter instead of its value, for values that must never
     /// be recorded whatever they are built from (an HTTP body: its size; headers: their names).
     public var shown: (@Sendable (Value) -> Value)?
-    /// For `.map` and `.tables` parameters: what each key and each text must be.
+    /// For `.map`, `.tables` and `.captures` parameters: what each key (and for the first two,
+    /// each text) must be.
     public var keys: TextRule
     public var texts: TextRule
     /// For `.tables` parameters written as a map of maps: what each table's name must be.

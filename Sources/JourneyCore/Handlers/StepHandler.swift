@@ -26,6 +26,7 @@ public struct HandlerInvocation: Sendable {
         let parameters: [String: Value]
         let maps: [String: [(key: String, value: String)]]
         let tables: [String: LiteralTables]
+        let captures: [String: [Capture]]
         let screen: RenderedScreen?
         let contract: StepContract
         let displays: [String: String]
@@ -33,14 +34,15 @@ public struct HandlerInvocation: Sendable {
 
         init(
             journey: String, step: String, parameters: [String: Value],
-            maps: [String: [(key: String, value: String)]], tables: [String: LiteralTables], screen: RenderedScreen?,
-            contract: StepContract, displays: [String: String]
+            maps: [String: [(key: String, value: String)]], tables: [String: LiteralTables],
+            captures: [String: [Capture]], screen: RenderedScreen?, contract: StepContract, displays: [String: String]
         ) {
             self.journey = journey
             self.step = step
             self.parameters = parameters
             self.maps = maps
             self.tables = tables
+            self.captures = captures
             self.screen = screen
             self.contract = contract
             self.displays = displays
@@ -56,6 +58,8 @@ public struct HandlerInvocation: Sendable {
     public var maps: [String: [(key: String, value: String)]] { storage.maps }
     /// `.tables` parameters as written (a wait's routes per URL scheme).
     public var tables: [String: LiteralTables] { storage.tables }
+    /// `.captures` parameters as compiled (a response's captures, with their declared types).
+    public var captures: [String: [Capture]] { storage.captures }
     public var screen: RenderedScreen? { storage.screen }
     public var contract: StepContract { storage.contract }
     /// For parameters written as templates that mix text with secrets: the text with each
@@ -64,12 +68,12 @@ public struct HandlerInvocation: Sendable {
 
     public init(
         journey: String, step: String, parameters: [String: Value], maps: [String: [(key: String, value: String)]],
-        tables: [String: LiteralTables] = [:], screen: RenderedScreen?, contract: StepContract,
-        displays: [String: String] = [:]
+        tables: [String: LiteralTables] = [:], captures: [String: [Capture]] = [:], screen: RenderedScreen?,
+        contract: StepContract, displays: [String: String] = [:]
     ) {
         storage = Storage(
-            journey: journey, step: step, parameters: parameters, maps: maps, tables: tables, screen: screen,
-            contract: contract, displays: displays)
+            journey: journey, step: step, parameters: parameters, maps: maps, tables: tables, captures: captures,
+            screen: screen, contract: contract, displays: displays)
     }
 
     /// The parameter's value, or nil when it was not given and has no default.

@@ -238,6 +238,7 @@ struct JourneyContext {
         var parameters: [(name: String, value: CompiledValue)] = []
         var maps: [String: [(key: String, value: String)]] = [:]
         var tables: [String: LiteralTables] = [:]
+        var captures: [String: [Capture]] = [:]
         var rules: [String: CompiledStep.ParameterRule] = [:]
         let label: String
         switch step.kind {
@@ -306,6 +307,11 @@ struct JourneyContext {
                     if let written = LiteralMapRule.tables(raw, spec: spec, what: what, into: &diagnostics) {
                         tables[param.value] = written
                     }
+                case .captures:
+                    let what = "parameter '\(param.value)' of \(name.value)"
+                    if let written = CaptureRule.captures(raw, spec: spec, what: what, into: &diagnostics) {
+                        captures[param.value] = written
+                    }
                 }
             }
             for spec in specs where spec.required && !step.with.contains(where: { $0.name.value == spec.name }) {
@@ -324,7 +330,7 @@ struct JourneyContext {
             }
             contract = handler.contract.resolve(
                 for: shape(
-                    of: step, maps: maps, tables: tables, constants: constants,
+                    of: step, maps: maps, tables: tables, captures: captures, constants: constants,
                     given: Set(step.with.map(\.name.value))))
         case .call(let name):
             label = "call \(name.value)"
@@ -432,7 +438,7 @@ struct JourneyContext {
         }
         return CompiledStep(
             id: step.id.value, label: label, runner: runner, parameters: parameters, rules: rules, maps: maps,
-            tables: tables, screen: step.screen,
+            tables: tables, captures: captures, screen: step.screen,
             actionConditions: conditions, contract: contract, attempts: attempts, transitions: transitions,
             journey: journey.id.value, defaultLocale: journey.defaultLocale)
     }
@@ -448,12 +454,12 @@ struct JourneyContext {
 
     func shape(
         of step: Step, maps: [String: [(key: String, value: String)]], tables: [String: LiteralTables],
-        constants: [String: Value], given: Set<String>
+        captures: [String: [Capture]], constants: [String: Value], given: Set<String>
     ) -> StepShape {
         StepShape(
             actions: step.screen?.actions.map { .init(id: $0.id.value, enabled: $0.enabled) } ?? [],
             fields: step.screen?.fields.map { .init(name: $0.name.value, kind: $0.kind, secret: $0.secret) } ?? [],
-            maps: maps, tables: tables, constants: constants, given: given)
+            maps: maps, tables: tables, captures: captures, constants: constants, given: given)
     }
 
     // MARK: Transitions

@@ -4,7 +4,9 @@ import JourneyCore
 /// `http.request`: one HTTP call. 2xx gives `ok`, other statuses `failed`, and no network
 /// `offline`. `captures` pick values out of a JSON response by path (`a.b`, `items[0].id`,
 /// `banks[*].name` for a list; a trailing `?` makes it optional, giving "" when absent),
-/// readable as `outcome.NAME`; `outcome.status` is the status.
+/// readable as `outcome.NAME`; `outcome.status` is the status. A capture written
+/// `{ path, type, secret }` has its declared type: a response holding another JSON type there
+/// fails the step, naming the capture, the path and both types.
 public struct HTTPRequestHandler: StepHandler {
     public init() {}
 
@@ -29,7 +31,10 @@ public struct HTTPRequestHandler: StepHandler {
                     return .string("\(text.utf8.count) bytes")
                 }),
             ParameterSpec(
-                name: "captures", kind: .map, summary: "outcome name → JSON path in the response, e.g. processId"),
+                name: "captures", kind: .captures,
+                summary:
+                    "outcome name → JSON path in the response (processId), or { path, type: string|int|bool|list, secret }",
+                keys: .id),
             ParameterSpec(
                 name: "secret", kind: .value(TypeInfo(.list)), defaultValue: .list([]),
                 summary: "capture names whose values are secret (tokens, codes)"),
@@ -45,8 +50,9 @@ public struct HTTPRequestHandler: StepHandler {
                 if case .list(let items)? = shape.constants["secret"] {
                     Set(items.compactMap { if case .string(let s) = $0 { s } else { nil } })
                 } else { [] }
-            let captures = (shape.maps["captures"] ?? []).map {
-                DataSpec(name: $0.key, type: TypeInfo(.any, secret: secrets.contains($0.key)))
+            let captures = (shape.captures["captures"] ?? []).map {
+                DataSpec(
+                    name: $0.name, type: TypeInfo($0.typeInfo.type, secret: $0.secret || secrets.contains($0.name)))
             }
             if let i = contract.outcomes.firstIndex(where: { $0.name == "ok" }) {
                 contract.outcomes[i].data += captures
@@ -94,84 +100,20 @@ public struct HTTPRequestHandler: StepHandler {
             return HandlerResult("failed", data: ["status": .int(response.status)])
         }
         var data: [String: Value] = ["status": .int(response.status)]
-        let captures = invocation.maps["captures"] ?? []
+        let captures = invocation.captures["captures"] ?? []
         if !captures.isEmpty {
             guard
                 let json = try? JSONSerialization.jsonObject(
                     with: Data(response.body.utf8), options: [.fragmentsAllowed])
             else { throw HandlerError("the response to step '\(invocation.step)' is not JSON") }
-            for (name, path) in captures {
-                let optional = path.hasSuffix("?")
-                let clean = optional ? String(path.dropLast()) : path
-                guard let value = JSONPath.value(at: clean, in: json) else {
-                    if optional {
-                        data[name] = .string("")
-                        continue
-                    }
-                    throw HandlerError("the response to step '\(invocation.step)' has nothing at '\(clean)'")
+            for capture in captures {
+                switch capture.read(from: json) {
+                case .value(let value): data[capture.name] = value
+                case .failure(let reason):
+                    throw HandlerError("the response to step '\(invocation.step)' \(reason)")
                 }
-                data[name] = value
             }
         }
         return HandlerResult("ok", data: data)
-    }
-}
-
-/// A small path language over parsed JSON: `a.b`, `a[0]`, `a[*].b` (a list).
-enum JSONPath {
-    static func value(at path: String, in json: Any) -> Value? {
-        var current: [Any] = [json]
-        var many = false
-        for segment in segments(path) {
-            var next: [Any] = []
-            for item in current {
-                switch segment {
-                case .key(let key):
-                    if let object = item as? [String: Any], let value = object[key] { next.append(value) }
-                case .index(let index):
-                    if let array = item as? [Any], array.indices.contains(index) { next.append(array[index]) }
-                case .all:
-                    if let array = item as? [Any] { next.append(contentsOf: array) }
-                    many = true
-                }
-            }
-            current = next
-        }
-        if many { return .list(current.compactMap(scalar)) }
-        return current.first.flatMap(scalar)
-    }
-
-    enum Segment { case key(String), index(Int), all }
-
-    static func segments(_ path: String) -> [Segment] {
-        var result: [Segment] = []
-        for part in path.split(separator: ".") {
-            var rest = Substring(part)
-            if let bracket = rest.firstIndex(of: "[") {
-                if bracket > rest.startIndex { result.append(.key(String(rest[..<bracket]))) }
-                rest = rest[bracket...]
-                while rest.hasPrefix("["), let close = rest.firstIndex(of: "]") {
-                    let inner = rest[rest.index(after: rest.startIndex)..<close]
-                    result.append(inner == "*" ? .all : Int(inner).map(Segment.index) ?? .key(String(inner)))
-                    rest = rest[rest.index(after: close)...]
-                }
-            } else {
-                result.append(.key(String(rest)))
-            }
-        }
-        return result
-    }
-
-    static func scalar(_ value: Any) -> Value? {
-        switch value {
-        case let s as String: return .string(s)
-        case let n as NSNumber:
-            // JSON booleans arrive as NSNumbers of Objective-C type "c" (char).
-            if String(cString: n.objCType) == "c" { return .bool(n.boolValue) }
-            return .int(n.intValue)
-        case let b as Bool: return .bool(b)
-        case let a as [Any]: return .list(a.compactMap(scalar))
-        default: return nil
-        }
     }
 }
