@@ -232,9 +232,23 @@ public enum DocsBuilder {
             limit.counter.value.scope == .stored
             ? "The count is kept on the device (`\(limit.counter.value)`), so it survives app restarts."
             : "The count lives in this run only (`\(limit.counter.value)`); a restart starts it again."
-        return "**\(limit.name.value)**: \(limit.max) in a row → \(target)"
+        let maximum: String
+        switch limit.max {
+        case .fixed(let n): maximum = "\(n)"
+        case .computed(let raw):
+            let written = display(raw)
+            maximum =
+                journey.defaultMaximum(of: limit).map { "\($0) (`\(written)` with the params' defaults)" }
+                ?? "`\(written)`"
+        }
+        var lockout = ""
+        if let duration = limit.lockout, let until = limit.lockedUntil {
+            lockout =
+                " Once reached, the limit locks for \(Duration.format(milliseconds: duration.value)) (its end kept in `\(until.value)`): its steps lead to \(target) until then, and the count starts again after."
+        }
+        return "**\(limit.name.value)**: \(maximum) in a row → \(target)"
             + (parts.isEmpty ? "" : " (\(parts.joined(separator: "; ")))") + ". "
-            + (limit.keep ? "The count is kept when the limit is reached. " : "") + keeping
+            + (limit.keep ? "The count is kept when the limit is reached. " : "") + keeping + lockout
     }
 
     /// The names a journey reads (in guards, texts, parameters and outputs) and writes.
@@ -284,6 +298,11 @@ public enum DocsBuilder {
         for limit in journey.limits {
             reads.insert(limit.counter.value.description)
             writes.insert(limit.counter.value.description)
+            if let until = limit.lockedUntil {
+                reads.insert(until.value.description)
+                writes.insert(until.value.description)
+            }
+            if case .computed(let raw) = limit.max { readRaw(raw) }
             // Where an exceeded limit leads may test and set values too.
             readAndWrite(limit.exceeded)
         }
@@ -330,7 +349,8 @@ public enum DocsBuilder {
                 case .journeyStart(let journey, _): stack = [journey]
                 case .subjourneyEnter(let journey, _, _): stack.append(journey)
                 case .subjourneyExit: if stack.count > 1 { stack.removeLast() }
-                case .attempt(let step, let limit, .exceeded, _, _): exceeded = (step, limit)
+                case .attempt(let step, let limit, .exceeded, _, _), .attempt(let step, let limit, .locked, _, _):
+                    exceeded = (step, limit)
                 case .stepEnter, .restart, .session, .failure: exceeded = nil
                 case .transition(let from, let outcome, let branch, _):
                     let journey = stack.last ?? recording.journey
@@ -381,6 +401,12 @@ public enum DocsBuilder {
                 )
             case .attempt(_, let limit, let action, let count, let max) where action == .exceeded:
                 current? += " · limit `\(limit)` reached (\(count)/\(max))"
+            case .attempt(_, let limit, .locked, _, _):
+                current? += " · limit `\(limit)` locked"
+            case .attempt(_, let limit, .unlocked, _, _):
+                current? += " · limit `\(limit)` unlocked"
+            case .screenUpdated(_, let screen):
+                if let text = screen.text { current? += " · now “\(oneLine(text))”" }
             case .transition(_, let outcome, _, let to):
                 if var line = current {
                     line += " → *\(outcome)* → `\(to)`"

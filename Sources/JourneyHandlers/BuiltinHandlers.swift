@@ -55,7 +55,8 @@ extension HandlerContext {
         let request = invocation.request()
         let values = try await input(request)
         guard case .string(let action)? = values.value(named: "action")?.revealed else { return (nil, values) }
-        if let reason = request.refusal(of: values) { throw HandlerError(reason) }
+        // Checked against the screen as it shows now: time may have enabled an action.
+        if let reason = current(request).refusal(of: values) { throw HandlerError(reason) }
         return (action, values)
     }
 

@@ -110,6 +110,9 @@ final class CompiledStep: Sendable {
     let screen: Screen?
     /// Conditions of actions written `enabled: "${…}"`, by action id.
     let actionConditions: [String: Expression]
+    /// The actions whose `enabled:` condition reads the virtual clock (`device.now`, `since`,
+    /// `until`, or a limit that locks out): they may enable while the screen shows.
+    let clockActions: Set<String>
     let contract: StepContract
     let attempts: CompiledAttempts?
     /// The transition of each outcome the step handles, by outcome name. A list: a step has a
@@ -229,9 +232,8 @@ final class CompiledStep: Sendable {
         id: String, label: String, runner: Runner, parameters: [(name: String, value: CompiledValue)],
         rules: [String: ParameterRule] = [:], maps: [String: [(key: String, value: String)]],
         tables: [String: LiteralTables] = [:], captures: [String: [Capture]] = [:], screen: Screen?,
-        actionConditions: [String: Expression], contract: StepContract, attempts: CompiledAttempts?,
-        transitions: [String: CompiledTransition],
-        journey: String, defaultLocale: String
+        actionConditions: [String: Expression], clockActions: Set<String> = [], contract: StepContract,
+        attempts: CompiledAttempts?, transitions: [String: CompiledTransition], journey: String, defaultLocale: String
     ) {
         self.id = id
         self.label = label
@@ -244,6 +246,7 @@ final class CompiledStep: Sendable {
         self.captures = captures
         self.screen = screen
         self.actionConditions = actionConditions
+        self.clockActions = clockActions
         self.contract = contract
         self.attempts = attempts
         self.enterEvent = JSONLinesEncoder.encodedEvent(.stepEnter(step: id, handler: label))
@@ -341,40 +344,64 @@ final class CompiledAttempts: Sendable {
         self.counts = counts
         self.resets = resets
         var events: [[UInt8]] = []
-        if limit.max <= 64 {
+        if let max = limit.fixedMax, max <= 64 {
             for action in TranscriptEvent.AttemptAction.allCases {
-                for count in 0...max(0, limit.max) {
+                for count in 0...max {
                     events.append(
                         JSONLinesEncoder.encodedEvent(
-                            .attempt(step: step, limit: limit.name, action: action, count: count, max: limit.max)))
+                            .attempt(step: step, limit: limit.name, action: action, count: count, max: max)))
                 }
             }
         }
         self.events = events
     }
 
-    /// The prepared JSON of an `attempt` event at this step, if it was prepared.
+    /// The prepared JSON of an `attempt` event at this step, if it was prepared (for a limit
+    /// whose maximum is written as a number).
     func event(_ action: TranscriptEvent.AttemptAction, count: Int) -> [UInt8]? {
-        guard !events.isEmpty, count >= 0, count <= limit.max,
+        guard !events.isEmpty, let max = limit.fixedMax, count >= 0, count <= max,
             let row = TranscriptEvent.AttemptAction.allCases.firstIndex(of: action)
         else { return nil }
-        return events[row * (limit.max + 1) + count]
+        return events[row * (max + 1) + count]
     }
 }
 
 final class CompiledLimit: Sendable {
+    /// How many attempts the limit allows.
+    enum Maximum: Sendable {
+        case fixed(Int)
+        /// Evaluated over the journey's params when the journey starts; each run of the journey
+        /// keeps its value (``JourneyMachine/Frame/maximums``).
+        case computed(Template)
+    }
+
     let name: String
-    let max: Int
+    let max: Maximum
     let counter: VariableReference
     let exceeded: CompiledTransition
     let keep: Bool
+    /// How long the limit locks once exceeded, in milliseconds; nil without a lockout.
+    let lockout: Int?
+    /// Where the end of a lockout is kept, in seconds since 1970 (0: not locked).
+    let lockedUntil: VariableReference?
 
-    init(name: String, max: Int, counter: VariableReference, exceeded: CompiledTransition, keep: Bool) {
+    init(
+        name: String, max: Maximum, counter: VariableReference, exceeded: CompiledTransition, keep: Bool,
+        lockout: Int? = nil, lockedUntil: VariableReference? = nil
+    ) {
         self.name = name
         self.max = max
         self.counter = counter
         self.exceeded = exceeded
         self.keep = keep
+        self.lockout = lockout
+        self.lockedUntil = lockedUntil
+    }
+
+    /// The maximum when it is written as a number.
+    var fixedMax: Int? {
+        if case .fixed(let n) = max { return n }
+        return nil
     }
 }
 

@@ -35,6 +35,9 @@ extension JourneyMachine {
         var state: [String: Value]
         /// The step the journey is at (for a caller, the step that calls).
         var step = 0
+        /// The maximum of each limit whose `max` is computed from params, by limit name:
+        /// evaluated when the journey starts, fixed for this run of it.
+        var maximums: [String: Int] = [:]
     }
 }
 
@@ -88,6 +91,26 @@ extension JourneyMachine.Run {
         device.clock += milliseconds
         emit(.clockAdvance(milliseconds: milliseconds, reason: reason))
         return .proceed
+    }
+
+    /// The step's visit with its screen rendered again, now that the virtual clock has moved
+    /// while it shows, or nil when nothing the user sees changed. A changed screen is recorded
+    /// (`screen.updated`); a screen that no longer renders fails the run.
+    mutating func refreshScreen(of invocation: HandlerInvocation) -> Result<HandlerInvocation?, RunFailureMessage> {
+        guard !frames.isEmpty else { return .success(nil) }
+        let step = topStep
+        guard step.fixedVisit == nil, step.screen != nil, step.id == invocation.step else { return .success(nil) }
+        let journey = frames[frames.count - 1].journey
+        switch JourneyMachine.render(
+            step.screen, step.actionConditions, locale: setup.locale, fallback: journey.source.defaultLocale, lookup())
+        {
+        case .success(let screen):
+            guard let screen, screen != invocation.screen else { return .success(nil) }
+            emit(.screenUpdated(step: step.id, screen: screen))
+            return .success(invocation.showing(screen))
+        case .failure(let error):
+            return .failure(.init("cannot render the screen of step '\(step.id)' again: \(error.message)"))
+        }
     }
 
     mutating func setNetwork(online: Bool) -> Action {
@@ -156,7 +179,13 @@ extension JourneyMachine.Run {
         }
         for p in root.params { params[p.name] = params[p.name]?.secret(if: p.type.secret) }
         emit(.journeyStart(journey: root.id, params: .sorted(params)))
-        frames = [JourneyMachine.Frame(journey: root, params: params, state: JourneyMachine.initialState(root))]
+        var frame = JourneyMachine.Frame(journey: root, params: params, state: JourneyMachine.initialState(root))
+        if let message = JourneyMachine.evaluateMaximums(
+            &frame, device: device, secretStored: setup.library.secretStoredKeys)
+        {
+            return failure(nil, message)
+        }
+        frames = [frame]
         return go(to: root.start)
     }
 
@@ -191,8 +220,25 @@ extension JourneyMachine.Run {
         emit(.stepEnter(step: step.id, handler: step.label), encoded: step.enterEvent)
         attemptCharged = false
         if let limit = step.attempts?.limit {
+            if limit.lockedUntil != nil, lockedUntil(limit) > 0 {
+                if isLocked(limit) {
+                    // Locked out: the step is not shown until the lockout ends.
+                    emitAttempt(step, .locked, count: counter(limit))
+                    switch take(
+                        limit.exceeded, from: step.id, outcome: "limit (limit \(limit.name) locked)", inputs: [:],
+                        data: [:])
+                    {
+                    case .success(let next): return .to(next)
+                    case .failure(let error): return .stop(failure(step.id, error.message))
+                    }
+                }
+                // The lockout has passed: the count starts again.
+                setCounter(limit, 0)
+                emitAttempt(step, .unlocked, count: 0)
+                if let ref = limit.lockedUntil { assign(ref, .int(0)) }
+            }
             let count = counter(limit)
-            if count >= limit.max {
+            if count >= maximum(limit) {
                 emitAttempt(step, .exceeded, count: count)
                 switch exceed(limit, from: step.id, outcome: "limit") {
                 case .success(let next): return .to(next)
@@ -248,8 +294,13 @@ extension JourneyMachine.Run {
         for p in callee.params where params[p.name] == nil { params[p.name] = p.defaultValue }
         for p in callee.params { params[p.name] = params[p.name]?.secret(if: p.type.secret) }
         emit(.subjourneyEnter(journey: id, step: step.id, params: .sorted(params)))
-        frames.append(
-            JourneyMachine.Frame(journey: callee, params: params, state: JourneyMachine.initialState(callee)))
+        var frame = JourneyMachine.Frame(journey: callee, params: params, state: JourneyMachine.initialState(callee))
+        if let message = JourneyMachine.evaluateMaximums(
+            &frame, device: device, secretStored: setup.library.secretStoredKeys)
+        {
+            return .stop(failure(step.id, message))
+        }
+        frames.append(frame)
         return .to(callee.start)
     }
 
@@ -273,7 +324,8 @@ extension JourneyMachine.Run {
         return .runStep(
             HandlerInvocation(
                 journey: journey.id, step: step.id, parameters: params, maps: step.maps, tables: step.tables,
-                captures: step.captures, screen: screen, contract: step.contract, displays: displays))
+                captures: step.captures, screen: screen, contract: step.contract, displays: displays,
+                clockActions: step.clockActions))
     }
 
     /// The innermost journey reaches an end: the run finishes, or the sub-journey returns its
@@ -327,7 +379,7 @@ extension JourneyMachine.Run {
             if attempts.counts.contains(outcome) {
                 if !attemptCharged { _ = chargeAttempt() }
                 let count = counter(limit)
-                if count >= limit.max {
+                if count >= maximum(limit) {
                     emitAttempt(step, .exceeded, count: count)
                     return exceed(limit, from: step.id, outcome: outcome, inputs: inputs, data: data)
                 }
@@ -352,6 +404,12 @@ extension JourneyMachine.Run {
         data: [String: Value] = [:]
     ) -> Result<Target, RunFailureMessage> {
         if !limit.keep { setCounter(limit, 0) }
+        if let lockout = limit.lockout, let ref = limit.lockedUntil {
+            // Rounded up to the second: the lockout lasts at least as long as written.
+            let (end, overflow) = device.clock.addingReportingOverflow(lockout + 999)
+            if overflow { return .failure(.init("the lockout of limit '\(limit.name)' ends past any clock")) }
+            assign(ref, .int(end / 1000))
+        }
         return take(
             limit.exceeded, from: step, outcome: "\(outcome) (limit \(limit.name) reached)", inputs: inputs, data: data)
     }
@@ -422,6 +480,20 @@ extension JourneyMachine.Run {
         JourneyMachine.count(of: limit, in: frames[frames.count - 1], device: device)
     }
 
+    /// The limit's maximum in the innermost journey's run.
+    func maximum(_ limit: CompiledLimit) -> Int {
+        JourneyMachine.maximum(of: limit, in: frames[frames.count - 1])
+    }
+
+    /// When the limit's lockout ends, in seconds since 1970; 0 when it is not locked.
+    func lockedUntil(_ limit: CompiledLimit) -> Int {
+        JourneyMachine.lockedUntil(of: limit, in: frames[frames.count - 1], device: device)
+    }
+
+    func isLocked(_ limit: CompiledLimit) -> Bool {
+        JourneyMachine.isLocked(limit, in: frames[frames.count - 1], device: device)
+    }
+
     /// Writes a limit's counter at once: it is on the device before the result is acted on.
     mutating func setCounter(_ limit: CompiledLimit, _ count: Int) {
         switch limit.counter.scope {
@@ -445,7 +517,7 @@ extension JourneyMachine.Run {
         guard let attempts = step.attempts else { return }
         let limit = attempts.limit
         emit(
-            .attempt(step: step.id, limit: limit.name, action: action, count: count, max: limit.max),
+            .attempt(step: step.id, limit: limit.name, action: action, count: count, max: maximum(limit)),
             encoded: attempts.event(action, count: count))
     }
 
@@ -498,18 +570,78 @@ extension JourneyMachine {
     }
 
     /// A limit's count: its counter's value, or the counter's declared default while it was
-    /// never written.
+    /// never written; 0 once a lockout has passed (the count starts again).
     static func count(of limit: CompiledLimit, in frame: Frame, device: DeviceState) -> Int {
+        if limit.lockedUntil != nil, lockedUntil(of: limit, in: frame, device: device) > 0,
+            !isLocked(limit, in: frame, device: device)
+        {
+            return 0
+        }
+        return int(limit.counter, in: frame, device: device)
+    }
+
+    /// An int a limit keeps (its counter, the end of its lockout), or its declared default;
+    /// 0 when it has neither.
+    static func int(_ ref: VariableReference, in frame: Frame, device: DeviceState) -> Int {
         let value: Value?
-        switch limit.counter.scope {
-        case .state: value = frame.state[limit.counter.name]
+        switch ref.scope {
+        case .state: value = frame.state[ref.name]
         case .stored:
-            value =
-                device.store[limit.counter.name]
-                ?? frame.journey.stored.first { $0.name == limit.counter.name }?.defaultValue
+            value = device.store[ref.name] ?? frame.journey.stored.first { $0.name == ref.name }?.defaultValue
         }
         if case .int(let n)? = value?.revealed { return n }
         return 0
+    }
+
+    /// A limit's maximum in a journey's run: written, or computed when the journey started.
+    static func maximum(of limit: CompiledLimit, in frame: Frame) -> Int {
+        switch limit.max {
+        case .fixed(let n): n
+        case .computed: frame.maximums[limit.name] ?? NumberRange.attempts.lowerBound
+        }
+    }
+
+    /// When a limit's lockout ends, in seconds since 1970; 0 when it has none.
+    static func lockedUntil(of limit: CompiledLimit, in frame: Frame, device: DeviceState) -> Int {
+        guard let ref = limit.lockedUntil else { return 0 }
+        return int(ref, in: frame, device: device)
+    }
+
+    /// Whether a limit is locked out now, on the virtual clock.
+    static func isLocked(_ limit: CompiledLimit, in frame: Frame, device: DeviceState) -> Bool {
+        let until = lockedUntil(of: limit, in: frame, device: device)
+        guard until > 0 else { return false }
+        let (end, overflow) = until.multipliedReportingOverflow(by: 1000)
+        return overflow || device.clock < end
+    }
+
+    /// How long until a limit's lockout ends, in milliseconds; 0 when it is not locked.
+    static func unlocksIn(_ limit: CompiledLimit, in frame: Frame, device: DeviceState) -> Int {
+        guard isLocked(limit, in: frame, device: device) else { return 0 }
+        let until = lockedUntil(of: limit, in: frame, device: device)
+        let (end, overflow) = until.multipliedReportingOverflow(by: 1000)
+        return overflow ? Duration.maximum : min(Duration.maximum, end - device.clock)
+    }
+
+    /// Evaluates the maximums of a journey's limits written as expressions, when the journey
+    /// starts; the message says why one cannot be used.
+    static func evaluateMaximums(_ frame: inout Frame, device: DeviceState, secretStored: Set<String>) -> String? {
+        for (name, limit) in frame.journey.limits.sorted(by: { $0.key < $1.key }) {
+            guard case .computed(let template) = limit.max else { continue }
+            let lookup = Lookup(frame: frame, device: device, secretStored: secretStored)
+            let value: Value
+            do {
+                value = try template.evaluate(in: lookup)
+            } catch {
+                return "cannot evaluate 'max' of limit '\(name)' of \(frame.journey.id): \(error.message)"
+            }
+            guard case .int(let n) = value.revealed, NumberRange.attempts.contains(n) else {
+                return
+                    "'max' of limit '\(name)' of \(frame.journey.id) is \(value.displayText) (\(template.source)), outside 1 to 1000"
+            }
+            frame.maximums[name] = n
+        }
+        return nil
     }
 
     /// A step's screen with its texts in `locale` (falling back to `fallback`).
@@ -599,10 +731,15 @@ extension JourneyMachine {
             case "limits":
                 guard path.count == 3, let limit = frame.journey.limits[name] else { return nil }
                 let count = JourneyMachine.count(of: limit, in: frame, device: device)
+                let maximum = JourneyMachine.maximum(of: limit, in: frame)
                 switch path[2] {
                 case "count": return .int(count)
-                case "max": return .int(limit.max)
-                case "remaining": return .int(max(0, limit.max - count))
+                case "max": return .int(maximum)
+                case "remaining": return .int(max(0, maximum - count))
+                case "locked" where limit.lockout != nil:
+                    return .bool(JourneyMachine.isLocked(limit, in: frame, device: device))
+                case "unlocksIn" where limit.lockout != nil:
+                    return .duration(JourneyMachine.unlocksIn(limit, in: frame, device: device))
                 default: return nil
                 }
             default: return nil

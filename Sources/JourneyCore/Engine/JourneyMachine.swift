@@ -63,7 +63,8 @@ public struct JourneyMachine: Sendable {
         /// The app is killed and launched again: every journey's state is lost, the device
         /// store survives, and the root journey starts over.
         case restart
-        /// Time passes on the virtual clock.
+        /// Time passes on the virtual clock. The screen of the step waiting for input is rendered
+        /// again, and recorded when anything on it changed (``currentInvocation`` shows it).
         case advanceClock(milliseconds: Int, reason: String)
         /// The device's network comes back or goes away.
         case setNetwork(online: Bool)
@@ -217,7 +218,15 @@ public struct JourneyMachine: Sendable {
         case .restart:
             action = run.restart()
         case .advanceClock(let milliseconds, let reason):
-            return run.advanceClock(by: milliseconds, reason: reason)
+            let action = run.advanceClock(by: milliseconds, reason: reason)
+            // The screen shown lives on: texts and enabled actions that read the clock change.
+            guard case .atStep(let invocation) = state else { return action }
+            switch run.refreshScreen(of: invocation) {
+            case .success(let updated?): state = .atStep(updated)
+            case .success(nil): break
+            case .failure(let error): return settle(run.failure(invocation.step, error.message))
+            }
+            return action
         case .setNetwork(let online):
             return run.setNetwork(online: online)
         case .store(let key, let value):

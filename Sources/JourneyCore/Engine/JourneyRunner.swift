@@ -55,6 +55,12 @@ public struct JourneyRunner {
                     switch interruption {
                     case .restart: action = context.handle(.restart)
                     case .abort(let message): action = context.handle(.abort(message))
+                    case .ended:
+                        guard let result = context.machine.result else {
+                            action = context.handle(.abort("the run was said to have ended, but it had not"))
+                            continue
+                        }
+                        action = .failed(result)
                     }
                 } catch let error as HandlerError {
                     action = context.handle(.fail(error.message))
@@ -72,6 +78,9 @@ public enum RunInterruption: Error, Sendable, Equatable {
     case restart
     /// The run stops with this message (for example, a scenario gives input for another step).
     case abort(String)
+    /// The run has already ended while the handler waited (the step's screen, rendered again as
+    /// the clock moved, could not be); the transcript says why.
+    case ended
 }
 
 /// The ``HandlerContext`` of one run: every change a handler makes goes to the machine as an
@@ -124,11 +133,15 @@ final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContex
     }
 
     nonisolated(nonsending) func input(_ request: InputRequest) async throws -> [String: Value] {
+        var request = request
         while true {
             let reply = try await driver.next(for: request)
             switch reply {
             case .advance(let ms):
                 handle(.advanceClock(milliseconds: ms, reason: "scenario"))
+                if machine.result != nil { throw RunInterruption.ended }
+                // The driver and the checks of input see the screen as it shows now.
+                request = current(request)
             case .network(let online):
                 let wasOnline = machine.device.profile.online
                 handle(.setNetwork(online: online))
@@ -190,6 +203,14 @@ final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContex
             }
         }
         return (typed, shown)
+    }
+
+    func current(_ request: InputRequest) -> InputRequest {
+        guard let invocation = machine.currentInvocation, invocation.step == request.step,
+            invocation.journey == request.journey, invocation.screen != request.screen
+        else { return request }
+        return InputRequest(
+            journey: request.journey, step: request.step, inputs: request.inputs, screen: invocation.screen)
     }
 
     var device: DeviceProfile { machine.device.profile }

@@ -30,6 +30,8 @@ extension ExpressionTree {
         case .conditional(let condition, let then, let otherwise):
             let (chosen, _) = try evaluateBool(condition, context, for: Self.conditionUse)
             return try evaluate(chosen ? then : otherwise, context)
+        case .call1(let function, let argument) where function.readsClock:
+            return try Self.clock(function, evaluate(argument, context), now: name(["device", "now"], context))
         case .call1(let function, let argument):
             return try Self.call(function, evaluate(argument, context))
         case .not, .and, .or, .binary, .call2, .matches:
@@ -140,9 +142,30 @@ extension ExpressionTree {
             }
             return Value.string(function == .lower ? text.lowercased() : text.uppercased())
                 .secret(if: secret)
+        case .seconds:
+            guard case .duration(let ms) = value else {
+                throw mismatch("'seconds' needs a duration, found \(value.typeName)")
+            }
+            return Value.int(ms / 1000).secret(if: secret)
         default:  // str
             return Value.string(text(of: value).text).secret(if: secret)
         }
+    }
+
+    /// `since(t)` and `until(t)`: the duration between `t` and `now`, both seconds since 1970,
+    /// never less than 0.
+    private static func clock(
+        _ function: ExpressionNode.Function, _ argument: consuming Value, now: consuming Value
+    ) throws(EvaluationError) -> Value {
+        let (value, secret) = argument.unwrapped()
+        guard case .int(let time) = value, case .int(let current) = now.revealed else {
+            throw mismatch("'\(function.rawValue)' needs an int (seconds since 1970), found \(value.typeName)")
+        }
+        let (seconds, overflow) =
+            function == .since ? current.subtractingReportingOverflow(time) : time.subtractingReportingOverflow(current)
+        let (ms, tooLong) = max(0, seconds).multipliedReportingOverflow(by: 1000)
+        if overflow || tooLong { throw Self.overflow(function.rawValue) }
+        return Value.duration(ms).secret(if: secret)
     }
 
     private static func call(
@@ -209,10 +232,20 @@ extension ExpressionTree {
             return Value.int(result.partialValue).secret(if: secret)
         case (.string(let x), .string(let y)) where op == .add:
             return Value.string(x + y).secret(if: secret)
+        case (.duration(let x), .duration(let y)) where op == .add || op == .subtract:
+            let result = op == .add ? x.addingReportingOverflow(y) : x.subtractingReportingOverflow(y)
+            if result.overflow { throw overflow(op.rawValue) }
+            return Value.duration(result.partialValue).secret(if: secret)
+        case (.duration(let x), .int(let y)) where op == .multiply || op == .divide,
+            (.int(let y), .duration(let x)) where op == .multiply:
+            if op == .divide, y == 0 { throw EvaluationError(message: "division by zero in '/'") }
+            let result = op == .multiply ? x.multipliedReportingOverflow(by: y) : x.dividedReportingOverflow(by: y)
+            if result.overflow { throw overflow(op.rawValue) }
+            return Value.duration(result.partialValue).secret(if: secret)
         default:
             if op == .add {
                 throw mismatch(
-                    "'+' needs two ints or two strings, found \(a.typeName) and \(b.typeName)")
+                    "'+' needs two ints, two durations or two strings, found \(a.typeName) and \(b.typeName)")
             }
             throw mismatch(
                 "'\(op.rawValue)' needs int operands, found \(a.typeName) and \(b.typeName)")

@@ -103,8 +103,8 @@ struct ExpressionTypeChecker<Scope: ExpressionScope> {
         guard let a = checkedLeft?.type, let b = checkedRight?.type else {
             // An error inside was reported already; the result type may still be known.
             switch op {
-            case .add: return nil
-            case .subtract, .multiply, .divide, .remainder: return TypeInfo(.int, secret: secret)
+            case .add, .subtract, .multiply, .divide: return nil
+            case .remainder: return TypeInfo(.int, secret: secret)
             case .equal, .notEqual: return TypeInfo(.bool)
             default: return TypeInfo(.bool, secret: secret)
             }
@@ -116,16 +116,44 @@ struct ExpressionTypeChecker<Scope: ExpressionScope> {
             case (.int, .int), (.int, .any), (.any, .int): return TypeInfo(.int, secret: secret)
             case (.string, .string), (.string, .any), (.any, .string):
                 return TypeInfo(.string, secret: secret)
+            case (.duration, .duration), (.duration, .any), (.any, .duration):
+                return TypeInfo(.duration, secret: secret)
             case (.any, .any): return TypeInfo(.any, secret: secret)
             default:
                 let hint =
                     (a == .string) != (b == .string)
-                    ? "; use str() to make a string of the other" : ""
-                fail("'+' needs two ints or two strings, found \(a) and \(b)" + hint, at: offset)
+                    ? "; use str() to make a string of the other"
+                    : (a == .duration) != (b == .duration) ? Self.durationHint : ""
+                fail("'+' needs two ints, two durations or two strings, found \(a) and \(b)" + hint, at: offset)
                 return nil
             }
 
-        case .subtract, .multiply, .divide, .remainder:
+        case .subtract:
+            switch (a, b) {
+            case (.int, .int), (.int, .any), (.any, .int), (.any, .any): return TypeInfo(.int, secret: secret)
+            case (.duration, .duration), (.duration, .any), (.any, .duration):
+                return TypeInfo(.duration, secret: secret)
+            default:
+                let hint = (a == .duration) != (b == .duration) ? Self.durationHint : ""
+                fail("'-' needs two ints or two durations, found \(a) and \(b)" + hint, at: offset)
+                return nil
+            }
+
+        case .multiply, .divide:
+            switch (a, b) {
+            case (.duration, .int), (.duration, .any): return TypeInfo(.duration, secret: secret)
+            case (.int, .duration) where op == .multiply, (.any, .duration) where op == .multiply:
+                return TypeInfo(.duration, secret: secret)
+            default:
+                if !a.fits(.int) || !b.fits(.int) {
+                    let also = op == .multiply ? ", or a duration and an int" : ", or a duration by an int"
+                    fail("'\(symbol)' needs int operands\(also), found \(a) and \(b)", at: offset)
+                    return nil
+                }
+                return TypeInfo(.int, secret: secret)
+            }
+
+        case .remainder:
             if !a.fits(.int) || !b.fits(.int) {
                 fail("'\(symbol)' needs int operands, found \(a) and \(b)", at: offset)
             }
@@ -190,6 +218,18 @@ struct ExpressionTypeChecker<Scope: ExpressionScope> {
             return TypeInfo(.int)
         case .str:
             return TypeInfo(.string, secret: secret)
+        case .seconds:
+            if let type, !type.type.fits(.duration) {
+                fail("'seconds' needs a duration, found \(type.type)", at: tree.start(of: argument))
+            }
+            return TypeInfo(.int, secret: secret)
+        case .since, .until:
+            if let type, !type.type.fits(.int) {
+                fail(
+                    "'\(function.rawValue)' needs an int, a time in seconds since 1970 as device.now gives, found \(type.type)",
+                    at: tree.start(of: argument))
+            }
+            return TypeInfo(.duration, secret: secret)
         default:  // lower, upper
             if let type, !type.type.fits(.string) {
                 fail(
@@ -227,6 +267,11 @@ struct ExpressionTypeChecker<Scope: ExpressionScope> {
                 at: tree.start(of: subject))
         }
         return TypeInfo(.bool)
+    }
+
+    /// What to say when ints and durations meet: the functions that turn one into the other.
+    private static var durationHint: String {
+        "; seconds(d) gives a duration's seconds, since(t) and until(t) the time from or to t"
     }
 
     private mutating func fail(_ message: String, at offset: Int) {

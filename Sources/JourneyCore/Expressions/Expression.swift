@@ -30,6 +30,16 @@ public struct Expression: Hashable, Sendable, CustomStringConvertible {
         return tree.paths.filter { seen.insert($0).inserted }
     }
 
+    /// Whether the expression's value can change as the virtual clock moves on: it reads
+    /// `device.now`, or calls `since` or `until`. (A limit's lockout is told by the caller,
+    /// which knows the limits.)
+    public var readsClock: Bool {
+        tree.paths.contains(["device", "now"])
+            || tree.nodes.contains {
+                if case .call1(let function, _) = $0 { function.readsClock } else { false }
+            }
+    }
+
     public var description: String { source }
 
     /// Two expressions are equal when their sources are: the tree follows from the source.

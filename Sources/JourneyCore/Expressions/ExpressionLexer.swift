@@ -28,6 +28,8 @@ struct ExpressionLexer {
     enum Kind: Equatable, Sendable {
         /// The digits of a decimal integer, converted by the parser (so `-9223372036854775808` works).
         case integer(String)
+        /// A duration literal such as `60s` or `1h30m`, in milliseconds.
+        case duration(Int)
         /// A string literal, escapes already decoded.
         case string(String)
         case identifier(String)
@@ -43,6 +45,7 @@ struct ExpressionLexer {
         var quoted: String {
             switch kind {
             case .integer(let digits): "'\(digits)'"
+            case .duration(let ms): "'\(Duration.format(milliseconds: ms))'"
             case .string: "a string"
             case .identifier(let name): "'\(name)'"
             case .symbol(let symbol): "'\(symbol.rawValue)'"
@@ -109,7 +112,15 @@ struct ExpressionLexer {
         if let next = peek(), Self.isIdentifierPart(next) || next == "." {
             let rest = position
             while let d = peek(), Self.isIdentifierPart(d) || d == "." { position += 1 }
-            throw .syntax("unexpected '\(text(from: rest))' after the number \(digits)", at: rest)
+            // A number with units is a duration literal: `60s`, `1.5s`, `1h30m`.
+            let written = text(from: start)
+            switch Duration.read(written) {
+            case .success(let ms): return Token(kind: .duration(ms), offset: start)
+            case .failure(let problem) where problem.tooLong || Self.hasUnit(written):
+                throw .syntax(problem.text, at: start)
+            case .failure:
+                throw .syntax("unexpected '\(text(from: rest))' after the number \(digits)", at: rest)
+            }
         }
         if digits.count > 1 && digits.hasPrefix("0") {
             throw .syntax("a number may not start with 0: '\(digits)'", at: start)
@@ -161,4 +172,11 @@ struct ExpressionLexer {
     }
 
     static func isDigit(_ c: Unicode.Scalar) -> Bool { c >= "0" && c <= "9" }
+
+    /// Whether `text` (a number and what follows it) uses a duration's unit, so that its
+    /// problem is told as a duration's.
+    private static func hasUnit(_ text: String) -> Bool {
+        let letters = String(text.unicodeScalars.filter { isIdentifierStart($0) })
+        return !letters.isEmpty && letters.allSatisfy { "dhms".contains($0) }
+    }
 }

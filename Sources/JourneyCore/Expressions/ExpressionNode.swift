@@ -53,13 +53,21 @@ enum ExpressionNode: Sendable {
     /// The closed list of functions an expression may call.
     enum Function: String, Sendable, CaseIterable {
         case len, lower, upper, contains, startsWith, endsWith, matches, str
+        /// `seconds(d)`: a duration's whole seconds, an int.
+        case seconds
+        /// `since(t)` and `until(t)`: the duration from a time (seconds since 1970, as
+        /// `device.now` gives) to the virtual clock's now, or from now to it; 0 rather than less.
+        case since, until
 
         var arity: Int {
             switch self {
-            case .len, .lower, .upper, .str: 1
+            case .len, .lower, .upper, .str, .seconds, .since, .until: 1
             case .contains, .startsWith, .endsWith, .matches: 2
             }
         }
+
+        /// Whether the function reads the virtual clock.
+        var readsClock: Bool { self == .since || self == .until }
     }
 }
 

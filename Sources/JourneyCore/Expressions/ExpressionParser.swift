@@ -251,6 +251,9 @@ struct ExpressionParser {
             }
             try advance()
             return addConstant(.int(value), at: token.offset)
+        case .duration(let ms):
+            try advance()
+            return addConstant(.duration(ms), at: token.offset)
         case .string(let text):
             try advance()
             return addConstant(.string(text), at: token.offset)

@@ -30,12 +30,14 @@ public struct HandlerInvocation: Sendable {
         let screen: RenderedScreen?
         let contract: StepContract
         let displays: [String: String]
+        let clockActions: Set<String>
         let request: InputRequest
 
         init(
             journey: String, step: String, parameters: [String: Value],
             maps: [String: [(key: String, value: String)]], tables: [String: LiteralTables],
-            captures: [String: [Capture]], screen: RenderedScreen?, contract: StepContract, displays: [String: String]
+            captures: [String: [Capture]], screen: RenderedScreen?, contract: StepContract, displays: [String: String],
+            clockActions: Set<String>
         ) {
             self.journey = journey
             self.step = step
@@ -46,6 +48,7 @@ public struct HandlerInvocation: Sendable {
             self.screen = screen
             self.contract = contract
             self.displays = displays
+            self.clockActions = clockActions
             self.request = InputRequest(journey: journey, step: step, inputs: contract.inputs, screen: screen)
         }
     }
@@ -66,14 +69,23 @@ public struct HandlerInvocation: Sendable {
     /// secret shown as `•••`, for handlers to record (a URL with a code in its path).
     public var displays: [String: String] { storage.displays }
 
+    /// - Parameter clockActions: the screen's actions whose `enabled:` condition reads the
+    ///   virtual clock, so that they may enable while the screen shows.
     public init(
         journey: String, step: String, parameters: [String: Value], maps: [String: [(key: String, value: String)]],
         tables: [String: LiteralTables] = [:], captures: [String: [Capture]] = [:], screen: RenderedScreen?,
-        contract: StepContract, displays: [String: String] = [:]
+        contract: StepContract, displays: [String: String] = [:], clockActions: Set<String> = []
     ) {
         storage = Storage(
             journey: journey, step: step, parameters: parameters, maps: maps, tables: tables, captures: captures,
-            screen: screen, contract: contract, displays: displays)
+            screen: screen, contract: contract, displays: displays, clockActions: clockActions)
+    }
+
+    /// The same visit showing `screen`: the step's screen rendered again as time passed.
+    public func showing(_ screen: RenderedScreen) -> HandlerInvocation {
+        HandlerInvocation(
+            journey: journey, step: step, parameters: parameters, maps: maps, tables: tables, captures: captures,
+            screen: screen, contract: contract, displays: displays, clockActions: storage.clockActions)
     }
 
     /// The parameter's value, or nil when it was not given and has no default.
@@ -86,6 +98,12 @@ public struct HandlerInvocation: Sendable {
 
     /// Whether the screen shows an action the user can press.
     public var hasEnabledAction: Bool { storage.screen?.actions.contains(where: \.enabled) ?? false }
+
+    /// Whether the screen shows a disabled action that the virtual clock may enable while it
+    /// shows (its `enabled:` condition reads the clock: a resend button after 60 s).
+    public var hasActionEnabledLater: Bool {
+        storage.screen?.actions.contains { !$0.enabled && storage.clockActions.contains($0.id) } ?? false
+    }
 
     /// An input request for this step asking for `inputs` (by default all the step's inputs).
     public func request(_ inputs: [InputSpec]? = nil) -> InputRequest {
@@ -162,6 +180,10 @@ public protocol HandlerContext: AnyObject {
     var storedKeys: [String] { get }
     /// Writes (or with nil removes) a value in the device's persistent store; recorded.
     func store(_ key: String, _ value: Value?)
+    /// The request as the step shows it now: with its screen rendered again when the virtual
+    /// clock moved on while the step waited (an action that enables after 60 s). What the
+    /// driver was asked with and what input is checked against (``InputRequest/refusal(of:)``).
+    func current(_ request: InputRequest) -> InputRequest
     /// Charges the step's attempt limit (if it has one) and writes the counter to the device
     /// now. Handlers that check a secret call this after reading the input and before
     /// comparing, so that no restart can undo a failed attempt. Steps whose handler does not
@@ -171,6 +193,11 @@ public protocol HandlerContext: AnyObject {
     /// method, URL (query values redacted) and status; headers and bodies never are, because
     /// they carry tokens. Throws ``NetworkError/offline`` when the device is offline.
     nonisolated(nonsending) func send(_ request: HTTPRequest) async throws -> HTTPResponse
+}
+
+extension HandlerContext {
+    /// A context whose screens never change while they show gives the request as it is.
+    public func current(_ request: InputRequest) -> InputRequest { request }
 }
 
 /// A request for input: which step is asking, and what it needs. Shared, not copied, like

@@ -140,24 +140,68 @@ public struct JourneyLoader: Sendable {
         r.checkIdentifier(name, "limit")
         guard
             let f = r.mapping(
-                entry.value, "limit '\(entry.key)'", allowed: ["max", "counter", "exceeded", "keep"],
+                entry.value, "limit '\(entry.key)'",
+                allowed: ["max", "counter", "exceeded", "keep", "lockout", "lockedUntil"],
                 required: ["max", "counter", "exceeded"])
         else { return nil }
-        let max = f["max"].flatMap { r.int($0, "'max'", in: NumberRange.attempts) }
-        var counter: Located<VariableReference>?
-        if let node = f["counter"], let text = r.string(node, "'counter'") {
-            if let ref = VariableReference(text) {
-                counter = Located(ref, at: node.location)
+        var max: AttemptLimit.Maximum?
+        if let node = f["max"] {
+            if let text = node.scalar, text.contains("${") {
+                max = .computed(r.raw(node))
+            } else {
+                max = r.int(node, "'max'", in: NumberRange.attempts).map { .fixed($0) }
+            }
+        }
+        func variable(_ key: String) -> Located<VariableReference>? {
+            guard let node = f[key], let text = r.string(node, "'\(key)'") else { return nil }
+            guard let ref = VariableReference(text) else {
+                r.diagnostics.error(
+                    NodeReader.valueType, "'\(key)' must be 'stored.NAME' or 'state.NAME', found '\(text)'",
+                    at: node.location)
+                return nil
+            }
+            return Located(ref, at: node.location)
+        }
+        let counter = variable("counter")
+        let lockedUntil = variable("lockedUntil")
+        var lockout: Located<Int>?
+        if let node = f["lockout"], let text = r.string(node, "'lockout'") {
+            if let ms = Duration.parse(text) {
+                if ms < 1000 || ms % 1000 != 0 {
+                    r.diagnostics.error(
+                        NodeReader.outOfRange,
+                        "'lockout' must be whole seconds from 1s to 3650d, like 30s, 15m or 1h30m, found '\(text)'",
+                        at: node.location)
+                } else {
+                    lockout = Located(ms, at: node.location)
+                }
+            } else if Duration.isTooLong(text) {
+                r.diagnostics.error(
+                    NodeReader.outOfRange, "'lockout': \(Duration.problem(with: text) ?? "")", at: node.location)
             } else {
                 r.diagnostics.error(
-                    NodeReader.valueType, "'counter' must be 'stored.NAME' or 'state.NAME', found '\(text)'",
-                    at: node.location)
+                    NodeReader.valueType, "'lockout' takes \(Duration.rule), found '\(text)'", at: node.location)
             }
+        }
+        // A lockout is kept somewhere, and only a lockout needs a place.
+        if let node = f["lockout"], f["lockedUntil"] == nil {
+            r.diagnostics.error(
+                NodeReader.missingKey,
+                "limit '\(entry.key)' has a 'lockout' but no 'lockedUntil': name the int (stored.NAME, like the counter) that keeps when the lockout ends",
+                at: node.location)
+        }
+        if f["lockout"] == nil, let at = f.keyLocation("lockedUntil") {
+            r.diagnostics.error(
+                NodeReader.missingKey,
+                "limit '\(entry.key)' has 'lockedUntil' but no 'lockout'; say how long the limit locks, like 'lockout: 15m'",
+                at: at)
         }
         let exceeded = f["exceeded"].flatMap { transition($0, "'exceeded'", &r) }
         let keep = f["keep"].flatMap { r.bool($0, "'keep'") } ?? false
-        guard let max, let counter, let exceeded else { return nil }
-        return AttemptLimit(name: name, max: max, counter: counter, exceeded: exceeded, keep: keep)
+        guard let max, let maxNode = f["max"], let counter, let exceeded else { return nil }
+        return AttemptLimit(
+            name: name, max: max, maxLocation: maxNode.location, counter: counter, exceeded: exceeded, keep: keep,
+            lockout: lockout, lockedUntil: lockedUntil)
     }
 
     func step(_ entry: YAMLNode.Entry, _ r: inout NodeReader) -> Step? {

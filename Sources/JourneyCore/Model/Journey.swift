@@ -56,16 +56,50 @@ public struct Output: Sendable {
     public var location: SourceLocation
 }
 
-/// The language's attempt-limit construct: the three-strike rule.
+/// The language's attempt-limit construct: the three-strike rule, with an optional lockout
+/// ("try again in 15 minutes").
 public struct AttemptLimit: Sendable {
+    /// How many attempts a limit allows.
+    public enum Maximum: Sendable, Hashable {
+        /// A number written in the journey (1 to 1000).
+        case fixed(Int)
+        /// `"${expr}"`: an int expression over the journey's params, evaluated when the journey
+        /// starts (kept as written, typed when compiled).
+        case computed(RawValue)
+    }
+
     public var name: Located<String>
-    public var max: Int
+    public var max: Maximum
+    /// Where `max` was written.
+    public var maxLocation: SourceLocation
     /// Where the count lives: `stored.NAME` (survives restarts) or `state.NAME`.
     public var counter: Located<VariableReference>
     /// Where the journey goes when the limit is reached.
     public var exceeded: Transition
     /// Whether the counter keeps its value when the limit is exceeded (default: reset to 0).
     public var keep: Bool
+    /// How long the limit stays locked once exceeded, in milliseconds (whole seconds).
+    public var lockout: Located<Int>?
+    /// Where the time the lockout ends is kept: an int, seconds since 1970 (0: no lockout).
+    public var lockedUntil: Located<VariableReference>?
+
+    /// Whether the limit is written to lock out (even if its lockout has errors): expressions
+    /// may read its `locked` and `unlocksIn`.
+    public var locksOut: Bool { lockout != nil || lockedUntil != nil }
+
+    public init(
+        name: Located<String>, max: Maximum, maxLocation: SourceLocation, counter: Located<VariableReference>,
+        exceeded: Transition, keep: Bool, lockout: Located<Int>? = nil, lockedUntil: Located<VariableReference>? = nil
+    ) {
+        self.name = name
+        self.max = max
+        self.maxLocation = maxLocation
+        self.counter = counter
+        self.exceeded = exceeded
+        self.keep = keep
+        self.lockout = lockout
+        self.lockedUntil = lockedUntil
+    }
 }
 
 /// `state.NAME` or `stored.NAME`: a value a `set` or a limit can write.

@@ -15,7 +15,8 @@ public struct JSONLinesDecoder: Sendable {
 
     /// The events a line may hold besides the header.
     static let knownEvents: Set<String> = [
-        "journey.start", "journey.end", "subjourney.enter", "subjourney.exit", "step.enter", "screen", "input",
+        "journey.start", "journey.end", "subjourney.enter", "subjourney.exit", "step.enter", "screen", "screen.updated",
+        "input",
         "input.refused",
         "handler.call", "handler.error", "outcome", "attempt", "state.set", "transition", "restart", "session",
         "clock.advance", "network", "http", "failure",
@@ -103,6 +104,8 @@ public struct JSONLinesDecoder: Sendable {
             return .stepEnter(step: try line.string("step"), handler: try line.string("handler"))
         case "screen":
             return .screen(step: try line.string("step"), screen: try screen(&line))
+        case "screen.updated":
+            return .screenUpdated(step: try line.string("step"), screen: try screen(&line))
         case "input":
             return .input(step: try line.string("step"), values: try line.fields("values"))
         case "input.refused":

@@ -90,7 +90,7 @@ public struct JSONLinesEncoder: Sendable {
         case .stepEnter(let step, let handler):
             w.key("step", string: step)
             w.key("handler", string: handler)
-        case .screen(let step, let screen):
+        case .screen(let step, let screen), .screenUpdated(let step, let screen):
             w.key("step", string: step)
             if let title = screen.title { w.key("title", string: title) }
             if let text = screen.text { w.key("text", string: text) }

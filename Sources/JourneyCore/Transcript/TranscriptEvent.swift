@@ -73,6 +73,11 @@ public enum TranscriptEvent: Sendable, Equatable {
 
     public enum AttemptAction: String, Sendable, Equatable, CaseIterable {
         case charged, refunded, reset, exceeded
+        /// A step of a limit that locks out was entered while locked: the journey goes to the
+        /// limit's `exceeded` target without showing the step.
+        case locked
+        /// A step of the limit was entered after its lockout ended: the count starts again at 0.
+        case unlocked
     }
 
     case header(Header)
@@ -82,6 +87,9 @@ public enum TranscriptEvent: Sendable, Equatable {
     case subjourneyExit(journey: String, end: String, kind: EndKind, outputs: Fields)
     case stepEnter(step: String, handler: String)
     case screen(step: String, screen: RenderedScreen)
+    /// The screen a step shows changed while it waited for input, because the virtual clock
+    /// moved on (a text that counts down, an action that enables after a while).
+    case screenUpdated(step: String, screen: RenderedScreen)
     case input(step: String, values: Fields)
     /// Input the app refused (an action that is disabled or not shown), as a scenario said it
     /// would: the step asks again.
@@ -114,6 +122,7 @@ public enum TranscriptEvent: Sendable, Equatable {
         case .subjourneyExit: "subjourney.exit"
         case .stepEnter: "step.enter"
         case .screen: "screen"
+        case .screenUpdated: "screen.updated"
         case .input: "input"
         case .inputRefused: "input.refused"
         case .handlerCall: "handler.call"

@@ -43,9 +43,10 @@ public struct TranscriptTextRenderer: Sendable {
             return "↲ return from \(journey): \(end) (\(kind.rawValue)) \(Self.fields(outputs))"
         case .stepEnter(let step, let handler):
             return "→ \(step) [\(handler)]"
-        case .screen(_, let screen):
+        case .screen(_, let screen), .screenUpdated(_, let screen):
             var parts: [String] = []
-            if let title = screen.title { parts.append("screen \(Self.quote(title))") } else { parts.append("screen") }
+            let name = event.name == "screen" ? "screen" : "screen updated"
+            if let title = screen.title { parts.append("\(name) \(Self.quote(title))") } else { parts.append(name) }
             if let text = screen.text { parts.append("text \(Self.quote(text))") }
             if !screen.actions.isEmpty {
                 let actions = screen.actions.map {

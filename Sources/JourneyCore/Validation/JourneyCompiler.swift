@@ -22,6 +22,7 @@ public struct JourneyCompiler: Sendable {
     static let missingParam = "param.missing"
     static let unknownLimit = "limit.unknown"
     static let limitCounter = "limit.counter"
+    static let limitLockout = "limit.lockout"
     static let unknownVariable = "expr.undefined"
     static let typeMismatch = "value.type"
     static let secretLeak = "secret.leak"
@@ -180,14 +181,31 @@ struct JourneyContext {
                     "counter '\(limit.counter.value)' is not declared under '\(limit.counter.value.scope.rawValue)'\(Suggestion.hint(for: limit.counter.value.name, in: declared.map(\.name.value)))",
                     at: limit.counter.location)
             }
-            if let exceeded = transition(limit.exceeded, scope: base, what: "limit '\(limit.name.value)'") {
+            let lockedUntil = checkLockedUntil(limit)
+            let max = maximum(limit)
+            if let exceeded = transition(limit.exceeded, scope: base, what: "limit '\(limit.name.value)'"),
+                let max
+            {
                 limits[limit.name.value] = CompiledLimit(
-                    name: limit.name.value, max: limit.max, counter: limit.counter.value, exceeded: exceeded,
-                    keep: limit.keep)
+                    name: limit.name.value, max: max, counter: limit.counter.value, exceeded: exceeded,
+                    keep: limit.keep, lockout: limit.lockout?.value, lockedUntil: lockedUntil)
             }
         }
 
         compiledLimits = limits
+        for limit in journey.limits where limit.lockout != nil {
+            for branch in limit.exceeded.branches {
+                guard
+                    journey.steps.contains(where: {
+                        $0.id.value == branch.target.value && $0.attempts?.limit.value == limit.name.value
+                    })
+                else { continue }
+                diagnostics.error(
+                    C.limitLockout,
+                    "while limit '\(limit.name.value)' is locked, 'exceeded' leads back to step '\(branch.target.value)', which it locks: the journey would loop until the lockout ends; lead to a step that says how long to wait",
+                    at: branch.target.location)
+            }
+        }
         var steps: [CompiledStep] = []
         for step in journey.steps {
             if let compiled = self.step(step) { steps.append(compiled) }
@@ -210,6 +228,71 @@ struct JourneyContext {
         return CompiledJourney(
             source: journey, steps: steps, ends: journey.ends.map { CompiledEnd(id: $0.id.value, kind: $0.kind) },
             start: start, params: params, state: state, stored: stored, limits: limits, outputs: outputs)
+    }
+
+    /// A limit's `max`: the number written, or an int expression over the journey's params,
+    /// checked against the range with the params' defaults when they give one.
+    mutating func maximum(_ limit: AttemptLimit) -> CompiledLimit.Maximum? {
+        switch limit.max {
+        case .fixed(let n): return .fixed(n)
+        case .computed(let raw):
+            let what = "'max' of limit '\(limit.name.value)'"
+            let scope = TypeScope(params: journey)
+            guard
+                case .template(let template)? = compileValue(
+                    raw, expected: TypeInfo(.int, secret: true), scope: scope, what: what)
+            else { return nil }
+            if template.typeCheck(in: scope).type?.secret == true {
+                diagnostics.error(
+                    C.secretLeak,
+                    "\(what) cannot be computed from a secret: transcripts and screens show a limit's maximum",
+                    at: raw.location)
+                return nil
+            }
+            if case .success(.int(let n)) = journey.withDefaults(template), !NumberRange.attempts.contains(n) {
+                diagnostics.error(
+                    C.outOfRange,
+                    "\(what) is \(n) with the params' defaults, outside 1 to 1000",
+                    at: limit.maxLocation)
+            }
+            return .computed(template)
+        }
+    }
+
+    /// Checks where a limit keeps the end of its lockout: a declared int, under `stored` when
+    /// the counter is (so a restart cannot end a lockout), and not the counter itself.
+    mutating func checkLockedUntil(_ limit: AttemptLimit) -> VariableReference? {
+        guard let located = limit.lockedUntil else { return nil }
+        let ref = located.value
+        let declared = ref.scope == .stored ? journey.stored : journey.state
+        guard let variable = declared.first(where: { $0.name.value == ref.name }) else {
+            diagnostics.error(
+                C.limitLockout,
+                "'lockedUntil' names '\(ref)', which is not declared under '\(ref.scope.rawValue)'\(Suggestion.hint(for: ref.name, in: declared.map(\.name.value)))",
+                at: located.location)
+            return nil
+        }
+        if variable.type.type != .int {
+            diagnostics.error(
+                C.limitLockout,
+                "'lockedUntil' '\(ref)' must be an int (seconds since 1970, as device.now), it is \(variable.type)",
+                at: located.location)
+            return nil
+        }
+        if ref == limit.counter.value {
+            diagnostics.error(
+                C.limitLockout, "'lockedUntil' must be another value than the counter '\(ref)'",
+                at: located.location)
+            return nil
+        }
+        if limit.counter.value.scope == .stored && ref.scope == .state {
+            diagnostics.error(
+                C.limitLockout,
+                "'lockedUntil' '\(ref)' lives in this run only, but the counter is stored: a restart would end the lockout; keep it under 'stored'",
+                at: located.location)
+            return nil
+        }
+        return ref
     }
 
     mutating func declarations(_ list: [VariableDeclaration], _ what: String) -> [CompiledVariable] {
@@ -419,6 +502,7 @@ struct JourneyContext {
         }
         guard let runner else { return nil }
         var conditions: [String: Expression] = [:]
+        var clockActions: Set<String> = []
         for action in step.screen?.actions ?? [] {
             guard let text = action.enabledWhen else { continue }
             // The location is the text's own (see the loader), so no quote to step over.
@@ -429,6 +513,7 @@ struct JourneyContext {
                     type?.type == .bool || type?.type == .any
                 {
                     conditions[action.id.value] = expression
+                    if readsClock(expression) { clockActions.insert(action.id.value) }
                 } else if errors.isEmpty {
                     diagnostics.error(
                         C.typeMismatch, "'enabled' takes true, false or one \"${…}\" bool expression", at: text.location
@@ -439,8 +524,19 @@ struct JourneyContext {
         return CompiledStep(
             id: step.id.value, label: label, runner: runner, parameters: parameters, rules: rules, maps: maps,
             tables: tables, captures: captures, screen: step.screen,
-            actionConditions: conditions, contract: contract, attempts: attempts, transitions: transitions,
+            actionConditions: conditions, clockActions: clockActions, contract: contract, attempts: attempts,
+            transitions: transitions,
             journey: journey.id.value, defaultLocale: journey.defaultLocale)
+    }
+
+    /// Whether an expression's value can change as the virtual clock moves: it reads the
+    /// clock, or a limit that locks out (whose lock ends with time).
+    func readsClock(_ expression: Expression) -> Bool {
+        if expression.readsClock { return true }
+        return expression.references.contains { path in
+            path.count == 3 && path[0] == "limits"
+                && journey.limits.contains { $0.name.value == path[1] && $0.locksOut }
+        }
     }
 
     mutating func undeclared(_ outcome: Located<String>, label: String, contract: StepContract) {
@@ -656,6 +752,41 @@ struct JourneyContext {
             }
             let (_, errors) = entry.template.typeCheck(in: scope)
             report(errors, at: entry.location, plain: false)
+        }
+    }
+}
+
+extension Journey {
+    /// A limit's maximum in a run with the params' defaults: the number written, or its
+    /// expression evaluated with the defaults; nil when that needs a param without one.
+    public func defaultMaximum(of limit: AttemptLimit) -> Int? {
+        switch limit.max {
+        case .fixed(let n): return n
+        case .computed(let raw):
+            guard case .scalar(let text, _, _) = raw, case .success(let template) = Template.parse(text),
+                case .success(.int(let n))? = withDefaults(template)
+            else { return nil }
+            return n
+        }
+    }
+
+    /// A template's value with the params' defaults, when every param it reads has one.
+    func withDefaults(_ template: Template) -> Result<Value, EvaluationError>? {
+        var defaults: [String: Value] = [:]
+        for p in params {
+            guard case .scalar(let text, let plain, _)? = p.defaultValue,
+                let value = LiteralParser.value(text, plain: plain, as: p.type.type)
+            else { continue }
+            defaults["params." + p.name.value] = value
+        }
+        struct Defaults: ValueProvider {
+            let values: [String: Value]
+            func value(at path: [String]) -> Value? { values[path.joined(separator: ".")] }
+        }
+        do {
+            return .success(try template.evaluate(in: Defaults(values: defaults)).revealed)
+        } catch {
+            return .failure(error)
         }
     }
 }

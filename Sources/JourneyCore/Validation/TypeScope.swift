@@ -19,6 +19,10 @@ struct TypeScope: ExpressionScope {
             for field in ["count", "max", "remaining"] {
                 declare("limits.\(limit.name.value).\(field)", TypeInfo(.int))
             }
+            if limit.locksOut {
+                declare("limits.\(limit.name.value).locked", TypeInfo(.bool))
+                declare("limits.\(limit.name.value).unlocksIn", TypeInfo(.duration))
+            }
         }
         declare("device.biometry", TypeInfo(.string))
         declare("device.biometryEnrolled", TypeInfo(.bool))
@@ -26,6 +30,11 @@ struct TypeScope: ExpressionScope {
         declare("device.apps", TypeInfo(.list))
         declare("device.opensLinks", TypeInfo(.bool))
         declare("device.now", TypeInfo(.int))
+    }
+
+    /// Only the journey's params: what a limit's `max` is computed from when the journey starts.
+    init(params journey: Journey) {
+        for p in journey.params { declare("params." + p.name.value, p.type) }
     }
 
     /// This scope plus a step's inputs and one outcome's data.

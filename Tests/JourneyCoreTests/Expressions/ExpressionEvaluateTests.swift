@@ -101,7 +101,7 @@ struct ExpressionEvaluateTests {
             ("-9223372036854775808 / -1", "integer overflow in '/'"),
             ("-(-9223372036854775808)", "integer overflow in '-'"),
             ("state.missing == 1", "'state.missing' has no value"),
-            ("outcome.data + 1", "'+' needs two ints or two strings, found string and int"),
+            ("outcome.data + 1", "'+' needs two ints, two durations or two strings, found string and int"),
             ("outcome.data && true", "'&&' needs a bool, found string"),
             ("outcome.data ? 1 : 2", "the condition of '?:' needs a bool, found string"),
             ("outcome.data == 1", "'==' needs operands of the same type, found string and int"),

@@ -121,7 +121,7 @@ struct ExpressionParserTests {
             ("lenn('x')", 0, "unknown function 'lenn'; did you mean 'len'?"),
             (
                 "exec('rm -rf /')", 0,
-                "unknown function 'exec'; functions are 'len', 'lower', 'upper', 'contains', 'startsWith', 'endsWith', 'matches', 'str'"
+                "unknown function 'exec'; functions are 'len', 'lower', 'upper', 'contains', 'startsWith', 'endsWith', 'matches', 'str', 'seconds', 'since', 'until'"
             ),
             ("state == 1", 0, "'state' needs a name after it, e.g. 'state.NAME'"),
             ("len", 0, "'len' is a function; call it as 'len(…)'"),

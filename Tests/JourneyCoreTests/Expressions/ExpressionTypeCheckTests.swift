@@ -89,19 +89,19 @@ struct ExpressionTypeCheckTests {
             ("state.done or 'x'", 11, "'||' needs bool operands, found bool and string"),
             (
                 "state.name + 1", 11,
-                "'+' needs two ints or two strings, found string and int; use str() to make a string of the other"
+                "'+' needs two ints, two durations or two strings, found string and int; use str() to make a string of the other"
             ),
             (
                 "state.tags + state.tags", 11,
-                "'+' needs two ints or two strings, found list and list"
+                "'+' needs two ints, two durations or two strings, found list and list"
             ),
             (
                 "state.tries + state.delay", 12,
-                "'+' needs two ints or two strings, found int and duration"
+                "'+' needs two ints, two durations or two strings, found int and duration; seconds(d) gives a duration's seconds, since(t) and until(t) the time from or to t"
             ),
-            ("'a' - 1", 4, "'-' needs int operands, found string and int"),
-            ("state.tries * true", 12, "'*' needs int operands, found int and bool"),
-            ("state.tries / 'x'", 12, "'/' needs int operands, found int and string"),
+            ("'a' - 1", 4, "'-' needs two ints or two durations, found string and int"),
+            ("state.tries * true", 12, "'*' needs int operands, or a duration and an int, found int and bool"),
+            ("state.tries / 'x'", 12, "'/' needs int operands, or a duration by an int, found int and string"),
             ("state.tries % state.delay", 12, "'%' needs int operands, found int and duration"),
             (
                 "state.tries < state.name", 12,

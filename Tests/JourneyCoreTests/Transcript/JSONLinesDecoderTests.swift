@@ -63,6 +63,14 @@ struct JSONLinesDecoderTests {
         .init(
             time: 6, depth: 0,
             event: .screen(step: "blank", screen: RenderedScreen(title: nil, text: nil, actions: [], fields: []))),
+        .init(
+            time: 6, depth: 0,
+            event: .screenUpdated(
+                step: "code",
+                screen: RenderedScreen(
+                    title: "Code", text: "Resend in 12 s",
+                    actions: [.init(id: "resend", label: "Resend", enabled: true)],
+                    fields: []))),
         .init(time: 7, depth: 0, event: .input(step: "pin", values: values)),
         .init(time: 8, depth: 0, event: .handlerCall(step: "pin", handler: "pin.verify", params: [])),
         .init(time: 8, depth: 0, event: .handlerCall(step: "pin", handler: "pin.verify", params: values)),
@@ -73,6 +81,8 @@ struct JSONLinesDecoderTests {
         .init(time: 11, depth: 0, event: .attempt(step: "pin", limit: "pin", action: .refunded, count: 0, max: 3)),
         .init(time: 11, depth: 0, event: .attempt(step: "pin", limit: "pin", action: .reset, count: 0, max: 3)),
         .init(time: 11, depth: 0, event: .attempt(step: "pin", limit: "pin", action: .exceeded, count: 3, max: 3)),
+        .init(time: 11, depth: 0, event: .attempt(step: "pin", limit: "pin", action: .locked, count: 0, max: 3)),
+        .init(time: 11, depth: 0, event: .attempt(step: "pin", limit: "pin", action: .unlocked, count: 0, max: 7)),
         .init(time: 12, depth: 0, event: .stateSet(variable: "state.pin", value: Value.unknownSecret)),
         .init(time: 12, depth: 0, event: .stateSet(variable: "stored.tries", value: .list([.int(1)]))),
         .init(
@@ -104,7 +114,8 @@ struct JSONLinesDecoderTests {
     /// until it is added to ``records``.
     static func kind(_ event: TranscriptEvent) -> String {
         switch event {
-        case .header, .journeyStart, .journeyEnd, .subjourneyEnter, .subjourneyExit, .stepEnter, .screen, .input,
+        case .header, .journeyStart, .journeyEnd, .subjourneyEnter, .subjourneyExit, .stepEnter, .screen,
+            .screenUpdated, .input,
             .inputRefused, .handlerCall, .handlerError, .outcome, .attempt, .stateSet, .transition, .restart,
             .session, .clockAdvance, .network,
             .http, .failure:

@@ -1,0 +1,162 @@
+import Foundation
+import JourneyCore
+import Testing
+
+@testable import JourneyHandlers
+
+/// Screens live on while they show: when a scenario advances the clock, the step's screen is
+/// rendered again, recorded when it changed, and input is checked against it.
+@Suite("Screens that change as time passes")
+struct TimedScreenTests {
+    static let resend = """
+        journey: t.resend
+        version: 1
+        title: Resend
+        stored:
+          sentAt: { type: int, default: 0 }
+        start: code
+        steps:
+          code:
+            handler: ui.screen
+            screen:
+              title: Check your phone
+              text: "${since(stored.sentAt) >= 1m ? 'You can ask again' : 'Ask again in ' + str(seconds(1m - since(stored.sentAt))) + ' s'}"
+              actions:
+                resend: { label: Resend, enabled: "${since(stored.sentAt) >= 1m}" }
+            on:
+              resend: done
+        ends:
+          done: { kind: success }
+        """
+
+    static func scenario(_ script: String) -> String {
+        """
+        scenario: s
+        journey: t.resend
+        device: { clock: 2026-01-01T09:00:00Z, store: { sentAt: 1767258000 } }
+        script:
+        \(script)
+        expect: { end: done }
+        """
+    }
+
+    @Test("the only action, enabled after a minute, is refused at 59 s and taken at 60 s")
+    func resendAfterAMinute() async throws {
+        let (report, transcript) = try await run(
+            journeys: [Self.resend],
+            scenario: Self.scenario(
+                """
+                  - advance: 59s
+                  - at: code
+                    action: resend
+                    refused: disabled
+                  - advance: 1s
+                  - at: code
+                    action: resend
+                """))
+        #expect(report.passed, "\(report.problems)\n\(transcript.text)")
+        let lines = transcript.text.split(separator: "\n").map { String($0.drop { $0 != " " }.dropFirst()) }
+        #expect(
+            lines.contains(
+                #"  screen "Check your phone" · text "Ask again in 60 s" · actions resend "Resend" (disabled)"#))
+        #expect(
+            lines.contains(
+                #"  screen updated "Check your phone" · text "Ask again in 1 s" · actions resend "Resend" (disabled)"#))
+        #expect(
+            lines.contains(#"  screen updated "Check your phone" · text "You can ask again" · actions resend "Resend""#)
+        )
+        #expect(
+            transcript.jsonl.contains(
+                #"{"t":60000,"depth":0,"event":"screen.updated","step":"code","title":"Check your phone","text":"You can ask again","actions":[{"id":"resend","label":"Resend"}]}"#
+            ), "\(transcript.jsonl)")
+        #expect(transcript.jsonl == transcript.jsonlFromEvents)
+        // The transcript reads back as the events it was written from.
+        let decoded = try JSONLinesDecoder().decode(transcript.jsonl)
+        #expect(decoded.contains { $0.event.name == "screen.updated" })
+    }
+
+    @Test("pressing before the minute, unexpected, fails the scenario with the refusal")
+    func tooEarly() async throws {
+        let (report, _) = try await run(
+            journeys: [Self.resend],
+            scenario: Self.scenario("  - advance: 30s\n  - at: code\n    action: resend"))
+        #expect(!report.passed)
+        #expect(
+            report.problems.contains { $0.contains("action 'resend' is disabled on step 'code'") }, "\(report.problems)"
+        )
+    }
+
+    @Test("a screen whose only action is disabled by anything but the clock still cannot be left")
+    func disabledForGood() async throws {
+        let journey = Self.resend.replacingOccurrences(
+            of: "enabled: \"${since(stored.sentAt) >= 1m}\"", with: "enabled: \"${stored.sentAt == 0}\"")
+        let (report, transcript) = try await run(
+            journeys: [journey], scenario: Self.scenario("  - at: code\n    action: resend"))
+        #expect(!report.passed)
+        #expect(transcript.text.contains("step 'code' shows no enabled action, so the user cannot leave it"))
+    }
+
+    @Test("an alert whose only action enables with time may show; one disabled for good may not")
+    func alerts() async throws {
+        let alert = Self.resend.replacingOccurrences(of: "handler: ui.screen", with: "handler: ui.alert")
+        let (report, transcript) = try await run(
+            journeys: [alert], scenario: Self.scenario("  - advance: 1m\n  - at: code\n    action: resend"))
+        #expect(report.passed, "\(report.problems)\n\(transcript.text)")
+        let never = alert.replacingOccurrences(
+            of: "enabled: \"${since(stored.sentAt) >= 1m}\"", with: "enabled: \"${stored.sentAt == 0}\"")
+        let (failed, text) = try await run(
+            journeys: [never], scenario: Self.scenario("  - at: code\n    action: resend"))
+        #expect(!failed.passed)
+        #expect(text.text.contains("alert 'code' has no enabled action and no 'dismissAfter'"))
+    }
+
+    @Test("compound durations work wherever a duration is written: params, defaults, handler parameters, advance")
+    func compoundDurations() async throws {
+        let journey = """
+            journey: t.waits
+            version: 1
+            title: Waits
+            params:
+              first: { type: duration, default: 1h30m }
+              second: { type: duration, default: 1s }
+            start: a
+            steps:
+              a:
+                handler: ui.alert
+                with: { dismissAfter: "${params.first}" }
+                on: { dismissed: b }
+              b:
+                handler: ui.alert
+                with: { dismissAfter: 1m30s }
+                on: { dismissed: c }
+              c:
+                handler: ui.alert
+                with: { dismissAfter: "${params.second + 1m1s}" }
+                on: { dismissed: d }
+              d:
+                handler: ui.screen
+                screen:
+                  title: Done waiting
+                  actions:
+                    ok: { label: OK, enabled: "${params.second >= 2m30s}" }
+                on: { ok: done }
+            ends:
+              done: { kind: success }
+            """
+        let scenario = """
+            scenario: s
+            journey: t.waits
+            params: { first: 1h1m1s, second: 2m30s }
+            script:
+              - advance: 1d2h3m4s5ms
+              - at: d
+                action: ok
+            expect: { end: done }
+            """
+        let (report, transcript) = try await run(journeys: [journey], scenario: scenario)
+        #expect(report.passed, "\(report.problems)\n\(transcript.text)")
+        let advances = transcript.jsonl.split(separator: "\n").filter { $0.contains(#""event":"clock.advance""#) }
+            .map { line in line.split(separator: ",").first { $0.hasPrefix(#""by":"#) }.map(String.init) ?? "" }
+        #expect(advances == [#""by":3661000"#, #""by":90000"#, #""by":211000"#, #""by":93784005"#], "\(advances)")
+    }
+}
