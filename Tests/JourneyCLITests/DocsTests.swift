@@ -58,8 +58,8 @@ struct DocsTests {
                 #expect(a.contains("| step | what the user sees | handler | outcome → next |"))
             }
             let unlock = try String(contentsOfFile: first + "/examples.unlock.md", encoding: .utf8)
-            let scenarios = files(
-                under: Paths.journeys.appendingPathComponent("examples"), endingWith: ".scenario.yaml")
+            let scenarios = scenarioFiles(
+                under: Paths.journeys.appendingPathComponent("examples"), of: "examples.unlock")
             #expect(unlock.components(separatedBy: "\n### ").count - 1 == scenarios.count)
             #expect(unlock.contains("pin = •••"), "walkthroughs come from transcripts, secrets masked")
             #expect(!unlock.contains("0420"))
@@ -79,8 +79,8 @@ struct DocsTests {
             let site = cwd.appendingPathComponent(out).standardizedFileURL
             let page = try String(contentsOf: site.appendingPathComponent("examples.unlock.md"), encoding: .utf8)
             let links = page.matches(of: /\]\(([^)]+\.yaml)\)/).map { String($0.output.1) }
-            let scenarios = files(
-                under: Paths.journeys.appendingPathComponent("examples"), endingWith: ".scenario.yaml")
+            let scenarios = scenarioFiles(
+                under: Paths.journeys.appendingPathComponent("examples"), of: "examples.unlock")
             #expect(links.count == 1 + scenarios.count, "the journey and each of its scenarios: \(links)")
             for link in links {
                 #expect(!link.hasPrefix("/"), "\(link) is relative")

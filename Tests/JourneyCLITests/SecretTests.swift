@@ -51,9 +51,10 @@ struct ShippedScenario: Sendable, CustomTestStringConvertible {
         for line in RunResult.lines(yaml) {
             let trimmed = line.drop { $0 == " " }
             if trimmed.hasPrefix("#") { continue }
-            // `pin: "123456"`, `- code: 12345`, `store: { pin: "0420", pinFailures: 2 }`
+            // `pin: "123456"`, `- code: 12345`, `store: { pin: "0420", pinFailures: 2 }`; not an
+            // expectation that says only whether there is one (`password: { is: empty }`).
             for match in line.matches(
-                of: #/(?:^|[\s{,])(?:pin|code|password)\s*:\s*(?:"([^"]*)"|'([^']*)'|([^\s,}#"']+))/#)
+                of: #/(?:^|[\s{,])(?:pin|code|password)\s*:\s*(?:"([^"]*)"|'([^']*)'|([^\s,{}\[\]#"']+))/#)
             {
                 if let value = match.1 ?? match.2 ?? match.3, !value.isEmpty {
                     found.append(Secret(text: String(value)))

@@ -317,6 +317,14 @@ func files(under directory: URL, endingWith suffix: String) -> [URL] {
     return result.sorted { $0.path < $1.path }
 }
 
+/// The scenario files under `directory` that play `journey` (their `journey:` line names it).
+func scenarioFiles(under directory: URL, of journey: String) -> [URL] {
+    files(under: directory, endingWith: ".scenario.yaml").filter { file in
+        let text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+        return RunResult.lines(text).contains { $0 == "journey: \(journey)" }
+    }
+}
+
 // MARK: - Diagnostics
 
 /// One `path:line:column: severity: message [id]` line.

@@ -298,7 +298,8 @@ struct TestCommandTests {
             let text = try String(contentsOf: journey, encoding: .utf8)
             #expect(text.contains("handler: pin.verify"))
             try writeText(text.replacingOccurrences(of: "handler: pin.verify", with: "handler: pin.verfy"), to: journey)
-            let examples = files(under: journeys.appendingPathComponent("examples"), endingWith: ".scenario.yaml").count
+            let examples = scenarioFiles(under: journeys.appendingPathComponent("examples"), of: "examples.unlock")
+                .count
             let result = try await runJourney(["test", "journeys"], cwd: directory)
             expectNoCrash(result)
             #expect(result.status == Exit.invalid, "\(result)")

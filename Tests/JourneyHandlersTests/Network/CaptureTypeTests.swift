@@ -74,7 +74,8 @@ struct CaptureTypeTests {
         let (report, transcript) = try await run(journeys: [journey], scenario: Self.scenario(json: "{ count: 7 }"))
         #expect(!report.passed)
         #expect(
-            transcript.text.contains("'+' needs two ints or two strings, found string and int"), "\(transcript.text)")
+            transcript.text.contains("'+' needs two ints, two durations or two strings, found string and int"),
+            "\(transcript.text)")
     }
 
     @Test("the same capture declared int is a located error where the journey writes it into the string")
