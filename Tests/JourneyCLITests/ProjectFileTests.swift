@@ -112,6 +112,24 @@ struct ProjectFileTests {
         }
     }
 
+    @Test("checking the project's root folder checks its project file as a project file, and one inside as well")
+    func projectFilesAmongTheCheckedFiles() async throws {
+        try await withTemporaryDirectory { directory in
+            let team = try Self.teamProject(in: directory, projectFile: Self.usesShippedDiia)
+            let clean = try await runJourney(["check", "."], cwd: team)
+            #expect(clean.status == Exit.ok, "\(clean)")
+            #expect(!clean.stdout.contains("file.kind") && !clean.stderr.contains("file.kind"), "\(clean)")
+            // A project kept inside the checked folder: its file's own mistakes are reported.
+            try writeText(
+                "journeys: [.]\ndefaults: { kdfRound: 10 }\n",
+                to: team.appendingPathComponent("flows/vendored/journeykit.yaml"))
+            let nested = try await runJourney(["check", "."], cwd: team)
+            #expect(nested.status == Exit.invalid, "\(nested)")
+            #expect(
+                nested.errors("key.unknown").map(\.path) == ["flows/vendored/journeykit.yaml"], "\(nested)")
+        }
+    }
+
     @Test("an empty project file marks the root and keeps every default")
     func emptyProjectFile() async throws {
         try await withTemporaryDirectory { directory in

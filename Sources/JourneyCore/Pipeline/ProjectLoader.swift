@@ -102,6 +102,13 @@ public struct ProjectLoader: Sendable {
     func read(_ file: SourceFile) -> FileResult {
         if file.journeyOnly && !Self.looksLikeJourney(file.data) { return .skipped }
         var d = DiagnosticList()
+        // A project file among the files (`journey check .` at a project's root, or a
+        // project inside the folder checked) is checked as what it is.
+        if file.path.split(separator: "/").last == Substring(ProjectSettings.fileName) {
+            if file.journeyOnly { return .skipped }
+            _ = pipeline.projectSettings(file, into: &d)
+            return .problems(d)
+        }
         guard let root = pipeline.parse(file, into: &d) else {
             // A file too broken to parse is still tied to what it declares, so that a caller
             // or a scenario points to its errors instead of saying "unknown journey".
@@ -136,7 +143,7 @@ public struct ProjectLoader: Sendable {
                 broken = id
             }
             return .journey(journey, diagnostics: d, broken: broken)
-        } else if first == "scenario" || entries.contains(where: { $0.key == "script" }) {
+        } else if first == "scenario" || entries.contains(where: { $0.key == "script" || $0.key == "sessions" }) {
             let scenario = pipeline.loadScenario(root, path: file.path, into: &d)
             return .scenario(scenario, diagnostics: d, declared: declared(file))
         } else {
