@@ -20,19 +20,36 @@ import JourneySuite
 public enum JourneyCLI {
     /// Runs the command line with the built-in handlers plus `handlers`, and exits with the
     /// documented status. A handler whose id is already taken (by a built-in handler or another
-    /// of `handlers`) is an error: exit 2 with a message naming the id.
+    /// of `handlers`) is an error, whatever the command: exit 2 with a message naming the id,
+    /// before anything runs.
     public static func main(handlers: [any StepHandler] = []) async -> Never {
         let toolkit: Toolkit
         do {
-            toolkit = try Toolkit.builtin.adding(handlers)
+            toolkit = try self.toolkit(adding: handlers)
         } catch {
-            JourneyCommand.exit(failing: "error: \(PrintableText.escaped(error.description))\n")
+            JourneyCommand.exit(failing: "error: \(PrintableText.escaped(error.message))\n")
         }
         await Toolkit.$current.withValue(toolkit) {
             await JourneyCommand.main()
         }
         // JourneyCommand.main() exits.
         fatalError("the command line returned without exiting")
+    }
+
+    /// The built-in handlers plus `handlers`; an id taken twice is an error that says by whom.
+    static func toolkit(adding handlers: [any StepHandler]) throws(CLIError) -> Toolkit {
+        do {
+            return try Toolkit.builtin.adding(handlers)
+        } catch {
+            if Toolkit.builtin.handlers[error.id] != nil {
+                throw CLIError(
+                    "cannot add the handler '\(error.id)': a built-in handler has this id; give yours an id of its "
+                        + "own, prefixed with your app's or company's name (such as 'acme.')")
+            }
+            throw CLIError(
+                "cannot add the handler '\(error.id)': two of the handlers added have this id; each handler id "
+                    + "names one handler")
+        }
     }
 }
 

@@ -28,6 +28,10 @@ struct JourneyCommand: AsyncParsableCommand {
             they may call from elsewhere (uses:), and defaults for the locale, --jobs and \
             kdfRounds. See docs/journey-format.md#the-project-file.
 
+            Steps name built-in handlers (ui.screen, pin.verify, oidc.token, ...) or handlers of \
+            your own, which a Swift package adds to every command by starting them with \
+            JourneyCLI.main(handlers:). See docs/journey-format.md#handlers-of-your-own.
+
             Exit codes:
               0  success
               1  a journey or scenario failed (wrong end, failed assertion, transcript differs)

@@ -46,31 +46,3 @@ public enum BuiltinHandlers {
             }
         })
 }
-
-extension HandlerContext {
-    /// Asks for the step's inputs and returns the chosen action, if the driver chose one.
-    nonisolated(nonsending) func ask(
-        _ invocation: HandlerInvocation
-    ) async throws -> (action: String?, values: [String: Value]) {
-        let request = invocation.request()
-        let values = try await input(request)
-        guard case .string(let action)? = values.value(named: "action")?.revealed else { return (nil, values) }
-        // Checked against the screen as it shows now: time may have enabled an action.
-        if let reason = current(request).refusal(of: values) { throw HandlerError(reason) }
-        return (action, values)
-    }
-
-    /// Asks for a step that takes one text input or an action: the action pressed, or else the
-    /// text `name`, which must be given (and, unless `allowEmpty`, not be empty). `text` is
-    /// empty when an action was pressed.
-    nonisolated(nonsending) func askText(
-        _ name: String, _ invocation: HandlerInvocation, allowEmpty: Bool = true
-    ) async throws -> (action: String?, text: String) {
-        let (action, values) = try await ask(invocation)
-        if let action { return (action, "") }
-        guard case .string(let text)? = values[name]?.revealed, allowEmpty || !text.isEmpty else {
-            throw HandlerError("step '\(invocation.step)' needs a '\(name)' or an 'action'")
-        }
-        return (nil, text)
-    }
-}

@@ -56,4 +56,47 @@ struct ToolkitTests {
         // The built-in handlers' own ids are unique (the registry would not build otherwise).
         #expect(BuiltinHandlers.registry.ids.count == BuiltinHandlers.all.count)
     }
+
+    @Test("the command line says whose id a taken id is: a built-in handler's, or another added one's")
+    func takenIDsAreExplained() throws {
+        #expect(
+            throws: CLIError(
+                "cannot add the handler 'ui.screen': a built-in handler has this id; give yours an id of its own, "
+                    + "prefixed with your app's or company's name (such as 'acme.')")
+        ) {
+            try JourneyCLI.toolkit(adding: [CardReader(id: "card.read"), CardReader(id: "ui.screen")])
+        }
+        #expect(
+            throws: CLIError(
+                "cannot add the handler 'card.read': two of the handlers added have this id; each handler id names "
+                    + "one handler")
+        ) {
+            try JourneyCLI.toolkit(adding: [CardReader(id: "card.read"), CardReader(id: "card.read")])
+        }
+        let toolkit = try JourneyCLI.toolkit(adding: [CardReader(id: "card.read"), CardReader(id: "card.write")])
+        #expect(toolkit.handlers.ids == (BuiltinHandlers.registry.ids + ["card.read", "card.write"]).sorted())
+    }
+
+    @Test("journey --help says how handlers of one's own are added")
+    func helpSaysHowHandlersAreAdded() {
+        let help = JourneyCommand.helpMessage(columns: 500)
+        #expect(
+            help.contains(
+                "handlers of your own, which a Swift package adds to every command by starting them with "
+                    + "JourneyCLI.main(handlers:). See docs/journey-format.md#handlers-of-your-own."), "\(help)")
+    }
+
+    @Test("JourneyCLI.main with a taken id prints one error naming it and exits 2 before any command runs")
+    func mainRefusesATakenID() async {
+        let result = await #expect(
+            processExitsWith: .exitCode(2), observing: [\.standardErrorContent]
+        ) {
+            await JourneyCLI.main(handlers: [CardReader(id: "acme.risk"), CardReader(id: "acme.risk")])
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(
+            stderr
+                == "error: cannot add the handler 'acme.risk': two of the handlers added have this id; each handler "
+                + "id names one handler\n")
+    }
 }

@@ -3,12 +3,14 @@
 
     python3 Tests/schema/check_schemas.py [--journey-bin PATH]
 
-(a) journeykit.yaml and every *.yaml under journeys/, Tests/Fixtures/schema-good/ and the fixture
-    projects with goldens (Tests/Fixtures/timers/) is valid against its schema
+(a) journeykit.yaml and every *.yaml under journeys/, Tests/Fixtures/schema-good/, the fixture
+    projects with goldens (Tests/Fixtures/timers/) and the example packages' projects
+    (examples/custom-handler/: its journeykit.yaml and journeys/) is valid against its schema
     (a file with a top-level `scenario:` key is a scenario, else one with a top-level `journey:`
     key is a journey), and starts with a `# yaml-language-server: $schema=` line whose relative
     path resolves to that schema;
-(b) every line of every *.jsonl under journeys/ and those fixture projects is a valid transcript event;
+(b) every line of every *.jsonl under journeys/, those fixture projects and the example packages'
+    journeys/ is a valid transcript event;
 (c) every file in Tests/Fixtures/schema-bad/ is valid YAML that the schema REJECTS;
 (d) with --journey-bin, `<bin> check FILE` agrees: exit 2 for schema-bad, 0 for schema-good;
 (e) Tests/Fixtures/bad/expected.tsv lists every file of the bad-input corpus exactly once,
@@ -48,6 +50,9 @@ MODELINE = "# yaml-language-server: $schema="
 PROJECT_FILE = "journeykit.yaml"
 # Fixture projects with scenarios and goldens, checked like the shipped journeys.
 FIXTURE_PROJECTS = [FIXTURES / "timers"]
+# Example packages with a project of their own: their project file and journeys/ (not their
+# build folders).
+EXAMPLE_PROJECTS = [ROOT / "examples" / "custom-handler"]
 BAD_CORPUS_IDS = {
     "yaml.syntax", "yaml.tab", "yaml.empty", "yaml.encoding", "yaml.too-large", "yaml.too-deep",
     "yaml.alias", "yaml.tag", "yaml.multiple-documents", "yaml.control-character",
@@ -450,7 +455,9 @@ def main() -> int:
     bad = sorted((FIXTURES / "schema-bad").rglob("*.yaml"))
     project = [ROOT / PROJECT_FILE] if (ROOT / PROJECT_FILE).is_file() else []
     fixture_projects = [path for folder in FIXTURE_PROJECTS for path in sorted(folder.rglob("*.yaml"))]
-    for path in project + shipped + good + fixture_projects:
+    examples = [path for folder in EXAMPLE_PROJECTS
+                for path in [folder / PROJECT_FILE] + sorted((folder / "journeys").rglob("*.yaml"))]
+    for path in project + shipped + good + fixture_projects + examples:
         report.run(check_valid_yaml, validators, path)
     if not good:
         report.fail(f"{rel(FIXTURES / 'schema-good')} has fixtures", "no *.yaml files")
@@ -459,6 +466,7 @@ def main() -> int:
     if "transcript" in validators:
         transcripts = sorted(JOURNEYS.rglob("*.jsonl")) if JOURNEYS.is_dir() else []
         transcripts += [path for folder in FIXTURE_PROJECTS for path in sorted(folder.rglob("*.jsonl"))]
+        transcripts += [path for folder in EXAMPLE_PROJECTS for path in sorted((folder / "journeys").rglob("*.jsonl"))]
         for path in transcripts:
             report.run(check_transcript, validators["transcript"], path)
 

@@ -181,7 +181,7 @@ struct WriteError: Error, CustomStringConvertible {
 }
 
 /// A user-facing error with a message and the invalid-input exit code.
-struct CLIError: Error, CustomStringConvertible {
+struct CLIError: Error, Equatable, CustomStringConvertible {
     var message: String
     init(_ message: String) { self.message = message }
     var description: String { message }

@@ -1,11 +1,24 @@
 /// What a handler promises: the parameters it takes, the inputs it asks the driver for, the
 /// outcomes it can produce and which values are secret. Journeys may only use declared
 /// outcomes, and must handle every one of them.
+///
+/// `journey check` holds every step that names the handler to its contract, each problem at
+/// its line and column: a parameter it does not declare, a required one missing, a value of
+/// another type or outside its range, a secret passed where it may not be, an outcome it does
+/// not produce, one it does that no transition handles; and in scenarios, an input the step
+/// does not ask for.
 public struct HandlerContract: Sendable {
+    /// The name journeys write after `handler:`, such as `acme.riskScore`: one id per handler
+    /// (``HandlerRegistry`` refuses a second with the same id). Prefix yours with your
+    /// company's or app's name so that they never clash with JourneyKit's (`ui.`, `pin.`, …).
     public var id: String
+    /// One sentence for the docs and for `journey docs`' pages.
     public var summary: String
+    /// The parameters a step gives under `with:`.
     public var parameters: [ParameterSpec]
+    /// What the handler asks the driver for; a scenario's script gives them at the step.
     public var inputs: [InputSpec]
+    /// What the handler can end the step with; a journey handles each under `on:`.
     public var outcomes: [OutcomeSpec]
     /// Whether each enabled screen action is both an input choice and an outcome.
     public var actionsAreOutcomes: Bool
@@ -13,6 +26,8 @@ public struct HandlerContract: Sendable {
     /// a form's fields, or a wait's routes). Called once, when a journey is compiled.
     public var refine: (@Sendable (StepShape, inout StepContract) -> Void)?
 
+    /// A contract; only `id` and `summary` are needed for a handler that takes nothing, asks
+    /// nothing and has no outcome of its own (a screen whose actions are its outcomes).
     public init(
         id: String, summary: String, parameters: [ParameterSpec] = [], inputs: [InputSpec] = [],
         outcomes: [OutcomeSpec] = [], actionsAreOutcomes: Bool = false,
@@ -58,21 +73,36 @@ public struct StepContract: Sendable {
         self.outcomes = outcomes
     }
 
+    /// The outcome with this name, if the step has it.
     public func outcome(named name: String) -> OutcomeSpec? { outcomes.first { $0.name == name } }
+    /// The input with this name, if the step asks for it.
     public func input(named name: String) -> InputSpec? { inputs.first { $0.name == name } }
 }
 
 /// The static shape of a step, as a contract sees it when a journey is compiled.
 public struct StepShape: Sendable {
+    /// A screen action: its id, and whether it can ever be pressed (`enabled: false` cannot).
     public struct Action: Sendable, Hashable {
         public var id: String
         public var enabled: Bool
+
+        public init(id: String, enabled: Bool) {
+            self.id = id
+            self.enabled = enabled
+        }
     }
 
+    /// A form field: its name, its kind and whether what is typed into it is secret.
     public struct Field: Sendable, Hashable {
         public var name: String
         public var kind: FormField.Kind
         public var secret: Bool
+
+        public init(name: String, kind: FormField.Kind, secret: Bool) {
+            self.name = name
+            self.kind = kind
+            self.secret = secret
+        }
     }
 
     public var actions: [Action]
@@ -104,6 +134,8 @@ public struct StepShape: Sendable {
     }
 }
 
+/// A parameter a handler takes under a step's `with:`: its name, what it may be, and how
+/// transcripts show it.
 public struct ParameterSpec: Sendable {
     public enum Kind: Sendable, Hashable {
         /// A value of a type; written as a literal or a `${…}` template.
@@ -133,10 +165,16 @@ public struct ParameterSpec: Sendable {
         case oneOf([String])
     }
 
+    /// The name a step writes under `with:`.
     public var name: String
+    /// What the parameter is: a value of a type (a secret type for a PIN or a token), or a
+    /// literal map read when the journey is compiled.
     public var kind: Kind
+    /// A step that names the handler must give it; `journey check` says so otherwise.
     public var required: Bool
+    /// The value the handler sees when the step does not give one.
     public var defaultValue: Value?
+    /// A few words for the docs: what the parameter is for.
     public var summary: String
     /// The parameter may be computed from a secret (a URL with a code in it); it then stays
     /// secret and is shown redacted. A type marked secret is secret however it is written:
@@ -185,9 +223,14 @@ public struct ParameterSpec: Sendable {
     }
 }
 
+/// Something a handler asks the driver for: an action, a PIN, what the OS answers. A scenario
+/// gives it under its name at the step (`- at: risk` then `attestation: valid`); `journey
+/// check` refuses a name the step does not ask for.
 public struct InputSpec: Sendable, Hashable {
     public var name: String
+    /// The value's type; a secret type keeps what the user typed out of every transcript.
     public var type: TypeInfo
+    /// A few words for the docs: what the driver gives.
     public var summary: String
     /// The finite classes of this input, when it has them (the actions of a screen, "the right
     /// PIN" and "a wrong PIN"), so that journeys can be explored exhaustively.
@@ -205,8 +248,11 @@ public struct InputSpec: Sendable, Hashable {
     }
 }
 
+/// An outcome a handler can end a step with, and the data it carries.
 public struct OutcomeSpec: Sendable, Hashable {
+    /// The name journeys handle under `on:`, and ``HandlerResult/outcome``.
     public var name: String
+    /// A few words for the docs: when the handler gives it.
     public var summary: String
     /// Data the outcome carries, readable in transitions as `outcome.NAME`.
     public var data: [DataSpec]
@@ -221,6 +267,8 @@ public struct OutcomeSpec: Sendable, Hashable {
     }
 }
 
+/// A value an outcome carries, readable as `outcome.NAME`. A secret type keeps it secret in
+/// the journey and out of every transcript, however the handler returns it.
 public struct DataSpec: Sendable, Hashable {
     public var name: String
     public var type: TypeInfo

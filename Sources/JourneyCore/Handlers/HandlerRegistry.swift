@@ -34,6 +34,7 @@ public struct HandlerRegistry: Sendable {
         return registry
     }
 
+    /// The handler with this id, if one is registered.
     public subscript(id: String) -> (any StepHandler)? { handlers[id] }
 
     /// Handler ids in order.

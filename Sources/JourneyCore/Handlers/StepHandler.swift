@@ -8,8 +8,37 @@
 /// `run` executes on its caller's executor (`nonisolated(nonsending)`), like the context's
 /// `input` and `send` and the driver's `next`: a run is one sequence of steps, so there is
 /// nothing to gain from hopping executors between them, and a step pays no hop.
+///
+/// A handler of your own is a value type with a contract and a `run`:
+///
+/// ```swift
+/// import JourneyCore
+///
+/// struct GreetHandler: StepHandler {
+///     let contract = HandlerContract(
+///         id: "acme.greet", summary: "Greets the user by name.",
+///         parameters: [ParameterSpec(name: "name", kind: .value(TypeInfo(.string)), required: true, summary: "who")],
+///         outcomes: [OutcomeSpec(name: "greeted", summary: "the greeting was shown")])
+///
+///     nonisolated(nonsending) func run(
+///         _ invocation: HandlerInvocation, context: HandlerContext
+///     ) async throws -> HandlerResult {
+///         let name = try invocation.text("name")
+///         context.store("greeted", .string(name))
+///         return HandlerResult("greeted")
+///     }
+/// }
+/// ```
+///
+/// and joins the built-in handlers in the `journey` command line through
+/// `JourneyCLI.main(handlers:)`, or in any other front end through a ``HandlerRegistry``.
 public protocol StepHandler: Sendable {
+    /// What the handler promises; `journey check` holds every step that names the handler to
+    /// it. Read once per journey compiled, so it may be computed but should not change.
     var contract: HandlerContract { get }
+    /// Runs one step: reads `invocation`'s parameters, asks the driver and uses the device
+    /// through `context`, and returns one of the contract's outcomes. An outcome the contract
+    /// does not declare, or a thrown error, fails the run with the message recorded.
     nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext
     ) async throws -> HandlerResult
@@ -55,20 +84,31 @@ public struct HandlerInvocation: Sendable {
 
     private let storage: Storage
 
+    /// The id of the journey the step is in.
     public var journey: String { storage.journey }
+    /// The step's id, for messages (`step 'risk' needs …`).
     public var step: String { storage.step }
+    /// The step's `.value` parameters, evaluated, with the contract's defaults filled in.
+    /// Secrets stay wrapped in ``Value/secret(_:)``; read them with ``subscript(parameter:)``,
+    /// ``text(_:)``, ``int(_:)`` and the like.
     public var parameters: [String: Value] { storage.parameters }
+    /// `.map` parameters as written, in order.
     public var maps: [String: [(key: String, value: String)]] { storage.maps }
     /// `.tables` parameters as written (a wait's routes per URL scheme).
     public var tables: [String: LiteralTables] { storage.tables }
     /// `.captures` parameters as compiled (a response's captures, with their declared types).
     public var captures: [String: [Capture]] { storage.captures }
+    /// The step's screen rendered in the run's locale, if it has one.
     public var screen: RenderedScreen? { storage.screen }
+    /// The handler's inputs and outcomes at this step (``HandlerContract/resolve(for:)``).
     public var contract: StepContract { storage.contract }
     /// For parameters written as templates that mix text with secrets: the text with each
     /// secret shown as `•••`, for handlers to record (a URL with a code in its path).
     public var displays: [String: String] { storage.displays }
 
+    /// An invocation as the run makes it; a handler's own tests make one to call `run`
+    /// directly.
+    ///
     /// - Parameter clockActions: the screen's actions whose `enabled:` condition reads the
     ///   virtual clock, so that they may enable while the screen shows.
     public init(
@@ -113,10 +153,18 @@ public struct HandlerInvocation: Sendable {
 }
 
 /// The outcome a handler produced, with the data transitions can read as `outcome.NAME`.
+///
+/// The outcome must be one the step's contract declares (another fails the run), and the data
+/// what its ``OutcomeSpec/data`` declares, of those types; data it does not declare is
+/// dropped. Data declared secret is kept secret whether or not the handler wraps it in
+/// ``Value/secret(_:)``: transcripts show `•••`.
 public struct HandlerResult: Sendable, Hashable {
+    /// The outcome's name, as journeys write it under `on:`.
     public var outcome: String
+    /// The outcome's data by name, readable as `outcome.NAME`.
     public var data: [String: Value]
 
+    /// The outcome `outcome`, carrying `data`.
     public init(_ outcome: String, data: [String: Value] = [:]) {
         self.outcome = outcome
         self.data = data
@@ -126,12 +174,21 @@ public struct HandlerResult: Sendable, Hashable {
 /// A screen with its texts rendered in the run's locale. Secrets interpolated into texts are
 /// already redacted.
 public struct RenderedScreen: Sendable, Hashable {
+    /// A button: its id (the outcome and the `action` input), its label, and whether the user
+    /// can press it now.
     public struct Action: Sendable, Hashable {
         public var id: String
         public var label: String
         public var enabled: Bool
+
+        public init(id: String, label: String, enabled: Bool) {
+            self.id = id
+            self.label = label
+            self.enabled = enabled
+        }
     }
 
+    /// An input field of a form, with the rules the form checks.
     public struct Field: Sendable, Hashable {
         public var name: String
         public var label: String?
@@ -141,12 +198,36 @@ public struct RenderedScreen: Sendable, Hashable {
         public var minLength: Int?
         public var maxLength: Int?
         public var secret: Bool
+
+        public init(
+            name: String, label: String?, kind: FormField.Kind, required: Bool, pattern: String?, minLength: Int?,
+            maxLength: Int?, secret: Bool
+        ) {
+            self.name = name
+            self.label = label
+            self.kind = kind
+            self.required = required
+            self.pattern = pattern
+            self.minLength = minLength
+            self.maxLength = maxLength
+            self.secret = secret
+        }
     }
 
     public var title: String?
     public var text: String?
+    /// The buttons, in the order the journey writes them.
     public var actions: [Action]
+    /// A form's fields, in the order the journey writes them.
     public var fields: [Field]
+
+    /// A screen as the run renders it; a handler's own tests make one to give an invocation.
+    public init(title: String?, text: String?, actions: [Action], fields: [Field]) {
+        self.title = title
+        self.text = text
+        self.actions = actions
+        self.fields = fields
+    }
 }
 
 /// What a handler can do while it runs: ask the driver, use the device, wait on the clock,
@@ -219,11 +300,16 @@ public struct InputRequest: Sendable, Hashable {
 
     private let storage: Storage
 
+    /// The id of the journey whose step asks.
     public var journey: String { storage.journey }
+    /// The step that asks; a scenario's `at:` names it.
     public var step: String { storage.step }
+    /// What the step asks for; a scenario gives values under these names.
     public var inputs: [InputSpec] { storage.inputs }
+    /// The screen the user sees while asked, if the step has one.
     public var screen: RenderedScreen? { storage.screen }
 
+    /// A request; handlers usually take theirs from ``HandlerInvocation/request(_:)``.
     public init(journey: String, step: String, inputs: [InputSpec], screen: RenderedScreen?) {
         storage = Storage(journey: journey, step: step, inputs: inputs, screen: screen)
     }
@@ -242,9 +328,13 @@ public struct InputRequest: Sendable, Hashable {
     }
 }
 
-/// Errors a handler throws for problems it finds in its input.
+/// Errors a handler throws for problems it finds in its input: the run fails and records
+/// `message` in the transcript. The message is shown as it is, so it must never hold a
+/// secret's value: name the parameter or input, not what it holds.
 public struct HandlerError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong, for the transcript and the report.
     public var message: String
+    /// An error with this message.
     public init(_ message: String) { self.message = message }
     public var description: String { message }
 }

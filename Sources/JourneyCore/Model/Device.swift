@@ -1,12 +1,15 @@
 /// The simulated phone a run happens on.
 public struct DeviceProfile: Sendable, Hashable {
+    /// The biometric sensor a phone has.
     public enum Biometry: String, Sendable, Hashable, CaseIterable {
         case none, touchID, faceID
     }
 
+    /// The phone's biometric sensor, if any.
     public var biometry: Biometry
     /// Whether a fingerprint or face is enrolled.
     public var biometryEnrolled: Bool
+    /// Whether the phone has a network; a scenario can take it away and bring it back.
     public var online: Bool
     /// Apps installed on the device, by URL scheme or name.
     public var apps: [String]

@@ -32,6 +32,19 @@ public struct JourneyCompiler: Sendable {
     static let outOfRange = "value.range"
     static let invalidValue = "value.invalid"
 
+    /// Where the format reference says how a handler of one's own is added.
+    static let ownHandlersReference = "docs/journey-format.md#handlers-of-your-own"
+
+    /// What `journey check` says of a handler id no registered handler has: the closest id when
+    /// it looks like a typo, else how a handler that is not built in is added.
+    static func unknownHandlerMessage(_ id: String, among ids: [String]) -> String {
+        if let closest = Suggestion.closest(to: id, in: ids) {
+            return "unknown handler '\(id)'; did you mean '\(closest)'?"
+        }
+        return "unknown handler '\(id)': it is neither built in nor added; a handler of your own is added by a "
+            + "Swift package whose executable calls JourneyCLI.main(handlers:) (see \(ownHandlersReference))"
+    }
+
     /// Compiles journeys together. The library holds every journey that compiled and whose
     /// callees (all the way down) compiled too; the rest have errors in `diagnostics`.
     ///
@@ -329,9 +342,7 @@ struct JourneyContext {
             label = name.value
             guard let handler = handlers[name.value] else {
                 diagnostics.error(
-                    C.unknownHandler,
-                    "unknown handler '\(name.value)'\(Suggestion.hint(for: name.value, in: handlers.ids))",
-                    at: name.location)
+                    C.unknownHandler, C.unknownHandlerMessage(name.value, among: handlers.ids), at: name.location)
                 return nil
             }
             runner = .handler(handler)

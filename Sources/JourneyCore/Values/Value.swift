@@ -73,8 +73,11 @@ public enum ValueType: String, Hashable, Sendable, CaseIterable, CustomStringCon
 /// A type plus whether values of it are secret.
 public struct TypeInfo: Hashable, Sendable, CustomStringConvertible {
     public var type: ValueType
+    /// Values of the type are secret: a PIN, a code, a token. Transcripts, reports and docs
+    /// show `•••`, and `journey check` lets them flow only into other secrets.
     public var secret: Bool
 
+    /// `type`, secret when `secret` is true: `TypeInfo(.string, secret: true)` for a PIN.
     public init(_ type: ValueType, secret: Bool = false) {
         self.type = type
         self.secret = secret

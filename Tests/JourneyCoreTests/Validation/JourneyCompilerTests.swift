@@ -65,6 +65,27 @@ struct JourneyCompilerTests {
                         on: { next: done }
                     """))
         expectDiagnostic("handler.unknown", at: "1️⃣", in: source, containing: "did you mean 't.step'")
+        let found = diagnostics(source.text).filter { $0.id == "handler.unknown" }
+        #expect(found.allSatisfy { !$0.message.contains("JourneyCLI.main") }, "a likely typo needs no more: \(found)")
+    }
+
+    /// An id no handler comes close to is a handler that was never added: the message says how
+    /// handlers of one's own are added and where that is described.
+    @Test func unknownHandlerSaysHowHandlersAreAdded() {
+        let source = MarkedSource(
+            journey(
+                steps: """
+                      a:
+                        handler: 1️⃣acme.riskScore
+                        on: { next: done }
+                    """))
+        expectDiagnostic(
+            "handler.unknown", at: "1️⃣", in: source,
+            containing: "unknown handler 'acme.riskScore': it is neither built in nor added;")
+        expectDiagnostic("handler.unknown", at: "1️⃣", in: source, containing: "JourneyCLI.main(handlers:)")
+        expectDiagnostic(
+            "handler.unknown", at: "1️⃣", in: source, containing: "(see docs/journey-format.md#handlers-of-your-own)")
+        #expect(diagnostics(source.text).allSatisfy { !$0.message.contains("did you mean") })
     }
 
     @Test func unknownTargetIsLocatedAtTheTarget() {

@@ -1,0 +1,4 @@
+import AcmeHandlers
+import JourneyCLI
+
+await JourneyCLI.main(handlers: [RiskScoreHandler()])
