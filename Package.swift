@@ -95,7 +95,7 @@ let package = Package(
             dependencies: ["JourneyDocs", "JourneyHandlers", "JourneySuite", "JourneyTestSupport"]),
         .testTarget(
             name: "JourneyCLITests",
-            dependencies: ["journey", "JourneyCLI", "JourneyCore", "JourneyHandlers", "JourneySuite"]
+            dependencies: ["journey", "JourneyCLI", "JourneyCore", "JourneyDocs", "JourneyHandlers", "JourneySuite"]
         ),
     ],
     swiftLanguageModes: [.v6]

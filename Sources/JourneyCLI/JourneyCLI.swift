@@ -1,4 +1,5 @@
 import JourneyCore
+import JourneyDocs
 import JourneyHandlers
 import JourneySuite
 
@@ -15,8 +16,9 @@ import JourneySuite
 /// ```
 ///
 /// Every command (`check`, `run`, `test`, `docs`) then knows those handlers as well as the
-/// built-in ones; `journey test` runs its scenarios in worker processes started from the same
-/// executable, so they know them too.
+/// built-in ones, and `journey handlers` lists them with their contracts (and writes the
+/// project's per-handler schema); `journey test` runs its scenarios in worker processes started
+/// from the same executable, so they know them too.
 public enum JourneyCLI {
     /// Runs the command line with the built-in handlers plus `handlers`, and exits with the
     /// documented status. A handler whose id is already taken (by a built-in handler or another
@@ -58,13 +60,25 @@ public enum JourneyCLI {
 struct Toolkit: Sendable {
     var handlers: HandlerRegistry
     var services: RunServices
+    /// The ids of the handlers added to the built-in ones (``adding(_:)``).
+    var added: Set<String> = []
 
     static let builtin = Toolkit(handlers: BuiltinHandlers.registry, services: BuiltinHandlers.services)
 
     @TaskLocal static var current = Toolkit.builtin
 
     func adding(_ more: [any StepHandler]) throws(HandlerRegistry.DuplicateID) -> Toolkit {
-        Toolkit(handlers: try handlers.adding(more), services: services)
+        Toolkit(
+            handlers: try handlers.adding(more), services: services,
+            added: added.union(more.map(\.contract.id)))
+    }
+
+    /// Every handler journeys may name, with where it comes from, by id: what
+    /// `journey handlers` lists.
+    var entries: [HandlerEntry] {
+        handlers.ids.compactMap { id in
+            handlers[id].map { HandlerEntry($0.contract, source: added.contains(id) ? .swift : .builtin) }
+        }
     }
 
     /// The front end every command loads files with: safe YAML within the CLI's limits, then

@@ -38,7 +38,10 @@ struct JourneyCommand: AsyncParsableCommand {
               2  invalid input or usage (a file with errors, a bad option, an unwritable output)
             """,
         version: "0.1.0",
-        subcommands: [CheckCommand.self, RunCommand.self, TestCommand.self, DocsCommand.self, BenchCommand.self]
+        subcommands: [
+            CheckCommand.self, RunCommand.self, TestCommand.self, DocsCommand.self, HandlersCommand.self,
+            BenchCommand.self,
+        ]
     )
 
     /// `journey` on its own is a usage error: print the help and exit 2.

@@ -14,7 +14,9 @@
 (c) every file in Tests/Fixtures/schema-bad/ is valid YAML that the schema REJECTS;
 (d) with --journey-bin, `<bin> check FILE` agrees: exit 2 for schema-bad, 0 for schema-good;
 (e) Tests/Fixtures/bad/expected.tsv lists every file of the bad-input corpus exactly once,
-    with a known diagnostic id.
+    with a known diagnostic id;
+(f) with --journey-bin, schemas/handlers.schema.json (which journey.schema.json refers to for what
+    each handler's `with:` and `on:` take) is what `journey handlers --schema` generates.
 
 The last line of output is `N passed, N failed`; the exit status is 1 if anything failed.
 Needs Python 3.9+, PyYAML and jsonschema (>= 4.18 for draft 2020-12).
@@ -39,6 +41,7 @@ except ImportError:  # pragma: no cover
 try:
     import jsonschema
     from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
 except ImportError:  # pragma: no cover
     sys.exit("check_schemas.py needs jsonschema: pip install jsonschema")
 
@@ -172,8 +175,11 @@ def load_schema(name: str) -> dict:
     return json.loads((SCHEMAS / f"{name}.schema.json").read_text(encoding="utf-8"))
 
 
-def make_validator(schema: dict):
-    return StrictValidator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+def make_validator(schema: dict, registry: Registry | None = None):
+    """A validator that resolves references between the schemas by their `$id`s (journey.schema.json
+    refers to handlers.schema.json beside it)."""
+    return StrictValidator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER,
+                           registry=registry if registry is not None else Registry())
 
 
 def _short(text: str, limit: int = 160) -> str:
@@ -269,9 +275,13 @@ def rel(path: Path) -> str:
         return str(path)
 
 
+SCHEMA_NAMES = ("journey", "handlers", "scenario", "transcript", "project")
+
+
 def check_schemas_are_valid(report: Report) -> dict:
     validators = {}
-    for name in ("journey", "scenario", "transcript", "project"):
+    loaded = {}
+    for name in SCHEMA_NAMES:
         path = SCHEMAS / f"{name}.schema.json"
         try:
             schema = load_schema(name)
@@ -285,9 +295,15 @@ def check_schemas_are_valid(report: Report) -> dict:
                 report.fail(f"{rel(path)} is a draft 2020-12 schema", problems)
             else:
                 report.ok(f"{rel(path)} is a draft 2020-12 schema")
-            validators[name] = make_validator(schema)
+            loaded[name] = schema
         except (OSError, ValueError, jsonschema.SchemaError) as e:
             report.fail(f"{rel(path)} is a draft 2020-12 schema", str(e).splitlines()[:5])
+    registry = Registry().with_resources(
+        (schema["$id"], Resource.from_contents(schema)) for schema in loaded.values() if "$id" in schema)
+    for name, schema in loaded.items():
+        validators[name] = make_validator(schema, registry)
+    if "handlers" not in loaded:
+        validators.pop("journey", None)  # it cannot resolve what it refers to
     return validators
 
 
@@ -438,6 +454,20 @@ def check_bad_corpus(report: Report):
         report.ok(f"{what} ({len(listed)} files)")
 
 
+def check_handlers_schema_is_generated(report: Report, binary: str):
+    what = "schemas/handlers.schema.json is what `journey handlers --schema` generates"
+    try:
+        run = subprocess.run([binary, "handlers", "--schema", "--out", "schemas/handlers.schema.json", "--check"],
+                             cwd=ROOT, capture_output=True, text=True, errors="replace", timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        report.fail(what, str(e))
+        return
+    if run.returncode != 0:
+        report.fail(what, [f"exit {run.returncode}"] + (run.stdout + run.stderr).strip().splitlines())
+    else:
+        report.ok(what)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--journey-bin", metavar="PATH", help="the `journey` executable; checks that it agrees")
@@ -487,6 +517,8 @@ def main() -> int:
         for path in good:
             if path.name != PROJECT_FILE:
                 report.run(check_loader_agrees, binary, path, 0)
+        # (f) the per-handler schema is the one the handlers' contracts give
+        report.run(check_handlers_schema_is_generated, binary)
 
     # (e) the bad-input corpus is consistent
     report.run(check_bad_corpus)

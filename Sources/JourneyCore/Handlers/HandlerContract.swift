@@ -25,12 +25,23 @@ public struct HandlerContract: Sendable {
     /// Refines inputs and outcomes from the step's screen and static parameters (for example
     /// a form's fields, or a wait's routes). Called once, when a journey is compiled.
     public var refine: (@Sendable (StepShape, inout StepContract) -> Void)?
+    /// What ``refine`` does to the inputs, said as data: each input it adds, with when a step
+    /// has it. An input of ``inputs`` listed again is one `refine` takes away, and its
+    /// ``Presence`` says when a step keeps it. The handler reference (`journey handlers`) reads
+    /// this, since it describes every step of the handler at once and never calls `refine`.
+    public var refinedInputs: [Conditional<InputSpec>]
+    /// What ``refine`` does to the outcomes, said as data, as ``refinedInputs`` says it of the
+    /// inputs; the per-handler schema also reads it to tell which outcomes a step's `on:` may
+    /// and must name. Nil when a contract with a `refine` does not say: a step may then have
+    /// outcomes no reference lists, and its `on:` is not limited.
+    public var refinedOutcomes: [Conditional<OutcomeSpec>]?
 
     /// A contract; only `id` and `summary` are needed for a handler that takes nothing, asks
     /// nothing and has no outcome of its own (a screen whose actions are its outcomes).
     public init(
         id: String, summary: String, parameters: [ParameterSpec] = [], inputs: [InputSpec] = [],
         outcomes: [OutcomeSpec] = [], actionsAreOutcomes: Bool = false,
+        refinedInputs: [Conditional<InputSpec>] = [], refinedOutcomes: [Conditional<OutcomeSpec>]? = nil,
         refine: (@Sendable (StepShape, inout StepContract) -> Void)? = nil
     ) {
         self.id = id
@@ -39,7 +50,39 @@ public struct HandlerContract: Sendable {
         self.inputs = inputs
         self.outcomes = outcomes
         self.actionsAreOutcomes = actionsAreOutcomes
+        self.refinedInputs = refinedInputs
+        self.refinedOutcomes = refinedOutcomes
         self.refine = refine
+    }
+
+    /// Whether every outcome a step of this handler can have is described: there is no
+    /// ``refine``, or it says what it does (``refinedOutcomes``). Screen actions aside, which
+    /// ``actionsAreOutcomes`` says.
+    public var describesOutcomes: Bool { refine == nil || refinedOutcomes != nil }
+
+    /// Every input a step of this handler can ask for, each with when: ``inputs`` in order
+    /// (with the presence ``refinedInputs`` gives one it lists again), then the inputs
+    /// ``refine`` adds. The screen's `action` aside, which ``actionsAreOutcomes`` says.
+    public var describedInputs: [Conditional<InputSpec>] {
+        Self.described(inputs, refinedInputs, name: \.name)
+    }
+
+    /// Every outcome a step of this handler can have, each with when, as ``describedInputs``
+    /// gives the inputs; one per screen action aside, which ``actionsAreOutcomes`` says.
+    public var describedOutcomes: [Conditional<OutcomeSpec>] {
+        Self.described(outcomes, refinedOutcomes ?? [], name: \.name)
+    }
+
+    private static func described<Item>(
+        _ fixed: [Item], _ refined: [Conditional<Item>], name: KeyPath<Item, String>
+    ) -> [Conditional<Item>] {
+        var result = fixed.map { item in
+            refined.first { $0.item[keyPath: name] == item[keyPath: name] } ?? Conditional(item, .always)
+        }
+        for variant in refined where !fixed.contains(where: { $0[keyPath: name] == variant.item[keyPath: name] }) {
+            result.append(variant)
+        }
+        return result
     }
 
     /// The inputs and outcomes of this handler at one step.
@@ -60,6 +103,52 @@ public struct HandlerContract: Sendable {
         }
         refine?(shape, &result)
         return result
+    }
+}
+
+/// When a step has an input or an outcome that depends on how the step is written: what a
+/// contract's ``HandlerContract/refine`` does, said as data for readers and schemas that
+/// describe every step of a handler at once. Parameters are those the step writes under
+/// `with:`, literally or as a template; a default does not count as written.
+public enum Presence: Sendable, Hashable {
+    /// Every step has it.
+    case always
+    /// A step that writes the parameter.
+    case given(String)
+    /// A step that does not write the parameter.
+    case absent(String)
+    /// A step that writes the parameter as the literal `true`.
+    case isTrue(String)
+    /// A step that writes the parameter as anything but the literal `false` (`true`, or a
+    /// template decided when the step runs).
+    case notFalse(String)
+    /// A step whose map parameter has no entry with this key (not written at all counts).
+    case lacksKey(String, key: String)
+    /// One for each field of the step's screen (`screen.fields`), named after it.
+    case eachField
+    /// One for each key of the map or tables parameter, named after it (a wait's routes).
+    case eachKey(String)
+    /// One for each text of the map parameter, named after it.
+    case eachText(String)
+
+    /// Whether the item's name is the journey's own, one per field, key or text, rather than
+    /// the contract's.
+    public var namedByJourney: Bool {
+        switch self {
+        case .eachField, .eachKey, .eachText: true
+        default: false
+        }
+    }
+}
+
+/// An input or outcome with when a step has it.
+public struct Conditional<Item: Sendable & Hashable>: Sendable, Hashable {
+    public var item: Item
+    public var presence: Presence
+
+    public init(_ item: Item, _ presence: Presence) {
+        self.item = item
+        self.presence = presence
     }
 }
 

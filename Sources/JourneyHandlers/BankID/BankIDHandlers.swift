@@ -17,7 +17,7 @@ public struct BankSelectHandler: StepHandler {
         ],
         inputs: [
             InputSpec(name: "search", type: TypeInfo(.string), summary: "text typed into the search field"),
-            InputSpec(name: "bank", type: TypeInfo(.string), summary: "the id of the bank tapped"),
+            InputSpec(name: "bank", type: TypeInfo(.string), summary: "the id of the bank tapped, one of those shown"),
         ],
         outcomes: [
             OutcomeSpec(
@@ -85,13 +85,16 @@ public struct BankPageHandler: StepHandler {
         ],
         outcomes: [
             OutcomeSpec(
-                name: "code", summary: "a redirect to a handled host with a code",
+                name: "code", summary: "a redirect to a host of `handledHosts` with a `code` query item (secret)",
                 data: [DataSpec(name: "code", type: TypeInfo(.string, secret: true))]),
             OutcomeSpec(
-                name: "navigated", summary: "the page moved on inside the web view",
+                name: "navigated",
+                summary:
+                    "the page stays in the web view: any other http(s) page, or a custom scheme no installed app opens",
                 data: [DataSpec(name: "url", type: TypeInfo(.string))]),
             OutcomeSpec(
-                name: "external", summary: "the link opened outside the app",
+                name: "external",
+                summary: "the link opened outside the app: a custom scheme whose app is installed, or the App Store",
                 data: [DataSpec(name: "url", type: TypeInfo(.string))]),
         ],
         actionsAreOutcomes: true)

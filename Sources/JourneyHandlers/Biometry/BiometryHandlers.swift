@@ -8,9 +8,12 @@ public struct BiometryOptInHandler: StepHandler {
 
     public let contract = HandlerContract(
         id: "biometry.optIn",
-        summary: "Asks to allow biometric sign-in; the `allow` action stores true under `key`, `later` stores false.",
+        summary:
+            "Asks to allow biometric sign-in: the `allow` action stores true under `key`, `later` stores false, and every action is its own outcome; `unavailable` without asking on a device without enrolled biometry.",
         parameters: [
-            ParameterSpec(name: "key", kind: .value(TypeInfo(.string)), required: true, summary: "the device store key")
+            ParameterSpec(
+                name: "key", kind: .value(TypeInfo(.string)), required: true,
+                summary: "the device store key the choice is kept under: true for `allow`, false for `later`")
         ],
         outcomes: [OutcomeSpec(name: "unavailable", summary: "the device has no enrolled biometry; nothing was asked")],
         actionsAreOutcomes: true)
@@ -50,7 +53,8 @@ public struct BiometryAuthenticateHandler: StepHandler {
         ],
         inputs: [
             InputSpec(
-                name: "result", type: TypeInfo(.string), summary: "what the sensor reports",
+                name: "result", type: TypeInfo(.string),
+                summary: "what the sensor reports (the driver plays it): `success`, `cancel`, `failure` or `lockout`",
                 classes: BiometryAuthenticateHandler.results)
         ],
         outcomes: [
@@ -58,7 +62,7 @@ public struct BiometryAuthenticateHandler: StepHandler {
             OutcomeSpec(name: "cancel", summary: "the user dismissed the prompt"),
             OutcomeSpec(name: "failure", summary: "no match"),
             OutcomeSpec(name: "lockout", summary: "too many failures; the system locked biometry"),
-            OutcomeSpec(name: "unavailable", summary: "the device has no enrolled biometry"),
+            OutcomeSpec(name: "unavailable", summary: "the device has no enrolled biometry; nothing was asked"),
         ])
 
     public nonisolated(nonsending) func run(

@@ -7,7 +7,7 @@ public struct DecideHandler: StepHandler {
 
     public let contract = HandlerContract(
         id: "flow.decide", summary: "Shows nothing; its `next` transition's guarded branches choose the way on.",
-        outcomes: [OutcomeSpec(name: "next", summary: "always")])
+        outcomes: [OutcomeSpec(name: "next", summary: "always; its guarded branches choose the way")])
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext

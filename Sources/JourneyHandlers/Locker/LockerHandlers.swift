@@ -67,7 +67,9 @@ public struct LockerEnrolHandler: StepHandler {
         ],
         outcomes: [
             OutcomeSpec(
-                name: "enrolled", summary: "the keys are made and sealed; the session holds all four",
+                name: "enrolled",
+                summary:
+                    "fresh level keys (or those of `keyring`) sealed with AES-256-GCM under a PBKDF2 key from the password (`outcome.vault`), background and base also under a device key (`outcome.deviceWrap`); `outcome.keyring` holds all four",
                 data: [
                     DataSpec(name: "vault", type: LockerSpecs.secretText),
                     DataSpec(name: "deviceWrap", type: LockerSpecs.secretText), LockerSpecs.keyring,
@@ -112,7 +114,7 @@ public struct LockerEasyAccessHandler: StepHandler {
         ],
         outcomes: [
             OutcomeSpec(name: "unlocked", summary: "the password opened the vault", data: [LockerSpecs.keyring]),
-            OutcomeSpec(name: "wrong", summary: "it did not"),
+            OutcomeSpec(name: "wrong", summary: "it did not (the step's attempt limit is charged first)"),
             OutcomeSpec(name: "missing", summary: "no vault: not enrolled, or easy access disabled; nothing is asked"),
         ],
         actionsAreOutcomes: true)
@@ -157,7 +159,8 @@ public struct LockerDeviceKeysHandler: StepHandler {
                 summary: "background and/or base"),
         ],
         outcomes: [
-            OutcomeSpec(name: "granted", summary: "the keys of `levels`", data: [LockerSpecs.keyring]),
+            OutcomeSpec(
+                name: "granted", summary: "the keys of `levels`, opened without the user", data: [LockerSpecs.keyring]),
             OutcomeSpec(name: "missing", summary: "no readable device wrap (never enrolled, or destroyed)"),
         ])
 
@@ -188,7 +191,7 @@ public struct LockerEncryptHandler: StepHandler {
             OutcomeSpec(
                 name: "sealed", summary: "AES-GCM with the level's key, bound to the level and name",
                 data: [DataSpec(name: "record", type: LockerSpecs.secretText)]),
-            OutcomeSpec(name: "unavailable", summary: "the session holds no key for the level"),
+            OutcomeSpec(name: "unavailable", summary: "the keyring holds no key for the level"),
         ])
 
     public nonisolated(nonsending) func run(
@@ -223,7 +226,9 @@ public struct LockerDecryptHandler: StepHandler {
             OutcomeSpec(
                 name: "opened", summary: "the data", data: [DataSpec(name: "data", type: LockerSpecs.secretText)]),
             OutcomeSpec(name: "unavailable", summary: "the session holds no key for the level"),
-            OutcomeSpec(name: "tampered", summary: "the record does not open: altered, moved or not Locker's"),
+            OutcomeSpec(
+                name: "tampered",
+                summary: "the record does not open: altered, moved or not Locker's; never a plain-text fallback"),
             OutcomeSpec(name: "missing", summary: "nothing is stored"),
         ])
 

@@ -21,7 +21,7 @@ public struct HTTPRequestHandler: StepHandler {
                 summary: "the URL; parts computed from secrets are shown as •••", mayBeSecret: true),
             ParameterSpec(
                 name: "headers", kind: .value(TypeInfo(.list, secret: true)), defaultValue: .list([]),
-                summary: "headers as 'Name: value' texts; transcripts show their names only, never a value",
+                summary: "headers as `Name: value` texts; transcripts show their names only, never a value",
                 shown: { .list(HTTPRequestHandler.headerNames($0).map(Value.string)) }),
             ParameterSpec(
                 name: "body", kind: .value(TypeInfo(.string, secret: true)),
@@ -33,18 +33,22 @@ public struct HTTPRequestHandler: StepHandler {
             ParameterSpec(
                 name: "captures", kind: .captures,
                 summary:
-                    "outcome name → JSON path in the response (processId), or { path, type: string|int|bool|list, secret }",
+                    "outcome name → JSON path in the response (`processId`, `items[0].id`, `banks[*].name`; a trailing `?` makes it optional), or `{ path, type, secret }` with a type of string, int, bool or list that `journey check` types `outcome.NAME` by",
                 keys: .id),
             ParameterSpec(
                 name: "secret", kind: .value(TypeInfo(.list)), defaultValue: .list([]),
                 summary: "capture names whose values are secret (tokens, codes)"),
         ],
         outcomes: [
-            OutcomeSpec(name: "ok", summary: "a 2xx response", data: [DataSpec(name: "status", type: TypeInfo(.int))]),
+            OutcomeSpec(
+                name: "ok", summary: "a 2xx response, with `outcome.status` and each capture as `outcome.NAME`",
+                data: [DataSpec(name: "status", type: TypeInfo(.int))]),
             OutcomeSpec(
                 name: "failed", summary: "any other status", data: [DataSpec(name: "status", type: TypeInfo(.int))]),
             OutcomeSpec(name: "offline", summary: "no response: the device is offline or the server unreachable"),
         ],
+        // The captures only add data to `ok`.
+        refinedOutcomes: [],
         refine: { shape, contract in
             let secrets: Set<String> =
                 if case .list(let items)? = shape.constants["secret"] {

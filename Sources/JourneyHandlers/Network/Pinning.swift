@@ -28,6 +28,9 @@ enum Pinning {
             "the server's certificate chain holds none of the pinned keys (or the URL is not https); nothing was sent",
         data: [DataSpec(name: "origin", type: TypeInfo(.string))])
 
+    /// `pinMismatch`, at the steps that give `pins`: what ``refine(_:_:)`` does, as data.
+    static let refinedOutcomes = [Conditional(outcome, .given(parameter.name))]
+
     /// Adds `pinMismatch` at the steps that give `pins`.
     static func refine(_ shape: StepShape, _ contract: inout StepContract) {
         if shape.given.contains(parameter.name) { contract.outcomes.append(outcome) }

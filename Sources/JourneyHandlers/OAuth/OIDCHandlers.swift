@@ -43,16 +43,20 @@ public struct OIDCDiscoverHandler: StepHandler {
             ParameterSpec(
                 name: "allowedOrigins", kind: .value(TypeInfo(.list)),
                 summary:
-                    "origins (`https://host:port`) besides the issuer's that endpoints may be on; none unless listed"),
+                    "origins such as `https://keys.example.net` that endpoints may be on besides the issuer's (an origin is scheme, host and port); none unless listed"
+            ),
         ] + Pinning.parameters,
         outcomes: [
             OutcomeSpec(
-                name: "ok", summary: "the provider's endpoints (empty when it has none)",
+                name: "ok",
+                summary:
+                    "the endpoints from `/.well-known/openid-configuration` (each empty when the provider has none)",
                 data: OIDCDiscoverHandler.endpoints.map { DataSpec(name: $0.0, type: TypeInfo(.string)) }),
             OutcomeSpec(name: "mismatch", summary: "the document is for another issuer"),
             OutcomeSpec(
                 name: "foreignEndpoint",
-                summary: "an endpoint is on an origin other than the issuer's and not allowed; none is kept",
+                summary:
+                    "an endpoint is on an origin other than the issuer's and not allowed: `outcome.endpoint` names it (e.g. `userinfoEndpoint`) and `outcome.origin` says where it points; no endpoint is kept, so no token goes there",
                 data: [
                     DataSpec(name: "endpoint", type: TypeInfo(.string)),
                     DataSpec(name: "origin", type: TypeInfo(.string)),
@@ -61,7 +65,7 @@ public struct OIDCDiscoverHandler: StepHandler {
                 name: "failed", summary: "no usable document", data: [DataSpec(name: "status", type: TypeInfo(.int))]),
             OutcomeSpec(name: "offline", summary: "no response"),
         ],
-        refine: Pinning.refine)
+        refinedOutcomes: Pinning.refinedOutcomes, refine: Pinning.refine)
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext
@@ -119,7 +123,9 @@ public struct OIDCAuthorizeHandler: StepHandler {
         ],
         outcomes: [
             OutcomeSpec(
-                name: "ready", summary: "the request is built",
+                name: "ready",
+                summary:
+                    "an authorization request with PKCE S256 and a fresh `state` and `nonce`; `outcome.url`, `state`, `nonce` and `verifier` are secret, `outcome.request` is the URL without them",
                 data: [
                     DataSpec(name: "request", type: TypeInfo(.string)),
                     DataSpec(name: "url", type: TypeInfo(.string, secret: true)),
@@ -171,7 +177,7 @@ public struct OIDCBrowserHandler: StepHandler {
     public let contract = HandlerContract(
         id: "oidc.browser",
         summary:
-            "A headless browser sign-in: `redirected` (the redirect, secret), `refused` by the provider, or an action.",
+            "A headless browser sign-in: it signs in at the provider's own API with `username` and `password` (or, `silent`, with its cookies alone) and gives `redirected` with the redirect (secret), or `refused` by the provider; a scenario may hand over a `redirect` instead, or press an action.",
         parameters: [
             ParameterSpec(
                 name: "url", kind: .value(TypeInfo(.string, secret: true)), required: true,
@@ -194,11 +200,14 @@ public struct OIDCBrowserHandler: StepHandler {
             ),
             ParameterSpec(
                 name: "silent", kind: .value(TypeInfo(.bool)), defaultValue: .bool(false),
-                summary: "no sign-in: the request goes with the cookies in `cookieJar` only (for `prompt=none`)"),
+                summary:
+                    "no sign-in and nothing asked: the request goes with the cookies in `cookieJar` alone (for `prompt=none`)"
+            ),
         ],
         inputs: [
             InputSpec(
-                name: "redirect", type: TypeInfo(.string), summary: "a redirect the scenario hands over instead",
+                name: "redirect", type: TypeInfo(.string),
+                summary: "a redirect the scenario hands over instead of signing in",
                 redactsQuery: true)
         ],
         outcomes: [
@@ -206,7 +215,8 @@ public struct OIDCBrowserHandler: StepHandler {
                 name: "redirected", summary: "the provider redirected back",
                 data: [DataSpec(name: "redirect", type: TypeInfo(.string, secret: true))]),
             OutcomeSpec(
-                name: "refused", summary: "the provider would not redirect (bad client or redirect URI, failed login)",
+                name: "refused",
+                summary: "the provider would not redirect: a bad client, an unregistered redirect URI, a failed login",
                 data: [DataSpec(name: "status", type: TypeInfo(.int))]),
             OutcomeSpec(name: "offline", summary: "the provider did not answer"),
         ],
@@ -363,7 +373,9 @@ public struct OIDCTokenHandler: StepHandler {
             ParameterSpec(name: "endpoint", kind: .value(TypeInfo(.string)), required: true, summary: "token endpoint"),
             ParameterSpec(
                 name: "scope", kind: .value(TypeInfo(.string)), defaultValue: .string("openid"),
-                summary: "the scope requested; with `openid` an id_token is required and validated"),
+                summary:
+                    "the scope requested; with `openid` an id_token is required and validated, without it the exchange is plain OAuth 2.0"
+            ),
             ParameterSpec(
                 name: "jwksUri", kind: .value(TypeInfo(.string)), required: true, summary: "the provider's JWKS"),
             ParameterSpec(
@@ -383,22 +395,28 @@ public struct OIDCTokenHandler: StepHandler {
                 summary: "audiences besides the client an id_token may also name (none unless listed)"),
             ParameterSpec(
                 name: "issuedWithin", kind: .value(TypeInfo(.int)), defaultValue: .int(IDTokenValidator.defaultMaxAge),
-                summary: "how long ago, in seconds, the id_token may have been issued (`iat`); AppAuth allows 600",
+                summary: "how long ago, in seconds, the id_token may have been issued (`iat`); 600 as AppAuth",
                 range: 1...86_400),
         ] + Pinning.parameters,
         outcomes: [
-            OutcomeSpec(name: "ok", summary: "valid tokens", data: OIDCTokenHandler.tokens),
+            OutcomeSpec(
+                name: "ok",
+                summary:
+                    "valid tokens. The id_token is checked: its signature against the JWKS with jwt-kit (RS256, PS256, ES256 or EdDSA, with a key the JWKS publishes for that algorithm; `alg: none` and HMAC are refused), then `iss`, `aud` (it must name `clientId`, and any other audience must be in `trustedAudiences`), `azp`, `exp`, `iat` (not in the future, and at most `issuedWithin` seconds ago), `nonce` and `at_hash`, times against the wall clock with 60 s of leeway",
+                data: OIDCTokenHandler.tokens),
             OutcomeSpec(
                 name: "rejected", summary: "the provider refused the exchange",
                 data: [
                     DataSpec(name: "status", type: TypeInfo(.int)), DataSpec(name: "error", type: TypeInfo(.string)),
                 ]),
             OutcomeSpec(
-                name: "invalidToken", summary: "the id_token failed validation; nothing is kept",
+                name: "invalidToken",
+                summary:
+                    "the id_token failed validation; `outcome.reason` names the rule that failed, and nothing is kept",
                 data: [DataSpec(name: "reason", type: TypeInfo(.string))]),
             OutcomeSpec(name: "offline", summary: "no response"),
         ],
-        refine: Pinning.refine)
+        refinedOutcomes: Pinning.refinedOutcomes, refine: Pinning.refine)
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext
@@ -484,12 +502,12 @@ public struct OIDCUserinfoHandler: StepHandler {
             OutcomeSpec(
                 name: "ok", summary: "the user's claims",
                 data: ["name", "givenName", "familyName", "email"].map { DataSpec(name: $0, type: TypeInfo(.string)) }),
-            OutcomeSpec(name: "unauthorized", summary: "401: the access token is not (or no longer) valid"),
+            OutcomeSpec(name: "unauthorized", summary: "401: the access token is not, or no longer, valid"),
             OutcomeSpec(
                 name: "failed", summary: "another status", data: [DataSpec(name: "status", type: TypeInfo(.int))]),
             OutcomeSpec(name: "offline", summary: "no response"),
         ],
-        refine: Pinning.refine)
+        refinedOutcomes: Pinning.refinedOutcomes, refine: Pinning.refine)
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext
@@ -529,7 +547,7 @@ public struct OIDCRefreshHandler: StepHandler {
     public let contract = HandlerContract(
         id: "oidc.refresh",
         summary:
-            "`fresh` (no network), `refreshed` (rotated tokens), `invalidGrant`, `noRefreshToken`, `failed`, `offline`.",
+            "Refreshes the tokens when the access token expires within `skew` seconds (or always, with `force`), the refresh token rotated: `refreshed`; `fresh` sends nothing while it is still good.",
         parameters: [
             ParameterSpec(name: "endpoint", kind: .value(TypeInfo(.string)), required: true, summary: "token endpoint"),
             ParameterSpec(name: "clientId", kind: .value(TypeInfo(.string)), required: true, summary: "the client"),
@@ -538,19 +556,23 @@ public struct OIDCRefreshHandler: StepHandler {
                 summary: "the refresh token (empty when there is none)"),
             ParameterSpec(
                 name: "expiresAt", kind: .value(TypeInfo(.int)), required: true,
-                summary: "when the access token expires, in seconds on the device clock",
+                summary:
+                    "when the access token expires, in seconds since 1970 on the device clock (up to the year 9999)",
                 range: 0...(NumberRange.clock.upperBound / 1000)),
             ParameterSpec(
-                name: "skew", kind: .value(TypeInfo(.int)), defaultValue: .int(60), summary: "seconds of margin",
+                name: "skew", kind: .value(TypeInfo(.int)), defaultValue: .int(60),
+                summary: "seconds of margin: a token that expires sooner is refreshed",
                 range: 0...86_400),
             ParameterSpec(
-                name: "force", kind: .value(TypeInfo(.bool)), defaultValue: .bool(false), summary: "refresh anyway"),
+                name: "force", kind: .value(TypeInfo(.bool)), defaultValue: .bool(false),
+                summary: "refresh even a token that is still good"),
             ParameterSpec(
                 name: "scope", kind: .value(TypeInfo(.string)),
                 summary: "a narrower scope for the new access token (RFC 6749 §6), e.g. a descoped background token"),
         ] + Pinning.parameters,
         outcomes: [
-            OutcomeSpec(name: "fresh", summary: "the access token is still good; nothing was sent"),
+            OutcomeSpec(
+                name: "fresh", summary: "the access token is still good for more than `skew` seconds; nothing was sent"),
             OutcomeSpec(
                 name: "refreshed", summary: "new tokens (the refresh token rotated)", data: OIDCTokenHandler.tokens),
             OutcomeSpec(name: "invalidGrant", summary: "the refresh token was refused (expired, revoked or reused)"),
@@ -562,7 +584,7 @@ public struct OIDCRefreshHandler: StepHandler {
                 ]),
             OutcomeSpec(name: "offline", summary: "no response"),
         ],
-        refine: Pinning.refine)
+        refinedOutcomes: Pinning.refinedOutcomes, refine: Pinning.refine)
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext

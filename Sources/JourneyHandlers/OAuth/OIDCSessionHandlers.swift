@@ -10,7 +10,8 @@ public struct OIDCRevokeHandler: StepHandler {
 
     public let contract = HandlerContract(
         id: "oidc.revoke",
-        summary: "Token revocation (RFC 7009): `revoked` (200), `failed` (status, error) or `offline`.",
+        summary:
+            "Token revocation (RFC 7009): `revoked` (200), `failed` (status, error) or `offline`; the token travels in the body, never in a URL.",
         parameters: [
             ParameterSpec(
                 name: "endpoint", kind: .value(TypeInfo(.string)), required: true,
@@ -27,7 +28,9 @@ public struct OIDCRevokeHandler: StepHandler {
                 summary: "sent as a Bearer header when the provider wants the caller authenticated"),
         ] + Pinning.parameters,
         outcomes: [
-            OutcomeSpec(name: "revoked", summary: "the provider accepted the revocation"),
+            OutcomeSpec(
+                name: "revoked",
+                summary: "200: the provider accepted the revocation (it answers so whether or not the token was alive)"),
             OutcomeSpec(
                 name: "failed", summary: "the provider refused it",
                 data: [
@@ -35,7 +38,7 @@ public struct OIDCRevokeHandler: StepHandler {
                 ]),
             OutcomeSpec(name: "offline", summary: "no response"),
         ],
-        refine: Pinning.refine)
+        refinedOutcomes: Pinning.refinedOutcomes, refine: Pinning.refine)
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext
@@ -78,7 +81,7 @@ public struct OIDCEndSessionHandler: StepHandler {
     public let contract = HandlerContract(
         id: "oidc.endSession",
         summary:
-            "RP-initiated logout in the headless browser: `ended` (returnedTo), `refused` (status), `openRedirect`, `offline`.",
+            "RP-initiated logout in the headless browser, the provider's logout page driven through its API: `ended` (returnedTo), `refused` (status), `openRedirect`, `offline`.",
         parameters: [
             ParameterSpec(
                 name: "endpoint", kind: .value(TypeInfo(.string)), required: true,
@@ -98,7 +101,9 @@ public struct OIDCEndSessionHandler: StepHandler {
         ],
         outcomes: [
             OutcomeSpec(
-                name: "ended", summary: "the session is over",
+                name: "ended",
+                summary:
+                    "the session is over; `outcome.returnedTo` is the post-logout URI, or empty when the provider keeps the browser",
                 data: [DataSpec(name: "returnedTo", type: TypeInfo(.string))]),
             OutcomeSpec(
                 name: "refused", summary: "the provider did not end it",

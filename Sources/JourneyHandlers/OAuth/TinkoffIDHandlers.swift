@@ -77,7 +77,9 @@ public struct TinkoffLaunchHandler: StepHandler {
         ],
         outcomes: [
             OutcomeSpec(
-                name: "launched", summary: "the launch URL was opened",
+                name: "launched",
+                summary:
+                    "the launch URL with a PKCE S256 challenge was opened; `outcome.inApp`: the bank app is installed, `outcome.verifier` (secret) for the exchange",
                 data: [
                     DataSpec(name: "request", type: TypeInfo(.string)), DataSpec(name: "inApp", type: TypeInfo(.bool)),
                     DataSpec(name: "verifier", type: TypeInfo(.string, secret: true)),
@@ -133,9 +135,12 @@ public struct TinkoffCallbackHandler: StepHandler {
             OutcomeSpec(
                 name: "code", summary: "a code to exchange",
                 data: [DataSpec(name: "code", type: TypeInfo(.string, secret: true))]),
-            OutcomeSpec(name: "cancelled", summary: "cancelledByUser"),
+            OutcomeSpec(name: "cancelled", summary: "the user cancelled in the bank (cancelledByUser)"),
             OutcomeSpec(name: "unavailable", summary: "the bank says TinkoffID is unavailable"),
-            OutcomeSpec(name: "ignored", summary: "handleCallbackUrl returned false; nothing happens"),
+            OutcomeSpec(
+                name: "ignored",
+                summary:
+                    "not the callback URL, or no sign-in in flight (handleCallbackUrl returned false); nothing happens"),
         ],
         actionsAreOutcomes: true)
 
@@ -164,7 +169,8 @@ public struct TinkoffTokenHandler: StepHandler {
 
     public let contract = HandlerContract(
         id: "tinkoff.token",
-        summary: "POST /auth/token (code or refresh): `obtained` with the payload, or `failed`.",
+        summary:
+            "POST /auth/token: exchanges a code, or with `refreshToken` refreshes; `obtained` with the payload, or `failed`.",
         parameters: [
             ParameterSpec(
                 name: "api", kind: .value(TypeInfo(.string)), defaultValue: .string("https://id.tinkoff.ru"),
@@ -179,8 +185,13 @@ public struct TinkoffTokenHandler: StepHandler {
         ],
         outcomes: [
             OutcomeSpec(
-                name: "obtained", summary: "a token payload (refresh token optional)", data: TinkoffID.tokenData),
-            OutcomeSpec(name: "failed", summary: "failedToObtainToken / failedToRefreshCredentials"),
+                name: "obtained",
+                summary:
+                    "the token payload, whatever the answer's status, as the SDK decodes it; the refresh token is optional",
+                data: TinkoffID.tokenData),
+            OutcomeSpec(
+                name: "failed",
+                summary: "no payload in the body, or no answer (failedToObtainToken, failedToRefreshCredentials)"),
         ])
 
     public nonisolated(nonsending) func run(
@@ -235,7 +246,8 @@ public struct TinkoffRevokeHandler: StepHandler {
         ],
         outcomes: [
             OutcomeSpec(
-                name: "revoked", summary: "an answer whose body is a JSON object, whatever its status",
+                name: "revoked",
+                summary: "an answer whose body is a JSON object, whatever its status: the SDK never reads the status",
                 data: [
                     DataSpec(name: "request", type: TypeInfo(.string)), DataSpec(name: "status", type: TypeInfo(.int)),
                 ]),

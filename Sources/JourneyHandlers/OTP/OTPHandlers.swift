@@ -5,20 +5,25 @@ import JourneyCore
 enum OTPParameters {
     static let secret = ParameterSpec(
         name: "secret", kind: .value(TypeInfo(.string, secret: true)), required: true,
-        summary: "the shared secret, in base32 as in an otpauth:// URI", check: OneTimePassword.secretProblem)
+        summary: "the shared secret, in base32 as in an `otpauth://` URI", check: OneTimePassword.secretProblem)
     static let digits = ParameterSpec(
         name: "digits", kind: .value(TypeInfo(.int)), defaultValue: .int(6), summary: "digits in a code",
         range: OneTimePassword.digits)
     static let algorithm = ParameterSpec(
         name: "algorithm", kind: .value(TypeInfo(.string)), defaultValue: .string("SHA1"),
-        summary: "the HMAC's hash: SHA1, SHA256 or SHA512", check: OneTimePassword.algorithmProblem)
+        summary: "the HMAC's hash: `SHA1`, `SHA256` or `SHA512`", check: OneTimePassword.algorithmProblem)
     static let code = ParameterSpec(
         name: "code", kind: .value(TypeInfo(.string, secret: true)),
-        summary: "a code to check (secret); without it the step generates the current code")
+        summary: "a code to check (spaces are ignored); without it the step generates a code")
     static let generated = OutcomeSpec(
-        name: "generated", summary: "the code (`outcome.code`, secret)",
+        name: "generated", summary: "the HOTP of `counter` (RFC 4226), secret",
         data: [DataSpec(name: "code", type: TypeInfo(.string, secret: true))])
     static let invalid = OutcomeSpec(name: "invalid", summary: "the code is not one the window accepts")
+
+    /// What a step has: `generated` without `code`, the `checked` outcomes with it.
+    static func refined(generated: OutcomeSpec, checked: [OutcomeSpec]) -> [Conditional<OutcomeSpec>] {
+        [Conditional(generated, .absent(code.name))] + checked.map { Conditional($0, .given(code.name)) }
+    }
 
     /// Whether the step checks a code: it gives `code`.
     static func checks(_ shape: StepShape) -> Bool { shape.given.contains("code") }
@@ -75,7 +80,7 @@ public struct HOTPHandler: StepHandler {
     public let contract = HandlerContract(
         id: "otp.hotp",
         summary:
-            "HOTP (RFC 4226): generates the code for `counter`, or with `code` checks it against `counter` and the `window` after it.",
+            "HOTP (RFC 4226): generates the code for `counter`, or with `code` checks it against `counter` and the `window` after it; every counter of the window is computed and compared in constant time.",
         parameters: [
             OTPParameters.secret, OTPParameters.digits, OTPParameters.algorithm,
             ParameterSpec(
@@ -88,16 +93,20 @@ public struct HOTPHandler: StepHandler {
                 range: 0...100),
         ],
         outcomes: [OTPParameters.generated],
+        refinedOutcomes: OTPParameters.refined(generated: OTPParameters.generated, checked: HOTPHandler.checked),
         refine: { shape, contract in
             guard OTPParameters.checks(shape) else { return }
-            contract.outcomes = [
-                OutcomeSpec(
-                    name: "valid",
-                    summary: "the code matches; `outcome.counter` is the counter to expect next (the matched one + 1)",
-                    data: [DataSpec(name: "counter", type: TypeInfo(.int))]),
-                OTPParameters.invalid,
-            ]
+            contract.outcomes = HOTPHandler.checked
         })
+
+    /// The outcomes of a step that checks a code.
+    static let checked = [
+        OutcomeSpec(
+            name: "valid",
+            summary: "the code matches; `outcome.counter` is the counter to expect next (the matched one + 1)",
+            data: [DataSpec(name: "counter", type: TypeInfo(.int))]),
+        OTPParameters.invalid,
+    ]
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext
@@ -144,31 +153,37 @@ public struct TOTPHandler: StepHandler {
                     "the period of the last code accepted: a code from it or before is a replay (RFC 6238 §5.2); -1 for none",
                 range: -1...Int(Int32.max)),
         ],
-        outcomes: [
-            OutcomeSpec(
-                name: "generated",
-                summary:
-                    "the current code (`outcome.code`, secret), its period (`outcome.step`) and the time it has left (`outcome.expiresIn`)",
-                data: [
-                    DataSpec(name: "code", type: TypeInfo(.string, secret: true)),
-                    DataSpec(name: "step", type: TypeInfo(.int)),
-                    DataSpec(name: "expiresIn", type: TypeInfo(.duration)),
-                ])
-        ],
+        outcomes: [TOTPHandler.generated],
+        refinedOutcomes: OTPParameters.refined(generated: TOTPHandler.generated, checked: TOTPHandler.checked),
         refine: { shape, contract in
             guard OTPParameters.checks(shape) else { return }
-            contract.outcomes = [
-                OutcomeSpec(
-                    name: "valid",
-                    summary:
-                        "the code matches; `outcome.step` is its period (keep it as `lastStep`), `outcome.drift` how many periods from now",
-                    data: [DataSpec(name: "step", type: TypeInfo(.int)), DataSpec(name: "drift", type: TypeInfo(.int))]),
-                OutcomeSpec(
-                    name: "replayed", summary: "the code is right but from a period already used (`outcome.step`)",
-                    data: [DataSpec(name: "step", type: TypeInfo(.int))]),
-                OTPParameters.invalid,
-            ]
+            contract.outcomes = TOTPHandler.checked
         })
+
+    static let generated = OutcomeSpec(
+        name: "generated",
+        summary:
+            "the current code on the virtual clock (RFC 6238), secret; `outcome.step` is its period since 1970, `outcome.expiresIn` the time it has left",
+        data: [
+            DataSpec(name: "code", type: TypeInfo(.string, secret: true)),
+            DataSpec(name: "step", type: TypeInfo(.int)),
+            DataSpec(name: "expiresIn", type: TypeInfo(.duration)),
+        ])
+
+    /// The outcomes of a step that checks a code.
+    static let checked = [
+        OutcomeSpec(
+            name: "valid",
+            summary:
+                "the code matches; `outcome.step` is its period (keep it as `lastStep`), `outcome.drift` how many periods from now",
+            data: [DataSpec(name: "step", type: TypeInfo(.int)), DataSpec(name: "drift", type: TypeInfo(.int))]),
+        OutcomeSpec(
+            name: "replayed",
+            summary:
+                "the code is right, but from a period at or before `lastStep` (`outcome.step`): RFC 6238 §5.2 allows a code once",
+            data: [DataSpec(name: "step", type: TypeInfo(.int))]),
+        OTPParameters.invalid,
+    ]
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext

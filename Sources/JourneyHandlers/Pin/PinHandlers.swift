@@ -19,7 +19,7 @@ extension HandlerContext {
 
 let pinInput = InputSpec(
     name: "pin", type: TypeInfo(.string, secret: true),
-    summary: "the keys typed on the pad: digits, and ⌫ for delete; the pad advances after `length` digits")
+    summary: "the keys typed on the pad: digits, and `⌫` to delete one; the pad advances after `length` digits")
 let lengthParameter = ParameterSpec(
     name: "length", kind: .value(TypeInfo(.int)), defaultValue: .int(4), summary: "digits on the pad", range: 1...64)
 let pinData = [DataSpec(name: "pin", type: TypeInfo(.string, secret: true))]
@@ -41,18 +41,22 @@ public struct PinEntryStepHandler: StepHandler {
         inputs: [pinInput],
         outcomes: [OutcomeSpec(name: "entered", summary: "all digits were entered", data: pinData)],
         actionsAreOutcomes: true,
+        refinedOutcomes: [Conditional(PinEntryStepHandler.weak, .notFalse("warnWeak"))],
         refine: { shape, contract in
             // Declared when switched on, or when a template decides at run time.
             let written = shape.constants["warnWeak"]
             guard written == .bool(true) || (written == nil && shape.given.contains("warnWeak")) else { return }
-            contract.outcomes.append(
-                OutcomeSpec(
-                    name: "weak", summary: "the PIN is easy to guess; `outcome.reason` says why",
-                    data: pinData + [DataSpec(name: "reason", type: TypeInfo(.string))]))
+            contract.outcomes.append(PinEntryStepHandler.weak)
             if let i = contract.inputs.firstIndex(where: { $0.name == "pin" }) {
                 contract.inputs[i].classes = ["strong", "weak"]
             }
         })
+
+    static let weak = OutcomeSpec(
+        name: "weak",
+        summary:
+            "the PIN is easy to guess; `outcome.reason` says why: one digit repeated, a run of consecutive digits, a repeated pair of digits, or one of the most common PINs",
+        data: pinData + [DataSpec(name: "reason", type: TypeInfo(.string))])
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext
@@ -115,7 +119,13 @@ public struct PinSaveHandler: StepHandler {
             ParameterSpec(
                 name: "pin", kind: .value(TypeInfo(.string, secret: true)), required: true, summary: "the PIN to store"),
         ],
-        outcomes: [OutcomeSpec(name: "saved", summary: "the PIN is stored")])
+        outcomes: [
+            OutcomeSpec(
+                name: "saved",
+                summary:
+                    "the PIN is stored as a PBKDF2-HMAC-SHA256 key (random salt) wrapping a random device secret with AES-GCM"
+            )
+        ])
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext
@@ -149,9 +159,15 @@ public struct PinVerifyHandler: StepHandler {
                 name: pinInput.name, type: pinInput.type, summary: pinInput.summary, classes: ["correct", "wrong"])
         ],
         outcomes: [
-            OutcomeSpec(name: "correct", summary: "the PIN opened the stored secret"),
-            OutcomeSpec(name: "wrong", summary: "the PIN did not"),
-            OutcomeSpec(name: "missing", summary: "no readable PIN is stored (never set, wiped or corrupted)"),
+            OutcomeSpec(
+                name: "correct",
+                summary: "the PIN opened the stored seal (the step's attempt limit is charged before it is opened)"),
+            OutcomeSpec(name: "wrong", summary: "the PIN did not open it (the attempt stays charged)"),
+            OutcomeSpec(
+                name: "missing",
+                summary:
+                    "nothing readable is stored, so nothing is asked and no attempt is charged: never set, wiped, or a record this vault did not write, such as one asking for more than 600 000 rounds"
+            ),
         ],
         actionsAreOutcomes: true)
 

@@ -12,11 +12,14 @@ public struct BackgroundHandler: StepHandler {
             "The app waits in the background until brought to the foreground; `outcome.away` is the time away (s).",
         inputs: [
             InputSpec(
-                name: "event", type: TypeInfo(.string), summary: "what happens to the app", classes: ["foreground"])
+                name: "event", type: TypeInfo(.string), summary: "what happens to the app: `foreground`",
+                classes: ["foreground"])
         ],
         outcomes: [
             OutcomeSpec(
-                name: "foreground", summary: "the app is back in the foreground",
+                name: "foreground",
+                summary:
+                    "the app is back in the foreground; `outcome.away` is how long it was away, in seconds on the virtual clock",
                 data: [DataSpec(name: "away", type: TypeInfo(.int))])
         ])
 

@@ -11,13 +11,23 @@ public struct FormHandler: StepHandler {
 
     public let contract = HandlerContract(
         id: "ui.form",
-        summary: "A form; the submit action checks the fields and carries their values, or gives `invalid`.",
+        summary:
+            "A form: the submit action checks each field (required, kind, pattern, length) and carries their values as `outcome.NAME`, or gives `invalid` naming the fields that fail, never their values; any other action is its own outcome.",
         parameters: [
             ParameterSpec(
                 name: "submit", kind: .value(TypeInfo(.string)), defaultValue: .string("submit"),
                 summary: "the action that submits the form")
         ],
         actionsAreOutcomes: true,
+        refinedInputs: [
+            Conditional(
+                InputSpec(
+                    name: "FIELD", type: TypeInfo(.string),
+                    summary:
+                        "the value typed into the field (a bool for a `switch`; secret for a field marked `secret`)"),
+                .eachField)
+        ],
+        refinedOutcomes: [Conditional(FormHandler.invalid, .always)],
         refine: { shape, contract in
             let fieldInputs = shape.fields.map { field in
                 InputSpec(
@@ -31,14 +41,15 @@ public struct FormHandler: StepHandler {
                 contract.outcomes[index].data = fieldInputs.map { DataSpec(name: $0.name, type: $0.type) }
                 contract.outcomes[index].summary = "the form was submitted with valid fields"
             }
-            contract.outcomes.append(
-                OutcomeSpec(
-                    name: "invalid", summary: "the form was submitted with fields that fail their checks",
-                    data: [
-                        DataSpec(name: "errors", type: TypeInfo(.list)),
-                        DataSpec(name: "firstError", type: TypeInfo(.string)),
-                    ]))
+            contract.outcomes.append(FormHandler.invalid)
         })
+
+    static let invalid = OutcomeSpec(
+        name: "invalid", summary: "the form was submitted with fields that fail their checks",
+        data: [
+            DataSpec(name: "errors", type: TypeInfo(.list)),
+            DataSpec(name: "firstError", type: TypeInfo(.string)),
+        ])
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext

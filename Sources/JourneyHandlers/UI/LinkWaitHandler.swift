@@ -59,11 +59,29 @@ public struct LinkWaitHandler: StepHandler {
                 name: "secret", kind: .value(TypeInfo(.bool)), defaultValue: .bool(false),
                 summary: "whether whole links are secret; otherwise only their query and fragment values are redacted"),
         ],
-        inputs: [
-            InputSpec(name: "link", type: TypeInfo(.string), summary: "the URL the app receives", redactsQuery: true)
-        ],
+        inputs: [LinkWaitHandler.linkInput],
         outcomes: [],
         actionsAreOutcomes: true,
+        refinedInputs: [Conditional(LinkWaitHandler.linkInput, .absent("url"))],
+        refinedOutcomes: [
+            Conditional(
+                OutcomeSpec(
+                    name: "ROUTE",
+                    summary:
+                        "a link the route takes; `outcome.url` is the URL with its query and fragment values redacted, or with `secret: true` or `url` the whole URL, secret",
+                    data: [DataSpec(name: "url", type: TypeInfo(.string))]),
+                .eachKey("routes")),
+            Conditional(
+                OutcomeSpec(
+                    name: "UNMATCHED", summary: "a link of a scheme `unmatched` names that no route takes",
+                    data: [DataSpec(name: "url", type: TypeInfo(.string))]),
+                .eachText("unmatched")),
+            Conditional(
+                OutcomeSpec(
+                    name: "other", summary: "a link no route takes, of a scheme `unmatched` does not name",
+                    data: [DataSpec(name: "url", type: TypeInfo(.string))]),
+                .lacksKey("unmatched", key: LiteralTables.anyName)),
+        ],
         refine: { shape, contract in
             let given = shape.given.contains("url")
             let secret = shape.constants["secret"] == .bool(true) || given
@@ -94,6 +112,9 @@ public struct LinkWaitHandler: StepHandler {
                 contract.inputs[i].classes = outcomes.map(\.name)
             }
         })
+
+    static let linkInput = InputSpec(
+        name: "link", type: TypeInfo(.string), summary: "the URL the app receives", redactsQuery: true)
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext

@@ -10,7 +10,8 @@ public struct PinEntryHandler: StepHandler {
 
     public let contract = HandlerContract(
         id: "ui.pin",
-        summary: "A PIN pad of `length` digits; gives `entered`, or `correct`/`wrong` when `expected` is set.",
+        summary:
+            "A PIN pad of `length` digits: gives `entered` with the PIN, or with `expected` compares in constant time (charging the step's attempt limit first) and gives `correct` or `wrong`. It compares with a PIN it is given; to keep a PIN on the device, use `pin.save` and `pin.verify`.",
         parameters: [
             ParameterSpec(
                 name: "length", kind: .value(TypeInfo(.int)), defaultValue: .int(6), summary: "how many digits",
@@ -20,24 +21,29 @@ public struct PinEntryHandler: StepHandler {
                 summary: "the PIN to compare with; the step then gives `correct` or `wrong`"),
         ],
         inputs: [pinInput],
-        outcomes: [
-            OutcomeSpec(
-                name: "entered", summary: "the user entered all the digits",
-                data: [DataSpec(name: "pin", type: TypeInfo(.string, secret: true))])
-        ],
+        outcomes: [PinEntryHandler.entered],
         actionsAreOutcomes: true,
+        refinedOutcomes: [
+            Conditional(PinEntryHandler.entered, .absent("expected"))
+        ] + PinEntryHandler.compared.map { Conditional($0, .given("expected")) },
         refine: { shape, contract in
             guard shape.given.contains("expected") else { return }
             contract.outcomes.removeAll { $0.name == "entered" }
-            contract.outcomes.insert(
-                contentsOf: [
-                    OutcomeSpec(name: "correct", summary: "the PIN matches `expected`"),
-                    OutcomeSpec(name: "wrong", summary: "the PIN does not match `expected`"),
-                ], at: 0)
+            contract.outcomes.insert(contentsOf: PinEntryHandler.compared, at: 0)
             if let i = contract.inputs.firstIndex(where: { $0.name == "pin" }) {
                 contract.inputs[i].classes = ["correct", "wrong"]
             }
         })
+
+    static let entered = OutcomeSpec(
+        name: "entered", summary: "the user entered all the digits",
+        data: [DataSpec(name: "pin", type: TypeInfo(.string, secret: true))])
+
+    /// The outcomes of a step that compares with `expected`.
+    static let compared = [
+        OutcomeSpec(name: "correct", summary: "the PIN matches `expected`"),
+        OutcomeSpec(name: "wrong", summary: "the PIN does not match `expected`"),
+    ]
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext

@@ -12,16 +12,21 @@ public struct ScreenHandler: StepHandler {
             ParameterSpec(
                 name: "networkBack", kind: .value(TypeInfo(.bool)),
                 summary:
-                    "also leave the screen with outcome `networkBack` when the device's network comes back while it shows (what an app's reachability observer reacts to); off when not given"
+                    "also leave the screen with outcome `networkBack` when a scenario's `online: true` brings the device's network back while it shows, as an app's reachability observer reacts (a repeat while online does nothing); off unless `true`"
             )
         ],
         actionsAreOutcomes: true,
+        refinedInputs: [Conditional(ScreenHandler.networkInput, .isTrue("networkBack"))],
+        refinedOutcomes: [Conditional(ScreenHandler.networkBack, .isTrue("networkBack"))],
         refine: { shape, contract in
             guard shape.constants["networkBack"] == .bool(true) else { return }
             contract.inputs.append(ScreenHandler.networkInput)
-            contract.outcomes.append(
-                OutcomeSpec(name: "networkBack", summary: "the device's network came back while the screen showed"))
+            contract.outcomes.append(ScreenHandler.networkBack)
         })
+
+    static let networkBack = OutcomeSpec(
+        name: "networkBack",
+        summary: "a scenario's `online: true` brought the device's network back while the screen showed")
 
     /// The input a screen that waits for the network asks for: the driver gives it when a
     /// scenario's `online: true` arrives while the screen shows.
@@ -55,14 +60,17 @@ public struct AlertHandler: StepHandler {
                 range: 0...Duration.maximum)
         ],
         actionsAreOutcomes: true,
+        refinedOutcomes: [Conditional(AlertHandler.dismissed, .given("dismissAfter"))],
         refine: { shape, contract in
             guard shape.given.contains("dismissAfter") else { return }
             contract.inputs.removeAll { $0.name == "action" }
             contract.outcomes = contract.outcomes.map {
                 var o = $0; o.optional = true; return o
             }
-            contract.outcomes.append(OutcomeSpec(name: "dismissed", summary: "the alert closed by itself"))
+            contract.outcomes.append(AlertHandler.dismissed)
         })
+
+    static let dismissed = OutcomeSpec(name: "dismissed", summary: "the alert closed by itself")
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext
@@ -87,9 +95,12 @@ public struct ChoiceHandler: StepHandler {
     public let contract = HandlerContract(
         id: "ui.choice", summary: "A list to choose from; `empty` when there is nothing to choose.",
         parameters: [
-            ParameterSpec(name: "options", kind: .value(TypeInfo(.list)), required: true, summary: "the options")
+            ParameterSpec(
+                name: "options", kind: .value(TypeInfo(.list)), required: true, summary: "the options to choose from")
         ],
-        inputs: [InputSpec(name: "choice", type: TypeInfo(.string), summary: "the option the user picks")],
+        inputs: [
+            InputSpec(name: "choice", type: TypeInfo(.string), summary: "the option the user picks: one of `options`")
+        ],
         outcomes: [
             OutcomeSpec(
                 name: "chosen", summary: "the user picked an option",
