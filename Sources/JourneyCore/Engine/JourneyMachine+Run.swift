@@ -308,7 +308,7 @@ extension JourneyMachine.Run {
     /// Names for expressions at the innermost journey.
     func lookup(inputs: [String: Value] = [:], outcome: [String: Value] = [:]) -> JourneyMachine.Lookup {
         JourneyMachine.Lookup(
-            frame: frames[frames.count - 1], device: device, secretStored: setup.library.secretStoredKeys,
+            frame: frames[frames.count - 1], device: device, library: setup.library,
             inputs: inputs, outcome: outcome)
     }
 }
@@ -569,8 +569,8 @@ extension JourneyMachine {
     struct Lookup: ValueProvider {
         var frame: Frame
         var device: DeviceState
-        /// Stored keys secret in the project (see ``CompiledLibrary/secretStoredKeys``).
-        let secretStored: Set<String>
+        /// Says which stored keys are secret in the project (``CompiledLibrary/isSecretStored(_:)``).
+        let library: CompiledLibrary
         var inputs: [String: Value] = [:]
         var outcome: [String: Value] = [:]
 
@@ -583,7 +583,7 @@ extension JourneyMachine {
             case "stored":
                 let decl = frame.journey.stored.first { $0.name == name }
                 let value = device.store[name] ?? decl?.defaultValue ?? decl.map { JourneyMachine.zero($0.type.type) }
-                return value?.secret(if: decl?.type.secret ?? false || secretStored.contains(name))
+                return value?.secret(if: decl?.type.secret ?? false || library.isSecretStored(name))
             case "input": return inputs[name]
             case "outcome": return outcome[name]
             case "device":
