@@ -23,7 +23,10 @@ struct BenchCommand: AsyncParsableCommand {
               • peak memory after a small and a full suite (it should stay flat);
               • load + validate throughput in MB/s over generated journey files (files are \
             read and journeys compiled on every core; `taskset -c 0` gives the one-core figure);
-              • the median wall time of `journey run` as a whole process.
+              • the median wall time of `journey run` as a whole process;
+              • the start-up of `journey run` inside a generated project of many journeys \
+            (--project-journeys) beside the same run with only its journeys, run in turn, and \
+            the ratio: a run loads only what its scenario reaches, so it should stay near 1.
 
             Run it from a release build with the Swift runtime linked statically, as \
             scripts/bench does (debug builds are several times slower):
@@ -40,6 +43,24 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Whole-process runs of `journey run` to time (0 skips).")
     var processRuns: Int = 30
 
+    @Option(
+        help:
+            "Journeys in the generated project that `journey run` starts inside, timed against the same run alone (0 skips)."
+    )
+    var projectJourneys: Int = 1_000
+
+    @Option(
+        help: ArgumentHelp(
+            "Write the generated project (`project/`) and the same run alone (`alone/`) into this folder and keep them, to time or profile by hand.",
+            valueName: "folder"))
+    var projectFolder: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Time the whole-process runs with this journey binary instead of this one (another build, to compare).",
+            valueName: "path"))
+    var executable: String?
+
     @Flag(help: "Print the results as one JSON object.")
     var json = false
 
@@ -47,6 +68,9 @@ struct BenchCommand: AsyncParsableCommand {
         guard scenarios >= 100 else { throw ValidationError("--scenarios must be at least 100") }
         guard loadMegabytes >= 1 else { throw ValidationError("--load-megabytes must be at least 1") }
         guard processRuns >= 0 else { throw ValidationError("--process-runs cannot be negative") }
+        guard projectJourneys == 0 || projectJourneys >= BenchProject.perArea else {
+            throw ValidationError("--project-journeys must be 0 or at least \(BenchProject.perArea)")
+        }
     }
 
     func run() async throws {
@@ -90,9 +114,20 @@ struct BenchCommand: AsyncParsableCommand {
             String(format: "%.1f MB/s (%d files, %.1f MB, ", load.mbPerSecond, load.files, load.megabytes)
                 + "\(cores) core\(cores == 1 ? "" : "s"))")
 
+        let timed = try executable.map { URL(fileURLWithPath: $0) } ?? BenchSuite.executable()
         if processRuns > 0 {
-            let median = try BenchSuite.processMedian(runs: processRuns)
+            let median = try BenchSuite.processMedian(runs: processRuns, executable: timed)
             report("journey run, whole process", String(format: "%.1f ms median of %d runs", median, processRuns))
+        }
+        if processRuns > 0 && projectJourneys > 0 {
+            let startUp = try BenchProject.startUp(
+                journeys: projectJourneys, runs: processRuns, executable: timed,
+                keepingIn: projectFolder.map { URL(fileURLWithPath: $0) })
+            report(
+                "journey run in a \(projectJourneys)-journey project",
+                String(
+                    format: "%.1f ms inside, %.1f ms alone: %.2f× (median of %d pairs)", startUp.inside, startUp.alone,
+                    startUp.ratio, processRuns))
         }
         if json {
             let body = results.map { "\(JSONLinesEncoder.quoted($0.0)): \(JSONLinesEncoder.quoted($0.1))" }.joined(
@@ -275,32 +310,158 @@ enum BenchSuite {
         return (mb / seconds, files.count, mb)
     }
 
+    /// This very binary, however it was started (argv[0] may be a bare name found on PATH).
+    static func executable() throws -> URL {
+        guard let executable = Bundle.main.executableURL?.resolvingSymlinksInPath() else {
+            throw ValidationError("cannot find the journey executable to time")
+        }
+        return executable
+    }
+
+    /// The wall time of one `journey run` as a whole process, in milliseconds.
+    static func timeRun(_ executable: URL, arguments: [String], in folder: URL? = nil) throws -> Double {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        if let folder { process.currentDirectoryURL = folder }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        let start = DispatchTime.now().uptimeNanoseconds
+        try process.run()
+        process.waitUntilExit()
+        let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+        guard process.terminationStatus == 0 else {
+            throw CLIError("`journey \(arguments.joined(separator: " "))` failed (exit \(process.terminationStatus))")
+        }
+        return milliseconds
+    }
+
     /// The median wall time of `journey run` on the bench scenario, as a whole process.
-    static func processMedian(runs: Int) throws -> Double {
+    static func processMedian(runs: Int, executable: URL) throws -> Double {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("journey-bench-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let scenarioPath = directory.appendingPathComponent("bench.scenario.yaml").path
         try AtomicFile.write(journey(id: "bench.pin"), to: directory.appendingPathComponent("bench.journey.yaml").path)
         try AtomicFile.write(scenario, to: scenarioPath)
-        // This very binary, however it was started (argv[0] may be a bare name found on PATH).
-        guard let executable = Bundle.main.executableURL?.resolvingSymlinksInPath() else {
-            throw ValidationError("cannot find the journey executable to time")
-        }
         var times: [Double] = []
         for _ in 0..<(runs + 3) {
-            let process = Process()
-            process.executableURL = executable
-            process.arguments = ["run", "--scenario", scenarioPath]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            let start = DispatchTime.now().uptimeNanoseconds
-            try process.run()
-            process.waitUntilExit()
-            times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-            guard process.terminationStatus == 0 else { throw CLIError("`journey run` of the bench scenario failed") }
+            times.append(try timeRun(executable, arguments: ["run", "--scenario", scenarioPath]))
         }
         let measured = times.dropFirst(3).sorted()
         return measured[measured.count / 2]
+    }
+}
+
+/// A generated project of many journeys, and the start-up of `journey run` inside it against
+/// the same run with only the journeys it reaches.
+///
+/// The project is `journeykit.yaml` and areas of ten journeys (`journeys/area-007/flow-3.journey.yaml`,
+/// id `area-007.flow-3`), each the bench's PIN journey with stored values: a session token
+/// every journey declares secret, and a failure count its area's journeys share, not secret.
+/// In each area flow-0 calls flow-1, which calls flow-2; one scenario per area plays flow-0
+/// through all three, starting with the area's count in the device's store. The run timed is
+/// area 0's scenario, from the project's folder; beside it, a project with only that
+/// scenario and the three journeys it reaches. Inside the large project the run also reads
+/// the other files and parses the seven other journeys of its area, which declare the key it
+/// touches: a key any journey of the project declares secret is secret everywhere.
+enum BenchProject {
+    static let perArea = 10
+    /// The flows of an area that the scenario reaches: flow-0 calls flow-1, which calls flow-2.
+    static let reached = 3
+
+    static func area(_ index: Int) -> String { "area-" + String(format: "%03d", index) }
+
+    static func journey(area: Int, flow: Int) -> String {
+        let name = Self.area(area)
+        let counter = "area\(String(format: "%03d", area))Failures"
+        var text = BenchSuite.journey(id: "\(name).flow-\(flow)")
+        text = text.replacingOccurrences(
+            of: "title: PIN journey (create, repeat, biometry, three-strike lock)\n",
+            with: """
+                title: Flow \(flow) of area \(area)
+                stored:
+                  sessionToken: { type: string, secret: true, default: "" }
+                  \(counter): { type: int, default: 0 }
+
+                """)
+        text = text.replacingOccurrences(
+            of: "on: { lock: locked, finish: done }",
+            with:
+                "on:\n      lock: locked\n      finish:\n        set: { stored.\(counter): \"${state.failures}\" }\n        to: done"
+        )
+        if flow < reached - 1 {
+            text = text.replacingOccurrences(of: "start: create\n", with: "start: intro\n")
+            text = text.replacingOccurrences(
+                of: "steps:\n",
+                with: "steps:\n  intro:\n    call: \(name).flow-\(flow + 1)\n    on: { done: create }\n")
+        }
+        return text
+    }
+
+    static func scenario(area: Int) -> String {
+        let events = (0..<reached).flatMap { _ in BenchSuite.events }
+        return "scenario: three-flows\njourney: \(self.area(area)).flow-0\n"
+            + "device: { store: { area\(String(format: "%03d", area))Failures: 1 } }\nscript:\n"
+            + events.map { "  - at: \($0.0)\n    action: \($0.1)\n" }.joined()
+            + "expect: { end: done }\n"
+    }
+
+    static let projectFile = "journeys: [journeys]\n"
+
+    /// Writes the project of `journeys` journeys into `folder`, and the same scenario with only
+    /// the journeys it reaches into `alone`; returns the scenario's path, the same in both.
+    static func write(journeys: Int, to folder: URL, alone: URL) throws -> String {
+        let scenarioPath = "journeys/\(area(0))/scenarios/three-flows.scenario.yaml"
+        for root in [folder, alone] {
+            try Files.makeFolders(root.path)
+            try AtomicFile.write(projectFile, to: root.appendingPathComponent("journeykit.yaml").path)
+        }
+        for index in 0..<(journeys / perArea) {
+            let base = "journeys/\(area(index))"
+            try Files.makeFolders(folder.appendingPathComponent(base + "/scenarios").path)
+            for flow in 0..<perArea {
+                let text = journey(area: index, flow: flow)
+                let path = "\(base)/flow-\(flow).journey.yaml"
+                try AtomicFile.write(text, to: folder.appendingPathComponent(path).path)
+                if index == 0 && flow < reached {
+                    try Files.makeFolders(alone.appendingPathComponent(base + "/scenarios").path)
+                    try AtomicFile.write(text, to: alone.appendingPathComponent(path).path)
+                }
+            }
+            let scenario = scenario(area: index)
+            try AtomicFile.write(
+                scenario, to: folder.appendingPathComponent("\(base)/scenarios/three-flows.scenario.yaml").path)
+            if index == 0 { try AtomicFile.write(scenario, to: alone.appendingPathComponent(scenarioPath).path) }
+        }
+        return scenarioPath
+    }
+
+    /// `journey run` of the scenario inside the project and alone, in turn, `runs` times each
+    /// after three warm-up pairs: the median of each, in milliseconds, and the median of the
+    /// pairs' ratios (pairing keeps the ratio meaningful when the machine's speed drifts). The
+    /// projects are written into a temporary folder and removed, or into `folder` and kept.
+    static func startUp(
+        journeys: Int, runs: Int, executable: URL, keepingIn folder: URL? = nil
+    ) throws -> (
+        inside: Double, alone: Double, ratio: Double
+    ) {
+        let directory =
+            folder ?? FileManager.default.temporaryDirectory.appendingPathComponent("journey-project-\(getpid())")
+        defer { if folder == nil { try? FileManager.default.removeItem(at: directory) } }
+        let project = directory.appendingPathComponent("project")
+        let alone = directory.appendingPathComponent("alone")
+        let scenario = try write(journeys: journeys, to: project, alone: alone)
+        var inside: [Double] = []
+        var single: [Double] = []
+        for _ in 0..<(runs + 3) {
+            inside.append(try BenchSuite.timeRun(executable, arguments: ["run", "--scenario", scenario], in: project))
+            single.append(try BenchSuite.timeRun(executable, arguments: ["run", "--scenario", scenario], in: alone))
+        }
+        let pairs = zip(inside, single).dropFirst(3)
+        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+        return (
+            median(pairs.map(\.0)), median(pairs.map(\.1)), median(pairs.map { $0.0 / $0.1 })
+        )
     }
 }

@@ -11,9 +11,15 @@ struct CheckCommand: AsyncParsableCommand {
             together (so calls between them resolve) and scenarios against their journeys, and \
             prints every problem as `path:line:column: error: message [id]`.
 
+            A file is checked with the journeys it plays or calls, all the way down, found in \
+            the project's folders: the project's other journeys are not loaded, so one with \
+            errors elsewhere is not reported. Given a folder, or nothing (the project's journey \
+            folders), every journey and scenario in it is checked.
+
             Examples:
               journey check journeys/
               journey check journeys/eduid/onboarding.journey.yaml journeys/shared/
+              journey check                # the project's journey folders, whole
 
             Exits 0 when there are no errors (warnings are printed but allowed; use --strict to \
             fail on them too), 2 when there are errors.

@@ -19,9 +19,12 @@ struct RunCommand: AsyncParsableCommand {
             (what was shown, entered, decided and changed) goes to standard output, or to a file \
             with --transcript; a one-line verdict goes to standard error.
 
-            Sub-journeys are found in the nearest enclosing folder named `journeys` (otherwise \
-            the scenario's folder, or the one above a `scenarios` folder); add more places with \
-            --journeys. A scenario whose `needs` service does not answer is skipped, with exit 1.
+            Sub-journeys are found in the project's journey folders and the nearest enclosing \
+            folder named `journeys` (otherwise the scenario's folder, or the one above a \
+            `scenarios` folder); add more places with --journeys. Only the scenario's journey and \
+            those it calls are loaded (the others' files are only read, for the stored keys they \
+            declare secret), so a journey with errors elsewhere does not stop the run. A \
+            scenario whose `needs` service does not answer is skipped, with exit 1.
 
             Examples:
               journey run --scenario journeys/eduid/scenarios/happy-path.scenario.yaml

@@ -13,44 +13,108 @@ enum Files {
     /// stable order. Missing paths are reported as diagnostics.
     static func yamlFiles(in paths: [String], diagnostics: inout DiagnosticList) -> [String] {
         var result: [String] = []
-        let fm = FileManager.default
         for path in paths {
-            var isDirectory: ObjCBool = false
-            guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                diagnostics.error(
-                    "file.missing", "no such file or directory", at: SourceLocation(file: path, line: 1, column: 1))
-                continue
-            }
-            if !isDirectory.boolValue {
+            guard let found = yamlFiles(under: path, diagnostics: &diagnostics) else {
                 result.append(path)
                 continue
             }
-            guard let enumerator = fm.enumerator(atPath: path) else { continue }
-            var found: [String] = []
-            for case let relative as String in enumerator {
-                let name = Path.lastComponent(relative)
-                if name.hasPrefix(".") { continue }
-                if name.hasSuffix(".yaml") || name.hasSuffix(".yml") {
-                    let file = Path.join(path, relative)
-                    // A FIFO would block the read for ever; a device or socket is no file of ours.
-                    if let kind = specialKind(file) {
-                        if kind != "a folder" {
-                            diagnostics.warning(
-                                specialFile, "\(kind), not a regular file; skipped",
-                                at: SourceLocation(file: file, line: 1, column: 1))
-                        }
-                        continue
-                    }
-                    found.append(file)
-                }
-            }
-            result.append(contentsOf: found.sorted())
+            result.append(contentsOf: found.map { Path.join(path, $0) })
         }
         var seen = Set<String>()
         return result.filter { seen.insert($0).inserted }
     }
 
+    /// The `.yaml`/`.yml` files under the folder `path`, searched recursively, as sorted paths
+    /// relative to it; nil when `path` is a file. A missing path is reported, with no files.
+    /// Files whose names start with a dot are left out (folders that do are searched); links
+    /// to folders are not followed. Folders are listed on every core.
+    static func yamlFiles(under path: String, diagnostics: inout DiagnosticList) -> [String]? {
+        yamlFiles(under: path, reading: nil, diagnostics: &diagnostics)?.map(\.path)
+    }
+
+    /// ``yamlFiles(under:diagnostics:)`` with each file read (``read(_:limit:)``) by the thread
+    /// that listed its folder: what it holds, or why it could not be read.
+    static func yamlSources(
+        under path: String, limit: Int, diagnostics: inout DiagnosticList
+    ) -> [(path: String, data: Result<Data, any Error>)]? {
+        yamlFiles(under: path, reading: limit, diagnostics: &diagnostics)?.map { ($0.path, $0.data!) }
+    }
+
+    private static func yamlFiles(
+        under path: String, reading limit: Int?, diagnostics: inout DiagnosticList
+    ) -> [FolderWalk.File]? {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            diagnostics.error(
+                "file.missing", "no such file or directory", at: SourceLocation(file: path, line: 1, column: 1))
+            return []
+        }
+        guard status.st_mode & S_IFMT == S_IFDIR else { return nil }
+        let walk = FolderWalk(root: path, limit: limit)
+        walk.run()
+        for (file, kind) in walk.special.sorted(by: { $0.file < $1.file }) {
+            diagnostics.warning(
+                specialFile, "\(kind), not a regular file; skipped", at: SourceLocation(file: file, line: 1, column: 1))
+        }
+        return walk.found.sorted { $0.path < $1.path }
+    }
+
+    /// What one folder holds: its YAML files (as paths relative to `root`, each read when a
+    /// `limit` is given) and subfolders, and the YAML names in it that are not regular files
+    /// (as paths with `root`), with what they are.
+    fileprivate static func list(
+        _ root: String, _ relative: String, reading limit: Int?
+    ) -> (files: [FolderWalk.File], folders: [String], special: [(file: String, kind: String)]) {
+        var listed: (files: [FolderWalk.File], folders: [String], special: [(file: String, kind: String)]) = (
+            [], [], []
+        )
+        guard let directory = opendir(relative.isEmpty ? root : Path.join(root, relative)) else { return listed }
+        defer { closedir(directory) }
+        while let entry = readdir(directory) {
+            let type = Int32(entry.pointee.d_type)
+            // Judged from the name's bytes before making it a string: most names are left out.
+            let (isYAML, isHidden) = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                let length = strlen(raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+                let name = UnsafeRawBufferPointer(rebasing: raw[..<length])
+                return (name.hasSuffix(".yaml") || name.hasSuffix(".yml"), name.first == UInt8(ascii: "."))
+            }
+            if !isYAML && type == Int32(DT_REG) { continue }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                String(cString: bytes.baseAddress!.assumingMemoryBound(to: CChar.self))
+            }
+            if name == "." || name == ".." { continue }
+            let path = relative.isEmpty ? name : relative + "/" + name
+            var isFolder = type == Int32(DT_DIR)
+            if type == Int32(DT_UNKNOWN) {
+                var status = stat()
+                isFolder = lstat(Path.join(root, path), &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+            }
+            if isFolder {
+                listed.folders.append(path)
+                continue
+            }
+            if isHidden || !isYAML { continue }
+            // A FIFO would block the read for ever; a device or socket is no file of ours. (A
+            // link is judged by what it names.)
+            if type != Int32(DT_REG), let kind = specialKind(Path.join(root, path)) {
+                if kind != "a folder" { listed.special.append((Path.join(root, path), kind)) }
+                continue
+            }
+            let data = limit.map { limit in
+                Result { try read(name, in: dirfd(directory), path: Path.join(root, path), limit: limit) }
+            }
+            listed.files.append(FolderWalk.File(path: path, data: data))
+        }
+        return listed
+    }
+
     static let specialFile = "file.special"
+
+    /// Whether `path` is a folder (following links).
+    static func isFolder(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+    }
 
     /// What `path` is when it is not a regular file (following links): "a FIFO", "a character
     /// device", … Nil for a regular file or nothing at all.
@@ -82,24 +146,53 @@ enum Files {
     /// a regular file is read: a FIFO is opened without waiting for a writer and refused, as
     /// are devices and sockets, so no input can make a command hang.
     static func read(_ path: String, limit: Int) throws -> Data {
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else { throw CLIError("cannot open \(path): \(SystemError())") }
+        try read(opened: open(path, readFlags), path: path, limit: limit)
+    }
+
+    /// ``read(_:limit:)`` of the file `name` in the open folder `folder` (whose path with the
+    /// name is `path`): no path to look up again.
+    static func read(_ name: String, in folder: Int32, path: @autoclosure () -> String, limit: Int) throws -> Data {
+        try read(opened: openat(folder, name, readFlags), path: path(), limit: limit)
+    }
+
+    private static let readFlags = O_RDONLY | O_NONBLOCK | O_CLOEXEC
+
+    private static func read(opened descriptor: Int32, path: @autoclosure () -> String, limit: Int) throws -> Data {
+        guard descriptor >= 0 else { throw CLIError("cannot open \(path()): \(SystemError())") }
         defer { close(descriptor) }
         var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw CLIError("cannot read \(path): \(SystemError())") }
+        guard fstat(descriptor, &status) == 0 else { throw CLIError("cannot read \(path()): \(SystemError())") }
         if let kind = kind(of: status.st_mode) { throw SpecialFile(kind: kind) }
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while data.count <= limit {
-            let count = systemRead(descriptor, &buffer, min(buffer.count, limit + 1 - data.count))
-            if count < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                throw CLIError("cannot read \(path): \(SystemError())")
+        // Room for the size the file says it has and one byte more (to see it grow past the
+        // limit), so that a project's thousand small files cost one small buffer each, not
+        // cleared first: only what is read is kept.
+        var capacity = min(max(Int(status.st_size), 0), limit) + 1
+        guard var buffer = malloc(capacity) else { throw CLIError("cannot read \(path()): out of memory") }
+        var count = 0
+        do {
+            while count <= limit {
+                if count == capacity {
+                    capacity += min(capacity, limit + 1 - count)
+                    guard let larger = realloc(buffer, capacity) else {
+                        throw CLIError("cannot read \(path()): out of memory")
+                    }
+                    buffer = larger
+                }
+                let read = systemRead(descriptor, buffer + count, capacity - count)
+                if read < 0 {
+                    if errno == EINTR || errno == EAGAIN { continue }
+                    throw CLIError("cannot read \(path()): \(SystemError())")
+                }
+                if read == 0 { break }
+                count += read
+                // A regular file gives less than asked only at its end: no need to ask again.
+                if count < capacity { break }
             }
-            if count == 0 { break }
-            data.append(contentsOf: buffer[..<count])
+        } catch {
+            free(buffer)
+            throw error
         }
-        return data
+        return Data(bytesNoCopy: buffer, count: count, deallocator: .free)
     }
 
     /// Makes `path` and any missing folder above it (`mkdir -p`), returning the folders it made,
@@ -157,11 +250,30 @@ enum Files {
         return String(cString: resolved)
     }
 
-    /// Loads files into memory for the pipeline, reporting unreadable ones.
+    /// Loads files into memory for the pipeline, reporting unreadable ones. Many files are read
+    /// on every core; what they gave is taken in the order of `paths`.
     static func sources(_ paths: [String], limit: Int, diagnostics: inout DiagnosticList) -> [SourceFile] {
-        paths.compactMap { path in
+        var results = [Result<Data, any Error>?](repeating: nil, count: paths.count)
+        let threads = paths.count >= parallelFiles ? ProcessInfo.processInfo.activeProcessorCount : 1
+        results.withUnsafeMutableBufferPointer { buffer in
+            // Each thread writes only the slots of its own files.
+            nonisolated(unsafe) let slots = buffer
+            DispatchQueue.concurrentPerform(iterations: threads) { thread in
+                for index in stride(from: thread, to: paths.count, by: threads) {
+                    slots[index] = Result { try read(paths[index], limit: limit) }
+                }
+            }
+        }
+        return sources(zip(paths, results.map { $0! }), diagnostics: &diagnostics)
+    }
+
+    /// The files read, each unreadable one reported as it comes.
+    static func sources(
+        _ read: some Sequence<(String, Result<Data, any Error>)>, diagnostics: inout DiagnosticList
+    ) -> [SourceFile] {
+        read.compactMap { path, result in
             do {
-                return SourceFile(path: path, data: try read(path, limit: limit))
+                return SourceFile(path: path, data: try result.get())
             } catch let error as SpecialFile {
                 diagnostics.error(specialFile, error.description, at: SourceLocation(file: path, line: 1, column: 1))
                 return nil
@@ -170,6 +282,67 @@ enum Files {
                 return nil
             }
         }
+    }
+
+    /// From this many files on, reading them on other threads saves more than it costs.
+    static let parallelFiles = 64
+}
+
+extension UnsafeRawBufferPointer {
+    fileprivate func hasSuffix(_ suffix: StaticString) -> Bool {
+        let suffix = UnsafeRawBufferPointer(start: suffix.utf8Start, count: suffix.utf8CodeUnitCount)
+        return count >= suffix.count && self[(count - suffix.count)...].elementsEqual(suffix)
+    }
+}
+
+/// Lists a folder and all its subfolders on every core: each thread takes a folder still to
+/// list, and adds the subfolders it finds.
+private final class FolderWalk: @unchecked Sendable {
+    struct File {
+        /// Relative to the root.
+        var path: String
+        /// What it holds, when files are read.
+        var data: Result<Data, any Error>?
+    }
+
+    let root: String
+    /// Read each file found, up to this many bytes (see ``Files/read(_:limit:)``); nil: do not read.
+    let limit: Int?
+    private let condition = NSCondition()
+    /// Folders still to list, relative to the root.
+    private var pending = [""]
+    /// Threads listing a folder: until none is, more folders may come.
+    private var busy = 0
+    private(set) var found: [File] = []
+    private(set) var special: [(file: String, kind: String)] = []
+
+    init(root: String, limit: Int?) {
+        self.root = root
+        self.limit = limit
+    }
+
+    func run() {
+        DispatchQueue.concurrentPerform(iterations: ProcessInfo.processInfo.activeProcessorCount) { _ in
+            while let folder = next() {
+                let listed = Files.list(root, folder, reading: limit)
+                condition.lock()
+                pending += listed.folders
+                found += listed.files
+                special += listed.special
+                busy -= 1
+                condition.broadcast()
+                condition.unlock()
+            }
+        }
+    }
+
+    private func next() -> String? {
+        condition.lock()
+        defer { condition.unlock() }
+        while pending.isEmpty && busy > 0 { condition.wait() }
+        guard let folder = pending.popLast() else { return nil }
+        busy += 1
+        return folder
     }
 }
 

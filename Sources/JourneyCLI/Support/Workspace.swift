@@ -10,48 +10,93 @@ enum Workspace {
     /// the files call or play from nearby (see ``journeySearchPath(for:)``), with the
     /// handlers the command line knows. `diagnostics` has the problems of reading the files
     /// and those of the project.
+    ///
+    /// The journeys of the folders are read but parsed only when needed (see
+    /// ``ProjectLoader/load(_:)``): a command on one file costs about the same in a project
+    /// of a thousand journeys as in one of ten.
     static func load(paths: [String], journeyFolders: [String] = []) -> (project: Project, diagnostics: DiagnosticList)
     {
         var diagnostics = DiagnosticList()
         let files = Files.yamlFiles(in: paths, diagnostics: &diagnostics)
         var sources = Files.sources(files, limit: limits.maxBytes, diagnostics: &diagnostics)
-        // A file is read once, however many of the paths and folders lead to it.
-        let cwd = FileManager.default.currentDirectoryPath
-        var seen = Set(files.map { Path.absoluteComponents($0, cwd: cwd) })
-        let extra = Files.yamlFiles(in: journeyFolders, diagnostics: &diagnostics).filter {
-            seen.insert(Path.absoluteComponents($0, cwd: cwd)).inserted
+        var search = Search()
+        for file in files { search.isNew(file) }
+        // A folder named is searched whole already: its journeys are not read twice.
+        for path in paths where Files.isFolder(path) { _ = search.startSearching(path, recursive: true) }
+        for folder in journeyFolders {
+            if search.startSearching(folder, recursive: true) {
+                sources += search.sources(in: folder, diagnostics: &diagnostics)
+            } else if !FileManager.default.fileExists(atPath: folder) {
+                diagnostics.error(
+                    "file.missing", "no such file or directory", at: SourceLocation(file: folder, line: 1, column: 1))
+            }
         }
-        sources += Files.sources(extra, limit: limits.maxBytes, diagnostics: &diagnostics).map {
-            SourceFile(path: $0.path, data: $0.data, journeyOnly: true)
-        }
-        sources += nearbyJourneys(for: paths, excluding: seen)
+        sources += nearbyJourneys(for: paths, search: &search)
         let project = Toolkit.current.loader().load(sources)
         diagnostics.append(contentsOf: project.diagnostics)
         return (project, diagnostics)
     }
 
+    /// The files and folders already searched, so that a file is read once, however many of
+    /// the paths and folders lead to it, and a folder is listed once.
+    struct Search {
+        let cwd = FileManager.default.currentDirectoryPath
+        /// Files found, by absolute path.
+        var seen: Set<String> = []
+        /// Folders searched with all their subfolders, as absolute components.
+        var searched: [[String]] = []
+
+        /// Whether `file` was not found before; it is now.
+        @discardableResult
+        mutating func isNew(_ file: String) -> Bool {
+            seen.insert("/" + Path.absoluteComponents(file, cwd: cwd).joined(separator: "/")).inserted
+        }
+
+        /// Whether `folder` is still to be searched: neither it nor a folder above it has been
+        /// searched with its subfolders. It counts as searched from now on.
+        mutating func startSearching(_ folder: String, recursive: Bool) -> Bool {
+            let components = Path.absoluteComponents(folder, cwd: cwd)
+            if searched.contains(where: { components.starts(with: $0) }) { return false }
+            if recursive { searched.append(components) }
+            return true
+        }
+
+        /// The YAML files under `folder` not found before (or `folder` itself, when it is a
+        /// file), its subfolders too, read as journeys to use only when needed.
+        mutating func sources(in folder: String, diagnostics: inout DiagnosticList) -> [SourceFile] {
+            let read: [SourceFile]
+            if let found = Files.yamlSources(under: folder, limit: limits.maxBytes, diagnostics: &diagnostics) {
+                let base = "/" + Path.absoluteComponents(folder, cwd: cwd).joined(separator: "/")
+                let new = found.filter { seen.insert(Path.join(base, $0.path)).inserted }
+                read = Files.sources(new.map { (Path.join(folder, $0.path), $0.data) }, diagnostics: &diagnostics)
+            } else {
+                read = isNew(folder) ? Files.sources([folder], limit: limits.maxBytes, diagnostics: &diagnostics) : []
+            }
+            return read.map { SourceFile(path: $0.path, data: $0.data, journeyOnly: true) }
+        }
+    }
+
     /// Journey files that the given paths may call or play, read as candidates: the loader
     /// uses only those it needs.
-    static func nearbyJourneys(for paths: [String], excluding: Set<[String]>) -> [SourceFile] {
+    static func nearbyJourneys(for paths: [String], search: inout Search) -> [SourceFile] {
         var ignored = DiagnosticList()
-        var files: [String] = []
+        var sources: [SourceFile] = []
         for path in paths {
             let (folder, recursive) = journeySearchPath(for: path)
+            guard search.startSearching(folder, recursive: recursive) else { continue }
             if recursive {
-                files += Files.yamlFiles(in: [folder], diagnostics: &ignored)
+                sources += search.sources(in: folder, diagnostics: &ignored)
             } else {
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-                files += names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted().map {
+                let files = names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted().map {
                     Path.join(folder, $0)
+                }.filter { search.isNew($0) }
+                sources += Files.sources(files, limit: limits.maxBytes, diagnostics: &ignored).map {
+                    SourceFile(path: $0.path, data: $0.data, journeyOnly: true)
                 }
             }
         }
-        let cwd = FileManager.default.currentDirectoryPath
-        var seen = excluding
-        files = files.filter { seen.insert(Path.absoluteComponents($0, cwd: cwd)).inserted }
-        return Files.sources(files, limit: limits.maxBytes, diagnostics: &ignored).map {
-            SourceFile(path: $0.path, data: $0.data, journeyOnly: true)
-        }
+        return sources
     }
 
     /// Where to look for the journeys a file or folder needs: the nearest enclosing folder

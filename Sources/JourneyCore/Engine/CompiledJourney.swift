@@ -1,23 +1,50 @@
 /// The journeys of one run or check, compiled together so sub-journey calls resolve.
 public final class CompiledLibrary: Sendable {
     public let journeys: [String: CompiledJourney]
+    /// Stored keys known secret from the journeys compiled: those they (and any others read
+    /// whole) declare `secret`, and those handlers keep secrets under.
+    let compiledSecretStoredKeys: Set<String>
+    /// The project's journeys that were not compiled, asked about the keys above does not settle.
+    let elsewhere: SecretsElsewhere?
+
     /// Device store keys whose values are secret in every journey and every output: those any
     /// journey of the project declares `secret`, and those handlers keep secrets under (the
-    /// key `pin.save` seals a PIN into).
-    public let secretStoredKeys: Set<String>
-
-    init(journeys: [String: CompiledJourney], secretStoredKeys: Set<String> = []) {
-        self.journeys = journeys
-        self.secretStoredKeys = secretStoredKeys
+    /// key `pin.save` seals a PIN into). When the library was loaded with only what a run
+    /// reaches, this looks at every journey file of the project that may declare a secret;
+    /// ``isSecretStored(_:)`` asks about one key, which costs less.
+    public var secretStoredKeys: Set<String> {
+        compiledSecretStoredKeys.union(elsewhere?.all() ?? [])
     }
 
-    /// Whether values stored under `key` are secret.
-    public func isSecretStored(_ key: String) -> Bool { secretStoredKeys.contains(key) }
+    init(journeys: [String: CompiledJourney], secretStoredKeys: Set<String> = [], elsewhere: SecretsElsewhere? = nil) {
+        self.journeys = journeys
+        self.compiledSecretStoredKeys = secretStoredKeys
+        self.elsewhere = elsewhere
+    }
+
+    /// The same journeys, with the project's other journeys (not compiled) asked whether they
+    /// declare a stored key secret.
+    func declaringSecrets(elsewhere: SecretsElsewhere?) -> CompiledLibrary {
+        guard let elsewhere else { return self }
+        return CompiledLibrary(journeys: journeys, secretStoredKeys: compiledSecretStoredKeys, elsewhere: elsewhere)
+    }
+
+    /// Whether values stored under `key` are secret: `key` is in ``secretStoredKeys``.
+    public func isSecretStored(_ key: String) -> Bool {
+        compiledSecretStoredKeys.contains(key) || elsewhere?.declares(key) == true
+    }
 
     public subscript(id: String) -> CompiledJourney? { journeys[id] }
 
     /// Journey ids in a stable order.
     public var ids: [String] { journeys.keys.sorted() }
+}
+
+/// What the journeys of a project that a library did not compile say about stored keys: whether
+/// one of them declares a key secret, and every key they declare secret.
+struct SecretsElsewhere: Sendable {
+    var declares: @Sendable (String) -> Bool
+    var all: @Sendable () -> Set<String>
 }
 
 /// A journey checked against its handlers and ready to run.

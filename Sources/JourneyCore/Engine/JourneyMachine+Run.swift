@@ -181,7 +181,7 @@ extension JourneyMachine.Run {
         emit(.journeyStart(journey: root.id, params: .sorted(params)))
         var frame = JourneyMachine.Frame(journey: root, params: params, state: JourneyMachine.initialState(root))
         if let message = JourneyMachine.evaluateMaximums(
-            &frame, device: device, secretStored: setup.library.secretStoredKeys)
+            &frame, device: device, library: setup.library)
         {
             return failure(nil, message)
         }
@@ -296,7 +296,7 @@ extension JourneyMachine.Run {
         emit(.subjourneyEnter(journey: id, step: step.id, params: .sorted(params)))
         var frame = JourneyMachine.Frame(journey: callee, params: params, state: JourneyMachine.initialState(callee))
         if let message = JourneyMachine.evaluateMaximums(
-            &frame, device: device, secretStored: setup.library.secretStoredKeys)
+            &frame, device: device, library: setup.library)
         {
             return .stop(failure(step.id, message))
         }
@@ -360,7 +360,7 @@ extension JourneyMachine.Run {
     /// Names for expressions at the innermost journey.
     func lookup(inputs: [String: Value] = [:], outcome: [String: Value] = [:]) -> JourneyMachine.Lookup {
         JourneyMachine.Lookup(
-            frame: frames[frames.count - 1], device: device, secretStored: setup.library.secretStoredKeys,
+            frame: frames[frames.count - 1], device: device, library: setup.library,
             inputs: inputs, outcome: outcome)
     }
 }
@@ -625,10 +625,10 @@ extension JourneyMachine {
 
     /// Evaluates the maximums of a journey's limits written as expressions, when the journey
     /// starts; the message says why one cannot be used.
-    static func evaluateMaximums(_ frame: inout Frame, device: DeviceState, secretStored: Set<String>) -> String? {
+    static func evaluateMaximums(_ frame: inout Frame, device: DeviceState, library: CompiledLibrary) -> String? {
         for (name, limit) in frame.journey.limits.sorted(by: { $0.key < $1.key }) {
             guard case .computed(let template) = limit.max else { continue }
-            let lookup = Lookup(frame: frame, device: device, secretStored: secretStored)
+            let lookup = Lookup(frame: frame, device: device, library: library)
             let value: Value
             do {
                 value = try template.evaluate(in: lookup)
@@ -701,8 +701,8 @@ extension JourneyMachine {
     struct Lookup: ValueProvider {
         var frame: Frame
         var device: DeviceState
-        /// Stored keys secret in the project (see ``CompiledLibrary/secretStoredKeys``).
-        let secretStored: Set<String>
+        /// Says which stored keys are secret in the project (``CompiledLibrary/isSecretStored(_:)``).
+        let library: CompiledLibrary
         var inputs: [String: Value] = [:]
         var outcome: [String: Value] = [:]
 
@@ -715,7 +715,7 @@ extension JourneyMachine {
             case "stored":
                 let decl = frame.journey.stored.first { $0.name == name }
                 let value = device.store[name] ?? decl?.defaultValue ?? decl.map { JourneyMachine.zero($0.type.type) }
-                return value?.secret(if: decl?.type.secret ?? false || secretStored.contains(name))
+                return value?.secret(if: decl?.type.secret ?? false || library.isSecretStored(name))
             case "input": return inputs[name]
             case "outcome": return outcome[name]
             case "device":

@@ -5,7 +5,10 @@ public struct SourceFile: Sendable {
     public var path: String
     public var data: Data
     /// When true, the file is used only if it is a journey (for example, the files searched
-    /// for sub-journeys); scenarios and other YAML among them are skipped.
+    /// for sub-journeys); scenarios and other YAML among them are skipped. Such a file is
+    /// parsed only when a journey it may declare is called or played, or when it may declare
+    /// secret a stored key that a run or check asks about; its problems are reported only when
+    /// its journey is used.
     public var journeyOnly: Bool
 
     public init(path: String, data: Data, journeyOnly: Bool = false) {
@@ -48,7 +51,8 @@ public struct UnrunnableScenario: Sendable, Equatable {
 
 /// Runs the ``Pipeline`` over a set of files: each file is parsed and loaded as a journey or a
 /// scenario by its first key (on every core), the journeys are compiled together (so calls
-/// between files resolve), and the scenarios are checked against them.
+/// between files resolve), and the scenarios are checked against them. Files given only to
+/// find what the others call (``SourceFile/journeyOnly``) are parsed only when needed.
 public struct ProjectLoader: Sendable {
     public var pipeline: Pipeline
     public var handlers: HandlerRegistry { pipeline.handlers }
@@ -71,20 +75,50 @@ public struct ProjectLoader: Sendable {
         declaredKey("journey", in: data) != nil && declaredKey("scenario", in: data) == nil
     }
 
-    /// The value of a top-level `KEY: value` line, read from the text without parsing, for
-    /// files too broken to parse: so their errors can still be tied to the journey or
-    /// scenario they define.
+    /// How much of a file's start ``declaredKey(_:in:)`` looks at.
+    static let headerBytes = 64 << 10
+
+    /// The value of a top-level `KEY: value` line (the first in the file's first 64 KiB), read
+    /// from the text without parsing, for files too broken to parse: so their errors can still
+    /// be tied to the journey or scenario they define. Lines are found in the bytes, so that
+    /// looking at every file of a large project costs little.
     static func declaredKey(_ key: String, in data: Data) -> String? {
-        let text = String(decoding: data.prefix(64 << 10), as: UTF8.self)
-        for line in text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
-            guard line.hasPrefix(key + ":") else { continue }
-            var value = line.dropFirst(key.count + 1)
-            if let hash = value.range(of: " #") { value = value[..<hash.lowerBound] }
-            let trimmed = value.trimmingCharacters(in: .whitespaces).trimmingCharacters(
-                in: CharacterSet(charactersIn: "\"'\r"))
-            return trimmed
+        let prefix = Array((key + ":").utf8)
+        return data.withUnsafeBytes { whole -> String? in
+            let bytes = UnsafeRawBufferPointer(rebasing: whole.prefix(headerBytes))
+            var start = 0
+            while start < bytes.count {
+                let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+                if end - start >= prefix.count && bytes[start..<(start + prefix.count)].elementsEqual(prefix),
+                    let value = declaredValue(key, line: String(decoding: bytes[start..<end], as: UTF8.self))
+                {
+                    return value
+                }
+                start = end + 1
+            }
+            return nil
         }
-        return nil
+    }
+
+    /// The value of `line` when it is `KEY: value` (judged as text, where a combining mark
+    /// after the colon makes another character), without a trailing comment (from ` #`),
+    /// spaces and tabs (`CharacterSet.whitespaces`), then quotes and carriage returns.
+    static func declaredValue(_ key: String, line: String) -> String? {
+        guard line.hasPrefix(key + ":") else { return nil }
+        var bytes = Array(line.utf8.dropFirst(key.utf8.count + 1))
+        if let hash = bytes.indices.dropLast().first(where: { bytes[$0] == 0x20 && bytes[$0 + 1] == 0x23 }) {
+            bytes.removeSubrange(hash...)
+        }
+        var scalars = String(decoding: bytes, as: UTF8.self).unicodeScalars[...]
+        func isSpace(_ s: Unicode.Scalar) -> Bool {
+            s == " " || s == "\t" || (!s.isASCII && s.properties.generalCategory == .spaceSeparator)
+        }
+        func isQuote(_ s: Unicode.Scalar) -> Bool { s == "\"" || s == "'" || s == "\r" }
+        for trim in [isSpace, isQuote] {
+            while let first = scalars.first, trim(first) { scalars.removeFirst() }
+            while let last = scalars.last, trim(last) { scalars.removeLast() }
+        }
+        return String(scalars)
     }
 
     /// What one file came to, read on its own.
@@ -165,7 +199,16 @@ public struct ProjectLoader: Sendable {
             reason: "")
     }
 
+    /// Loads the files: those a command names are parsed and checked whole; those given as
+    /// ``SourceFile/journeyOnly`` are parsed only when what the named files play or call, all
+    /// the way down, needs them, or when a stored key's secrecy depends on them (see
+    /// ``ProjectJourneyFiles``).
     public func load(_ files: [SourceFile]) -> Project {
+        loadTracingParsed(files).project
+    }
+
+    /// ``load(_:)``, and the paths of the `journeyOnly` files it parsed, in the order it did.
+    func loadTracingParsed(_ files: [SourceFile]) -> (project: Project, parsed: [String]) {
         var d = DiagnosticList()
         var journeys: [Journey] = []
         var scenarios: [(scenario: Scenario, declared: UnrunnableScenario)] = []
@@ -175,27 +218,20 @@ public struct ProjectLoader: Sendable {
         // Journeys whose files have errors, and the file: their scenarios are not checked
         // (the journey's own errors say what is wrong; "unknown journey" would only add noise).
         var broken: [String: String] = [:]
-        // Journeys from files searched for sub-journeys: used only when needed.
-        var candidates: [String: (file: String, journey: Journey?, diagnostics: DiagnosticList)] = [:]
-        // Stored keys declared secret by any journey read, called or not.
-        var secretKeys: Set<String> = []
+        let named = files.filter { !$0.journeyOnly }
+        // Journeys from files searched for sub-journeys: parsed only when needed.
+        let others = ProjectJourneyFiles(files.filter(\.journeyOnly), loader: self)
         // Files are independent until they are compiled together: read them on every core,
         // then take the results in the order the files were given.
-        let bytes = files.reduce(0) { $0 + $1.data.count }
-        for result in Parallel.map(files, parallel: bytes >= Self.parallelBytes, read) {
+        let bytes = named.reduce(0) { $0 + $1.data.count }
+        for result in Parallel.map(named, parallel: bytes >= Self.parallelBytes, read) {
             switch result {
-            case .skipped: break
+            case .skipped, .candidate: break
             case .problems(let items): d.append(contentsOf: items)
-            case .candidate(let id, let file, let journey, let diagnostics):
-                if let journey { secretKeys.formUnion(journey.secretStoredKeys) }
-                if candidates[id] == nil { candidates[id] = (file, journey, diagnostics) }
             case .journey(let journey, let diagnostics, let brokenId):
                 journeyFiles += 1
                 d.append(contentsOf: diagnostics)
-                if let journey {
-                    journeys.append(journey)
-                    secretKeys.formUnion(journey.secretStoredKeys)
-                }
+                if let journey { journeys.append(journey) }
                 if let brokenId { broken[brokenId] = journey?.file ?? diagnostics.items.first?.location.file ?? "" }
             case .scenario(let scenario, let diagnostics, var declared):
                 scenarioFiles += 1
@@ -212,7 +248,7 @@ public struct ProjectLoader: Sendable {
         var known = Set(journeys.map(\.id.value)).union(broken.keys)
         var wanted = scenarios.map(\.scenario.journey.value) + journeys.flatMap(Self.callees)
         while let id = wanted.popLast() {
-            guard !known.contains(id), let candidate = candidates[id] else { continue }
+            guard !known.contains(id), let candidate = others.journey(id) else { continue }
             known.insert(id)
             d.append(contentsOf: candidate.diagnostics.errors)
             if let journey = candidate.journey {
@@ -221,7 +257,11 @@ public struct ProjectLoader: Sendable {
             }
             if candidate.journey?.isIncomplete ?? true { broken[id] = candidate.file }
         }
-        let library = pipeline.compile(journeys, broken: broken, secretStoredKeys: secretKeys, into: &d)
+        // A stored key declared secret by a journey not loaded is still secret: the library
+        // asks the other files about each key it is asked about.
+        let declaredSecret = Set(journeys.flatMap(\.secretStoredKeys))
+        let library = pipeline.compile(journeys, broken: broken, secretStoredKeys: declaredSecret, into: &d)
+            .declaringSecrets(elsewhere: others.isEmpty ? nil : others.secrets)
         var compiled: [CompiledScenario] = []
         var seen: [String: String] = [:]
         for (scenario, declared) in scenarios {
@@ -261,9 +301,10 @@ public struct ProjectLoader: Sendable {
         }
         compiled.sort { ($0.journey.id, $0.id) < ($1.journey.id, $1.id) }
         unrunnable.sort { ($0.journey, $0.scenario, $0.file) < ($1.journey, $1.scenario, $1.file) }
-        return Project(
+        let project = Project(
             compiled: library, journeys: journeys, scenarios: compiled, unrunnable: unrunnable, diagnostics: d,
             journeyFiles: journeyFiles, scenarioFiles: scenarioFiles)
+        return (project, others.parsed)
     }
 
     /// Why a journey did not compile: the first journey in its call tree whose file has errors.

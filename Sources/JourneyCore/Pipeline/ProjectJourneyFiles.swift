@@ -1,0 +1,265 @@
+import Foundation
+
+/// The journey files a command may need without naming them: those of the project's folders
+/// (and of the folders it uses, and near the files named), which the files named may call or
+/// play. They are read but not parsed: a run or a check parses only what it reaches, so its
+/// start-up does not grow with the number of journeys in the project.
+///
+/// A file is parsed when
+/// - a call or a scenario names the journey it declares (``journey(_:)``), or
+/// - a run or a check asks whether a stored key is secret (``declaresSecret(_:)``): a key that
+///   any journey of the project declares secret is secret in every journey and every output,
+///   so the answer looks at every file that could declare it, reached or not.
+///
+/// What a parsed file gives is exactly what reading it with the others would give: it is read
+/// by the same ``ProjectLoader/read(_:)``.
+final class ProjectJourneyFiles: @unchecked Sendable {
+    private let files: [SourceFile]
+    private let loader: ProjectLoader
+    /// Guards everything below: runs side by side (`journey test --jobs`) may ask at once.
+    private let lock = NSLock()
+    /// What each file came to, once parsed.
+    private var results: [ProjectLoader.FileResult?]
+    /// What each file's text says without parsing, each part looked at once, when needed.
+    private var texts: [TextFacts]
+    /// Stored keys asked about, and whether a journey among the files declares them secret.
+    private var answers: [String: Bool] = [:]
+    /// The files parsed, in the order they were.
+    private var parsedOrder: [String] = []
+
+    init(_ files: [SourceFile], loader: ProjectLoader) {
+        self.files = files
+        self.loader = loader
+        self.results = Array(repeating: nil, count: files.count)
+        self.texts = Array(repeating: TextFacts(), count: files.count)
+    }
+
+    /// The files parsed so far, in the order they were.
+    var parsed: [String] { lock.withLock { parsedOrder } }
+
+    var isEmpty: Bool { files.isEmpty }
+
+    /// What the files say about secret stored keys, for a ``CompiledLibrary``.
+    var secrets: SecretsElsewhere {
+        SecretsElsewhere(declares: { self.declaresSecret($0) }, all: { self.allDeclaredSecret() })
+    }
+
+    // MARK: Finding a journey
+
+    /// The file declaring the journey `id` (its journey, nil when the file is too broken to
+    /// load one, and its problems), or nil when none of the files declares it.
+    ///
+    /// A file's first line `journey: ID` says what it declares, so the files saying `id` are
+    /// parsed first, in order; the first that declares it is the one. Only when none does
+    /// (a file that writes its id otherwise, as a folded scalar or with an escape) are the
+    /// other journey files whose text holds `id` parsed, in order.
+    func journey(_ id: String) -> (file: String, journey: Journey?, diagnostics: DiagnosticList)? {
+        lock.withLock {
+            for index in files.indices where header(index) == id && isJourney(index) {
+                if let found = declared(id, by: index) { return found }
+            }
+            let plain = Self.isPlain(id)
+            let needle = Array(id.utf8)
+            for index in files.indices where results[index] == nil {
+                guard !plain || hasEscape(index) || ByteSearch.contains(needle, in: files[index].data), isJourney(index)
+                else { continue }
+                if let found = declared(id, by: index) { return found }
+            }
+            return nil
+        }
+    }
+
+    private func declared(_ id: String, by index: Int) -> (String, Journey?, DiagnosticList)? {
+        guard case .candidate(id, let file, let journey, let diagnostics) = result(index) else { return nil }
+        return (file, journey, diagnostics)
+    }
+
+    // MARK: Secret stored keys
+
+    /// Whether a journey among the files declares the stored key `key` secret (`stored:`, with
+    /// `secret: true`), exactly as if every file had been parsed.
+    ///
+    /// Only the files that could declare it are parsed; the others are told apart by their
+    /// bytes, soundly:
+    /// - ``ProjectLoader/read(_:)`` skips a file that does not look like a journey: it declares
+    ///   nothing.
+    /// - A YAML key's characters are in the file as they are, unless an escape (a backslash)
+    ///   spells them: folding a line adds a space, and single quotes double only a quote. So a
+    ///   file without a backslash and without the bytes `secret` and `stored` declares no
+    ///   stored key secret.
+    /// - Likewise such a file without `key`'s bytes declares no key equal to it, when `key` is
+    ///   plain (``isPlain(_:)``): Swift compares text by canonical equivalence, and the only
+    ///   characters equal to an ASCII one are the Kelvin sign (K), the Greek question mark (;)
+    ///   and the Greek varia (`), as a test checks over all of Unicode.
+    func declaresSecret(_ key: String) -> Bool {
+        lock.withLock {
+            if let known = answers[key] { return known }
+            let plain = Self.isPlain(key)
+            let needle = Array(key.utf8)
+            // Cheapest first: a backslash, then the key's text, each in one quick pass.
+            let candidates = files.indices.filter { index in
+                let escape = hasEscape(index)
+                guard escape || !plain || ByteSearch.contains(needle, in: files[index].data) else { return false }
+                return isJourney(index) && (escape || mentionsSecretAndStored(index))
+            }
+            // Most keys asked about are not secret, and then every file that may declare one
+            // is parsed anyway: parse them together.
+            parse(candidates)
+            let found = candidates.contains { index in
+                guard case .candidate(_, _, let journey?, _) = result(index) else { return false }
+                return journey.secretStoredKeys.contains(key)
+            }
+            answers[key] = found
+            return found
+        }
+    }
+
+    /// Every stored key a journey among the files declares secret: parses each file that
+    /// could declare one (see ``declaresSecret(_:)``).
+    func allDeclaredSecret() -> Set<String> {
+        lock.withLock {
+            let candidates = files.indices.filter { index in
+                isJourney(index) && (hasEscape(index) || mentionsSecretAndStored(index))
+            }
+            parse(candidates)
+            var keys: Set<String> = []
+            for index in candidates {
+                if case .candidate(_, _, let journey?, _) = result(index) { keys.formUnion(journey.secretStoredKeys) }
+            }
+            return keys
+        }
+    }
+
+    // MARK: Reading
+
+    /// What a file's text says, judged from its bytes without parsing: each part once known.
+    struct TextFacts {
+        /// The value of its first top-level `journey:` line (``ProjectLoader/declaredKey(_:in:)``).
+        var header: String??
+        /// Whether ``ProjectLoader/read(_:)`` reads it as a journey rather than skipping it
+        /// (``ProjectLoader/looksLikeJourney(_:)``).
+        var isJourney: Bool?
+        /// Whether it has a backslash: a YAML escape could then spell any text.
+        var hasEscape: Bool?
+        var mentionsSecretAndStored: Bool?
+    }
+
+    private func header(_ index: Int) -> String? {
+        if let known = texts[index].header { return known }
+        let header = ProjectLoader.declaredKey("journey", in: files[index].data)
+        texts[index].header = .some(header)
+        return header
+    }
+
+    private func isJourney(_ index: Int) -> Bool {
+        if let known = texts[index].isJourney { return known }
+        let isJourney = header(index) != nil && ProjectLoader.declaredKey("scenario", in: files[index].data) == nil
+        texts[index].isJourney = isJourney
+        return isJourney
+    }
+
+    private func hasEscape(_ index: Int) -> Bool {
+        if let known = texts[index].hasEscape { return known }
+        let hasEscape = ByteSearch.contains(Self.backslash, in: files[index].data)
+        texts[index].hasEscape = hasEscape
+        return hasEscape
+    }
+
+    private func mentionsSecretAndStored(_ index: Int) -> Bool {
+        if let known = texts[index].mentionsSecretAndStored { return known }
+        let data = files[index].data
+        let mentions = ByteSearch.contains(Self.secret, in: data) && ByteSearch.contains(Self.stored, in: data)
+        texts[index].mentionsSecretAndStored = mentions
+        return mentions
+    }
+
+    private static let backslash = Array("\\".utf8)
+    private static let secret = Array("secret".utf8)
+    private static let stored = Array("stored".utf8)
+
+    /// From this much YAML on, parsing files on other threads saves time: a file of a few
+    /// kilobytes takes a fifth of a millisecond, waking a thread a few hundredths. (Loading
+    /// the files a command names waits for more, since it usually has other work to share.)
+    static let parallelBytes = 8 << 10
+
+    /// Parses the files not parsed yet among `indices`, on every core when they are many.
+    private func parse(_ indices: [Int]) {
+        let missing = indices.filter { results[$0] == nil }
+        let bytes = missing.reduce(0) { $0 + files[$1].data.count }
+        let parsed = Parallel.map(missing, parallel: bytes >= Self.parallelBytes) { loader.read(files[$0]) }
+        for (index, result) in zip(missing, parsed) {
+            results[index] = result
+            parsedOrder.append(files[index].path)
+        }
+    }
+
+    private func result(_ index: Int) -> ProjectLoader.FileResult {
+        if let known = results[index] { return known }
+        let result = loader.read(files[index])
+        results[index] = result
+        parsedOrder.append(files[index].path)
+        return result
+    }
+
+    /// Whether `text` is made only of ASCII letters other than `K`, digits, `_`, `-` and `.`:
+    /// text that a YAML file can hold only as those very bytes, unless it uses an escape.
+    static func isPlain(_ text: String) -> Bool {
+        !text.isEmpty
+            && text.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"): byte != UInt8(ascii: "K")
+                case UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."): true
+                default: false
+                }
+            }
+    }
+}
+
+/// Searching bytes for bytes, without decoding them, eight at a time.
+enum ByteSearch {
+    /// Whether `needle` occurs in `data`.
+    static func contains(_ needle: [UInt8], in data: Data) -> Bool {
+        data.withUnsafeBytes { firstIndex(of: needle, in: $0) != nil }
+    }
+
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    private static let highs: UInt64 = 0x8080_8080_8080_8080
+
+    /// The high bit of every byte of `word` that is zero is set; a byte above a zero one may
+    /// be marked too (a borrow), so each mark is only a candidate, and no zero byte is missed.
+    @inline(__always)
+    private static func zeroBytes(_ word: UInt64) -> UInt64 { (word &- ones) & ~word & highs }
+
+    /// Where `needle` first occurs in `bytes`. Eight positions at a time are kept as
+    /// candidates when the needle's first and last bytes are where they would be; each
+    /// candidate is then compared whole.
+    static func firstIndex(of needle: [UInt8], in bytes: UnsafeRawBufferPointer) -> Int? {
+        guard let first = needle.first, let last = needle.last, bytes.count >= needle.count else { return nil }
+        let end = bytes.count - needle.count  // the last position the needle can start at
+        func matches(at index: Int) -> Bool {
+            for k in 1..<needle.count where bytes[index + k] != needle[k] { return false }
+            return true
+        }
+        let firsts = UInt64(first) &* ones
+        let lasts = UInt64(last) &* ones
+        var index = 0
+        while index + 7 <= end {
+            let head = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            let tail = UInt64(
+                littleEndian: bytes.loadUnaligned(fromByteOffset: index + needle.count - 1, as: UInt64.self))
+            var candidates = zeroBytes(head ^ firsts) & zeroBytes(tail ^ lasts)
+            while candidates != 0 {
+                let position = index + candidates.trailingZeroBitCount / 8
+                if bytes[position] == first && matches(at: position) { return position }
+                candidates &= candidates - 1
+            }
+            index += 8
+        }
+        while index <= end {
+            if bytes[index] == first && matches(at: index) { return index }
+            index += 1
+        }
+        return nil
+    }
+}

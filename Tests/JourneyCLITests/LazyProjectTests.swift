@@ -1,0 +1,168 @@
+import Foundation
+import Testing
+
+/// `journey run --scenario X` and `journey check FILE` load what that file reaches, not every
+/// journey of the project: a broken journey elsewhere changes nothing for them, one they call
+/// is reported where it is, and a stored key another journey of the project declares secret
+/// is still never shown.
+@Suite("A run or a check of one file inside a larger project", .timeLimit(.minutes(10)))
+struct LazyProjectTests {
+    static let main = """
+        journey: app.main
+        version: 1
+        title: Main
+        stored:
+          token: { type: string, default: "" }
+        start: sub
+        steps:
+          sub:
+            call: app.sub
+            on: { done: decide }
+          decide:
+            handler: flow.decide
+            on: { next: done }
+        ends:
+          done: { kind: success }
+
+        """
+
+    static let sub = """
+        journey: app.sub
+        version: 1
+        title: Sub
+        start: decide
+        steps:
+          decide:
+            handler: flow.decide
+            on: { next: done }
+        ends:
+          done: { kind: success }
+
+        """
+
+    /// Never reached from app.main: declares the key app.main declares not secret, secret.
+    static let declares = """
+        journey: other.declares
+        version: 1
+        title: Declares
+        stored:
+          token: { type: string, secret: true, default: "" }
+        start: decide
+        steps:
+          decide:
+            handler: flow.decide
+            on: { next: done }
+        ends:
+          done: { kind: success }
+
+        """
+
+    static let unparseable = "journey: other.broken\nversion: 1\ntitle: \"unclosed\nstart: a\n"
+
+    static let scenario = """
+        scenario: s
+        journey: app.main
+        device: { store: { token: user-token-4711 } }
+        script: []
+        expect: { end: done }
+
+        """
+
+    static let scenarioPath = "journeys/app/scenarios/s.scenario.yaml"
+
+    /// A project with app.main (calling app.sub) and its scenario, and beside them a journey
+    /// declaring `token` secret and one that does not parse, neither reached.
+    static func project(in directory: URL, sub: String = Self.sub) throws {
+        let files = [
+            "journeykit.yaml": "journeys: [journeys]\n",
+            "journeys/app/main.journey.yaml": main,
+            "journeys/app/sub.journey.yaml": sub,
+            scenarioPath: scenario,
+            "journeys/other/declares.journey.yaml": declares,
+            "journeys/other/broken.journey.yaml": unparseable,
+        ]
+        for (path, text) in files { try writeText(text, to: directory.appendingPathComponent(path)) }
+    }
+
+    @Test("a journey elsewhere that does not parse changes nothing for `journey run`; a key secret elsewhere is hidden")
+    func runIgnoresTheRestButKeepsItsSecrets() async throws {
+        try await withTemporaryDirectory { directory in
+            try Self.project(in: directory)
+            for format in ["text", "jsonl"] {
+                let run = try await runJourney(
+                    ["run", "--scenario", Self.scenarioPath, "--format", format], cwd: directory)
+                expectNoCrash(run)
+                #expect(run.status == Exit.ok, "\(run)")
+                #expect(!run.output.contains("broken"), "\(run)")
+                #expect(!run.output.contains("4711"), "the secret stored value leaked: \(run)")
+                #expect(run.stdout.contains("•••"), "\(run)")
+            }
+            let text = try await runJourney(["run", "--scenario", Self.scenarioPath], cwd: directory)
+            #expect(text.stdout.contains("# store: {token: •••}"), "\(text)")
+        }
+    }
+
+    @Test("`journey check FILE` reports FILE and what it reaches; with no path it still checks every journey")
+    func checkOneFile() async throws {
+        try await withTemporaryDirectory { directory in
+            try Self.project(in: directory)
+            for file in ["journeys/app/main.journey.yaml", Self.scenarioPath] {
+                let check = try await runJourney(["check", file], cwd: directory)
+                #expect(check.status == Exit.ok, "\(check)")
+                #expect(check.diagnostics.isEmpty, "\(check)")
+                #expect(check.stderr.contains(": 0 errors, 0 warnings"), "\(check)")
+            }
+            for arguments in [["check"], ["check", "journeys"]] {
+                let all = try await runJourney(arguments, cwd: directory)
+                #expect(all.status == Exit.invalid, "\(all)")
+                #expect(
+                    all.diagnostics.map(\.path) == ["journeys/other/broken.journey.yaml"],
+                    "\(arguments): \(all)")
+            }
+        }
+    }
+
+    @Test("a journey that does not parse and is called is reported at its own file by run and by check")
+    func brokenCalledJourney() async throws {
+        try await withTemporaryDirectory { directory in
+            try Self.project(
+                in: directory, sub: Self.unparseable.replacingOccurrences(of: "other.broken", with: "app.sub"))
+            let run = try await runJourney(["run", "--scenario", Self.scenarioPath], cwd: directory)
+            let check = try await runJourney(["check", "journeys/app/main.journey.yaml"], cwd: directory)
+            for result in [run, check] {
+                expectNoCrash(result)
+                #expect(result.status == Exit.invalid, "\(result)")
+                let errors = result.diagnostics.filter { $0.severity == "error" }
+                #expect(errors.map(\.path) == ["journeys/app/sub.journey.yaml"], "\(result)")
+                #expect(!result.output.contains("other/broken"), "\(result)")
+            }
+        }
+    }
+
+    @Test("`journey bench` times a run inside a generated project against the same run alone, and can keep both")
+    func benchProject() async throws {
+        try await withTemporaryDirectory { directory in
+            let bench = try await runJourney(
+                [
+                    "bench", "--scenarios", "100", "--load-megabytes", "1", "--process-runs", "1",
+                    "--project-journeys", "20", "--project-folder", directory.path, "--json",
+                ], timeout: 120)
+            #expect(bench.status == Exit.ok, "\(bench)")
+            let json = try JSONSerialization.jsonObject(with: bench.stdoutData) as? [String: String]
+            let line = json?["journey run in a 20-journey project"] ?? ""
+            #expect(line.contains("ms inside") && line.contains("ms alone") && line.contains("×"), "\(bench)")
+            let project = directory.appendingPathComponent("project")
+            let alone = directory.appendingPathComponent("alone")
+            let all = try await runJourney(["check"], cwd: project)
+            #expect(all.stderr.contains("checked 20 journeys and 2 scenarios: 0 errors, 0 warnings"), "\(all)")
+            let reached = try await runJourney(["check"], cwd: alone)
+            #expect(reached.stderr.contains("checked 3 journeys and 1 scenario: 0 errors, 0 warnings"), "\(reached)")
+            let scenario = "journeys/area-000/scenarios/three-flows.scenario.yaml"
+            for folder in [project, alone] {
+                let run = try await runJourney(["run", "--scenario", scenario], cwd: folder)
+                #expect(run.status == Exit.ok, "\(run)")
+                #expect(run.stdout.contains("stored.area000Failures"), "the run writes the key its area shares")
+            }
+        }
+    }
+}
