@@ -83,10 +83,13 @@ final class ProjectJourneyFiles: @unchecked Sendable {
     /// bytes, soundly:
     /// - ``ProjectLoader/read(_:)`` skips a file that does not look like a journey: it declares
     ///   nothing.
-    /// - A YAML key's characters are in the file as they are, unless an escape (a backslash)
-    ///   spells them: folding a line adds a space, and single quotes double only a quote. So a
-    ///   file without a backslash and without the bytes `secret` and `stored` declares no
-    ///   stored key secret.
+    /// - A YAML key's characters are in the file as they are, unless an escape in a
+    ///   double-quoted scalar spells them. Only a hexadecimal escape (`\x`, `\u`, `\U`) can
+    ///   give a letter, a digit, `_`, `-` or `.`, and only an escaped line break (a backslash
+    ///   ending a line) joins two lines without a space: folding a line adds a space, the other
+    ///   escapes give spaces, controls, quotes and slashes, and single quotes double only a
+    ///   quote. So a file without such an escape (``mayEscape(_:)``) and without the bytes
+    ///   `secret` and `stored` declares no stored key secret.
     /// - Likewise such a file without `key`'s bytes declares no key equal to it, when `key` is
     ///   plain (``isPlain(_:)``): Swift compares text by canonical equivalence, and the only
     ///   characters equal to an ASCII one are the Kelvin sign (K), the Greek question mark (;)
@@ -96,7 +99,7 @@ final class ProjectJourneyFiles: @unchecked Sendable {
             if let known = answers[key] { return known }
             let plain = Self.isPlain(key)
             let needle = Array(key.utf8)
-            // Cheapest first: a backslash, then the key's text, each in one quick pass.
+            // Cheapest first: an escape, then the key's text, each in one quick pass.
             let candidates = files.indices.filter { index in
                 let escape = hasEscape(index)
                 guard escape || !plain || ByteSearch.contains(needle, in: files[index].data) else { return false }
@@ -139,7 +142,8 @@ final class ProjectJourneyFiles: @unchecked Sendable {
         /// Whether ``ProjectLoader/read(_:)`` reads it as a journey rather than skipping it
         /// (``ProjectLoader/looksLikeJourney(_:)``).
         var isJourney: Bool?
-        /// Whether it has a backslash: a YAML escape could then spell any text.
+        /// Whether it may hold a YAML escape that spells a letter or digit, or joins two lines
+        /// (``ProjectJourneyFiles/mayEscape(_:)``).
         var hasEscape: Bool?
         var mentionsSecretAndStored: Bool?
     }
@@ -160,7 +164,7 @@ final class ProjectJourneyFiles: @unchecked Sendable {
 
     private func hasEscape(_ index: Int) -> Bool {
         if let known = texts[index].hasEscape { return known }
-        let hasEscape = ByteSearch.contains(Self.backslash, in: files[index].data)
+        let hasEscape = Self.mayEscape(files[index].data)
         texts[index].hasEscape = hasEscape
         return hasEscape
     }
@@ -171,6 +175,26 @@ final class ProjectJourneyFiles: @unchecked Sendable {
         let mentions = ByteSearch.contains(Self.secret, in: data) && ByteSearch.contains(Self.stored, in: data)
         texts[index].mentionsSecretAndStored = mentions
         return mentions
+    }
+
+    /// Whether `data` has a backslash followed by `x`, `u`, `U` or a line break (also the
+    /// Unicode line and paragraph separators, which start with a byte past ASCII): the only YAML
+    /// escapes that can spell a letter, a digit, `_`, `-` or `.`, or join two lines without a
+    /// space. (A `\n` in a text, the usual escape, is none of them.)
+    static func mayEscape(_ data: Data) -> Bool {
+        data.withUnsafeBytes { bytes in
+            var from = 0
+            while let index = ByteSearch.firstIndex(of: backslash, in: bytes, from: from) {
+                guard index + 1 < bytes.count else { return false }
+                switch bytes[index + 1] {
+                case UInt8(ascii: "x"), UInt8(ascii: "u"), UInt8(ascii: "U"), UInt8(ascii: "\n"), UInt8(ascii: "\r"),
+                    0x80...0xFF:
+                    return true
+                default: from = index + 1
+                }
+            }
+            return false
+        }
     }
 
     private static let backslash = Array("\\".utf8)
@@ -231,11 +255,11 @@ enum ByteSearch {
     @inline(__always)
     private static func zeroBytes(_ word: UInt64) -> UInt64 { (word &- ones) & ~word & highs }
 
-    /// Where `needle` first occurs in `bytes`. Eight positions at a time are kept as
+    /// Where `needle` first occurs in `bytes`, at or after `start`. Eight positions at a time are kept as
     /// candidates when the needle's first and last bytes are where they would be; each
     /// candidate is then compared whole.
-    static func firstIndex(of needle: [UInt8], in bytes: UnsafeRawBufferPointer) -> Int? {
-        guard let first = needle.first, let last = needle.last, bytes.count >= needle.count else { return nil }
+    static func firstIndex(of needle: [UInt8], in bytes: UnsafeRawBufferPointer, from start: Int = 0) -> Int? {
+        guard let first = needle.first, let last = needle.last, bytes.count - start >= needle.count else { return nil }
         let end = bytes.count - needle.count  // the last position the needle can start at
         func matches(at index: Int) -> Bool {
             for k in 1..<needle.count where bytes[index + k] != needle[k] { return false }
@@ -243,7 +267,7 @@ enum ByteSearch {
         }
         let firsts = UInt64(first) &* ones
         let lasts = UInt64(last) &* ones
-        var index = 0
+        var index = start
         while index + 7 <= end {
             let head = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
             let tail = UInt64(

@@ -139,8 +139,12 @@ struct LazyLoadingTests {
         arguments: [
             (key: "token", declaration: #"  "\x74oken": { type: string, secret: true }"#),
             (key: "token", declaration: #"  token: { type: string, "s\u0065cret": true }"#),
-            // An escaped line break, in an explicit key: `"tok\` then `en"` on the next line.
+            (key: "token", declaration: #"  "\U00000074oken": { type: string, secret: true }"#),
+            // An escaped line break, in an explicit key: `"tok\` then `en"` on the next line;
+            // then the same with CRLF, and with a Unicode line separator.
             (key: "token", declaration: "  ? \"tok\\\n    en\"\n  : { type: string, secret: true }"),
+            (key: "token", declaration: "  ? \"tok\\\r\n    en\"\n  : { type: string, secret: true }"),
+            (key: "token", declaration: "  ? \"tok\\\u{2028}    en\"\n  : { type: string, secret: true }"),
             // KELVIN SIGN, which Swift compares equal to the letter K.
             (key: "Key", declaration: "  \u{212A}ey: { type: string, secret: true }"),
         ])
@@ -156,6 +160,29 @@ struct LazyLoadingTests {
         #expect(whole.journeys.first?.secretStoredKeys.contains(key) == true, "\(whole.diagnostics.sorted)")
         #expect(project.compiled.isSecretStored(key))
         #expect(project.compiled.secretStoredKeys.contains(key))
+    }
+
+    @Test("the escapes people write in texts (\\n, \\\", \\t) or patterns (\\d) do not make a file parsed for a key")
+    func commonEscapesAreNoReasonToParse() {
+        let texts = Self.journey(
+            "b.texts",
+            stored: #"stored:\#n  other: { type: string, secret: true, description: "a\nb \"c\" \t \d" }"#)
+        let plain = ProjectJourneyFiles(
+            [Self.file("b/texts.journey.yaml", texts)], loader: ProjectLoader(handlers: testHandlers))
+        #expect(!plain.declaresSecret("token"))
+        #expect(plain.parsed.isEmpty)
+        // With an escape that could spell a letter, the file is parsed to be sure.
+        let escaped = ProjectJourneyFiles(
+            [Self.file("b/texts.journey.yaml", texts.replacingOccurrences(of: #"\d"#, with: #"\x64"#))],
+            loader: ProjectLoader(handlers: testHandlers))
+        #expect(!escaped.declaresSecret("token"))
+        #expect(escaped.parsed == ["b/texts.journey.yaml"])
+        for (text, escapes) in [
+            (#"a: "\n\"\t\d\\""#, false), (#"a: "\x41""#, true), (#"a: "\u0041""#, true), (#"a: "\U00000041""#, true),
+            ("a: \"b\\\nc\"", true), ("a: \"b\\\r\nc\"", true), ("a: \"b\\\u{2028}c\"", true), ("a: b\\", false),
+        ] {
+            #expect(ProjectJourneyFiles.mayEscape(Data(text.utf8)) == escapes, "\(text)")
+        }
     }
 
     @Test("only an ASCII letter other than K, a digit, `_`, `-` or `.` is plain: YAML can hold it only as its bytes")
