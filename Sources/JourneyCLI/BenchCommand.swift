@@ -68,8 +68,13 @@ struct BenchCommand: AsyncParsableCommand {
         guard scenarios >= 100 else { throw ValidationError("--scenarios must be at least 100") }
         guard loadMegabytes >= 1 else { throw ValidationError("--load-megabytes must be at least 1") }
         guard processRuns >= 0 else { throw ValidationError("--process-runs cannot be negative") }
-        guard projectJourneys == 0 || projectJourneys >= BenchProject.perArea else {
-            throw ValidationError("--project-journeys must be 0 or at least \(BenchProject.perArea)")
+        guard
+            projectJourneys == 0
+                || (projectJourneys >= BenchProject.perArea && projectJourneys % BenchProject.perArea == 0)
+        else {
+            throw ValidationError(
+                "--project-journeys must be 0 or a multiple of \(BenchProject.perArea) (the project is made of areas of \(BenchProject.perArea) journeys)"
+            )
         }
     }
 
@@ -336,6 +341,12 @@ enum BenchSuite {
         return milliseconds
     }
 
+    /// Runs timed before the measured ones, so that caches are warm.
+    static let warmUps = 3
+
+    /// The middle of `values` (the upper one of an even count).
+    static func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+
     /// The median wall time of `journey run` on the bench scenario, as a whole process.
     static func processMedian(runs: Int, executable: URL) throws -> Double {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("journey-bench-\(getpid())")
@@ -345,11 +356,10 @@ enum BenchSuite {
         try AtomicFile.write(journey(id: "bench.pin"), to: directory.appendingPathComponent("bench.journey.yaml").path)
         try AtomicFile.write(scenario, to: scenarioPath)
         var times: [Double] = []
-        for _ in 0..<(runs + 3) {
+        for _ in 0..<(runs + warmUps) {
             times.append(try timeRun(executable, arguments: ["run", "--scenario", scenarioPath]))
         }
-        let measured = times.dropFirst(3).sorted()
-        return measured[measured.count / 2]
+        return median(Array(times.dropFirst(warmUps)))
     }
 }
 
@@ -376,8 +386,14 @@ enum BenchProject {
         let name = Self.area(area)
         let counter = "area\(String(format: "%03d", area))Failures"
         var text = BenchSuite.journey(id: "\(name).flow-\(flow)")
-        text = text.replacingOccurrences(
-            of: "title: PIN journey (create, repeat, biometry, three-strike lock)\n",
+        // Each edit must find its text: a change to the bench's journey must not quietly leave
+        // the project measuring something else.
+        func replace(_ old: String, with new: String) {
+            precondition(text.contains(old), "the bench's journey no longer holds \(old.debugDescription)")
+            text = text.replacingOccurrences(of: old, with: new)
+        }
+        replace(
+            "title: PIN journey (create, repeat, biometry, three-strike lock)\n",
             with: """
                 title: Flow \(flow) of area \(area)
                 stored:
@@ -385,15 +401,15 @@ enum BenchProject {
                   \(counter): { type: int, default: 0 }
 
                 """)
-        text = text.replacingOccurrences(
-            of: "on: { lock: locked, finish: done }",
+        replace(
+            "on: { lock: locked, finish: done }",
             with:
                 "on:\n      lock: locked\n      finish:\n        set: { stored.\(counter): \"${state.failures}\" }\n        to: done"
         )
         if flow < reached - 1 {
-            text = text.replacingOccurrences(of: "start: create\n", with: "start: intro\n")
-            text = text.replacingOccurrences(
-                of: "steps:\n",
+            replace("start: create\n", with: "start: intro\n")
+            replace(
+                "steps:\n",
                 with: "steps:\n  intro:\n    call: \(name).flow-\(flow + 1)\n    on: { done: create }\n")
         }
         return text
@@ -454,14 +470,14 @@ enum BenchProject {
         let scenario = try write(journeys: journeys, to: project, alone: alone)
         var inside: [Double] = []
         var single: [Double] = []
-        for _ in 0..<(runs + 3) {
+        for _ in 0..<(runs + BenchSuite.warmUps) {
             inside.append(try BenchSuite.timeRun(executable, arguments: ["run", "--scenario", scenario], in: project))
             single.append(try BenchSuite.timeRun(executable, arguments: ["run", "--scenario", scenario], in: alone))
         }
-        let pairs = zip(inside, single).dropFirst(3)
-        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+        let pairs = zip(inside, single).dropFirst(BenchSuite.warmUps)
         return (
-            median(pairs.map(\.0)), median(pairs.map(\.1)), median(pairs.map { $0.0 / $0.1 })
+            BenchSuite.median(pairs.map(\.0)), BenchSuite.median(pairs.map(\.1)),
+            BenchSuite.median(pairs.map { $0.0 / $0.1 })
         )
     }
 }

@@ -60,24 +60,23 @@ public enum JourneyCLI {
 struct Toolkit: Sendable {
     var handlers: HandlerRegistry
     var services: RunServices
-    /// The ids of the handlers added to the built-in ones (``adding(_:)``).
-    var added: Set<String> = []
 
     static let builtin = Toolkit(handlers: BuiltinHandlers.registry, services: BuiltinHandlers.services)
 
     @TaskLocal static var current = Toolkit.builtin
 
     func adding(_ more: [any StepHandler]) throws(HandlerRegistry.DuplicateID) -> Toolkit {
-        Toolkit(
-            handlers: try handlers.adding(more), services: services,
-            added: added.union(more.map(\.contract.id)))
+        Toolkit(handlers: try handlers.adding(more), services: services)
     }
 
     /// Every handler journeys may name, with where it comes from, by id: what
     /// `journey handlers` lists.
     var entries: [HandlerEntry] {
         handlers.ids.compactMap { id in
-            handlers[id].map { HandlerEntry($0.contract, source: added.contains(id) ? .swift : .builtin) }
+            handlers[id].map {
+                // An added handler can never take a built-in id (``adding(_:)``).
+                HandlerEntry($0.contract, source: Toolkit.builtin.handlers[id] != nil ? .builtin : .swift)
+            }
         }
     }
 

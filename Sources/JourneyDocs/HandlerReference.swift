@@ -108,9 +108,9 @@ public enum HandlerReference {
             let parameters = contract.parameters.map { "\(parameterHead($0)): \($0.summary)" }
             var row = "| `\(entry.id)` |"
             if sources { row += " \(entry.source.rawValue) |" }
-            row += " \(cell(contract.summary)) |"
+            row += " \(MarkdownRenderer.cell(contract.summary)) |"
             for list in [inputs, outcomes, parameters] {
-                row += " " + (list.isEmpty ? "—" : list.map(cell).joined(separator: "<br/>")) + " |"
+                row += " " + (list.isEmpty ? "—" : list.map(MarkdownRenderer.cell).joined(separator: "<br/>")) + " |"
             }
             md.append(row)
         }
@@ -267,10 +267,6 @@ public enum HandlerReference {
         }
         if let when = Words.presence(presence) { notes.append(when) }
         return notes.isEmpty ? "`\(name)`" : "`\(name)` (\(notes.joined(separator: ", ")))"
-    }
-
-    static func cell(_ text: String) -> String {
-        text.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "|", with: "\\|")
     }
 
     /// Text for the terminal: Markdown's code quotes dropped.

@@ -219,10 +219,11 @@ public enum HandlerSchema {
                     .object([("screen", .object([("not", .object([("required", .strings(["actions"]))]))]))])
                 )
             ])
+            // A refine that does not say what it does may take any outcome away: nothing more
+            // can be said of its outcomes.
+            guard contract.describesOutcomes else { return }
             for name in names {
                 let conditions = presences[name] ?? []
-                // A refine that does not say what it does may take any outcome away.
-                guard contract.describesOutcomes else { continue }
                 if conditions.contains(.always) {
                     if optional[name] == false { required.append(name) }
                     continue

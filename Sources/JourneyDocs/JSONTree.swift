@@ -3,7 +3,7 @@ import JourneyCore
 /// A JSON document with its object members in the order written, printed the same way every
 /// time: two-space indents, and a container on one line when it fits in ``width`` columns, so
 /// that generated files read well and diff line by line.
-indirect enum JSONTree: Sendable, Hashable {
+indirect enum JSONTree: Sendable {
     case object([(String, JSONTree)])
     case array([JSONTree])
     case string(String)
@@ -12,9 +12,6 @@ indirect enum JSONTree: Sendable, Hashable {
 
     /// The widest line a container is kept on, indent included.
     static let width = 100
-
-    static func == (lhs: JSONTree, rhs: JSONTree) -> Bool { lhs.compact == rhs.compact }
-    func hash(into hasher: inout Hasher) { hasher.combine(compact) }
 
     /// The document, ending with a newline.
     var printed: String { render(indent: 0, taken: 0) + "\n" }

@@ -186,9 +186,6 @@ public struct PreparedRun: Sendable {
     public let header: TranscriptEvent.Header
     let services: RunServices
 
-    /// The driver that plays the script of the scenario's first session.
-    public func makeDriver() -> ScriptedDriver { ScriptedDriver(script: scenario.sessions[0].script) }
-
     /// The run's network: the real one without stubs; only the stubs with them; both when the
     /// scenario also needs live services (their origins go to the real network).
     public func makeNetwork() -> any NetworkTransport {

@@ -253,18 +253,10 @@ enum Files {
     /// Loads files into memory for the pipeline, reporting unreadable ones. Many files are read
     /// on every core; what they gave is taken in the order of `paths`.
     static func sources(_ paths: [String], limit: Int, diagnostics: inout DiagnosticList) -> [SourceFile] {
-        var results = [Result<Data, any Error>?](repeating: nil, count: paths.count)
-        let threads = paths.count >= parallelFiles ? ProcessInfo.processInfo.activeProcessorCount : 1
-        results.withUnsafeMutableBufferPointer { buffer in
-            // Each thread writes only the slots of its own files.
-            nonisolated(unsafe) let slots = buffer
-            DispatchQueue.concurrentPerform(iterations: threads) { thread in
-                for index in stride(from: thread, to: paths.count, by: threads) {
-                    slots[index] = Result { try read(paths[index], limit: limit) }
-                }
-            }
+        let results = Parallel.map(paths, parallel: paths.count >= parallelFiles) { path in
+            Result<Data, any Error> { try read(path, limit: limit) }
         }
-        return sources(zip(paths, results.map { $0! }), diagnostics: &diagnostics)
+        return sources(zip(paths, results), diagnostics: &diagnostics)
     }
 
     /// The files read, each unreadable one reported as it comes.

@@ -145,6 +145,9 @@ public struct HandlerInvocation: Sendable {
         storage.screen?.actions.contains { !$0.enabled && storage.clockActions.contains($0.id) } ?? false
     }
 
+    /// Whether the user can leave the screen by an action: one is enabled, or time may enable one.
+    public var canBeLeft: Bool { hasEnabledAction || hasActionEnabledLater }
+
     /// An input request for this step asking for `inputs` (by default all the step's inputs).
     public func request(_ inputs: [InputSpec]? = nil) -> InputRequest {
         guard let inputs else { return storage.request }

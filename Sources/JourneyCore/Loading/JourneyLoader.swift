@@ -165,22 +165,14 @@ public struct JourneyLoader: Sendable {
         let counter = variable("counter")
         let lockedUntil = variable("lockedUntil")
         var lockout: Located<Int>?
-        if let node = f["lockout"], let text = r.string(node, "'lockout'") {
-            if let ms = Duration.parse(text) {
-                if ms < 1000 || ms % 1000 != 0 {
-                    r.diagnostics.error(
-                        NodeReader.outOfRange,
-                        "'lockout' must be whole seconds from 1s to 3650d, like 30s, 15m or 1h30m, found '\(text)'",
-                        at: node.location)
-                } else {
-                    lockout = Located(ms, at: node.location)
-                }
-            } else if Duration.isTooLong(text) {
+        if let node = f["lockout"], let ms = r.duration(node, "'lockout'") {
+            if ms < 1000 || ms % 1000 != 0 {
                 r.diagnostics.error(
-                    NodeReader.outOfRange, "'lockout': \(Duration.problem(with: text) ?? "")", at: node.location)
+                    NodeReader.outOfRange,
+                    "'lockout' must be whole seconds from 1s to 3650d, like 30s, 15m or 1h30m, found '\(node.scalar ?? "")'",
+                    at: node.location)
             } else {
-                r.diagnostics.error(
-                    NodeReader.valueType, "'lockout' takes \(Duration.rule), found '\(text)'", at: node.location)
+                lockout = Located(ms, at: node.location)
             }
         }
         // A lockout is kept somewhere, and only a lockout needs a place.

@@ -114,6 +114,21 @@ struct NodeReader {
         return value
     }
 
+    /// A duration such as `1h30m`, in milliseconds, at most ``Duration/maximum``; a text that is
+    /// not one, or is longer, is reported where it is written.
+    mutating func duration(_ node: YAMLNode, _ what: String) -> Int? {
+        guard let text = string(node, what) else { return nil }
+        guard let ms = Duration.parse(text) else {
+            if Duration.isTooLong(text) {
+                diagnostics.error(Self.outOfRange, "\(what): \(Duration.problem(with: text) ?? "")", at: node.location)
+            } else {
+                diagnostics.error(Self.valueType, "\(what) takes \(Duration.rule), found '\(text)'", at: node.location)
+            }
+            return nil
+        }
+        return ms
+    }
+
     mutating func stringList(_ node: YAMLNode, _ what: String) -> [Located<String>] {
         if node.isNull { return [] }
         guard case .sequence(let items) = node.kind else {

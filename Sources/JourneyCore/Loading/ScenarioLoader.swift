@@ -138,7 +138,7 @@ public struct ScenarioLoader: Sendable {
                     NodeReader.unknownKey,
                     "the first session starts when the scenario does; set its time with the device's 'clock', and use 'after' on later sessions",
                     at: afterNode.location)
-            } else if let ms = duration(afterNode, "'after'", &r) {
+            } else if let ms = r.duration(afterNode, "'after'") {
                 after = ms
             }
         }
@@ -182,22 +182,6 @@ public struct ScenarioLoader: Sendable {
         return Scenario.Expectation(
             end: end, kind: ef["kind"].flatMap { r.enumValue($0, "'kind'", as: EndKind.self) },
             state: checks("state"), stored: checks("stored"))
-    }
-
-    /// A duration such as `1h30m`, at most ``Duration/maximum``.
-    func duration(_ node: YAMLNode, _ what: String, _ r: inout NodeReader) -> Int? {
-        guard let text = r.string(node, what) else { return nil }
-        guard let ms = Duration.parse(text) else {
-            if Duration.isTooLong(text) {
-                r.diagnostics.error(
-                    NodeReader.outOfRange, "\(what): \(Duration.problem(with: text) ?? "")", at: node.location)
-            } else {
-                r.diagnostics.error(
-                    NodeReader.valueType, "\(what) takes \(Duration.rule), found '\(text)'", at: node.location)
-            }
-            return nil
-        }
-        return ms
     }
 
     static let methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]
@@ -312,7 +296,7 @@ public struct ScenarioLoader: Sendable {
                     guard let online = r.bool(first.value, "'online'") else { return nil }
                     return ScriptEntry(kind: .online(online), location: node.location)
                 }
-                guard let ms = duration(first.value, "'advance'", &r) else { return nil }
+                guard let ms = r.duration(first.value, "'advance'") else { return nil }
                 return ScriptEntry(kind: .advance(milliseconds: ms), location: node.location)
             }
             guard let at = entries.first(where: { $0.key == "at" }) else {

@@ -218,11 +218,8 @@ final class ProjectJourneyFiles: @unchecked Sendable {
     }
 
     private func result(_ index: Int) -> ProjectLoader.FileResult {
-        if let known = results[index] { return known }
-        let result = loader.read(files[index])
-        results[index] = result
-        parsedOrder.append(files[index].path)
-        return result
+        parse([index])
+        return results[index]!
     }
 
     /// Whether `text` is made only of ASCII letters other than `K`, digits, `_`, `-` and `.`:

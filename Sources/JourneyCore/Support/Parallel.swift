@@ -2,10 +2,10 @@ import Dispatch
 
 /// Work over independent items spread across the machine's cores, with results in the
 /// items' order, so what runs in parallel still gives the same output as a serial run.
-enum Parallel {
+package enum Parallel {
     /// `transform` applied to every item, concurrently when `parallel` is true (the caller
     /// judges whether the work is worth waking other threads for) and there is more than one.
-    static func map<Item, Mapped>(
+    package static func map<Item, Mapped>(
         _ items: [Item], parallel: Bool = true, _ transform: (Item) -> Mapped
     ) -> [Mapped] {
         guard parallel, items.count > 1 else { return items.map(transform) }

@@ -83,10 +83,9 @@ enum CaptureRule {
                         failed = true
                     }
                 default:
-                    switch text {
-                    case "true": secret = true
-                    case "false": secret = false
-                    default:
+                    if let flag = LiteralParser.bool(text) {
+                        secret = flag
+                    } else {
                         d.error(JourneyCompiler.typeMismatch, "\(subject): 'secret' must be true or false", at: at)
                         failed = true
                     }

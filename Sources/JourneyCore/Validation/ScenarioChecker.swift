@@ -307,9 +307,6 @@ public struct CompiledScenario: Sendable {
     /// Every session's script, in order.
     public var script: [Entry] { sessions.flatMap(\.script) }
 
-    /// The expectation of the last session: what the scenario ends with.
-    public var expectation: Expectation { sessions[sessions.count - 1].expectation }
-
     /// What is wrong with `found` for `check`; nil when it holds.
     static func problem(_ name: String, _ check: ValueCheck<Value>, found: Value?) -> String? {
         let empty: Bool

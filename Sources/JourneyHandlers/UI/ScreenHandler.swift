@@ -36,7 +36,7 @@ public struct ScreenHandler: StepHandler {
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext
     ) async throws -> HandlerResult {
-        guard invocation.hasEnabledAction || invocation.hasActionEnabledLater else {
+        guard invocation.canBeLeft else {
             throw HandlerError("step '\(invocation.step)' shows no enabled action, so the user cannot leave it")
         }
         let (action, values) = try await context.ask(invocation)
@@ -79,7 +79,7 @@ public struct AlertHandler: StepHandler {
             context.wait(milliseconds: ms, reason: "alert dismisses itself")
             return HandlerResult("dismissed")
         }
-        guard invocation.hasEnabledAction || invocation.hasActionEnabledLater else {
+        guard invocation.canBeLeft else {
             throw HandlerError("alert '\(invocation.step)' has no enabled action and no 'dismissAfter'")
         }
         let (action, _) = try await context.ask(invocation)
