@@ -73,7 +73,7 @@ struct DocsCommand: AsyncParsableCommand {
         let context = try ProjectContext.load(console: console)
         let locale = self.locale ?? context.settings.locale
         let (project, diagnostics) = Workspace.load(
-            paths: context.paths(paths), journeyFolders: context.searchFolders)
+            paths: context.paths(paths), journeyFolders: context.searchFolders, toolkit: context.toolkit)
         console.print(diagnostics.errors)
         guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
 

@@ -79,7 +79,7 @@ struct HandlersCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = Console()
-        let entries = try selected(Toolkit.current)
+        let entries = try selected(ProjectContext.load(console: console).toolkit)
         let text = output(entries)
         guard let out else {
             console.out(text)

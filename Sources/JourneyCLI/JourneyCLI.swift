@@ -60,13 +60,23 @@ public enum JourneyCLI {
 struct Toolkit: Sendable {
     var handlers: HandlerRegistry
     var services: RunServices
+    /// The ids of the handlers that are programs a project file declares.
+    var external: Set<String> = []
 
     static let builtin = Toolkit(handlers: BuiltinHandlers.registry, services: BuiltinHandlers.services)
 
     @TaskLocal static var current = Toolkit.builtin
 
     func adding(_ more: [any StepHandler]) throws(HandlerRegistry.DuplicateID) -> Toolkit {
-        Toolkit(handlers: try handlers.adding(more), services: services)
+        Toolkit(handlers: try handlers.adding(more), services: services, external: external)
+    }
+
+    /// This toolkit with a project's program added; its id must be free.
+    func adding(external handler: ExternalHandler) -> Toolkit {
+        var toolkit = self
+        try? toolkit.handlers.register(handler)
+        toolkit.external.insert(handler.contract.id)
+        return toolkit
     }
 
     /// Every handler journeys may name, with where it comes from, by id: what
@@ -75,7 +85,9 @@ struct Toolkit: Sendable {
         handlers.ids.compactMap { id in
             handlers[id].map {
                 // An added handler can never take a built-in id (``adding(_:)``).
-                HandlerEntry($0.contract, source: Toolkit.builtin.handlers[id] != nil ? .builtin : .swift)
+                HandlerEntry(
+                    $0.contract,
+                    source: external.contains(id) ? .external : Toolkit.builtin.handlers[id] != nil ? .builtin : .swift)
             }
         }
     }

@@ -86,7 +86,7 @@ struct RunCommand: AsyncParsableCommand {
         let context = try ProjectContext.load(console: console)
         let named = [scenario] + (journey.map { [$0] } ?? [])
         let (project, diagnostics) = Workspace.load(
-            paths: named, journeyFolders: journeyFolders + context.searchFolders)
+            paths: named, journeyFolders: journeyFolders + context.searchFolders, toolkit: context.toolkit)
         console.print(diagnostics.errors)
         guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
         guard let compiled = project.scenarios.first(where: { $0.file == scenario }) else {
@@ -112,7 +112,7 @@ struct RunCommand: AsyncParsableCommand {
             seconds: Double(JourneyCore.Duration.parse(timeout) ?? 60_000) / 1000,
             message: "FAIL \(name): did not finish within \(timeout) (--timeout); stopped\n",
             temporaryFile: file?.temporaryPath)
-        let report = await Toolkit.current.player(configuration, defaults: context.scenarioDefaults).run(
+        let report = await context.toolkit.player(configuration, defaults: context.scenarioDefaults).run(
             compiled, in: library, transcript: writer)
         watchdog.cancel()
         if let file {

@@ -115,14 +115,15 @@ struct TestCommand: AsyncParsableCommand {
         let console = Console()
         let context = try ProjectContext.load(console: console)
         let paths = context.paths(self.paths)
-        let (project, diagnostics) = Workspace.load(paths: paths, journeyFolders: context.searchFolders)
-        if worker { return await runAsWorker(project, defaults: context.scenarioDefaults) }
+        let (project, diagnostics) = Workspace.load(
+            paths: paths, journeyFolders: context.searchFolders, toolkit: context.toolkit)
+        if worker { return await runAsWorker(project, defaults: context.scenarioDefaults, toolkit: context.toolkit) }
         console.print(diagnostics.errors)
         let options = SuiteOptions(
             filter: filter, tags: tags, shard: try shard.map(Self.parseShard),
             jobs: jobs ?? context.settings.jobs ?? ProcessInfo.processInfo.activeProcessorCount, repeats: repeats,
             update: update)
-        let runner = SuiteRunner(options: options, player: Toolkit.current.player(defaults: context.scenarioDefaults))
+        let runner = SuiteRunner(options: options, player: context.toolkit.player(defaults: context.scenarioDefaults))
         let selected = runner.select(project.scenarios)
         let unrunnable = runner.select(project.unrunnable).map(ScenarioOutcome.init(unrunnable:))
         let errors = diagnostics.errors.items
@@ -178,7 +179,7 @@ struct TestCommand: AsyncParsableCommand {
 
     /// The worker's side of ``SuiteSupervisor``: reads `INDEX<TAB>FILE<TAB>SCENARIO` lines,
     /// runs those scenarios and writes a ``WorkerMessage`` line when each starts and ends.
-    func runAsWorker(_ project: Project, defaults: ScenarioRunner.Defaults) async {
+    func runAsWorker(_ project: Project, defaults: ScenarioRunner.Defaults, toolkit: Toolkit) async {
         var chosen: [(index: Int, scenario: CompiledScenario)] = []
         let output = WorkerOutput()
         for line in WorkerLifetime.readJobs() {
@@ -197,7 +198,7 @@ struct TestCommand: AsyncParsableCommand {
         }
         let runner = SuiteRunner(
             options: SuiteOptions(jobs: jobs ?? 1, repeats: repeats, update: update),
-            player: Toolkit.current.player(defaults: defaults))
+            player: toolkit.player(defaults: defaults))
         let indices = chosen.map(\.index)
         _ = await runner.run(
             chosen.map(\.scenario), in: project.compiled, goldens: FileGoldenStore(), ordered: false,

@@ -7,6 +7,8 @@ public enum HandlerSource: String, Sendable, Hashable, CaseIterable {
     /// Swift code of a package that starts the command line with handlers of its own
     /// (`JourneyCLI.main(handlers:)`).
     case swift
+    /// A program in any language that a project file declares under `handlers:`.
+    case external
 }
 
 /// A handler as the reference shows it: its contract and where it comes from.

@@ -15,9 +15,13 @@ struct ProjectContext: Sendable {
     var journeyFolders: [String]
     /// The folders of journeys it uses, as paths from the working folder.
     var usedFolders: [String]
+    /// The handlers journeys may name: the command line's, and the programs the project file
+    /// declares under `handlers:`.
+    var toolkit = Toolkit.current
 
-    static let none = ProjectContext(
-        file: nil, settings: ProjectSettings(journeys: []), journeyFolders: [], usedFolders: [])
+    static var none: ProjectContext {
+        ProjectContext(file: nil, settings: ProjectSettings(journeys: []), journeyFolders: [], usedFolders: [])
+    }
 
     /// Every folder a call may find its journey in.
     var searchFolders: [String] { journeyFolders + usedFolders }
@@ -80,8 +84,38 @@ struct ProjectContext: Sendable {
         let journeys =
             !settings.journeys.isEmpty
             ? resolve(settings.journeys) : FileManager.default.fileExists(atPath: beside) ? [beside] : []
-        return ProjectContext(
+        var context = ProjectContext(
             file: file, settings: settings, journeyFolders: journeys, usedFolders: resolve(settings.uses))
+        context.toolkit = externalHandlers(settings.handlers, folder: Path.parent(file), into: &diagnostics)
+        return context
+    }
+
+    /// The command line's handlers with the project's programs added, each run in the
+    /// project file's folder. An id already taken is reported where the project file declares it.
+    private static func externalHandlers(
+        _ declarations: [ExternalHandlerDeclaration], folder: String, into diagnostics: inout DiagnosticList
+    ) -> Toolkit {
+        var toolkit = Toolkit.current
+        let cwd = FileManager.default.currentDirectoryPath
+        let absolute = "/" + Path.absoluteComponents(folder, cwd: cwd).joined(separator: "/")
+        for declaration in declarations {
+            let id = declaration.id.value
+            guard toolkit.handlers[id] == nil else {
+                let by = Toolkit.builtin.handlers[id] != nil ? "a built-in handler" : "a handler of this command line"
+                diagnostics.error(
+                    ProjectFileLoader.handlerID,
+                    "handler id '\(id)' is taken by \(by); give the program an id of its own, prefixed with your "
+                        + "app's or company's name (such as 'acme.')",
+                    at: declaration.id.location)
+                continue
+            }
+            toolkit = toolkit.adding(
+                external: ExternalHandler(declaration) { () throws(HandlerTransportFailure) in
+                    try HandlerProcess(command: declaration.command, folder: absolute)
+                })
+        }
+        if !declarations.isEmpty { HandlerProcess.stopAllAtExit() }
+        return toolkit
     }
 
     static let missingFolder = "project.folder"

@@ -14,8 +14,9 @@ enum Workspace {
     /// The journeys of the folders are read but parsed only when needed (see
     /// ``ProjectLoader/load(_:)``): a command on one file costs about the same in a project
     /// of a thousand journeys as in one of ten.
-    static func load(paths: [String], journeyFolders: [String] = []) -> (project: Project, diagnostics: DiagnosticList)
-    {
+    static func load(
+        paths: [String], journeyFolders: [String] = [], toolkit: Toolkit = .current
+    ) -> (project: Project, diagnostics: DiagnosticList) {
         var diagnostics = DiagnosticList()
         let files = Files.yamlFiles(in: paths, diagnostics: &diagnostics)
         var sources = Files.sources(files, limit: limits.maxBytes, diagnostics: &diagnostics)
@@ -32,7 +33,7 @@ enum Workspace {
             }
         }
         sources += nearbyJourneys(for: paths, search: &search)
-        let project = Toolkit.current.loader().load(sources)
+        let project = toolkit.loader().load(sources)
         diagnostics.append(contentsOf: project.diagnostics)
         return (project, diagnostics)
     }

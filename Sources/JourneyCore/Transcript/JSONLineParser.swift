@@ -10,6 +10,9 @@ struct JSONNode {
         case int(Int)
         case bool(Bool)
         case null
+        /// A number with a fraction or an exponent, as written; only where the parser is told
+        /// to take them (``JSONLineParser/parse(_:fractions:)``).
+        case fraction(String)
     }
 
     var kind: Kind
@@ -24,6 +27,7 @@ struct JSONNode {
         case .int(let number): String(number)
         case .bool(let flag): flag ? "true" : "false"
         case .null: "null"
+        case .fraction(let text): text
         }
     }
 }
@@ -42,12 +46,18 @@ struct JSONLineParser {
     private let bytes: [UInt8]
     private var position = 0
     private var nesting = 0
+    private let fractions: Bool
 
-    private init(_ bytes: [UInt8]) { self.bytes = bytes }
+    private init(_ bytes: [UInt8], fractions: Bool) {
+        self.bytes = bytes
+        self.fractions = fractions
+    }
 
-    /// The line's one value; anything but whitespace after it is an error.
-    static func parse(_ line: [UInt8]) throws(JSONLineError) -> JSONNode {
-        var parser = JSONLineParser(line)
+    /// The line's one value; anything but whitespace after it is an error. Numbers with a
+    /// fraction or an exponent are an error too, unless `fractions` (they are then kept as
+    /// written).
+    static func parse(_ line: [UInt8], fractions: Bool = false) throws(JSONLineError) -> JSONNode {
+        var parser = JSONLineParser(line, fractions: fractions)
         parser.skipWhitespace()
         let node = try parser.value()
         parser.skipWhitespace()
@@ -174,12 +184,32 @@ struct JSONLineParser {
             throw fail("a number with a leading zero is not JSON", at: start)
         }
         if !atEnd, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[position]) {
+            if fractions { return try fraction(from: start) }
             throw fail("a number with a fraction or an exponent; transcripts hold whole numbers only", at: start)
         }
         guard let number = Int(String(decoding: bytes[start..<position], as: UTF8.self)) else {
             throw fail("the number is too large", at: start)
         }
         return .int(number)
+    }
+
+    /// The rest of a number after its whole part: `.digits`, then `e`, a sign and digits.
+    private mutating func fraction(from start: Int) throws(JSONLineError) -> JSONNode.Kind {
+        func digits() throws(JSONLineError) {
+            let first = position
+            while !atEnd, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) { position += 1 }
+            guard position > first else { throw fail("expected digits", at: first) }
+        }
+        if bytes[position] == UInt8(ascii: ".") {
+            position += 1
+            try digits()
+        }
+        if !atEnd, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
+            position += 1
+            if !atEnd, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
+            try digits()
+        }
+        return .fraction(String(decoding: bytes[start..<position], as: UTF8.self))
     }
 
     private mutating func string() throws(JSONLineError) -> String {

@@ -331,7 +331,8 @@ struct EventReader {
             var values: [Value] = []
             for item in items { values.append(try value(item)) }
             return .list(values)
-        case .object, .null: throw mismatch(node, "a value (text, a whole number, true or false, or a list)")
+        case .object, .null, .fraction:
+            throw mismatch(node, "a value (text, a whole number, true or false, or a list)")
         }
     }
 

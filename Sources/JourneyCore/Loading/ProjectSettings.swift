@@ -28,15 +28,18 @@ public struct ProjectSettings: Sendable, Hashable {
     public var jobs: Int?
     /// The rounds of key derivation for a scenario whose device sets no `kdfRounds`.
     public var kdfRounds: Int?
+    /// Handlers the project adds as programs (`handlers:`), in the order written.
+    public var handlers: [ExternalHandlerDeclaration]
 
     public init(
         journeys: [Located<String>], uses: [Located<String>] = [], locale: String? = nil, jobs: Int? = nil,
-        kdfRounds: Int? = nil
+        kdfRounds: Int? = nil, handlers: [ExternalHandlerDeclaration] = []
     ) {
         self.journeys = journeys
         self.uses = uses
         self.locale = locale
         self.jobs = jobs
         self.kdfRounds = kdfRounds
+        self.handlers = handlers
     }
 }
