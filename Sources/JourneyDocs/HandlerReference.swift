@@ -293,9 +293,12 @@ public enum HandlerReference {
         return lines
     }
 
-    /// A parameter, input or outcome of ``details(_:)``: its head, and its summary below.
+    /// A parameter, input or outcome of ``details(_:)``: its head, and its summary below
+    /// (nothing below when it has none, as a project's handler may not).
     static func item(_ head: String, _ summary: String) -> [String] {
-        ["    " + plain(head)] + wrap(plain(summary), width: textWidth - 8).map { "        " + $0 }
+        let text = plain(summary)
+        guard !text.allSatisfy(\.isWhitespace) else { return ["    " + plain(head)] }
+        return ["    " + plain(head)] + wrap(text, width: textWidth - 8).map { "        " + $0 }
     }
 
     // MARK: JSON

@@ -4,8 +4,9 @@
     python3 Tests/schema/check_schemas.py [--journey-bin PATH]
 
 (a) journeykit.yaml and every *.yaml under journeys/, Tests/Fixtures/schema-good/, the fixture
-    projects with goldens (Tests/Fixtures/timers/) and the example packages' projects
-    (examples/custom-handler/: its journeykit.yaml and journeys/) is valid against its schema
+    projects with goldens (Tests/Fixtures/timers/) and the examples' projects
+    (examples/custom-handler/ and examples/python-handler/: their journeykit.yaml and
+    journeys/) is valid against its schema
     (a file with a top-level `scenario:` key is a scenario, else one with a top-level `journey:`
     key is a journey), and starts with a `# yaml-language-server: $schema=` line whose relative
     path resolves to that schema;
@@ -55,7 +56,7 @@ PROJECT_FILE = "journeykit.yaml"
 FIXTURE_PROJECTS = [FIXTURES / "timers"]
 # Example packages with a project of their own: their project file and journeys/ (not their
 # build folders).
-EXAMPLE_PROJECTS = [ROOT / "examples" / "custom-handler"]
+EXAMPLE_PROJECTS = [ROOT / "examples" / "custom-handler", ROOT / "examples" / "python-handler"]
 BAD_CORPUS_IDS = {
     "yaml.syntax", "yaml.tab", "yaml.empty", "yaml.encoding", "yaml.too-large", "yaml.too-deep",
     "yaml.alias", "yaml.tag", "yaml.multiple-documents", "yaml.control-character",

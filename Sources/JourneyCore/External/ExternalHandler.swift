@@ -180,8 +180,7 @@ final class Connection {
             process = try start()
         } catch {
             throw HandlerError(
-                "handler '\(declaration.id.value)' could not start \(Self.quoted(declaration.command)): "
-                    + Self.text(of: error))
+                "its program \(Self.quoted(declaration.command)) could not be started: " + Self.text(of: error))
         }
         let request = Message.request(id: 0, method: "initialize") { w in
             w.open()
@@ -242,7 +241,7 @@ final class Connection {
                 case .success(let result): return try self.result(result, of: invocation)
                 case .failure(let error):
                     throw HandlerError(
-                        "handler '\(id)' failed step '\(invocation.step)': \(redacted(error.message))"
+                        "its program failed step '\(invocation.step)': \(redacted(error.message))"
                             + (error.code == -32000 || error.code == 0 ? "" : " (error \(error.code))"))
                 }
             case .request(let callID, let method, let params):
@@ -419,13 +418,13 @@ final class Connection {
     private func result(_ node: JSONNode, of invocation: HandlerInvocation) throws -> HandlerResult {
         guard case .string(let name)? = node["outcome"]?.kind else {
             throw HandlerError(
-                "handler '\(id)' answered step '\(invocation.step)' without an 'outcome' text (see docs/handler-protocol.md)"
+                "its program answered step '\(invocation.step)' without an 'outcome' text (see docs/handler-protocol.md)"
             )
         }
         guard let spec = invocation.contract.outcome(named: name) else {
             let known = invocation.contract.outcomes.map(\.name).joined(separator: ", ")
             throw HandlerError(
-                "handler '\(id)' answered step '\(invocation.step)' with the outcome \(shown(name)), which the step "
+                "its program answered step '\(invocation.step)' with the outcome \(shown(name)), which the step "
                     + "does not have (it has: \(known))")
         }
         var data: [String: Value] = [:]
@@ -433,21 +432,21 @@ final class Connection {
         switch given?.kind {
         case nil, .object?, .null?: break
         default:
-            throw HandlerError("handler '\(id)' answered step '\(invocation.step)' with 'data' that is not an object")
+            throw HandlerError("its program answered step '\(invocation.step)' with 'data' that is not an object")
         }
         for item in spec.data {
             guard let found = given?[item.name], !found.isNull else { continue }
             let what = "data '\(item.name)' of outcome '\(name)'"
             guard let value = Self.value(found, as: item.type.type) else {
                 throw HandlerError(
-                    "handler '\(id)' answered step '\(invocation.step)' with \(what) as \(Self.kindName(found)); "
+                    "its program answered step '\(invocation.step)' with \(what) as \(Self.kindName(found)); "
                         + "the contract declares \(item.type.type)")
             }
             if item.type.secret {
                 data[item.name] = .secret(value)
             } else if holdsSecret(value) {
                 throw HandlerError(
-                    "handler '\(id)' answered step '\(invocation.step)' with a secret it was given in \(what), which "
+                    "its program answered step '\(invocation.step)' with a secret it was given in \(what), which "
                         + "the contract does not declare secret: declare it '{type: \(item.type.type), secret: true}'")
             } else {
                 data[item.name] = value
@@ -636,7 +635,7 @@ final class Connection {
                 + tail.split(separator: "\n").map {
                     redacted(String($0))
                 }.joined(separator: " | ")
-        return HandlerError("handler '\(id)' \(how)\(last)")
+        return HandlerError("its program \(how)\(last)")
     }
 
     private func stopped(_ error: HandlerTransportFailure, while doing: String) -> HandlerError {
@@ -647,7 +646,7 @@ final class Connection {
         if let failure = error as? ProcessFailure { return stopped(failure, while: doing) }
         if let failure = error as? HandlerTransportFailure { return stopped(.process(failure), while: doing) }
         process.stop()
-        return HandlerError("handler '\(id)' failed while \(doing): \(error)")
+        return HandlerError("its program failed while \(doing): \(error)")
     }
 
     /// Asks the program to shut down and exit, without waiting.
@@ -655,7 +654,7 @@ final class Connection {
         guard isRunning else { return }
         let id = nextID
         nextID += 1
-        try? process.send(Message.request(id: id, method: "shutdown") { $0.raw("null") })
+        try? process.send(Message.request(id: id, method: "shutdown", params: nil))
         _ = try? process.receive(within: HandlerProtocol.shutdownMilliseconds)
         try? process.send(Message.notification(method: "exit"))
         process.closeInput()
@@ -829,14 +828,17 @@ enum Message {
         return .response(id, .failure(ErrorObjectError(code: code, message: message)))
     }
 
-    static func request(id: Int, method: StaticString, params: (inout JSONWriter) -> Void) -> [UInt8] {
+    /// A request; JSON-RPC's `params` is an object, or left out (`params` nil).
+    static func request(id: Int, method: StaticString, params: ((inout JSONWriter) -> Void)?) -> [UInt8] {
         var w = JSONWriter()
         w.open()
         w.key("jsonrpc", string: "2.0")
         w.key("id", int: id)
         w.key("method", string: method.description)
-        w.name("params")
-        params(&w)
+        if let params {
+            w.name("params")
+            params(&w)
+        }
         w.close()
         w.newline()
         return w.buffer

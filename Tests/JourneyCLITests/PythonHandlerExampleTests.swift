@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+
+/// examples/python-handler: a handler written in Python's standard library, declared in the
+/// example's project file, with a journey, scenarios and goldens. Checked and tested the way a
+/// user would, from the example's folder (a copy, so that nothing is written into the
+/// repository).
+@Suite("examples/python-handler checks and passes its goldens", .timeLimit(.minutes(5)))
+struct PythonHandlerExampleTests {
+    static let example = Paths.root.appendingPathComponent("examples/python-handler")
+
+    @Test("journey check --strict and journey test pass, with the handler started by the test workers")
+    func checksAndPasses() async throws {
+        try await withTemporaryDirectory { directory in
+            let copy = directory.appendingPathComponent("python-handler")
+            try FileManager.default.copyItem(at: Self.example, to: copy)
+
+            let check = try await runJourney(["check", "--strict"], cwd: copy)
+            #expect(check.status == Exit.ok, "\(check)")
+            #expect(check.stderr.contains("checked 1 journey and 4 scenarios: 0 errors, 0 warnings"), "\(check)")
+
+            let test = try await runJourney(["test", "--jobs", "2"], cwd: copy, timeout: 60)
+            #expect(test.status == Exit.ok, "\(test)")
+            #expect(test.stdoutLines.last == "4 passed, 0 failed", "\(test)")
+            // The password the scenarios type never shows, and nothing of the program is left.
+            #expect(!test.output.contains("correct horse battery staple"), "\(test)")
+            #expect(processes(runningIn: copy.path).isEmpty, "\(processes(runningIn: copy.path))")
+        }
+    }
+
+    @Test("a changed handler is a readable golden diff: the session token stays secret")
+    func changedBehaviourFails() async throws {
+        try await withTemporaryDirectory { directory in
+            let copy = directory.appendingPathComponent("python-handler")
+            try FileManager.default.copyItem(at: Self.example, to: copy)
+            let handler = copy.appendingPathComponent("handlers/directory_login.py")
+            let source = try String(contentsOf: handler, encoding: .utf8)
+            // The directory starts returning the display name in capitals.
+            try writeText(
+                source.replacingOccurrences(
+                    of: #"{"displayName": record["displayName"],"#,
+                    with: #"{"displayName": record["displayName"].upper(),"#), to: handler)
+            let test = try await runJourney(
+                ["test", "journeys/directory/scenarios/wrong-then-right.scenario.yaml"], cwd: copy)
+            #expect(test.status == Exit.failed, "\(test)")
+            #expect(test.stdout.contains("ALICE LIDDELL"), "\(test)")
+            #expect(!test.stdout.contains("session: \""), "\(test)")
+        }
+    }
+}
+
+/// The running processes (Linux's /proc) whose working folder is `folder` or below it, or
+/// whose command line mentions it, as `PID: command line`; none where there is no /proc.
+func processes(runningIn folder: String) -> [String] {
+    guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
+    let own = String(ProcessInfo.processInfo.processIdentifier)
+    let resolved = URL(fileURLWithPath: folder).resolvingSymlinksInPath().path
+    return entries.filter { $0.allSatisfy(\.isNumber) && $0 != own }.compactMap { pid in
+        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"), !data.isEmpty else { return nil }
+        let line = String(decoding: data.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
+        let cwd = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/cwd")) ?? ""
+        let inside = [folder, resolved].contains { cwd == $0 || cwd.hasPrefix($0 + "/") || line.contains($0) }
+        return inside ? "\(pid): \(line)" : nil
+    }
+}
