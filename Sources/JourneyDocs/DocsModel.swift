@@ -79,6 +79,9 @@ public struct JourneyDoc: Sendable {
     public var reads: [String]
     public var writes: [String]
     public var limits: [String]
+    /// The auth rules the journey breaks on purpose: each rule's id, what it asks, and why the
+    /// journey does not (``AuthRule``).
+    public var exceptions: [(rule: String, asks: String, reason: String)] = []
     public var steps: [StepDoc]
     public var start: String
     public var ends: [(id: String, kind: EndKind, title: String?)]
@@ -186,7 +189,10 @@ public enum DocsBuilder {
                         },
                         description: param.description)
                 },
-                reads: reads, writes: writes, limits: journey.limits.map { describe($0, journey) }, steps: steps,
+                reads: reads, writes: writes, limits: journey.limits.map { describe($0, journey) },
+                exceptions: journey.exceptions.map { exception in
+                    (exception.rule.value, AuthRule(rawValue: exception.rule.value)?.rule ?? "", exception.reason)
+                }, steps: steps,
                 start: journey.start.value,
                 ends: journey.ends.map { ($0.id.value, $0.kind, text($0.title)) },
                 calls: Array(Set(steps.compactMap(\.calls))).sorted(), walkthroughs: walkthroughs,

@@ -54,6 +54,13 @@ public enum HTMLRenderer {
                 "<h2>Attempt limits</h2>\n<ul>" + doc.limits.map { "<li>\(markdownInline($0))</li>" }.joined()
                 + "</ul>\n"
         }
+        if !doc.exceptions.isEmpty {
+            body +=
+                "<h2>Auth rules broken on purpose</h2>\n<p>The app this journey reproduces does not keep these rules, so neither does the journey:</p>\n<table><tr><th>rule</th><th>what it asks</th><th>why this journey breaks it</th></tr>"
+                + doc.exceptions.map {
+                    "<tr><td><code>\(e($0.rule))</code></td><td>\(markdownInline($0.asks))</td><td>\(e($0.reason))</td></tr>"
+                }.joined() + "</table>\n"
+        }
         if !doc.reads.isEmpty || !doc.writes.isEmpty {
             body += "<h2>State and device values</h2>\n<ul>"
             if !doc.reads.isEmpty {

@@ -65,6 +65,17 @@ public enum MarkdownRenderer {
             md += doc.limits.map { "- \($0)" }
             md.append("")
         }
+        if !doc.exceptions.isEmpty {
+            md += [
+                "## Auth rules broken on purpose", "",
+                "The app this journey reproduces does not keep these rules, so neither does the journey:", "",
+                "| rule | what it asks | why this journey breaks it |", "|---|---|---|",
+            ]
+            for exception in doc.exceptions {
+                md.append("| `\(exception.rule)` | \(cell(exception.asks)) | \(cell(exception.reason)) |")
+            }
+            md.append("")
+        }
         if !doc.reads.isEmpty || !doc.writes.isEmpty {
             md += ["## State and device values", ""]
             if !doc.reads.isEmpty { md.append("- reads: " + doc.reads.map { "`\($0)`" }.joined(separator: ", ")) }

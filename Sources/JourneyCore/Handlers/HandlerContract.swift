@@ -35,6 +35,10 @@ public struct HandlerContract: Sendable {
     /// and must name. Nil when a contract with a `refine` does not say: a step may then have
     /// outcomes no reference lists, and its `on:` is not limited.
     public var refinedOutcomes: [Conditional<OutcomeSpec>]?
+    /// The handler opens a key or a seal the device keeps (a sealed PIN, the Locker's keys):
+    /// a biometric success that reaches a success end passes a step of such a handler, or
+    /// `journey check` warns (``AuthRule/biometryWithoutKey``).
+    public var releasesKey: Bool
 
     /// A contract; only `id` and `summary` are needed for a handler that takes nothing, asks
     /// nothing and has no outcome of its own (a screen whose actions are its outcomes).
@@ -42,7 +46,7 @@ public struct HandlerContract: Sendable {
         id: String, summary: String, parameters: [ParameterSpec] = [], inputs: [InputSpec] = [],
         outcomes: [OutcomeSpec] = [], actionsAreOutcomes: Bool = false,
         refinedInputs: [Conditional<InputSpec>] = [], refinedOutcomes: [Conditional<OutcomeSpec>]? = nil,
-        refine: (@Sendable (StepShape, inout StepContract) -> Void)? = nil
+        releasesKey: Bool = false, refine: (@Sendable (StepShape, inout StepContract) -> Void)? = nil
     ) {
         self.id = id
         self.summary = summary
@@ -52,6 +56,7 @@ public struct HandlerContract: Sendable {
         self.actionsAreOutcomes = actionsAreOutcomes
         self.refinedInputs = refinedInputs
         self.refinedOutcomes = refinedOutcomes
+        self.releasesKey = releasesKey
         self.refine = refine
     }
 

@@ -13,7 +13,7 @@ public struct JourneyLoader: Sendable {
 
     static let journeyKeys = [
         "journey", "version", "title", "summary", "locales", "params", "state", "stored", "outputs", "limits",
-        "start", "steps", "ends",
+        "start", "steps", "ends", "exceptions",
     ]
     static let declarationKeys = ["type", "default", "secret", "description"]
     static let stepKeys = ["handler", "call", "with", "screen", "attempts", "note", "on"]
@@ -99,9 +99,37 @@ public struct JourneyLoader: Sendable {
             locales: locales, params: params, state: state, stored: stored, outputs: outputs, limits: limits,
             start: start, steps: steps, ends: ends, location: root.location)
         journey.unloadedSteps = unloaded
+        journey.exceptions = f["exceptions"].map { exceptions($0, &r) } ?? []
         journey.isIncomplete = r.diagnostics.hasErrors
         return journey
     }
+
+    /// `exceptions:`: each a known rule's id, with a reason that is not empty.
+    func exceptions(_ node: YAMLNode, _ r: inout NodeReader) -> [RuleException] {
+        let ids = AuthRule.allCases.map(\.rawValue)
+        return r.namedEntries(node, "'exceptions'").compactMap { entry in
+            let rule = Located(entry.key, at: entry.keyLocation)
+            guard ids.contains(entry.key) else {
+                r.diagnostics.error(
+                    Self.unknownRule,
+                    "no auth rule '\(entry.key)'\(Suggestion.hint(for: entry.key, in: ids)); the rules are "
+                        + ids.joined(separator: ", "),
+                    at: entry.keyLocation)
+                return nil
+            }
+            guard let reason = r.string(entry.value, "the reason for '\(entry.key)'") else { return nil }
+            guard !reason.allSatisfy(\.isWhitespace) else {
+                r.diagnostics.error(
+                    NodeReader.valueType,
+                    "say why the journey breaks '\(entry.key)': the app's behaviour it reproduces, with its source",
+                    at: entry.value.location)
+                return nil
+            }
+            return RuleException(rule: rule, reason: reason)
+        }
+    }
+
+    static let unknownRule = "exception.unknown"
 
     static func isJourneyId(_ text: String) -> Bool {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)

@@ -17,6 +17,8 @@ public struct Journey: Sendable {
     public var steps: [Step]
     public var ends: [End]
     public var location: SourceLocation
+    /// The auth rules the journey breaks on purpose, each with why (``AuthRule``).
+    public var exceptions: [RuleException] = []
     /// Steps and ends whose definitions had errors and were left out; targets naming them are
     /// not reported again.
     public var unloadedSteps: Set<String> = []

@@ -234,7 +234,10 @@ struct JourneyContext {
                 "start step '\(journey.start.value)' is not a step of this journey\(Suggestion.hint(for: journey.start.value, in: stepIds))",
                 at: journey.start.location)
         }
-        if !journey.isIncomplete { ReachabilityRule.check(journey, into: &diagnostics) }
+        if !journey.isIncomplete {
+            ReachabilityRule.check(journey, into: &diagnostics)
+            AuthRuleCheck.check(journey, handlers: handlers, into: &diagnostics)
+        }
         guard let start, !diagnostics.hasErrors, !journey.isIncomplete, steps.count == journey.steps.count else {
             return nil
         }

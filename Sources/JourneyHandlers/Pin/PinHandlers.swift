@@ -37,20 +37,41 @@ public struct PinEntryStepHandler: StepHandler {
             ParameterSpec(
                 name: "warnWeak", kind: .value(TypeInfo(.bool)), defaultValue: .bool(false),
                 summary: "give `weak` for a PIN that is easy to guess (repeated, sequential or common)"),
+            ParameterSpec(
+                name: "differentFrom", kind: .value(TypeInfo(.string)),
+                summary:
+                    "the device store key of the PIN being replaced (sealed by `pin.save`): give `same` for a PIN that opens it",
+                namesSecretStoreKey: true),
         ],
         inputs: [pinInput],
         outcomes: [OutcomeSpec(name: "entered", summary: "all digits were entered", data: pinData)],
         actionsAreOutcomes: true,
-        refinedOutcomes: [Conditional(PinEntryStepHandler.weak, .notFalse("warnWeak"))],
+        refinedOutcomes: [
+            Conditional(PinEntryStepHandler.weak, .notFalse("warnWeak")),
+            Conditional(PinEntryStepHandler.same, .given("differentFrom")),
+        ],
         refine: { shape, contract in
+            var classes = ["strong"]
             // Declared when switched on, or when a template decides at run time.
             let written = shape.constants["warnWeak"]
-            guard written == .bool(true) || (written == nil && shape.given.contains("warnWeak")) else { return }
-            contract.outcomes.append(PinEntryStepHandler.weak)
-            if let i = contract.inputs.firstIndex(where: { $0.name == "pin" }) {
-                contract.inputs[i].classes = ["strong", "weak"]
+            if written == .bool(true) || (written == nil && shape.given.contains("warnWeak")) {
+                contract.outcomes.append(PinEntryStepHandler.weak)
+                classes.append("weak")
+            }
+            if shape.given.contains("differentFrom") {
+                contract.outcomes.append(PinEntryStepHandler.same)
+                classes.append("same")
+            }
+            if classes.count > 1, let i = contract.inputs.firstIndex(where: { $0.name == "pin" }) {
+                contract.inputs[i].classes = classes
             }
         })
+
+    static let same = OutcomeSpec(
+        name: "same",
+        summary:
+            "the PIN opens the seal stored under `differentFrom`: it is the PIN being replaced (checked before `weak`)",
+        data: pinData)
 
     static let weak = OutcomeSpec(
         name: "weak",
@@ -64,6 +85,12 @@ public struct PinEntryStepHandler: StepHandler {
         let (action, pin) = try await context.pinPad(invocation, length: invocation.length())
         if let action { return HandlerResult(action) }
         let digits = Value.secret(.string(pin ?? ""))
+        if let key = invocation.optionalText("differentFrom"),
+            case .string(let record)? = context.stored(key)?.revealed,
+            (try? PinVault.verify(pin: pin ?? "", record: record)) == true
+        {
+            return HandlerResult("same", data: ["pin": digits])
+        }
         if invocation[parameter: "warnWeak"] == .bool(true), let reason = WeakPins.reason(pin ?? "") {
             return HandlerResult("weak", data: ["pin": digits, "reason": .string(reason)])
         }
@@ -169,7 +196,7 @@ public struct PinVerifyHandler: StepHandler {
                     "nothing readable is stored, so nothing is asked and no attempt is charged: never set, wiped, or a record this vault did not write, such as one asking for more than 600 000 rounds"
             ),
         ],
-        actionsAreOutcomes: true)
+        actionsAreOutcomes: true, releasesKey: true)
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext

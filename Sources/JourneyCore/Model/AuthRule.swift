@@ -1,0 +1,76 @@
+/// The auth rules `journey check` holds every journey to, each with a stable id: mistakes that
+/// pass every other check and that auth teams look for in review. A journey that breaks one on
+/// purpose, because the app it reproduces does, says so under `exceptions:` with the reason,
+/// and the rule is quiet for that journey.
+///
+/// They are warnings, and errors with `journey check --strict`.
+public enum AuthRule: String, CaseIterable, Sendable, Hashable {
+    case literalSecret = "auth.literal-secret"
+    case redirectURI = "auth.redirect-uri"
+    case weakPIN = "auth.weak-pin"
+    case pinReuse = "auth.pin-reuse"
+    case pinInStore = "auth.pin-in-store"
+    case biometryWithoutKey = "auth.biometry-without-key"
+    case unlimitedBiometry = "auth.biometry-unlimited"
+    case counterInState = "auth.counter-in-state"
+
+    /// What the rule asks, in one sentence, for the docs and `journey check`'s messages.
+    public var rule: String {
+        switch self {
+        case .literalSecret:
+            "No secret is written into a journey: a PIN, password, code or token comes from the user, the device or a server."
+        case .redirectURI:
+            "A redirect URI is https, an app's own scheme, or plain http to a loopback IP (127.0.0.1 or [::1]), never `localhost` (RFC 8252 7.3, 8.3)."
+        case .weakPIN:
+            "A journey that creates a PIN refuses weak ones: `pin.entry` with `warnWeak: true` (NIST SP 800-63B 5.1.1.2)."
+        case .pinReuse:
+            "A journey that changes a PIN checks that the new one differs from the old: `pin.entry` with `differentFrom`."
+        case .pinInStore:
+            "A PIN is never kept in the device store as it is: `pin.save` seals it (OWASP MASVS-STORAGE-1)."
+        case .biometryWithoutKey:
+            "A biometric success signs in only through a step that opens a key the device keeps (`pin.verify`, `locker.*`), so that faking the sensor's answer is not enough (OWASP MASVS-AUTH-2)."
+        case .unlimitedBiometry:
+            "Biometric attempts that lead back to the prompt are counted by an attempt limit."
+        case .counterInState:
+            "An attempt counter is kept in `stored`, which survives an app restart, not in `state`, which does not."
+        }
+    }
+}
+
+extension AuthRule {
+    /// What is wrong with a redirect URI by RFC 8252, or nil.
+    public static func redirectProblem(_ uri: String) -> String? {
+        let lowered = uri.lowercased()
+        guard lowered.hasPrefix("http://") else { return nil }
+        var authority = lowered.dropFirst("http://".count).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        let host: Substring
+        if authority.hasPrefix("[") {
+            host = authority.prefix { $0 != "]" }.dropFirst()
+        } else {
+            host = authority.prefix { $0 != ":" }
+        }
+        if host == "localhost" {
+            return
+                "is http://localhost: use the loopback IP (http://127.0.0.1 or http://[::1]), which no resolver or firewall can send elsewhere (RFC 8252 8.3)"
+        }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        let loopbackV4 = parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+        if loopbackV4 || host == "::1" || host == "0:0:0:0:0:0:0:1" { return nil }
+        return
+            "is plain http to '\(host)': a code sent there can be read on the way; use https, your app's own scheme, or the loopback IP (RFC 8252 7.3, 8.3)"
+    }
+}
+
+/// A rule a journey breaks on purpose, and why: `exceptions: {auth.weak-pin: "…"}`.
+public struct RuleException: Sendable, Hashable {
+    /// The rule's id, where the journey names it.
+    public var rule: Located<String>
+    /// Why: the app's behaviour the journey reproduces, with its source.
+    public var reason: String
+
+    public init(rule: Located<String>, reason: String) {
+        self.rule = rule
+        self.reason = reason
+    }
+}

@@ -1,0 +1,278 @@
+/// The static half of the auth rules (``AuthRule``): finds where a journey breaks one, as
+/// warnings with the rule's id, except the rules the journey declares under `exceptions:`.
+/// An exception the journey does not need is a warning too, so that none outlives its reason.
+struct AuthRuleCheck {
+    static let unusedException = "exception.unused"
+
+    let journey: Journey
+    let handlers: HandlerRegistry
+    private(set) var findings: [(rule: AuthRule, message: String, at: SourceLocation)] = []
+
+    /// Checks `journey` and reports what it finds into `diagnostics`.
+    static func check(_ journey: Journey, handlers: HandlerRegistry, into diagnostics: inout DiagnosticList) {
+        var check = AuthRuleCheck(journey: journey, handlers: handlers)
+        check.literalSecrets()
+        check.redirectURIs()
+        check.pinCreation()
+        check.pinsInTheStore()
+        check.biometry()
+        check.counters()
+        var used = Set<String>()
+        let excepted = Set(journey.exceptions.map(\.rule.value))
+        for finding in check.findings {
+            if excepted.contains(finding.rule.rawValue) {
+                used.insert(finding.rule.rawValue)
+                continue
+            }
+            diagnostics.warning(finding.rule.rawValue, finding.message, at: finding.at)
+        }
+        for exception in journey.exceptions where !used.contains(exception.rule.value) {
+            diagnostics.warning(
+                unusedException,
+                "the journey declares an exception to '\(exception.rule.value)' but breaks no such rule; remove it",
+                at: exception.rule.location)
+        }
+    }
+
+    private mutating func find(_ rule: AuthRule, _ message: String, at location: SourceLocation) {
+        findings.append((rule, message, location))
+    }
+
+    // MARK: - The steps, as the rules see them
+
+    private func handlerID(_ step: Step) -> String? {
+        if case .handler(let id) = step.kind { return id.value }
+        return nil
+    }
+
+    private func contract(_ step: Step) -> HandlerContract? {
+        handlerID(step).flatMap { handlers[$0]?.contract }
+    }
+
+    private func parameter(_ step: Step, _ name: String) -> RawValue? {
+        step.with.first { $0.name.value == name }?.value
+    }
+
+    /// A parameter written as one literal text (not a template).
+    private func literal(_ value: RawValue?) -> String? {
+        guard case .scalar(let text, _, _)? = value, !text.contains("${") else { return nil }
+        return text
+    }
+
+    /// A parameter's text: written literally, or as `${params.NAME}` with the param's default.
+    private func resolved(_ value: RawValue?) -> String? {
+        if let text = literal(value) { return text }
+        guard case .scalar(let text, _, _)? = value, text.hasPrefix("${params."), text.hasSuffix("}") else {
+            return nil
+        }
+        let name = String(text.dropFirst("${params.".count).dropLast())
+        return literal(journey.params.first { $0.name.value == name }?.defaultValue)
+    }
+
+    private var stepsByID: [String: Step] {
+        Dictionary(journey.steps.map { ($0.id.value, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Where a step can go next: every transition's targets, and its limit's `exceeded`.
+    private func successors(_ step: Step) -> [String] {
+        var next = step.transitions.flatMap { $0.transition.branches.map(\.target.value) }
+        if let charge = step.attempts, let limit = journey.limits.first(where: { $0.name.value == charge.limit.value })
+        {
+            next += limit.exceeded.branches.map(\.target.value)
+        }
+        return next
+    }
+
+    /// The steps and ends reachable from `targets`, not going through a step `stop` accepts.
+    private func reachable(from targets: [String], stoppingAt stop: (Step) -> Bool) -> Set<String> {
+        let steps = stepsByID
+        var seen = Set<String>()
+        var queue = targets
+        while let id = queue.popLast() {
+            guard seen.insert(id).inserted, let step = steps[id], !stop(step) else { continue }
+            queue += successors(step)
+        }
+        return seen
+    }
+
+    // MARK: - The rules
+
+    /// ``AuthRule/literalSecret``: a secret parameter, declaration default or assignment
+    /// written as literal text.
+    private mutating func literalSecrets() {
+        for step in journey.steps {
+            guard let contract = contract(step) else { continue }
+            for (name, value) in step.with {
+                // A parameter with a stand-in of its own (an HTTP body shows its size) is never
+                // recorded whatever it holds; it is not a secret by nature.
+                guard let spec = contract.parameters.first(where: { $0.name == name.value }), spec.shown == nil,
+                    case .value(let type) = spec.kind, type.secret, let text = literal(value), !text.isEmpty
+                else { continue }
+                find(
+                    .literalSecret,
+                    "'\(name.value)' of step '\(step.id.value)' is a secret written into the journey; a secret comes from the user, the device or a server (a template such as ${state.newPin})",
+                    at: value.location)
+            }
+        }
+        let declarations: [(String, [VariableDeclaration])] = [
+            ("param", journey.params), ("state value", journey.state), ("stored value", journey.stored),
+        ]
+        for (what, list) in declarations {
+            for declaration in list where declaration.type.secret {
+                guard let value = declaration.defaultValue, let text = literal(value), !text.isEmpty else { continue }
+                find(
+                    .literalSecret,
+                    "\(what) '\(declaration.name.value)' is secret but its default is written into the journey; leave the default out",
+                    at: value.location)
+            }
+        }
+        let secretVariables = Set(
+            journey.state.filter(\.type.secret).map { "state.\($0.name.value)" }
+                + journey.stored.filter(\.type.secret).map { "stored.\($0.name.value)" })
+        for step in journey.steps {
+            for branch in step.transitions.flatMap(\.transition.branches) {
+                for assignment in branch.assignments where secretVariables.contains(assignment.target.value.description)
+                {
+                    guard let text = literal(assignment.value), !text.isEmpty else { continue }
+                    find(
+                        .literalSecret,
+                        "the secret \(assignment.target.value) is set to text written into the journey; set it from what the user, the device or a server gives",
+                        at: assignment.value.location)
+                }
+            }
+        }
+    }
+
+    static let redirectParameters: Set<String> = ["redirectUri", "postLogoutRedirectUri", "callbackUrl"]
+
+    /// ``AuthRule/redirectURI``: plain http to a host that is not a loopback IP, or `localhost`.
+    private mutating func redirectURIs() {
+        for step in journey.steps {
+            for (name, value) in step.with where Self.redirectParameters.contains(name.value) {
+                guard let text = resolved(value), let problem = AuthRule.redirectProblem(text) else { continue }
+                find(.redirectURI, "'\(name.value)' of step '\(step.id.value)' \(problem)", at: value.location)
+            }
+        }
+    }
+
+    /// ``AuthRule/weakPIN`` and ``AuthRule/pinReuse``: PIN creation without a weak-PIN policy,
+    /// and a PIN change that does not check the new PIN against the old.
+    private mutating func pinCreation() {
+        let saves = journey.steps.filter { handlerID($0) == "pin.save" }
+        guard !saves.isEmpty else { return }
+        let entries = journey.steps.filter { handlerID($0) == "pin.entry" }
+        for step in entries {
+            // A template decides when the step runs; only a policy left out or switched off is reported.
+            let policy = parameter(step, "warnWeak")
+            guard policy == nil || literal(policy) == "false" else { continue }
+            find(
+                .weakPIN,
+                "step '\(step.id.value)' creates a PIN with no weak-PIN policy: give pin.entry 'warnWeak: true' and handle 'weak' (NIST SP 800-63B 5.1.1.2 asks to refuse repetitive, sequential and common secrets)",
+                at: step.id.location)
+        }
+        // A change: a new PIN chosen after the one stored under the same key was verified.
+        let savedKeys = Set(saves.compactMap { literal(parameter($0, "key")) })
+        for verify in journey.steps where handlerID(verify) == "pin.verify" {
+            guard let key = literal(parameter(verify, "key")), savedKeys.contains(key) else { continue }
+            let afterCorrect = verify.transitions.filter { $0.outcome.value == "correct" }.flatMap {
+                $0.transition.branches.map(\.target.value)
+            }
+            let reached = reachable(from: afterCorrect) { _ in false }
+            for step in entries where reached.contains(step.id.value) && parameter(step, "differentFrom") == nil {
+                find(
+                    .pinReuse,
+                    "step '\(step.id.value)' chooses a new PIN for '\(key)' after the old one was verified, but does not check that it differs: give pin.entry 'differentFrom: \(key)' and handle 'same'",
+                    at: step.id.location)
+            }
+        }
+    }
+
+    /// Handlers whose outcome data `pin` is a PIN as the user typed it.
+    static let pinHandlers: Set<String> = ["pin.entry", "pin.repeat", "ui.pin"]
+
+    /// ``AuthRule/pinInStore``: a stored value set from a PIN, directly or through state.
+    private mutating func pinsInTheStore() {
+        func reads(_ value: RawValue) -> [[String]] {
+            guard case .scalar(let text, _, _) = value, case .success(let template) = Template.parse(text) else {
+                return []
+            }
+            return template.parts.flatMap { part -> [[String]] in
+                if case .expression(let expression, _) = part { return expression.references }
+                return []
+            }
+        }
+        // Every assignment, with whether its step's outcome data `pin` is a typed PIN.
+        let assignments = journey.steps.flatMap { step in
+            step.transitions.flatMap(\.transition.branches).flatMap(\.assignments).map {
+                (assignment: $0, fromPIN: handlerID(step).map(Self.pinHandlers.contains) ?? false)
+            }
+        }
+        var holdsPIN = Set<String>()
+        var changed = true
+        while changed {
+            changed = false
+            for (assignment, fromPIN) in assignments where assignment.target.value.scope == .state {
+                let name = assignment.target.value.name
+                guard !holdsPIN.contains(name) else { continue }
+                let paths = reads(assignment.value)
+                if (fromPIN && paths.contains(["outcome", "pin"]))
+                    || paths.contains(where: { $0.count >= 2 && $0[0] == "state" && holdsPIN.contains($0[1]) })
+                {
+                    holdsPIN.insert(name)
+                    changed = true
+                }
+            }
+        }
+        for (assignment, fromPIN) in assignments where assignment.target.value.scope == .stored {
+            let paths = reads(assignment.value)
+            guard
+                (fromPIN && paths.contains(["outcome", "pin"]))
+                    || paths.contains(where: { $0.count >= 2 && $0[0] == "state" && holdsPIN.contains($0[1]) })
+            else { continue }
+            find(
+                .pinInStore,
+                "\(assignment.target.value) is set from a PIN the user typed: the device would keep the PIN itself; seal it with pin.save, which keeps only a key derived from it",
+                at: assignment.target.location)
+        }
+    }
+
+    /// ``AuthRule/biometryWithoutKey`` and ``AuthRule/unlimitedBiometry``.
+    private mutating func biometry() {
+        let successEnds = Set(journey.ends.filter { $0.kind == .success }.map(\.id.value))
+        for step in journey.steps where handlerID(step) == "biometry.authenticate" {
+            for (outcome, transition) in step.transitions where outcome.value == "success" {
+                let reached = reachable(from: transition.branches.map(\.target.value)) { next in
+                    // A called journey may open a key: what it does is its own file's to say.
+                    if case .call = next.kind { return true }
+                    return contract(next)?.releasesKey ?? false
+                }
+                if let end = successEnds.sorted().first(where: reached.contains) {
+                    find(
+                        .biometryWithoutKey,
+                        "a biometric success at step '\(step.id.value)' reaches the success end '\(end)' without a step that opens a key (pin.verify, locker.*): the sensor's answer alone signs in, so faking it is enough",
+                        at: outcome.location)
+                }
+            }
+            guard step.attempts == nil else { continue }
+            for (outcome, transition) in step.transitions where outcome.value == "failure" {
+                let reached = reachable(from: transition.branches.map(\.target.value)) { _ in false }
+                if reached.contains(step.id.value) {
+                    find(
+                        .unlimitedBiometry,
+                        "a failed biometric match at step '\(step.id.value)' leads back to it with no attempt limit: charge one ('attempts:') so that the journey counts its own tries",
+                        at: outcome.location)
+                }
+            }
+        }
+    }
+
+    /// ``AuthRule/counterInState``: a limit counting in `state`.
+    private mutating func counters() {
+        for limit in journey.limits where limit.counter.value.scope == .state {
+            find(
+                .counterInState,
+                "limit '\(limit.name.value)' counts in \(limit.counter.value), which an app restart resets: keep it in stored, so that restarting the app cannot buy more attempts",
+                at: limit.counter.location)
+        }
+    }
+}

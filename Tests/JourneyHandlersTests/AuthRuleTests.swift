@@ -1,0 +1,319 @@
+import Foundation
+import JourneyCore
+import Testing
+
+@testable import JourneyHandlers
+
+/// The auth rules `journey check` holds journeys to: each one found where a journey breaks it,
+/// with its id and at its place; quiet where the journey is right; quiet where the journey
+/// declares the exception with a reason; and an exception nobody needs is reported.
+@Suite("Auth rules: the static checks auth teams look for in review")
+struct AuthRuleTests {
+    /// The warnings of a journey as `id line:column`, and its errors.
+    static func findings(_ journey: String) -> (warnings: [String], errors: [String]) {
+        let project = ProjectLoader(handlers: BuiltinHandlers.registry).load([
+            SourceFile(path: "j.yaml", data: Data(journey.utf8))
+        ])
+        // Only what the auth rules say: the small journeys here leave an end unused on purpose.
+        let items = project.diagnostics.items.filter {
+            $0.severity == .error || $0.id.hasPrefix("auth.") || $0.id.hasPrefix("exception.")
+        }
+        return (
+            items.filter { $0.severity == .warning }.map { "\($0.id) \($0.location.line):\($0.location.column)" },
+            items.filter { $0.severity == .error }.map {
+                "\($0.id) \($0.location.line):\($0.location.column) \($0.message)"
+            }
+        )
+    }
+
+    /// A journey with `body` as its steps (and `extra` top-level keys), ends `done` (success)
+    /// and `out` (failure).
+    static func journey(_ body: String, extra: String = "") -> String {
+        """
+        journey: t.rules
+        version: 1
+        title: Rules
+        \(extra)
+        start: s
+        steps:
+        \(body)
+        ends:
+          done: { kind: success }
+          out: { kind: failure }
+        """
+    }
+
+    static let chooseAndSave = """
+          s:
+            handler: pin.entry
+            on:
+              entered:
+                set: { state.newPin: "${outcome.pin}" }
+                to: save
+          save:
+            handler: pin.save
+            with: { key: pin, pin: "${state.newPin}" }
+            on: { saved: done }
+        """
+    static let newPinState = "state:\n  newPin: { type: string, secret: true }"
+
+    @Test("a PIN chosen with no weak-PIN policy, and only then")
+    func weakPIN() {
+        let bare = Self.findings(Self.journey(Self.chooseAndSave, extra: Self.newPinState))
+        #expect(bare.errors.isEmpty, "\(bare.errors)")
+        #expect(bare.warnings == ["auth.weak-pin 8:3"], "\(bare.warnings)")
+
+        let switchedOff = Self.chooseAndSave.replacingOccurrences(
+            of: "    handler: pin.entry\n", with: "    handler: pin.entry\n    with: { warnWeak: false }\n")
+        #expect(Self.findings(Self.journey(switchedOff, extra: Self.newPinState)).warnings == ["auth.weak-pin 8:3"])
+
+        let policy = Self.chooseAndSave.replacingOccurrences(
+            of: "    handler: pin.entry\n", with: "    handler: pin.entry\n    with: { warnWeak: true }\n"
+        ).replacingOccurrences(of: "        to: save\n", with: "        to: save\n      weak: s\n")
+        let right = Self.findings(Self.journey(policy, extra: Self.newPinState))
+        #expect(right.errors.isEmpty && right.warnings.isEmpty, "\(right)")
+    }
+
+    @Test("an exception with a reason quiets its rule; one nobody needs, or for no rule, is reported")
+    func exceptions() {
+        let excepted = Self.findings(
+            Self.journey(
+                Self.chooseAndSave,
+                extra: Self.newPinState + "\nexceptions:\n  auth.weak-pin: \"the app takes any four digits\""))
+        #expect(excepted.errors.isEmpty && excepted.warnings.isEmpty, "\(excepted)")
+
+        let unused = Self.findings(
+            Self.journey(
+                Self.chooseAndSave,
+                extra: Self.newPinState
+                    + "\nexceptions:\n  auth.weak-pin: the app takes any four digits\n  auth.pin-reuse: no change here")
+        )
+        #expect(unused.warnings == ["exception.unused 8:3"], "\(unused)")
+
+        let unknown = Self.findings(
+            Self.journey(Self.chooseAndSave, extra: Self.newPinState + "\nexceptions:\n  auth.weak-pins: why"))
+        #expect(unknown.errors.count == 1 && unknown.errors[0].hasPrefix("exception.unknown 7:3"), "\(unknown)")
+        #expect(unknown.errors[0].contains("did you mean 'auth.weak-pin'"), "\(unknown)")
+
+        let noReason = Self.findings(
+            Self.journey(Self.chooseAndSave, extra: Self.newPinState + "\nexceptions:\n  auth.weak-pin: \" \""))
+        #expect(noReason.errors.count == 1 && noReason.errors[0].hasPrefix("value.type 7:18"), "\(noReason)")
+    }
+
+    @Test("a new PIN chosen after the old one was verified, without differentFrom")
+    func pinReuse() {
+        let change = """
+              s:
+                handler: pin.verify
+                with: { key: pin }
+                on: { correct: new, wrong: out, missing: out }
+              new:
+                handler: pin.entry
+                with: { warnWeak: true }
+                on:
+                  entered:
+                    set: { state.newPin: "${outcome.pin}" }
+                    to: save
+                  weak: new
+              save:
+                handler: pin.save
+                with: { key: pin, pin: "${state.newPin}" }
+                on: { saved: done }
+            """
+        #expect(Self.findings(Self.journey(change, extra: Self.newPinState)).warnings == ["auth.pin-reuse 12:3"])
+        let checked = change.replacingOccurrences(
+            of: "with: { warnWeak: true }", with: "with: { warnWeak: true, differentFrom: pin }"
+        ).replacingOccurrences(of: "      weak: new\n", with: "      weak: new\n      same: new\n")
+        let right = Self.findings(Self.journey(checked, extra: Self.newPinState))
+        #expect(right.errors.isEmpty && right.warnings.isEmpty, "\(right)")
+    }
+
+    @Test(
+        "pin.entry with differentFrom: the PIN that opens the stored seal is `same`, checked before `weak`",
+        arguments: [("2580", "same"), ("1357", "entered"), ("1111", "weak")])
+    func differentFrom(_ pin: String, _ outcome: String) async throws {
+        let journey = oneStep(
+            """
+            handler: pin.entry
+            with: { warnWeak: true, differentFrom: pin }
+            on: { entered: done, weak: other, same: other }
+            """, extra: "stored:\n  pin: { type: string, secret: true }")
+        let (report, transcript) = try await run(
+            journeys: [journey],
+            scenario: scenario(
+                "- at: s\n  pin: \"\(pin)\"", expect: outcome == "entered" ? "done" : "other",
+                device: "{ kdfRounds: 1000, pins: { pin: \"2580\" } }"))
+        #expect(report.passed, "\(report.problems)")
+        #expect(transcript.text.contains("outcome \(outcome) {pin: •••"), "\(transcript.text)")
+        #expect(!transcript.text.contains(pin) && !transcript.jsonl.contains(pin), "\(transcript.text)")
+    }
+
+    @Test("a PIN set into the store, directly or through state, and a sealed one is fine")
+    func pinInStore() {
+        let direct = """
+              s:
+                handler: pin.entry
+                with: { warnWeak: true }
+                on:
+                  entered:
+                    set: { stored.pin: "${outcome.pin}" }
+                    to: done
+                  weak: s
+            """
+        let stored = "stored:\n  pin: { type: string, secret: true }"
+        #expect(Self.findings(Self.journey(direct, extra: stored)).warnings == ["auth.pin-in-store 13:16"])
+
+        let throughState = """
+              s:
+                handler: pin.entry
+                with: { warnWeak: true }
+                on:
+                  entered:
+                    set: { state.newPin: "${outcome.pin}" }
+                    to: keep
+                  weak: s
+              keep:
+                handler: flow.decide
+                on:
+                  next:
+                    set: { stored.pin: "${state.newPin}" }
+                    to: done
+            """
+        #expect(
+            Self.findings(Self.journey(throughState, extra: stored + "\n" + Self.newPinState)).warnings
+                == ["auth.pin-in-store 22:16"])
+    }
+
+    @Test("a biometric success that signs in without opening a key; a limit on retries")
+    func biometry() {
+        let bare = """
+              s:
+                handler: biometry.authenticate
+                on: { success: done, cancel: out, failure: s, lockout: out, unavailable: out }
+            """
+        #expect(
+            Self.findings(Self.journey(bare)).warnings == [
+                "auth.biometry-without-key 9:11", "auth.biometry-unlimited 9:39",
+            ]
+        )
+        let keyed = """
+              s:
+                handler: biometry.authenticate
+                attempts: { limit: bio, counts: [failure], resets: [success] }
+                on: { success: open, cancel: out, failure: s, lockout: out, unavailable: out }
+              open:
+                handler: locker.deviceKeys
+                with: { deviceWrap: "${stored.wrap}" }
+                on: { granted: done, missing: out }
+            """
+        let extra = """
+            stored:
+              wrap: { type: string, secret: true }
+              bioFailures: { type: int, default: 0 }
+            limits:
+              bio: { max: 5, counter: stored.bioFailures, exceeded: out }
+            """
+        let right = Self.findings(Self.journey(keyed, extra: extra))
+        #expect(right.errors.isEmpty && right.warnings.isEmpty, "\(right)")
+    }
+
+    @Test("an attempt counter in state; one in stored is fine")
+    func counterInState() {
+        let step = """
+              s:
+                handler: ui.pin
+                with: { expected: "${stored.pin}" }
+                attempts: { limit: tries, counts: [wrong], resets: [correct] }
+                on: { correct: done, wrong: s }
+            """
+        let inState = """
+            stored:
+              pin: { type: string, secret: true }
+            state:
+              failures: { type: int, default: 0 }
+            limits:
+              tries: { max: 3, counter: state.failures, exceeded: out }
+            """
+        #expect(Self.findings(Self.journey(step, extra: inState)).warnings == ["auth.counter-in-state 9:29"])
+        let inStore = inState.replacingOccurrences(of: "state:\n", with: "stored:\n").replacingOccurrences(
+            of: "counter: state.failures", with: "counter: stored.failures"
+        ).replacingOccurrences(
+            of: "stored:\n  pin: { type: string, secret: true }\nstored:\n",
+            with: "stored:\n  pin: { type: string, secret: true }\n")
+        let right = Self.findings(Self.journey(step, extra: inStore))
+        #expect(right.errors.isEmpty && right.warnings.isEmpty, "\(right)")
+    }
+
+    @Test("a secret written into a journey: a parameter, a default, an assignment; an HTTP body is not one")
+    func literalSecrets() {
+        let steps = """
+              s:
+                handler: ui.pin
+                with: { expected: "1234" }
+                on:
+                  correct:
+                    set: { state.token: abc123 }
+                    to: call
+                  wrong: out
+              call:
+                handler: http.request
+                with: { url: "https://example.org/x", method: POST, body: "operation=register" }
+                on: { ok: done, failed: out, offline: out }
+            """
+        let extra = """
+            params:
+              password: { type: string, secret: true, default: hunter2 }
+              nothing: { type: string, secret: true, default: "" }
+            state:
+              token: { type: string, secret: true }
+            """
+        #expect(
+            Self.findings(Self.journey(steps, extra: extra)).warnings == [
+                "auth.literal-secret 13:23", "auth.literal-secret 5:52", "auth.literal-secret 16:29",
+            ])
+    }
+
+    @Test(
+        "a redirect URI: plain http only to a loopback IP, never localhost",
+        arguments: [
+            ("http://localhost:8080/cb", true), ("http://app.example.org/cb", true),
+            ("http://127.0.0.1:53001/cb", false),
+            ("http://[::1]:8080/cb", false), ("https://app.example.org/cb", false),
+            ("com.example.app:/oauth2redirect", false),
+            ("HTTP://LOCALHOST/cb", true), ("http://user@127.0.0.1/cb", false),
+            ("http://127.0.0.1.evil.example/cb", true),
+        ])
+    func redirectURI(_ uri: String, _ reported: Bool) {
+        #expect((AuthRule.redirectProblem(uri) != nil) == reported, "\(uri)")
+    }
+
+    @Test("a redirect URI from a param's default is checked where the step names it")
+    func redirectFromParam() {
+        let steps = """
+              s:
+                handler: oidc.authorize
+                with: { endpoint: "https://id.example.org/authorize", clientId: app, redirectUri: "${params.redirect}" }
+                on: { ready: done }
+            """
+        let extra = "params:\n  redirect: { type: string, default: \"http://localhost/cb\" }"
+        #expect(Self.findings(Self.journey(steps, extra: extra)).warnings == ["auth.redirect-uri 10:87"])
+    }
+
+    @Test("every shipped journey keeps the rules or declares its exception with a reason")
+    func shippedJourneys() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let folder = root.appendingPathComponent("journeys")
+        let files =
+            FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)?
+            .compactMap { $0 as? URL }.filter { $0.path.hasSuffix(".journey.yaml") } ?? []
+        #expect(files.count >= 20)
+        let sources = try files.map { SourceFile(path: $0.path, data: try Data(contentsOf: $0)) }
+        let project = ProjectLoader(handlers: BuiltinHandlers.registry).load(sources)
+        let reported = project.diagnostics.items.filter { $0.id.hasPrefix("auth.") || $0.id.hasPrefix("exception.") }
+        #expect(reported.isEmpty, "\(reported)")
+        let excepted = project.journeys.flatMap(\.exceptions)
+        #expect(excepted.count >= 5, "the Diia and Locker journeys reproduce rules broken on purpose")
+        #expect(excepted.allSatisfy { $0.reason.contains("seed-flows") || $0.reason.contains("sample") }, "\(excepted)")
+    }
+}
