@@ -159,4 +159,55 @@ struct TimedScreenTests {
             .map { line in line.split(separator: ",").first { $0.hasPrefix(#""by":"#) }.map(String.init) ?? "" }
         #expect(advances == [#""by":3661000"#, #""by":90000"#, #""by":211000"#, #""by":93784005"#], "\(advances)")
     }
+
+    static let idle = """
+        journey: t.idle
+        version: 1
+        title: Locks itself
+        start: unlocked
+        steps:
+          unlocked:
+            handler: ui.screen
+            with: { timeout: 5m }
+            screen: { title: Welcome, actions: { lock: Lock } }
+            on: { lock: locked, timeout: timedOut }
+        ends:
+          locked: { kind: cancel }
+          timedOut: { kind: cancel }
+        """
+
+    @Test(
+        "a screen with a timeout leaves by itself once it has shown that long, and not before",
+        arguments: [
+            ("  - advance: 5m", "timedOut"), ("  - advance: 4m59s\n  - advance: 1s", "timedOut"),
+            ("  - advance: 4m59s\n  - at: unlocked\n    action: lock", "locked"),
+            ("  - advance: 1h", "timedOut"),
+        ])
+    func timeout(_ script: String, _ end: String) async throws {
+        let scenario = """
+            scenario: s
+            journey: t.idle
+            script:
+            \(script)
+            expect: { end: \(end) }
+            """
+        let (report, transcript) = try await run(journeys: [Self.idle], scenario: scenario)
+        #expect(report.passed, "\(report.problems)\n\(transcript.text)")
+        if end == "timedOut" { #expect(transcript.text.contains("outcome timeout"), "\(transcript.text)") }
+    }
+
+    @Test("a timeout is a duration of at least 1ms, and its outcome must be handled")
+    func timeoutIsChecked() throws {
+        for (change, id) in [
+            ("with: { timeout: 5m }", "value.type"), ("on: { lock: locked, timeout: timedOut }", "outcome.unhandled"),
+        ] {
+            let journey = Self.idle.replacingOccurrences(
+                of: change, with: id == "value.type" ? "with: { timeout: five minutes }" : "on: { lock: locked }")
+            let project = ProjectLoader(handlers: BuiltinHandlers.registry).load([
+                SourceFile(path: "j.yaml", data: Data(journey.utf8))
+            ])
+            #expect(
+                project.diagnostics.items.contains { $0.id == id && $0.severity == .error }, "\(project.diagnostics)")
+        }
+    }
 }

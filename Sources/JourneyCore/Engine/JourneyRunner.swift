@@ -133,6 +133,11 @@ final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContex
     }
 
     nonisolated(nonsending) func input(_ request: InputRequest) async throws -> [String: Value] {
+        // No deadline: only input ends the wait.
+        try await input(request, until: Int.max) ?? [:]
+    }
+
+    nonisolated(nonsending) func input(_ request: InputRequest, until deadline: Int) async throws -> [String: Value]? {
         var request = request
         while true {
             let reply = try await driver.next(for: request)
@@ -140,6 +145,7 @@ final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContex
             case .advance(let ms):
                 handle(.advanceClock(milliseconds: ms, reason: "scenario"))
                 if machine.result != nil { throw RunInterruption.ended }
+                if machine.device.clock >= deadline { return nil }
                 // The driver and the checks of input see the screen as it shows now.
                 request = current(request)
             case .network(let online):

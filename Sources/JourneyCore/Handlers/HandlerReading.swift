@@ -79,7 +79,22 @@ extension HandlerContext {
         _ invocation: HandlerInvocation
     ) async throws -> (action: String?, values: [String: Value]) {
         let request = invocation.request()
-        let values = try await input(request)
+        return try checked(try await input(request), request)
+    }
+
+    /// Asks as ``ask(_:)`` does, but gives up when the virtual clock reaches `deadline`
+    /// (milliseconds since the Unix epoch) while the step waits: nil then.
+    public nonisolated(nonsending) func ask(
+        _ invocation: HandlerInvocation, until deadline: Int
+    ) async throws -> (action: String?, values: [String: Value])? {
+        let request = invocation.request()
+        guard let values = try await input(request, until: deadline) else { return nil }
+        return try checked(values, request)
+    }
+
+    private func checked(
+        _ values: [String: Value], _ request: InputRequest
+    ) throws -> (action: String?, values: [String: Value]) {
         guard case .string(let action)? = values.value(named: "action")?.revealed else { return (nil, values) }
         if let reason = current(request).refusal(of: values) { throw HandlerError(reason) }
         return (action, values)

@@ -241,6 +241,10 @@ public protocol HandlerContext: AnyObject {
     /// Asks the driver for input. Throws when the run is interrupted (for example by an app
     /// restart in the scenario); handlers must let that error propagate.
     nonisolated(nonsending) func input(_ request: InputRequest) async throws -> [String: Value]
+    /// Asks the driver for input as ``input(_:)`` does, but gives up when the virtual clock
+    /// reaches `deadline` (milliseconds since the Unix epoch) while the step waits: nil then.
+    /// A screen that times out (a session locked after five idle minutes) asks this way.
+    nonisolated(nonsending) func input(_ request: InputRequest, until deadline: Int) async throws -> [String: Value]?
     /// The simulated phone.
     var device: DeviceProfile { get }
     /// The virtual clock, in milliseconds since the Unix epoch: the only time a journey sees.
@@ -282,6 +286,13 @@ public protocol HandlerContext: AnyObject {
 extension HandlerContext {
     /// A context whose screens never change while they show gives the request as it is.
     public func current(_ request: InputRequest) -> InputRequest { request }
+
+    /// A context whose clock the driver never moves never reaches a deadline.
+    public nonisolated(nonsending) func input(
+        _ request: InputRequest, until deadline: Int
+    ) async throws -> [String: Value]? {
+        try await input(request)
+    }
 }
 
 /// A request for input: which step is asking, and what it needs. Shared, not copied, like

@@ -13,16 +13,29 @@ public struct ScreenHandler: StepHandler {
                 name: "networkBack", kind: .value(TypeInfo(.bool)),
                 summary:
                     "also leave the screen with outcome `networkBack` when a scenario's `online: true` brings the device's network back while it shows, as an app's reachability observer reacts (a repeat while online does nothing); off unless `true`"
-            )
+            ),
+            ParameterSpec(
+                name: "timeout", kind: .value(TypeInfo(.duration)),
+                summary:
+                    "leave the screen with outcome `timeout` when it has shown this long on the virtual clock without the user leaving it (a session that locks after five idle minutes)",
+                range: 1...Duration.maximum),
         ],
         actionsAreOutcomes: true,
         refinedInputs: [Conditional(ScreenHandler.networkInput, .isTrue("networkBack"))],
-        refinedOutcomes: [Conditional(ScreenHandler.networkBack, .isTrue("networkBack"))],
+        refinedOutcomes: [
+            Conditional(ScreenHandler.networkBack, .isTrue("networkBack")),
+            Conditional(ScreenHandler.timedOut, .given("timeout")),
+        ],
         refine: { shape, contract in
-            guard shape.constants["networkBack"] == .bool(true) else { return }
-            contract.inputs.append(ScreenHandler.networkInput)
-            contract.outcomes.append(ScreenHandler.networkBack)
+            if shape.constants["networkBack"] == .bool(true) {
+                contract.inputs.append(ScreenHandler.networkInput)
+                contract.outcomes.append(ScreenHandler.networkBack)
+            }
+            if shape.given.contains("timeout") { contract.outcomes.append(ScreenHandler.timedOut) }
         })
+
+    static let timedOut = OutcomeSpec(
+        name: "timeout", summary: "the screen showed for `timeout` on the virtual clock and the user did not leave it")
 
     static let networkBack = OutcomeSpec(
         name: "networkBack",
@@ -36,10 +49,19 @@ public struct ScreenHandler: StepHandler {
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext
     ) async throws -> HandlerResult {
-        guard invocation.canBeLeft else {
+        guard invocation.canBeLeft || invocation[parameter: "timeout"] != nil else {
             throw HandlerError("step '\(invocation.step)' shows no enabled action, so the user cannot leave it")
         }
-        let (action, values) = try await context.ask(invocation)
+        let answer: (action: String?, values: [String: Value])
+        if case .duration(let timeout)? = invocation[parameter: "timeout"] {
+            guard let given = try await context.ask(invocation, until: context.now + timeout) else {
+                return HandlerResult("timeout")
+            }
+            answer = given
+        } else {
+            answer = try await context.ask(invocation)
+        }
+        let (action, values) = answer
         if action == nil, values.value(named: "network") == .bool(true) { return HandlerResult("networkBack") }
         guard let action else { throw HandlerError("step '\(invocation.step)' needs an 'action'") }
         return HandlerResult(action)
