@@ -177,7 +177,11 @@ struct AuthRuleCheck {
             let afterCorrect = verify.transitions.filter { $0.outcome.value == "correct" }.flatMap {
                 $0.transition.branches.map(\.target.value)
             }
-            let reached = reachable(from: afterCorrect) { _ in false }
+            // Not through a wipe (the PIN is gone: the next is a first one) nor another check
+            // of the PIN (a later unlock, whose own `correct` is looked at in turn).
+            let reached = reachable(from: afterCorrect) { next in
+                ["pin.verify", "session.clear"].contains(handlerID(next) ?? "")
+            }
             for step in entries where reached.contains(step.id.value) && parameter(step, "differentFrom") == nil {
                 find(
                     .pinReuse,

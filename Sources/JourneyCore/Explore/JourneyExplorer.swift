@@ -1,0 +1,526 @@
+/// Explores every path through a journey, breadth first, with the real interpreter and the
+/// real handlers: at every step each class of input the step takes (each enabled action, a
+/// right and a wrong PIN, each biometric result), and anywhere an app restart and jumps of the
+/// virtual clock by the durations the journey writes. Equal situations are one state: the
+/// machine's snapshot without what only grows (steps taken, the absolute clock), with stored
+/// values at their declared defaults left out, and the restarts used so far.
+///
+/// On every state and move it checks the built-in invariants (``ExplorationInvariant``), and
+/// the first path that breaks one, in breadth-first order, is the shortest counterexample.
+/// Handlers draw their random bytes from a stream seeded by the step and the input, so the
+/// same input at the same step makes the same salt and the same seal, and a run of the
+/// explorer always finds the same states in the same order.
+public struct JourneyExplorer: Sendable {
+    /// How far to look.
+    public struct Bounds: Sendable, Hashable {
+        /// Moves from the start.
+        public var depth: Int
+        /// App restarts on one path.
+        public var restarts: Int
+        /// States to keep: past this many the exploration stops, and says so.
+        public var states: Int
+        /// The sizes of clock jumps, in milliseconds; nil takes the journey's own durations.
+        public var clockJumps: [Int]?
+
+        public init(depth: Int = 30, restarts: Int = 2, states: Int = 200_000, clockJumps: [Int]? = nil) {
+            self.depth = depth
+            self.restarts = restarts
+            self.states = states
+            self.clockJumps = clockJumps
+        }
+    }
+
+    /// One move of a path: an input at a step, an app restart, or a clock jump.
+    public enum Move: Sendable, Hashable, CustomStringConvertible {
+        /// The input standing for class `label` at `step`.
+        case input(step: String, label: String, values: [String: Value])
+        case restart
+        case clock(milliseconds: Int)
+
+        public var description: String {
+            switch self {
+            case .input(let step, let label, _): "\(step): \(label)"
+            case .restart: "restart"
+            case .clock(let milliseconds): "clock +\(Duration.format(milliseconds: milliseconds))"
+            }
+        }
+    }
+
+    /// An invariant broken, and the shortest path that breaks it.
+    public struct Violation: Sendable {
+        public var invariant: ExplorationInvariant
+        public var message: String
+        public var path: [Move]
+    }
+
+    /// What an exploration found.
+    public struct Result: Sendable {
+        public var journey: String
+        public var bounds: Bounds
+        /// The clock jumps played, in milliseconds.
+        public var clockJumps: [Int]
+        public var states: Int
+        public var transitions: Int
+        /// The deepest level reached.
+        public var depth: Int
+        /// States at the depth bound, not expanded: where they lead is unknown.
+        public var frontier: Int
+        /// Whether the state bound stopped the exploration before the space was exhausted.
+        public var truncated: Bool
+        public var violations: [Violation]
+        /// Steps whose input the explorer cannot make, with why: they are left out.
+        public var leftOut: [String]
+        /// Every transition the journey writes (step and outcome), and those the exploration took.
+        public var declared: [Edge]
+        public var taken: Set<Edge>
+
+        /// The transitions no explored path takes.
+        public var unreached: [Edge] { declared.filter { !taken.contains($0) } }
+    }
+
+    /// A step's outcome as journeys write it under `on:`.
+    public struct Edge: Sendable, Hashable, Comparable, CustomStringConvertible {
+        public var step: String
+        public var outcome: String
+        public var description: String { "\(step) --\(outcome)-->" }
+        public static func < (a: Self, b: Self) -> Bool { (a.step, a.outcome) < (b.step, b.outcome) }
+    }
+
+    public let library: CompiledLibrary
+    /// The device every path starts on.
+    public let device: DeviceState
+    public let bounds: Bounds
+
+    public init(library: CompiledLibrary, device: DeviceState, bounds: Bounds = Bounds()) {
+        self.library = library
+        self.device = device
+        self.bounds = bounds
+    }
+
+    /// The device exploration starts on unless told otherwise: online, Face ID enrolled, and
+    /// the cheapest key derivation, since every state that seals or opens a PIN derives a key.
+    public static var defaultDevice: DeviceState {
+        var profile = DeviceProfile()
+        profile.biometry = .faceID
+        profile.biometryEnrolled = true
+        profile.kdfRounds = 1
+        return DeviceState(profile: profile)
+    }
+
+    // MARK: - Exploring
+
+    /// One explored situation: the machine waiting at a step (or ended), and how it got here.
+    struct Node {
+        var machine: JourneyMachine
+        var action: JourneyMachine.Action
+        /// What the step waits for, when it waits.
+        var request: InputRequest?
+        var restarts: Int
+    }
+
+    struct Key: Hashable {
+        var snapshot: JourneyMachine.Snapshot
+        var restarts: Int
+    }
+
+    public func explore(_ journey: CompiledJourney) async -> Result {
+        let jumps = bounds.clockJumps ?? Self.durations(of: journey)
+        var result = Result(
+            journey: journey.id, bounds: bounds, clockJumps: jumps, states: 0, transitions: 0, depth: 0, frontier: 0,
+            truncated: false, violations: [], leftOut: [], declared: Self.edges(of: journey), taken: [])
+        let defaults = Self.storedDefaults(library)
+        var machine = JourneyMachine(
+            library: library, journey: journey, device: device,
+            configuration: JourneyMachine.Configuration(
+                random: .seeded(0), wallClock: .pinned(milliseconds: device.clock)))
+        let start = machine.handle(.start, recordingInto: Discard.shared)
+        let first = await settle(machine, start, restarts: 0, journey: journey.id)
+
+        var keys: [Key: Int] = [:]
+        var parents: [(parent: Int, move: Move)?] = []
+        var reverse: [[Int]] = []
+        var ends = Set<Int>()
+        var leftOut = Set<String>()
+        var violated = Set<ExplorationInvariant>()
+
+        func add(_ node: Node, parent: (Int, Move)?) -> (index: Int, new: Bool) {
+            let key = Key(
+                snapshot: Self.normalized(node.machine.snapshot(includingGrowth: false), defaults),
+                restarts: node.restarts)
+            if let index = keys[key] { return (index, false) }
+            let index = parents.count
+            keys[key] = index
+            parents.append(parent.map { (parent: $0.0, move: $0.1) })
+            reverse.append([])
+            if case .finished = node.action { ends.insert(index) }
+            return (index, true)
+        }
+        func path(to index: Int) -> [Move] {
+            var moves: [Move] = []
+            var current = index
+            while let step = parents[current] {
+                moves.append(step.move)
+                current = step.parent
+            }
+            return moves.reversed()
+        }
+        func report(_ invariant: ExplorationInvariant, _ message: String, at index: Int, then move: Move? = nil) {
+            guard violated.insert(invariant).inserted else { return }
+            result.violations.append(
+                Violation(invariant: invariant, message: message, path: path(to: index) + (move.map { [$0] } ?? [])))
+        }
+
+        var level: [(index: Int, node: Node)] = []
+        let root = add(first, parent: nil)
+        level.append((root.index, first))
+        if let problem = stateProblem(first, journey) { report(problem.0, problem.1, at: root.index) }
+
+        var depth = 0
+        var expanded = Set<Int>()
+        while !level.isEmpty && depth < bounds.depth && !result.truncated {
+            var next: [(index: Int, node: Node)] = []
+            for (index, node) in level {
+                expanded.insert(index)
+                for move in moves(node, journey: journey, leftOut: &leftOut) {
+                    result.transitions += 1
+                    let (successor, edge) = await play(move, from: node, journey: journey.id)
+                    if let edge { result.taken.insert(edge) }
+                    if let problem = edgeProblem(from: node, move: move, to: successor, journey) {
+                        report(problem.0, problem.1, at: index, then: move)
+                    }
+                    let (target, new) = add(successor, parent: (index, move))
+                    reverse[target].append(index)
+                    guard new else { continue }
+                    if let problem = stateProblem(successor, journey) { report(problem.0, problem.1, at: target) }
+                    next.append((target, successor))
+                    if parents.count >= bounds.states {
+                        result.truncated = true
+                        break
+                    }
+                }
+                if result.truncated { break }
+            }
+            if !next.isEmpty { depth += 1 }
+            level = next
+        }
+
+        // Every expanded state can still reach an end; states never expanded are not judged.
+        let frontier = Set(level.map(\.index)).union(
+            (0..<parents.count).filter { !expanded.contains($0) && !ends.contains($0) })
+        var good = ends.union(frontier)
+        var queue = Array(good)
+        while let current = queue.popLast() {
+            for previous in reverse[current] where good.insert(previous).inserted { queue.append(previous) }
+        }
+        if let trapped = (0..<parents.count).first(where: { !good.contains($0) }) {
+            report(
+                .reachesAnEnd,
+                "from here no end can be reached: every way on loops back without finishing", at: trapped)
+        }
+
+        result.states = parents.count
+        result.depth = depth
+        result.frontier = level.count
+        result.leftOut = leftOut.sorted()
+        return result
+    }
+
+    // MARK: - Moves
+
+    /// The moves from a node, in order: each input class of the step, then a restart, then the
+    /// clock jumps.
+    func moves(_ node: Node, journey: CompiledJourney, leftOut: inout Set<String>) -> [Move] {
+        guard case .runStep(let invocation) = node.action, let request = node.request else { return [] }
+        var moves: [Move] = []
+        var actions: [Move] = []
+        let handler = node.machine.currentHandler
+        var asked = false
+        for input in request.inputs {
+            if input.name == "action" {
+                for id in input.classes {
+                    actions.append(.input(step: request.step, label: id, values: ["action": .string(id)]))
+                }
+            } else if input.name == "network" {
+                continue  // a device event, not the user's input
+            } else if !asked, let explorable = handler as? any ExplorableHandler {
+                asked = true
+                moves += explorable.explorationChoices(request, invocation: invocation, device: node.machine.device).map
+                {
+                    .input(step: request.step, label: $0.label, values: $0.values)
+                }
+            } else if !input.type.secret, !input.classes.isEmpty, input.type.type == .string {
+                moves += input.classes.map { .input(step: request.step, label: $0, values: [input.name: .string($0)]) }
+            } else if !asked {
+                leftOut.insert(
+                    "\(request.journey).\(request.step): \(handler.map { $0.contract.id } ?? "its handler") cannot say what to give for '\(input.name)'"
+                )
+            }
+        }
+        moves += actions
+        if node.restarts < bounds.restarts { moves.append(.restart) }
+        let jumps = bounds.clockJumps ?? Self.durations(of: journey)
+        moves += jumps.map { .clock(milliseconds: $0) }
+        return moves
+    }
+
+    /// The node after `move`, and the step and outcome it took, if a step completed.
+    func play(_ move: Move, from node: Node, journey: String) async -> (Node, Edge?) {
+        guard case .runStep(let invocation) = node.action else { return (node, nil) }
+        switch move {
+        case .restart:
+            var machine = node.machine
+            let action = machine.handle(.restart, recordingInto: Discard.shared)
+            return (await settle(machine, action, restarts: node.restarts + 1, journey: journey), nil)
+        case .input(let step, let label, let values):
+            let seed = Self.seed(journey, step, label)
+            let (machine, run) = await runStep(node.machine, invocation, replies: [.input(values)], seed: seed)
+            switch run {
+            case .asked(let request):
+                return (Node(machine: machine, action: node.action, request: request, restarts: node.restarts), nil)
+            case .done(let action, let outcome):
+                let edge = outcome.map { Edge(step: step, outcome: $0) }
+                return (await settle(machine, action, restarts: node.restarts, journey: journey), edge)
+            }
+        case .clock(let milliseconds):
+            let seed = Self.seed(journey, invocation.step, "clock")
+            let (machine, run) = await runStep(
+                node.machine, invocation, replies: [.advance(milliseconds: milliseconds)], seed: seed)
+            switch run {
+            case .asked(let request):
+                return (Node(machine: machine, action: node.action, request: request, restarts: node.restarts), nil)
+            case .done(let action, let outcome):
+                let edge = outcome.map { Edge(step: invocation.step, outcome: $0) }
+                return (await settle(machine, action, restarts: node.restarts, journey: journey), edge)
+            }
+        }
+    }
+
+    /// Runs the steps that ask for nothing (a decision, a save, a wipe) until one asks or the
+    /// run ends.
+    func settle(
+        _ machine: JourneyMachine, _ action: JourneyMachine.Action, restarts: Int, journey: String
+    ) async -> Node {
+        var machine = machine
+        var action = action
+        while true {
+            switch action {
+            case .finished, .failed:
+                return Node(machine: machine, action: action, request: nil, restarts: restarts)
+            case .proceed:
+                action = machine.handle(
+                    .abort("the machine waited for a handler that was not running"), recordingInto: Discard.shared)
+            case .runStep(let invocation):
+                let (after, run) = await runStep(
+                    machine, invocation, replies: [], seed: Self.seed(journey, invocation.step, ""))
+                switch run {
+                case .asked(let request):
+                    // The step waits for input: the node is the machine before the handler ran.
+                    return Node(machine: machine, action: action, request: request, restarts: restarts)
+                case .done(let next, _):
+                    machine = after
+                    action = next
+                }
+            }
+        }
+    }
+
+    enum StepRun {
+        /// The handler asked for more than the replies: the step waits for this request.
+        case asked(InputRequest)
+        /// The step completed (with this outcome) or the run ended; the machine's next action.
+        case done(JourneyMachine.Action, outcome: String?)
+    }
+
+    /// Runs the current step's handler, answering its requests with `replies`.
+    func runStep(
+        _ machine: JourneyMachine, _ invocation: HandlerInvocation, replies: [DriverReply], seed: UInt64
+    ) async -> (JourneyMachine, StepRun) {
+        var machine = machine
+        machine.random = .seeded(seed)
+        let driver = Replies(replies)
+        let context = RunContext(machine: machine, driver: driver, network: nil, sink: Discard.shared)
+        guard let handler = context.machine.currentHandler else {
+            let action = context.handle(.abort("step '\(invocation.step)' has no handler to run"))
+            return (context.machine, .done(action, outcome: nil))
+        }
+        context.inputs = [:]
+        do {
+            let result = try await handler.run(invocation, context: context)
+            let action = context.handle(.complete(result, inputs: context.inputs))
+            return (context.machine, .done(action, outcome: result.outcome))
+        } catch let stop as Replies.Exhausted {
+            return (context.machine, .asked(stop.request))
+        } catch let interruption as RunInterruption {
+            switch interruption {
+            case .restart: return (context.machine, .done(context.handle(.restart), outcome: nil))
+            case .abort(let message): return (context.machine, .done(context.handle(.abort(message)), outcome: nil))
+            case .ended:
+                let result = context.machine.result ?? RunResult(end: nil, kind: nil, failure: "ended", steps: 0)
+                return (context.machine, .done(.failed(result), outcome: nil))
+            }
+        } catch let error as HandlerError {
+            return (context.machine, .done(context.handle(.fail(error.message)), outcome: nil))
+        } catch {
+            return (context.machine, .done(context.handle(.fail("\(type(of: error)) was thrown")), outcome: nil))
+        }
+    }
+
+    // MARK: - Invariants
+
+    func stateProblem(_ node: Node, _ journey: CompiledJourney) -> (ExplorationInvariant, String)? {
+        switch node.action {
+        case .failed(let result):
+            return (.neverFails, "the run fails: \(result.failure ?? "without a message")")
+        case .runStep(let invocation):
+            // A step charged to a limit is never shown with the limit spent: its `exceeded` leads on.
+            guard invocation.journey == journey.id, let position = journey.stepIndex[invocation.step],
+                let limit = journey.steps[position].attempts?.limit, let frame = node.machine.run.frames.last
+            else { return nil }
+            let count = JourneyMachine.count(of: limit, in: frame, device: node.machine.device)
+            let max = JourneyMachine.maximum(of: limit, in: frame)
+            guard count >= max, limit.lockout == nil, limit.lockedUntil == nil else { return nil }
+            return (
+                .exceededLeadsOn,
+                "step '\(invocation.step)' waits for input with limit '\(limit.name)' at \(count) of \(max): it should have gone to its 'exceeded'"
+            )
+        default:
+            return nil
+        }
+    }
+
+    func edgeProblem(
+        from node: Node, move: Move, to next: Node, _ journey: CompiledJourney
+    ) -> (ExplorationInvariant, String)? {
+        let isRestart = move == .restart
+        guard isRestart || { if case .clock = move { true } else { false } }() else { return nil }
+        for limit in journey.limits.values.sorted(by: { $0.name < $1.name }) {
+            // A lockout that ends with time gives the attempts back on purpose.
+            if !isRestart && (limit.lockout != nil || limit.lockedUntil != nil) { continue }
+            let before = Self.counter(limit.counter, node.machine, journey: journey.id)
+            let after = Self.counter(limit.counter, next.machine, journey: journey.id)
+            if after < before {
+                return (
+                    .counterSurvives,
+                    "\(isRestart ? "an app restart" : "a clock jump") takes limit '\(limit.name)' from \(before) to \(after) attempts (\(limit.counter)): \(isRestart ? "restarting the app" : "waiting") buys more attempts"
+                )
+            }
+        }
+        return nil
+    }
+
+    /// A limit's counter as the root journey keeps it (0 when not set).
+    static func counter(_ reference: VariableReference, _ machine: JourneyMachine, journey: String) -> Int {
+        let value: Value?
+        switch reference.scope {
+        case .stored: value = machine.device.store[reference.name]
+        case .state: value = machine.run.frames.first(where: { $0.journey.id == journey })?.state[reference.name]
+        }
+        if case .int(let n)? = value?.revealed { return n }
+        return 0
+    }
+
+    // MARK: - What a journey gives the explorer
+
+    /// The durations a journey writes (handler parameters, a limit's lockout, params'
+    /// defaults), each once, in ascending order: the clock jumps it can tell apart.
+    static func durations(of journey: CompiledJourney) -> [Int] {
+        var found = Set<Int>()
+        for step in journey.source.steps {
+            for (_, value) in step.with {
+                if case .scalar(let text, _, _) = value, let ms = Duration.parse(text), ms > 0 { found.insert(ms) }
+            }
+        }
+        for limit in journey.source.limits { if let lockout = limit.lockout?.value { found.insert(lockout) } }
+        for param in journey.source.params where param.type.type == .duration {
+            if case .scalar(let text, _, _)? = param.defaultValue, let ms = Duration.parse(text), ms > 0 {
+                found.insert(ms)
+            }
+        }
+        return found.sorted()
+    }
+
+    static func edges(of journey: CompiledJourney) -> [Edge] {
+        journey.source.steps.flatMap { step in
+            step.transitions.map { Edge(step: step.id.value, outcome: $0.outcome.value) }
+        }
+    }
+
+    /// Each stored key's declared default, across the library: a value equal to it is as good
+    /// as none, since the journey reads the default either way.
+    static func storedDefaults(_ library: CompiledLibrary) -> [String: Value] {
+        var defaults: [String: Value] = [:]
+        for id in library.ids {
+            for declaration in library[id]?.storedDeclarations ?? [] {
+                defaults[declaration.name] = declaration.defaultValue ?? JourneyMachine.zero(declaration.type.type)
+            }
+        }
+        return defaults
+    }
+
+    static func normalized(_ snapshot: JourneyMachine.Snapshot, _ defaults: [String: Value]) -> JourneyMachine.Snapshot
+    {
+        var snapshot = snapshot
+        for (key, value) in snapshot.store where defaults[key] == value.revealed && !value.isSecret {
+            snapshot.store[key] = nil
+        }
+        return snapshot
+    }
+
+    /// A stable seed for a step's randomness: the same input at the same step draws the same
+    /// bytes in every run (FNV-1a of the journey, the step and the input's class).
+    static func seed(_ journey: String, _ step: String, _ label: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in "\(journey)\u{0}\(step)\u{0}\(label)".utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        return hash
+    }
+}
+
+/// The invariants every exploration checks, each with a stable id.
+public enum ExplorationInvariant: String, Sendable, Hashable, CaseIterable {
+    /// From every reachable state an end can still be reached: no trap, no loop without a way out.
+    case reachesAnEnd = "explore.reaches-an-end"
+    /// No path makes the run fail (a handler's error, a runaway loop).
+    case neverFails = "explore.never-fails"
+    /// A step charged to a spent attempt limit is never shown: its `exceeded` leads on.
+    case exceededLeadsOn = "explore.exceeded-leads-on"
+    /// No app restart, and no clock jump but the end of a lockout, lowers an attempt counter.
+    case counterSurvives = "explore.counter-survives"
+
+    /// What the invariant asks, in one sentence.
+    public var rule: String {
+        switch self {
+        case .reachesAnEnd: "From every reachable state an end can still be reached."
+        case .neverFails: "No path makes the run fail: no handler error, no runaway loop."
+        case .exceededLeadsOn:
+            "A step charged to a spent attempt limit is never shown; the limit's `exceeded` leads on."
+        case .counterSurvives:
+            "No app restart, and no clock jump but the end of a lockout, lowers an attempt counter."
+        }
+    }
+}
+
+/// Answers a handler's requests with the replies given, then stops it: the step waits.
+final class Replies: InputDriver {
+    struct Exhausted: Error {
+        var request: InputRequest
+    }
+
+    private var replies: [DriverReply]
+
+    init(_ replies: [DriverReply]) { self.replies = replies }
+
+    nonisolated(nonsending) func next(for request: InputRequest) async throws -> DriverReply {
+        guard !replies.isEmpty else { throw Exhausted(request: request) }
+        return replies.removeFirst()
+    }
+}
+
+/// Keeps no record: an exploration plays millions of steps and writes transcripts only for
+/// the paths it reports.
+final class Discard: TranscriptSink, @unchecked Sendable {
+    static let shared = Discard()
+    func record(_ record: TranscriptRecord) {}
+}

@@ -1,0 +1,29 @@
+/// A handler that can say which concrete inputs stand for each class of input its step takes,
+/// so that `journey explore` can play every class: only the handler knows what "the right
+/// PIN" is for the seal on the device, or "a PIN that repeats the first".
+///
+/// Handlers whose inputs are screen actions, or texts whose classes are their values (a
+/// biometric `result: success`), need not conform: the explorer plays those classes as they
+/// are written. A step that asks for anything else of a handler that does not conform is
+/// left out of the exploration, and the explorer says so.
+public protocol ExplorableHandler: StepHandler {
+    /// The inputs to play at a step that asks `request`, one per class, in the order the
+    /// contract lists the classes; screen actions aside, which the explorer adds. `device` is
+    /// the device as the step sees it (its store holds the seal a PIN must open).
+    func explorationChoices(
+        _ request: InputRequest, invocation: HandlerInvocation, device: DeviceState
+    ) -> [ExplorationChoice]
+}
+
+/// One class of input, as concrete values: `correct` is `{pin: "2580"}` when 2580 opens the seal.
+public struct ExplorationChoice: Sendable, Hashable {
+    /// The class's name, as moves and counterexamples show it (`correct`, `weak`).
+    public var label: String
+    /// The input to give, by input name.
+    public var values: [String: Value]
+
+    public init(label: String, values: [String: Value]) {
+        self.label = label
+        self.values = values
+    }
+}
