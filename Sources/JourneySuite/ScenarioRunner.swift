@@ -146,7 +146,7 @@ public struct ScenarioRunner: Sendable {
         let numbered = scenario.sessions.count > 1
         let network = prepared.makeNetwork()
         for (index, session) in scenario.sessions.enumerated() {
-            let driver = ScriptedDriver(script: session.script)
+            let driver = ScriptedDriver(script: session.script, stopsWhenDone: session.expectation.at != nil)
             let outcome: JourneyRunner.Outcome
             if let previous {
                 outcome = await prepared.relaunch(

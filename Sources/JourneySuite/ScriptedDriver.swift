@@ -5,10 +5,14 @@ import JourneyCore
 /// naming both steps and the script line.
 public final class ScriptedDriver: InputDriver {
     private let script: [CompiledScenario.Entry]
+    /// Whether the run stops, waiting, when the script runs out (the scenario `expect`s `at:` a
+    /// step), rather than failing.
+    private let stopsWhenDone: Bool
     public private(set) var position = 0
 
-    public init(script: [CompiledScenario.Entry]) {
+    public init(script: [CompiledScenario.Entry], stopsWhenDone: Bool = false) {
         self.script = script
+        self.stopsWhenDone = stopsWhenDone
     }
 
     /// Script entries the run did not use.
@@ -16,6 +20,7 @@ public final class ScriptedDriver: InputDriver {
 
     public nonisolated(nonsending) func next(for request: InputRequest) async throws -> DriverReply {
         guard position < script.count else {
+            if stopsWhenDone { throw RunInterruption.waiting }
             let asks = request.inputs.map(\.name).joined(separator: ", ")
             throw RunInterruption.abort(
                 "the script has no more entries, but the journey waits at step '\(request.step)' for \(asks.isEmpty ? "input" : asks)"

@@ -290,12 +290,16 @@ public struct RunResult: Sendable, Hashable {
     /// Why the run failed, if it did.
     public var failure: String?
     public var steps: Int
+    /// The step the journey waited at when its driver stopped it without an end (a scenario
+    /// whose script runs out where it `expect`s `at:`).
+    public var waiting: String?
 
-    public init(end: String?, kind: EndKind?, failure: String?, steps: Int) {
+    public init(end: String?, kind: EndKind?, failure: String?, steps: Int, waiting: String? = nil) {
         self.end = end
         self.kind = kind
         self.failure = failure
         self.steps = steps
+        self.waiting = waiting
     }
 }
 

@@ -61,6 +61,13 @@ public struct JourneyRunner {
                             continue
                         }
                         action = .failed(result)
+                    case .waiting:
+                        let result = RunResult(
+                            end: nil, kind: nil, failure: nil, steps: context.machine.stepsTaken,
+                            waiting: invocation.step)
+                        return Outcome(
+                            result: result, rootState: context.machine.rootState, device: context.machine.device,
+                            random: context.machine.random)
                     }
                 } catch let error as HandlerError {
                     action = context.handle(.fail(error.message))
@@ -81,6 +88,9 @@ public enum RunInterruption: Error, Sendable, Equatable {
     /// The run has already ended while the handler waited (the step's screen, rendered again as
     /// the clock moved, could not be); the transcript says why.
     case ended
+    /// The driver has nothing more to give and the run stops where it is, the step waiting for
+    /// input: neither an end nor a failure (a scenario that `expect`s `at:` that step).
+    case waiting
 }
 
 /// The ``HandlerContext`` of one run: every change a handler makes goes to the machine as an

@@ -357,6 +357,8 @@ public struct JourneyExplorer: Sendable {
             case .ended:
                 let result = context.machine.result ?? RunResult(end: nil, kind: nil, failure: "ended", steps: 0)
                 return (context.machine, .done(.failed(result), outcome: nil))
+            case .waiting:
+                return (context.machine, .asked(invocation.request()))
             }
         } catch let error as HandlerError {
             return (context.machine, .done(context.handle(.fail(error.message)), outcome: nil))

@@ -156,11 +156,34 @@ public struct ScenarioLoader: Sendable {
         return items.compactMap { entry($0, &r) }
     }
 
-    /// `{end, kind, state, stored}`; a value is what it must equal, or `{is: set}` / `{is: empty}`.
+    /// `{end | at, kind, state, stored}`; a value is what it must equal, or `{is: set}` /
+    /// `{is: empty}`.
     func expectation(_ node: YAMLNode, _ r: inout NodeReader) -> Scenario.Expectation? {
-        guard let ef = r.mapping(node, "'expect'", allowed: ["end", "kind", "state", "stored"], required: ["end"]),
-            let end = ef["end"].flatMap({ r.located($0, "'end'") })
-        else { return nil }
+        guard let ef = r.mapping(node, "'expect'", allowed: ["end", "at", "kind", "state", "stored"]) else {
+            return nil
+        }
+        let end = ef["end"].flatMap { r.located($0, "'end'") }
+        let at = ef["at"].flatMap { r.located($0, "'at'") }
+        switch (ef["end"], ef["at"]) {
+        case (nil, nil):
+            r.diagnostics.error(
+                NodeReader.missingKey,
+                "'expect' needs 'end', the end the journey reaches, or 'at', the step it waits at when the script runs out",
+                at: node.location)
+            return nil
+        case (_?, let both?):
+            r.diagnostics.error(
+                NodeReader.valueType, "'expect' has 'end' and 'at': a journey that waits at a step has not ended",
+                at: both.location)
+            return nil
+        case (nil, _?):
+            if let kind = ef["kind"] {
+                r.diagnostics.error(
+                    NodeReader.valueType, "'kind' is the kind of an end, and 'at' expects no end", at: kind.location)
+            }
+        default: break
+        }
+        guard end != nil || at != nil else { return nil }
         func checks(_ key: String) -> [(name: Located<String>, check: ValueCheck<RawValue>)] {
             (ef[key].map { r.namedEntries($0, "'\(key)'") } ?? []).compactMap { entry in
                 let name = Located(entry.key, at: entry.keyLocation)
@@ -180,7 +203,7 @@ public struct ScenarioLoader: Sendable {
             }
         }
         return Scenario.Expectation(
-            end: end, kind: ef["kind"].flatMap { r.enumValue($0, "'kind'", as: EndKind.self) },
+            end: end, at: at, kind: ef["kind"].flatMap { r.enumValue($0, "'kind'", as: EndKind.self) },
             state: checks("state"), stored: checks("stored"))
     }
 

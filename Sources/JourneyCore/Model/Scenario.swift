@@ -52,7 +52,11 @@ public struct Scenario: Sendable {
     }
 
     public struct Expectation: Sendable {
-        public var end: Located<String>
+        /// The end the journey reaches; nil when the scenario expects it to wait ``at`` a step.
+        public var end: Located<String>?
+        /// The step the journey waits at when the script runs out: a path that stops mid-way,
+        /// such as a counterexample `journey explore` writes.
+        public var at: Located<String>? = nil
         public var kind: EndKind?
         public var state: [(name: Located<String>, check: ValueCheck<RawValue>)]
         public var stored: [(name: Located<String>, check: ValueCheck<RawValue>)]

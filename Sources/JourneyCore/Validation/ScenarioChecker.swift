@@ -86,7 +86,13 @@ public struct ScenarioChecker: Sendable {
             }
         }
         var sessions: [CompiledScenario.Session] = []
-        for session in scenario.sessions {
+        for (index, session) in scenario.sessions.enumerated() {
+            if let at = session.expect.at, index < scenario.sessions.count - 1 {
+                d.error(
+                    Self.badExpectation,
+                    "session \(index + 1) expects the journey to wait at '\(at.value)', but a session follows: only the last session may stop without an end",
+                    at: at.location)
+            }
             let script = compileScript(session.script, steps: steps, journey: journey, context: &context, into: &d)
             let expectation = compileExpectation(
                 session.expect, journey: journey, storedDecls: storedDecls, library: library, context: &context,
@@ -196,14 +202,23 @@ public struct ScenarioChecker: Sendable {
             type.secret = type.secret || library.isSecretStored(name.value)
             if let c = compile(check, type, "'stored.\(name.value)'") { stored.append((name.value, c)) }
         }
-        let endNames = journey.ends.map(\.id)
-        if !endNames.contains(expect.end.value) {
+        if let end = expect.end {
+            let endNames = journey.ends.map(\.id)
+            if !endNames.contains(end.value) {
+                d.error(
+                    Self.badExpectation,
+                    "journey '\(journey.id)' has no end '\(end.value)'\(Suggestion.hint(for: end.value, in: endNames))",
+                    at: end.location)
+            }
+        }
+        if let at = expect.at, journey.stepIndex[at.value] == nil {
+            let stepNames = journey.steps.map(\.id)
             d.error(
                 Self.badExpectation,
-                "journey '\(journey.id)' has no end '\(expect.end.value)'\(Suggestion.hint(for: expect.end.value, in: endNames))",
-                at: expect.end.location)
+                "journey '\(journey.id)' has no step '\(at.value)'\(Suggestion.hint(for: at.value, in: stepNames))",
+                at: at.location)
         }
-        return .init(end: expect.end.value, kind: expect.kind, state: state, stored: stored)
+        return .init(end: expect.end?.value, at: expect.at?.value, kind: expect.kind, state: state, stored: stored)
     }
 
     /// The journey and every journey it calls, directly or not.
@@ -241,7 +256,10 @@ public struct CompiledScenario: Sendable {
     }
 
     public struct Expectation: Sendable {
-        public var end: String
+        /// The end the run reaches; nil when it is expected to wait ``at`` a step.
+        public var end: String?
+        /// The step the run waits at when the script runs out.
+        public var at: String?
         public var kind: EndKind?
         public var state: [(name: String, check: ValueCheck<Value>)]
         public var stored: [(name: String, check: ValueCheck<Value>)]
@@ -254,8 +272,14 @@ public struct CompiledScenario: Sendable {
                 problems.append(failure)
                 return problems
             }
-            if result.end != end {
-                problems.append("expected end '\(end)', reached '\(result.end ?? "none")'")
+            if let at {
+                if result.waiting != at {
+                    let found =
+                        result.waiting.map { "it waits at step '\($0)'" } ?? "it reached end '\(result.end ?? "none")'"
+                    problems.append("expected the journey to wait at step '\(at)' when the script ran out; \(found)")
+                }
+            } else if result.end != end {
+                problems.append("expected end '\(end ?? "none")', reached '\(result.end ?? "none")'")
             }
             if let kind, result.kind != kind {
                 problems.append("expected a \(kind.rawValue) end, reached a \(result.kind?.rawValue ?? "none") end")
