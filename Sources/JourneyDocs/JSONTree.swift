@@ -3,7 +3,7 @@ import JourneyCore
 /// A JSON document with its object members in the order written, printed the same way every
 /// time: two-space indents, and a container on one line when it fits in ``width`` columns, so
 /// that generated files read well and diff line by line.
-indirect enum JSONTree: Sendable {
+public indirect enum JSONTree: Sendable {
     case object([(String, JSONTree)])
     case array([JSONTree])
     case string(String)
@@ -14,7 +14,7 @@ indirect enum JSONTree: Sendable {
     static let width = 100
 
     /// The document, ending with a newline.
-    var printed: String { render(indent: 0, taken: 0) + "\n" }
+    public var printed: String { render(indent: 0, taken: 0) + "\n" }
 
     /// The document on one line.
     var compact: String {
@@ -54,10 +54,10 @@ indirect enum JSONTree: Sendable {
 
 extension JSONTree {
     /// An object of the members whose value is not nil, in order.
-    static func members(_ members: [(String, JSONTree?)]) -> JSONTree {
+    public static func members(_ members: [(String, JSONTree?)]) -> JSONTree {
         .object(members.compactMap { name, value in value.map { (name, $0) } })
     }
 
     /// A list of texts.
-    static func strings(_ texts: [String]) -> JSONTree { .array(texts.map(JSONTree.string)) }
+    public static func strings(_ texts: [String]) -> JSONTree { .array(texts.map(JSONTree.string)) }
 }

@@ -48,9 +48,20 @@ public struct JourneyExplorer: Sendable {
 
     /// An invariant broken, and the shortest path that breaks it.
     public struct Violation: Sendable {
+        /// What the rule demands of a counter where the path ends: its value before the move
+        /// that lowered it.
+        public struct Expected: Sendable {
+            public var variable: VariableReference
+            public var value: Int
+        }
+
         public var invariant: ExplorationInvariant
         public var message: String
         public var path: [Move]
+        /// The step the journey waits at where the path ends; nil when it ended or failed.
+        public var step: String?
+        /// What the rule demands there, when it is a value.
+        public var expected: Expected?
     }
 
     /// What an exploration found.
@@ -134,7 +145,9 @@ public struct JourneyExplorer: Sendable {
             configuration: JourneyMachine.Configuration(
                 random: .seeded(0), wallClock: .pinned(milliseconds: device.clock)))
         let start = machine.handle(.start, recordingInto: Discard.shared)
-        let first = await settle(machine, start, restarts: 0, journey: journey.id)
+        var startEdges: [Edge] = []
+        let first = await settle(machine, start, restarts: 0, journey: journey.id, taking: &startEdges)
+        result.taken.formUnion(startEdges)
 
         var keys: [Key: Int] = [:]
         var parents: [(parent: Int, move: Move)?] = []
@@ -142,6 +155,8 @@ public struct JourneyExplorer: Sendable {
         var ends = Set<Int>()
         var leftOut = Set<String>()
         var violated = Set<ExplorationInvariant>()
+        /// The step each state waits at, for a violation found after the search.
+        var waitsAt: [String?] = []
 
         func add(_ node: Node, parent: (Int, Move)?) -> (index: Int, new: Bool) {
             let key = Key(
@@ -151,8 +166,17 @@ public struct JourneyExplorer: Sendable {
             let index = parents.count
             keys[key] = index
             parents.append(parent.map { (parent: $0.0, move: $0.1) })
+            if case .runStep(let invocation) = node.action {
+                waitsAt.append(invocation.step)
+            } else {
+                waitsAt.append(nil)
+            }
             reverse.append([])
-            if case .finished = node.action { ends.insert(index) }
+            // A failed run is an end of its own kind here: never-fails reports it.
+            switch node.action {
+            case .finished, .failed: ends.insert(index)
+            default: break
+            }
             return (index, true)
         }
         func path(to index: Int) -> [Move] {
@@ -164,16 +188,23 @@ public struct JourneyExplorer: Sendable {
             }
             return moves.reversed()
         }
-        func report(_ invariant: ExplorationInvariant, _ message: String, at index: Int, then move: Move? = nil) {
+        func report(
+            _ invariant: ExplorationInvariant, _ message: String, at index: Int, then move: Move? = nil, node: Node?,
+            expected: Violation.Expected? = nil
+        ) {
             guard violated.insert(invariant).inserted else { return }
+            var step = node == nil ? waitsAt[index] : nil
+            if case .runStep(let invocation)? = node?.action { step = invocation.step }
             result.violations.append(
-                Violation(invariant: invariant, message: message, path: path(to: index) + (move.map { [$0] } ?? [])))
+                Violation(
+                    invariant: invariant, message: message, path: path(to: index) + (move.map { [$0] } ?? []),
+                    step: step, expected: expected))
         }
 
         var level: [(index: Int, node: Node)] = []
         let root = add(first, parent: nil)
         level.append((root.index, first))
-        if let problem = stateProblem(first, journey) { report(problem.0, problem.1, at: root.index) }
+        if let problem = stateProblem(first, journey) { report(problem.0, problem.1, at: root.index, node: first) }
 
         var depth = 0
         var expanded = Set<Int>()
@@ -183,15 +214,17 @@ public struct JourneyExplorer: Sendable {
                 expanded.insert(index)
                 for move in moves(node, journey: journey, leftOut: &leftOut) {
                     result.transitions += 1
-                    let (successor, edge) = await play(move, from: node, journey: journey.id)
-                    if let edge { result.taken.insert(edge) }
+                    let (successor, edges) = await play(move, from: node, journey: journey.id)
+                    result.taken.formUnion(edges)
                     if let problem = edgeProblem(from: node, move: move, to: successor, journey) {
-                        report(problem.0, problem.1, at: index, then: move)
+                        report(problem.0, problem.1, at: index, then: move, node: successor, expected: problem.2)
                     }
                     let (target, new) = add(successor, parent: (index, move))
                     reverse[target].append(index)
                     guard new else { continue }
-                    if let problem = stateProblem(successor, journey) { report(problem.0, problem.1, at: target) }
+                    if let problem = stateProblem(successor, journey) {
+                        report(problem.0, problem.1, at: target, node: successor)
+                    }
                     next.append((target, successor))
                     if parents.count >= bounds.states {
                         result.truncated = true
@@ -215,7 +248,8 @@ public struct JourneyExplorer: Sendable {
         if let trapped = (0..<parents.count).first(where: { !good.contains($0) }) {
             report(
                 .reachesAnEnd,
-                "from here no end can be reached: every way on loops back without finishing", at: trapped)
+                "from here no end can be reached: every way on loops back without finishing", at: trapped,
+                node: nil)
         }
 
         result.states = parents.count
@@ -263,42 +297,43 @@ public struct JourneyExplorer: Sendable {
         return moves
     }
 
-    /// The node after `move`, and the step and outcome it took, if a step completed.
-    func play(_ move: Move, from node: Node, journey: String) async -> (Node, Edge?) {
-        guard case .runStep(let invocation) = node.action else { return (node, nil) }
+    /// The node after `move`, and the root journey's steps and outcomes it took.
+    func play(_ move: Move, from node: Node, journey: String) async -> (Node, [Edge]) {
+        guard case .runStep(let invocation) = node.action else { return (node, []) }
+        var edges: [Edge] = []
+        let machine: JourneyMachine
+        let run: StepRun
         switch move {
         case .restart:
-            var machine = node.machine
-            let action = machine.handle(.restart, recordingInto: Discard.shared)
-            return (await settle(machine, action, restarts: node.restarts + 1, journey: journey), nil)
-        case .input(let step, let label, let values):
-            let seed = Self.seed(journey, step, label)
-            let (machine, run) = await runStep(node.machine, invocation, replies: [.input(values)], seed: seed)
-            switch run {
-            case .asked(let request):
-                return (Node(machine: machine, action: node.action, request: request, restarts: node.restarts), nil)
-            case .done(let action, let outcome):
-                let edge = outcome.map { Edge(step: step, outcome: $0) }
-                return (await settle(machine, action, restarts: node.restarts, journey: journey), edge)
-            }
+            var restarted = node.machine
+            let action = restarted.handle(.restart, recordingInto: Discard.shared)
+            let next = await settle(restarted, action, restarts: node.restarts + 1, journey: journey, taking: &edges)
+            return (next, edges)
+        case .input(_, let label, let values):
+            (machine, run) = await runStep(
+                node.machine, invocation, replies: [.input(values)], seed: Self.seed(journey, invocation.step, label))
         case .clock(let milliseconds):
-            let seed = Self.seed(journey, invocation.step, "clock")
-            let (machine, run) = await runStep(
-                node.machine, invocation, replies: [.advance(milliseconds: milliseconds)], seed: seed)
-            switch run {
-            case .asked(let request):
-                return (Node(machine: machine, action: node.action, request: request, restarts: node.restarts), nil)
-            case .done(let action, let outcome):
-                let edge = outcome.map { Edge(step: invocation.step, outcome: $0) }
-                return (await settle(machine, action, restarts: node.restarts, journey: journey), edge)
+            (machine, run) = await runStep(
+                node.machine, invocation, replies: [.advance(milliseconds: milliseconds)],
+                seed: Self.seed(journey, invocation.step, "clock"))
+        }
+        switch run {
+        case .asked(let request):
+            return (Node(machine: machine, action: node.action, request: request, restarts: node.restarts), [])
+        case .done(let action, let outcome):
+            if let outcome, invocation.journey == journey {
+                edges.append(Edge(step: invocation.step, outcome: outcome))
             }
+            let next = await settle(machine, action, restarts: node.restarts, journey: journey, taking: &edges)
+            return (next, edges)
         }
     }
 
     /// Runs the steps that ask for nothing (a decision, a save, a wipe) until one asks or the
     /// run ends.
     func settle(
-        _ machine: JourneyMachine, _ action: JourneyMachine.Action, restarts: Int, journey: String
+        _ machine: JourneyMachine, _ action: JourneyMachine.Action, restarts: Int, journey: String,
+        taking edges: inout [Edge]
     ) async -> Node {
         var machine = machine
         var action = action
@@ -316,7 +351,10 @@ public struct JourneyExplorer: Sendable {
                 case .asked(let request):
                     // The step waits for input: the node is the machine before the handler ran.
                     return Node(machine: machine, action: action, request: request, restarts: restarts)
-                case .done(let next, _):
+                case .done(let next, let outcome):
+                    if let outcome, invocation.journey == journey {
+                        edges.append(Edge(step: invocation.step, outcome: outcome))
+                    }
                     machine = after
                     action = next
                 }
@@ -369,30 +407,16 @@ public struct JourneyExplorer: Sendable {
 
     // MARK: - Invariants
 
+    /// A state no path may reach: one where the run failed. (That a spent limit's step is
+    /// never shown, its `exceeded` leading on instead, the interpreter guarantees.)
     func stateProblem(_ node: Node, _ journey: CompiledJourney) -> (ExplorationInvariant, String)? {
-        switch node.action {
-        case .failed(let result):
-            return (.neverFails, "the run fails: \(result.failure ?? "without a message")")
-        case .runStep(let invocation):
-            // A step charged to a limit is never shown with the limit spent: its `exceeded` leads on.
-            guard invocation.journey == journey.id, let position = journey.stepIndex[invocation.step],
-                let limit = journey.steps[position].attempts?.limit, let frame = node.machine.run.frames.last
-            else { return nil }
-            let count = JourneyMachine.count(of: limit, in: frame, device: node.machine.device)
-            let max = JourneyMachine.maximum(of: limit, in: frame)
-            guard count >= max, limit.lockout == nil, limit.lockedUntil == nil else { return nil }
-            return (
-                .exceededLeadsOn,
-                "step '\(invocation.step)' waits for input with limit '\(limit.name)' at \(count) of \(max): it should have gone to its 'exceeded'"
-            )
-        default:
-            return nil
-        }
+        guard case .failed(let result) = node.action else { return nil }
+        return (.neverFails, "the run fails: \(result.failure ?? "without a message")")
     }
 
     func edgeProblem(
         from node: Node, move: Move, to next: Node, _ journey: CompiledJourney
-    ) -> (ExplorationInvariant, String)? {
+    ) -> (ExplorationInvariant, String, Violation.Expected?)? {
         let isRestart = move == .restart
         guard isRestart || { if case .clock = move { true } else { false } }() else { return nil }
         for limit in journey.limits.values.sorted(by: { $0.name < $1.name }) {
@@ -403,7 +427,8 @@ public struct JourneyExplorer: Sendable {
             if after < before {
                 return (
                     .counterSurvives,
-                    "\(isRestart ? "an app restart" : "a clock jump") takes limit '\(limit.name)' from \(before) to \(after) attempts (\(limit.counter)): \(isRestart ? "restarting the app" : "waiting") buys more attempts"
+                    "\(isRestart ? "an app restart" : "a clock jump") takes limit '\(limit.name)' from \(before) to \(after) attempts (\(limit.counter)): \(isRestart ? "restarting the app" : "waiting") buys more attempts",
+                    Violation.Expected(variable: limit.counter, value: before)
                 )
             }
         }
@@ -477,30 +502,6 @@ public struct JourneyExplorer: Sendable {
             hash = hash &* 0x0000_0100_0000_01B3
         }
         return hash
-    }
-}
-
-/// The invariants every exploration checks, each with a stable id.
-public enum ExplorationInvariant: String, Sendable, Hashable, CaseIterable {
-    /// From every reachable state an end can still be reached: no trap, no loop without a way out.
-    case reachesAnEnd = "explore.reaches-an-end"
-    /// No path makes the run fail (a handler's error, a runaway loop).
-    case neverFails = "explore.never-fails"
-    /// A step charged to a spent attempt limit is never shown: its `exceeded` leads on.
-    case exceededLeadsOn = "explore.exceeded-leads-on"
-    /// No app restart, and no clock jump but the end of a lockout, lowers an attempt counter.
-    case counterSurvives = "explore.counter-survives"
-
-    /// What the invariant asks, in one sentence.
-    public var rule: String {
-        switch self {
-        case .reachesAnEnd: "From every reachable state an end can still be reached."
-        case .neverFails: "No path makes the run fail: no handler error, no runaway loop."
-        case .exceededLeadsOn:
-            "A step charged to a spent attempt limit is never shown; the limit's `exceeded` leads on."
-        case .counterSurvives:
-            "No app restart, and no clock jump but the end of a lockout, lowers an attempt counter."
-        }
     }
 }
 

@@ -106,13 +106,13 @@ public struct JourneyLoader: Sendable {
 
     /// `exceptions:`: each a known rule's id, with a reason that is not empty.
     func exceptions(_ node: YAMLNode, _ r: inout NodeReader) -> [RuleException] {
-        let ids = AuthRule.allCases.map(\.rawValue)
+        let ids = AuthRule.allCases.map(\.rawValue) + ExplorationInvariant.allCases.map(\.rawValue)
         return r.namedEntries(node, "'exceptions'").compactMap { entry in
             let rule = Located(entry.key, at: entry.keyLocation)
             guard ids.contains(entry.key) else {
                 r.diagnostics.error(
                     Self.unknownRule,
-                    "no auth rule '\(entry.key)'\(Suggestion.hint(for: entry.key, in: ids)); the rules are "
+                    "no rule '\(entry.key)'\(Suggestion.hint(for: entry.key, in: ids)); the rules are "
                         + ids.joined(separator: ", "),
                     at: entry.keyLocation)
                 return nil

@@ -62,7 +62,28 @@ extension AuthRule {
     }
 }
 
-/// A rule a journey breaks on purpose, and why: `exceptions: {auth.weak-pin: "…"}`.
+/// The invariants every exploration checks, each with a stable id.
+public enum ExplorationInvariant: String, Sendable, Hashable, CaseIterable {
+    /// From every reachable state an end can still be reached: no trap, no loop without a way out.
+    case reachesAnEnd = "explore.reaches-an-end"
+    /// No path makes the run fail (a handler's error, a runaway loop).
+    case neverFails = "explore.never-fails"
+    /// No app restart, and no clock jump but the end of a lockout, lowers an attempt counter.
+    case counterSurvives = "explore.counter-survives"
+
+    /// What the invariant asks, in one sentence.
+    public var rule: String {
+        switch self {
+        case .reachesAnEnd: "From every reachable state an end can still be reached."
+        case .neverFails: "No path makes the run fail: no handler error, no runaway loop."
+        case .counterSurvives:
+            "No app restart, and no clock jump but the end of a lockout, lowers an attempt counter."
+        }
+    }
+}
+
+/// A rule a journey breaks on purpose, and why: `exceptions: {auth.weak-pin: "…"}`. The rule is
+/// an ``AuthRule`` (`journey check`) or an ``ExplorationInvariant`` (`journey explore`).
 public struct RuleException: Sendable, Hashable {
     /// The rule's id, where the journey names it.
     public var rule: Located<String>

@@ -26,7 +26,9 @@ struct AuthRuleCheck {
             }
             diagnostics.warning(finding.rule.rawValue, finding.message, at: finding.at)
         }
-        for exception in journey.exceptions where !used.contains(exception.rule.value) {
+        // `journey explore` judges the exceptions to its invariants.
+        for exception in journey.exceptions
+        where !used.contains(exception.rule.value) && AuthRule(rawValue: exception.rule.value) != nil {
             diagnostics.warning(
                 unusedException,
                 "the journey declares an exception to '\(exception.rule.value)' but breaks no such rule; remove it",

@@ -60,7 +60,9 @@ extension ExplorerTests {
     func plantedBug() async throws {
         let result = try await Self.explore(
             "Tests/Fixtures/explore/pin-model-bug.journey.yaml", id: "examples.pin-model-bug")
-        let violation = try #require(result.violations.first { $0.invariant == .counterSurvives })
+        let violation = try #require(
+            result.violations.first { $0.invariant == .counterSurvives },
+            "\(result.states) \(result.violations.map { "\($0.invariant) \($0.message)" })")
         #expect(
             violation.path.map(\.description) == [
                 "create: strong", "repeat: match", "biometry: allow", "locked: wrong", "restart",

@@ -1,0 +1,303 @@
+import ArgumentParser
+import Foundation
+import JourneyCore
+import JourneyDocs
+
+struct ExploreCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "explore",
+        abstract: "Explore every path through journeys and check the rules auth teams care about.",
+        discussion: """
+            Plays each journey breadth first through the real interpreter and handlers: at \
+            every step each class of input the step takes (each enabled action, a right and a \
+            wrong PIN, each biometric result), and anywhere an app restart and jumps of the \
+            virtual clock by the durations the journey writes. Equal situations are one state.
+
+            Every state and move is checked against the invariants, each with a stable id:
+              explore.reaches-an-end      from every reachable state an end can be reached
+              explore.never-fails         no path makes the run fail
+              explore.counter-survives    no restart (and no clock jump but a lockout's end)
+                                          lowers an attempt counter
+            A journey that breaks one on purpose says so under `exceptions:` with the reason.
+
+            For each broken invariant the shortest path is printed, and with --emit written as \
+            a scenario that stops where the rule breaks and expects what the rule demands, so \
+            that `journey run --scenario` replays it to the same violation.
+
+            Examples:
+              journey explore                                   # every journey of the project
+              journey explore journeys/examples --journey examples.pin-model
+              journey explore --restarts 1000 --depth 2000 journeys/examples/pin-model.journey.yaml
+              journey explore --emit counterexamples/
+
+            Exits 0 when every journey explores clean, 1 when one breaks an invariant, 2 when \
+            the files have errors.
+            """
+    )
+
+    @Argument(
+        help:
+            "Journey files, or folders to search (default: the project's journey folders, else journeys)."
+    )
+    var paths: [String] = []
+
+    @Option(name: .customLong("journey"), help: "Explore only this journey (repeatable).")
+    var journeys: [String] = []
+
+    @Option(help: "The most moves from the start on one path.")
+    var depth = 30
+
+    @Option(help: "The most app restarts on one path.")
+    var restarts = 2
+
+    @Option(help: "The most states to keep per journey; past them the exploration stops and says so.")
+    var states = 200_000
+
+    @Option(
+        name: .customLong("clock-jump"),
+        help: "A clock jump to play (a duration, repeatable; default: the durations each journey writes).")
+    var clockJumps: [String] = []
+
+    @Option(name: .customLong("emit"), help: "Write each counterexample as a scenario into this folder.")
+    var emit: String?
+
+    @Flag(help: "Print the results as JSON.")
+    var json = false
+
+    func validate() throws {
+        guard (1...1_000_000).contains(depth) else { throw ValidationError("--depth must be from 1 to 1000000") }
+        guard (0...1_000_000).contains(restarts) else {
+            throw ValidationError("--restarts must be from 0 to 1000000")
+        }
+        guard (1...100_000_000).contains(states) else {
+            throw ValidationError("--states must be from 1 to 100000000")
+        }
+        for jump in clockJumps {
+            guard let ms = JourneyCore.Duration.parse(jump), ms >= 1 else {
+                throw ValidationError("--clock-jump takes \(JourneyCore.Duration.rule), found '\(jump)'")
+            }
+        }
+    }
+
+    func run() async throws {
+        let console = Console()
+        let context = try ProjectContext.load(console: console)
+        let (project, diagnostics) = Workspace.load(
+            paths: context.paths(paths), journeyFolders: context.searchFolders, toolkit: context.toolkit)
+        console.print(diagnostics.errors)
+        guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
+        // The journeys of the files given, not those found only to be called.
+        let given = Set(project.journeys.map(\.id.value))
+        let unknown = journeys.filter { !given.contains($0) }
+        guard unknown.isEmpty else {
+            throw CLIError(
+                "no journey '\(unknown[0])' in \(context.paths(paths).joined(separator: ", "))\(Suggestion.hint(for: unknown[0], in: given))"
+            )
+        }
+        let chosen = (journeys.isEmpty ? given.sorted() : journeys).compactMap { library[$0] }
+        let bounds = JourneyExplorer.Bounds(
+            depth: depth, restarts: restarts, states: states,
+            clockJumps: clockJumps.isEmpty ? nil : clockJumps.compactMap { JourneyCore.Duration.parse($0) })
+        let explorer = JourneyExplorer(library: library, device: JourneyExplorer.defaultDevice, bounds: bounds)
+
+        var results: [(JourneyExplorer.Result, [RuleException])] = []
+        var written: [String: String] = [:]
+        for journey in chosen {
+            let result = await explorer.explore(journey)
+            let excepted = journey.source.exceptions.filter { ExplorationInvariant(rawValue: $0.rule.value) != nil }
+            if let emit {
+                do {
+                    try FileManager.default.createDirectory(atPath: emit, withIntermediateDirectories: true)
+                } catch {
+                    throw CLIError("cannot make the folder \(emit): \(error.localizedDescription)")
+                }
+                for violation in Self.reported(result, excepted) {
+                    let path = Path.join(emit, "\(journey.id).\(violation.invariant.name).scenario.yaml")
+                    do {
+                        try AtomicFile.write(Counterexample.scenario(violation, of: result, journey: journey), to: path)
+                    } catch {
+                        console.err("error: \(error)\n")
+                        throw ExitCode(ExitStatus.invalid)
+                    }
+                    written["\(journey.id) \(violation.invariant.rawValue)"] = path
+                }
+            }
+            if !json { console.out(Self.text(result, excepted: excepted, written: written)) }
+            results.append((result, excepted))
+        }
+        if json {
+            console.out(Self.json(results, written: written))
+        } else {
+            let broken = results.filter { !Self.reported($0.0, $0.1).isEmpty }.count
+            console.err(
+                "explored \(results.count) journey\(results.count == 1 ? "" : "s"): \(results.count - broken) clean, \(broken) with violations\n"
+            )
+        }
+        try console.requireOutputWritten()
+        if results.contains(where: { !Self.reported($0.0, $0.1).isEmpty }) { throw ExitCode(ExitStatus.failed) }
+    }
+
+    /// The violations a journey does not declare as exceptions.
+    static func reported(_ result: JourneyExplorer.Result, _ excepted: [RuleException]) -> [JourneyExplorer.Violation] {
+        let ids = Set(excepted.map(\.rule.value))
+        return result.violations.filter { !ids.contains($0.invariant.rawValue) }
+    }
+
+    static func text(_ result: JourneyExplorer.Result, excepted: [RuleException], written: [String: String]) -> String {
+        let violations = reported(result, excepted)
+        var lines: [String] = []
+        let verdict = violations.isEmpty ? "clean" : "\(violations.count) violation\(violations.count == 1 ? "" : "s")"
+        lines.append(
+            "\(result.journey): \(result.states) states, \(result.transitions) transitions, depth \(result.depth): \(verdict)"
+        )
+        let jumps =
+            result.clockJumps.isEmpty
+            ? "no clock jumps"
+            : "clock jumps of "
+                + result.clockJumps.map { JourneyCore.Duration.format(milliseconds: $0) }.joined(separator: ", ")
+        var bounds = "bounds: depth \(result.bounds.depth), \(result.bounds.states) states"
+        if result.truncated { bounds += " (reached: the exploration stopped there)" }
+        if result.frontier > 0 { bounds += "; \(result.frontier) states at the depth bound not expanded" }
+        lines.append(
+            "  played: every input class, up to \(result.bounds.restarts) restart\(result.bounds.restarts == 1 ? "" : "s"), \(jumps); \(bounds)"
+        )
+        for violation in violations {
+            lines.append("  \(violation.invariant.rawValue): \(PrintableText.escaped(violation.message))")
+            let moves = violation.path.map(\.description).joined(separator: " → ")
+            lines.append(
+                "    \(violation.path.count) move\(violation.path.count == 1 ? "" : "s"): \(moves.isEmpty ? "at the start" : PrintableText.escaped(moves))"
+            )
+            if let path = written["\(result.journey) \(violation.invariant.rawValue)"] {
+                lines.append("    written to \(path)")
+            }
+        }
+        for exception in excepted {
+            let found = result.violations.contains { $0.invariant.rawValue == exception.rule.value }
+            lines.append(
+                "  \(exception.rule.value) \(found ? "broken on purpose" : "declared as an exception but not broken"): \(PrintableText.escaped(exception.reason))"
+            )
+        }
+        let unreached = result.unreached
+        if !unreached.isEmpty, !result.truncated, result.frontier == 0 {
+            lines.append(
+                "  transitions no path takes (\(unreached.count) of \(result.declared.count)): "
+                    + unreached.map(\.description).joined(separator: ", "))
+        }
+        for item in result.leftOut { lines.append("  left out: \(PrintableText.escaped(item))") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func json(_ results: [(JourneyExplorer.Result, [RuleException])], written: [String: String]) -> String {
+        JSONTree.array(
+            results.map { result, excepted in
+                JSONTree.members([
+                    ("journey", .string(result.journey)), ("states", .int(result.states)),
+                    ("transitions", .int(result.transitions)), ("depth", .int(result.depth)),
+                    ("frontier", .int(result.frontier)), ("truncated", .bool(result.truncated)),
+                    ("restarts", .int(result.bounds.restarts)),
+                    (
+                        "clockJumps",
+                        .strings(result.clockJumps.map { JourneyCore.Duration.format(milliseconds: $0) })
+                    ),
+                    (
+                        "violations",
+                        .array(
+                            reported(result, excepted).map { violation in
+                                JSONTree.members([
+                                    ("invariant", .string(violation.invariant.rawValue)),
+                                    ("message", .string(violation.message)),
+                                    ("path", .strings(violation.path.map(\.description))),
+                                    (
+                                        "scenario",
+                                        written["\(result.journey) \(violation.invariant.rawValue)"].map(
+                                            JSONTree.string)
+                                    ),
+                                ])
+                            })
+                    ),
+                    (
+                        "exceptions",
+                        .array(
+                            excepted.map { exception in
+                                JSONTree.members([
+                                    ("invariant", .string(exception.rule.value)), ("reason", .string(exception.reason)),
+                                    (
+                                        "broken",
+                                        .bool(
+                                            result.violations.contains { $0.invariant.rawValue == exception.rule.value }
+                                        )
+                                    ),
+                                ])
+                            })
+                    ),
+                    ("transitionsDeclared", .int(result.declared.count)),
+                    ("transitionsTaken", .int(result.taken.count)),
+                    ("unreached", .strings(result.unreached.map(\.description))),
+                    ("leftOut", .strings(result.leftOut)),
+                ])
+            }
+        ).printed
+    }
+}
+
+extension ExplorationInvariant {
+    /// The id without its `explore.` prefix, for file names.
+    var name: String { String(rawValue.dropFirst("explore.".count)) }
+}
+
+/// A counterexample as an ordinary scenario: the moves as a script, stopping where the rule
+/// breaks and expecting what the rule demands there, so that replaying it fails with the
+/// violation.
+enum Counterexample {
+    static func scenario(
+        _ violation: JourneyExplorer.Violation, of result: JourneyExplorer.Result, journey: CompiledJourney
+    ) -> String {
+        var lines = [
+            "# yaml-language-server: $schema=https://journeykit.dev/schemas/scenario.schema.json",
+            "# Written by journey explore: the shortest path that breaks \(violation.invariant.rawValue).",
+            "# \(PrintableText.escaped(violation.message))",
+            "scenario: \(result.journey.replacingOccurrences(of: ".", with: "-"))-\(violation.invariant.name)",
+            "journey: \(result.journey)",
+            "title: \(quoted(violation.invariant.rule))",
+            "tags: [explore]",
+            "device: { biometry: faceID, enrolled: true, kdfRounds: 1 }",
+            "script:",
+        ]
+        var stopsAt: String?
+        for move in violation.path {
+            switch move {
+            case .input(let step, _, let values):
+                lines.append("  - at: \(step)")
+                for (name, value) in values.sorted(by: { $0.key < $1.key }) {
+                    lines.append("    \(name): \(yaml(value))")
+                }
+                stopsAt = step
+            case .restart: lines.append("  - restart")
+            case .clock(let milliseconds):
+                lines.append("  - advance: \(JourneyCore.Duration.format(milliseconds: milliseconds))")
+            }
+        }
+        if violation.path.isEmpty { lines[lines.count - 1] = "script: []" }
+        lines.append("expect:")
+        lines.append("  at: \(violation.step ?? stopsAt ?? journey.source.start.value)")
+        if let expected = violation.expected {
+            lines.append("  \(expected.variable.scope.rawValue): { \(expected.variable.name): \(expected.value) }")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func yaml(_ value: Value) -> String {
+        switch value.revealed {
+        case .string(let text): quoted(text)
+        case .int(let number): String(number)
+        case .bool(let flag): flag ? "true" : "false"
+        case .duration(let milliseconds): JourneyCore.Duration.format(milliseconds: milliseconds)
+        case .list(let items): "[" + items.map(yaml).joined(separator: ", ") + "]"
+        case .secret: "\"\""
+        }
+    }
+
+    static func quoted(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+}
