@@ -30,7 +30,7 @@ final class HandlerProcess: HandlerTransport {
     private var start = 0
     private var scratch = [UInt8](repeating: 0, count: 65_536)
     /// How the process ended, once reaped.
-    private(set) var ending: String?
+    private var ended: String?
 
     /// Starts `command` in `folder` (through `/bin/sh`, which changes to the folder and then
     /// replaces itself with the program, found on `PATH` unless it names a path).
@@ -123,6 +123,20 @@ final class HandlerProcess: HandlerTransport {
         if failed { throw .ended(reap(waiting: 100)) }
     }
 
+    /// How the program ended, once it has (it is then reaped, and its group stopped); nil
+    /// while it runs. A program that died between steps is found out here, before a step is
+    /// sent to it.
+    var ending: String? {
+        if let ended { return ended }
+        var status: Int32 = 0
+        guard waitpid(pid, &status, WNOHANG) == pid else { return nil }
+        return finish(status)
+    }
+
+    /// How long a read waits before it looks whether the program is still alive: what it
+    /// started may hold its output open after it died, so the output alone does not say so.
+    static let livenessMilliseconds = 200
+
     /// The program's next line (without its newline), waiting at most `milliseconds` for it.
     func receive(within milliseconds: Int) throws(Failure) -> [UInt8] {
         var searched = start
@@ -138,12 +152,17 @@ final class HandlerProcess: HandlerTransport {
             let remaining = deadline - Self.monotonicMilliseconds()
             guard remaining > 0 else { throw .timedOut }
             var descriptor = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&descriptor, 1, Int32(min(remaining, Int(Int32.max))))
+            let slice = min(remaining, Self.livenessMilliseconds)
+            let ready = poll(&descriptor, 1, Int32(slice))
             if ready < 0 {
                 if errno == EINTR { continue }
                 throw .ended(reap(waiting: 100))
             }
-            if ready == 0 { throw .timedOut }
+            if ready == 0 {
+                if let ending { throw .ended(ending) }
+                if slice == remaining { throw .timedOut }
+                continue
+            }
             if start > 0 && start == buffer.count {
                 buffer.removeAll(keepingCapacity: true)
                 start = 0
@@ -176,35 +195,35 @@ final class HandlerProcess: HandlerTransport {
     /// it ended, in words.
     @discardableResult
     func reap(waiting milliseconds: Int) -> String {
-        if let ending { return ending }
+        if let ended { return ended }
         var status: Int32 = 0
         let deadline = Self.monotonicMilliseconds() + milliseconds
-        var reaped = false
         while true {
             let result = waitpid(pid, &status, WNOHANG)
-            if result == pid {
-                reaped = true
-                break
-            }
+            if result == pid { return finish(status) }
             if result < 0 && errno != EINTR { break }
             if Self.monotonicMilliseconds() >= deadline { break }
             usleep(1000)
         }
-        // Whatever it started goes with it.
         _ = kill(-pid, SIGKILL)
-        if !reaped {
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        }
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return finish(status)
+    }
+
+    /// After the program was reaped with `status`: whatever it started goes with it, and its
+    /// input is closed. How it ended, in words.
+    private func finish(_ status: Int32) -> String {
+        _ = kill(-pid, SIGKILL)
         closeInput()
         Self.live.remove(pid)
         let text = Self.describe(status)
-        ending = text
+        ended = text
         return text
     }
 
     /// Stops the program and its group now.
     func stop() {
-        if ending == nil {
+        if ended == nil {
             _ = kill(-pid, SIGKILL)
             reap(waiting: 0)
         }
@@ -286,17 +305,37 @@ final class HandlerProcess: HandlerTransport {
     final class LiveProcesses: @unchecked Sendable {
         private let lock = NSLock()
         private var pids = Set<pid_t>()
+        private var observer: (@Sendable (pid_t, Bool) -> Void)?
+
+        /// Tells `observer` of every program started (`true`) and reaped (`false`) from now
+        /// on, by its process group id: a `journey test` worker passes them on to the
+        /// supervisor, which stops the groups of a worker it had to kill.
+        func observe(_ observer: @escaping @Sendable (pid_t, Bool) -> Void) {
+            lock.lock()
+            defer { lock.unlock() }
+            self.observer = observer
+        }
 
         func insert(_ pid: pid_t) {
             lock.lock()
-            defer { lock.unlock() }
             pids.insert(pid)
+            let observer = self.observer
+            lock.unlock()
+            observer?(pid, true)
         }
 
         func remove(_ pid: pid_t) {
             lock.lock()
-            defer { lock.unlock() }
-            pids.remove(pid)
+            let removed = pids.remove(pid) != nil
+            let observer = self.observer
+            lock.unlock()
+            if removed { observer?(pid, false) }
+        }
+
+        /// Kills every program's group at once, without waiting: for a process that must
+        /// end now (a worker whose supervisor is gone).
+        func killAll() {
+            for pid in all { _ = kill(-pid, SIGKILL) }
         }
 
         var all: Set<pid_t> {

@@ -78,7 +78,10 @@ extension JourneyMachine.Run {
         guard !frames.isEmpty else { return failure(nil, message) }
         let step = topStep
         emit(.handlerError(step: step.id, handler: step.label, message: message))
-        return failure(step.id, "handler '\(step.label)' failed: \(message)")
+        // A message that already names the handler (a program's: "handler 'acme.x' did not
+        // answer…") is not named twice.
+        let named = "handler '\(step.label)' "
+        return failure(step.id, message.hasPrefix(named) ? message : named + "failed: " + message)
     }
 
     mutating func restart() -> Action {

@@ -94,12 +94,15 @@ extension ExternalHandler {
             return running
         }
 
-        /// An idle program, or a new one started for this step.
+        /// An idle program, or a new one started for this step. An idle program that ended
+        /// since its last step (it crashed, or was killed) is forgotten, and another one taken.
         func take() throws(HandlerError) -> Connection {
             lock.lock()
-            if let connection = idle.popLast() {
+            while let connection = idle.popLast() {
                 lock.unlock()
-                return connection
+                if connection.isRunning { return connection }
+                lock.lock()
+                running -= 1
             }
             running += 1
             lock.unlock()
