@@ -159,4 +159,39 @@ struct ExternalHandlerOrphanTests {
             }
         }
     }
+
+    @Test(arguments: [SIGINT, SIGTERM])
+    func aSignalToJourneyRunStopsItsProgramsAndWhatTheyStarted(signal: Int32) async throws {
+        try await withProcessSlot {
+            try await withTemporaryDirectory { folder in
+                let project = try ExternalProject(
+                    in: folder,
+                    program: """
+                        def step(m):
+                            subprocess.Popen([sys.executable, "-c", "import time; time.sleep(1000)", HERE])
+                            note("busy.txt", "yes")
+                            time.sleep(1000)
+                        serve(step)
+                        """, timeout: "60s")
+                guard let binary = Paths.journeyBinary else { throw SubprocessError.binaryNotFound }
+                let run = Process()
+                run.executableURL = binary
+                run.arguments = ["run", "--scenario", "journeys/scenarios/yes.scenario.yaml"]
+                run.currentDirectoryURL = folder
+                run.standardInput = FileHandle.nullDevice
+                run.standardOutput = FileHandle.nullDevice
+                run.standardError = FileHandle.nullDevice
+                try run.run()
+                let deadline = ContinuousClock.now + .seconds(20)
+                while project.notes("busy.txt").isEmpty && ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                #expect(project.notes("busy.txt") == ["yes"])
+                kill(run.processIdentifier, signal)
+                #expect(await waitForExit(run, seconds: 10))
+                #expect(run.terminationReason == .uncaughtSignal && run.terminationStatus == signal)
+                #expect(await project.leftovers(after: 3) == [])
+            }
+        }
+    }
 }

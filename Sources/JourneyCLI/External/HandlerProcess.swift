@@ -307,6 +307,51 @@ final class HandlerProcess: HandlerTransport {
         private var pids = Set<pid_t>()
         private var observer: (@Sendable (pid_t, Bool) -> Void)?
 
+        /// The same process group ids in a fixed table (0 for a free slot) that a signal
+        /// handler may read: SIGINT, SIGTERM or SIGHUP stops every program's group before
+        /// `journey` dies of it, as no exit hook runs then.
+        static let capacity = 4096
+        nonisolated(unsafe) static let table: UnsafeMutablePointer<pid_t> = {
+            let table = UnsafeMutablePointer<pid_t>.allocate(capacity: capacity)
+            table.initialize(repeating: 0, count: capacity)
+            return table
+        }()
+
+        private static let signalHook: Void = {
+            _ = table
+            for number in [SIGINT, SIGTERM, SIGHUP] {
+                var action = sigaction()
+                sigemptyset(&action.sa_mask)
+                #if canImport(Glibc)
+                action.__sigaction_handler.sa_handler = { received in
+                    LiveProcesses.stopGroups(andDieOf: received)
+                }
+                #else
+                action.__sigaction_u.__sa_handler = { received in
+                    LiveProcesses.stopGroups(andDieOf: received)
+                }
+                #endif
+                var previous = sigaction()
+                sigaction(number, nil, &previous)
+                // A signal this process ignores (a worker ignores SIGINT) stays ignored.
+                #if canImport(Glibc)
+                let ignored = unsafeBitCast(previous.__sigaction_handler.sa_handler, to: Int.self) == 1
+                #else
+                let ignored = unsafeBitCast(previous.__sigaction_u.__sa_handler, to: Int.self) == 1
+                #endif
+                if !ignored { sigaction(number, &action, nil) }
+            }
+        }()
+
+        /// Kills every group in the table, then dies of `signal` as if it had no handler.
+        private static func stopGroups(andDieOf signal: Int32) {
+            for slot in 0..<capacity where table[slot] > 0 { _ = kill(-table[slot], SIGKILL) }
+            var action = sigaction()
+            sigemptyset(&action.sa_mask)
+            sigaction(signal, &action, nil)
+            raise(signal)
+        }
+
         /// Tells `observer` of every program started (`true`) and reaped (`false`) from now
         /// on, by its process group id: a `journey test` worker passes them on to the
         /// supervisor, which stops the groups of a worker it had to kill.
@@ -317,8 +362,10 @@ final class HandlerProcess: HandlerTransport {
         }
 
         func insert(_ pid: pid_t) {
+            _ = Self.signalHook
             lock.lock()
             pids.insert(pid)
+            if let slot = (0..<Self.capacity).first(where: { Self.table[$0] == 0 }) { Self.table[slot] = pid }
             let observer = self.observer
             lock.unlock()
             observer?(pid, true)
@@ -327,6 +374,7 @@ final class HandlerProcess: HandlerTransport {
         func remove(_ pid: pid_t) {
             lock.lock()
             let removed = pids.remove(pid) != nil
+            if let slot = (0..<Self.capacity).first(where: { Self.table[$0] == pid }) { Self.table[slot] = 0 }
             let observer = self.observer
             lock.unlock()
             if removed { observer?(pid, false) }
