@@ -628,3 +628,30 @@ struct ExternalHandlerFaultTests {
         }
     }
 }
+
+/// `journey bench`'s section on handler programs.
+@Suite(.timeLimit(.minutes(5)))
+struct ExternalHandlerBenchTests {
+    @Test func theBenchRunsStepsThroughAPythonProgramAndACOneAndSaysHowFast() async throws {
+        let bench = try await runJourney(
+            [
+                "bench", "--scenarios", "100", "--load-megabytes", "1", "--process-runs", "0", "--external-steps",
+                "300", "--json",
+            ], timeout: 120)
+        #expect(bench.status == Exit.ok, "\(bench)")
+        let json = try JSONSerialization.jsonObject(with: bench.stdoutData) as? [String: String] ?? [:]
+        let figures = #/^[0-9]+ steps/s \(CPU per step: JourneyKit [0-9.]+ µs, the program [0-9.]+ µs\)$/#
+        #expect(json["external handler, Python"]?.wholeMatch(of: figures) != nil, "\(bench)")
+        let alone = #/^[0-9.]+ µs per step \(json.loads \+ json.dumps, no pipe\): at most [0-9]+ steps/s$/#
+        #expect(json["external handler, Python's own side alone"]?.wholeMatch(of: alone) != nil, "\(bench)")
+        let c = json["external handler, C"] ?? ""
+        #expect(c.wholeMatch(of: figures) != nil || c.hasPrefix("skipped: "), "\(bench)")
+        let skipped = try await runJourney(
+            [
+                "bench", "--scenarios", "100", "--load-megabytes", "1", "--process-runs", "0", "--external-steps", "0",
+                "--json",
+            ], timeout: 120)
+        #expect(skipped.status == Exit.ok, "\(skipped)")
+        #expect(!skipped.stdout.contains("external handler"), "\(skipped)")
+    }
+}
