@@ -377,7 +377,55 @@ struct ExternalHandlerFaultTests {
         }
     }
 
+    @Test func aProgramThatDoesNotReadItsInputFailsTheStepAfterItsTimeout() async throws {
+        try await withTemporaryDirectory { folder in
+            // The step's request is larger than a pipe holds (60 000 backslashes, each written
+            // twice in JSON): writing it waits for the program.
+            let project = try ExternalProject(
+                in: folder,
+                program: """
+                    m = read()
+                    answer(m["id"], {"protocolVersion": 1})
+                    print("busy elsewhere", file=sys.stderr, flush=True)
+                    time.sleep(1000)
+                    """, timeout: "1s", journey: ExternalProject.journey(word: String(repeating: "\\\\", count: 60_000))
+            )
+            let clock = ContinuousClock()
+            let start = clock.now
+            let result = try await project.run()
+            #expect(clock.now - start < .seconds(8))
+            #expect(result.status == Exit.failed, "\(result)")
+            #expect(
+                Self.failure(result)
+                    == "handler 'acme.x' did not read its input within 1s while running step 'ask'; its standard error ends: busy elsewhere",
+                "\(result)")
+            #expect(await project.leftovers(after: 2) == [])
+        }
+    }
+
     // MARK: - Secrets
+
+    @Test func aSecretInALineThatIsNotJSONRPCIsShownAsDotsWhereverTheQuoteIsCut() async throws {
+        try await withTemporaryDirectory { folder in
+            let project = try ExternalProject(
+                in: folder,
+                program: """
+                    def step(m):
+                        send("x" * 75 + m["params"]["parameters"]["pin"])
+                        time.sleep(1000)
+                    serve(step)
+                    """)
+            let result = try await project.run()
+            #expect(result.status == Exit.failed, "\(result)")
+            #expect(
+                Self.failure(result)
+                    == "handler 'acme.x' wrote a line that is not a JSON-RPC message (a message must be a JSON object): "
+                    + "'\"\(String(repeating: "x", count: 75))•••\"' while running step 'ask'",
+                "\(result)")
+            project.expectNoSecret(result)
+            #expect(!result.output.contains("PIN-"), "\(result)")
+        }
+    }
 
     @Test func aSecretParameterReturnedInOutcomeDataFailsTheStepWithoutShowingIt() async throws {
         try await withTemporaryDirectory { folder in

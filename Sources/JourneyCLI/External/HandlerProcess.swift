@@ -22,6 +22,8 @@ final class HandlerProcess: HandlerTransport {
 
     /// The process id, which is also its process group's.
     let pid: pid_t
+    /// How long a message may wait for the program to take it, in milliseconds.
+    let timeout: Int
     private var input: Int32
     private let output: Int32
     private let errors: Int32
@@ -34,7 +36,7 @@ final class HandlerProcess: HandlerTransport {
 
     /// Starts `command` in `folder` (through `/bin/sh`, which changes to the folder and then
     /// replaces itself with the program, found on `PATH` unless it names a path).
-    init(command: [String], folder: String) throws(Failure) {
+    init(command: [String], folder: String, timeout: Int = ExternalHandlerDeclaration.defaultTimeout) throws(Failure) {
         var toChild: [Int32] = [-1, -1]
         var fromChild: [Int32] = [-1, -1]
         let template = strdup(NSTemporaryDirectory() + "/journey-handler-XXXXXX")!
@@ -92,6 +94,10 @@ final class HandlerProcess: HandlerTransport {
             throw .notStarted(String(cString: strerror(result)))
         }
         self.pid = pid
+        self.timeout = timeout
+        // Writes wait in `poll(2)` with the time limit, so a program that stops reading cannot
+        // hold `journey` up.
+        _ = fcntl(toChild[1], F_SETFL, fcntl(toChild[1], F_GETFL) | O_NONBLOCK)
         self.input = toChild[1]
         self.output = fromChild[0]
         self.errors = errors
@@ -104,23 +110,27 @@ final class HandlerProcess: HandlerTransport {
         close(errors)
     }
 
-    /// Writes `bytes` (one message, with its newline) to the program's standard input.
+    /// Writes `bytes` (one message, with its newline) to the program's standard input,
+    /// waiting at most ``timeout`` for room in the pipe.
     func send(_ bytes: [UInt8]) throws(Failure) {
         guard input >= 0 else { throw .ended(reap(waiting: 0)) }
-        let failed = bytes.withUnsafeBytes { buffer -> Bool in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(input, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return true
-                }
+        let deadline = Self.monotonicMilliseconds() + timeout
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { write(input, $0.baseAddress! + offset, $0.count - offset) }
+            if written >= 0 {
                 offset += written
+                continue
             }
-            return false
+            if errno == EINTR { continue }
+            // EPIPE: nobody reads its input any more.
+            guard errno == EAGAIN || errno == EWOULDBLOCK else { throw .ended(reap(waiting: 100)) }
+            let remaining = deadline - Self.monotonicMilliseconds()
+            guard remaining > 0 else { throw .notReading }
+            var descriptor = pollfd(fd: input, events: Int16(POLLOUT), revents: 0)
+            let slice = min(remaining, Self.livenessMilliseconds)
+            if poll(&descriptor, 1, Int32(slice)) == 0, let ending { throw .ended(ending) }
         }
-        // EPIPE: nobody reads its input any more.
-        if failed { throw .ended(reap(waiting: 100)) }
     }
 
     /// How the program ended, once it has (it is then reaped, and its group stopped); nil
