@@ -702,7 +702,7 @@ enum BenchExternal {
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        let data = try pipe.fileHandleForReading.readToEnd() ?? Data()
         process.waitUntilExit()
         guard process.terminationStatus == 0,
             let seconds = Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))

@@ -219,6 +219,16 @@ struct ExternalHandlerFaultTests {
         return lines[index + 1].trimmingCharacters(in: .whitespaces)
     }
 
+    /// A run and how long it took, not counting the wait for a process slot.
+    static func timed(_ body: () async throws -> RunResult) async throws -> (RunResult, Duration) {
+        try await withProcessSlot {
+            let clock = ContinuousClock()
+            let start = clock.now
+            let result = try await body()
+            return (result, clock.now - start)
+        }
+    }
+
     @Test func aProgramThatRaisesFailsTheStepSayingHowItEndedAndQuotingItsStandardError() async throws {
         try await withTemporaryDirectory { folder in
             let project = try ExternalProject(
@@ -274,10 +284,7 @@ struct ExternalHandlerFaultTests {
                         time.sleep(1000)
                     serve(step)
                     """, timeout: "1s")
-            let clock = ContinuousClock()
-            let start = clock.now
-            let result = try await project.run()
-            let took = clock.now - start
+            let (result, took) = try await Self.timed { try await project.run() }
             #expect(result.status == Exit.failed, "\(result)")
             #expect(
                 Self.failure(result)
@@ -390,10 +397,8 @@ struct ExternalHandlerFaultTests {
                     time.sleep(1000)
                     """, timeout: "1s", journey: ExternalProject.journey(word: String(repeating: "\\\\", count: 60_000))
             )
-            let clock = ContinuousClock()
-            let start = clock.now
-            let result = try await project.run()
-            #expect(clock.now - start < .seconds(8))
+            let (result, took) = try await Self.timed { try await project.run() }
+            #expect(took < .seconds(8), "the run took \(took)")
             #expect(result.status == Exit.failed, "\(result)")
             #expect(
                 Self.failure(result)

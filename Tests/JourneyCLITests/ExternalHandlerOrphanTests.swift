@@ -138,7 +138,8 @@ struct ExternalHandlerOrphanTests {
                     "\(out.joined(separator: "\n"))")
                 #expect(out.last?.hasSuffix(" failed") == true, "\(out.joined(separator: "\n"))")
                 #expect(suite.terminationStatus == 1)
-                #expect(await project.leftovers(after: 3) == [])
+                let leftovers = await project.leftovers(after: 3)
+                #expect(leftovers == [])
             }
         }
     }
@@ -155,7 +156,8 @@ struct ExternalHandlerOrphanTests {
                 #expect(project.pids.count >= 2)
                 kill(suite.processIdentifier, SIGKILL)
                 _ = await waitForExit(suite, seconds: 10)
-                #expect(await project.leftovers(after: 5) == [])
+                let leftovers = await project.leftovers(after: 5)
+                #expect(leftovers == [])
             }
         }
     }
@@ -190,7 +192,8 @@ struct ExternalHandlerOrphanTests {
                 kill(run.processIdentifier, signal)
                 #expect(await waitForExit(run, seconds: 10))
                 #expect(run.terminationReason == .uncaughtSignal && run.terminationStatus == signal)
-                #expect(await project.leftovers(after: 3) == [])
+                let leftovers = await project.leftovers(after: 3)
+                #expect(leftovers == [])
             }
         }
     }

@@ -295,6 +295,14 @@ final class HandlerProcess: HandlerTransport {
     /// pipes of this one before they are marked close-on-exec.
     private static let spawnLock = NSLock()
 
+    /// Kills every program's group at once, without waiting, for a process about to end with
+    /// `_exit` (a worker whose `journey test` is gone). A program being started is waited for
+    /// and killed too, and none starts after: the process must end next.
+    static func killAllBeforeExit() {
+        spawnLock.lock()
+        live.killAll()
+    }
+
     /// The programs started and not yet reaped, for stopping them when `journey` exits.
     static let live = LiveProcesses()
 

@@ -485,7 +485,7 @@ enum WorkerLifetime {
                 let count = read(0, &rest, rest.count)
                 if count == 0 || (count < 0 && errno != EINTR) {
                     // No exit hook runs after `_exit`: the handler programs go first.
-                    HandlerProcess.live.killAll()
+                    HandlerProcess.killAllBeforeExit()
                     _exit(3)
                 }
             }
