@@ -26,7 +26,11 @@ struct BenchCommand: AsyncParsableCommand {
               • the median wall time of `journey run` as a whole process;
               • the start-up of `journey run` inside a generated project of many journeys \
             (--project-journeys) beside the same run with only its journeys, run in turn, and \
-            the ratio: a run loads only what its scenario reaches, so it should stay near 1.
+            the ratio: a run loads only what its scenario reaches, so it should stay near 1;
+              • steps/s through a handler program that answers every step at once \
+            (--external-steps): a journey loops on the program's step, in Python and, when a C \
+            compiler (`cc`) is found, in C compiled for the bench; with the CPU time per step \
+            of each side, and Python's own side timed alone.
 
             Run it from a release build with the Swift runtime linked statically, as \
             scripts/bench does (debug builds are several times slower):
@@ -50,6 +54,12 @@ struct BenchCommand: AsyncParsableCommand {
     var projectJourneys: Int = 1_000
 
     @Option(
+        help:
+            "Steps to run through a handler program that answers at once, in Python and, when `cc` is found, in C (0 skips)."
+    )
+    var externalSteps: Int = 100_000
+
+    @Option(
         help: ArgumentHelp(
             "Write the generated project (`project/`) and the same run alone (`alone/`) into this folder and keep them, to time or profile by hand.",
             valueName: "folder"))
@@ -68,6 +78,9 @@ struct BenchCommand: AsyncParsableCommand {
         guard scenarios >= 100 else { throw ValidationError("--scenarios must be at least 100") }
         guard loadMegabytes >= 1 else { throw ValidationError("--load-megabytes must be at least 1") }
         guard processRuns >= 0 else { throw ValidationError("--process-runs cannot be negative") }
+        guard externalSteps == 0 || externalSteps >= 100 else {
+            throw ValidationError("--external-steps must be 0 or at least 100")
+        }
         guard
             projectJourneys == 0
                 || (projectJourneys >= BenchProject.perArea && projectJourneys % BenchProject.perArea == 0)
@@ -134,11 +147,46 @@ struct BenchCommand: AsyncParsableCommand {
                     format: "%.1f ms inside, %.1f ms alone: %.2f× (median of %d pairs)", startUp.inside, startUp.alone,
                     startUp.ratio, processRuns))
         }
+        if externalSteps > 0 { try await external(report) }
         if json {
             let body = results.map { "\(JSONLinesEncoder.quoted($0.0)): \(JSONLinesEncoder.quoted($0.1))" }.joined(
                 separator: ", ")
             console.out("{\(body)}\n")
         }
+    }
+}
+
+extension BenchCommand {
+    /// The "external handler" section: steps per second through a Python program and a C one.
+    func external(_ report: (String, String) -> Void) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("journey-external-\(getpid())").path
+        try Files.makeFolders(folder)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try AtomicFile.write(BenchExternal.python, to: folder + "/tick.py")
+        try AtomicFile.write(BenchExternal.c, to: folder + "/tick.c")
+        if BenchExternal.onPath("python3") == nil {
+            report("external handler, Python", "skipped: no python3 on PATH")
+        } else {
+            let python = try await BenchExternal.measure(
+                command: ["python3", "tick.py"], folder: folder, steps: externalSteps)
+            report("external handler, Python", BenchExternal.describe(python))
+            let alone = try BenchExternal.pythonAlone(folder: folder, count: externalSteps)
+            report(
+                "external handler, Python's own side alone",
+                String(
+                    format: "%.1f µs per step (json.loads + json.dumps, no pipe): at most %.0f steps/s", alone,
+                    1e6 / alone))
+        }
+        guard let compiler = BenchExternal.onPath("cc") else {
+            report("external handler, C", "skipped: no C compiler (cc) on PATH")
+            return
+        }
+        guard BenchExternal.compile(with: compiler, in: folder) else {
+            report("external handler, C", "skipped: \(compiler) could not compile the program")
+            return
+        }
+        let c = try await BenchExternal.measure(command: ["./tick"], folder: folder, steps: externalSteps)
+        report("external handler, C", BenchExternal.describe(c))
     }
 }
 
@@ -481,5 +529,223 @@ enum BenchProject {
             BenchSuite.median(pairs.map(\.0)), BenchSuite.median(pairs.map(\.1)),
             BenchSuite.median(pairs.map { $0.0 / $0.1 })
         )
+    }
+}
+
+/// Steps per second through a handler program: a journey that runs one program step again and
+/// again, through the real machine and runner with transcripts on, each step a `step/run`
+/// request and its answer over the program's standard input and output.
+///
+/// The programs answer every step at once: one in Python (standard library only) and, when a
+/// C compiler (`cc`) is found, one in C compiled for the bench. The Python program also times
+/// its own side alone (reading, parsing and answering the same request line, without a pipe),
+/// which says how much of a step's time is Python's.
+enum BenchExternal {
+    static let handlerID = "bench.tick"
+
+    /// The Python program: answers `initialize`, `step/run` with outcome `next`, `shutdown`
+    /// and `exit`. With `--alone N LINE` it parses LINE and encodes its answer N times, and
+    /// prints the seconds that took.
+    static let python = #"""
+        import json, sys, time
+
+        def answer(message):
+            method = message.get("method")
+            if method == "initialize":
+                return {"jsonrpc": "2.0", "id": message["id"], "result": {"protocolVersion": 1}}
+            if method == "step/run":
+                return {"jsonrpc": "2.0", "id": message["id"], "result": {"outcome": "next"}}
+            if method == "shutdown":
+                return {"jsonrpc": "2.0", "id": message["id"], "result": None}
+            return None
+
+        if len(sys.argv) == 4 and sys.argv[1] == "--alone":
+            count, line = int(sys.argv[2]), sys.argv[3]
+            start = time.perf_counter()
+            for _ in range(count):
+                json.dumps(answer(json.loads(line)))
+            print(time.perf_counter() - start)
+            sys.exit(0)
+
+        out = sys.stdout
+        for line in sys.stdin:
+            message = json.loads(line)
+            if message.get("method") == "exit":
+                break
+            reply = answer(message)
+            if reply is not None:
+                out.write(json.dumps(reply) + "\n")
+                out.flush()
+        """#
+
+    /// The C program: the same answers, reading the id and method JourneyKit writes first in
+    /// each request.
+    static let c = #"""
+        #include <stdio.h>
+        #include <stdlib.h>
+        #include <string.h>
+
+        int main(void) {
+            char *line = NULL;
+            size_t size = 0;
+            while (getline(&line, &size, stdin) > 0) {
+                if (strstr(line, "\"method\":\"exit\"")) break;
+                char *id = strstr(line, "\"id\":");
+                if (!id) continue;
+                long number = strtol(id + 5, NULL, 10);
+                const char *result = "{\"outcome\":\"next\"}";
+                if (strstr(line, "\"method\":\"initialize\"")) result = "{\"protocolVersion\":1}";
+                else if (strstr(line, "\"method\":\"shutdown\"")) result = "null";
+                printf("{\"jsonrpc\":\"2.0\",\"id\":%ld,\"result\":%s}\n", number, result);
+                fflush(stdout);
+            }
+            free(line);
+            return 0;
+        }
+        """#
+
+    /// A journey that runs the program's step `steps` times, then ends.
+    static func journey(steps: Int) -> String {
+        """
+        journey: bench.external
+        version: 1
+        title: A handler program's step, again and again
+        state:
+          n: { type: int, default: 0 }
+        start: tick
+        steps:
+          tick:
+            handler: \(handlerID)
+            on:
+              next:
+                - if: state.n < \(steps - 1)
+                  set: { state.n: "${state.n + 1}" }
+                  to: tick
+                - else: done
+        ends:
+          done: { kind: success }
+
+        """
+    }
+
+    static let scenario = "scenario: loop\njourney: bench.external\nscript: []\nexpect: { end: done }\n"
+
+    /// One program's figures: steps per second of the whole loop, JourneyKit's CPU time and
+    /// the program's per step, in microseconds.
+    struct Figures {
+        var stepsPerSecond: Double
+        var journeyMicroseconds: Double
+        var programMicroseconds: Double
+    }
+
+    /// Steps one scenario runs: the runner stops a scenario at 10 000 steps.
+    static let perScenario = 1_000
+
+    /// Runs `steps` steps through the program `command` (in `folder`), in scenarios of
+    /// ``perScenario`` steps, after a warm-up of a tenth of them, the program started once and
+    /// reused.
+    static func measure(command: [String], folder: String, steps: Int) async throws -> Figures {
+        let declaration = ExternalHandlerDeclaration(
+            id: Located(handlerID, at: SourceLocation(file: "bench", line: 1, column: 1)),
+            summary: "Answers every step at once.", command: command,
+            outcomes: [OutcomeSpec(name: "next", summary: "the step ran")])
+        let handler = ExternalHandler(declaration) { () throws(HandlerTransportFailure) in
+            try HandlerProcess(command: command, folder: folder)
+        }
+        let toolkit = Toolkit.current.adding(external: handler)
+        func load(_ steps: Int) throws -> (CompiledScenario, CompiledLibrary) {
+            let project = toolkit.loader().load([
+                SourceFile(path: "external.journey.yaml", data: Data(journey(steps: steps).utf8)),
+                SourceFile(path: "external.scenario.yaml", data: Data(BenchExternal.scenario.utf8)),
+            ])
+            guard let library = project.library, let scenario = project.scenarios.first else {
+                throw CLIError("the external handler's bench journey does not load: \(project.diagnostics)")
+            }
+            return (scenario, library)
+        }
+        let each = min(steps, perScenario)
+        let (scenario, library) = try load(each)
+        let runner = toolkit.player()
+        func run(_ count: Int) async throws {
+            for _ in 0..<count {
+                let report = await runner.run(scenario, in: library, transcript: BenchSuite.CountingSink())
+                guard report.passed, report.result.steps == each else {
+                    throw CLIError("the external handler's bench failed: \(report.problems)")
+                }
+            }
+        }
+        let scenarios = max(1, steps / each)
+        let warmUp = max(1, scenarios / 10)
+        let children0 = childCPUSeconds()
+        try await run(warmUp)
+        let cpu0 = BenchSuite.cpuSeconds()
+        let start = DispatchTime.now().uptimeNanoseconds
+        try await run(scenarios)
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let cpu = BenchSuite.cpuSeconds() - cpu0
+        // The program's CPU time is known once it has ended and been reaped.
+        ExternalHandler.shutdownAll()
+        let program = childCPUSeconds() - children0
+        let measured = Double(scenarios * each)
+        return Figures(
+            stepsPerSecond: measured / seconds, journeyMicroseconds: cpu / measured * 1e6,
+            programMicroseconds: program / Double((scenarios + warmUp) * each) * 1e6)
+    }
+
+    /// The Python program's own cost per step, in microseconds: parsing a request as
+    /// JourneyKit sends it and encoding the answer, without a pipe.
+    static func pythonAlone(folder: String, count: Int) throws -> Double {
+        let line =
+            #"{"jsonrpc":"2.0","id":7,"method":"step/run","params":{"journey":"bench.external","step":"tick","#
+            + #""parameters":{},"secret":[],"inputs":[],"outcomes":["next"]}}"#
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", folder + "/tick.py", "--alone", String(count), line]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = try pipe.fileHandleForReading.readToEnd() ?? Data()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0,
+            let seconds = Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        else { throw CLIError("python3 could not time its own side") }
+        return seconds / Double(count) * 1e6
+    }
+
+    /// The path of the program `name` on `PATH` (`cc`, `python3`), if it is there.
+    static func onPath(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for folder in path.split(separator: ":") {
+            let candidate = "\(folder)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    /// Compiles the C program into `folder` with `compiler`; whether it worked.
+    static func compile(with compiler: String, in folder: String) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: compiler)
+        process.arguments = ["-O2", "-o", folder + "/tick", folder + "/tick.c"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+
+    /// CPU time of this process's children that have ended.
+    static func childCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec)
+            + Double(usage.ru_stime.tv_usec) / 1e6
+    }
+
+    /// The figures in words, for the report.
+    static func describe(_ figures: Figures) -> String {
+        String(
+            format: "%.0f steps/s (CPU per step: JourneyKit %.1f µs, the program %.1f µs)", figures.stepsPerSecond,
+            figures.journeyMicroseconds, figures.programMicroseconds)
     }
 }

@@ -182,6 +182,9 @@ struct TestCommand: AsyncParsableCommand {
     func runAsWorker(_ project: Project, defaults: ScenarioRunner.Defaults, toolkit: Toolkit) async {
         var chosen: [(index: Int, scenario: CompiledScenario)] = []
         let output = WorkerOutput()
+        HandlerProcess.live.observe { group, started in
+            output.send(started ? WorkerMessage(group: group) : WorkerMessage(groupEnded: group))
+        }
         for line in WorkerLifetime.readJobs() {
             let parts = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard parts.count == 3, let index = Int(parts[0]) else { continue }

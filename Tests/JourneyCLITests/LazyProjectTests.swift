@@ -145,7 +145,7 @@ struct LazyProjectTests {
             let bench = try await runJourney(
                 [
                     "bench", "--scenarios", "100", "--load-megabytes", "1", "--process-runs", "1",
-                    "--project-journeys", "20", "--project-folder", directory.path, "--json",
+                    "--project-journeys", "20", "--external-steps", "0", "--project-folder", directory.path, "--json",
                 ], timeout: 120)
             #expect(bench.status == Exit.ok, "\(bench)")
             let json = try JSONSerialization.jsonObject(with: bench.stdoutData) as? [String: String]

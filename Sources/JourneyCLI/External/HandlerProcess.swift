@@ -22,6 +22,8 @@ final class HandlerProcess: HandlerTransport {
 
     /// The process id, which is also its process group's.
     let pid: pid_t
+    /// How long a message may wait for the program to take it, in milliseconds.
+    let timeout: Int
     private var input: Int32
     private let output: Int32
     private let errors: Int32
@@ -30,11 +32,11 @@ final class HandlerProcess: HandlerTransport {
     private var start = 0
     private var scratch = [UInt8](repeating: 0, count: 65_536)
     /// How the process ended, once reaped.
-    private(set) var ending: String?
+    private var ended: String?
 
     /// Starts `command` in `folder` (through `/bin/sh`, which changes to the folder and then
     /// replaces itself with the program, found on `PATH` unless it names a path).
-    init(command: [String], folder: String) throws(Failure) {
+    init(command: [String], folder: String, timeout: Int = ExternalHandlerDeclaration.defaultTimeout) throws(Failure) {
         var toChild: [Int32] = [-1, -1]
         var fromChild: [Int32] = [-1, -1]
         let template = strdup(NSTemporaryDirectory() + "/journey-handler-XXXXXX")!
@@ -92,6 +94,10 @@ final class HandlerProcess: HandlerTransport {
             throw .notStarted(String(cString: strerror(result)))
         }
         self.pid = pid
+        self.timeout = timeout
+        // Writes wait in `poll(2)` with the time limit, so a program that stops reading cannot
+        // hold `journey` up.
+        _ = fcntl(toChild[1], F_SETFL, fcntl(toChild[1], F_GETFL) | O_NONBLOCK)
         self.input = toChild[1]
         self.output = fromChild[0]
         self.errors = errors
@@ -104,24 +110,42 @@ final class HandlerProcess: HandlerTransport {
         close(errors)
     }
 
-    /// Writes `bytes` (one message, with its newline) to the program's standard input.
+    /// Writes `bytes` (one message, with its newline) to the program's standard input,
+    /// waiting at most ``timeout`` for room in the pipe.
     func send(_ bytes: [UInt8]) throws(Failure) {
         guard input >= 0 else { throw .ended(reap(waiting: 0)) }
-        let failed = bytes.withUnsafeBytes { buffer -> Bool in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(input, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return true
-                }
+        let deadline = Self.monotonicMilliseconds() + timeout
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { write(input, $0.baseAddress! + offset, $0.count - offset) }
+            if written >= 0 {
                 offset += written
+                continue
             }
-            return false
+            if errno == EINTR { continue }
+            // EPIPE: nobody reads its input any more.
+            guard errno == EAGAIN || errno == EWOULDBLOCK else { throw .ended(reap(waiting: 100)) }
+            let remaining = deadline - Self.monotonicMilliseconds()
+            guard remaining > 0 else { throw .notReading }
+            var descriptor = pollfd(fd: input, events: Int16(POLLOUT), revents: 0)
+            let slice = min(remaining, Self.livenessMilliseconds)
+            if poll(&descriptor, 1, Int32(slice)) == 0, let ending { throw .ended(ending) }
         }
-        // EPIPE: nobody reads its input any more.
-        if failed { throw .ended(reap(waiting: 100)) }
     }
+
+    /// How the program ended, once it has (it is then reaped, and its group stopped); nil
+    /// while it runs. A program that died between steps is found out here, before a step is
+    /// sent to it.
+    var ending: String? {
+        if let ended { return ended }
+        var status: Int32 = 0
+        guard waitpid(pid, &status, WNOHANG) == pid else { return nil }
+        return finish(status)
+    }
+
+    /// How long a read waits before it looks whether the program is still alive: what it
+    /// started may hold its output open after it died, so the output alone does not say so.
+    static let livenessMilliseconds = 200
 
     /// The program's next line (without its newline), waiting at most `milliseconds` for it.
     func receive(within milliseconds: Int) throws(Failure) -> [UInt8] {
@@ -138,12 +162,17 @@ final class HandlerProcess: HandlerTransport {
             let remaining = deadline - Self.monotonicMilliseconds()
             guard remaining > 0 else { throw .timedOut }
             var descriptor = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&descriptor, 1, Int32(min(remaining, Int(Int32.max))))
+            let slice = min(remaining, Self.livenessMilliseconds)
+            let ready = poll(&descriptor, 1, Int32(slice))
             if ready < 0 {
                 if errno == EINTR { continue }
                 throw .ended(reap(waiting: 100))
             }
-            if ready == 0 { throw .timedOut }
+            if ready == 0 {
+                if let ending { throw .ended(ending) }
+                if slice == remaining { throw .timedOut }
+                continue
+            }
             if start > 0 && start == buffer.count {
                 buffer.removeAll(keepingCapacity: true)
                 start = 0
@@ -176,35 +205,35 @@ final class HandlerProcess: HandlerTransport {
     /// it ended, in words.
     @discardableResult
     func reap(waiting milliseconds: Int) -> String {
-        if let ending { return ending }
+        if let ended { return ended }
         var status: Int32 = 0
         let deadline = Self.monotonicMilliseconds() + milliseconds
-        var reaped = false
         while true {
             let result = waitpid(pid, &status, WNOHANG)
-            if result == pid {
-                reaped = true
-                break
-            }
+            if result == pid { return finish(status) }
             if result < 0 && errno != EINTR { break }
             if Self.monotonicMilliseconds() >= deadline { break }
             usleep(1000)
         }
-        // Whatever it started goes with it.
         _ = kill(-pid, SIGKILL)
-        if !reaped {
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        }
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return finish(status)
+    }
+
+    /// After the program was reaped with `status`: whatever it started goes with it, and its
+    /// input is closed. How it ended, in words.
+    private func finish(_ status: Int32) -> String {
+        _ = kill(-pid, SIGKILL)
         closeInput()
         Self.live.remove(pid)
         let text = Self.describe(status)
-        ending = text
+        ended = text
         return text
     }
 
     /// Stops the program and its group now.
     func stop() {
-        if ending == nil {
+        if ended == nil {
             _ = kill(-pid, SIGKILL)
             reap(waiting: 0)
         }
@@ -266,6 +295,14 @@ final class HandlerProcess: HandlerTransport {
     /// pipes of this one before they are marked close-on-exec.
     private static let spawnLock = NSLock()
 
+    /// Kills every program's group at once, without waiting, for a process about to end with
+    /// `_exit` (a worker whose `journey test` is gone). A program being started is waited for
+    /// and killed too, and none starts after: the process must end next.
+    static func killAllBeforeExit() {
+        spawnLock.lock()
+        live.killAll()
+    }
+
     /// The programs started and not yet reaped, for stopping them when `journey` exits.
     static let live = LiveProcesses()
 
@@ -286,17 +323,85 @@ final class HandlerProcess: HandlerTransport {
     final class LiveProcesses: @unchecked Sendable {
         private let lock = NSLock()
         private var pids = Set<pid_t>()
+        private var observer: (@Sendable (pid_t, Bool) -> Void)?
 
-        func insert(_ pid: pid_t) {
+        /// The same process group ids in a fixed table (0 for a free slot) that a signal
+        /// handler may read: SIGINT, SIGTERM or SIGHUP stops every program's group before
+        /// `journey` dies of it, as no exit hook runs then.
+        static let capacity = 4096
+        nonisolated(unsafe) static let table: UnsafeMutablePointer<pid_t> = {
+            let table = UnsafeMutablePointer<pid_t>.allocate(capacity: capacity)
+            table.initialize(repeating: 0, count: capacity)
+            return table
+        }()
+
+        private static let signalHook: Void = {
+            _ = table
+            for number in [SIGINT, SIGTERM, SIGHUP] {
+                var action = sigaction()
+                sigemptyset(&action.sa_mask)
+                #if canImport(Glibc)
+                action.__sigaction_handler.sa_handler = { received in
+                    LiveProcesses.stopGroups(andDieOf: received)
+                }
+                #else
+                action.__sigaction_u.__sa_handler = { received in
+                    LiveProcesses.stopGroups(andDieOf: received)
+                }
+                #endif
+                var previous = sigaction()
+                sigaction(number, nil, &previous)
+                // A signal this process ignores (a worker ignores SIGINT) stays ignored.
+                #if canImport(Glibc)
+                let ignored = unsafeBitCast(previous.__sigaction_handler.sa_handler, to: Int.self) == 1
+                #else
+                let ignored = unsafeBitCast(previous.__sigaction_u.__sa_handler, to: Int.self) == 1
+                #endif
+                if !ignored { sigaction(number, &action, nil) }
+            }
+        }()
+
+        /// Kills every group in the table, then dies of `signal` as if it had no handler.
+        private static func stopGroups(andDieOf signal: Int32) {
+            for slot in 0..<capacity where table[slot] > 0 { _ = kill(-table[slot], SIGKILL) }
+            var action = sigaction()
+            sigemptyset(&action.sa_mask)
+            sigaction(signal, &action, nil)
+            raise(signal)
+        }
+
+        /// Tells `observer` of every program started (`true`) and reaped (`false`) from now
+        /// on, by its process group id: a `journey test` worker passes them on to the
+        /// supervisor, which stops the groups of a worker it had to kill.
+        func observe(_ observer: @escaping @Sendable (pid_t, Bool) -> Void) {
             lock.lock()
             defer { lock.unlock() }
+            self.observer = observer
+        }
+
+        func insert(_ pid: pid_t) {
+            _ = Self.signalHook
+            lock.lock()
             pids.insert(pid)
+            if let slot = (0..<Self.capacity).first(where: { Self.table[$0] == 0 }) { Self.table[slot] = pid }
+            let observer = self.observer
+            lock.unlock()
+            observer?(pid, true)
         }
 
         func remove(_ pid: pid_t) {
             lock.lock()
-            defer { lock.unlock() }
-            pids.remove(pid)
+            let removed = pids.remove(pid) != nil
+            if let slot = (0..<Self.capacity).first(where: { Self.table[$0] == pid }) { Self.table[slot] = 0 }
+            let observer = self.observer
+            lock.unlock()
+            if removed { observer?(pid, false) }
+        }
+
+        /// Kills every program's group at once, without waiting: for a process that must
+        /// end now (a worker whose supervisor is gone).
+        func killAll() {
+            for pid in all { _ = kill(-pid, SIGKILL) }
         }
 
         var all: Set<pid_t> {

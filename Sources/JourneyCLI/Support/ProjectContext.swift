@@ -111,7 +111,7 @@ struct ProjectContext: Sendable {
             }
             toolkit = toolkit.adding(
                 external: ExternalHandler(declaration) { () throws(HandlerTransportFailure) in
-                    try HandlerProcess(command: declaration.command, folder: absolute)
+                    try HandlerProcess(command: declaration.command, folder: absolute, timeout: declaration.timeout)
                 })
         }
         if !declarations.isEmpty { HandlerProcess.stopAllAtExit() }

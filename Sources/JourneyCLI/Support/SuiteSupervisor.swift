@@ -135,6 +135,44 @@ final class SuiteSupervisor {
         let clock = ContinuousClock()
         let limit = Swift.Duration.milliseconds(Int64((timeout * 1000).rounded()))
         var buffer: [UInt8] = []
+        // The process groups of the worker's handler programs that are running: stopped when
+        // the worker ends, however it ends, so that a worker killed for a scenario's timeout
+        // (or one that crashed) leaves none of them behind.
+        var groups = Set<pid_t>()
+        defer { for group in groups { _ = kill(-group, SIGKILL) } }
+        func take(_ bytes: ArraySlice<UInt8>) {
+            buffer += bytes
+            while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = Array(buffer[..<newline])
+                buffer.removeFirst(newline + 1)
+                guard let message = try? JSONDecoder().decode(WorkerMessage.self, from: Data(line)) else {
+                    continue
+                }
+                if let group = message.group { groups.insert(group) }
+                if let group = message.groupEnded { groups.remove(group) }
+                if let index = message.start { started[index] = clock.now }
+                if let index = message.done, var outcome = message.outcome {
+                    done.insert(index)
+                    // A worker that could not find the scenario knows only its file and id.
+                    if outcome.journey.isEmpty, let job = batch.first(where: { $0.index == index }) {
+                        outcome.journey = Self.failure(job, .invalid, "").journey
+                    }
+                    record(index, outcome)
+                }
+            }
+        }
+        /// Kills the worker, and reads what it wrote until then for the groups it started.
+        func stopWorker() {
+            worker.signal(SIGKILL)
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            while true {
+                let count = read(worker.output, &chunk, chunk.count)
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                take(chunk[..<count])
+            }
+            worker.wait()
+        }
         func unfinished() -> (playing: [Int], notStarted: [Int]) {
             let remaining = batch.map(\.index).filter { !done.contains($0) }
             return (remaining.filter { started[$0] != nil }, remaining.filter { started[$0] == nil })
@@ -147,7 +185,7 @@ final class SuiteSupervisor {
             if let deadline {
                 if deadline <= now {
                     let (index, _) = started.filter { !done.contains($0.key) }.min { $0.value < $1.value }!
-                    worker.kill()
+                    stopWorker()
                     let rest = unfinished()
                     return .timedOut(
                         index, playing: rest.playing.filter { $0 != index }, notStarted: rest.notStarted)
@@ -162,13 +200,13 @@ final class SuiteSupervisor {
             ]
             let ready = poll(&fds, 2, wait)
             if ready < 0 && errno != EINTR {
-                worker.kill()
+                stopWorker()
                 let rest = unfinished()
                 return .crashed("could not be watched", playing: rest.playing, notStarted: rest.notStarted)
             }
             if fds[0].revents != 0, let signal = SignalPipe.shared.take() {
                 interruption = signal
-                worker.kill()
+                stopWorker()
                 return .interrupted
             }
             guard fds[1].revents != 0 else { continue }
@@ -178,23 +216,7 @@ final class SuiteSupervisor {
                 if errno == EINTR || errno == EAGAIN { continue }
             }
             if count > 0 {
-                buffer += chunk[..<count]
-                while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                    let line = Array(buffer[..<newline])
-                    buffer.removeFirst(newline + 1)
-                    guard let message = try? JSONDecoder().decode(WorkerMessage.self, from: Data(line)) else {
-                        continue
-                    }
-                    if let index = message.start { started[index] = clock.now }
-                    if let index = message.done, var outcome = message.outcome {
-                        done.insert(index)
-                        // A worker that could not find the scenario knows only its file and id.
-                        if outcome.journey.isEmpty, let job = batch.first(where: { $0.index == index }) {
-                            outcome.journey = Self.failure(job, .invalid, "").journey
-                        }
-                        record(index, outcome)
-                    }
-                }
+                take(chunk[..<count])
                 continue
             }
             // End of output: the worker exited, or died.
@@ -228,6 +250,10 @@ struct WorkerMessage: Codable {
     var start: Int?
     var done: Int?
     var outcome: ScenarioOutcome?
+    /// A handler program started, in a process group of its own with this id.
+    var group: pid_t?
+    /// That program ended and its group was stopped.
+    var groupEnded: pid_t?
 }
 
 /// A worker process: `journey test --worker …` with the jobs on its standard input and its
@@ -291,8 +317,13 @@ final class Worker {
 
     /// Stops the worker at once and reaps it.
     func kill() {
-        if reaped == nil { stop(pid) }
+        signal(SIGKILL)
         _ = wait()
+    }
+
+    /// Sends the worker `number`, unless it was reaped.
+    func signal(_ number: Int32) {
+        if reaped == nil { send(number, to: pid) }
     }
 
     /// Waits for the worker to end: how it ended, in words (`exited with status 3`, `was
@@ -395,8 +426,8 @@ final class SignalPipe: @unchecked Sendable {
     }
 }
 
-/// Sends SIGKILL (outside ``Worker``, whose `kill()` would hide the C function).
-private func stop(_ pid: pid_t) { _ = kill(pid, SIGKILL) }
+/// Sends a signal (outside ``Worker``, whose `kill()` would hide the C function).
+private func send(_ signal: Int32, to pid: pid_t) { _ = kill(pid, signal) }
 
 /// Where the signal handler writes: a C function cannot capture context.
 nonisolated(unsafe) private var signalWriteEnd: Int32 = -1
@@ -452,7 +483,11 @@ enum WorkerLifetime {
             var rest = [UInt8](repeating: 0, count: 256)
             while true {
                 let count = read(0, &rest, rest.count)
-                if count == 0 || (count < 0 && errno != EINTR) { _exit(3) }
+                if count == 0 || (count < 0 && errno != EINTR) {
+                    // No exit hook runs after `_exit`: the handler programs go first.
+                    HandlerProcess.killAllBeforeExit()
+                    _exit(3)
+                }
             }
         }
         return lines

@@ -94,12 +94,15 @@ extension ExternalHandler {
             return running
         }
 
-        /// An idle program, or a new one started for this step.
+        /// An idle program, or a new one started for this step. An idle program that ended
+        /// since its last step (it crashed, or was killed) is forgotten, and another one taken.
         func take() throws(HandlerError) -> Connection {
             lock.lock()
-            if let connection = idle.popLast() {
+            while let connection = idle.popLast() {
                 lock.unlock()
-                return connection
+                if connection.isRunning { return connection }
+                lock.lock()
+                running -= 1
             }
             running += 1
             lock.unlock()
@@ -579,12 +582,18 @@ final class Connection {
         do {
             return try Message.parse(line)
         } catch {
-            let start = String(decoding: line.prefix(80), as: UTF8.self)
-            throw .protocolError("wrote a line that is not a JSON-RPC message (\(error.text)): \(redactedQuote(start))")
+            throw .protocolError("wrote a line that is not a JSON-RPC message (\(error.text)): \(quote(line))")
         }
     }
 
-    private func redactedQuote(_ text: String) -> String { "'" + redacted(text) + "'" }
+    /// The start of a line the program wrote, quoted for a message: secrets are replaced
+    /// before it is cut, so that no part of one shows.
+    private func quote(_ line: [UInt8]) -> String {
+        let longest = secrets.map(\.utf8.count).max() ?? 0
+        let start = String(decoding: line.prefix(80 + longest), as: UTF8.self)
+        let shown = redacted(start)
+        return "'" + (shown.count > 80 ? String(shown.prefix(80)) : shown) + "'"
+    }
 
     /// The result of the request `id`, answering nothing else on the way.
     private func awaitResult(id: Int, for method: String) throws(ProcessFailure) -> JSONNode {
@@ -616,6 +625,9 @@ final class Connection {
         case .process(.timedOut):
             process.stop()
             how = "did not answer within \(Duration.format(milliseconds: declaration.timeout)) while \(doing)"
+        case .process(.notReading):
+            process.stop()
+            how = "did not read its input within \(Duration.format(milliseconds: declaration.timeout)) while \(doing)"
         case .process(.ended(let ending)):
             how = "\(ending) while \(doing)"
         case .process(.lineTooLong):
@@ -674,6 +686,7 @@ final class Connection {
         case .notStarted(let reason): reason
         case .ended(let how): how
         case .timedOut: "it did not answer in time"
+        case .notReading: "it did not read its input in time"
         case .lineTooLong: "it sent a line longer than 16 MiB"
         }
     }
@@ -734,7 +747,8 @@ final class Connection {
 ///
 /// One step uses a transport at a time.
 public protocol HandlerTransport: AnyObject {
-    /// Writes one message, with its newline.
+    /// Writes one message, with its newline, waiting at most the handler's time limit for the
+    /// program to take it (``HandlerTransportFailure/notReading``).
     func send(_ bytes: [UInt8]) throws(HandlerTransportFailure)
     /// The next line (without its newline), waiting at most `milliseconds` for it.
     func receive(within milliseconds: Int) throws(HandlerTransportFailure) -> [UInt8]
@@ -755,6 +769,8 @@ public protocol HandlerTransport: AnyObject {
 public enum HandlerTransportFailure: Error, Equatable {
     /// The program sent nothing within the time limit.
     case timedOut
+    /// The program did not read a message within the time limit (its input stayed full).
+    case notReading
     /// Its output ended: it exited (how, in words) or closed its output.
     case ended(String)
     /// It sent a line longer than the transport takes.
