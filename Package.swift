@@ -65,6 +65,7 @@ let package = Package(
                 "JourneySuite",
                 "JourneyDocs",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .executableTarget(

@@ -25,6 +25,9 @@ public enum JourneyCLI {
     /// of `handlers`) is an error, whatever the command: exit 2 with a message naming the id,
     /// before anything runs.
     public static func main(handlers: [any StepHandler] = []) async -> Never {
+        // `journey run` reads the project's journey folders whatever its scenario: they are
+        // read on another core while the arguments are parsed.
+        if CommandLine.arguments.dropFirst().first == "run" { Workspace.prefetchProjectFolders() }
         let toolkit: Toolkit
         do {
             toolkit = try self.toolkit(adding: handlers)
@@ -93,9 +96,12 @@ struct Toolkit: Sendable {
     }
 
     /// The front end every command loads files with: safe YAML within the CLI's limits, then
-    /// the loader with these handlers.
+    /// the loader with these handlers. What the journeys a command does not reach declare
+    /// secret is remembered in the user's cache (``SecretKeyCache``).
     func loader() -> ProjectLoader {
-        ProjectLoader(handlers: handlers, yaml: SafeYAML(limits: Workspace.limits))
+        var loader = ProjectLoader(handlers: handlers, yaml: SafeYAML(limits: Workspace.limits))
+        loader.secretDeclarations = SecretKeyCache.user
+        return loader
     }
 
     /// The player every command runs scenarios with, falling back to the project's defaults.

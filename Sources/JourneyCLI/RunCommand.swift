@@ -23,7 +23,8 @@ struct RunCommand: AsyncParsableCommand {
             folder named `journeys` (otherwise the scenario's folder, or the one above a \
             `scenarios` folder); add more places with --journeys. Only the scenario's journey and \
             those it calls are loaded (the others' files are only read, for the stored keys they \
-            declare secret), so a journey with errors elsewhere does not stop the run. A \
+            declare secret, which is remembered by their content in $XDG_CACHE_HOME/journeykit, else \
+            ~/.cache/journeykit), so a journey with errors elsewhere does not stop the run. A \
             scenario whose `needs` service does not answer is skipped, with exit 1.
 
             Examples:

@@ -32,6 +32,16 @@ enum Files {
         yamlFiles(under: path, reading: nil, diagnostics: &diagnostics)?.map(\.path)
     }
 
+    /// Starts ``yamlSources(under:limit:diagnostics:)`` of each of the `folders` (which that
+    /// thread finds first) on a thread of its own, one folder after the other, for a later call with the same folder and limit to
+    /// join rather than start: the command that will need them can go on with other work
+    /// (parsing its arguments, finding its project) while its second core lists and reads.
+    /// What the later call returns and reports is the same as without it: only a folder's
+    /// files are gathered ahead, and whatever is found wrong is reported by that call.
+    static func prefetchSources(limit: Int, under folders: @escaping @Sendable () -> [String]) {
+        FolderWalk.prefetch(limit: limit, folders: folders)
+    }
+
     /// ``yamlFiles(under:diagnostics:)`` with each file read (``read(_:limit:)``) by the thread
     /// that listed its folder: what it holds, or why it could not be read.
     static func yamlSources(
@@ -50,8 +60,17 @@ enum Files {
             return []
         }
         guard status.st_mode & S_IFMT == S_IFDIR else { return nil }
+        // A walk started ahead of time (``prefetchSources(limit:under:)``) is joined, not redone.
+        if let limit, let walk = FolderWalk.prefetched(path, limit: limit) {
+            walk.run(besides: 1)
+            return finish(walk, diagnostics: &diagnostics)
+        }
         let walk = FolderWalk(root: path, limit: limit)
         walk.run()
+        return finish(walk, diagnostics: &diagnostics)
+    }
+
+    private static func finish(_ walk: FolderWalk, diagnostics: inout DiagnosticList) -> [FolderWalk.File] {
         for (file, kind) in walk.special.sorted(by: { $0.file < $1.file }) {
             diagnostics.warning(
                 specialFile, "\(kind), not a regular file; skipped", at: SourceLocation(file: file, line: 1, column: 1))
@@ -63,7 +82,7 @@ enum Files {
     /// `limit` is given) and subfolders, and the YAML names in it that are not regular files
     /// (as paths with `root`), with what they are.
     fileprivate static func list(
-        _ root: String, _ relative: String, reading limit: Int?
+        _ root: String, _ relative: String, reading limit: Int?, into scratch: UnsafeMutableRawBufferPointer
     ) -> (files: [FolderWalk.File], folders: [String], special: [(file: String, kind: String)]) {
         var listed: (files: [FolderWalk.File], folders: [String], special: [(file: String, kind: String)]) = (
             [], [], []
@@ -101,7 +120,13 @@ enum Files {
                 continue
             }
             let data = limit.map { limit in
-                Result { try read(name, in: dirfd(directory), path: Path.join(root, path), limit: limit) }
+                Result {
+                    type == Int32(DT_REG)
+                        ? try read(
+                            listed: name, in: dirfd(directory), path: Path.join(root, path), limit: limit, into: scratch
+                        )
+                        : try read(name, in: dirfd(directory), path: Path.join(root, path), limit: limit)
+                }
             }
             listed.files.append(FolderWalk.File(path: path, data: data))
         }
@@ -154,6 +179,39 @@ enum Files {
     static func read(_ name: String, in folder: Int32, path: @autoclosure () -> String, limit: Int) throws -> Data {
         try read(opened: openat(folder, name, readFlags), path: path(), limit: limit)
     }
+
+    /// ``read(_:in:path:limit:)`` of a file that its folder lists as a regular file: read into
+    /// `scratch` without asking the file's size first, then copied out, which saves a system
+    /// call a file in a project of a thousand. A file that gives nothing, fills `scratch`
+    /// (without reaching the limit) or says to try again (no longer a regular file) is read
+    /// again from its start as any other, so that what is not a regular file is still refused.
+    static func read(
+        listed name: String, in folder: Int32, path: @autoclosure () -> String, limit: Int,
+        into scratch: UnsafeMutableRawBufferPointer
+    ) throws -> Data {
+        let descriptor = openat(folder, name, readFlags)
+        guard descriptor >= 0 else { throw CLIError("cannot open \(path()): \(SystemError())") }
+        let wanted = min(scratch.count, limit + 1)
+        var count = 0
+        repeat { count = systemRead(descriptor, scratch.baseAddress!, wanted) } while count < 0 && errno == EINTR
+        // A regular file gives less than asked only at its end; limit + 1 bytes are too many.
+        if count > 0 && (count < wanted || wanted == limit + 1) {
+            close(descriptor)
+            return Data(bytes: scratch.baseAddress!, count: count)
+        }
+        if count > 0 && lseek(descriptor, 0, SEEK_SET) != 0 {
+            // Only what is not a regular file cannot go back to its start: refused for what it is.
+            defer { close(descriptor) }
+            var status = stat()
+            if fstat(descriptor, &status) == 0, let kind = kind(of: status.st_mode) { throw SpecialFile(kind: kind) }
+            throw CLIError("cannot read \(path()): \(SystemError())")
+        }
+        return try read(opened: descriptor, path: path(), limit: limit)
+    }
+
+    /// How much of a file ``read(listed:in:path:limit:into:)`` reads at once: more than most
+    /// journeys hold.
+    static let scratchBytes = 64 << 10
 
     private static let readFlags = O_RDONLY | O_NONBLOCK | O_CLOEXEC
 
@@ -263,16 +321,21 @@ enum Files {
     static func sources(
         _ read: some Sequence<(String, Result<Data, any Error>)>, diagnostics: inout DiagnosticList
     ) -> [SourceFile] {
-        read.compactMap { path, result in
-            do {
-                return SourceFile(path: path, data: try result.get())
-            } catch let error as SpecialFile {
-                diagnostics.error(specialFile, error.description, at: SourceLocation(file: path, line: 1, column: 1))
-                return nil
-            } catch {
-                diagnostics.error("file.unreadable", "\(error)", at: SourceLocation(file: path, line: 1, column: 1))
-                return nil
-            }
+        read.compactMap { source($0, $1, diagnostics: &diagnostics) }
+    }
+
+    /// The file read, or nil when it could not be, reported.
+    static func source(
+        _ path: String, _ result: Result<Data, any Error>, diagnostics: inout DiagnosticList
+    ) -> SourceFile? {
+        do {
+            return SourceFile(path: path, data: try result.get())
+        } catch let error as SpecialFile {
+            diagnostics.error(specialFile, error.description, at: SourceLocation(file: path, line: 1, column: 1))
+            return nil
+        } catch {
+            diagnostics.error("file.unreadable", "\(error)", at: SourceLocation(file: path, line: 1, column: 1))
+            return nil
         }
     }
 
@@ -313,17 +376,84 @@ private final class FolderWalk: @unchecked Sendable {
         self.limit = limit
     }
 
-    func run() {
-        DispatchQueue.concurrentPerform(iterations: ProcessInfo.processInfo.activeProcessorCount) { _ in
-            while let folder = next() {
-                let listed = Files.list(root, folder, reading: limit)
-                condition.lock()
-                pending += listed.folders
-                found += listed.files
-                special += listed.special
-                busy -= 1
-                condition.broadcast()
-                condition.unlock()
+    /// Lists on every core, this thread too, until every folder is listed. `others`: how many
+    /// threads already list it (those of a prefetch), so that no more threads than cores work.
+    func run(besides others: Int = 0) {
+        let threads = max(1, ProcessInfo.processInfo.activeProcessorCount - others)
+        if threads == 1 {
+            work()
+        } else {
+            DispatchQueue.concurrentPerform(iterations: threads) { _ in work() }
+        }
+    }
+
+    /// Lists folders on this thread until none is left to list and none is being listed.
+    private func work() {
+        let scratch = UnsafeMutableRawBufferPointer.allocate(
+            byteCount: limit == nil ? 0 : Files.scratchBytes, alignment: 16)
+        defer { scratch.deallocate() }
+        while let folder = next() {
+            let listed = Files.list(root, folder, reading: limit, into: scratch)
+            condition.lock()
+            pending += listed.folders
+            found += listed.files
+            special += listed.special
+            busy -= 1
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    /// What was started ahead of time by ``prefetch(limit:folders:)``.
+    private enum Prefetch {
+        case none
+        /// Its thread is still finding which folders to walk.
+        case deciding
+        /// A folder was asked for before it knew: it walks nothing.
+        case abandoned
+        /// The walks started, not taken yet.
+        case started([FolderWalk])
+    }
+
+    nonisolated(unsafe) private static var prefetch = Prefetch.none
+    private static let prefetchLock = NSLock()
+
+    /// Walks each of the `folders` (reading files up to `limit` bytes) on a new thread, one
+    /// after the other; each is taken over by ``prefetched(_:limit:)``. When a folder is asked
+    /// for before `folders` has answered, the thread walks nothing: a walk is never done twice.
+    static func prefetch(limit: Int, folders: @escaping @Sendable () -> [String]) {
+        let first = prefetchLock.withLock {
+            guard case .none = prefetch else { return false }
+            prefetch = .deciding
+            return true
+        }
+        guard first else { return }
+        Thread {
+            let walks = folders().map { FolderWalk(root: $0, limit: limit) }
+            let go = prefetchLock.withLock {
+                guard case .deciding = prefetch else { return false }
+                prefetch = .started(walks)
+                return true
+            }
+            if go { for walk in walks { walk.work() } }
+        }.start()
+    }
+
+    /// The walk of `root` started ahead of time with this `limit`, if any: it is no longer
+    /// offered. The caller joins it with ``run(besides:)``.
+    static func prefetched(_ root: String, limit: Int) -> FolderWalk? {
+        prefetchLock.withLock {
+            switch prefetch {
+            case .deciding:
+                prefetch = .abandoned
+                return nil
+            case .started(var walks):
+                guard let index = walks.firstIndex(where: { $0.root == root && $0.limit == limit }) else { return nil }
+                let walk = walks.remove(at: index)
+                prefetch = .started(walks)
+                return walk
+            case .none, .abandoned:
+                return nil
             }
         }
     }

@@ -38,6 +38,19 @@ enum Workspace {
         return (project, diagnostics)
     }
 
+    /// Starts listing and reading the project's journey folders (those of the
+    /// `journeykit.yaml` found from the working folder) on another thread, for ``load(paths:journeyFolders:)``
+    /// to join when a command asks for them: a command that will search them (`journey run`)
+    /// calls this first, so that they are read while it parses its arguments. A project file
+    /// with errors starts nothing; the command reports them.
+    static func prefetchProjectFolders() {
+        Files.prefetchSources(limit: limits.maxBytes) {
+            var diagnostics = DiagnosticList()
+            let context = ProjectContext.load(into: &diagnostics)
+            return diagnostics.hasErrors ? [] : context.searchFolders
+        }
+    }
+
     /// The files and folders already searched, so that a file is read once, however many of
     /// the paths and folders lead to it, and a folder is listed once.
     struct Search {
@@ -65,14 +78,21 @@ enum Workspace {
         /// The YAML files under `folder` not found before (or `folder` itself, when it is a
         /// file), its subfolders too, read as journeys to use only when needed.
         mutating func sources(in folder: String, diagnostics: inout DiagnosticList) -> [SourceFile] {
-            let read: [SourceFile]
             if let found = Files.yamlSources(under: folder, limit: limits.maxBytes, diagnostics: &diagnostics) {
                 let base = "/" + Path.absoluteComponents(folder, cwd: cwd).joined(separator: "/")
-                let new = found.filter { seen.insert(Path.join(base, $0.path)).inserted }
-                read = Files.sources(new.map { (Path.join(folder, $0.path), $0.data) }, diagnostics: &diagnostics)
-            } else {
-                read = isNew(folder) ? Files.sources([folder], limit: limits.maxBytes, diagnostics: &diagnostics) : []
+                seen.reserveCapacity(seen.count + found.count)
+                // One pass: a project's thousand files are each joined, looked up and kept once.
+                var read: [SourceFile] = []
+                read.reserveCapacity(found.count)
+                for (path, data) in found where seen.insert(Path.join(base, path)).inserted {
+                    if var file = Files.source(Path.join(folder, path), data, diagnostics: &diagnostics) {
+                        file.journeyOnly = true
+                        read.append(file)
+                    }
+                }
+                return read
             }
+            let read = isNew(folder) ? Files.sources([folder], limit: limits.maxBytes, diagnostics: &diagnostics) : []
             return read.map { SourceFile(path: $0.path, data: $0.data, journeyOnly: true) }
         }
     }

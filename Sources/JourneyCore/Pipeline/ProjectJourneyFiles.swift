@@ -20,6 +20,9 @@ final class ProjectJourneyFiles: @unchecked Sendable {
     private let lock = NSLock()
     /// What each file came to, once parsed.
     private var results: [ProjectLoader.FileResult?]
+    /// The stored keys each file declares secret, when remembered from an earlier run
+    /// (``ProjectLoader/secretDeclarations``) rather than parsed.
+    private var remembered: [[String]?]
     /// What each file's text says without parsing, each part looked at once, when needed.
     private var texts: [TextFacts]
     /// Stored keys asked about, and whether a journey among the files declares them secret.
@@ -31,6 +34,7 @@ final class ProjectJourneyFiles: @unchecked Sendable {
         self.files = files
         self.loader = loader
         self.results = Array(repeating: nil, count: files.count)
+        self.remembered = Array(repeating: nil, count: files.count)
         self.texts = Array(repeating: TextFacts(), count: files.count)
     }
 
@@ -107,11 +111,8 @@ final class ProjectJourneyFiles: @unchecked Sendable {
             }
             // Most keys asked about are not secret, and then every file that may declare one
             // is parsed anyway: parse them together.
-            parse(candidates)
-            let found = candidates.contains { index in
-                guard case .candidate(_, _, let journey?, _) = result(index) else { return false }
-                return journey.secretStoredKeys.contains(key)
-            }
+            learnSecrets(candidates)
+            let found = candidates.contains { secretStoredKeys($0).contains(key) }
             answers[key] = found
             return found
         }
@@ -124,11 +125,9 @@ final class ProjectJourneyFiles: @unchecked Sendable {
             let candidates = files.indices.filter { index in
                 isJourney(index) && (hasEscape(index) || mentionsSecretAndStored(index))
             }
-            parse(candidates)
+            learnSecrets(candidates)
             var keys: Set<String> = []
-            for index in candidates {
-                if case .candidate(_, _, let journey?, _) = result(index) { keys.formUnion(journey.secretStoredKeys) }
-            }
+            for index in candidates { keys.formUnion(secretStoredKeys(index)) }
             return keys
         }
     }
@@ -184,7 +183,7 @@ final class ProjectJourneyFiles: @unchecked Sendable {
     static func mayEscape(_ data: Data) -> Bool {
         data.withUnsafeBytes { bytes in
             var from = 0
-            while let index = ByteSearch.firstIndex(of: backslash, in: bytes, from: from) {
+            while let index = ByteSearch.firstIndex(of: UInt8(ascii: "\\"), in: bytes, from: from) {
                 guard index + 1 < bytes.count else { return false }
                 switch bytes[index + 1] {
                 case UInt8(ascii: "x"), UInt8(ascii: "u"), UInt8(ascii: "U"), UInt8(ascii: "\n"), UInt8(ascii: "\r"),
@@ -197,7 +196,6 @@ final class ProjectJourneyFiles: @unchecked Sendable {
         }
     }
 
-    private static let backslash = Array("\\".utf8)
     private static let secret = Array("secret".utf8)
     private static let stored = Array("stored".utf8)
 
@@ -215,6 +213,36 @@ final class ProjectJourneyFiles: @unchecked Sendable {
             results[index] = result
             parsedOrder.append(files[index].path)
         }
+    }
+
+    /// Learns the stored keys each of `indices` declares secret: remembered from an earlier run
+    /// when the loader's ``ProjectLoader/secretDeclarations`` knows the file's bytes, else
+    /// parsed (together, as ``parse(_:)``) and then remembered.
+    private func learnSecrets(_ indices: [Int]) {
+        guard let memory = loader.secretDeclarations else { return parse(indices) }
+        let settings = loader.secretDeclarationSettings
+        // A project file is skipped for its name, whatever it holds: no memory needed.
+        var missing: [Int] = []
+        for index in indices where results[index] == nil && remembered[index] == nil {
+            if !ProjectLoader.isProjectFile(files[index]),
+                let keys = memory.secretStoredKeys(declaredBy: files[index].data, settings: settings)
+            {
+                remembered[index] = keys
+            } else {
+                missing.append(index)
+            }
+        }
+        parse(missing)
+        for index in missing where !ProjectLoader.isProjectFile(files[index]) {
+            memory.remember(secretStoredKeys(index), declaredBy: files[index].data, settings: settings)
+        }
+    }
+
+    /// The stored keys the file `index` declares secret, as parsed or remembered: parses it
+    /// when neither.
+    private func secretStoredKeys(_ index: Int) -> [String] {
+        if results[index] == nil, let keys = remembered[index] { return keys }
+        return ProjectLoader.secretStoredKeys(result(index))
     }
 
     private func result(_ index: Int) -> ProjectLoader.FileResult {
@@ -237,50 +265,49 @@ final class ProjectJourneyFiles: @unchecked Sendable {
     }
 }
 
-/// Searching bytes for bytes, without decoding them, eight at a time.
+/// Searching bytes for bytes, without decoding them, many at a time: one byte with the C
+/// library's `memchr`, several by comparing 32 positions at once.
 enum ByteSearch {
     /// Whether `needle` occurs in `data`.
     static func contains(_ needle: [UInt8], in data: Data) -> Bool {
         data.withUnsafeBytes { firstIndex(of: needle, in: $0) != nil }
     }
 
-    private static let ones: UInt64 = 0x0101_0101_0101_0101
-    private static let highs: UInt64 = 0x8080_8080_8080_8080
-
-    /// The high bit of every byte of `word` that is zero is set; a byte above a zero one may
-    /// be marked too (a borrow), so each mark is only a candidate, and no zero byte is missed.
-    @inline(__always)
-    private static func zeroBytes(_ word: UInt64) -> UInt64 { (word &- ones) & ~word & highs }
-
-    /// Where `needle` first occurs in `bytes`, at or after `start`. Eight positions at a time are kept as
-    /// candidates when the needle's first and last bytes are where they would be; each
-    /// candidate is then compared whole.
+    /// Where `needle` first occurs in `bytes`, at or after `start`; nil for an empty needle.
+    /// Thirty-two positions at a time are kept as candidates when the needle's first and last
+    /// bytes are where they would be; each candidate is then compared whole.
     static func firstIndex(of needle: [UInt8], in bytes: UnsafeRawBufferPointer, from start: Int = 0) -> Int? {
-        guard let first = needle.first, let last = needle.last, bytes.count - start >= needle.count else { return nil }
-        let end = bytes.count - needle.count  // the last position the needle can start at
-        func matches(at index: Int) -> Bool {
-            for k in 1..<needle.count where bytes[index + k] != needle[k] { return false }
-            return true
-        }
-        let firsts = UInt64(first) &* ones
-        let lasts = UInt64(last) &* ones
-        var index = start
-        while index + 7 <= end {
-            let head = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-            let tail = UInt64(
-                littleEndian: bytes.loadUnaligned(fromByteOffset: index + needle.count - 1, as: UInt64.self))
-            var candidates = zeroBytes(head ^ firsts) & zeroBytes(tail ^ lasts)
-            while candidates != 0 {
-                let position = index + candidates.trailingZeroBitCount / 8
-                if bytes[position] == first && matches(at: position) { return position }
-                candidates &= candidates - 1
+        guard let first = needle.first, let last = needle.last, let base = bytes.baseAddress, start >= 0,
+            bytes.count - start >= needle.count
+        else { return nil }
+        if needle.count == 1 { return firstIndex(of: first, in: bytes, from: start) }
+        return needle.withUnsafeBytes { needleBytes -> Int? in
+            let count = needle.count
+            func matches(at index: Int) -> Bool { memcmp(base + index, needleBytes.baseAddress!, count) == 0 }
+            let end = bytes.count - count  // the last position the needle can start at
+            let firsts = SIMD32<UInt8>(repeating: first)
+            let lasts = SIMD32<UInt8>(repeating: last)
+            var index = start
+            while index + 31 <= end {
+                let head = bytes.loadUnaligned(fromByteOffset: index, as: SIMD32<UInt8>.self)
+                let tail = bytes.loadUnaligned(fromByteOffset: index + count - 1, as: SIMD32<UInt8>.self)
+                let candidates = (head .== firsts) .& (tail .== lasts)
+                if any(candidates) {
+                    for lane in 0..<32 where candidates[lane] && matches(at: index + lane) { return index + lane }
+                }
+                index += 32
             }
-            index += 8
+            while index <= end {
+                if bytes[index] == first && matches(at: index) { return index }
+                index += 1
+            }
+            return nil
         }
-        while index <= end {
-            if bytes[index] == first && matches(at: index) { return index }
-            index += 1
-        }
-        return nil
+    }
+
+    /// Where the byte `byte` first occurs in `bytes`, at or after `start`.
+    static func firstIndex(of byte: UInt8, in bytes: UnsafeRawBufferPointer, from start: Int = 0) -> Int? {
+        guard let base = bytes.baseAddress, start >= 0, start < bytes.count else { return nil }
+        return memchr(base + start, Int32(byte), bytes.count - start).map { base.distance(to: UnsafeRawPointer($0)) }
     }
 }

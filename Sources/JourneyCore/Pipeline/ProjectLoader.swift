@@ -57,6 +57,10 @@ public struct ProjectLoader: Sendable {
     public var pipeline: Pipeline
     public var handlers: HandlerRegistry { pipeline.handlers }
     public var yaml: SafeYAML { pipeline.yaml }
+    /// Where the stored keys that journeys not reached declare secret are remembered between
+    /// runs, so that they need not be parsed again to be sure; nil: they are parsed every time.
+    /// Used only for what it is sure of: a file's answer is looked up by its bytes.
+    public var secretDeclarations: (any SecretDeclarationMemory)?
 
     static let fileKind = "file.kind"
     /// Below this much YAML, reading files on other threads costs more than it saves.
@@ -88,7 +92,7 @@ public struct ProjectLoader: Sendable {
             let bytes = UnsafeRawBufferPointer(rebasing: whole.prefix(headerBytes))
             var start = 0
             while start < bytes.count {
-                let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+                let end = ByteSearch.firstIndex(of: UInt8(ascii: "\n"), in: bytes, from: start) ?? bytes.count
                 if end - start >= prefix.count && bytes[start..<(start + prefix.count)].elementsEqual(prefix),
                     let value = declaredValue(key, line: String(decoding: bytes[start..<end], as: UTF8.self))
                 {
@@ -121,8 +125,28 @@ public struct ProjectLoader: Sendable {
         return String(scalars)
     }
 
+    /// What a file's answer about secret stored keys depends on besides its bytes: the YAML
+    /// limits it is parsed with (the handlers are not used to load a journey).
+    var secretDeclarationSettings: String {
+        let limits = yaml.limits
+        return "maxBytes=\(limits.maxBytes) maxDepth=\(limits.maxDepth) maxNodes=\(limits.maxNodes) "
+            + "maxScalarBytes=\(limits.maxScalarBytes)"
+    }
+
+    /// The stored keys a file searched for sub-journeys declares secret, from what reading it
+    /// came to: none unless it loaded as a journey.
+    static func secretStoredKeys(_ result: FileResult) -> [String] {
+        guard case .candidate(_, _, let journey?, _) = result else { return [] }
+        return journey.secretStoredKeys
+    }
+
+    /// Whether `file` is a project file (`journeykit.yaml`), read as what it is whatever it holds.
+    static func isProjectFile(_ file: SourceFile) -> Bool {
+        file.path.split(separator: "/").last == Substring(ProjectSettings.fileName)
+    }
+
     /// What one file came to, read on its own.
-    enum FileResult {
+    indirect enum FileResult {
         case skipped
         case problems(DiagnosticList)
         /// A journey from the files searched for sub-journeys, used only if called.
@@ -138,7 +162,7 @@ public struct ProjectLoader: Sendable {
         var d = DiagnosticList()
         // A project file among the files (`journey check .` at a project's root, or a
         // project inside the folder checked) is checked as what it is.
-        if file.path.split(separator: "/").last == Substring(ProjectSettings.fileName) {
+        if Self.isProjectFile(file) {
             if file.journeyOnly { return .skipped }
             _ = pipeline.projectSettings(file, into: &d)
             return .problems(d)
