@@ -245,7 +245,8 @@ struct ExternalHandlerFaultTests {
             let message = Self.failure(result)
             #expect(
                 message.hasPrefix(
-                    "handler 'acme.x' failed: its program exited with status 1 while running step 'ask'; its standard error ends: "),
+                    "handler 'acme.x' failed: its program exited with status 1 while running step 'ask'; its standard error ends: "
+                ),
                 "\(result)")
             #expect(message.hasSuffix("| ValueError: no dictionary for hello"), "\(result)")
             project.expectNoSecret(result)
@@ -484,7 +485,9 @@ struct ExternalHandlerFaultTests {
                     """, scenarios: ["yes": ExternalProject.answering("yes", code: true)])
             let result = try await project.run()
             #expect(result.status == Exit.failed, "\(result)")
-            #expect(Self.failure(result) == "handler 'acme.x' failed: its program failed step 'ask': wrong code •••", "\(result)")
+            #expect(
+                Self.failure(result) == "handler 'acme.x' failed: its program failed step 'ask': wrong code •••",
+                "\(result)")
             project.expectNoSecret(result)
 
             let crashing = try ExternalProject(
