@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import JourneyCore
 import JourneyDocs
+import JourneySuite
 
 struct ExploreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -29,6 +30,7 @@ struct ExploreCommand: AsyncParsableCommand {
               journey explore journeys/examples --journey examples.pin-model
               journey explore --restarts 1000 --depth 2000 journeys/examples/pin-model.journey.yaml
               journey explore --emit counterexamples/
+              journey explore --from journeys/diia/scenarios/d5-count-survives-restart.scenario.yaml
 
             Exits 0 when every journey explores clean, 1 when one breaks an invariant, 2 when \
             the files have errors.
@@ -58,6 +60,13 @@ struct ExploreCommand: AsyncParsableCommand {
         help: "A clock jump to play (a duration, repeatable; default: the durations each journey writes).")
     var clockJumps: [String] = []
 
+    @Option(
+        name: .customLong("from"),
+        help: ArgumentHelp(
+            "Explore the scenario's journey from where the scenario starts: its device (store, PINs, clock), params and network stubs (repeatable).",
+            valueName: "scenario"))
+    var from: [String] = []
+
     @Option(name: .customLong("emit"), help: "Write each counterexample as a scenario into this folder.")
     var emit: String?
 
@@ -82,28 +91,45 @@ struct ExploreCommand: AsyncParsableCommand {
     func run() async throws {
         let console = Console()
         let context = try ProjectContext.load(console: console)
+        let given = paths.isEmpty && !from.isEmpty ? from : context.paths(paths) + from
         let (project, diagnostics) = Workspace.load(
-            paths: context.paths(paths), journeyFolders: context.searchFolders, toolkit: context.toolkit)
+            paths: given, journeyFolders: context.searchFolders, toolkit: context.toolkit)
         console.print(diagnostics.errors)
         guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
-        // The journeys of the files given, not those found only to be called.
-        let given = Set(project.journeys.map(\.id.value))
-        let unknown = journeys.filter { !given.contains($0) }
-        guard unknown.isEmpty else {
-            throw CLIError(
-                "no journey '\(unknown[0])' in \(context.paths(paths).joined(separator: ", "))\(Suggestion.hint(for: unknown[0], in: given))"
-            )
-        }
-        let chosen = (journeys.isEmpty ? given.sorted() : journeys).compactMap { library[$0] }
         let bounds = JourneyExplorer.Bounds(
             depth: depth, restarts: restarts, states: states,
             clockJumps: clockJumps.isEmpty ? nil : clockJumps.compactMap { JourneyCore.Duration.parse($0) })
-        let explorer = JourneyExplorer(library: library, device: JourneyExplorer.defaultDevice, bounds: bounds)
+        var runs: [(journey: CompiledJourney, explorer: JourneyExplorer, from: String?)] = []
+        if from.isEmpty || !paths.isEmpty {
+            // The journeys of the files given, not those found only to be called.
+            let roots = context.paths(paths).map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+            let found = Set(
+                project.journeys.filter { journey in
+                    roots.contains { journey.file == $0 || journey.file.hasPrefix($0 + "/") }
+                }.map(\.id.value))
+            let unknown = journeys.filter { !found.contains($0) }
+            guard unknown.isEmpty else {
+                throw CLIError(
+                    "no journey '\(unknown[0])' in \(context.paths(paths).joined(separator: ", "))\(Suggestion.hint(for: unknown[0], in: found))"
+                )
+            }
+            let explorer = JourneyExplorer(library: library, device: JourneyExplorer.defaultDevice, bounds: bounds)
+            for id in journeys.isEmpty ? found.sorted() : journeys {
+                if let journey = library[id] { runs.append((journey, explorer, nil)) }
+            }
+        }
+        for file in from {
+            guard let scenario = project.scenarios.first(where: { $0.file == file }) else {
+                throw CLIError("\(file) is not a scenario file")
+            }
+            runs.append((scenario.journey, try Self.explorer(from: scenario, library, context, bounds), scenario.id))
+        }
 
         var results: [(JourneyExplorer.Result, [RuleException])] = []
         var written: [String: String] = [:]
-        for journey in chosen {
-            let result = await explorer.explore(journey)
+        for (journey, explorer, start) in runs {
+            var result = await explorer.explore(journey)
+            if let start { result.start = start }
             let excepted = journey.source.exceptions.filter { ExplorationInvariant(rawValue: $0.rule.value) != nil }
             if let emit {
                 do {
@@ -137,6 +163,29 @@ struct ExploreCommand: AsyncParsableCommand {
         if results.contains(where: { !Self.reported($0.0, $0.1).isEmpty }) { throw ExitCode(ExitStatus.failed) }
     }
 
+    /// An explorer that starts where `scenario` starts: its device with its PINs sealed (with a
+    /// seeded stream, so every run seals them alike), its params, and its network stubs, made
+    /// afresh for every move. A scenario that needs a live service is not explored.
+    static func explorer(
+        from scenario: CompiledScenario, _ library: CompiledLibrary, _ context: ProjectContext,
+        _ bounds: JourneyExplorer.Bounds
+    ) throws -> JourneyExplorer {
+        guard scenario.needs.isEmpty else {
+            throw CLIError(
+                "\(scenario.file) needs \(scenario.needs.joined(separator: ", ")): journey explore plays against a scenario's stubs, never a live service"
+            )
+        }
+        let player = context.toolkit.player(
+            JourneyMachine.Configuration(random: .seeded(0)), defaults: context.scenarioDefaults)
+        let prepared: PreparedRun
+        do { prepared = try player.prepare(scenario) } catch { throw CLIError(error.message) }
+        let stubs = scenario.network
+        var network: (@Sendable () -> any NetworkTransport)?
+        if !stubs.isEmpty { network = { StubNetwork(stubs: stubs) } }
+        return JourneyExplorer(
+            library: library, device: prepared.device, bounds: bounds, params: scenario.params, network: network)
+    }
+
     /// The violations a journey does not declare as exceptions.
     static func reported(_ result: JourneyExplorer.Result, _ excepted: [RuleException]) -> [JourneyExplorer.Violation] {
         let ids = Set(excepted.map(\.rule.value))
@@ -147,9 +196,9 @@ struct ExploreCommand: AsyncParsableCommand {
         let violations = reported(result, excepted)
         var lines: [String] = []
         let verdict = violations.isEmpty ? "clean" : "\(violations.count) violation\(violations.count == 1 ? "" : "s")"
+        let name = result.start.map { "\(result.journey) from \($0)" } ?? result.journey
         lines.append(
-            "\(result.journey): \(result.states) states, \(result.transitions) transitions, depth \(result.depth): \(verdict)"
-        )
+            "\(name): \(result.states) states, \(result.transitions) transitions, depth \(result.depth): \(verdict)")
         let jumps =
             result.clockJumps.isEmpty
             ? "no clock jumps"
@@ -191,7 +240,8 @@ struct ExploreCommand: AsyncParsableCommand {
         JSONTree.array(
             results.map { result, excepted in
                 JSONTree.members([
-                    ("journey", .string(result.journey)), ("states", .int(result.states)),
+                    ("journey", .string(result.journey)), ("from", result.start.map(JSONTree.string)),
+                    ("states", .int(result.states)),
                     ("transitions", .int(result.transitions)), ("depth", .int(result.depth)),
                     ("frontier", .int(result.frontier)), ("truncated", .bool(result.truncated)),
                     ("restarts", .int(result.bounds.restarts)),

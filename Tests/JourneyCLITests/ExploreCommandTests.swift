@@ -108,4 +108,23 @@ struct ExploreCommandTests {
             unknown.status == Exit.invalid && unknown.stderr.contains("did you mean 'examples.pin-model'"), "\(unknown)"
         )
     }
+
+    @Test("--from starts where a scenario starts: its device with its PIN sealed, its params and stubs")
+    func fromScenario() async throws {
+        let d5 = "journeys/diia/scenarios/d5-count-survives-restart.scenario.yaml"
+        let result = try await runJourney(["explore", "--from", d5])
+        #expect(result.status == Exit.ok, "\(result)")
+        let first = try #require(result.stdoutLines.first)
+        #expect(first.hasPrefix("diia.pin-enter from d5-count-survives-restart: "), "\(result)")
+        // From the empty device the journey ends at once; from the scenario's, a PIN is asked for.
+        let alone = try await runJourney(["explore", "journeys/diia/pin-enter.journey.yaml"])
+        #expect(alone.stdoutLines.first?.hasPrefix("diia.pin-enter: 1 states, 0 transitions") == true, "\(alone)")
+        #expect(!first.contains(" 1 states"), "\(first)")
+        #expect(try await runJourney(["explore", "--from", d5]).stdout == result.stdout, "the same on every run")
+
+        let live = try await runJourney([
+            "explore", "--from", "journeys/eiam/scenarios/i1-sign-in-with-pkce.scenario.yaml",
+        ])
+        #expect(live.status == Exit.invalid && live.stderr.contains("never a live service"), "\(live)")
+    }
 }

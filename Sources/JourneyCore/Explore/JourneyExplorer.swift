@@ -67,6 +67,8 @@ public struct JourneyExplorer: Sendable {
     /// What an exploration found.
     public struct Result: Sendable {
         public var journey: String
+        /// Where the exploration started, when not on the default device: a scenario's id.
+        public var start: String? = nil
         public var bounds: Bounds
         /// The clock jumps played, in milliseconds.
         public var clockJumps: [Int]
@@ -101,11 +103,21 @@ public struct JourneyExplorer: Sendable {
     /// The device every path starts on.
     public let device: DeviceState
     public let bounds: Bounds
+    /// The root journey's params.
+    public let params: [String: Value]
+    /// Makes the network a step's handler talks to (a scenario's stubs), afresh for every move,
+    /// so that no move sees what another asked; nil: no network, every request fails.
+    public let network: (@Sendable () -> any NetworkTransport)?
 
-    public init(library: CompiledLibrary, device: DeviceState, bounds: Bounds = Bounds()) {
+    public init(
+        library: CompiledLibrary, device: DeviceState, bounds: Bounds = Bounds(), params: [String: Value] = [:],
+        network: (@Sendable () -> any NetworkTransport)? = nil
+    ) {
         self.library = library
         self.device = device
         self.bounds = bounds
+        self.params = params
+        self.network = network
     }
 
     /// The device exploration starts on unless told otherwise: online, Face ID enrolled, and
@@ -141,7 +153,7 @@ public struct JourneyExplorer: Sendable {
             truncated: false, violations: [], leftOut: [], declared: Self.edges(of: journey), taken: [])
         let defaults = Self.storedDefaults(library)
         var machine = JourneyMachine(
-            library: library, journey: journey, device: device,
+            library: library, journey: journey, params: params, device: device,
             configuration: JourneyMachine.Configuration(
                 random: .seeded(0), wallClock: .pinned(milliseconds: device.clock)))
         let start = machine.handle(.start, recordingInto: Discard.shared)
@@ -376,7 +388,7 @@ public struct JourneyExplorer: Sendable {
         var machine = machine
         machine.random = .seeded(seed)
         let driver = Replies(replies)
-        let context = RunContext(machine: machine, driver: driver, network: nil, sink: Discard.shared)
+        let context = RunContext(machine: machine, driver: driver, network: network?(), sink: Discard.shared)
         guard let handler = context.machine.currentHandler else {
             let action = context.handle(.abort("step '\(invocation.step)' has no handler to run"))
             return (context.machine, .done(action, outcome: nil))
