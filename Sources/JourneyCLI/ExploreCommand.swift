@@ -182,8 +182,23 @@ struct ExploreCommand: AsyncParsableCommand {
         let stubs = scenario.network
         var network: (@Sendable () -> any NetworkTransport)?
         if !stubs.isEmpty { network = { StubNetwork(stubs: stubs) } }
+        // The PINs the scenario sets and types: the right PIN for the seal it made is one of them.
+        var pins = scenario.pins.values.compactMap { pin -> String? in
+            if case .string(let digits) = pin.revealed { return digits }
+            return nil
+        }
+        for session in scenario.sessions {
+            for entry in session.script {
+                guard case .input(_, let values) = entry.kind, case .string(let pin)? = values["pin"]?.revealed else {
+                    continue
+                }
+                pins.append(pin)
+            }
+        }
+        var seen = Set<String>()
         return JourneyExplorer(
-            library: library, device: prepared.device, bounds: bounds, params: scenario.params, network: network)
+            library: library, device: prepared.device, bounds: bounds, params: scenario.params, network: network,
+            hints: ExplorationHints(pins: pins.sorted().filter { seen.insert($0).inserted }))
     }
 
     /// The violations a journey does not declare as exceptions.

@@ -108,16 +108,19 @@ public struct JourneyExplorer: Sendable {
     /// Makes the network a step's handler talks to (a scenario's stubs), afresh for every move,
     /// so that no move sees what another asked; nil: no network, every request fails.
     public let network: (@Sendable () -> any NetworkTransport)?
+    /// What the starting point knows that handlers may need to make an input (a scenario's PINs).
+    public let hints: ExplorationHints
 
     public init(
         library: CompiledLibrary, device: DeviceState, bounds: Bounds = Bounds(), params: [String: Value] = [:],
-        network: (@Sendable () -> any NetworkTransport)? = nil
+        network: (@Sendable () -> any NetworkTransport)? = nil, hints: ExplorationHints = ExplorationHints()
     ) {
         self.library = library
         self.device = device
         self.bounds = bounds
         self.params = params
         self.network = network
+        self.hints = hints
     }
 
     /// The device exploration starts on unless told otherwise: online, Face ID enrolled, and
@@ -290,10 +293,9 @@ public struct JourneyExplorer: Sendable {
                 continue  // a device event, not the user's input
             } else if !asked, let explorable = handler as? any ExplorableHandler {
                 asked = true
-                moves += explorable.explorationChoices(request, invocation: invocation, device: node.machine.device).map
-                {
-                    .input(step: request.step, label: $0.label, values: $0.values)
-                }
+                let choices = explorable.explorationChoices(
+                    request, invocation: invocation, device: node.machine.device, hints: hints)
+                moves += choices.map { .input(step: request.step, label: $0.label, values: $0.values) }
             } else if !input.type.secret, !input.classes.isEmpty, input.type.type == .string {
                 moves += input.classes.map { .input(step: request.step, label: $0, values: [input.name: .string($0)]) }
             } else if !asked {

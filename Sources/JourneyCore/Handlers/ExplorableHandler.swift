@@ -9,10 +9,19 @@
 public protocol ExplorableHandler: StepHandler {
     /// The inputs to play at a step that asks `request`, one per class, in the order the
     /// contract lists the classes; screen actions aside, which the explorer adds. `device` is
-    /// the device as the step sees it (its store holds the seal a PIN must open).
+    /// the device as the step sees it (its store holds the seal a PIN must open); `hints` are
+    /// values the exploration's starting point knows (a scenario's PINs).
     func explorationChoices(
-        _ request: InputRequest, invocation: HandlerInvocation, device: DeviceState
+        _ request: InputRequest, invocation: HandlerInvocation, device: DeviceState, hints: ExplorationHints
     ) -> [ExplorationChoice]
+}
+
+/// What an exploration knows from where it starts: the PINs a scenario sealed or typed, so that
+/// "the right PIN" can be played for a seal the explorer did not make.
+public struct ExplorationHints: Sendable, Hashable {
+    public var pins: [String]
+
+    public init(pins: [String] = []) { self.pins = pins }
 }
 
 /// One class of input, as concrete values: `correct` is `{pin: "2580"}` when 2580 opens the seal.

@@ -11,10 +11,12 @@ enum ExplorationPINs {
         String(String(repeating: pattern, count: length / pattern.count + 1).prefix(max(1, length)))
     }
 
-    /// Of the good PINs, those that open the seal under `key` (none when nothing is sealed).
-    static func opening(_ key: String?, device: DeviceState, length: Int) -> [String] {
+    /// Of the good PINs and those the hints know, the ones that open the seal under `key`
+    /// (none when nothing is sealed).
+    static func opening(_ key: String?, device: DeviceState, length: Int, hints: ExplorationHints) -> [String] {
         guard let key, case .string(let record)? = device.store[key]?.revealed else { return [] }
-        return [good(length), other(length)].filter { (try? PinVault.verify(pin: $0, record: record)) == true }
+        let candidates = [good(length), other(length)] + hints.pins.filter { $0.count == length }
+        return candidates.filter { (try? PinVault.verify(pin: $0, record: record)) == true }
     }
 
     static func choice(_ label: String, _ pin: String) -> ExplorationChoice {
@@ -26,10 +28,11 @@ extension PinEntryStepHandler: ExplorableHandler {
     /// `strong`: a PIN that is not weak (and, with `differentFrom`, not the PIN being
     /// replaced); `weak` with `warnWeak`; `same` with `differentFrom` when a PIN is sealed.
     public func explorationChoices(
-        _ request: InputRequest, invocation: HandlerInvocation, device: DeviceState
+        _ request: InputRequest, invocation: HandlerInvocation, device: DeviceState, hints: ExplorationHints
     ) -> [ExplorationChoice] {
         let length = (try? invocation.length()) ?? 4
-        let current = ExplorationPINs.opening(invocation.optionalText("differentFrom"), device: device, length: length)
+        let current = ExplorationPINs.opening(
+            invocation.optionalText("differentFrom"), device: device, length: length, hints: hints)
         let fresh = [ExplorationPINs.good(length), ExplorationPINs.other(length)].first { !current.contains($0) }
         var choices = fresh.map { [ExplorationPINs.choice("strong", $0)] } ?? []
         if invocation[parameter: "warnWeak"] == .bool(true) {
@@ -43,7 +46,7 @@ extension PinEntryStepHandler: ExplorableHandler {
 extension PinRepeatHandler: ExplorableHandler {
     /// `match`: the first PIN again; `mismatch`: another.
     public func explorationChoices(
-        _ request: InputRequest, invocation: HandlerInvocation, device: DeviceState
+        _ request: InputRequest, invocation: HandlerInvocation, device: DeviceState, hints: ExplorationHints
     ) -> [ExplorationChoice] {
         let length = (try? invocation.length()) ?? 4
         guard let first = try? invocation.text("first") else { return [] }
@@ -55,10 +58,11 @@ extension PinRepeatHandler: ExplorableHandler {
 extension PinVerifyHandler: ExplorableHandler {
     /// `correct`: the PIN that opens the seal; `wrong`: one that does not.
     public func explorationChoices(
-        _ request: InputRequest, invocation: HandlerInvocation, device: DeviceState
+        _ request: InputRequest, invocation: HandlerInvocation, device: DeviceState, hints: ExplorationHints
     ) -> [ExplorationChoice] {
         let length = (try? invocation.length()) ?? 4
-        let opening = ExplorationPINs.opening(invocation.optionalText("key"), device: device, length: length)
+        let opening = ExplorationPINs.opening(
+            invocation.optionalText("key"), device: device, length: length, hints: hints)
         let wrong = [ExplorationPINs.other(length), ExplorationPINs.good(length), ExplorationPINs.weak(length)].first {
             !opening.contains($0)
         }
@@ -70,7 +74,7 @@ extension PinVerifyHandler: ExplorableHandler {
 extension PinEntryHandler: ExplorableHandler {
     /// With `expected`: `correct` and `wrong`; without: one PIN that is not weak.
     public func explorationChoices(
-        _ request: InputRequest, invocation: HandlerInvocation, device: DeviceState
+        _ request: InputRequest, invocation: HandlerInvocation, device: DeviceState, hints: ExplorationHints
     ) -> [ExplorationChoice] {
         let length = (try? invocation.length()) ?? 4
         guard let expected = invocation.optionalText("expected") else {
