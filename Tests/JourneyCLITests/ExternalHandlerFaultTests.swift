@@ -433,35 +433,28 @@ struct ExternalHandlerFaultTests {
         }
     }
 
-    @Test func aSecretParameterReturnedInOutcomeDataFailsTheStepWithoutShowingIt() async throws {
+    @Test(
+        "a secret it was given (a parameter, an input) returned in data the contract does not declare secret fails the step without showing it",
+        arguments: [
+            (
+                """
+                def step(m):
+                    answer(m["id"], {"outcome": "yes", "data": {"heard": "pin " + m["params"]["parameters"]["pin"]}})
+                serve(step)
+                """, ExternalProject.yesScenario
+            ),
+            (
+                """
+                def step(m):
+                    got = call("driver/ask", {"inputs": ["answer", "code"]})
+                    answer(m["id"], {"outcome": "yes", "data": {"heard": got["result"]["values"]["code"]}})
+                serve(step)
+                """, ExternalProject.answering("yes", code: true)
+            ),
+        ])
+    func aSecretReturnedInOutcomeDataFailsTheStepWithoutShowingIt(_ program: String, _ scenario: String) async throws {
         try await withTemporaryDirectory { folder in
-            let project = try ExternalProject(
-                in: folder,
-                program: """
-                    def step(m):
-                        answer(m["id"], {"outcome": "yes", "data": {"heard": "pin " + m["params"]["parameters"]["pin"]}})
-                    serve(step)
-                    """)
-            let result = try await project.run()
-            #expect(result.status == Exit.failed, "\(result)")
-            #expect(
-                Self.failure(result)
-                    == "handler 'acme.x' failed: its program answered step 'ask' with a secret it was given in data 'heard' of outcome 'yes', which the contract does not declare secret: declare it '{type: string, secret: true}'",
-                "\(result)")
-            project.expectNoSecret(result)
-        }
-    }
-
-    @Test func aSecretInputReturnedInOutcomeDataFailsTheStepWithoutShowingIt() async throws {
-        try await withTemporaryDirectory { folder in
-            let project = try ExternalProject(
-                in: folder,
-                program: """
-                    def step(m):
-                        got = call("driver/ask", {"inputs": ["answer", "code"]})
-                        answer(m["id"], {"outcome": "yes", "data": {"heard": got["result"]["values"]["code"]}})
-                    serve(step)
-                    """, scenarios: ["yes": ExternalProject.answering("yes", code: true)])
+            let project = try ExternalProject(in: folder, program: program, scenarios: ["yes": scenario])
             let result = try await project.run()
             #expect(result.status == Exit.failed, "\(result)")
             #expect(
