@@ -191,7 +191,11 @@ public enum DocsBuilder {
                 },
                 reads: reads, writes: writes, limits: journey.limits.map { describe($0, journey) },
                 exceptions: journey.exceptions.map { exception in
-                    (exception.rule.value, AuthRule(rawValue: exception.rule.value)?.rule ?? "", exception.reason)
+                    (
+                        exception.rule.value,
+                        AuthRule(rawValue: exception.rule.value)?.rule
+                            ?? ExplorationInvariant(rawValue: exception.rule.value)?.rule ?? "", exception.reason
+                    )
                 }, steps: steps,
                 start: journey.start.value,
                 ends: journey.ends.map { ($0.id.value, $0.kind, text($0.title)) },

@@ -67,7 +67,7 @@ public enum MarkdownRenderer {
         }
         if !doc.exceptions.isEmpty {
             md += [
-                "## Auth rules broken on purpose", "",
+                "## Rules broken on purpose", "",
                 "The app this journey reproduces does not keep these rules, so neither does the journey:", "",
                 "| rule | what it asks | why this journey breaks it |", "|---|---|---|",
             ]

@@ -142,6 +142,9 @@ public struct JourneyExplorer: Sendable {
         /// What the step waits for, when it waits.
         var request: InputRequest?
         var restarts: Int
+        /// A step on the way asked the network for something the scenario has no stub for: what
+        /// follows is out of the exploration's scope, not the journey's failure.
+        var outOfScope = false
     }
 
     struct Key: Hashable {
@@ -170,6 +173,8 @@ public struct JourneyExplorer: Sendable {
         var ends = Set<Int>()
         var leftOut = Set<String>()
         var violated = Set<ExplorationInvariant>()
+        /// States at a step with input the explorer cannot make.
+        var unknown = Set<Int>()
         /// The step each state waits at, for a violation found after the search.
         var waitsAt: [String?] = []
 
@@ -227,7 +232,11 @@ public struct JourneyExplorer: Sendable {
             var next: [(index: Int, node: Node)] = []
             for (index, node) in level {
                 expanded.insert(index)
-                for move in moves(node, journey: journey, leftOut: &leftOut) {
+                let before = leftOut.count
+                let played = moves(node, journey: journey, leftOut: &leftOut)
+                // A step some of whose input cannot be made is not judged: where it leads is unknown.
+                if leftOut.count > before || partly(node, journey: journey) { unknown.insert(index) }
+                for move in played {
                     result.transitions += 1
                     let (successor, edges) = await play(move, from: node, journey: journey.id)
                     result.taken.formUnion(edges)
@@ -237,6 +246,10 @@ public struct JourneyExplorer: Sendable {
                     let (target, new) = add(successor, parent: (index, move))
                     reverse[target].append(index)
                     guard new else { continue }
+                    if successor.outOfScope {
+                        unknown.insert(target)
+                        continue
+                    }
                     if let problem = stateProblem(successor, journey) {
                         report(problem.0, problem.1, at: target, node: successor)
                     }
@@ -255,7 +268,7 @@ public struct JourneyExplorer: Sendable {
         // Every expanded state can still reach an end; states never expanded are not judged.
         let frontier = Set(level.map(\.index)).union(
             (0..<parents.count).filter { !expanded.contains($0) && !ends.contains($0) })
-        var good = ends.union(frontier)
+        var good = ends.union(frontier).union(unknown)
         var queue = Array(good)
         while let current = queue.popLast() {
             for previous in reverse[current] where good.insert(previous).inserted { queue.append(previous) }
@@ -275,6 +288,14 @@ public struct JourneyExplorer: Sendable {
     }
 
     // MARK: - Moves
+
+    /// Whether the node waits at a step with input the explorer cannot make (already reported
+    /// as left out by an earlier node at the same step).
+    func partly(_ node: Node, journey: CompiledJourney) -> Bool {
+        var leftOut = Set<String>()
+        _ = moves(node, journey: journey, leftOut: &leftOut)
+        return !leftOut.isEmpty
+    }
 
     /// The moves from a node, in order: each input class of the step, then a restart, then the
     /// clock jumps.
@@ -317,6 +338,7 @@ public struct JourneyExplorer: Sendable {
         var edges: [Edge] = []
         let machine: JourneyMachine
         let run: StepRun
+        let unstubbed: Bool
         switch move {
         case .restart:
             var restarted = node.machine
@@ -324,21 +346,24 @@ public struct JourneyExplorer: Sendable {
             let next = await settle(restarted, action, restarts: node.restarts + 1, journey: journey, taking: &edges)
             return (next, edges)
         case .input(_, let label, let values):
-            (machine, run) = await runStep(
+            (machine, run, unstubbed) = await runStep(
                 node.machine, invocation, replies: [.input(values)], seed: Self.seed(journey, invocation.step, label))
         case .clock(let milliseconds):
-            (machine, run) = await runStep(
+            (machine, run, unstubbed) = await runStep(
                 node.machine, invocation, replies: [.advance(milliseconds: milliseconds)],
                 seed: Self.seed(journey, invocation.step, "clock"))
         }
         switch run {
         case .asked(let request):
-            return (Node(machine: machine, action: node.action, request: request, restarts: node.restarts), [])
+            let next = Node(
+                machine: machine, action: node.action, request: request, restarts: node.restarts, outOfScope: unstubbed)
+            return (next, [])
         case .done(let action, let outcome):
             if let outcome, invocation.journey == journey {
                 edges.append(Edge(step: invocation.step, outcome: outcome))
             }
-            let next = await settle(machine, action, restarts: node.restarts, journey: journey, taking: &edges)
+            let next = await settle(
+                machine, action, restarts: node.restarts, journey: journey, taking: &edges, outOfScope: unstubbed)
             return (next, edges)
         }
     }
@@ -347,24 +372,27 @@ public struct JourneyExplorer: Sendable {
     /// run ends.
     func settle(
         _ machine: JourneyMachine, _ action: JourneyMachine.Action, restarts: Int, journey: String,
-        taking edges: inout [Edge]
+        taking edges: inout [Edge], outOfScope: Bool = false
     ) async -> Node {
         var machine = machine
         var action = action
+        var outOfScope = outOfScope
         while true {
             switch action {
             case .finished, .failed:
-                return Node(machine: machine, action: action, request: nil, restarts: restarts)
+                return Node(machine: machine, action: action, request: nil, restarts: restarts, outOfScope: outOfScope)
             case .proceed:
                 action = machine.handle(
                     .abort("the machine waited for a handler that was not running"), recordingInto: Discard.shared)
             case .runStep(let invocation):
-                let (after, run) = await runStep(
+                let (after, run, unstubbed) = await runStep(
                     machine, invocation, replies: [], seed: Self.seed(journey, invocation.step, ""))
+                outOfScope = outOfScope || unstubbed
                 switch run {
                 case .asked(let request):
                     // The step waits for input: the node is the machine before the handler ran.
-                    return Node(machine: machine, action: action, request: request, restarts: restarts)
+                    return Node(
+                        machine: machine, action: action, request: request, restarts: restarts, outOfScope: outOfScope)
                 case .done(let next, let outcome):
                     if let outcome, invocation.journey == journey {
                         edges.append(Edge(step: invocation.step, outcome: outcome))
@@ -386,11 +414,19 @@ public struct JourneyExplorer: Sendable {
     /// Runs the current step's handler, answering its requests with `replies`.
     func runStep(
         _ machine: JourneyMachine, _ invocation: HandlerInvocation, replies: [DriverReply], seed: UInt64
-    ) async -> (JourneyMachine, StepRun) {
+    ) async -> (JourneyMachine, StepRun, outOfScope: Bool) {
         var machine = machine
         machine.random = .seeded(seed)
         let driver = Replies(replies)
-        let context = RunContext(machine: machine, driver: driver, network: network?(), sink: Discard.shared)
+        let watched = network.map { Watched($0()) }
+        let context = RunContext(machine: machine, driver: driver, network: watched, sink: Discard.shared)
+        let (after, run) = await run(handlerOf: invocation, in: context)
+        return (after, run, watched?.unstubbed ?? false)
+    }
+
+    private func run<Sink: TranscriptSink>(
+        handlerOf invocation: HandlerInvocation, in context: RunContext<Replies, Sink>
+    ) async -> (JourneyMachine, StepRun) {
         guard let handler = context.machine.currentHandler else {
             let action = context.handle(.abort("step '\(invocation.step)' has no handler to run"))
             return (context.machine, .done(action, outcome: nil))
@@ -532,6 +568,24 @@ final class Replies: InputDriver {
     nonisolated(nonsending) func next(for request: InputRequest) async throws -> DriverReply {
         guard !replies.isEmpty else { throw Exhausted(request: request) }
         return replies.removeFirst()
+    }
+}
+
+/// The scenario's network, watched for a request no stub answers: a path the scenario's stubs
+/// do not cover is out of the exploration's scope, not a failure of the journey.
+final class Watched: NetworkTransport {
+    private let inner: any NetworkTransport
+    private(set) var unstubbed = false
+
+    init(_ inner: any NetworkTransport) { self.inner = inner }
+
+    nonisolated(nonsending) func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        do {
+            return try await inner.send(request)
+        } catch NetworkError.unstubbed(let message) {
+            unstubbed = true
+            throw NetworkError.unstubbed(message)
+        }
     }
 }
 
