@@ -232,10 +232,9 @@ public struct JourneyExplorer: Sendable {
             var next: [(index: Int, node: Node)] = []
             for (index, node) in level {
                 expanded.insert(index)
-                let before = leftOut.count
-                let played = moves(node, journey: journey, leftOut: &leftOut)
+                let (played, incomplete) = moves(node, journey: journey, leftOut: &leftOut)
                 // A step some of whose input cannot be made is not judged: where it leads is unknown.
-                if leftOut.count > before || partly(node, journey: journey) { unknown.insert(index) }
+                if incomplete { unknown.insert(index) }
                 for move in played {
                     result.transitions += 1
                     let (successor, edges) = await play(move, from: node, journey: journey.id)
@@ -289,18 +288,13 @@ public struct JourneyExplorer: Sendable {
 
     // MARK: - Moves
 
-    /// Whether the node waits at a step with input the explorer cannot make (already reported
-    /// as left out by an earlier node at the same step).
-    func partly(_ node: Node, journey: CompiledJourney) -> Bool {
-        var leftOut = Set<String>()
-        _ = moves(node, journey: journey, leftOut: &leftOut)
-        return !leftOut.isEmpty
-    }
-
     /// The moves from a node, in order: each input class of the step, then a restart, then the
-    /// clock jumps.
-    func moves(_ node: Node, journey: CompiledJourney, leftOut: inout Set<String>) -> [Move] {
-        guard case .runStep(let invocation) = node.action, let request = node.request else { return [] }
+    /// clock jumps; and whether some input of the step cannot be made (said in `leftOut`).
+    func moves(
+        _ node: Node, journey: CompiledJourney, leftOut: inout Set<String>
+    ) -> (moves: [Move], incomplete: Bool) {
+        guard case .runStep(let invocation) = node.action, let request = node.request else { return ([], false) }
+        var incomplete = false
         var moves: [Move] = []
         var actions: [Move] = []
         let handler = node.machine.currentHandler
@@ -320,6 +314,7 @@ public struct JourneyExplorer: Sendable {
             } else if !input.type.secret, !input.classes.isEmpty, input.type.type == .string {
                 moves += input.classes.map { .input(step: request.step, label: $0, values: [input.name: .string($0)]) }
             } else if !asked {
+                incomplete = true
                 leftOut.insert(
                     "\(request.journey).\(request.step): \(handler.map { $0.contract.id } ?? "its handler") cannot say what to give for '\(input.name)'"
                 )
@@ -329,7 +324,7 @@ public struct JourneyExplorer: Sendable {
         if node.restarts < bounds.restarts { moves.append(.restart) }
         let jumps = bounds.clockJumps ?? Self.durations(of: journey)
         moves += jumps.map { .clock(milliseconds: $0) }
-        return moves
+        return (moves, incomplete)
     }
 
     /// The node after `move`, and the root journey's steps and outcomes it took.

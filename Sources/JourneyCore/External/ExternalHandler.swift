@@ -52,9 +52,6 @@ public struct ExternalHandler: StepHandler {
     public static func shutdownAll() {
         Pool.registry.shutdownAll()
     }
-
-    /// How many programs of this handler are running.
-    public var runningProcesses: Int { pool.count }
 }
 
 /// The protocol's fixed words.
@@ -86,12 +83,6 @@ extension ExternalHandler {
         ) {
             self.declaration = declaration
             self.start = start
-        }
-
-        var count: Int {
-            lock.lock()
-            defer { lock.unlock() }
-            return running
         }
 
         /// An idle program, or a new one started for this step. An idle program that ended
@@ -846,28 +837,18 @@ enum Message {
 
     /// A request; JSON-RPC's `params` is an object, or left out (`params` nil).
     static func request(id: Int, method: StaticString, params: ((inout JSONWriter) -> Void)?) -> [UInt8] {
-        var w = JSONWriter()
-        w.open()
-        w.key("jsonrpc", string: "2.0")
-        w.key("id", int: id)
-        w.key("method", string: method.description)
-        if let params {
-            w.name("params")
-            params(&w)
+        envelope { w in
+            w.key("id", int: id)
+            w.key("method", string: method.description)
+            if let params {
+                w.name("params")
+                params(&w)
+            }
         }
-        w.close()
-        w.newline()
-        return w.buffer
     }
 
     static func notification(method: StaticString) -> [UInt8] {
-        var w = JSONWriter()
-        w.open()
-        w.key("jsonrpc", string: "2.0")
-        w.key("method", string: method.description)
-        w.close()
-        w.newline()
-        return w.buffer
+        envelope { $0.key("method", string: method.description) }
     }
 
     /// The `result` member's JSON, to be sent with ``response(id:result:)``.
@@ -878,28 +859,31 @@ enum Message {
     }
 
     static func response(id: JSONValueID, result: [UInt8]) -> [UInt8] {
-        var w = JSONWriter()
-        w.open()
-        w.key("jsonrpc", string: "2.0")
-        writeID(id, into: &w)
-        w.name("result")
-        w.beginValue()
-        w.buffer.append(contentsOf: result)
-        w.close()
-        w.newline()
-        return w.buffer
+        envelope { w in
+            writeID(id, into: &w)
+            w.name("result")
+            w.beginValue()
+            w.buffer.append(contentsOf: result)
+        }
     }
 
     static func error(id: JSONValueID, code: Int, message: String) -> [UInt8] {
+        envelope { w in
+            writeID(id, into: &w)
+            w.name("error")
+            w.open()
+            w.key("code", int: code)
+            w.key("message", string: message)
+            w.close()
+        }
+    }
+
+    /// One line: `{"jsonrpc":"2.0", …members}` and its newline.
+    private static func envelope(_ members: (inout JSONWriter) -> Void) -> [UInt8] {
         var w = JSONWriter()
         w.open()
         w.key("jsonrpc", string: "2.0")
-        writeID(id, into: &w)
-        w.name("error")
-        w.open()
-        w.key("code", int: code)
-        w.key("message", string: message)
-        w.close()
+        members(&w)
         w.close()
         w.newline()
         return w.buffer
