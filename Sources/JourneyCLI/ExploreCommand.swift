@@ -19,6 +19,9 @@ struct ExploreCommand: AsyncParsableCommand {
               explore.never-fails         no path makes the run fail
               explore.counter-survives    no restart (and no clock jump but a lockout's end)
                                           lowers an attempt counter
+              explore.exceeded-target     no way round an attempt limit (a step that
+                                          clears the count) lowers its counter
+              explore.no-secret-leak      no secret reaches a transcript on any path
             A journey that breaks one on purpose says so under `exceptions:` with the reason.
 
             For each broken invariant the shortest path is printed, and with --emit written as \
@@ -99,7 +102,7 @@ struct ExploreCommand: AsyncParsableCommand {
         let bounds = JourneyExplorer.Bounds(
             depth: depth, restarts: restarts, states: states,
             clockJumps: clockJumps.isEmpty ? nil : clockJumps.compactMap { JourneyCore.Duration.parse($0) })
-        var runs: [(journey: CompiledJourney, explorer: JourneyExplorer, from: String?)] = []
+        var runs: [(journey: CompiledJourney, explorer: JourneyExplorer, from: String?, file: String?)] = []
         if from.isEmpty || !paths.isEmpty {
             // The journeys of the files given, not those found only to be called.
             let roots = context.paths(paths).map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
@@ -115,19 +118,20 @@ struct ExploreCommand: AsyncParsableCommand {
             }
             let explorer = JourneyExplorer(library: library, device: JourneyExplorer.defaultDevice, bounds: bounds)
             for id in journeys.isEmpty ? found.sorted() : journeys {
-                if let journey = library[id] { runs.append((journey, explorer, nil)) }
+                if let journey = library[id] { runs.append((journey, explorer, nil, nil)) }
             }
         }
         for file in from {
             guard let scenario = project.scenarios.first(where: { $0.file == file }) else {
                 throw CLIError("\(file) is not a scenario file")
             }
-            runs.append((scenario.journey, try Self.explorer(from: scenario, library, context, bounds), scenario.id))
+            runs.append(
+                (scenario.journey, try Self.explorer(from: scenario, library, context, bounds), scenario.id, file))
         }
 
         var results: [(JourneyExplorer.Result, [RuleException])] = []
         var written: [String: String] = [:]
-        for (journey, explorer, start) in runs {
+        for (journey, explorer, start, file) in runs {
             var result = await explorer.explore(journey)
             if let start { result.start = start }
             let excepted = journey.source.exceptions.filter { ExplorationInvariant(rawValue: $0.rule.value) != nil }
@@ -138,14 +142,19 @@ struct ExploreCommand: AsyncParsableCommand {
                     throw CLIError("cannot make the folder \(emit): \(error.localizedDescription)")
                 }
                 for violation in Self.reported(result, excepted) {
-                    let path = Path.join(emit, "\(journey.id).\(violation.invariant.name).scenario.yaml")
+                    let path = Path.join(
+                        emit,
+                        "\(journey.id)\(start.map { ".from-\($0)" } ?? "").\(violation.invariant.name).scenario.yaml")
                     do {
-                        try AtomicFile.write(Counterexample.scenario(violation, of: result, journey: journey), to: path)
+                        let text = try file.map { try String(contentsOfFile: $0, encoding: .utf8) }
+                        try AtomicFile.write(
+                            Counterexample.scenario(violation, of: result, journey: journey, startingFrom: text),
+                            to: path)
                     } catch {
                         console.err("error: \(error)\n")
                         throw ExitCode(ExitStatus.invalid)
                     }
-                    written["\(journey.id) \(violation.invariant.rawValue)"] = path
+                    written["\(journey.id) \(start ?? "") \(violation.invariant.rawValue)"] = path
                 }
             }
             if !json { console.out(Self.text(result, excepted: excepted, written: written)) }
@@ -164,8 +173,9 @@ struct ExploreCommand: AsyncParsableCommand {
     }
 
     /// An explorer that starts where `scenario` starts: its device with its PINs sealed (with a
-    /// seeded stream, so every run seals them alike), its params, and its network stubs, made
-    /// afresh for every move. A scenario that needs a live service is not explored.
+    /// seeded stream, so every run seals them alike), its params, the texts it types, and its
+    /// network stubs, answering in turn along each path. A scenario that needs a live service is
+    /// not explored.
     static func explorer(
         from scenario: CompiledScenario, _ library: CompiledLibrary, _ context: ProjectContext,
         _ bounds: JourneyExplorer.Bounds
@@ -180,25 +190,30 @@ struct ExploreCommand: AsyncParsableCommand {
         let prepared: PreparedRun
         do { prepared = try player.prepare(scenario) } catch { throw CLIError(error.message) }
         let stubs = scenario.network
-        var network: (@Sendable () -> any NetworkTransport)?
-        if !stubs.isEmpty { network = { StubNetwork(stubs: stubs) } }
+        var network: (@Sendable ([Int]) -> any NetworkTransport)?
+        if !stubs.isEmpty { network = { StubNetwork(stubs: stubs, answered: $0) } }
         // The PINs the scenario sets and types: the right PIN for the seal it made is one of them.
         var pins = scenario.pins.values.compactMap { pin -> String? in
             if case .string(let digits) = pin.revealed { return digits }
             return nil
         }
+        // And every text it types, by input name: a field's accepted value, a vault's password.
+        var typed: [String: [String]] = [:]
         for session in scenario.sessions {
             for entry in session.script {
-                guard case .input(_, let values) = entry.kind, case .string(let pin)? = values["pin"]?.revealed else {
-                    continue
+                guard case .input(_, let values) = entry.kind else { continue }
+                for (name, value) in values.sorted(by: { $0.key < $1.key }) {
+                    guard case .string(let text) = value.revealed else { continue }
+                    if name == "pin" { pins.append(text) }
+                    if !(typed[name] ?? []).contains(text) { typed[name, default: []].append(text) }
                 }
-                pins.append(pin)
             }
         }
         var seen = Set<String>()
         return JourneyExplorer(
             library: library, device: prepared.device, bounds: bounds, params: scenario.params, network: network,
-            hints: ExplorationHints(pins: pins.sorted().filter { seen.insert($0).inserted }))
+            hints: ExplorationHints(
+                pins: pins.sorted().filter { seen.insert($0).inserted }, typed: typed.mapValues { $0.sorted() }))
     }
 
     /// The violations a journey does not declare as exceptions.
@@ -231,7 +246,7 @@ struct ExploreCommand: AsyncParsableCommand {
             lines.append(
                 "    \(violation.path.count) move\(violation.path.count == 1 ? "" : "s"): \(moves.isEmpty ? "at the start" : PrintableText.escaped(moves))"
             )
-            if let path = written["\(result.journey) \(violation.invariant.rawValue)"] {
+            if let path = written["\(result.journey) \(result.start ?? "") \(violation.invariant.rawValue)"] {
                 lines.append("    written to \(path)")
             }
         }
@@ -274,7 +289,9 @@ struct ExploreCommand: AsyncParsableCommand {
                                     ("path", .strings(violation.path.map(\.description))),
                                     (
                                         "scenario",
-                                        written["\(result.journey) \(violation.invariant.rawValue)"].map(
+                                        written[
+                                            "\(result.journey) \(result.start ?? "") \(violation.invariant.rawValue)"
+                                        ].map(
                                             JSONTree.string)
                                     ),
                                 ])
@@ -314,20 +331,27 @@ extension ExplorationInvariant {
 /// breaks and expecting what the rule demands there, so that replaying it fails with the
 /// violation.
 enum Counterexample {
+    /// The scenario, starting on the default device, or where `start` (the text of the
+    /// scenario the exploration started from) starts: its device, params, network stubs and
+    /// needs are kept as written, its script and expectations replaced.
     static func scenario(
-        _ violation: JourneyExplorer.Violation, of result: JourneyExplorer.Result, journey: CompiledJourney
+        _ violation: JourneyExplorer.Violation, of result: JourneyExplorer.Result, journey: CompiledJourney,
+        startingFrom start: String? = nil
     ) -> String {
+        let kept = start.map(startingBlocks) ?? []
         var lines = [
             "# yaml-language-server: $schema=https://journeykit.dev/schemas/scenario.schema.json",
-            "# Written by journey explore: the shortest path that breaks \(violation.invariant.rawValue).",
+            "# Written by journey explore: the shortest path that breaks \(violation.invariant.rawValue)"
+                + (result.start.map { ", starting where scenario \($0) starts." } ?? "."),
             "# \(PrintableText.escaped(violation.message))",
-            "scenario: \(result.journey.replacingOccurrences(of: ".", with: "-"))-\(violation.invariant.name)",
+            "scenario: \(id(violation, of: result))",
             "journey: \(result.journey)",
             "title: \(quoted(violation.invariant.rule))",
             "tags: [explore]",
-            "device: { biometry: faceID, enrolled: true, kdfRounds: 1 }",
-            "script:",
         ]
+        if start == nil { lines.append("device: { biometry: faceID, enrolled: true, kdfRounds: 1 }") }
+        lines += kept
+        lines.append("script:")
         var stopsAt: String?
         for move in violation.path {
             switch move {
@@ -349,6 +373,38 @@ enum Counterexample {
             lines.append("  \(expected.variable.scope.rawValue): { \(expected.variable.name): \(expected.value) }")
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The counterexample's id: the journey's or the starting scenario's, then the rule's name,
+    /// within the 64 characters an id may have.
+    static func id(_ violation: JourneyExplorer.Violation, of result: JourneyExplorer.Result) -> String {
+        let name = violation.invariant.name
+        let base = result.start ?? result.journey.replacingOccurrences(of: ".", with: "-")
+        var prefix = String(base.prefix(max(1, 63 - name.count)))
+        while prefix.count > 1, prefix.last == "-" || prefix.last == "_" { prefix.removeLast() }
+        return "\(prefix)-\(name)"
+    }
+
+    /// The top-level entries of a scenario's text that say where it starts (all but its name,
+    /// title, tags, script, sessions and expectations), as written, comments inside them kept.
+    static func startingBlocks(_ text: String) -> [String] {
+        let replaced: Set<String> = [
+            "scenario", "journey", "title", "tags", "script", "sessions", "expect", "description", "summary",
+        ]
+        var kept: [String] = []
+        var keeping = false
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            if let first = line.first, first != " ", first != "\t", first != "#", first != "-",
+                let colon = line.firstIndex(of: ":")
+            {
+                keeping = !replaced.contains(String(line[..<colon]).trimmingCharacters(in: .whitespaces))
+            } else if line.first == "#" {
+                continue  // a comment at the top level belongs to no entry it can be kept with
+            }
+            if keeping { kept.append(line) }
+        }
+        while kept.last?.trimmingCharacters(in: .whitespaces).isEmpty == true { kept.removeLast() }
+        return kept
     }
 
     static func yaml(_ value: Value) -> String {

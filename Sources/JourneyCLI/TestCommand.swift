@@ -24,6 +24,7 @@ struct TestCommand: AsyncParsableCommand {
               journey test --junit out/junit.xml --json out/results.json
               journey test --shard 2/3                     # one machine of a 3-way CI matrix
               journey test --repeat 5                      # fail if any run's transcript differs
+              journey test --explore                       # and explore every journey's paths
 
             Each scenario runs in a worker process with a wall-clock limit (--timeout): a \
             scenario that crashes its process or runs too long fails, and the others still run. \
@@ -41,6 +42,13 @@ struct TestCommand: AsyncParsableCommand {
             --junit and --json are written before the first scenario runs, marked as running, \
             and again at the end; SIGINT or SIGTERM stops the run and writes what finished, \
             marked interrupted. Errors in the files are listed in them too.
+
+            With --explore, each journey is then explored with the default bounds of `journey \
+            explore`: from the default device when it needs no params, and from where each of its \
+            scenarios starts (scenarios that start alike are explored once). A journey passes as \
+            `journey › explore` when no path breaks an invariant it does not declare under \
+            `exceptions:`; a broken one fails it with the shortest path. With --filter, --tag or \
+            --shard, only the journeys of the scenarios chosen are explored.
 
             Exits 0 when every scenario passes (or is skipped because a service it `needs` does \
             not answer), 1 when any fails, 2 for errors in the files or invalid options, 130 or \
@@ -83,6 +91,9 @@ struct TestCommand: AsyncParsableCommand {
             "How long each scenario may run, as a duration (like 30s or 2m); one that runs longer is stopped and fails.",
             valueName: "duration"))
     var timeout: String = "60s"
+
+    @Flag(help: "Also explore every path of each journey and check its invariants (see journey explore).")
+    var explore = false
 
     /// Runs the scenarios listed on standard input and reports on standard output: the
     /// process `journey test` starts to run scenarios in, so that none can take it down.
@@ -163,6 +174,23 @@ struct TestCommand: AsyncParsableCommand {
             results = finished.keys.sorted().map { finished[$0]! }
             interruption = supervisor.interruption
         }
+        if explore, interruption == nil, let library = project.library {
+            let filtered = filter != nil || !tags.isEmpty || shard != nil
+            let chosen = Set(selected.map(\.journey.id))
+            let roots = paths.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+            let journeys = project.journeys.filter { journey in
+                roots.contains { journey.file == $0 || journey.file.hasPrefix($0 + "/") }
+                    && (!filtered || chosen.contains(journey.id.value))
+            }.compactMap { library[$0.id.value] }
+            let starts = try ExplorationStarts(
+                journeys: journeys, scenarios: selected, library: library, context: context,
+                bounds: JourneyExplorer.Bounds())
+            let files = Dictionary(project.journeys.map { ($0.id.value, $0.file) }, uniquingKeysWith: { a, _ in a })
+            for outcome in await Self.explore(starts, files: files, console: console, progress: console.isInteractive) {
+                console.out(render(outcome, console: console))
+                results.append(outcome)
+            }
+        }
         let outcomes = (results + unrunnable).sorted {
             ($0.journey, $0.scenario, $0.file) < ($1.journey, $1.scenario, $1.file)
         }
@@ -175,6 +203,80 @@ struct TestCommand: AsyncParsableCommand {
         if let interruption { throw ExitCode(interruption == "SIGTERM" ? 143 : 130) }
         if !reportsWritten || !errors.isEmpty || summary.errors > 0 { throw ExitCode(ExitStatus.invalid) }
         if summary.failed > 0 { throw ExitCode(ExitStatus.failed) }
+    }
+
+    /// Explores each start, and makes one outcome per journey: `journey › explore`, passed when
+    /// no start breaks an invariant the journey does not except, else failed with each broken
+    /// one and its shortest path.
+    static func explore(
+        _ starts: ExplorationStarts, files: [String: String], console: Console, progress: Bool
+    ) async -> [ScenarioOutcome] {
+        var outcomes: [ScenarioOutcome] = []
+        var index = 0
+        let journeys = Dictionary(grouping: starts.starts, by: \.journey.id)
+        for id in journeys.keys.sorted() {
+            let group = journeys[id]!
+            let journey = group[0].journey
+            let excepted = journey.source.exceptions.filter { ExplorationInvariant(rawValue: $0.rule.value) != nil }
+            let began = ContinuousClock.now
+            var problems: [ScenarioOutcome.Problem] = []
+            var states = 0
+            var transitions = 0
+            for start in group {
+                index += 1
+                if progress { console.err("\r\u{1B}[2K[\(index)/\(starts.starts.count)] exploring \(id)…") }
+                var result = await start.explorer.explore(journey)
+                result.start = start.scenario?.id
+                states += result.states
+                transitions += result.transitions
+                for violation in ExploreCommand.reported(result, excepted) {
+                    let moves = violation.path.map(\.description).joined(separator: " → ")
+                    let from = start.scenario.map { " from where scenario \($0.id) starts" } ?? ""
+                    problems.append(
+                        ScenarioOutcome.Problem(
+                            kind: .invariant,
+                            message:
+                                "\(violation.invariant.rawValue)\(from): \(violation.message); \(violation.path.count) move\(violation.path.count == 1 ? "" : "s"): \(moves.isEmpty ? "at the start" : moves) (journey explore\(start.scenario.map { " --from \($0.file)" } ?? " --journey \(id)") --emit DIR writes it as a scenario)"
+                        ))
+                }
+            }
+            if progress { console.err("\r\u{1B}[2K") }
+            let elapsed = began.duration(to: .now)
+            let milliseconds =
+                Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+            let fromDevice = group.contains { $0.scenario == nil }
+            let scenarios = group.count - (fromDevice ? 1 : 0) + group.reduce(0) { $0 + $1.alike.count }
+            outcomes.append(
+                ScenarioOutcome(
+                    journey: id, scenario: "explore", file: files[id] ?? "", tags: ["explore"],
+                    status: problems.isEmpty ? .passed : .failed, milliseconds: milliseconds, steps: transitions,
+                    problems: problems.isEmpty
+                        ? []
+                        : problems + [
+                            ScenarioOutcome.Problem(
+                                kind: .invariant,
+                                message:
+                                    "explored \(group.count) start\(group.count == 1 ? "" : "s") (\(fromDevice ? "the default device, " : "")\(scenarios) scenario\(scenarios == 1 ? "" : "s")): \(states) states, \(transitions) transitions"
+                            )
+                        ]))
+        }
+        // A journey that needs params and whose every scenario needs a live service has no
+        // start to explore from: it is skipped, and says why.
+        let explored = Set(journeys.keys)
+        for journey in starts.unexplored where !explored.contains(journey.id) {
+            outcomes.append(
+                ScenarioOutcome(
+                    journey: journey.id, scenario: "explore", file: files[journey.id] ?? "", tags: ["explore"],
+                    status: .skipped, milliseconds: 0, steps: 0,
+                    problems: [
+                        ScenarioOutcome.Problem(
+                            kind: .invariant,
+                            message:
+                                "not explored: it needs \(journey.needs) and every scenario of it needs a live service (journey explore plays against a scenario's stubs)"
+                        )
+                    ]))
+        }
+        return outcomes.sorted { $0.journey < $1.journey }
     }
 
     /// The worker's side of ``SuiteSupervisor``: reads `INDEX<TAB>FILE<TAB>SCENARIO` lines,

@@ -3,14 +3,20 @@ import JourneyCore
 /// The network of a scenario: canned responses for servers that cannot run here. Stubs are
 /// tried in order; a stub with `times` answers that many requests, then steps aside. A
 /// request no stub answers fails the step, naming the request (query values redacted).
-public final class StubNetwork: NetworkTransport {
+public final class StubNetwork: CountingNetwork {
     private var stubs: [NetworkStub]
     private var used: [Int]
 
-    public init(stubs: [NetworkStub]) {
+    /// `answered`: how many answers each stub has given already (a server that has been asked
+    /// before); none by default.
+    public init(stubs: [NetworkStub], answered: [Int] = []) {
         self.stubs = stubs
-        self.used = Array(repeating: 0, count: stubs.count)
+        self.used = answered.count == stubs.count ? answered : Array(repeating: 0, count: stubs.count)
     }
+
+    /// The answers given by the stubs that give a number of `times` (the others answer alike
+    /// however often they are asked, so their count tells nothing).
+    public var answered: [Int] { zip(stubs, used).map { $0.times == nil ? 0 : $1 } }
 
     public nonisolated(nonsending) func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         // The first stub whose method, URL and match hold, and which has answers left. Of the

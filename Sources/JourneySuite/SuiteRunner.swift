@@ -59,6 +59,8 @@ public struct ScenarioOutcome: Sendable, Codable, Equatable {
         /// time; `invalid`: it could not run (see ``Status/error``).
         public enum Kind: String, Sendable, Codable {
             case expectation, transcript, determinism, golden, crash, timeout, invalid
+            /// `journey test --explore`: a path breaks one of the journey's invariants.
+            case invariant
         }
         public var kind: Kind
         public var message: String

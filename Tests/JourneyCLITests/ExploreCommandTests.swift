@@ -139,3 +139,120 @@ struct ExploreCommandTests {
         #expect(live.status == Exit.invalid && live.stderr.contains("never a live service"), "\(live)")
     }
 }
+
+extension ExploreCommandTests {
+    @Test("from a scenario, the server answers in turn along each path: the second code is taken")
+    func serverAnswersInTurn() async throws {
+        let result = try await runJourney([
+            "explore", "--from", "\(Self.fixtures)/scenarios/server-answers-in-turn.scenario.yaml",
+        ])
+        #expect(result.status == Exit.ok, "\(result)")
+        // Each path uses up the refusal the stubs give once; the next code reaches `done`. A
+        // server made afresh for every move would refuse every code, and no end would be reached.
+        let unreached = result.stdoutLines.first { $0.contains("transitions no path takes") } ?? ""
+        #expect(!unreached.contains("check --ok-->") && !unreached.contains("check --failed-->"), "\(result)")
+    }
+
+    @Test("a counterexample found from a scenario starts where it starts: its device and stubs are kept")
+    func counterexampleKeepsTheStart() async throws {
+        try await withTemporaryDirectory { directory in
+            let out = directory.appendingPathComponent("counterexamples").path
+            let result = try await runJourney([
+                "explore", "--from", "\(Self.fixtures)/scenarios/server-refuses-all.scenario.yaml", "--emit", out,
+            ])
+            #expect(result.status == Exit.failed, "\(result)")
+            #expect(result.stdout.contains("  explore.reaches-an-end: "), "\(result)")
+            let path = "\(out)/explore.server.from-server-refuses-all.reaches-an-end.scenario.yaml"
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            #expect(text.contains("scenario: server-refuses-all-reaches-an-end\n"), "\(text)")
+            #expect(text.contains("device: { clock: 2026-03-01T08:00:00Z }\n"), "\(text)")
+            #expect(
+                text.contains(
+                    "network:\n  - request: POST https://api.example.org/check\n    response: { status: 403, json: { error: wrong_code } }\n"
+                ), "\(text)")
+            #expect(
+                !text.contains("biometry: faceID"), "the default device is not written over the scenario's: \(text)")
+            let replay = try await runJourney(["run", "--scenario", path, "--journeys", Self.fixtures])
+            #expect(replay.status == Exit.ok, "\(replay)")
+            #expect(replay.stdout.contains("clock 2026-03-01T08:00:00Z"), "\(replay)")
+        }
+    }
+}
+
+/// `journey test --explore`: every journey explored as part of the suite, from the default
+/// device and from where its scenarios start, each a `journey › explore` result.
+@Suite("journey test --explore", .timeLimit(.minutes(10)))
+struct TestExploreTests {
+    @Test("a journey that breaks an invariant fails the suite with the shortest path; declared, it passes")
+    func trapFailsTheSuite() async throws {
+        try await withTemporaryDirectory { directory in
+            let trap = try String(
+                contentsOf: Paths.root.appendingPathComponent("\(ExploreCommandTests.fixtures)/trap.journey.yaml"),
+                encoding: .utf8)
+            try writeText(trap, to: directory.appendingPathComponent("journeys/trap.journey.yaml"))
+            let unlock = try String(
+                contentsOf: Paths.root.appendingPathComponent("journeys/examples/unlock.journey.yaml"), encoding: .utf8)
+            try writeText(unlock, to: directory.appendingPathComponent("journeys/unlock.journey.yaml"))
+            let failing = try await runJourney(["test", "journeys", "--explore"], cwd: directory)
+            #expect(failing.status == Exit.failed, "\(failing)")
+            #expect(failing.stdout.contains("FAIL explore.trap › explore"), "\(failing)")
+            #expect(failing.stdout.contains("explore.reaches-an-end: from here no end can be reached"), "\(failing)")
+            #expect(failing.stdout.contains("1 move: again: stay"), "\(failing)")
+            #expect(failing.stdout.contains("PASS examples.unlock › explore"), "\(failing)")
+            #expect(failing.stdoutLines.last == "1 passed, 1 failed", "\(failing)")
+            // Without --explore only scenarios run: there are none.
+            let plain = try await runJourney(["test", "journeys"], cwd: directory)
+            #expect(plain.status == Exit.ok && plain.stdoutLines.last == "0 passed, 0 failed", "\(plain)")
+
+            let excepted = trap.replacingOccurrences(
+                of: "stored:\n",
+                with: "exceptions:\n  explore.reaches-an-end: the kiosk never leaves this screen on purpose\nstored:\n")
+            try writeText(excepted, to: directory.appendingPathComponent("journeys/trap.journey.yaml"))
+            let passing = try await runJourney(["test", "journeys", "--explore"], cwd: directory)
+            #expect(passing.status == Exit.ok, "\(passing)")
+            #expect(passing.stdoutLines.last == "2 passed, 0 failed", "\(passing)")
+        }
+    }
+
+    @Test("each scenario's start is explored, alike starts once; a journey no start can run is skipped and says why")
+    func scenarioStarts() async throws {
+        try await withTemporaryDirectory { directory in
+            let fixtures = Paths.root.appendingPathComponent(ExploreCommandTests.fixtures)
+            func copy(_ name: String, to target: String, _ edit: (String) -> String = { $0 }) throws {
+                let text = try String(contentsOf: fixtures.appendingPathComponent(name), encoding: .utf8)
+                try writeText(edit(text), to: directory.appendingPathComponent("journeys/\(target)"))
+            }
+            try copy("server.journey.yaml", to: "server.journey.yaml")
+            try copy("scenarios/server-answers-in-turn.scenario.yaml", to: "scenarios/in-turn.scenario.yaml")
+            try copy("scenarios/server-refuses-all.scenario.yaml", to: "scenarios/refuses.scenario.yaml")
+            // Starts as in-turn does (same stubs, the same codes typed in another order): explored once.
+            try copy("scenarios/server-answers-in-turn.scenario.yaml", to: "scenarios/alike.scenario.yaml") {
+                $0.replacingOccurrences(of: "scenario: server-answers-in-turn", with: "scenario: alike")
+                    .replacingOccurrences(of: "\"111111\"", with: "\"333333\"")
+                    .replacingOccurrences(of: "\"222222\"", with: "\"111111\"")
+                    .replacingOccurrences(of: "\"333333\"", with: "\"222222\"")
+            }
+            let recorded = try await runJourney(["test", "journeys", "--update"], cwd: directory)
+            #expect(recorded.status == Exit.ok, "\(recorded)")
+
+            let result = try await runJourney(
+                ["test", "journeys", "--explore", "--json", "report.json"], cwd: directory, timeout: 60)
+            // server-refuses-all has no way to an end: the journey fails from that start only.
+            #expect(result.status == Exit.failed, "\(result)")
+            #expect(
+                result.stdout.contains(
+                    "explore.reaches-an-end from where scenario server-refuses-all starts: from here no end can be reached"
+                ), "\(result)")
+            #expect(!result.stdout.contains("from where scenario server-answers-in-turn starts"), "\(result)")
+            #expect(result.stdout.contains("explored 3 starts (the default device, 3 scenarios)"), "\(result)")
+            let report = try String(contentsOf: directory.appendingPathComponent("report.json"), encoding: .utf8)
+            #expect(report.contains("explore") && report.contains("invariant"), "\(report)")
+        }
+
+        let skipped = try await runJourney(
+            ["test", "journeys/eiam", "--explore", "--filter", "provider-checks"], timeout: 120)
+        #expect(
+            skipped.stdout.contains(
+                "SKIP eiam.provider-checks › explore: not explored: it needs params 'check', 'issuer'"), "\(skipped)")
+    }
+}

@@ -137,10 +137,14 @@ struct SecretTests {
         }
     }
 
-    @Test("no secret on the console of `journey test`")
+    /// The shipped suite as CI runs it: every scenario, and every journey explored (each
+    /// explores clean or declares its exception with the reason).
+    @Test("no secret on the console of `journey test --explore`; every shipped journey explores clean")
     func testCommandOutputHasNoSecrets() async throws {
-        let result = try await runJourney(["test", "journeys"])
+        let result = try await runJourney(["test", "journeys", "--explore"], timeout: 600)
         #expect(result.status == Exit.ok, "\(result)")
+        #expect(!result.stdout.contains("FAIL "), "\(result)")
+        #expect(result.stdout.contains("PASS locker.session › explore"), "\(result)")
         // Each line's timing, `(1358 ms)`, is a number the run chose, not one a scenario gave.
         let output = result.output.replacingOccurrences(
             of: #" \([0-9]+ ms\)"#, with: "", options: .regularExpression)

@@ -105,15 +105,17 @@ public struct JourneyExplorer: Sendable {
     public let bounds: Bounds
     /// The root journey's params.
     public let params: [String: Value]
-    /// Makes the network a step's handler talks to (a scenario's stubs), afresh for every move,
-    /// so that no move sees what another asked; nil: no network, every request fails.
-    public let network: (@Sendable () -> any NetworkTransport)?
+    /// Makes the network a step's handler talks to (a scenario's stubs) for every move, given
+    /// what it had answered on the path so far (a ``CountingNetwork``'s `answered`, empty at
+    /// the start); nil: no network, every request fails.
+    public let network: (@Sendable (_ answered: [Int]) -> any NetworkTransport)?
     /// What the starting point knows that handlers may need to make an input (a scenario's PINs).
     public let hints: ExplorationHints
 
     public init(
         library: CompiledLibrary, device: DeviceState, bounds: Bounds = Bounds(), params: [String: Value] = [:],
-        network: (@Sendable () -> any NetworkTransport)? = nil, hints: ExplorationHints = ExplorationHints()
+        network: (@Sendable (_ answered: [Int]) -> any NetworkTransport)? = nil,
+        hints: ExplorationHints = ExplorationHints()
     ) {
         self.library = library
         self.device = device
@@ -145,11 +147,14 @@ public struct JourneyExplorer: Sendable {
         /// A step on the way asked the network for something the scenario has no stub for: what
         /// follows is out of the exploration's scope, not the journey's failure.
         var outOfScope = false
+        /// What the network has answered on the way (a ``CountingNetwork``'s `answered`).
+        var answered: [Int] = []
     }
 
     struct Key: Hashable {
         var snapshot: JourneyMachine.Snapshot
         var restarts: Int
+        var answered: [Int]
     }
 
     public func explore(_ journey: CompiledJourney) async -> Result {
@@ -158,13 +163,18 @@ public struct JourneyExplorer: Sendable {
             journey: journey.id, bounds: bounds, clockJumps: jumps, states: 0, transitions: 0, depth: 0, frontier: 0,
             truncated: false, violations: [], leftOut: [], declared: Self.edges(of: journey), taken: [])
         let defaults = Self.storedDefaults(library)
+        // Looking for secrets in what every move records costs: not done for a journey that
+        // declares the rule broken on purpose.
+        let watchesSecrets = !journey.source.exceptions.contains {
+            $0.rule.value == ExplorationInvariant.noSecretLeak.rawValue
+        }
         var machine = JourneyMachine(
             library: library, journey: journey, params: params, device: device,
             configuration: JourneyMachine.Configuration(
                 random: .seeded(0), wallClock: .pinned(milliseconds: device.clock)))
-        let start = machine.handle(.start, recordingInto: Discard.shared)
+        let start = machine.handle(.start, recordingInto: Recorder(keeping: false))
         var startEdges: [Edge] = []
-        let first = await settle(machine, start, restarts: 0, journey: journey.id, taking: &startEdges)
+        let first = await settle(machine, start, restarts: 0, answered: [], journey: journey.id, taking: &startEdges)
         result.taken.formUnion(startEdges)
 
         var keys: [Key: Int] = [:]
@@ -181,7 +191,7 @@ public struct JourneyExplorer: Sendable {
         func add(_ node: Node, parent: (Int, Move)?) -> (index: Int, new: Bool) {
             let key = Key(
                 snapshot: Self.normalized(node.machine.snapshot(includingGrowth: false), defaults),
-                restarts: node.restarts)
+                restarts: node.restarts, answered: node.answered)
             if let index = keys[key] { return (index, false) }
             let index = parents.count
             keys[key] = index
@@ -237,9 +247,13 @@ public struct JourneyExplorer: Sendable {
                 if incomplete { unknown.insert(index) }
                 for move in played {
                     result.transitions += 1
-                    let (successor, edges) = await play(move, from: node, journey: journey.id)
+                    let recorder = Recorder(keeping: watchesSecrets && !violated.contains(.noSecretLeak))
+                    let (successor, edges) = await play(move, from: node, journey: journey.id, recorder: recorder)
                     result.taken.formUnion(edges)
-                    if let problem = edgeProblem(from: node, move: move, to: successor, journey) {
+                    if recorder.keeping, let leak = Self.leak(recorder.records, move: move, from: node, to: successor) {
+                        report(.noSecretLeak, leak, at: index, then: move, node: successor)
+                    }
+                    if let problem = edgeProblem(from: node, move: move, to: successor, taking: edges, journey) {
                         report(problem.0, problem.1, at: index, then: move, node: successor, expected: problem.2)
                     }
                     let (target, new) = add(successor, parent: (index, move))
@@ -320,7 +334,16 @@ public struct JourneyExplorer: Sendable {
                 )
             }
         }
-        moves += actions
+        // An action a choice already presses with its values (a form's submit) is that choice.
+        let pressed = Set(
+            moves.compactMap { move -> String? in
+                guard case .input(_, _, let values) = move, case .string(let id)? = values["action"] else { return nil }
+                return id
+            })
+        moves += actions.filter { move in
+            guard case .input(_, let id, _) = move else { return true }
+            return !pressed.contains(id)
+        }
         if node.restarts < bounds.restarts { moves.append(.restart) }
         let jumps = bounds.clockJumps ?? Self.durations(of: journey)
         moves += jumps.map { .clock(milliseconds: $0) }
@@ -328,37 +351,45 @@ public struct JourneyExplorer: Sendable {
     }
 
     /// The node after `move`, and the root journey's steps and outcomes it took.
-    func play(_ move: Move, from node: Node, journey: String) async -> (Node, [Edge]) {
+    func play(
+        _ move: Move, from node: Node, journey: String, recorder: Recorder = Recorder(keeping: false)
+    ) async -> (Node, [Edge]) {
         guard case .runStep(let invocation) = node.action else { return (node, []) }
         var edges: [Edge] = []
         let machine: JourneyMachine
         let run: StepRun
         let unstubbed: Bool
+        let answered: [Int]
         switch move {
         case .restart:
             var restarted = node.machine
-            let action = restarted.handle(.restart, recordingInto: Discard.shared)
-            let next = await settle(restarted, action, restarts: node.restarts + 1, journey: journey, taking: &edges)
+            let action = restarted.handle(.restart, recordingInto: recorder)
+            let next = await settle(
+                restarted, action, restarts: node.restarts + 1, answered: node.answered, journey: journey,
+                taking: &edges, recorder: recorder)
             return (next, edges)
         case .input(_, let label, let values):
-            (machine, run, unstubbed) = await runStep(
-                node.machine, invocation, replies: [.input(values)], seed: Self.seed(journey, invocation.step, label))
+            (machine, run, unstubbed, answered) = await runStep(
+                node.machine, invocation, replies: [.input(values)], answered: node.answered,
+                seed: Self.seed(journey, invocation.step, label), recorder: recorder)
         case .clock(let milliseconds):
-            (machine, run, unstubbed) = await runStep(
-                node.machine, invocation, replies: [.advance(milliseconds: milliseconds)],
-                seed: Self.seed(journey, invocation.step, "clock"))
+            (machine, run, unstubbed, answered) = await runStep(
+                node.machine, invocation, replies: [.advance(milliseconds: milliseconds)], answered: node.answered,
+                seed: Self.seed(journey, invocation.step, "clock"), recorder: recorder)
         }
         switch run {
         case .asked(let request):
             let next = Node(
-                machine: machine, action: node.action, request: request, restarts: node.restarts, outOfScope: unstubbed)
+                machine: machine, action: node.action, request: request, restarts: node.restarts, outOfScope: unstubbed,
+                answered: answered)
             return (next, [])
         case .done(let action, let outcome):
             if let outcome, invocation.journey == journey {
                 edges.append(Edge(step: invocation.step, outcome: outcome))
             }
             let next = await settle(
-                machine, action, restarts: node.restarts, journey: journey, taking: &edges, outOfScope: unstubbed)
+                machine, action, restarts: node.restarts, answered: answered, journey: journey, taking: &edges,
+                outOfScope: unstubbed, recorder: recorder)
             return (next, edges)
         }
     }
@@ -366,34 +397,41 @@ public struct JourneyExplorer: Sendable {
     /// Runs the steps that ask for nothing (a decision, a save, a wipe) until one asks or the
     /// run ends.
     func settle(
-        _ machine: JourneyMachine, _ action: JourneyMachine.Action, restarts: Int, journey: String,
-        taking edges: inout [Edge], outOfScope: Bool = false
+        _ machine: JourneyMachine, _ action: JourneyMachine.Action, restarts: Int, answered: [Int], journey: String,
+        taking edges: inout [Edge], outOfScope: Bool = false, recorder: Recorder = Recorder(keeping: false)
     ) async -> Node {
         var machine = machine
         var action = action
         var outOfScope = outOfScope
+        var answered = answered
         while true {
             switch action {
             case .finished, .failed:
-                return Node(machine: machine, action: action, request: nil, restarts: restarts, outOfScope: outOfScope)
+                return Node(
+                    machine: machine, action: action, request: nil, restarts: restarts, outOfScope: outOfScope,
+                    answered: answered)
             case .proceed:
                 action = machine.handle(
-                    .abort("the machine waited for a handler that was not running"), recordingInto: Discard.shared)
+                    .abort("the machine waited for a handler that was not running"), recordingInto: recorder)
             case .runStep(let invocation):
-                let (after, run, unstubbed) = await runStep(
-                    machine, invocation, replies: [], seed: Self.seed(journey, invocation.step, ""))
+                let (after, run, unstubbed, served) = await runStep(
+                    machine, invocation, replies: [], answered: answered, seed: Self.seed(journey, invocation.step, ""),
+                    recorder: recorder)
                 outOfScope = outOfScope || unstubbed
                 switch run {
                 case .asked(let request):
-                    // The step waits for input: the node is the machine before the handler ran.
+                    // The step waits for input: the node is the machine before the handler ran,
+                    // and the network as it was.
                     return Node(
-                        machine: machine, action: action, request: request, restarts: restarts, outOfScope: outOfScope)
+                        machine: machine, action: action, request: request, restarts: restarts, outOfScope: outOfScope,
+                        answered: answered)
                 case .done(let next, let outcome):
                     if let outcome, invocation.journey == journey {
                         edges.append(Edge(step: invocation.step, outcome: outcome))
                     }
                     machine = after
                     action = next
+                    answered = served
                 }
             }
         }
@@ -406,21 +444,23 @@ public struct JourneyExplorer: Sendable {
         case done(JourneyMachine.Action, outcome: String?)
     }
 
-    /// Runs the current step's handler, answering its requests with `replies`.
+    /// Runs the current step's handler, answering its requests with `replies`, on the network
+    /// as `answered` left it; and what the network has answered after.
     func runStep(
-        _ machine: JourneyMachine, _ invocation: HandlerInvocation, replies: [DriverReply], seed: UInt64
-    ) async -> (JourneyMachine, StepRun, outOfScope: Bool) {
+        _ machine: JourneyMachine, _ invocation: HandlerInvocation, replies: [DriverReply], answered: [Int],
+        seed: UInt64, recorder: Recorder
+    ) async -> (JourneyMachine, StepRun, outOfScope: Bool, answered: [Int]) {
         var machine = machine
         machine.random = .seeded(seed)
         let driver = Replies(replies)
-        let watched = network.map { Watched($0()) }
-        let context = RunContext(machine: machine, driver: driver, network: watched, sink: Discard.shared)
+        let watched = network.map { Watched($0(answered)) }
+        let context = RunContext(machine: machine, driver: driver, network: watched, sink: recorder)
         let (after, run) = await run(handlerOf: invocation, in: context)
-        return (after, run, watched?.unstubbed ?? false)
+        return (after, run, watched?.unstubbed ?? false, watched?.answered ?? answered)
     }
 
-    private func run<Sink: TranscriptSink>(
-        handlerOf invocation: HandlerInvocation, in context: RunContext<Replies, Sink>
+    private func run(
+        handlerOf invocation: HandlerInvocation, in context: RunContext<Replies, Recorder>
     ) async -> (JourneyMachine, StepRun) {
         guard let handler = context.machine.currentHandler else {
             let action = context.handle(.abort("step '\(invocation.step)' has no handler to run"))
@@ -460,8 +500,9 @@ public struct JourneyExplorer: Sendable {
     }
 
     func edgeProblem(
-        from node: Node, move: Move, to next: Node, _ journey: CompiledJourney
+        from node: Node, move: Move, to next: Node, taking edges: [Edge] = [], _ journey: CompiledJourney
     ) -> (ExplorationInvariant, String, Violation.Expected?)? {
+        if case .input = move { return dodgedLimit(from: node, to: next, taking: edges, journey) }
         let isRestart = move == .restart
         guard isRestart || { if case .clock = move { true } else { false } }() else { return nil }
         for limit in journey.limits.values.sorted(by: { $0.name < $1.name }) {
@@ -478,6 +519,142 @@ public struct JourneyExplorer: Sendable {
             }
         }
         return nil
+    }
+
+    /// A user's move that lowers a limit's counter before it is spent, other than by an
+    /// outcome a step charging the limit counts (the one that reaches `max` takes `exceeded`,
+    /// which resets it) or resets on, and changing nothing else the journey keeps: a way round
+    /// the limit, each turn of which buys attempts against the same secret.
+    func dodgedLimit(
+        from node: Node, to next: Node, taking edges: [Edge], _ journey: CompiledJourney
+    ) -> (ExplorationInvariant, String, Violation.Expected?)? {
+        for limit in journey.limits.values.sorted(by: { $0.name < $1.name }) {
+            let before = Self.counter(limit.counter, node.machine, journey: journey.id)
+            let after = Self.counter(limit.counter, next.machine, journey: journey.id)
+            guard after < before else { continue }
+            // Once spent, the limit has led to `exceeded`: what follows (signing in again) may
+            // start the count afresh.
+            if let frame = node.machine.run.frames.first(where: { $0.journey.id == journey.id }),
+                before >= JourneyMachine.maximum(of: limit, in: frame)
+            {
+                continue
+            }
+            // A lockout that has ended gives the attempts back when its step is next entered.
+            if let until = limit.lockedUntil, Self.counter(until, node.machine, journey: journey.id) > 0 { continue }
+            let settled = edges.contains { edge in
+                journey.source.steps.contains { step in
+                    guard step.id.value == edge.step, let charge = step.attempts, charge.limit.value == limit.name
+                    else { return false }
+                    return (charge.counts + charge.resets).contains { $0.value == edge.outcome }
+                }
+            }
+            if settled { continue }
+            // A move that replaces what the limit guards (a new PIN sealed, a new code's
+            // counter, the store wiped on signing out) starts a new count against a new secret:
+            // a dodge lowers the count and changes nothing else the journey keeps.
+            if Self.kept(by: node.machine, journey: journey.id, besides: limit)
+                != Self.kept(by: next.machine, journey: journey.id, besides: limit)
+            {
+                continue
+            }
+            let way = edges.map(\.description).joined(separator: " ")
+            return (
+                .exceededTarget,
+                "\(way.isEmpty ? "a move" : way) takes limit '\(limit.name)' from \(before) to \(after) attempts (\(limit.counter)) and changes nothing else the journey keeps, without reaching '\(limit.name)' exceeded or an outcome its step resets on: going round this way buys attempts against the same secret",
+                Violation.Expected(variable: limit.counter, value: before)
+            )
+        }
+        return nil
+    }
+
+    /// Where a secret shows in what a move recorded, said without the secret; nil when none
+    /// does. The secrets: what the move typed into inputs the step declares secret, and every
+    /// value kept secret in the run's params, state and store before and after the move. A
+    /// secret of fewer than 4 characters is not looked for (it would be found by chance), nor
+    /// digits that are part of a longer number.
+    static func leak(_ records: [TranscriptRecord], move: Move, from node: Node, to next: Node) -> String? {
+        // Events prepared when the journey was compiled (entering a step, a fixed screen, a
+        // transition) hold nothing a run made: only the others are looked at.
+        let made = records.filter { $0.encodedEvent == nil }
+        guard !made.isEmpty else { return nil }
+        var secrets: [(text: [UInt8], what: String)] = []
+        func collect(_ value: Value, _ what: @autoclosure () -> String) {
+            guard value.isSecret, case .string(let text) = value.revealed, text.utf8.count >= 4 else { return }
+            secrets.append((Array(text.utf8), what()))
+        }
+        if case .input(let step, _, let values) = move, let request = node.request {
+            for input in request.inputs where input.type.secret {
+                if let value = values[input.name] {
+                    collect(.secret(value.revealed), "what was typed into '\(input.name)' at step '\(step)'")
+                }
+            }
+        }
+        for machine in [node.machine, next.machine] {
+            for (name, value) in machine.device.store { collect(value, "stored.\(name)") }
+            for frame in machine.run.frames {
+                for (name, value) in frame.state { collect(value, "state.\(name) of \(frame.journey.id)") }
+                for (name, value) in frame.params { collect(value, "params.\(name) of \(frame.journey.id)") }
+            }
+        }
+        // A text the move typed into an input that is not secret was public before it was kept.
+        if case .input(_, _, let values) = move, let request = node.request {
+            let typedInPublic = Set(
+                request.inputs.filter { !$0.type.secret }.compactMap { input -> [UInt8]? in
+                    if case .string(let text)? = values[input.name]?.revealed { return Array(text.utf8) }
+                    return nil
+                })
+            secrets.removeAll { typedInPublic.contains($0.text) }
+        }
+        guard !secrets.isEmpty else { return nil }
+        let encoder = JSONLinesEncoder()
+        var line: [UInt8] = []
+        for record in made {
+            line.removeAll(keepingCapacity: true)
+            encoder.encode(record, into: &line)
+            let found = secrets.filter { occurs($0.text, in: line) }.map(\.what)
+            if let what = found.min() {
+                return "\(what), a secret, shows in the transcript's '\(record.event.name)' event"
+            }
+        }
+        return nil
+    }
+
+    /// Whether `secret` occurs in `text` as a whole: no letter or digit adjoins it, so that a
+    /// PIN is not found inside a longer number, nor a word inside a longer word.
+    static func occurs(_ secret: String, in text: String) -> Bool {
+        occurs(Array(secret.utf8), in: Array(text.utf8))
+    }
+
+    static func occurs(_ needle: [UInt8], in haystack: [UInt8]) -> Bool {
+        guard let first = needle.first, haystack.count >= needle.count else { return false }
+        func isWordByte(_ byte: UInt8) -> Bool {
+            (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte)
+        }
+        func isWord(_ i: Int) -> Bool { i >= 0 && i < haystack.count && isWordByte(haystack[i]) }
+        // Only a secret that starts (ends) with a letter or digit can run on into one.
+        let wordStart = isWordByte(first)
+        let wordEnd = isWordByte(needle[needle.count - 1])
+        for start in 0...(haystack.count - needle.count) where haystack[start] == first {
+            if haystack[start..<(start + needle.count)].elementsEqual(needle)
+                && !(wordStart && isWord(start - 1)) && !(wordEnd && isWord(start + needle.count))
+            {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// What the root journey keeps besides a limit's count (and the end of its lockout): the
+    /// store, and the secrets of its state.
+    static func kept(by machine: JourneyMachine, journey: String, besides limit: CompiledLimit) -> [String: Value] {
+        var found: [String: Value] = [:]
+        let own = [limit.counter, limit.lockedUntil].compactMap { $0 }.map { "\($0.scope.rawValue).\($0.name)" }
+        for (name, value) in machine.device.store { found["stored." + name] = value }
+        if let frame = machine.run.frames.first(where: { $0.journey.id == journey }) {
+            for (name, value) in frame.state where value.isSecret { found["state." + name] = value }
+        }
+        for name in own { found[name] = nil }
+        return found
     }
 
     /// A limit's counter as the root journey keeps it (0 when not set).
@@ -574,6 +751,9 @@ final class Watched: NetworkTransport {
 
     init(_ inner: any NetworkTransport) { self.inner = inner }
 
+    /// What the inner network has answered, when it counts.
+    var answered: [Int] { (inner as? any CountingNetwork)?.answered ?? [] }
+
     nonisolated(nonsending) func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         do {
             return try await inner.send(request)
@@ -584,9 +764,15 @@ final class Watched: NetworkTransport {
     }
 }
 
-/// Keeps no record: an exploration plays millions of steps and writes transcripts only for
-/// the paths it reports.
-final class Discard: TranscriptSink, @unchecked Sendable {
-    static let shared = Discard()
-    func record(_ record: TranscriptRecord) {}
+/// What one move records, kept only when the explorer looks for secrets in it: an exploration
+/// plays millions of steps and writes transcripts only for the paths it reports.
+final class Recorder: TranscriptSink, @unchecked Sendable {
+    let keeping: Bool
+    private(set) var records: [TranscriptRecord] = []
+
+    init(keeping: Bool) { self.keeping = keeping }
+
+    func record(_ record: TranscriptRecord) {
+        if keeping { records.append(record) }
+    }
 }

@@ -20,8 +20,15 @@ public protocol ExplorableHandler: StepHandler {
 /// "the right PIN" can be played for a seal the explorer did not make.
 public struct ExplorationHints: Sendable, Hashable {
     public var pins: [String]
+    /// The texts the starting point types, by input name (a form field's value, a password),
+    /// each once, in order: a value a field's pattern accepts, or the password that opens a
+    /// vault the scenario made, is one of them.
+    public var typed: [String: [String]]
 
-    public init(pins: [String] = []) { self.pins = pins }
+    public init(pins: [String] = [], typed: [String: [String]] = [:]) {
+        self.pins = pins
+        self.typed = typed
+    }
 }
 
 /// One class of input, as concrete values: `correct` is `{pin: "2580"}` when 2580 opens the seal.

@@ -70,6 +70,12 @@ public enum ExplorationInvariant: String, Sendable, Hashable, CaseIterable {
     case neverFails = "explore.never-fails"
     /// No app restart, and no clock jump but the end of a lockout, lowers an attempt counter.
     case counterSurvives = "explore.counter-survives"
+    /// An attempt limit leads to its `exceeded` target: no user's move lowers its counter but
+    /// the outcomes its steps count (the last, which takes `exceeded`) or reset on.
+    case exceededTarget = "explore.exceeded-target"
+    /// No secret reaches a transcript: no value typed into a secret input, or kept secret in the
+    /// journey's state, store or params, shows in what a move records.
+    case noSecretLeak = "explore.no-secret-leak"
 
     /// What the invariant asks, in one sentence.
     public var rule: String {
@@ -78,6 +84,9 @@ public enum ExplorationInvariant: String, Sendable, Hashable, CaseIterable {
         case .neverFails: "No path makes the run fail: no handler error, no runaway loop."
         case .counterSurvives:
             "No app restart, and no clock jump but the end of a lockout, lowers an attempt counter."
+        case .exceededTarget:
+            "An attempt limit leads to its exceeded target: no way round it (a step that clears the count) lowers its counter."
+        case .noSecretLeak: "No secret reaches a transcript on any path."
         }
     }
 }

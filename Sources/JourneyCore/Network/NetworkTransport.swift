@@ -52,6 +52,14 @@ public protocol NetworkTransport: AnyObject {
     nonisolated(nonsending) func send(_ request: HTTPRequest) async throws -> HTTPResponse
 }
 
+/// A network whose next answer depends on the answers it gave before (a scenario's stubs, each
+/// answering a number of `times`): `journey explore` carries what it has answered as part of
+/// every explored situation, so that a path sees the server its own requests made.
+public protocol CountingNetwork: NetworkTransport {
+    /// How many of its limited answers each of its answers has given, in a fixed order.
+    var answered: [Int] { get }
+}
+
 /// Why a request got no response.
 public enum NetworkError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The simulated device is offline.

@@ -70,3 +70,88 @@ extension ExplorerTests {
         #expect(violation.message.contains("from 1 to 0"), "\(violation.message)")
     }
 }
+
+/// A handler of one's own with a mistake: it gives back what was typed into its secret input
+/// as data its contract does not declare secret, so the transcript shows it.
+struct EchoingHandler: StepHandler {
+    let contract = HandlerContract(
+        id: "test.echo", summary: "Asks for a code and gives it back.",
+        inputs: [InputSpec(name: "code", type: TypeInfo(.string, secret: true), summary: "the code", classes: ["any"])],
+        outcomes: [OutcomeSpec(name: "done", summary: "", data: [DataSpec(name: "shown", type: TypeInfo(.string))])])
+
+    nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws
+        -> HandlerResult
+    {
+        let (_, code) = try await context.askText("code", invocation)
+        return HandlerResult("done", data: ["shown": .string(code)])
+    }
+}
+
+extension EchoingHandler: ExplorableHandler {
+    func explorationChoices(
+        _ request: InputRequest, invocation: HandlerInvocation, device: DeviceState, hints: ExplorationHints
+    ) -> [ExplorationChoice] { [ExplorationChoice(label: "any", values: ["code": .string("314159")])] }
+}
+
+extension ExplorerTests {
+    @Test("a way round an attempt limit is caught: 'Forgot PIN?' clears the count, so the lock is never reached")
+    func dodgedLimit() async throws {
+        let result = try await Self.explore("Tests/Fixtures/explore/dodge.journey.yaml", id: "explore.dodge")
+        let violation = try #require(
+            result.violations.first { $0.invariant == .exceededTarget },
+            "\(result.violations.map { "\($0.invariant) \($0.message)" })")
+        #expect(
+            violation.path.map(\.description) == [
+                "choosePin: strong", "enterPin: wrong", "enterPin: forgot",
+            ], "\(violation.path)")
+        #expect(violation.message.contains("limit 'pinEntry' from 1 to 0"), "\(violation.message)")
+        #expect(violation.expected?.value == 1)
+        // Counted wrong PINs and a right one lower it too, as the limit says: those are no way round.
+        let unlock = try await Self.explore("journeys/examples/unlock.journey.yaml", id: "examples.unlock")
+        #expect(!unlock.violations.contains { $0.invariant == .exceededTarget }, "\(unlock.violations)")
+    }
+
+    @Test("a secret that reaches the transcript on some path is caught, and named without being shown")
+    func secretLeak() async throws {
+        let journey = """
+            journey: t.echo
+            version: 1
+            title: A code echoed back
+            state:
+              shown: { type: string, default: "" }
+            start: code
+            steps:
+              code:
+                handler: test.echo
+                screen: { title: Your code }
+                on:
+                  done:
+                    set: { state.shown: "${outcome.shown}" }
+                    to: finished
+            ends:
+              finished: { kind: success }
+            """
+        let registry = try BuiltinHandlers.registry.adding([EchoingHandler()])
+        let project = ProjectLoader(handlers: registry).load([SourceFile(path: "j.yaml", data: Data(journey.utf8))])
+        let errors = project.diagnostics.items.filter { $0.severity == .error }
+        try #require(errors.isEmpty, "\(errors)")
+        let library = try #require(project.library)
+        let result = await JourneyExplorer(library: library, device: JourneyExplorer.defaultDevice)
+            .explore(try #require(library["t.echo"]))
+        let violation = try #require(result.violations.first { $0.invariant == .noSecretLeak }, "\(result.violations)")
+        #expect(violation.path.map(\.description) == ["code: any"])
+        #expect(
+            violation.message.contains("what was typed into 'code' at step 'code', a secret"), "\(violation.message)")
+        #expect(!violation.message.contains("314159"))
+        // Declared broken on purpose, it is not looked for.
+        let excepted = journey.replacingOccurrences(
+            of: "start: code", with: "exceptions:\n  explore.no-secret-leak: a demo\nstart: code")
+        let project2 = ProjectLoader(handlers: registry).load([SourceFile(path: "j.yaml", data: Data(excepted.utf8))])
+        let library2 = try #require(project2.library)
+        let quiet = await JourneyExplorer(library: library2, device: JourneyExplorer.defaultDevice)
+            .explore(try #require(library2["t.echo"]))
+        #expect(quiet.violations.isEmpty, "\(quiet.violations)")
+    }
+}

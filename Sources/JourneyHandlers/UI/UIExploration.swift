@@ -1,0 +1,106 @@
+import JourneyCore
+
+extension FormHandler: ExplorableHandler {
+    /// `valid`: the submit action with every field filled as its checks accept: once with
+    /// each text the starting point typed into the fields that passes (a right and a wrong
+    /// code are both valid to the form; the server tells them apart), else with a value made
+    /// for the field's kind and length; `invalid`: the submit action with every field failing
+    /// a check, when some check can fail. A field no value passes leaves `valid` out.
+    public func explorationChoices(
+        _ request: InputRequest, invocation: HandlerInvocation, device: DeviceState, hints: ExplorationHints
+    ) -> [ExplorationChoice] {
+        let submit =
+            invocation[parameter: "submit"].flatMap { if case .string(let s) = $0.revealed { s } else { nil } }
+            ?? "submit"
+        let fields = invocation.screen?.fields ?? []
+        var choices: [ExplorationChoice] = []
+        var passing: [[Value]] = []
+        for field in fields {
+            let typed = (hints.typed[field.name] ?? []).map(Value.string).filter {
+                Self.problem(with: $0, in: field) == nil
+            }
+            let made = Self.made(for: field).first { Self.problem(with: $0, in: field) == nil }
+            passing.append(typed.isEmpty ? made.map { [$0] } ?? [] : typed)
+        }
+        if !passing.contains(where: \.isEmpty) {
+            var seen = Set<[String: Value]>()
+            for round in 0..<(passing.map(\.count).max() ?? 1) {
+                var values: [String: Value] = ["action": .string(submit)]
+                for (field, candidates) in zip(fields, passing) {
+                    values[field.name] = candidates[min(round, candidates.count - 1)]
+                }
+                guard seen.insert(values).inserted else { continue }
+                choices.append(ExplorationChoice(label: round == 0 ? "valid" : "valid-\(round + 1)", values: values))
+            }
+        }
+        var invalid: [String: Value] = ["action": .string(submit)]
+        var fails = false
+        for (field, candidates) in zip(fields, passing) {
+            let wrong: [Value] =
+                field.kind == .switch
+                ? [.bool(false)] : [.string(""), .string("x"), .string(String(repeating: "x", count: 300))]
+            if let value = wrong.first(where: { Self.problem(with: $0, in: field) != nil }) {
+                invalid[field.name] = value
+                fails = true
+            } else {
+                invalid[field.name] = candidates.first
+            }
+        }
+        if fails { choices.append(ExplorationChoice(label: "invalid", values: invalid)) }
+        return choices
+    }
+
+    /// Values made for a field's kind, as long as its length rules ask.
+    static func made(for field: RenderedScreen.Field) -> [Value] {
+        if field.kind == .switch { return [.bool(true)] }
+        let length = max(field.minLength ?? 1, min(field.maxLength ?? 8, 8))
+        func repeated(_ pattern: String) -> String {
+            String(String(repeating: pattern, count: length / pattern.count + 1).prefix(length))
+        }
+        switch field.kind {
+        case .email: return [.string("user@example.org")]
+        case .phone: return [.string("+31 612345678")]
+        case .digits: return [.string(repeated("2580369147"))]
+        default: return [.string(repeated("explored")), .string(repeated("2580369147"))]
+        }
+    }
+}
+
+extension LinkWaitHandler: ExplorableHandler {
+    /// A link for each route, in the order the routes are written (the first link tried of
+    /// the route's scheme that the handler routes there), then links no route takes: one of
+    /// each scheme the routes name and one of another scheme, each whose outcome is not yet
+    /// played.
+    public func explorationChoices(
+        _ request: InputRequest, invocation: HandlerInvocation, device: DeviceState, hints: ExplorationHints
+    ) -> [ExplorationChoice] {
+        guard request.inputs.contains(where: { $0.name == "link" }) else { return [] }
+        var choices: [ExplorationChoice] = []
+        var labels = Set<String>()
+        for table in invocation.tables["routes"]?.tables ?? [] {
+            let scheme = table.name == LiteralTables.anyName ? "https" : table.name.lowercased()
+            for entry in table.entries where !labels.contains(entry.key) {
+                let text = entry.text
+                let candidates =
+                    [
+                        "\(scheme)://\(text)", "\(scheme)://app.example/\(text)", "\(scheme)://app.example\(text)",
+                        "\(scheme)://\(text)?explored=1", "\(scheme):\(text)",
+                    ] + (hints.typed["link"] ?? [])
+                if let link = candidates.first(where: { Self.route($0, invocation) == entry.key }) {
+                    labels.insert(entry.key)
+                    choices.append(ExplorationChoice(label: entry.key, values: ["link": .string(link)]))
+                }
+            }
+        }
+        // Links no route takes: one of each scheme the routes name, then one of a scheme none does.
+        let schemes = (invocation.tables["routes"]?.tables ?? []).map(\.name).filter { $0 != LiteralTables.anyName }
+        for scheme in schemes.map({ $0.lowercased() }) + ["unrouted-scheme"] {
+            let stray = "\(scheme)://nowhere.example/explored"
+            let fallback = Self.route(stray, invocation)
+            if labels.insert(fallback).inserted {
+                choices.append(ExplorationChoice(label: fallback, values: ["link": .string(stray)]))
+            }
+        }
+        return choices
+    }
+}
