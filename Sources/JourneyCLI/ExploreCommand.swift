@@ -19,7 +19,13 @@ struct ExploreCommand: AsyncParsableCommand {
               explore.never-fails         no path makes the run fail
               explore.counter-survives    no restart (and no clock jump but a lockout's end)
                                           lowers an attempt counter
+              explore.credential-before-success
+                                          no path reaches a success end without passing a
+                                          step that verifies a credential (in a journey
+                                          that has one: `verifies: credential`, pin.verify,
+                                          oidc.token)
             A journey that breaks one on purpose says so under `exceptions:` with the reason.
+            The journey's own rules (`invariants:`) are checked too, reported as invariant.ID.
 
             For each broken invariant the shortest path is printed, and with --emit written as \
             a scenario that stops where the rule breaks and expects what the rule demands, so \
@@ -138,14 +144,14 @@ struct ExploreCommand: AsyncParsableCommand {
                     throw CLIError("cannot make the folder \(emit): \(error.localizedDescription)")
                 }
                 for violation in Self.reported(result, excepted) {
-                    let path = Path.join(emit, "\(journey.id).\(violation.invariant.name).scenario.yaml")
+                    let path = Path.join(emit, "\(journey.id).\(violation.name).scenario.yaml")
                     do {
                         try AtomicFile.write(Counterexample.scenario(violation, of: result, journey: journey), to: path)
                     } catch {
                         console.err("error: \(error)\n")
                         throw ExitCode(ExitStatus.invalid)
                     }
-                    written["\(journey.id) \(violation.invariant.rawValue)"] = path
+                    written["\(journey.id) \(violation.id)"] = path
                 }
             }
             if !json { console.out(Self.text(result, excepted: excepted, written: written)) }
@@ -204,7 +210,7 @@ struct ExploreCommand: AsyncParsableCommand {
     /// The violations a journey does not declare as exceptions.
     static func reported(_ result: JourneyExplorer.Result, _ excepted: [RuleException]) -> [JourneyExplorer.Violation] {
         let ids = Set(excepted.map(\.rule.value))
-        return result.violations.filter { !ids.contains($0.invariant.rawValue) }
+        return result.violations.filter { !ids.contains($0.id) }
     }
 
     static func text(_ result: JourneyExplorer.Result, excepted: [RuleException], written: [String: String]) -> String {
@@ -226,17 +232,17 @@ struct ExploreCommand: AsyncParsableCommand {
             "  played: every input class, up to \(result.bounds.restarts) restart\(result.bounds.restarts == 1 ? "" : "s"), \(jumps); \(bounds)"
         )
         for violation in violations {
-            lines.append("  \(violation.invariant.rawValue): \(PrintableText.escaped(violation.message))")
+            lines.append("  \(violation.id): \(PrintableText.escaped(violation.message))")
             let moves = violation.path.map(\.description).joined(separator: " → ")
             lines.append(
                 "    \(violation.path.count) move\(violation.path.count == 1 ? "" : "s"): \(moves.isEmpty ? "at the start" : PrintableText.escaped(moves))"
             )
-            if let path = written["\(result.journey) \(violation.invariant.rawValue)"] {
+            if let path = written["\(result.journey) \(violation.id)"] {
                 lines.append("    written to \(path)")
             }
         }
         for exception in excepted {
-            let found = result.violations.contains { $0.invariant.rawValue == exception.rule.value }
+            let found = result.violations.contains { $0.id == exception.rule.value }
             lines.append(
                 "  \(exception.rule.value) \(found ? "broken on purpose" : "declared as an exception but not broken"): \(PrintableText.escaped(exception.reason))"
             )
@@ -269,12 +275,12 @@ struct ExploreCommand: AsyncParsableCommand {
                         .array(
                             reported(result, excepted).map { violation in
                                 JSONTree.members([
-                                    ("invariant", .string(violation.invariant.rawValue)),
+                                    ("invariant", .string(violation.id)),
                                     ("message", .string(violation.message)),
                                     ("path", .strings(violation.path.map(\.description))),
                                     (
                                         "scenario",
-                                        written["\(result.journey) \(violation.invariant.rawValue)"].map(
+                                        written["\(result.journey) \(violation.id)"].map(
                                             JSONTree.string)
                                     ),
                                 ])
@@ -289,7 +295,7 @@ struct ExploreCommand: AsyncParsableCommand {
                                     (
                                         "broken",
                                         .bool(
-                                            result.violations.contains { $0.invariant.rawValue == exception.rule.value }
+                                            result.violations.contains { $0.id == exception.rule.value }
                                         )
                                     ),
                                 ])
@@ -305,11 +311,6 @@ struct ExploreCommand: AsyncParsableCommand {
     }
 }
 
-extension ExplorationInvariant {
-    /// The id without its `explore.` prefix, for file names.
-    var name: String { String(rawValue.dropFirst("explore.".count)) }
-}
-
 /// A counterexample as an ordinary scenario: the moves as a script, stopping where the rule
 /// breaks and expecting what the rule demands there, so that replaying it fails with the
 /// violation.
@@ -319,11 +320,11 @@ enum Counterexample {
     ) -> String {
         var lines = [
             "# yaml-language-server: $schema=https://journeykit.dev/schemas/scenario.schema.json",
-            "# Written by journey explore: the shortest path that breaks \(violation.invariant.rawValue).",
+            "# Written by journey explore: the shortest path that breaks \(violation.id).",
             "# \(PrintableText.escaped(violation.message))",
-            "scenario: \(result.journey.replacingOccurrences(of: ".", with: "-"))-\(violation.invariant.name)",
+            "scenario: \(result.journey.replacingOccurrences(of: ".", with: "-"))-\(violation.name)",
             "journey: \(result.journey)",
-            "title: \(quoted(violation.invariant.rule))",
+            "title: \(quoted(violation.rule))",
             "tags: [explore]",
             "device: { biometry: faceID, enrolled: true, kdfRounds: 1 }",
             "script:",

@@ -55,13 +55,39 @@ public struct JourneyExplorer: Sendable {
             public var value: Int
         }
 
-        public var invariant: ExplorationInvariant
+        /// The built-in invariant broken; nil for one of the journey's own (``declared``).
+        public var invariant: ExplorationInvariant?
+        /// The journey's own invariant broken (`invariants:`): its id and summary.
+        public var declared: (id: String, summary: String?)?
         public var message: String
         public var path: [Move]
         /// The step the journey waits at where the path ends; nil when it ended or failed.
         public var step: String?
         /// What the rule demands there, when it is a value.
         public var expected: Expected?
+
+        public init(
+            invariant: ExplorationInvariant?, declared: (id: String, summary: String?)? = nil, message: String,
+            path: [Move], step: String?, expected: Expected? = nil
+        ) {
+            self.invariant = invariant
+            self.declared = declared
+            self.message = message
+            self.path = path
+            self.step = step
+            self.expected = expected
+        }
+
+        /// The id the violation is reported under: the built-in's, or `invariant.ID`.
+        public var id: String { invariant?.rawValue ?? declared?.id ?? "" }
+        /// The id without its `explore.` or `invariant.` prefix, for file names.
+        public var name: String {
+            invariant?.name ?? String(id.dropFirst(JourneyInvariant.prefix.count))
+        }
+        /// What the rule asks, in one sentence.
+        public var rule: String {
+            invariant?.rule ?? declared?.summary ?? "The journey's invariant '\(name)' holds."
+        }
     }
 
     /// What an exploration found.
@@ -145,11 +171,17 @@ public struct JourneyExplorer: Sendable {
         /// A step on the way asked the network for something the scenario has no stub for: what
         /// follows is out of the exploration's scope, not the journey's failure.
         var outOfScope = false
+        /// What the path has done that the journey's invariants remember.
+        var monitor: InvariantMonitor? = nil
+        /// The first invariant the last move broke: the path stops there, as a run would.
+        var broken: InvariantMonitor.Broken? = nil
     }
 
     struct Key: Hashable {
         var snapshot: JourneyMachine.Snapshot
         var restarts: Int
+        var monitor: InvariantMonitor? = nil
+        var broken: String? = nil
     }
 
     public func explore(_ journey: CompiledJourney) async -> Result {
@@ -164,7 +196,9 @@ public struct JourneyExplorer: Sendable {
                 random: .seeded(0), wallClock: .pinned(milliseconds: device.clock)))
         let start = machine.handle(.start, recordingInto: Discard.shared)
         var startEdges: [Edge] = []
-        let first = await settle(machine, start, restarts: 0, journey: journey.id, taking: &startEdges)
+        let first = await settle(
+            machine, start, restarts: 0, journey: journey.id, taking: &startEdges,
+            monitor: InvariantMonitor(journey, library: library))
         result.taken.formUnion(startEdges)
 
         var keys: [Key: Int] = [:]
@@ -172,7 +206,7 @@ public struct JourneyExplorer: Sendable {
         var reverse: [[Int]] = []
         var ends = Set<Int>()
         var leftOut = Set<String>()
-        var violated = Set<ExplorationInvariant>()
+        var violated = Set<String>()
         /// States at a step with input the explorer cannot make.
         var unknown = Set<Int>()
         /// The step each state waits at, for a violation found after the search.
@@ -181,7 +215,7 @@ public struct JourneyExplorer: Sendable {
         func add(_ node: Node, parent: (Int, Move)?) -> (index: Int, new: Bool) {
             let key = Key(
                 snapshot: Self.normalized(node.machine.snapshot(includingGrowth: false), defaults),
-                restarts: node.restarts)
+                restarts: node.restarts, monitor: node.monitor, broken: node.broken?.id)
             if let index = keys[key] { return (index, false) }
             let index = parents.count
             keys[key] = index
@@ -192,10 +226,11 @@ public struct JourneyExplorer: Sendable {
                 waitsAt.append(nil)
             }
             reverse.append([])
-            // A failed run is an end of its own kind here: never-fails reports it.
+            // A failed run is an end of its own kind here: never-fails reports it. A broken
+            // invariant stops the path, as it stops a run.
             switch node.action {
             case .finished, .failed: ends.insert(index)
-            default: break
+            default: if node.broken != nil { ends.insert(index) }
             }
             return (index, true)
         }
@@ -209,21 +244,29 @@ public struct JourneyExplorer: Sendable {
             return moves.reversed()
         }
         func report(
-            _ invariant: ExplorationInvariant, _ message: String, at index: Int, then move: Move? = nil, node: Node?,
-            expected: Violation.Expected? = nil
+            _ invariant: ExplorationInvariant?, _ message: String, at index: Int, then move: Move? = nil, node: Node?,
+            expected: Violation.Expected? = nil, declared: (id: String, summary: String?)? = nil
         ) {
-            guard violated.insert(invariant).inserted else { return }
+            guard let id = invariant?.rawValue ?? declared?.id, violated.insert(id).inserted else { return }
             var step = node == nil ? waitsAt[index] : nil
             if case .runStep(let invocation)? = node?.action { step = invocation.step }
             result.violations.append(
                 Violation(
-                    invariant: invariant, message: message, path: path(to: index) + (move.map { [$0] } ?? []),
-                    step: step, expected: expected))
+                    invariant: invariant, declared: declared, message: message,
+                    path: path(to: index) + (move.map { [$0] } ?? []), step: step, expected: expected))
+        }
+        /// Reports the invariant the node broke, if any: the path goes no further.
+        func reportBroken(_ node: Node, at index: Int) -> Bool {
+            guard let broken = node.broken else { return false }
+            report(
+                broken.builtin, broken.message, at: index, node: node,
+                declared: broken.builtin == nil ? (broken.id, broken.summary) : nil)
+            return true
         }
 
         var level: [(index: Int, node: Node)] = []
         let root = add(first, parent: nil)
-        level.append((root.index, first))
+        if !reportBroken(first, at: root.index) { level.append((root.index, first)) }
         if let problem = stateProblem(first, journey) { report(problem.0, problem.1, at: root.index, node: first) }
 
         var depth = 0
@@ -252,7 +295,7 @@ public struct JourneyExplorer: Sendable {
                     if let problem = stateProblem(successor, journey) {
                         report(problem.0, problem.1, at: target, node: successor)
                     }
-                    next.append((target, successor))
+                    if !reportBroken(successor, at: target) { next.append((target, successor)) }
                     if parents.count >= bounds.states {
                         result.truncated = true
                         break
@@ -338,7 +381,9 @@ public struct JourneyExplorer: Sendable {
         case .restart:
             var restarted = node.machine
             let action = restarted.handle(.restart, recordingInto: Discard.shared)
-            let next = await settle(restarted, action, restarts: node.restarts + 1, journey: journey, taking: &edges)
+            let next = await settle(
+                restarted, action, restarts: node.restarts + 1, journey: journey, taking: &edges,
+                monitor: node.monitor)
             return (next, edges)
         case .input(_, let label, let values):
             (machine, run, unstubbed) = await runStep(
@@ -351,31 +396,44 @@ public struct JourneyExplorer: Sendable {
         switch run {
         case .asked(let request):
             let next = Node(
-                machine: machine, action: node.action, request: request, restarts: node.restarts, outOfScope: unstubbed)
+                machine: machine, action: node.action, request: request, restarts: node.restarts, outOfScope: unstubbed,
+                monitor: node.monitor)
             return (next, [])
         case .done(let action, let outcome):
-            if let outcome, invocation.journey == journey {
-                edges.append(Edge(step: invocation.step, outcome: outcome))
+            var monitor = node.monitor
+            if let outcome {
+                if invocation.journey == journey { edges.append(Edge(step: invocation.step, outcome: outcome)) }
+                monitor?.completed(journey: invocation.journey, step: invocation.step, outcome: outcome)
             }
             let next = await settle(
-                machine, action, restarts: node.restarts, journey: journey, taking: &edges, outOfScope: unstubbed)
+                machine, action, restarts: node.restarts, journey: journey, taking: &edges, outOfScope: unstubbed,
+                monitor: monitor)
             return (next, edges)
         }
     }
 
     /// Runs the steps that ask for nothing (a decision, a save, a wipe) until one asks or the
-    /// run ends.
+    /// run ends, checking the journey's invariants at each step entered and at the end; the
+    /// first one broken stops the path there.
     func settle(
         _ machine: JourneyMachine, _ action: JourneyMachine.Action, restarts: Int, journey: String,
-        taking edges: inout [Edge], outOfScope: Bool = false
+        taking edges: inout [Edge], outOfScope: Bool = false, monitor: InvariantMonitor? = nil
     ) async -> Node {
         var machine = machine
         var action = action
         var outOfScope = outOfScope
+        var monitor = monitor
         while true {
+            if let broken = monitor?.check(action, machine) {
+                return Node(
+                    machine: machine, action: action, request: nil, restarts: restarts, outOfScope: outOfScope,
+                    monitor: monitor, broken: broken)
+            }
             switch action {
             case .finished, .failed:
-                return Node(machine: machine, action: action, request: nil, restarts: restarts, outOfScope: outOfScope)
+                return Node(
+                    machine: machine, action: action, request: nil, restarts: restarts, outOfScope: outOfScope,
+                    monitor: monitor)
             case .proceed:
                 action = machine.handle(
                     .abort("the machine waited for a handler that was not running"), recordingInto: Discard.shared)
@@ -387,10 +445,12 @@ public struct JourneyExplorer: Sendable {
                 case .asked(let request):
                     // The step waits for input: the node is the machine before the handler ran.
                     return Node(
-                        machine: machine, action: action, request: request, restarts: restarts, outOfScope: outOfScope)
+                        machine: machine, action: action, request: request, restarts: restarts, outOfScope: outOfScope,
+                        monitor: monitor)
                 case .done(let next, let outcome):
-                    if let outcome, invocation.journey == journey {
-                        edges.append(Edge(step: invocation.step, outcome: outcome))
+                    if let outcome {
+                        if invocation.journey == journey { edges.append(Edge(step: invocation.step, outcome: outcome)) }
+                        monitor?.completed(journey: invocation.journey, step: invocation.step, outcome: outcome)
                     }
                     machine = after
                     action = next

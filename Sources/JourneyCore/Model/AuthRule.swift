@@ -70,6 +70,9 @@ public enum ExplorationInvariant: String, Sendable, Hashable, CaseIterable {
     case neverFails = "explore.never-fails"
     /// No app restart, and no clock jump but the end of a lockout, lowers an attempt counter.
     case counterSurvives = "explore.counter-survives"
+    /// No path reaches a success end without passing a step that verifies a credential, in a
+    /// journey that has such steps (`verifies: credential`, or a handler that verifies one).
+    case credentialBeforeSuccess = "explore.credential-before-success"
 
     /// What the invariant asks, in one sentence.
     public var rule: String {
@@ -78,8 +81,15 @@ public enum ExplorationInvariant: String, Sendable, Hashable, CaseIterable {
         case .neverFails: "No path makes the run fail: no handler error, no runaway loop."
         case .counterSurvives:
             "No app restart, and no clock jump but the end of a lockout, lowers an attempt counter."
+        case .credentialBeforeSuccess:
+            "No path reaches a success end without passing a step that verifies a credential (a PIN that opens its seal, a code the provider exchanges), in a journey that has such steps."
         }
     }
+}
+
+extension ExplorationInvariant {
+    /// The id without its `explore.` prefix, for file names.
+    public var name: String { String(rawValue.dropFirst("explore.".count)) }
 }
 
 /// A rule a journey breaks on purpose, and why: `exceptions: {auth.weak-pin: "…"}`. The rule is
