@@ -321,7 +321,7 @@ enum Counterexample {
         var lines = [
             "# yaml-language-server: $schema=https://journeykit.dev/schemas/scenario.schema.json",
             "# Written by journey explore: the shortest path that breaks \(violation.id).",
-            "# \(PrintableText.escaped(violation.message))",
+            "# \(violation.id): \(PrintableText.escaped(violation.message))",
             "scenario: \(result.journey.replacingOccurrences(of: ".", with: "-"))-\(violation.name)",
             "journey: \(result.journey)",
             "title: \(quoted(violation.rule))",

@@ -28,8 +28,15 @@ public struct InvariantMonitor: Sendable, Hashable {
         public var id: String
         /// The journey's summary of its own invariant.
         public var summary: String?
-        /// What broke it, without values: the step or end, the rule as written.
-        public var message: String
+        /// What broke it, without values: the step or end, and the rule as written.
+        public var detail: String
+
+        /// The message a run that breaks it fails with: the rule's name, then ``detail``.
+        public var message: String {
+            builtin == nil
+                ? "invariant '\(id.dropFirst(JourneyInvariant.prefix.count))' \(detail)"
+                : "\(id) is broken: \(detail)"
+        }
     }
 
     let invariants: [CompiledInvariant]
@@ -111,8 +118,8 @@ public struct InvariantMonitor: Sendable, Hashable {
             let rule = ExplorationInvariant.credentialBeforeSuccess
             broken = Broken(
                 builtin: rule, id: rule.rawValue, summary: nil,
-                message:
-                    "\(rule.rawValue) is broken: success end '\(step)' is reached without passing a step that verifies a credential (\(Self.credentialSteps(of: machine.root)))"
+                detail:
+                    "success end '\(step)' is reached without passing a step that verifies a credential (\(Self.credentialSteps(of: machine.root)))"
             )
         }
         return broken
@@ -124,9 +131,7 @@ public struct InvariantMonitor: Sendable, Hashable {
         let summary = invariant.summary.map { ": \($0)" } ?? ""
         return Broken(
             builtin: nil, id: invariant.id, summary: invariant.summary,
-            message:
-                "invariant '\(invariant.id.dropFirst(JourneyInvariant.prefix.count))' \(what)\(summary) (\(invariant.written))"
-        )
+            detail: "\(what)\(summary) (\(invariant.written))")
     }
 
     /// The steps of a journey that verify a credential, for messages: `verifyPin (correct)`.

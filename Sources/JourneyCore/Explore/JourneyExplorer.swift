@@ -259,7 +259,7 @@ public struct JourneyExplorer: Sendable {
         func reportBroken(_ node: Node, at index: Int) -> Bool {
             guard let broken = node.broken else { return false }
             report(
-                broken.builtin, broken.message, at: index, node: node,
+                broken.builtin, broken.detail, at: index, node: node,
                 declared: broken.builtin == nil ? (broken.id, broken.summary) : nil)
             return true
         }

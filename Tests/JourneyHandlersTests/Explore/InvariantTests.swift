@@ -162,7 +162,7 @@ struct InvariantTests {
         #expect(violation.invariant == nil && violation.declared?.id == invariant)
         #expect(violation.path.map(\.description) == path, "\(violation.path)")
         #expect(violation.step == step)
-        #expect(violation.message.contains("is broken at step '\(step)'"), "\(violation.message)")
+        #expect(violation.message.hasPrefix("is broken at step '\(step)': "), "\(violation.message)")
         #expect(violation.rule == violation.declared?.summary && violation.rule.count > 10)
     }
 
@@ -199,7 +199,10 @@ struct InvariantTests {
         #expect(result.violations.count == 1)
         #expect(violation.invariant == .credentialBeforeSuccess)
         #expect(violation.path.map(\.description) == ["signIn: later", "home: done"], "\(violation.path)")
-        #expect(violation.message.contains("success end 'done'"), "\(violation.message)")
+        #expect(
+            violation.message
+                == "success end 'done' is reached without passing a step that verifies a credential (signIn: accepted)",
+            "\(violation.message)")
         // Declared as an exception, the rule is not watched.
         let excepted = try Self.fixture("credential-skipped").replacingOccurrences(
             of: "start: signIn\n",
@@ -240,15 +243,34 @@ struct InvariantTests {
         let kept = await run("setPin")
         #expect(kept.end == "done" && kept.failure == nil, "\(kept)")
     }
+
+    @Test("what 'after' saw outlives an app restart: the code asked again after one breaks the rule")
+    func restartKeepsTheBit() async throws {
+        let (library, _) = try ExplorerTests.library(["\(Self.fixtures)/invariant-never-after.journey.yaml"])
+        let journey = try #require(library["explore.code-after-lock"])
+        let result = await JourneyRunner(configuration: .init(random: .seeded(0))).run(
+            journey, in: library, device: JourneyExplorer.defaultDevice,
+            driver: Script(replies: [.input(["action": .string("wrong")]), .restart]), transcript: Drop()
+        ).result
+        #expect(
+            result.failure?.hasPrefix("invariant 'no-code-after-lock' is broken at step 'otp'") == true, "\(result)")
+        // Without the lock first, the same restart is no one's business.
+        let fresh = await JourneyRunner(configuration: .init(random: .seeded(0))).run(
+            journey, in: library, device: JourneyExplorer.defaultDevice, driver: Script(replies: [.restart]),
+            transcript: Drop()
+        ).result
+        #expect(fresh.failure == nil && fresh.waiting == "otp", "\(fresh)")
+    }
 }
 
-/// Gives the inputs in order.
+/// Gives the replies in order, then leaves the run waiting.
 private final class Script: InputDriver {
-    private var inputs: [[String: Value]]
-    init(_ inputs: [[String: Value]]) { self.inputs = inputs }
+    private var replies: [DriverReply]
+    init(_ inputs: [[String: Value]]) { self.replies = inputs.map { .input($0) } }
+    init(replies: [DriverReply]) { self.replies = replies }
     nonisolated(nonsending) func next(for request: InputRequest) async throws -> DriverReply {
-        guard !inputs.isEmpty else { throw RunInterruption.waiting }
-        return .input(inputs.removeFirst())
+        guard !replies.isEmpty else { throw RunInterruption.waiting }
+        return replies.removeFirst()
     }
 }
 
