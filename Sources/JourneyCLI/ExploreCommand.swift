@@ -276,6 +276,7 @@ struct ExploreCommand: AsyncParsableCommand {
                             reported(result, excepted).map { violation in
                                 JSONTree.members([
                                     ("invariant", .string(violation.id)),
+                                    ("summary", violation.declared?.summary.map(JSONTree.string)),
                                     ("message", .string(violation.message)),
                                     ("path", .strings(violation.path.map(\.description))),
                                     (

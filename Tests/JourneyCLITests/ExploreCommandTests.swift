@@ -102,6 +102,12 @@ struct ExploreCommandTests {
         let clean = try await runJourney(["explore", "\(Self.fixtures)/invariants-hold.journey.yaml"])
         #expect(clean.status == Exit.ok, "\(clean)")
         #expect(clean.stdoutLines.first?.hasSuffix(": clean") == true, "\(clean)")
+        let json = try await runJourney(["explore", "--json", "\(Self.fixtures)/invariant-never.journey.yaml"])
+        let decoded = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
+        let violation = try #require(decoded?.first?["violations"] as? [[String: Any]]).first
+        #expect(violation?["invariant"] as? String == "invariant.pin-before-home", "\(json)")
+        #expect(violation?["summary"] as? String == "Home is never shown before a PIN is set", "\(json)")
+        #expect(violation?["path"] as? [String] == ["welcome: skip"], "\(json)")
         try await withTemporaryDirectory { directory in
             let text = try String(
                 contentsOf: Paths.root.appendingPathComponent("\(Self.fixtures)/invariant-never.journey.yaml"),

@@ -3,10 +3,12 @@
 /// right and a wrong PIN, each biometric result), and anywhere an app restart and jumps of the
 /// virtual clock by the durations the journey writes. Equal situations are one state: the
 /// machine's snapshot without what only grows (steps taken, the absolute clock), with stored
-/// values at their declared defaults left out, and the restarts used so far.
+/// values at their declared defaults left out, the restarts used so far, and what the
+/// journey's invariants remember of the path (``InvariantMonitor``).
 ///
-/// On every state and move it checks the built-in invariants (``ExplorationInvariant``), and
-/// the first path that breaks one, in breadth-first order, is the shortest counterexample.
+/// On every state and move it checks the built-in invariants (``ExplorationInvariant``) and
+/// the journey's own (``JourneyInvariant``), and the first path that breaks one, in
+/// breadth-first order, is the shortest counterexample.
 /// Handlers draw their random bytes from a stream seeded by the step and the input, so the
 /// same input at the same step makes the same salt and the same seal, and a run of the
 /// explorer always finds the same states in the same order.
