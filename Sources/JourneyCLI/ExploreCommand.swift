@@ -24,8 +24,9 @@ struct ExploreCommand: AsyncParsableCommand {
                                           step that verifies a credential (in a journey
                                           that has one: `verifies: credential`, pin.verify,
                                           oidc.token)
-            A journey that breaks one on purpose says so under `exceptions:` with the reason.
-            The journey's own rules (`invariants:`) are checked too, reported as invariant.ID.
+            A journey that breaks one on purpose says so under `exceptions:` with the reason. \
+            The journey's own rules (`invariants:`) are checked too, each reported as \
+            invariant.ID.
 
             For each broken invariant the shortest path is printed, and with --emit written as \
             a scenario that stops where the rule breaks and expects what the rule demands, so \
