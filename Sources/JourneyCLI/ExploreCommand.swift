@@ -22,7 +22,14 @@ struct ExploreCommand: AsyncParsableCommand {
               explore.exceeded-target     no way round an attempt limit (a step that
                                           clears the count) lowers its counter
               explore.no-secret-leak      no secret reaches a transcript on any path
-            A journey that breaks one on purpose says so under `exceptions:` with the reason.
+              explore.credential-before-success
+                                          no path reaches a success end without passing a
+                                          step that verifies a credential (in a journey
+                                          that has one: `verifies: credential`, pin.verify,
+                                          oidc.token)
+            A journey that breaks one on purpose says so under `exceptions:` with the reason. \
+            The journey's own rules (`invariants:`) are checked too, each reported as \
+            invariant.ID.
 
             For each broken invariant the shortest path is printed, and with --emit written as \
             a scenario that stops where the rule breaks and expects what the rule demands, so \
@@ -143,8 +150,7 @@ struct ExploreCommand: AsyncParsableCommand {
                 }
                 for violation in Self.reported(result, excepted) {
                     let path = Path.join(
-                        emit,
-                        "\(journey.id)\(start.map { ".from-\($0)" } ?? "").\(violation.invariant.name).scenario.yaml")
+                        emit, "\(journey.id)\(start.map { ".from-\($0)" } ?? "").\(violation.name).scenario.yaml")
                     do {
                         let text = try file.map { try String(contentsOfFile: $0, encoding: .utf8) }
                         try AtomicFile.write(
@@ -154,7 +160,7 @@ struct ExploreCommand: AsyncParsableCommand {
                         console.err("error: \(error)\n")
                         throw ExitCode(ExitStatus.invalid)
                     }
-                    written["\(journey.id) \(start ?? "") \(violation.invariant.rawValue)"] = path
+                    written["\(journey.id) \(start ?? "") \(violation.id)"] = path
                 }
             }
             if !json { console.out(Self.text(result, excepted: excepted, written: written)) }
@@ -219,7 +225,7 @@ struct ExploreCommand: AsyncParsableCommand {
     /// The violations a journey does not declare as exceptions.
     static func reported(_ result: JourneyExplorer.Result, _ excepted: [RuleException]) -> [JourneyExplorer.Violation] {
         let ids = Set(excepted.map(\.rule.value))
-        return result.violations.filter { !ids.contains($0.invariant.rawValue) }
+        return result.violations.filter { !ids.contains($0.id) }
     }
 
     static func text(_ result: JourneyExplorer.Result, excepted: [RuleException], written: [String: String]) -> String {
@@ -241,17 +247,17 @@ struct ExploreCommand: AsyncParsableCommand {
             "  played: every input class, up to \(result.bounds.restarts) restart\(result.bounds.restarts == 1 ? "" : "s"), \(jumps); \(bounds)"
         )
         for violation in violations {
-            lines.append("  \(violation.invariant.rawValue): \(PrintableText.escaped(violation.message))")
+            lines.append("  \(violation.id): \(PrintableText.escaped(violation.message))")
             let moves = violation.path.map(\.description).joined(separator: " → ")
             lines.append(
                 "    \(violation.path.count) move\(violation.path.count == 1 ? "" : "s"): \(moves.isEmpty ? "at the start" : PrintableText.escaped(moves))"
             )
-            if let path = written["\(result.journey) \(result.start ?? "") \(violation.invariant.rawValue)"] {
+            if let path = written["\(result.journey) \(result.start ?? "") \(violation.id)"] {
                 lines.append("    written to \(path)")
             }
         }
         for exception in excepted {
-            let found = result.violations.contains { $0.invariant.rawValue == exception.rule.value }
+            let found = result.violations.contains { $0.id == exception.rule.value }
             lines.append(
                 "  \(exception.rule.value) \(found ? "broken on purpose" : "declared as an exception but not broken"): \(PrintableText.escaped(exception.reason))"
             )
@@ -284,14 +290,13 @@ struct ExploreCommand: AsyncParsableCommand {
                         .array(
                             reported(result, excepted).map { violation in
                                 JSONTree.members([
-                                    ("invariant", .string(violation.invariant.rawValue)),
+                                    ("invariant", .string(violation.id)),
+                                    ("summary", violation.declared?.summary.map(JSONTree.string)),
                                     ("message", .string(violation.message)),
                                     ("path", .strings(violation.path.map(\.description))),
                                     (
                                         "scenario",
-                                        written[
-                                            "\(result.journey) \(result.start ?? "") \(violation.invariant.rawValue)"
-                                        ].map(
+                                        written["\(result.journey) \(result.start ?? "") \(violation.id)"].map(
                                             JSONTree.string)
                                     ),
                                 ])
@@ -306,7 +311,7 @@ struct ExploreCommand: AsyncParsableCommand {
                                     (
                                         "broken",
                                         .bool(
-                                            result.violations.contains { $0.invariant.rawValue == exception.rule.value }
+                                            result.violations.contains { $0.id == exception.rule.value }
                                         )
                                     ),
                                 ])
@@ -320,11 +325,6 @@ struct ExploreCommand: AsyncParsableCommand {
             }
         ).printed
     }
-}
-
-extension ExplorationInvariant {
-    /// The id without its `explore.` prefix, for file names.
-    var name: String { String(rawValue.dropFirst("explore.".count)) }
 }
 
 /// A counterexample as an ordinary scenario: the moves as a script, stopping where the rule
@@ -341,12 +341,12 @@ enum Counterexample {
         let kept = start.map(startingBlocks) ?? []
         var lines = [
             "# yaml-language-server: $schema=https://journeykit.dev/schemas/scenario.schema.json",
-            "# Written by journey explore: the shortest path that breaks \(violation.invariant.rawValue)"
+            "# Written by journey explore: the shortest path that breaks \(violation.id)"
                 + (result.start.map { ", starting where scenario \($0) starts." } ?? "."),
-            "# \(PrintableText.escaped(violation.message))",
+            "# \(violation.id): \(PrintableText.escaped(violation.message))",
             "scenario: \(id(violation, of: result))",
             "journey: \(result.journey)",
-            "title: \(quoted(violation.invariant.rule))",
+            "title: \(quoted(violation.rule))",
             "tags: [explore]",
         ]
         if start == nil { lines.append("device: { biometry: faceID, enrolled: true, kdfRounds: 1 }") }
@@ -378,7 +378,7 @@ enum Counterexample {
     /// The counterexample's id: the journey's or the starting scenario's, then the rule's name,
     /// within the 64 characters an id may have.
     static func id(_ violation: JourneyExplorer.Violation, of result: JourneyExplorer.Result) -> String {
-        let name = violation.invariant.name
+        let name = violation.name
         let base = result.start ?? result.journey.replacingOccurrences(of: ".", with: "-")
         var prefix = String(base.prefix(max(1, 63 - name.count)))
         while prefix.count > 1, prefix.last == "-" || prefix.last == "_" { prefix.removeLast() }

@@ -39,6 +39,10 @@ struct RunCommand: AsyncParsableCommand {
             FIFO or a socket is written directly (a FIFO waits for its reader); a folder is \
             refused before the run.
 
+            The journey's own invariants (`invariants:`) are checked at every step it enters \
+            and at its end, and so is explore.credential-before-success in a journey with a \
+            step that verifies a credential: a run that breaks one fails there, naming it.
+
             Exits 0 when the run reached the expected end and every assertion held, 1 when it \
             did not, 2 for invalid files or options, or an output that cannot be written.
             """

@@ -15,7 +15,9 @@ struct TestCommand: AsyncParsableCommand {
             step that changed and prints a unified diff of the text (of the JSON lines where the \
             text does not show it). The .txt must be exactly the rendering of the .jsonl: one \
             edited by hand fails, naming its first differing line. A .jsonl that does not read \
-            as a transcript fails with its path:line:column.
+            as a transcript fails with its path:line:column. A run that breaks one of its \
+            journey's invariants (`invariants:`, explore.credential-before-success) fails \
+            there, naming it.
 
             Examples:
               journey test                                 # everything under journeys/
@@ -236,7 +238,7 @@ struct TestCommand: AsyncParsableCommand {
                         ScenarioOutcome.Problem(
                             kind: .invariant,
                             message:
-                                "\(violation.invariant.rawValue)\(from): \(violation.message); \(violation.path.count) move\(violation.path.count == 1 ? "" : "s"): \(moves.isEmpty ? "at the start" : moves) (journey explore\(start.scenario.map { " --from \($0.file)" } ?? " --journey \(id)") --emit DIR writes it as a scenario)"
+                                "\(violation.id)\(from): \(violation.message); \(violation.path.count) move\(violation.path.count == 1 ? "" : "s"): \(moves.isEmpty ? "at the start" : moves) (journey explore\(start.scenario.map { " --from \($0.file)" } ?? " --journey \(id)") --emit DIR writes it as a scenario)"
                         ))
                 }
             }

@@ -82,6 +82,9 @@ public struct JourneyDoc: Sendable {
     /// The auth rules the journey breaks on purpose: each rule's id, what it asks, and why the
     /// journey does not (``AuthRule``).
     public var exceptions: [(rule: String, asks: String, reason: String)] = []
+    /// The rules the journey states about itself (`invariants:`): each one's reported id, its
+    /// summary, and the rule as written.
+    public var invariants: [(id: String, summary: String?, rule: String)] = []
     public var steps: [StepDoc]
     public var start: String
     public var ends: [(id: String, kind: EndKind, title: String?)]
@@ -196,7 +199,7 @@ public enum DocsBuilder {
                         AuthRule(rawValue: exception.rule.value)?.rule
                             ?? ExplorationInvariant(rawValue: exception.rule.value)?.rule ?? "", exception.reason
                     )
-                }, steps: steps,
+                }, invariants: journey.invariants.map { ($0.reportedId, $0.summary, $0.written) }, steps: steps,
                 start: journey.start.value,
                 ends: journey.ends.map { ($0.id.value, $0.kind, text($0.title)) },
                 calls: Array(Set(steps.compactMap(\.calls))).sorted(), walkthroughs: walkthroughs,

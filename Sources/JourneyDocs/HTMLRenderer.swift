@@ -54,6 +54,13 @@ public enum HTMLRenderer {
                 "<h2>Attempt limits</h2>\n<ul>" + doc.limits.map { "<li>\(markdownInline($0))</li>" }.joined()
                 + "</ul>\n"
         }
+        if !doc.invariants.isEmpty {
+            body +=
+                "<h2>Invariants</h2>\n<p>Rules the journey states about itself, checked on every path by <code>journey explore</code> and in every run:</p>\n<table><tr><th>invariant</th><th>what it protects</th><th>rule</th></tr>"
+                + doc.invariants.map {
+                    "<tr><td><code>\(e($0.id))</code></td><td>\(e($0.summary ?? ""))</td><td><code>\(e($0.rule))</code></td></tr>"
+                }.joined() + "</table>\n"
+        }
         if !doc.exceptions.isEmpty {
             body +=
                 "<h2>Rules broken on purpose</h2>\n<p>The app this journey reproduces does not keep these rules, so neither does the journey:</p>\n<table><tr><th>rule</th><th>what it asks</th><th>why this journey breaks it</th></tr>"

@@ -65,6 +65,18 @@ public enum MarkdownRenderer {
             md += doc.limits.map { "- \($0)" }
             md.append("")
         }
+        if !doc.invariants.isEmpty {
+            md += [
+                "## Invariants", "",
+                "Rules the journey states about itself, checked on every path by `journey explore` and in every run:",
+                "",
+                "| invariant | what it protects | rule |", "|---|---|---|",
+            ]
+            for invariant in doc.invariants {
+                md.append("| `\(invariant.id)` | \(cell(invariant.summary ?? "")) | `\(cell(invariant.rule))` |")
+            }
+            md.append("")
+        }
         if !doc.exceptions.isEmpty {
             md += [
                 "## Rules broken on purpose", "",

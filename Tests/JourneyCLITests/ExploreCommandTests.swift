@@ -30,6 +30,27 @@ struct ExploreCommandTests {
                 "step 'checkout' shows no enabled action"
             ),
             ("trap.journey.yaml", "explore.trap", "explore.reaches-an-end", "again: stay", nil),
+            (
+                "invariant-never.journey.yaml", "explore.home-before-pin", "invariant.pin-before-home", "welcome: skip",
+                "invariant 'pin-before-home' is broken at step 'home': Home is never shown before a PIN is set"
+            ),
+            (
+                "invariant-always.journey.yaml", "explore.retries-unbounded", "invariant.retries-bounded",
+                "code: retry → code: retry → code: retry", "invariant 'retries-bounded' is broken at step 'code'"
+            ),
+            (
+                "invariant-never-after.journey.yaml", "explore.code-after-lock", "invariant.no-code-after-lock",
+                "otp: wrong → locked: retry", "invariant 'no-code-after-lock' is broken at step 'otp'"
+            ),
+            (
+                "invariant-only-after.journey.yaml", "explore.home-without-verify", "invariant.home-after-verify",
+                "welcome: guest", "invariant 'home-after-verify' is broken at step 'home'"
+            ),
+            (
+                "credential-skipped.journey.yaml", "explore.credential-skipped", "explore.credential-before-success",
+                "signIn: later → home: done",
+                "success end 'done' is reached without passing a step that verifies a credential"
+            ),
         ] as [(String, String, String, String, String?)])
     func caught(
         _ file: String, _ journey: String, _ invariant: String, _ moves: String, _ replayed: String?
@@ -42,7 +63,8 @@ struct ExploreCommandTests {
             #expect(result.status == Exit.failed, "\(result)")
             #expect(result.stdout.contains("  \(invariant): "), "\(result)")
             #expect(result.stdout.contains(": \(moves)\n"), "\(result)")
-            let scenario = "\(out)/\(journey).\(invariant.dropFirst("explore.".count)).scenario.yaml"
+            let name = invariant.drop { $0 != "." }.dropFirst()
+            let scenario = "\(out)/\(journey).\(name).scenario.yaml"
             #expect(result.stdout.contains("written to \(scenario)"), "\(result)")
             let replay = try await runJourney(["run", "--scenario", scenario, "--journeys", Self.fixtures])
             if let replayed {
@@ -72,6 +94,35 @@ struct ExploreCommandTests {
                 "\(result)")
             let check = try await runJourney(["check", "--strict", "journeys"], cwd: directory)
             #expect(check.status == Exit.ok, "an exception to an invariant is explore's to judge: \(check)")
+        }
+    }
+
+    @Test("a journey that keeps the invariants it states explores clean; one that misuses them does not check")
+    func invariants() async throws {
+        let clean = try await runJourney(["explore", "\(Self.fixtures)/invariants-hold.journey.yaml"])
+        #expect(clean.status == Exit.ok, "\(clean)")
+        #expect(clean.stdoutLines.first?.hasSuffix(": clean") == true, "\(clean)")
+        let json = try await runJourney(["explore", "--json", "\(Self.fixtures)/invariant-never.journey.yaml"])
+        let decoded = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
+        let violation = try #require(decoded?.first?["violations"] as? [[String: Any]]).first
+        #expect(violation?["invariant"] as? String == "invariant.pin-before-home", "\(json)")
+        #expect(violation?["summary"] as? String == "Home is never shown before a PIN is set", "\(json)")
+        #expect(violation?["path"] as? [String] == ["welcome: skip"], "\(json)")
+        try await withTemporaryDirectory { directory in
+            let text = try String(
+                contentsOf: Paths.root.appendingPathComponent("\(Self.fixtures)/invariant-never.journey.yaml"),
+                encoding: .utf8)
+            try writeText(
+                text.replacingOccurrences(of: "step == 'home'", with: "step == 'hom'"),
+                to: directory.appendingPathComponent("journeys/j.journey.yaml"))
+            for command in ["check", "explore"] {
+                let result = try await runJourney([command, "journeys"], cwd: directory)
+                #expect(result.status == Exit.invalid, "\(result)")
+                #expect(
+                    result.stderr.contains(
+                        "journeys/j.journey.yaml:13:20: error: 'hom' is not a step or end of this journey; did you mean 'home'? [step.unknown]"
+                    ), "\(result)")
+            }
         }
     }
 

@@ -173,6 +173,27 @@ struct DocsBuilderTests {
         #expect(doc.reads.contains("device.online") && doc.writes == ["stored.fails"])
     }
 
+    @Test("the journey's invariants are listed with their summaries and rules, in every format")
+    func invariantsAreListed() async throws {
+        let journey = Self.journey.replacingOccurrences(
+            of: "start: a\n",
+            with:
+                "invariants:\n  a-needs-online:\n    summary: A is shown only online\n    never: step == 'a' && !device.online || end == 'failure'\nstart: a\n"
+        )
+        let doc = try await build(journey: journey, script: "  - at: a\n    action: go")
+        #expect(doc.invariants.map(\.id) == ["invariant.a-needs-online"])
+        let markdown = MarkdownRenderer.page(doc)
+        #expect(
+            markdown.contains(
+                "| `invariant.a-needs-online` | A is shown only online | `never: step == 'a' && !device.online \\|\\| end == 'failure'` |"
+            ), "\(markdown)")
+        let html = HTMLRenderer.page(doc, svg: "")
+        #expect(
+            html.contains(
+                "<td><code>invariant.a-needs-online</code></td><td>A is shown only online</td><td><code>never: step == 'a' &amp;&amp; !device.online || end == 'failure'</code></td>"
+            ), "\(html)")
+    }
+
     @Test("what an exceeded limit tests and sets is listed with the journey's reads and writes")
     func exceededLimitsReadAndWrite() throws {
         let journey = """

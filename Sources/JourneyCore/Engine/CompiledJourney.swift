@@ -61,11 +61,20 @@ public final class CompiledJourney: Sendable {
     let stored: [CompiledVariable]
     let limits: [String: CompiledLimit]
     let outputs: [(name: String, value: Template)]
+    /// The rules the journey states about itself, checked as it runs and explored.
+    let invariants: [CompiledInvariant]
+    /// The steps that verify a credential, each with the outcomes that mean it was right.
+    public let credentialSteps: [String: Set<String>]
+    /// Whether a run must watch for a success end reached without a verified credential: the
+    /// journey has a step that verifies one, and its steps alone do not keep every success
+    /// end behind it.
+    let watchesCredential: Bool
 
     init(
         source: Journey, steps: [CompiledStep], ends: [CompiledEnd], start: Target, params: [CompiledVariable],
         state: [CompiledVariable], stored: [CompiledVariable], limits: [String: CompiledLimit],
-        outputs: [(name: String, value: Template)]
+        outputs: [(name: String, value: Template)], invariants: [CompiledInvariant] = [],
+        credentialSteps: [String: Set<String>] = [:], watchesCredential: Bool = false
     ) {
         self.source = source
         self.id = source.id.value
@@ -78,6 +87,9 @@ public final class CompiledJourney: Sendable {
         self.stored = stored
         self.limits = limits
         self.outputs = outputs
+        self.invariants = invariants
+        self.credentialSteps = credentialSteps
+        self.watchesCredential = watchesCredential
     }
 
     /// The stored values this journey declares, with their defaults.

@@ -2,6 +2,9 @@
 /// writes every transcript record to a sink as it happens (the sink is lent to the machine for
 /// each event, ``JourneyMachine/handle(_:recordingInto:)``).
 ///
+/// A run that breaks an invariant the journey states (`invariants:`), or reaches a success end
+/// without passing a step that verifies a credential, fails with a message naming the rule.
+///
 /// A handler that throws fails the journey with the error recorded; it never takes the
 /// process down. The error's message is recorded only for ``HandlerError`` (whose messages
 /// handlers write without secrets); for any other error only its type is recorded, because
@@ -33,7 +36,13 @@ public struct JourneyRunner {
         let context = RunContext(machine: machine, driver: driver, network: network, sink: sink)
         if let header { sink.record(TranscriptRecord(time: 0, depth: 0, event: .header(header))) }
         var action = context.handle(.start)
+        // The journey's own invariants, and its credential rule, hold as it runs: a run that
+        // breaks one fails, saying which.
+        var monitor = InvariantMonitor(journey, library: library)
         while true {
+            if monitor != nil, let broken = monitor?.check(action, context.machine) {
+                action = context.handle(.abort(broken.message))
+            }
             switch action {
             case .finished(let result), .failed(let result):
                 return Outcome(
@@ -50,6 +59,7 @@ public struct JourneyRunner {
                 context.inputs = [:]
                 do {
                     let result = try await handler.run(invocation, context: context)
+                    monitor?.completed(journey: invocation.journey, step: invocation.step, outcome: result.outcome)
                     action = context.handle(.complete(result, inputs: context.inputs))
                 } catch let interruption as RunInterruption {
                     switch interruption {

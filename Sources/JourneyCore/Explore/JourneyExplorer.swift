@@ -3,10 +3,12 @@
 /// right and a wrong PIN, each biometric result), and anywhere an app restart and jumps of the
 /// virtual clock by the durations the journey writes. Equal situations are one state: the
 /// machine's snapshot without what only grows (steps taken, the absolute clock), with stored
-/// values at their declared defaults left out, and the restarts used so far.
+/// values at their declared defaults left out, the restarts used so far, and what the
+/// journey's invariants remember of the path (``InvariantMonitor``).
 ///
-/// On every state and move it checks the built-in invariants (``ExplorationInvariant``), and
-/// the first path that breaks one, in breadth-first order, is the shortest counterexample.
+/// On every state and move it checks the built-in invariants (``ExplorationInvariant``) and
+/// the journey's own (``JourneyInvariant``), and the first path that breaks one, in
+/// breadth-first order, is the shortest counterexample.
 /// Handlers draw their random bytes from a stream seeded by the step and the input, so the
 /// same input at the same step makes the same salt and the same seal, and a run of the
 /// explorer always finds the same states in the same order.
@@ -55,13 +57,39 @@ public struct JourneyExplorer: Sendable {
             public var value: Int
         }
 
-        public var invariant: ExplorationInvariant
+        /// The built-in invariant broken; nil for one of the journey's own (``declared``).
+        public var invariant: ExplorationInvariant?
+        /// The journey's own invariant broken (`invariants:`): its id and summary.
+        public var declared: (id: String, summary: String?)?
         public var message: String
         public var path: [Move]
         /// The step the journey waits at where the path ends; nil when it ended or failed.
         public var step: String?
         /// What the rule demands there, when it is a value.
         public var expected: Expected?
+
+        public init(
+            invariant: ExplorationInvariant?, declared: (id: String, summary: String?)? = nil, message: String,
+            path: [Move], step: String?, expected: Expected? = nil
+        ) {
+            self.invariant = invariant
+            self.declared = declared
+            self.message = message
+            self.path = path
+            self.step = step
+            self.expected = expected
+        }
+
+        /// The id the violation is reported under: the built-in's, or `invariant.ID`.
+        public var id: String { invariant?.rawValue ?? declared?.id ?? "" }
+        /// The id without its `explore.` or `invariant.` prefix, for file names.
+        public var name: String {
+            invariant?.name ?? String(id.dropFirst(JourneyInvariant.prefix.count))
+        }
+        /// What the rule asks, in one sentence.
+        public var rule: String {
+            invariant?.rule ?? declared?.summary ?? "The journey's invariant '\(name)' holds."
+        }
     }
 
     /// What an exploration found.
@@ -149,12 +177,18 @@ public struct JourneyExplorer: Sendable {
         var outOfScope = false
         /// What the network has answered on the way (a ``CountingNetwork``'s `answered`).
         var answered: [Int] = []
+        /// What the path has done that the journey's invariants remember.
+        var monitor: InvariantMonitor? = nil
+        /// The first invariant the last move broke: the path stops there, as a run would.
+        var broken: InvariantMonitor.Broken? = nil
     }
 
     struct Key: Hashable {
         var snapshot: JourneyMachine.Snapshot
         var restarts: Int
         var answered: [Int]
+        var monitor: InvariantMonitor? = nil
+        var broken: String? = nil
     }
 
     public func explore(_ journey: CompiledJourney) async -> Result {
@@ -174,7 +208,9 @@ public struct JourneyExplorer: Sendable {
                 random: .seeded(0), wallClock: .pinned(milliseconds: device.clock)))
         let start = machine.handle(.start, recordingInto: Recorder(keeping: false))
         var startEdges: [Edge] = []
-        let first = await settle(machine, start, restarts: 0, answered: [], journey: journey.id, taking: &startEdges)
+        let first = await settle(
+            machine, start, restarts: 0, answered: [], journey: journey.id, taking: &startEdges,
+            monitor: InvariantMonitor(journey, library: library))
         result.taken.formUnion(startEdges)
 
         var keys: [Key: Int] = [:]
@@ -182,7 +218,7 @@ public struct JourneyExplorer: Sendable {
         var reverse: [[Int]] = []
         var ends = Set<Int>()
         var leftOut = Set<String>()
-        var violated = Set<ExplorationInvariant>()
+        var violated = Set<String>()
         /// States at a step with input the explorer cannot make.
         var unknown = Set<Int>()
         /// The step each state waits at, for a violation found after the search.
@@ -191,7 +227,7 @@ public struct JourneyExplorer: Sendable {
         func add(_ node: Node, parent: (Int, Move)?) -> (index: Int, new: Bool) {
             let key = Key(
                 snapshot: Self.normalized(node.machine.snapshot(includingGrowth: false), defaults),
-                restarts: node.restarts, answered: node.answered)
+                restarts: node.restarts, answered: node.answered, monitor: node.monitor, broken: node.broken?.id)
             if let index = keys[key] { return (index, false) }
             let index = parents.count
             keys[key] = index
@@ -202,10 +238,11 @@ public struct JourneyExplorer: Sendable {
                 waitsAt.append(nil)
             }
             reverse.append([])
-            // A failed run is an end of its own kind here: never-fails reports it.
+            // A failed run is an end of its own kind here: never-fails reports it. A broken
+            // invariant stops the path, as it stops a run.
             switch node.action {
             case .finished, .failed: ends.insert(index)
-            default: break
+            default: if node.broken != nil { ends.insert(index) }
             }
             return (index, true)
         }
@@ -219,21 +256,29 @@ public struct JourneyExplorer: Sendable {
             return moves.reversed()
         }
         func report(
-            _ invariant: ExplorationInvariant, _ message: String, at index: Int, then move: Move? = nil, node: Node?,
-            expected: Violation.Expected? = nil
+            _ invariant: ExplorationInvariant?, _ message: String, at index: Int, then move: Move? = nil, node: Node?,
+            expected: Violation.Expected? = nil, declared: (id: String, summary: String?)? = nil
         ) {
-            guard violated.insert(invariant).inserted else { return }
+            guard let id = invariant?.rawValue ?? declared?.id, violated.insert(id).inserted else { return }
             var step = node == nil ? waitsAt[index] : nil
             if case .runStep(let invocation)? = node?.action { step = invocation.step }
             result.violations.append(
                 Violation(
-                    invariant: invariant, message: message, path: path(to: index) + (move.map { [$0] } ?? []),
-                    step: step, expected: expected))
+                    invariant: invariant, declared: declared, message: message,
+                    path: path(to: index) + (move.map { [$0] } ?? []), step: step, expected: expected))
+        }
+        /// Reports the invariant the node broke, if any: the path goes no further.
+        func reportBroken(_ node: Node, at index: Int) -> Bool {
+            guard let broken = node.broken else { return false }
+            report(
+                broken.builtin, broken.detail, at: index, node: node,
+                declared: broken.builtin == nil ? (broken.id, broken.summary) : nil)
+            return true
         }
 
         var level: [(index: Int, node: Node)] = []
         let root = add(first, parent: nil)
-        level.append((root.index, first))
+        if !reportBroken(first, at: root.index) { level.append((root.index, first)) }
         if let problem = stateProblem(first, journey) { report(problem.0, problem.1, at: root.index, node: first) }
 
         var depth = 0
@@ -247,7 +292,8 @@ public struct JourneyExplorer: Sendable {
                 if incomplete { unknown.insert(index) }
                 for move in played {
                     result.transitions += 1
-                    let recorder = Recorder(keeping: watchesSecrets && !violated.contains(.noSecretLeak))
+                    let recorder = Recorder(
+                        keeping: watchesSecrets && !violated.contains(ExplorationInvariant.noSecretLeak.rawValue))
                     let (successor, edges) = await play(move, from: node, journey: journey.id, recorder: recorder)
                     result.taken.formUnion(edges)
                     if recorder.keeping, let leak = Self.leak(recorder.records, move: move, from: node, to: successor) {
@@ -266,7 +312,7 @@ public struct JourneyExplorer: Sendable {
                     if let problem = stateProblem(successor, journey) {
                         report(problem.0, problem.1, at: target, node: successor)
                     }
-                    next.append((target, successor))
+                    if !reportBroken(successor, at: target) { next.append((target, successor)) }
                     if parents.count >= bounds.states {
                         result.truncated = true
                         break
@@ -366,7 +412,7 @@ public struct JourneyExplorer: Sendable {
             let action = restarted.handle(.restart, recordingInto: recorder)
             let next = await settle(
                 restarted, action, restarts: node.restarts + 1, answered: node.answered, journey: journey,
-                taking: &edges, recorder: recorder)
+                taking: &edges, monitor: node.monitor, recorder: recorder)
             return (next, edges)
         case .input(_, let label, let values):
             (machine, run, unstubbed, answered) = await runStep(
@@ -381,35 +427,45 @@ public struct JourneyExplorer: Sendable {
         case .asked(let request):
             let next = Node(
                 machine: machine, action: node.action, request: request, restarts: node.restarts, outOfScope: unstubbed,
-                answered: answered)
+                answered: answered, monitor: node.monitor)
             return (next, [])
         case .done(let action, let outcome):
-            if let outcome, invocation.journey == journey {
-                edges.append(Edge(step: invocation.step, outcome: outcome))
+            var monitor = node.monitor
+            if let outcome {
+                if invocation.journey == journey { edges.append(Edge(step: invocation.step, outcome: outcome)) }
+                monitor?.completed(journey: invocation.journey, step: invocation.step, outcome: outcome)
             }
             let next = await settle(
                 machine, action, restarts: node.restarts, answered: answered, journey: journey, taking: &edges,
-                outOfScope: unstubbed, recorder: recorder)
+                outOfScope: unstubbed, monitor: monitor, recorder: recorder)
             return (next, edges)
         }
     }
 
     /// Runs the steps that ask for nothing (a decision, a save, a wipe) until one asks or the
-    /// run ends.
+    /// run ends, checking the journey's invariants at each step entered and at the end; the
+    /// first one broken stops the path there.
     func settle(
         _ machine: JourneyMachine, _ action: JourneyMachine.Action, restarts: Int, answered: [Int], journey: String,
-        taking edges: inout [Edge], outOfScope: Bool = false, recorder: Recorder = Recorder(keeping: false)
+        taking edges: inout [Edge], outOfScope: Bool = false, monitor: InvariantMonitor? = nil,
+        recorder: Recorder = Recorder(keeping: false)
     ) async -> Node {
         var machine = machine
         var action = action
         var outOfScope = outOfScope
         var answered = answered
+        var monitor = monitor
         while true {
+            if let broken = monitor?.check(action, machine) {
+                return Node(
+                    machine: machine, action: action, request: nil, restarts: restarts, outOfScope: outOfScope,
+                    answered: answered, monitor: monitor, broken: broken)
+            }
             switch action {
             case .finished, .failed:
                 return Node(
                     machine: machine, action: action, request: nil, restarts: restarts, outOfScope: outOfScope,
-                    answered: answered)
+                    answered: answered, monitor: monitor)
             case .proceed:
                 action = machine.handle(
                     .abort("the machine waited for a handler that was not running"), recordingInto: recorder)
@@ -424,10 +480,11 @@ public struct JourneyExplorer: Sendable {
                     // and the network as it was.
                     return Node(
                         machine: machine, action: action, request: request, restarts: restarts, outOfScope: outOfScope,
-                        answered: answered)
+                        answered: answered, monitor: monitor)
                 case .done(let next, let outcome):
-                    if let outcome, invocation.journey == journey {
-                        edges.append(Edge(step: invocation.step, outcome: outcome))
+                    if let outcome {
+                        if invocation.journey == journey { edges.append(Edge(step: invocation.step, outcome: outcome)) }
+                        monitor?.completed(journey: invocation.journey, step: invocation.step, outcome: outcome)
                     }
                     machine = after
                     action = next

@@ -64,6 +64,11 @@ struct ExpressionTypeChecker<Scope: ExpressionScope> {
     private mutating func name(_ path: [String], at offset: Int) -> TypeInfo? {
         if let type = scope.type(of: path) { return type }
         let name = path.joined(separator: ".")
+        if path.count == 1 {
+            errors.append(
+                .undefined("'\(name)' is read only where invariants are checked (under 'invariants:')", at: offset))
+            return nil
+        }
         if knownNames == nil {
             knownNames = scope.knownPaths.map { $0.joined(separator: ".") }
         }

@@ -23,6 +23,9 @@ struct ExpressionParser {
 
     /// The names an expression can start with.
     static let roots = ["params", "state", "stored", "input", "outcome", "limits", "device"]
+    /// Names read without a path: where an invariant is checked, the step (`step`) and the
+    /// kind of end reached (`end`). Other places do not know them, and their type check says so.
+    static let bareNames = ["step", "end"]
 
     static let tooDeep = "expression nests too deeply"
 
@@ -271,6 +274,10 @@ struct ExpressionParser {
     }
 
     private mutating func parseName(_ word: String, at offset: Int) throws(ExpressionError) -> Ref {
+        if Self.bareNames.contains(word) {
+            try advance()
+            return try add(.name(tree.addPath([word])), at: offset, children: [])
+        }
         guard Self.roots.contains(word) else {
             if Function(rawValue: word) != nil {
                 throw .undefined("'\(word)' is a function; call it as '\(word)(…)'", at: offset)

@@ -39,6 +39,10 @@ public struct HandlerContract: Sendable {
     /// a biometric success that reaches a success end passes a step of such a handler, or
     /// `journey check` warns (``AuthRule/biometryWithoutKey``).
     public var releasesKey: Bool
+    /// The outcomes with which a step of this handler has verified a credential the user gave
+    /// (`pin.verify`'s `correct`: the PIN opened its seal); empty for a handler that verifies
+    /// none. A journey with such a step is held to ``ExplorationInvariant/credentialBeforeSuccess``.
+    public var verifiedOutcomes: [String] = []
 
     /// A contract; only `id` and `summary` are needed for a handler that takes nothing, asks
     /// nothing and has no outcome of its own (a screen whose actions are its outcomes).
@@ -46,7 +50,8 @@ public struct HandlerContract: Sendable {
         id: String, summary: String, parameters: [ParameterSpec] = [], inputs: [InputSpec] = [],
         outcomes: [OutcomeSpec] = [], actionsAreOutcomes: Bool = false,
         refinedInputs: [Conditional<InputSpec>] = [], refinedOutcomes: [Conditional<OutcomeSpec>]? = nil,
-        releasesKey: Bool = false, refine: (@Sendable (StepShape, inout StepContract) -> Void)? = nil
+        releasesKey: Bool = false, verifiedOutcomes: [String] = [],
+        refine: (@Sendable (StepShape, inout StepContract) -> Void)? = nil
     ) {
         self.id = id
         self.summary = summary
@@ -57,6 +62,7 @@ public struct HandlerContract: Sendable {
         self.refinedInputs = refinedInputs
         self.refinedOutcomes = refinedOutcomes
         self.releasesKey = releasesKey
+        self.verifiedOutcomes = verifiedOutcomes
         self.refine = refine
     }
 

@@ -13,10 +13,10 @@ public struct JourneyLoader: Sendable {
 
     static let journeyKeys = [
         "journey", "version", "title", "summary", "locales", "params", "state", "stored", "outputs", "limits",
-        "start", "steps", "ends", "exceptions",
+        "start", "steps", "ends", "exceptions", "invariants",
     ]
     static let declarationKeys = ["type", "default", "secret", "description"]
-    static let stepKeys = ["handler", "call", "with", "screen", "attempts", "note", "on"]
+    static let stepKeys = ["handler", "call", "with", "screen", "attempts", "note", "verifies", "on"]
     static let unsupportedVersion = "version.unsupported"
 
     /// Loads a journey from a parsed YAML document. When the document is a mapping, a journey
@@ -100,6 +100,7 @@ public struct JourneyLoader: Sendable {
             start: start, steps: steps, ends: ends, location: root.location)
         journey.unloadedSteps = unloaded
         journey.exceptions = f["exceptions"].map { exceptions($0, &r) } ?? []
+        journey.invariants = f["invariants"].map { invariants($0, &r) } ?? []
         journey.isIncomplete = r.diagnostics.hasErrors
         return journey
     }
@@ -130,6 +131,68 @@ public struct JourneyLoader: Sendable {
     }
 
     static let unknownRule = "exception.unknown"
+    static let invariantForm = "invariant.form"
+
+    /// `invariants:`: each a kebab-case id with one of `never`, `always` or `only` (a bool
+    /// expression), optionally `after` (one for `only`) and a `summary`. Expressions are checked
+    /// when the journey compiles.
+    func invariants(_ node: YAMLNode, _ r: inout NodeReader) -> [JourneyInvariant] {
+        r.namedEntries(node, "'invariants'").compactMap { entry in
+            let id = Located(entry.key, at: entry.keyLocation)
+            let what = "invariant '\(entry.key)'"
+            if !Self.isKebabId(entry.key) {
+                r.diagnostics.error(
+                    NodeReader.invalidId,
+                    "\(what) is not a valid id; use lowercase words joined by '-', like 'pin-before-home'",
+                    at: entry.keyLocation)
+            } else if let builtin = ExplorationInvariant.allCases.first(where: { $0.name == entry.key }) {
+                r.diagnostics.error(
+                    NodeReader.invalidId,
+                    "\(what) has the name of the built-in rule '\(builtin.rawValue)'; choose another id",
+                    at: entry.keyLocation)
+            }
+            let forms = JourneyInvariant.Form.allCases.map(\.rawValue)
+            guard
+                let f = r.mapping(entry.value, what, allowed: forms + ["after", "summary"])
+            else { return nil }
+            let summary = f["summary"].flatMap { r.string($0, "'summary'") }
+            let given = forms.filter { f[$0] != nil }
+            guard given.count == 1, let form = JourneyInvariant.Form(rawValue: given[0]) else {
+                if given.isEmpty {
+                    r.diagnostics.error(
+                        Self.invariantForm,
+                        "\(what) says neither 'never', 'always' nor 'only': give one, with a bool expression",
+                        at: f.keyLocation("after") ?? entry.value.location)
+                } else {
+                    r.diagnostics.error(
+                        Self.invariantForm,
+                        "\(what) has both '\(given[0])' and '\(given[1])'; an invariant says one of 'never', 'always' or 'only'",
+                        at: f.keyLocation(given[1]) ?? entry.value.location)
+                }
+                return nil
+            }
+            guard let condition = f[form.rawValue].flatMap({ r.located($0, "'\(form.rawValue)'") }) else { return nil }
+            let after = f["after"].flatMap { r.located($0, "'after'") }
+            if form == .only && f["after"] == nil {
+                r.diagnostics.error(
+                    Self.invariantForm,
+                    "\(what) says 'only' without 'after': say under 'after' what must have held first",
+                    at: f.keyLocation("only") ?? entry.value.location)
+                return nil
+            }
+            return JourneyInvariant(
+                id: id, summary: summary, form: form, condition: condition, after: after, location: entry.value.location
+            )
+        }
+    }
+
+    /// Lowercase words of letters and digits joined by '-', starting with a letter.
+    static func isKebabId(_ text: String) -> Bool {
+        guard let first = text.unicodeScalars.first, ("a"..."z").contains(first), text.count <= 64,
+            !text.hasSuffix("-"), !text.contains("--")
+        else { return false }
+        return text.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || $0.isASCIIDigit || $0 == "-" }
+    }
 
     static func isJourneyId(_ text: String) -> Bool {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
@@ -266,6 +329,7 @@ public struct JourneyLoader: Sendable {
             }
         }
         let note = f["note"].flatMap { r.string($0, "'note'") }
+        let verifies = f["verifies"].flatMap { credentialMark($0, what, &r) }
         var transitions: [(outcome: Located<String>, transition: Transition)] = []
         for outcome in f["on"].map({ r.namedEntries($0, "'on'") }) ?? [] {
             if let t = transition(outcome.value, "transition for '\(outcome.key)'", &r) {
@@ -274,7 +338,35 @@ public struct JourneyLoader: Sendable {
         }
         return Step(
             id: id, kind: kind, with: with, screen: screen, attempts: attempts, note: note, transitions: transitions,
-            location: entry.value.location)
+            location: entry.value.location, verifies: verifies)
+    }
+
+    /// `verifies: credential`, or `verifies: {credential: [outcome, …]}` naming the outcomes
+    /// that mean the credential was right.
+    func credentialMark(_ node: YAMLNode, _ what: String, _ r: inout NodeReader) -> CredentialMark? {
+        if let text = node.scalar {
+            guard text == "credential" else {
+                r.diagnostics.error(
+                    NodeReader.valueType,
+                    "'verifies' of \(what) is 'credential' or '{credential: [outcome, …]}', found '\(text)'",
+                    at: node.location)
+                return nil
+            }
+            return CredentialMark(outcomes: [], location: node.location)
+        }
+        guard let f = r.mapping(node, "'verifies' of \(what)", allowed: ["credential"], required: ["credential"]),
+            let list = f["credential"]
+        else { return nil }
+        let outcomes = r.stringList(list, "'credential'")
+        guard !outcomes.isEmpty else {
+            if list.isNull || list.scalar == nil {
+                r.diagnostics.error(
+                    NodeReader.valueType, "name the outcomes with which \(what) has verified the credential",
+                    at: list.location)
+            }
+            return nil
+        }
+        return CredentialMark(outcomes: outcomes, location: node.location)
     }
 
     func screen(_ node: YAMLNode, _ what: String, _ r: inout NodeReader) -> Screen? {

@@ -76,6 +76,9 @@ public enum ExplorationInvariant: String, Sendable, Hashable, CaseIterable {
     /// No secret reaches a transcript: no value typed into a secret input, or kept secret in the
     /// journey's state, store or params, shows in what a move records.
     case noSecretLeak = "explore.no-secret-leak"
+    /// No path reaches a success end without passing a step that verifies a credential, in a
+    /// journey that has such steps (`verifies: credential`, or a handler that verifies one).
+    case credentialBeforeSuccess = "explore.credential-before-success"
 
     /// What the invariant asks, in one sentence.
     public var rule: String {
@@ -87,8 +90,15 @@ public enum ExplorationInvariant: String, Sendable, Hashable, CaseIterable {
         case .exceededTarget:
             "An attempt limit leads to its exceeded target: no way round it (a step that clears the count) lowers its counter."
         case .noSecretLeak: "No secret reaches a transcript on any path."
+        case .credentialBeforeSuccess:
+            "No path reaches a success end without passing a step that verifies a credential (a PIN that opens its seal, a code the provider exchanges), in a journey that has such steps."
         }
     }
+}
+
+extension ExplorationInvariant {
+    /// The id without its `explore.` prefix, for file names.
+    public var name: String { String(rawValue.dropFirst("explore.".count)) }
 }
 
 /// A rule a journey breaks on purpose, and why: `exceptions: {auth.weak-pin: "…"}`. The rule is

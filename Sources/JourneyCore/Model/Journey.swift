@@ -19,6 +19,8 @@ public struct Journey: Sendable {
     public var location: SourceLocation
     /// The auth rules the journey breaks on purpose, each with why (``AuthRule``).
     public var exceptions: [RuleException] = []
+    /// The rules the journey states about itself (``JourneyInvariant``).
+    public var invariants: [JourneyInvariant] = []
     /// Steps and ends whose definitions had errors and were left out; targets naming them are
     /// not reported again.
     public var unloadedSteps: Set<String> = []

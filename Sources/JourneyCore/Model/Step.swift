@@ -15,6 +15,8 @@ public struct Step: Sendable {
     public var note: String?
     public var transitions: [(outcome: Located<String>, transition: Transition)]
     public var location: SourceLocation
+    /// `verifies: credential`: the step checks a credential the user gives.
+    public var verifies: CredentialMark? = nil
 }
 
 /// A step's use of an attempt limit.

@@ -31,6 +31,7 @@ public struct JourneyCompiler: Sendable {
     static let leadingZero = "value.leading-zero"
     static let outOfRange = "value.range"
     static let invalidValue = "value.invalid"
+    static let credentialOutcomes = "verifies.outcomes"
 
     /// Where the format reference says how a handler of one's own is added.
     static let ownHandlersReference = "docs/journey-format.md#handlers-of-your-own"
@@ -138,6 +139,8 @@ struct JourneyContext {
     let broken: [String: String]
     /// Stored keys that handler parameters name as holding secrets (`pin.save`'s `key`).
     var secretStoreKeys: Set<String> = []
+    /// The steps that verify a credential, with the outcomes that mean it was right.
+    var credentialSteps: [String: Set<String>] = [:]
 
     init(
         journey: Journey, all: [String: Journey], outputTypes: [String: [DataSpec]], handlers: HandlerRegistry,
@@ -234,6 +237,7 @@ struct JourneyContext {
                 "start step '\(journey.start.value)' is not a step of this journey\(Suggestion.hint(for: journey.start.value, in: stepIds))",
                 at: journey.start.location)
         }
+        let invariants = journey.invariants.compactMap { invariant($0) }
         if !journey.isIncomplete {
             ReachabilityRule.check(journey, into: &diagnostics)
             AuthRuleCheck.check(journey, handlers: handlers, into: &diagnostics)
@@ -243,7 +247,38 @@ struct JourneyContext {
         }
         return CompiledJourney(
             source: journey, steps: steps, ends: journey.ends.map { CompiledEnd(id: $0.id.value, kind: $0.kind) },
-            start: start, params: params, state: state, stored: stored, limits: limits, outputs: outputs)
+            start: start, params: params, state: state, stored: stored, limits: limits, outputs: outputs,
+            invariants: invariants, credentialSteps: credentialSteps,
+            watchesCredential: !credentialSteps.isEmpty && !credentialFollowsFromSteps())
+    }
+
+    /// Whether the journey's steps alone keep every success end behind a credential: with the
+    /// transitions of the outcomes that verify one taken away, no success end can be reached
+    /// from the start (limits' `exceeded` included). Then no path can break
+    /// ``ExplorationInvariant/credentialBeforeSuccess``, and runs need not watch for it.
+    func credentialFollowsFromSteps() -> Bool {
+        var next: [String: [String]] = [:]
+        for step in journey.steps {
+            let verifying = credentialSteps[step.id.value] ?? []
+            var targets: [String] = []
+            for (outcome, transition) in step.transitions where !verifying.contains(outcome.value) {
+                targets += transition.branches.map(\.target.value)
+            }
+            if let charge = step.attempts,
+                let limit = journey.limits.first(where: { $0.name.value == charge.limit.value })
+            {
+                targets += limit.exceeded.branches.map(\.target.value)
+            }
+            next[step.id.value] = targets
+        }
+        let successes = Set(journey.ends.filter { $0.kind == .success }.map(\.id.value))
+        var seen: Set<String> = [journey.start.value]
+        var queue = [journey.start.value]
+        while let id = queue.popLast() {
+            if successes.contains(id) { return false }
+            for target in next[id] ?? [] where seen.insert(target).inserted { queue.append(target) }
+        }
+        return true
     }
 
     /// A limit's `max`: the number written, or an int expression over the journey's params,
@@ -514,6 +549,7 @@ struct JourneyContext {
                 "\(what) does not handle outcome '\(spec.name)' of \(label); add it under 'on:'",
                 at: step.id.location)
         }
+        credential(of: step, contract: contract, label: label)
         guard let runner else { return nil }
         var conditions: [String: Expression] = [:]
         var clockActions: Set<String> = []
@@ -551,6 +587,87 @@ struct JourneyContext {
             path.count == 3 && path[0] == "limits"
                 && journey.limits.contains { $0.name.value == path[1] && $0.locksOut }
         }
+    }
+
+    /// Whether the step verifies a credential, and with which outcomes: those its mark names,
+    /// else those its handler declares (``HandlerContract/verifiedOutcomes``).
+    mutating func credential(of step: Step, contract: StepContract, label: String) {
+        var declared: [String] = []
+        if case .handler(let name) = step.kind { declared = handlers[name.value]?.contract.verifiedOutcomes ?? [] }
+        guard let mark = step.verifies else {
+            if !declared.isEmpty { credentialSteps[step.id.value] = Set(declared) }
+            return
+        }
+        guard !mark.outcomes.isEmpty else {
+            guard !declared.isEmpty else {
+                diagnostics.error(
+                    C.credentialOutcomes,
+                    "\(label) does not say which of its outcomes verify a credential; name them, like 'verifies: {credential: [ok]}'",
+                    at: mark.location)
+                return
+            }
+            credentialSteps[step.id.value] = Set(declared)
+            return
+        }
+        var outcomes: Set<String> = []
+        for outcome in mark.outcomes {
+            if contract.outcome(named: outcome.value) == nil {
+                undeclared(outcome, label: label, contract: contract)
+            } else {
+                outcomes.insert(outcome.value)
+            }
+        }
+        if outcomes.count == mark.outcomes.count { credentialSteps[step.id.value] = outcomes }
+    }
+
+    // MARK: Invariants
+
+    /// Checks an invariant's expressions: bool, over the journey's names and `step` and `end`;
+    /// a `step == '…'` names a step or end of the journey, an `end == '…'` a kind of end.
+    mutating func invariant(_ invariant: JourneyInvariant) -> CompiledInvariant? {
+        var scope = base
+        scope.declare("step", TypeInfo(.string))
+        scope.declare("end", TypeInfo(.string))
+        func compile(_ text: Located<String>, _ key: String) -> Expression? {
+            switch Expression.parse(text.value) {
+            case .failure(let error):
+                diagnostics.error(error.id, error.message, at: text.location.advanced(by: error.offset))
+                return nil
+            case .success(let expression):
+                let (type, errors) = expression.typeCheck(in: scope)
+                report(errors, at: text.location, plain: true)
+                guard errors.isEmpty else { return nil }
+                if let type, type.type != .bool, type.type != .any {
+                    diagnostics.error(
+                        C.typeMismatch,
+                        "'\(key)' of invariant '\(invariant.id.value)' must be a bool, this one is \(type.type)",
+                        at: text.location)
+                    return nil
+                }
+                var named = true
+                for (name, value, offset) in expression.comparedNames() {
+                    let known: [String]
+                    switch name {
+                    case "step": known = Array(targets.keys) + Array(journey.unloadedSteps)
+                    case "end": known = EndKind.allCases.map(\.rawValue) + [""]
+                    default: continue
+                    }
+                    guard !known.contains(value) else { continue }
+                    named = false
+                    let what = name == "step" ? "step or end of this journey" : "kind of end (success, failure, cancel)"
+                    diagnostics.error(
+                        C.unknownStep, "'\(value)' is not a \(what)\(Suggestion.hint(for: value, in: known))",
+                        at: text.location.advanced(by: offset))
+                }
+                return named ? expression : nil
+            }
+        }
+        let condition = compile(invariant.condition, invariant.form.rawValue)
+        let after = invariant.after.map { compile($0, "after") }
+        guard let condition, after ?? nil != nil || invariant.after == nil else { return nil }
+        return CompiledInvariant(
+            id: invariant.reportedId, summary: invariant.summary, form: invariant.form, condition: condition,
+            after: after ?? nil, written: invariant.written)
     }
 
     mutating func undeclared(_ outcome: Located<String>, label: String, contract: StepContract) {

@@ -416,7 +416,7 @@ public struct OIDCTokenHandler: StepHandler {
                 data: [DataSpec(name: "reason", type: TypeInfo(.string))]),
             OutcomeSpec(name: "offline", summary: "no response"),
         ],
-        refinedOutcomes: Pinning.refinedOutcomes, refine: Pinning.refine)
+        refinedOutcomes: Pinning.refinedOutcomes, verifiedOutcomes: ["ok"], refine: Pinning.refine)
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext

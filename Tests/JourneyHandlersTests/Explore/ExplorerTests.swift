@@ -35,7 +35,7 @@ struct ExplorerTests {
     @Test("the PIN model journey has the peers' 45 states and 140 transitions, and no violation")
     func peersCounts() async throws {
         let result = try await Self.explore("journeys/examples/pin-model.journey.yaml", id: "examples.pin-model")
-        #expect(result.violations.isEmpty, "\(result.violations.map { "\($0.invariant): \($0.message) \($0.path)" })")
+        #expect(result.violations.isEmpty, "\(result.violations.map { "\($0.id): \($0.message) \($0.path)" })")
         #expect(result.leftOut.isEmpty, "\(result.leftOut)")
         #expect(
             (result.states, result.transitions, result.depth) == (45, 140, 8),
@@ -62,7 +62,7 @@ extension ExplorerTests {
             "Tests/Fixtures/explore/pin-model-bug.journey.yaml", id: "examples.pin-model-bug")
         let violation = try #require(
             result.violations.first { $0.invariant == .counterSurvives },
-            "\(result.states) \(result.violations.map { "\($0.invariant) \($0.message)" })")
+            "\(result.states) \(result.violations.map { "\($0.id) \($0.message)" })")
         #expect(
             violation.path.map(\.description) == [
                 "create: strong", "repeat: match", "biometry: allow", "locked: wrong", "restart",

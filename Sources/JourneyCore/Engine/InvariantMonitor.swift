@@ -1,0 +1,188 @@
+/// A journey's invariant, compiled: its expressions parsed and checked against the journey.
+struct CompiledInvariant: Sendable {
+    /// The id it is reported under: `invariant.ID`.
+    let id: String
+    let summary: String?
+    let form: JourneyInvariant.Form
+    let condition: Expression
+    let after: Expression?
+    /// The rule as written, in one line.
+    let written: String
+}
+
+/// Watches one run (or one explored path) for the rules its journey states under
+/// `invariants:`, and for ``ExplorationInvariant/credentialBeforeSuccess`` in a journey with a
+/// step that verifies a credential.
+///
+/// It is told each step the run enters and the end it reaches (``check(_:_:)``), and each
+/// outcome a step completes with (``completed(journey:step:outcome:)``). What it remembers of
+/// the path is a bit per temporal invariant ("`after` has held") and one for the credential
+/// ("verified"): kept across app restarts, since a path is one, and compared by an explorer
+/// so that two states that differ only there stay two.
+public struct InvariantMonitor: Sendable, Hashable {
+    /// An invariant a run broke.
+    public struct Broken: Sendable, Hashable {
+        /// The built-in rule, or nil for one of the journey's own.
+        public var builtin: ExplorationInvariant?
+        /// The id it is reported under: `invariant.ID`, or the built-in's.
+        public var id: String
+        /// The journey's summary of its own invariant.
+        public var summary: String?
+        /// What broke it, without values: the step or end, and the rule as written.
+        public var detail: String
+
+        /// The message a run that breaks it fails with: the rule's name, then ``detail``.
+        public var message: String {
+            builtin == nil
+                ? "invariant '\(id.dropFirst(JourneyInvariant.prefix.count))' \(detail)"
+                : "\(id) is broken: \(detail)"
+        }
+    }
+
+    let invariants: [CompiledInvariant]
+    let library: CompiledLibrary
+    let checksCredential: Bool
+    /// For each invariant with `after`, whether it has held on the path; then, when the
+    /// credential is checked, whether a step verified one.
+    public private(set) var bits: [Bool]
+
+    /// A monitor for runs of `journey`, or nil when it has nothing to watch: no invariants of
+    /// its own, and no step of its own that verifies a credential, or one that every success
+    /// end is behind in the journey's steps alone (or it declares that it breaks
+    /// ``ExplorationInvariant/credentialBeforeSuccess`` on purpose).
+    public init?(_ journey: CompiledJourney, library: CompiledLibrary) {
+        let excepted = journey.source.exceptions.contains {
+            $0.rule.value == ExplorationInvariant.credentialBeforeSuccess.rawValue
+        }
+        checksCredential = journey.watchesCredential && !excepted
+        invariants = journey.invariants
+        guard checksCredential || !invariants.isEmpty else { return nil }
+        self.library = library
+        bits = Array(repeating: false, count: invariants.count + (checksCredential ? 1 : 0))
+    }
+
+    public static func == (a: Self, b: Self) -> Bool { a.bits == b.bits }
+    public func hash(into hasher: inout Hasher) { hasher.combine(bits) }
+
+    /// A step of `journey` (the root or one it calls) completed with `outcome`.
+    public mutating func completed(journey: String, step: String, outcome: String) {
+        guard checksCredential, !bits[bits.count - 1],
+            library[journey]?.credentialSteps[step]?.contains(outcome) == true
+        else { return }
+        bits[bits.count - 1] = true
+    }
+
+    /// Checks the invariants where `action` leaves the run: at a step it enters, or at the end
+    /// it reaches. The first invariant broken there, in the order the journey writes them.
+    public mutating func check(_ action: JourneyMachine.Action, _ machine: JourneyMachine) -> Broken? {
+        let root = machine.run.frames.first
+        let step: String
+        var end = ""
+        switch action {
+        case .runStep:
+            guard let root, root.journey.steps.indices.contains(root.step) else { return nil }
+            step = root.journey.steps[root.step].id
+        case .finished(let result):
+            guard let id = result.end, let kind = result.kind else { return nil }
+            step = id
+            end = kind.rawValue
+        case .failed, .proceed:
+            return nil
+        }
+        var broken: Broken?
+        if !invariants.isEmpty, let root {
+            let lookup = Names(
+                base: JourneyMachine.Lookup(frame: root, device: machine.device, library: machine.library),
+                step: step, end: end)
+            for (index, invariant) in invariants.enumerated() {
+                do {
+                    var holds = true
+                    if let after = invariant.after {
+                        if !bits[index], try after.evaluate(in: lookup).revealed == .bool(true) { bits[index] = true }
+                        holds = bits[index]
+                    }
+                    let condition = try invariant.condition.evaluate(in: lookup).revealed == .bool(true)
+                    let ok =
+                        switch invariant.form {
+                        case .never: !(holds && condition)
+                        case .always: !holds || condition
+                        case .only: !condition || holds
+                        }
+                    if !ok, broken == nil { broken = Self.broken(invariant, at: step, end: end, problem: nil) }
+                } catch {
+                    if broken == nil { broken = Self.broken(invariant, at: step, end: end, problem: error.message) }
+                }
+            }
+        }
+        if broken == nil, checksCredential, end == EndKind.success.rawValue, !bits[bits.count - 1] {
+            let rule = ExplorationInvariant.credentialBeforeSuccess
+            broken = Broken(
+                builtin: rule, id: rule.rawValue, summary: nil,
+                detail:
+                    "success end '\(step)' is reached without passing a step that verifies a credential (\(Self.credentialSteps(of: machine.root)))"
+            )
+        }
+        return broken
+    }
+
+    static func broken(_ invariant: CompiledInvariant, at step: String, end: String, problem: String?) -> Broken {
+        let place = end.isEmpty ? "at step '\(step)'" : "at end '\(step)'"
+        let what = problem.map { "cannot be checked \(place): \($0)" } ?? "is broken \(place)"
+        let summary = invariant.summary.map { ": \($0)" } ?? ""
+        return Broken(
+            builtin: nil, id: invariant.id, summary: invariant.summary,
+            detail: "\(what)\(summary) (\(invariant.written))")
+    }
+
+    /// The steps of a journey that verify a credential, for messages: `verifyPin (correct)`.
+    static func credentialSteps(of journey: CompiledJourney) -> String {
+        journey.credentialSteps.sorted { $0.key < $1.key }.map {
+            "\($0.key): \($0.value.sorted().joined(separator: ", "))"
+        }
+        .joined(separator: "; ")
+    }
+
+    /// The journey's names, and `step` and `end`.
+    struct Names: ValueProvider {
+        let base: JourneyMachine.Lookup
+        let step: String
+        let end: String
+
+        func value(at path: [String]) -> Value? {
+            if path.count == 1 {
+                switch path[0] {
+                case "step": return .string(step)
+                case "end": return .string(end)
+                default: return nil
+                }
+            }
+            return base.value(at: path)
+        }
+    }
+}
+
+extension Expression {
+    /// Each `NAME == 'text'`, `NAME != 'text'` or `NAME in ['a', 'b']` comparing a bare name
+    /// (`step`, `end`) with texts: the name, each text, and where the text is written.
+    func comparedNames() -> [(name: String, value: String, offset: Int)] {
+        var found: [(String, String, Int)] = []
+        for node in tree.nodes {
+            guard case .binary(let op, let left, let right) = node, op == .equal || op == .notEqual || op == .in else {
+                continue
+            }
+            for (name, other) in [(left, right), (right, left)] {
+                guard case .name(let path) = tree[name], tree.path(path).count == 1,
+                    case .constant(let constant) = tree[other]
+                else { continue }
+                let names = tree.path(path)[0]
+                switch tree.constant(constant).revealed {
+                case .string(let text) where op != .in: found.append((names, text, tree.offset(of: other)))
+                case .list(let items) where op == .in && name == left:
+                    for case .string(let text) in items { found.append((names, text, tree.offset(of: other))) }
+                default: break
+                }
+            }
+        }
+        return found
+    }
+}
