@@ -41,6 +41,12 @@ struct ExploreCommand: AsyncParsableCommand {
               journey explore --restarts 1000 --depth 2000 journeys/examples/pin-model.journey.yaml
               journey explore --emit counterexamples/
               journey explore --from journeys/diia/scenarios/d5-count-survives-restart.scenario.yaml
+              journey explore --random --seed 7 --walks 10000 --depth 200 journeys/locker
+
+            With --random, the explorer plays --walks random walks instead, each at most --depth \
+            moves from the start, each move drawn among those the state offers from --seed \
+            alone: the same seed gives the same result. Every state and move is checked, but for \
+            explore.reaches-an-end, which needs every way out of a state.
 
             Exits 0 when every journey explores clean, 1 when one breaks an invariant, 2 when \
             the files have errors.
@@ -77,6 +83,18 @@ struct ExploreCommand: AsyncParsableCommand {
             valueName: "scenario"))
     var from: [String] = []
 
+    @Flag(
+        help:
+            "Play random walks instead of every path: for spaces too large to exhaust (with --seed and --walks; --depth bounds each walk)."
+    )
+    var random = false
+
+    @Option(help: "The seed of the random walks: the same seed plays the same walks.")
+    var seed: UInt64 = 1
+
+    @Option(help: "How many random walks to play.")
+    var walks = 1000
+
     @Option(name: .customLong("emit"), help: "Write each counterexample as a scenario into this folder.")
     var emit: String?
 
@@ -91,6 +109,7 @@ struct ExploreCommand: AsyncParsableCommand {
         guard (1...100_000_000).contains(states) else {
             throw ValidationError("--states must be from 1 to 100000000")
         }
+        guard (1...10_000_000).contains(walks) else { throw ValidationError("--walks must be from 1 to 10000000") }
         for jump in clockJumps {
             guard let ms = JourneyCore.Duration.parse(jump), ms >= 1 else {
                 throw ValidationError("--clock-jump takes \(JourneyCore.Duration.rule), found '\(jump)'")
@@ -139,7 +158,8 @@ struct ExploreCommand: AsyncParsableCommand {
         var results: [(JourneyExplorer.Result, [RuleException])] = []
         var written: [String: String] = [:]
         for (journey, explorer, start, file) in runs {
-            var result = await explorer.explore(journey)
+            var result =
+                random ? await explorer.walk(journey, seed: seed, walks: walks) : await explorer.explore(journey)
             if let start { result.start = start }
             let excepted = journey.source.exceptions.filter { ExplorationInvariant(rawValue: $0.rule.value) != nil }
             if let emit {
@@ -233,18 +253,28 @@ struct ExploreCommand: AsyncParsableCommand {
         var lines: [String] = []
         let verdict = violations.isEmpty ? "clean" : "\(violations.count) violation\(violations.count == 1 ? "" : "s")"
         let name = result.start.map { "\(result.journey) from \($0)" } ?? result.journey
-        lines.append(
-            "\(name): \(result.states) states, \(result.transitions) transitions, depth \(result.depth): \(verdict)")
+        if let random = result.random {
+            lines.append(
+                "\(name): \(random.walks) random walk\(random.walks == 1 ? "" : "s") (seed \(random.seed)): \(result.states) states seen, \(result.transitions) moves, the longest \(result.depth): \(verdict)"
+            )
+        } else {
+            lines.append(
+                "\(name): \(result.states) states, \(result.transitions) transitions, depth \(result.depth): \(verdict)"
+            )
+        }
         let jumps =
             result.clockJumps.isEmpty
             ? "no clock jumps"
             : "clock jumps of "
                 + result.clockJumps.map { JourneyCore.Duration.format(milliseconds: $0) }.joined(separator: ", ")
-        var bounds = "bounds: depth \(result.bounds.depth), \(result.bounds.states) states"
+        var bounds =
+            result.random == nil
+            ? "bounds: depth \(result.bounds.depth), \(result.bounds.states) states"
+            : "bounds: depth \(result.bounds.depth) per walk; explore.reaches-an-end is not judged on random walks"
         if result.truncated { bounds += " (reached: the exploration stopped there)" }
         if result.frontier > 0 { bounds += "; \(result.frontier) states at the depth bound not expanded" }
         lines.append(
-            "  played: every input class, up to \(result.bounds.restarts) restart\(result.bounds.restarts == 1 ? "" : "s"), \(jumps); \(bounds)"
+            "  played: every input class\(result.random == nil ? "" : ", drawn at random"), up to \(result.bounds.restarts) restart\(result.bounds.restarts == 1 ? "" : "s"), \(jumps); \(bounds)"
         )
         for violation in violations {
             lines.append("  \(violation.id): \(PrintableText.escaped(violation.message))")
@@ -265,7 +295,7 @@ struct ExploreCommand: AsyncParsableCommand {
         let unreached = result.unreached
         if !unreached.isEmpty, !result.truncated, result.frontier == 0 {
             lines.append(
-                "  transitions no path takes (\(unreached.count) of \(result.declared.count)): "
+                "  transitions no \(result.random == nil ? "path" : "walk") takes (\(unreached.count) of \(result.declared.count)): "
                     + unreached.map(\.description).joined(separator: ", "))
         }
         for item in result.leftOut { lines.append("  left out: \(PrintableText.escaped(item))") }
@@ -277,6 +307,12 @@ struct ExploreCommand: AsyncParsableCommand {
             results.map { result, excepted in
                 JSONTree.members([
                     ("journey", .string(result.journey)), ("from", result.start.map(JSONTree.string)),
+                    (
+                        "random",
+                        result.random.map {
+                            JSONTree.members([("seed", .string(String($0.seed))), ("walks", .int($0.walks))])
+                        }
+                    ),
                     ("states", .int(result.states)),
                     ("transitions", .int(result.transitions)), ("depth", .int(result.depth)),
                     ("frontier", .int(result.frontier)), ("truncated", .bool(result.truncated)),

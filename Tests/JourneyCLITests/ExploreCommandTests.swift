@@ -307,3 +307,45 @@ struct TestExploreTests {
                 "SKIP eiam.provider-checks › explore: not explored: it needs params 'check', 'issuer'"), "\(skipped)")
     }
 }
+
+extension ExploreCommandTests {
+    @Test("--random plays seeded random walks: the bug is found, the same seed gives the same result, and it replays")
+    func randomWalks() async throws {
+        try await withTemporaryDirectory { directory in
+            let out = directory.appendingPathComponent("walks").path
+            let arguments = [
+                "explore", "--random", "--seed", "3", "--walks", "300", "\(Self.fixtures)/pin-model-bug.journey.yaml",
+            ]
+            let result = try await runJourney(arguments + ["--emit", out])
+            #expect(result.status == Exit.failed, "\(result)")
+            #expect(
+                result.stdoutLines.first?.hasPrefix("examples.pin-model-bug: 300 random walks (seed 3): ") == true,
+                "\(result)")
+            #expect(result.stdout.contains("  explore.counter-survives: "), "\(result)")
+            #expect(result.stdout.contains("explore.reaches-an-end is not judged on random walks"), "\(result)")
+            let again = try await runJourney(arguments)
+            #expect(
+                again.stdoutLines.filter { !$0.contains("written to") }
+                    == result.stdoutLines.filter {
+                        !$0.contains("written to")
+                    }, "the same seed, the same walks")
+            let other = try await runJourney([
+                "explore", "--random", "--seed", "4", "--walks", "300", "\(Self.fixtures)/pin-model-bug.journey.yaml",
+            ])
+            #expect(other.stdoutLines.first != result.stdoutLines.first, "another seed, other walks: \(other)")
+            let replay = try await runJourney([
+                "run", "--scenario", "\(out)/examples.pin-model-bug.counter-survives.scenario.yaml", "--journeys",
+                Self.fixtures,
+            ])
+            #expect(replay.status == Exit.failed && replay.stderr.contains("expected state.failures = 1"), "\(replay)")
+        }
+        // Enough walks see every state of the model an exhaustive exploration finds.
+        let many = try await runJourney([
+            "explore", "--random", "--seed", "3", "--walks", "2000", "--json",
+            "journeys/examples/pin-model.journey.yaml",
+        ])
+        #expect(many.status == Exit.ok, "\(many)")
+        #expect(many.stdout.contains(#""random": {"seed": "3", "walks": 2000}"#), "\(many)")
+        #expect(many.stdout.contains(#""states": 45,"#), "\(many)")
+    }
+}

@@ -111,6 +111,9 @@ public struct JourneyExplorer: Sendable {
         public var violations: [Violation]
         /// Steps whose input the explorer cannot make, with why: they are left out.
         public var leftOut: [String]
+        /// For random walks (``walk(_:seed:walks:)``): the seed and the number of walks; nil
+        /// for an exhaustive exploration.
+        public var random: (seed: UInt64, walks: Int)? = nil
         /// Every transition the journey writes (step and outcome), and those the exploration took.
         public var declared: [Edge]
         public var taken: Set<Edge>
@@ -191,6 +194,13 @@ public struct JourneyExplorer: Sendable {
         var broken: String? = nil
     }
 
+    /// What makes two situations one state.
+    func key(of node: Node, _ defaults: [String: Value]) -> Key {
+        Key(
+            snapshot: Self.normalized(node.machine.snapshot(includingGrowth: false), defaults),
+            restarts: node.restarts, answered: node.answered, monitor: node.monitor, broken: node.broken?.id)
+    }
+
     public func explore(_ journey: CompiledJourney) async -> Result {
         let jumps = bounds.clockJumps ?? Self.durations(of: journey)
         var result = Result(
@@ -225,9 +235,7 @@ public struct JourneyExplorer: Sendable {
         var waitsAt: [String?] = []
 
         func add(_ node: Node, parent: (Int, Move)?) -> (index: Int, new: Bool) {
-            let key = Key(
-                snapshot: Self.normalized(node.machine.snapshot(includingGrowth: false), defaults),
-                restarts: node.restarts, answered: node.answered, monitor: node.monitor, broken: node.broken?.id)
+            let key = key(of: node, defaults)
             if let index = keys[key] { return (index, false) }
             let index = parents.count
             keys[key] = index

@@ -1,0 +1,110 @@
+extension JourneyExplorer {
+    /// Plays `walks` random paths through the journey, each from the start and at most
+    /// `bounds.depth` moves long, each move drawn with equal chance among those the state
+    /// offers (the same moves an exhaustive exploration plays), for spaces too large to
+    /// exhaust. The draws come from `seed` alone: the same seed plays the same walks and
+    /// reports the same result. Every state and move is checked as when exploring, but for
+    /// `explore.reaches-an-end`, which needs every way out of a state and is not judged; a
+    /// violation's path is the walk up to it, not the shortest.
+    public func walk(_ journey: CompiledJourney, seed: UInt64, walks: Int) async -> Result {
+        var result = Result(
+            journey: journey.id, bounds: bounds, clockJumps: bounds.clockJumps ?? Self.durations(of: journey),
+            states: 0,
+            transitions: 0, depth: 0, frontier: 0, truncated: false, violations: [], leftOut: [],
+            declared: Self.edges(of: journey), taken: [])
+        result.random = (seed, walks)
+        let defaults = Self.storedDefaults(library)
+        let watchesSecrets = !journey.source.exceptions.contains {
+            $0.rule.value == ExplorationInvariant.noSecretLeak.rawValue
+        }
+        var machine = JourneyMachine(
+            library: library, journey: journey, params: params, device: device,
+            configuration: JourneyMachine.Configuration(
+                random: .seeded(0), wallClock: .pinned(milliseconds: device.clock)))
+        let start = machine.handle(.start, recordingInto: Recorder(keeping: false))
+        var startEdges: [Edge] = []
+        let first = await settle(
+            machine, start, restarts: 0, answered: [], journey: journey.id, taking: &startEdges,
+            monitor: InvariantMonitor(journey, library: library))
+        result.taken.formUnion(startEdges)
+
+        var seen = Set<Key>()
+        var leftOut = Set<String>()
+        var violated = Set<String>()
+        var draws = SplitMix64(seed: seed)
+        func report(
+            _ invariant: ExplorationInvariant?, _ message: String, path: [Move], node: Node,
+            expected: Violation.Expected? = nil, declared: (id: String, summary: String?)? = nil
+        ) {
+            guard let id = invariant?.rawValue ?? declared?.id, violated.insert(id).inserted else { return }
+            var step: String?
+            if case .runStep(let invocation) = node.action { step = invocation.step }
+            result.violations.append(
+                Violation(
+                    invariant: invariant, declared: declared, message: message, path: path, step: step,
+                    expected: expected))
+        }
+        /// Reports what is wrong with the state a walk reached; whether the walk stops there.
+        func judge(_ node: Node, path: [Move]) -> Bool {
+            seen.insert(key(of: node, defaults))
+            if let problem = stateProblem(node, journey) { report(problem.0, problem.1, path: path, node: node) }
+            if let broken = node.broken {
+                report(
+                    broken.builtin, broken.detail, path: path, node: node,
+                    declared: broken.builtin == nil ? (broken.id, broken.summary) : nil)
+                return true
+            }
+            return node.outOfScope
+        }
+
+        if judge(first, path: []) { return finish(result, seen: seen, leftOut: leftOut) }
+        for _ in 0..<walks {
+            var node = first
+            var path: [Move] = []
+            while path.count < bounds.depth {
+                let (moves, _) = self.moves(node, journey: journey, leftOut: &leftOut)
+                guard !moves.isEmpty else { break }
+                let move = moves[Int(draws.next() % UInt64(moves.count))]
+                result.transitions += 1
+                let recorder = Recorder(
+                    keeping: watchesSecrets && !violated.contains(ExplorationInvariant.noSecretLeak.rawValue))
+                let (next, edges) = await play(move, from: node, journey: journey.id, recorder: recorder)
+                result.taken.formUnion(edges)
+                path.append(move)
+                if recorder.keeping, let leak = Self.leak(recorder.records, move: move, from: node, to: next) {
+                    report(.noSecretLeak, leak, path: path, node: next)
+                }
+                if let problem = edgeProblem(from: node, move: move, to: next, taking: edges, journey) {
+                    report(problem.0, problem.1, path: path, node: next, expected: problem.2)
+                }
+                node = next
+                result.depth = max(result.depth, path.count)
+                if judge(node, path: path) { break }
+            }
+        }
+        return finish(result, seen: seen, leftOut: leftOut)
+    }
+
+    private func finish(_ result: Result, seen: Set<Key>, leftOut: Set<String>) -> Result {
+        var result = result
+        result.states = seen.count
+        result.leftOut = leftOut.sorted()
+        return result
+    }
+}
+
+/// SplitMix64: a small generator whose every draw follows from the seed, the same on every
+/// platform and in every run.
+struct SplitMix64 {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
