@@ -35,6 +35,9 @@ struct ExploreCommand: AsyncParsableCommand {
             a scenario that stops where the rule breaks and expects what the rule demands, so \
             that `journey run --scenario` replays it to the same violation.
 
+            When a journey's scenarios are among the files explored, a coverage line lists the \
+            transitions the explored paths take that no committed scenario (golden) takes.
+
             Examples:
               journey explore                                   # every journey of the project
               journey explore journeys/examples --journey examples.pin-model
@@ -157,6 +160,7 @@ struct ExploreCommand: AsyncParsableCommand {
 
         var results: [(JourneyExplorer.Result, [RuleException])] = []
         var written: [String: String] = [:]
+        var coverage: [String: ScenarioCoverage] = [:]
         for (journey, explorer, start, file) in runs {
             var result =
                 random ? await explorer.walk(journey, seed: seed, walks: walks) : await explorer.explore(journey)
@@ -183,11 +187,16 @@ struct ExploreCommand: AsyncParsableCommand {
                     written["\(journey.id) \(start ?? "") \(violation.id)"] = path
                 }
             }
-            if !json { console.out(Self.text(result, excepted: excepted, written: written)) }
+            if coverage[journey.id] == nil {
+                coverage[journey.id] = ScenarioCoverage(journey: journey.id, project.scenarios)
+            }
+            if !json {
+                console.out(Self.text(result, excepted: excepted, written: written, coverage: coverage[journey.id]))
+            }
             results.append((result, excepted))
         }
         if json {
-            console.out(Self.json(results, written: written))
+            console.out(Self.json(results, written: written, coverage: coverage))
         } else {
             let broken = results.filter { !Self.reported($0.0, $0.1).isEmpty }.count
             console.err(
@@ -248,7 +257,10 @@ struct ExploreCommand: AsyncParsableCommand {
         return result.violations.filter { !ids.contains($0.id) }
     }
 
-    static func text(_ result: JourneyExplorer.Result, excepted: [RuleException], written: [String: String]) -> String {
+    static func text(
+        _ result: JourneyExplorer.Result, excepted: [RuleException], written: [String: String],
+        coverage: ScenarioCoverage? = nil
+    ) -> String {
         let violations = reported(result, excepted)
         var lines: [String] = []
         let verdict = violations.isEmpty ? "clean" : "\(violations.count) violation\(violations.count == 1 ? "" : "s")"
@@ -298,11 +310,15 @@ struct ExploreCommand: AsyncParsableCommand {
                 "  transitions no \(result.random == nil ? "path" : "walk") takes (\(unreached.count) of \(result.declared.count)): "
                     + unreached.map(\.description).joined(separator: ", "))
         }
+        if let coverage { lines.append(coverage.line(result)) }
         for item in result.leftOut { lines.append("  left out: \(PrintableText.escaped(item))") }
         return lines.joined(separator: "\n") + "\n"
     }
 
-    static func json(_ results: [(JourneyExplorer.Result, [RuleException])], written: [String: String]) -> String {
+    static func json(
+        _ results: [(JourneyExplorer.Result, [RuleException])], written: [String: String],
+        coverage: [String: ScenarioCoverage] = [:]
+    ) -> String {
         JSONTree.array(
             results.map { result, excepted in
                 JSONTree.members([
@@ -356,10 +372,74 @@ struct ExploreCommand: AsyncParsableCommand {
                     ("transitionsDeclared", .int(result.declared.count)),
                     ("transitionsTaken", .int(result.taken.count)),
                     ("unreached", .strings(result.unreached.map(\.description))),
+                    ("coverage", coverage[result.journey].map { $0.json(result) }),
                     ("leftOut", .strings(result.leftOut)),
                 ])
             }
         ).printed
+    }
+}
+
+/// What the committed scenarios of a journey cover, from their golden transcripts: the steps
+/// and outcomes they take, set against those the exploration found reachable.
+struct ScenarioCoverage {
+    /// The journey's scenarios with a golden transcript.
+    var scenarios: Int
+    /// Its scenarios without one (not counted).
+    var withoutGolden: Int
+    var taken: Set<JourneyExplorer.Edge>
+
+    init(journey: String, _ all: [CompiledScenario]) {
+        var recordings: [ScenarioRecording] = []
+        var missing = 0
+        let goldens = FileGoldenStore()
+        for scenario in all where scenario.journey.id == journey {
+            guard case .success(let records) = goldens.events(for: scenario) else {
+                missing += 1
+                continue
+            }
+            recordings.append(
+                ScenarioRecording(
+                    journey: journey, scenario: scenario.id, title: scenario.title, tags: scenario.tags,
+                    file: scenario.file, records: records, passed: true))
+        }
+        scenarios = recordings.count
+        withoutGolden = missing
+        taken = DocsBuilder.edgesTaken(recordings, journey: journey)
+    }
+
+    /// The transitions the exploration takes that no scenario does, in the journey's order.
+    func untested(_ result: JourneyExplorer.Result) -> [JourneyExplorer.Edge] {
+        result.declared.filter { result.taken.contains($0) && !taken.contains($0) }
+    }
+
+    func line(_ result: JourneyExplorer.Result) -> String {
+        guard scenarios + withoutGolden > 0 else {
+            return "  coverage: no scenario of the journey is among the files explored (give its folder to compare)"
+        }
+        let reachable = result.declared.filter { result.taken.contains($0) }.count
+        let tested = result.declared.filter { taken.contains($0) }.count
+        let untested = self.untested(result)
+        let counted =
+            "\(scenarios) scenario\(scenarios == 1 ? "" : "s") with goldens"
+            + (withoutGolden > 0 ? ", \(withoutGolden) without" : "")
+        var line =
+            "  coverage: the explored paths take \(reachable) of \(result.declared.count) transitions, the scenarios \(tested) (\(counted))"
+        if !untested.isEmpty {
+            line +=
+                "; reachable but no scenario takes them (\(untested.count)): "
+                + untested.map(\.description).joined(separator: ", ")
+        }
+        return line
+    }
+
+    func json(_ result: JourneyExplorer.Result) -> JSONTree {
+        JSONTree.members([
+            ("scenarios", .int(scenarios)), ("withoutGolden", .int(withoutGolden)),
+            ("explored", .int(result.declared.filter { result.taken.contains($0) }.count)),
+            ("tested", .int(result.declared.filter { taken.contains($0) }.count)),
+            ("reachableUntested", .strings(untested(result).map(\.description))),
+        ])
     }
 }
 

@@ -349,6 +349,16 @@ public enum DocsBuilder {
 
     }
 
+    /// The steps and outcomes of `journey` the recordings took, as `journey explore` counts
+    /// them (a limit's `exceeded` aside): what the committed scenarios cover of the paths it
+    /// finds.
+    public static func edgesTaken(_ recordings: [ScenarioRecording], journey: String) -> Set<JourneyExplorer.Edge> {
+        Set(
+            takenTransitions(recordings).filter { $0.journey == journey && !$0.outcome.hasPrefix("limit ") }.map {
+                JourneyExplorer.Edge(step: $0.from, outcome: $0.outcome)
+            })
+    }
+
     /// Every transition the recordings took, by journey (tracking sub-journeys as they nest).
     /// A limit's edge is the transition that follows its `attempt … exceeded` event at the
     /// same step, by the branch it took: each way a limit leads is covered on its own.

@@ -349,3 +349,22 @@ extension ExploreCommandTests {
         #expect(many.stdout.contains(#""states": 45,"#), "\(many)")
     }
 }
+
+extension ExploreCommandTests {
+    @Test("coverage: the transitions the explored paths take that no committed scenario does, in text and JSON")
+    func coverage() async throws {
+        let result = try await runJourney(["explore", "journeys/examples", "--journey", "examples.pin-model"])
+        #expect(result.status == Exit.ok, "\(result)")
+        #expect(
+            result.stdout.contains(
+                "  coverage: the explored paths take 16 of 18 transitions, the scenarios 13 (1 scenario with goldens); reachable but no scenario takes them (3): create --weak-->, biometry --dismiss-->, unlocked --timeout-->\n"
+            ), "\(result)")
+        let json = try await runJourney(["explore", "journeys/examples", "--journey", "examples.pin-model", "--json"])
+        #expect(
+            json.stdout.contains(
+                #""reachableUntested": ["create --weak-->", "biometry --dismiss-->", "unlocked --timeout-->"]"#),
+            "\(json)")
+        let alone = try await runJourney(["explore", "journeys/examples/pin-model.journey.yaml"])
+        #expect(alone.stdout.contains("no scenario of the journey is among the files explored"), "\(alone)")
+    }
+}

@@ -126,6 +126,12 @@ public struct JourneyExplorer: Sendable {
     public struct Edge: Sendable, Hashable, Comparable, CustomStringConvertible {
         public var step: String
         public var outcome: String
+
+        public init(step: String, outcome: String) {
+            self.step = step
+            self.outcome = outcome
+        }
+
         public var description: String { "\(step) --\(outcome)-->" }
         public static func < (a: Self, b: Self) -> Bool { (a.step, a.outcome) < (b.step, b.outcome) }
     }
