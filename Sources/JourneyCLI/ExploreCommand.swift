@@ -11,8 +11,9 @@ struct ExploreCommand: AsyncParsableCommand {
         discussion: """
             Plays each journey breadth first through the real interpreter and handlers: at \
             every step each class of input the step takes (each enabled action, a right and a \
-            wrong PIN, each biometric result), and anywhere an app restart and jumps of the \
-            virtual clock by the durations the journey writes. Equal situations are one state.
+            wrong PIN, each biometric result), and anywhere an app restart, jumps of the \
+            virtual clock by the durations the journey writes, and (from a scenario with \
+            stubs) the network going away and coming back. Equal situations are one state.
 
             Every state and move is checked against the invariants, each with a stable id:
               explore.reaches-an-end      from every reachable state an end can be reached
@@ -87,6 +88,11 @@ struct ExploreCommand: AsyncParsableCommand {
     var from: [String] = []
 
     @Flag(
+        inversion: .prefixedNo,
+        help: "Let the network go away and come back anywhere, when exploring from a scenario with stubs.")
+    var offline = true
+
+    @Flag(
         help:
             "Play random walks instead of every path: for spaces too large to exhaust (with --seed and --walks; --depth bounds each walk)."
     )
@@ -130,7 +136,8 @@ struct ExploreCommand: AsyncParsableCommand {
         guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
         let bounds = JourneyExplorer.Bounds(
             depth: depth, restarts: restarts, states: states,
-            clockJumps: clockJumps.isEmpty ? nil : clockJumps.compactMap { JourneyCore.Duration.parse($0) })
+            clockJumps: clockJumps.isEmpty ? nil : clockJumps.compactMap { JourneyCore.Duration.parse($0) },
+            offline: offline)
         var runs: [(journey: CompiledJourney, explorer: JourneyExplorer, from: String?, file: String?)] = []
         if from.isEmpty || !paths.isEmpty {
             // The journeys of the files given, not those found only to be called.
@@ -286,7 +293,7 @@ struct ExploreCommand: AsyncParsableCommand {
         if result.truncated { bounds += " (reached: the exploration stopped there)" }
         if result.frontier > 0 { bounds += "; \(result.frontier) states at the depth bound not expanded" }
         lines.append(
-            "  played: every input class\(result.random == nil ? "" : ", drawn at random"), up to \(result.bounds.restarts) restart\(result.bounds.restarts == 1 ? "" : "s"), \(jumps); \(bounds)"
+            "  played: every input class\(result.random == nil ? "" : ", drawn at random"),\(result.offline ? " the network going away and coming back," : "") up to \(result.bounds.restarts) restart\(result.bounds.restarts == 1 ? "" : "s"), \(jumps); \(bounds)"
         )
         for violation in violations {
             lines.append("  \(violation.id): \(PrintableText.escaped(violation.message))")
@@ -480,6 +487,7 @@ enum Counterexample {
             case .restart: lines.append("  - restart")
             case .clock(let milliseconds):
                 lines.append("  - advance: \(JourneyCore.Duration.format(milliseconds: milliseconds))")
+            case .network(let online): lines.append("  - online: \(online)")
             }
         }
         if violation.path.isEmpty { lines[lines.count - 1] = "script: []" }

@@ -368,3 +368,37 @@ extension ExploreCommandTests {
         #expect(alone.stdout.contains("no scenario of the journey is among the files explored"), "\(alone)")
     }
 }
+
+extension ExploreCommandTests {
+    @Test(
+        "from a scenario with stubs the network goes away and comes back anywhere; the path replays with online: false")
+    func offline() async throws {
+        try await withTemporaryDirectory { directory in
+            let out = directory.appendingPathComponent("out").path
+            let from = "\(Self.fixtures)/scenarios/offline-loads.scenario.yaml"
+            let result = try await runJourney(["explore", "--from", from, "--emit", out])
+            #expect(result.status == Exit.failed, "\(result)")
+            #expect(result.stdout.contains("the network going away and coming back"), "\(result)")
+            #expect(result.stdout.contains("    2 moves: offline → home: load\n"), "\(result)")
+            let path = "\(out)/explore.offline.from-offline-loads.never-fails.scenario.yaml"
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            #expect(text.contains("script:\n  - online: false\n  - at: home\n"), "\(text)")
+            let replay = try await runJourney(["run", "--scenario", path, "--journeys", Self.fixtures])
+            #expect(replay.status == Exit.failed && replay.stderr.contains("shows no enabled action"), "\(replay)")
+            let online = try await runJourney(["explore", "--from", from, "--no-offline"])
+            #expect(online.status == Exit.ok, "without going offline the failure is out of reach: \(online)")
+        }
+    }
+
+    @Test("time the journey can observe makes states: a resend enabled after its cooldown is explored")
+    func observedTime() async throws {
+        let result = try await runJourney(
+            ["explore", "--from", "journeys/examples/scenarios/mfa-sms-resend.scenario.yaml"], timeout: 120)
+        #expect(result.status == Exit.ok, "\(result)")
+        let unreached = result.stdoutLines.first { $0.contains("transitions no path takes") } ?? ""
+        // "Send again" enables 60 s after the code was sent: only a clock jump that keeps the
+        // time the code was sent apart from the minute after reaches it.
+        #expect(!unreached.contains("smsCode --resend-->"), "\(result)")
+        #expect(!unreached.contains("challenge --ok-->"), "\(result)")
+    }
+}

@@ -23,12 +23,17 @@ public struct JourneyExplorer: Sendable {
         public var states: Int
         /// The sizes of clock jumps, in milliseconds; nil takes the journey's own durations.
         public var clockJumps: [Int]?
+        /// Whether the network goes away and comes back, where there is one (a scenario's stubs).
+        public var offline: Bool
 
-        public init(depth: Int = 30, restarts: Int = 2, states: Int = 200_000, clockJumps: [Int]? = nil) {
+        public init(
+            depth: Int = 30, restarts: Int = 2, states: Int = 200_000, clockJumps: [Int]? = nil, offline: Bool = true
+        ) {
             self.depth = depth
             self.restarts = restarts
             self.states = states
             self.clockJumps = clockJumps
+            self.offline = offline
         }
     }
 
@@ -38,12 +43,15 @@ public struct JourneyExplorer: Sendable {
         case input(step: String, label: String, values: [String: Value])
         case restart
         case clock(milliseconds: Int)
+        /// The device's network goes away (`online: false`) or comes back.
+        case network(online: Bool)
 
         public var description: String {
             switch self {
             case .input(let step, let label, _): "\(step): \(label)"
             case .restart: "restart"
             case .clock(let milliseconds): "clock +\(Duration.format(milliseconds: milliseconds))"
+            case .network(let online): online ? "online" : "offline"
             }
         }
     }
@@ -114,6 +122,8 @@ public struct JourneyExplorer: Sendable {
         /// For random walks (``walk(_:seed:walks:)``): the seed and the number of walks; nil
         /// for an exhaustive exploration.
         public var random: (seed: UInt64, walks: Int)? = nil
+        /// Whether the network went away and came back on the paths (there was one to lose).
+        public var offline = false
         /// Every transition the journey writes (step and outcome), and those the exploration took.
         public var declared: [Edge]
         public var taken: Set<Edge>
@@ -196,15 +206,47 @@ public struct JourneyExplorer: Sendable {
         var snapshot: JourneyMachine.Snapshot
         var restarts: Int
         var answered: [Int]
+        /// How long ago (or until) each time the journey keeps, in seconds, as far as the
+        /// journey's durations can tell apart (see ``timing(of:horizon:)``).
+        var timing: [Int]
         var monitor: InvariantMonitor? = nil
         var broken: String? = nil
     }
 
     /// What makes two situations one state.
-    func key(of node: Node, _ defaults: [String: Value]) -> Key {
+    func key(of node: Node, _ defaults: [String: Value], horizon: Int, unread: [String: Set<String>] = [:]) -> Key {
         Key(
-            snapshot: Self.normalized(node.machine.snapshot(includingGrowth: false), defaults),
-            restarts: node.restarts, answered: node.answered, monitor: node.monitor, broken: node.broken?.id)
+            snapshot: Self.normalized(node.machine.snapshot(includingGrowth: false), defaults, unread: unread),
+            restarts: node.restarts, answered: node.answered, timing: Self.timing(of: node.machine, horizon: horizon),
+            monitor: node.monitor, broken: node.broken?.id)
+    }
+
+    /// The clock as the journey can observe it: for each time it keeps (an int of the store or
+    /// of a frame's state that reads as seconds since 1970, as `device.now` gives: when a code
+    /// was sent, when a lockout ends), how long ago it is or how long until it comes, in
+    /// seconds, held within `horizon` (the longest duration the journey writes, and a second):
+    /// two situations a minute apart are one state unless a deadline the journey can tell
+    /// lies between them.
+    static func timing(of machine: JourneyMachine, horizon: Int) -> [Int] {
+        let now = machine.device.clock / 1000
+        var found: [Int] = []
+        func add(_ value: Value) {
+            guard case .int(let seconds) = value.revealed, (1_000_000_000...9_999_999_999).contains(seconds) else {
+                return
+            }
+            found.append(min(max(now - seconds, -horizon), horizon))
+        }
+        for key in machine.device.store.keys.sorted() { add(machine.device.store[key]!) }
+        for frame in machine.run.frames {
+            for key in frame.state.keys.sorted() { add(frame.state[key]!) }
+        }
+        return found
+    }
+
+    /// The horizon of ``timing(of:horizon:)``: the longest clock jump played, or duration
+    /// written, in seconds, and one more.
+    static func horizon(_ journey: CompiledJourney, jumps: [Int]) -> Int {
+        ((jumps + durations(of: journey)).max() ?? 0) / 1000 + 1
     }
 
     public func explore(_ journey: CompiledJourney) async -> Result {
@@ -240,8 +282,10 @@ public struct JourneyExplorer: Sendable {
         /// The step each state waits at, for a violation found after the search.
         var waitsAt: [String?] = []
 
+        let horizon = Self.horizon(journey, jumps: jumps)
+        let unread = Self.unreadState(library)
         func add(_ node: Node, parent: (Int, Move)?) -> (index: Int, new: Bool) {
-            let key = key(of: node, defaults)
+            let key = key(of: node, defaults, horizon: horizon, unread: unread)
             if let index = keys[key] { return (index, false) }
             let index = parents.count
             keys[key] = index
@@ -354,6 +398,7 @@ public struct JourneyExplorer: Sendable {
         }
 
         result.states = parents.count
+        result.offline = bounds.offline && network != nil
         result.depth = depth
         result.frontier = level.count
         result.leftOut = leftOut.sorted()
@@ -375,7 +420,10 @@ public struct JourneyExplorer: Sendable {
         var asked = false
         for input in request.inputs {
             if input.name == "action" {
-                for id in input.classes {
+                // Each action the screen shows enabled now: time can enable one (a resend after
+                // its cooldown) while the step waits.
+                let disabled = Set((request.screen?.actions ?? []).filter { !$0.enabled }.map(\.id))
+                for id in input.classes where !disabled.contains(id) {
                     actions.append(.input(step: request.step, label: id, values: ["action": .string(id)]))
                 }
             } else if input.name == "network" {
@@ -407,6 +455,8 @@ public struct JourneyExplorer: Sendable {
         if node.restarts < bounds.restarts { moves.append(.restart) }
         let jumps = bounds.clockJumps ?? Self.durations(of: journey)
         moves += jumps.map { .clock(milliseconds: $0) }
+        // Without a network every request fails already: going offline changes nothing.
+        if bounds.offline, network != nil { moves.append(.network(online: !node.machine.device.profile.online)) }
         return (moves, incomplete)
     }
 
@@ -432,6 +482,10 @@ public struct JourneyExplorer: Sendable {
             (machine, run, unstubbed, answered) = await runStep(
                 node.machine, invocation, replies: [.input(values)], answered: node.answered,
                 seed: Self.seed(journey, invocation.step, label), recorder: recorder)
+        case .network(let online):
+            (machine, run, unstubbed, answered) = await runStep(
+                node.machine, invocation, replies: [.network(online: online)], answered: node.answered,
+                seed: Self.seed(journey, invocation.step, online ? "online" : "offline"), recorder: recorder)
         case .clock(let milliseconds):
             (machine, run, unstubbed, answered) = await runStep(
                 node.machine, invocation, replies: [.advance(milliseconds: milliseconds)], answered: node.answered,
@@ -439,8 +493,11 @@ public struct JourneyExplorer: Sendable {
         }
         switch run {
         case .asked(let request):
+            // The step still waits, with its screen as it shows now (time may have enabled an
+            // action): the next move runs its handler with that screen.
+            let current = machine.currentInvocation.map(JourneyMachine.Action.runStep) ?? node.action
             let next = Node(
-                machine: machine, action: node.action, request: request, restarts: node.restarts, outOfScope: unstubbed,
+                machine: machine, action: current, request: request, restarts: node.restarts, outOfScope: unstubbed,
                 answered: answered, monitor: node.monitor)
             return (next, [])
         case .done(let action, let outcome):
@@ -573,7 +630,10 @@ public struct JourneyExplorer: Sendable {
     func edgeProblem(
         from node: Node, move: Move, to next: Node, taking edges: [Edge] = [], _ journey: CompiledJourney
     ) -> (ExplorationInvariant, String, Violation.Expected?)? {
-        if case .input = move { return dodgedLimit(from: node, to: next, taking: edges, journey) }
+        switch move {
+        case .input, .network: return dodgedLimit(from: node, to: next, taking: edges, journey)
+        case .restart, .clock: break
+        }
         let isRestart = move == .restart
         guard isRestart || { if case .clock = move { true } else { false } }() else { return nil }
         for limit in journey.limits.values.sorted(by: { $0.name < $1.name }) {
@@ -777,13 +837,81 @@ public struct JourneyExplorer: Sendable {
         return defaults
     }
 
-    static func normalized(_ snapshot: JourneyMachine.Snapshot, _ defaults: [String: Value]) -> JourneyMachine.Snapshot
-    {
+    static func normalized(
+        _ snapshot: JourneyMachine.Snapshot, _ defaults: [String: Value], unread: [String: Set<String>] = [:]
+    ) -> JourneyMachine.Snapshot {
         var snapshot = snapshot
         for (key, value) in snapshot.store where defaults[key] == value.revealed && !value.isSecret {
             snapshot.store[key] = nil
         }
+        if !unread.isEmpty {
+            for index in snapshot.frames.indices {
+                for name in unread[snapshot.frames[index].journey] ?? [] { snapshot.frames[index].state[name] = nil }
+            }
+        }
         return snapshot
+    }
+
+    /// The state a journey writes but never reads, by journey id, across the library: a
+    /// variable no expression reads but those that set the variable itself (a count of links
+    /// kept for scenarios to check, `state.n: "${state.n + 1}"`) cannot change what happens
+    /// next, so situations that differ only in it are one state. A limit's counter is read.
+    static func unreadState(_ library: CompiledLibrary) -> [String: Set<String>] {
+        var found: [String: Set<String>] = [:]
+        for id in library.ids {
+            guard let journey = library[id] else { continue }
+            let unread = unreadState(journey.source)
+            if !unread.isEmpty { found[id] = unread }
+        }
+        return found
+    }
+
+    static func unreadState(_ journey: Journey) -> Set<String> {
+        let names = Set(journey.state.map(\.name.value))
+        guard !names.isEmpty else { return [] }
+        func count(_ text: String, into counts: inout [String: Int]) {
+            var rest = Substring(text)
+            while let range = rest.range(of: "state.") {
+                let before = range.lowerBound == text.startIndex ? nil : rest[..<range.lowerBound].last
+                let name = rest[range.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+                if !(before.map { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "." } ?? false) {
+                    counts[String(name), default: 0] += 1
+                }
+                rest = rest[range.upperBound...]
+            }
+        }
+        // Every text the journey writes: templates, guards, parameters, invariants.
+        var reads: [String: Int] = [:]
+        func walk(_ value: Any) {
+            if let text = value as? String {
+                count(text, into: &reads)
+                return
+            }
+            for child in Mirror(reflecting: value).children { walk(child.value) }
+        }
+        walk(journey)
+        // Less what an assignment reads of the variable it sets.
+        var own: [String: Int] = [:]
+        for step in journey.steps {
+            for branch in step.transitions.flatMap(\.transition.branches) {
+                for assignment in branch.assignments where assignment.target.value.scope == .state {
+                    var counts: [String: Int] = [:]
+                    walk(assignment.value, into: &counts)
+                    own[assignment.target.value.name, default: 0] += counts[assignment.target.value.name] ?? 0
+                }
+            }
+        }
+        func walk(_ value: Any, into counts: inout [String: Int]) {
+            if let text = value as? String {
+                count(text, into: &counts)
+                return
+            }
+            for child in Mirror(reflecting: value).children { walk(child.value, into: &counts) }
+        }
+        let counters = Set(
+            journey.limits.flatMap { [$0.counter.value, $0.lockedUntil?.value].compactMap { $0 } }
+                .filter { $0.scope == .state }.map(\.name))
+        return names.filter { name in !counters.contains(name) && (reads[name] ?? 0) == (own[name] ?? 0) }
     }
 
     /// A stable seed for a step's randomness: the same input at the same step draws the same

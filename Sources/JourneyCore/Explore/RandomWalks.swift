@@ -13,6 +13,7 @@ extension JourneyExplorer {
             transitions: 0, depth: 0, frontier: 0, truncated: false, violations: [], leftOut: [],
             declared: Self.edges(of: journey), taken: [])
         result.random = (seed, walks)
+        result.offline = bounds.offline && network != nil
         let defaults = Self.storedDefaults(library)
         let watchesSecrets = !journey.source.exceptions.contains {
             $0.rule.value == ExplorationInvariant.noSecretLeak.rawValue
@@ -29,6 +30,8 @@ extension JourneyExplorer {
         result.taken.formUnion(startEdges)
 
         var seen = Set<Key>()
+        let horizon = Self.horizon(journey, jumps: result.clockJumps)
+        let unread = Self.unreadState(library)
         var leftOut = Set<String>()
         var violated = Set<String>()
         var draws = SplitMix64(seed: seed)
@@ -46,7 +49,7 @@ extension JourneyExplorer {
         }
         /// Reports what is wrong with the state a walk reached; whether the walk stops there.
         func judge(_ node: Node, path: [Move]) -> Bool {
-            seen.insert(key(of: node, defaults))
+            seen.insert(key(of: node, defaults, horizon: horizon, unread: unread))
             if let problem = stateProblem(node, journey) { report(problem.0, problem.1, path: path, node: node) }
             if let broken = node.broken {
                 report(

@@ -155,3 +155,46 @@ extension ExplorerTests {
         #expect(quiet.violations.isEmpty, "\(quiet.violations)")
     }
 }
+
+extension ExplorerTests {
+    static func exploreText(_ text: String, id: String) async throws -> JourneyExplorer.Result {
+        let project = ProjectLoader(handlers: BuiltinHandlers.registry).load([
+            SourceFile(path: "j.yaml", data: Data(text.utf8))
+        ])
+        let errors = project.diagnostics.items.filter { $0.severity == .error }
+        try #require(errors.isEmpty, "\(errors)")
+        let library = try #require(project.library)
+        return await JourneyExplorer(library: library, device: JourneyExplorer.defaultDevice)
+            .explore(try #require(library[id]))
+    }
+
+    @Test("a count the journey keeps but never reads makes no new states; one it shows does")
+    func unreadState() async throws {
+        let journey = """
+            journey: t.count
+            version: 1
+            title: Links counted
+            state:
+              links: { type: int, default: 0 }
+            start: home
+            steps:
+              home:
+                handler: ui.screen
+                screen: { title: Home, text: "TEXT", actions: { link: Open a link, close: Close } }
+                on:
+                  link:
+                    set: { state.links: "${state.links + 1}" }
+                    to: home
+                  close: done
+            ends:
+              done: { kind: success }
+            """
+        let unread = try await Self.exploreText(
+            journey.replacingOccurrences(of: "TEXT", with: "Welcome"), id: "t.count")
+        // Home and the end, with 0, 1 or 2 restarts used.
+        #expect((unread.states, unread.frontier) == (6, 0), "\(unread.states) \(unread.frontier)")
+        let shown = try await Self.exploreText(
+            journey.replacingOccurrences(of: "TEXT", with: "${str(state.links)} links"), id: "t.count")
+        #expect(shown.frontier > 0 && shown.states > 30, "\(shown.states) \(shown.frontier)")
+    }
+}
