@@ -31,6 +31,10 @@ struct ExploreCommand: AsyncParsableCommand {
               journey explore --restarts 1000 --depth 2000 journeys/examples/pin-model.journey.yaml
               journey explore --emit counterexamples/
               journey explore --from journeys/diia/scenarios/d5-count-survives-restart.scenario.yaml
+              journey explore --jobs 1 journeys/examples/pin-model.journey.yaml   # on one core
+
+            Each level of the search is played on --jobs threads and merged in order, so the \
+            states, transitions and counterexamples are the same on any number of cores.
 
             Exits 0 when every journey explores clean, 1 when one breaks an invariant, 2 when \
             the files have errors.
@@ -67,6 +71,12 @@ struct ExploreCommand: AsyncParsableCommand {
             valueName: "scenario"))
     var from: [String] = []
 
+    @Option(
+        help:
+            "Threads that play the moves of each level side by side (default: the number of cores); the result is the same with any number."
+    )
+    var jobs: Int?
+
     @Option(name: .customLong("emit"), help: "Write each counterexample as a scenario into this folder.")
     var emit: String?
 
@@ -78,6 +88,7 @@ struct ExploreCommand: AsyncParsableCommand {
         guard (0...1_000_000).contains(restarts) else {
             throw ValidationError("--restarts must be from 0 to 1000000")
         }
+        guard (1...1024).contains(jobs ?? 1) else { throw ValidationError("--jobs must be from 1 to 1024") }
         guard (1...100_000_000).contains(states) else {
             throw ValidationError("--states must be from 1 to 100000000")
         }
@@ -99,6 +110,7 @@ struct ExploreCommand: AsyncParsableCommand {
         let bounds = JourneyExplorer.Bounds(
             depth: depth, restarts: restarts, states: states,
             clockJumps: clockJumps.isEmpty ? nil : clockJumps.compactMap { JourneyCore.Duration.parse($0) })
+        let threads = jobs ?? ProcessInfo.processInfo.activeProcessorCount
         var runs: [(journey: CompiledJourney, explorer: JourneyExplorer, from: String?)] = []
         if from.isEmpty || !paths.isEmpty {
             // The journeys of the files given, not those found only to be called.
@@ -113,7 +125,8 @@ struct ExploreCommand: AsyncParsableCommand {
                     "no journey '\(unknown[0])' in \(context.paths(paths).joined(separator: ", "))\(Suggestion.hint(for: unknown[0], in: found))"
                 )
             }
-            let explorer = JourneyExplorer(library: library, device: JourneyExplorer.defaultDevice, bounds: bounds)
+            let explorer = JourneyExplorer(
+                library: library, device: JourneyExplorer.defaultDevice, bounds: bounds, jobs: threads)
             for id in journeys.isEmpty ? found.sorted() : journeys {
                 if let journey = library[id] { runs.append((journey, explorer, nil)) }
             }
@@ -122,7 +135,11 @@ struct ExploreCommand: AsyncParsableCommand {
             guard let scenario = project.scenarios.first(where: { $0.file == file }) else {
                 throw CLIError("\(file) is not a scenario file")
             }
-            runs.append((scenario.journey, try Self.explorer(from: scenario, library, context, bounds), scenario.id))
+            runs.append(
+                (
+                    scenario.journey, try Self.explorer(from: scenario, library, context, bounds, jobs: threads),
+                    scenario.id
+                ))
         }
 
         var results: [(JourneyExplorer.Result, [RuleException])] = []
@@ -168,7 +185,7 @@ struct ExploreCommand: AsyncParsableCommand {
     /// afresh for every move. A scenario that needs a live service is not explored.
     static func explorer(
         from scenario: CompiledScenario, _ library: CompiledLibrary, _ context: ProjectContext,
-        _ bounds: JourneyExplorer.Bounds
+        _ bounds: JourneyExplorer.Bounds, jobs: Int = 1
     ) throws -> JourneyExplorer {
         guard scenario.needs.isEmpty else {
             throw CLIError(
@@ -198,7 +215,7 @@ struct ExploreCommand: AsyncParsableCommand {
         var seen = Set<String>()
         return JourneyExplorer(
             library: library, device: prepared.device, bounds: bounds, params: scenario.params, network: network,
-            hints: ExplorationHints(pins: pins.sorted().filter { seen.insert($0).inserted }))
+            hints: ExplorationHints(pins: pins.sorted().filter { seen.insert($0).inserted }), jobs: jobs)
     }
 
     /// The violations a journey does not declare as exceptions.

@@ -20,6 +20,8 @@ extension JourneyMachine {
         /// waiting in ``records``. Nil between events, so the machine keeps no sink and a fork
         /// never shares one (which is also why the run stays `Sendable`).
         nonisolated(unsafe) var lentSink: (any TranscriptSink)?
+        /// Whether the event being handled makes no records at all: set only while it is handled.
+        var discardsRecords = false
 
         init(setup: Setup, device: DeviceState) {
             self.setup = setup
@@ -138,12 +140,14 @@ extension JourneyMachine.Run {
     }
 
     mutating func recordHTTP(method: String, url: String, status: Int?, error: String?) -> Action {
-        emit(.http(step: topStep.id, method: method, url: URLRedaction.redact(url), status: status, error: error))
+        let step = topStep.id
+        emit(.http(step: step, method: method, url: URLRedaction.redact(url), status: status, error: error))
         return .proceed
     }
 
     mutating func recordRefusedInput(_ values: [String: Value], reason: String) -> Action {
-        emit(.inputRefused(step: topStep.id, values: .sorted(values), reason: reason))
+        let step = topStep.id
+        emit(.inputRefused(step: step, values: .sorted(values), reason: reason))
         return .proceed
     }
 
@@ -335,7 +339,8 @@ extension JourneyMachine.Run {
         let journey = frames[frames.count - 1].journey
         let end = journey.ends[index]
         if frames.count == 1 {
-            emit(.journeyEnd(journey: journey.id, end: end.id, kind: end.kind, steps: stepsTaken))
+            let steps = stepsTaken
+            emit(.journeyEnd(journey: journey.id, end: end.id, kind: end.kind, steps: steps))
             return .stop(.finished(RunResult(end: end.id, kind: end.kind, failure: nil, steps: stepsTaken)))
         }
         var outputs: [String: Value] = [:]
@@ -516,8 +521,9 @@ extension JourneyMachine.Run {
     mutating func emitAttempt(_ step: CompiledStep, _ action: TranscriptEvent.AttemptAction, count: Int) {
         guard let attempts = step.attempts else { return }
         let limit = attempts.limit
+        let maximum = maximum(limit)
         emit(
-            .attempt(step: step.id, limit: limit.name, action: action, count: count, max: maximum(limit)),
+            .attempt(step: step.id, limit: limit.name, action: action, count: count, max: maximum),
             encoded: attempts.event(action, count: count))
     }
 
@@ -538,7 +544,13 @@ extension JourneyMachine.Run {
     private static let vacated = TranscriptRecord(time: 0, depth: 0, event: .restart)
 
     /// Records a transcript record, to the lent sink or the queue; `encoded` is the event's JSON when it was prepared ahead.
-    mutating func emit(_ event: consuming TranscriptEvent, encoded: consuming [UInt8]? = nil) {
+    ///
+    /// While the caller discards records (``JourneyMachine/handleDiscardingRecords(_:)``), the
+    /// event is not even made: an explorer plays millions of steps and keeps none of their records.
+    mutating func emit(_ event: @autoclosure () -> TranscriptEvent, encoded: @autoclosure () -> [UInt8]? = nil) {
+        guard !discardsRecords else { return }
+        let event = event()
+        let encoded = encoded()
         assert(
             encoded == nil || encoded == JSONLinesEncoder.encodedEvent(event),
             "a prepared event's JSON must be the event's own: \(event)")

@@ -116,7 +116,8 @@ final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContex
     /// Gives the machine an event, lending it the run's sink for the records it makes.
     @discardableResult
     func handle(_ event: consuming JourneyMachine.Event) -> JourneyMachine.Action {
-        machine.handle(event, recordingInto: sink)
+        if Sink.self == Discard.self { return machine.handleDiscardingRecords(event) }
+        return machine.handle(event, recordingInto: sink)
     }
 
     nonisolated(nonsending) func send(_ request: HTTPRequest) async throws -> HTTPResponse {

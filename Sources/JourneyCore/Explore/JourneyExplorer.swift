@@ -110,10 +110,13 @@ public struct JourneyExplorer: Sendable {
     public let network: (@Sendable () -> any NetworkTransport)?
     /// What the starting point knows that handlers may need to make an input (a scenario's PINs).
     public let hints: ExplorationHints
+    /// Threads that play a level's moves side by side; any number finds the same result.
+    public let jobs: Int
 
     public init(
         library: CompiledLibrary, device: DeviceState, bounds: Bounds = Bounds(), params: [String: Value] = [:],
-        network: (@Sendable () -> any NetworkTransport)? = nil, hints: ExplorationHints = ExplorationHints()
+        network: (@Sendable () -> any NetworkTransport)? = nil, hints: ExplorationHints = ExplorationHints(),
+        jobs: Int = 1
     ) {
         self.library = library
         self.device = device
@@ -121,6 +124,7 @@ public struct JourneyExplorer: Sendable {
         self.params = params
         self.network = network
         self.hints = hints
+        self.jobs = max(1, jobs)
     }
 
     /// The device exploration starts on unless told otherwise: online, Face ID enrolled, and
@@ -136,7 +140,7 @@ public struct JourneyExplorer: Sendable {
     // MARK: - Exploring
 
     /// One explored situation: the machine waiting at a step (or ended), and how it got here.
-    struct Node {
+    struct Node: Sendable {
         var machine: JourneyMachine
         var action: JourneyMachine.Action
         /// What the step waits for, when it waits.
@@ -147,10 +151,35 @@ public struct JourneyExplorer: Sendable {
         var outOfScope = false
     }
 
-    struct Key: Hashable {
-        var snapshot: JourneyMachine.Snapshot
-        var restarts: Int
+    /// A node's moves, played: what each led to, in the order of the moves.
+    struct Expansion: Sendable {
+        struct Successor: Sendable {
+            var move: Move
+            var node: Node
+            /// The root journey's steps and outcomes the move took.
+            var edges: [Edge]
+            var key: StateKey
+        }
+
+        var successors: [Successor] = []
+        /// Some input of the step cannot be made (said in `leftOut`).
+        var incomplete = false
+        var leftOut: Set<String> = []
     }
+
+    /// What one thread of an exploration reuses from move to move: the context handlers run
+    /// in, the driver that answers them, and the encoder of state keys.
+    final class Scratch {
+        let driver = Replies([])
+        var context: RunContext<Replies, Discard>?
+        var encoder: StateEncoder
+
+        init(defaults: [String: Value]) { encoder = StateEncoder(defaults: defaults) }
+    }
+
+    /// Nodes a thread expands at a time; a level larger than this is expanded in such chunks,
+    /// so that the states bound stops the exploration without playing much past it.
+    static let chunk = 512
 
     public func explore(_ journey: CompiledJourney) async -> Result {
         let jumps = bounds.clockJumps ?? Self.durations(of: journey)
@@ -158,45 +187,46 @@ public struct JourneyExplorer: Sendable {
             journey: journey.id, bounds: bounds, clockJumps: jumps, states: 0, transitions: 0, depth: 0, frontier: 0,
             truncated: false, violations: [], leftOut: [], declared: Self.edges(of: journey), taken: [])
         let defaults = Self.storedDefaults(library)
+        let scratch = Scratch(defaults: defaults)
         var machine = JourneyMachine(
             library: library, journey: journey, params: params, device: device,
             configuration: JourneyMachine.Configuration(
                 random: .seeded(0), wallClock: .pinned(milliseconds: device.clock)))
-        let start = machine.handle(.start, recordingInto: Discard.shared)
+        let start = machine.handleDiscardingRecords(.start)
         var startEdges: [Edge] = []
-        let first = await settle(machine, start, restarts: 0, journey: journey.id, taking: &startEdges)
+        let first = await settle(
+            machine, start, restarts: 0, journey: journey.id, taking: &startEdges, scratch: scratch)
         result.taken.formUnion(startEdges)
 
-        var keys: [Key: Int] = [:]
+        var table = StateTable()
         var parents: [(parent: Int, move: Move)?] = []
-        var reverse: [[Int]] = []
-        var ends = Set<Int>()
+        /// Every transition played, as (from, to): walked backwards from the ends after the search.
+        var arcs: [(from: Int32, to: Int32)] = []
+        var ends: [Bool] = []
         var leftOut = Set<String>()
         var violated = Set<ExplorationInvariant>()
         /// States at a step with input the explorer cannot make.
-        var unknown = Set<Int>()
+        var unknown: [Bool] = []
+        var expanded: [Bool] = []
         /// The step each state waits at, for a violation found after the search.
         var waitsAt: [String?] = []
 
-        func add(_ node: Node, parent: (Int, Move)?) -> (index: Int, new: Bool) {
-            let key = Key(
-                snapshot: Self.normalized(node.machine.snapshot(includingGrowth: false), defaults),
-                restarts: node.restarts)
-            if let index = keys[key] { return (index, false) }
-            let index = parents.count
-            keys[key] = index
+        func add(_ node: Node, key: StateKey, parent: (Int, Move)?) -> (index: Int, new: Bool) {
+            let (index, new) = table.insert(key)
+            guard new else { return (index, false) }
             parents.append(parent.map { (parent: $0.0, move: $0.1) })
             if case .runStep(let invocation) = node.action {
                 waitsAt.append(invocation.step)
             } else {
                 waitsAt.append(nil)
             }
-            reverse.append([])
             // A failed run is an end of its own kind here: never-fails reports it.
             switch node.action {
-            case .finished, .failed: ends.insert(index)
-            default: break
+            case .finished, .failed: ends.append(true)
+            default: ends.append(false)
             }
+            unknown.append(false)
+            expanded.append(false)
             return (index, true)
         }
         func path(to index: Int) -> [Move] {
@@ -222,57 +252,80 @@ public struct JourneyExplorer: Sendable {
         }
 
         var level: [(index: Int, node: Node)] = []
-        let root = add(first, parent: nil)
+        let root = add(first, key: scratch.encoder.key(first.machine, restarts: first.restarts), parent: nil)
         level.append((root.index, first))
         if let problem = stateProblem(first, journey) { report(problem.0, problem.1, at: root.index, node: first) }
 
         var depth = 0
-        var expanded = Set<Int>()
         while !level.isEmpty && depth < bounds.depth && !result.truncated {
             var next: [(index: Int, node: Node)] = []
-            for (index, node) in level {
-                expanded.insert(index)
-                let (played, incomplete) = moves(node, journey: journey, leftOut: &leftOut)
-                // A step some of whose input cannot be made is not judged: where it leads is unknown.
-                if incomplete { unknown.insert(index) }
-                for move in played {
-                    result.transitions += 1
-                    let (successor, edges) = await play(move, from: node, journey: journey.id)
-                    result.taken.formUnion(edges)
-                    if let problem = edgeProblem(from: node, move: move, to: successor, journey) {
-                        report(problem.0, problem.1, at: index, then: move, node: successor, expected: problem.2)
+            var position = 0
+            while position < level.count && !result.truncated {
+                let chunk = level[position..<min(level.count, position + Self.chunk * max(1, jobs))]
+                position = chunk.endIndex
+                let expansions = await expand(
+                    chunk, journey: journey, jumps: jumps, defaults: defaults, scratch: scratch)
+                for (offset, expansion) in expansions.enumerated() {
+                    let (index, node) = chunk[chunk.startIndex + offset]
+                    expanded[index] = true
+                    leftOut.formUnion(expansion.leftOut)
+                    // A step some of whose input cannot be made is not judged: where it leads is unknown.
+                    if expansion.incomplete { unknown[index] = true }
+                    for played in expansion.successors {
+                        let (move, successor) = (played.move, played.node)
+                        result.transitions += 1
+                        result.taken.formUnion(played.edges)
+                        if let problem = edgeProblem(from: node, move: move, to: successor, journey) {
+                            report(problem.0, problem.1, at: index, then: move, node: successor, expected: problem.2)
+                        }
+                        let (target, new) = add(successor, key: played.key, parent: (index, move))
+                        arcs.append((Int32(index), Int32(target)))
+                        guard new else { continue }
+                        if successor.outOfScope {
+                            unknown[target] = true
+                            continue
+                        }
+                        if let problem = stateProblem(successor, journey) {
+                            report(problem.0, problem.1, at: target, node: successor)
+                        }
+                        next.append((target, successor))
+                        if parents.count >= bounds.states {
+                            result.truncated = true
+                            break
+                        }
                     }
-                    let (target, new) = add(successor, parent: (index, move))
-                    reverse[target].append(index)
-                    guard new else { continue }
-                    if successor.outOfScope {
-                        unknown.insert(target)
-                        continue
-                    }
-                    if let problem = stateProblem(successor, journey) {
-                        report(problem.0, problem.1, at: target, node: successor)
-                    }
-                    next.append((target, successor))
-                    if parents.count >= bounds.states {
-                        result.truncated = true
-                        break
-                    }
+                    if result.truncated { break }
                 }
-                if result.truncated { break }
             }
             if !next.isEmpty { depth += 1 }
             level = next
         }
 
         // Every expanded state can still reach an end; states never expanded are not judged.
-        let frontier = Set(level.map(\.index)).union(
-            (0..<parents.count).filter { !expanded.contains($0) && !ends.contains($0) })
-        var good = ends.union(frontier).union(unknown)
-        var queue = Array(good)
-        while let current = queue.popLast() {
-            for previous in reverse[current] where good.insert(previous).inserted { queue.append(previous) }
+        var good = ends
+        for index in level.map(\.index) { good[index] = true }
+        for index in good.indices where !expanded[index] || unknown[index] { good[index] = true }
+        // The arcs into each state, grouped by target.
+        var firstArc = [Int](repeating: 0, count: good.count + 1)
+        for arc in arcs { firstArc[Int(arc.to) + 1] += 1 }
+        for index in good.indices { firstArc[index + 1] += firstArc[index] }
+        var fill = firstArc
+        var sources = [Int32](repeating: 0, count: arcs.count)
+        for arc in arcs {
+            sources[fill[Int(arc.to)]] = arc.from
+            fill[Int(arc.to)] += 1
         }
-        if let trapped = (0..<parents.count).first(where: { !good.contains($0) }) {
+        var queue = good.indices.filter { good[$0] }
+        while let current = queue.popLast() {
+            for arc in firstArc[current]..<firstArc[current + 1] {
+                let previous = Int(sources[arc])
+                if !good[previous] {
+                    good[previous] = true
+                    queue.append(previous)
+                }
+            }
+        }
+        if let trapped = good.firstIndex(of: false) {
             report(
                 .reachesAnEnd,
                 "from here no end can be reached: every way on loops back without finishing", at: trapped,
@@ -286,12 +339,64 @@ public struct JourneyExplorer: Sendable {
         return result
     }
 
+    /// Plays the moves of each node, on `jobs` threads when there is enough to share: each
+    /// thread takes a contiguous run of the nodes, and the expansions come back in the nodes'
+    /// order, so the exploration finds the same states in the same order on any number of cores.
+    func expand(
+        _ nodes: ArraySlice<(index: Int, node: Node)>, journey: CompiledJourney, jumps: [Int],
+        defaults: [String: Value], scratch: Scratch
+    ) async -> [Expansion] {
+        let threads = min(jobs, nodes.count / 4)
+        guard threads > 1 else {
+            var expansions: [Expansion] = []
+            expansions.reserveCapacity(nodes.count)
+            for (_, node) in nodes {
+                expansions.append(await expand(node, journey: journey, jumps: jumps, scratch: scratch))
+            }
+            return expansions
+        }
+        let share = (nodes.count + threads - 1) / threads
+        return await withTaskGroup(of: (Int, [Expansion]).self) { group in
+            for part in 0..<threads {
+                let mine = nodes[
+                    (nodes.startIndex + part * share)..<min(nodes.endIndex, nodes.startIndex + (part + 1) * share)]
+                group.addTask {
+                    let scratch = Scratch(defaults: defaults)
+                    var expansions: [Expansion] = []
+                    expansions.reserveCapacity(mine.count)
+                    for (_, node) in mine {
+                        expansions.append(await expand(node, journey: journey, jumps: jumps, scratch: scratch))
+                    }
+                    return (part, expansions)
+                }
+            }
+            var parts = [[Expansion]](repeating: [], count: threads)
+            for await (part, expansions) in group { parts[part] = expansions }
+            return parts.flatMap { $0 }
+        }
+    }
+
+    /// Plays every move of `node`.
+    func expand(_ node: Node, journey: CompiledJourney, jumps: [Int], scratch: Scratch) async -> Expansion {
+        var expansion = Expansion()
+        let (played, incomplete) = moves(node, journey: journey, leftOut: &expansion.leftOut, jumps: jumps)
+        expansion.incomplete = incomplete
+        expansion.successors.reserveCapacity(played.count)
+        for move in played {
+            let (successor, edges) = await play(move, from: node, journey: journey.id, scratch: scratch)
+            let key = scratch.encoder.key(successor.machine, restarts: successor.restarts)
+            expansion.successors.append(.init(move: move, node: successor, edges: edges, key: key))
+        }
+        return expansion
+    }
+
     // MARK: - Moves
 
     /// The moves from a node, in order: each input class of the step, then a restart, then the
-    /// clock jumps; and whether some input of the step cannot be made (said in `leftOut`).
+    /// clock jumps (`jumps`, or those of the bounds or the journey); and whether some input of
+    /// the step cannot be made (said in `leftOut`).
     func moves(
-        _ node: Node, journey: CompiledJourney, leftOut: inout Set<String>
+        _ node: Node, journey: CompiledJourney, leftOut: inout Set<String>, jumps: [Int]? = nil
     ) -> (moves: [Move], incomplete: Bool) {
         guard case .runStep(let invocation) = node.action, let request = node.request else { return ([], false) }
         var incomplete = false
@@ -322,14 +427,17 @@ public struct JourneyExplorer: Sendable {
         }
         moves += actions
         if node.restarts < bounds.restarts { moves.append(.restart) }
-        let jumps = bounds.clockJumps ?? Self.durations(of: journey)
+        let jumps = jumps ?? bounds.clockJumps ?? Self.durations(of: journey)
         moves += jumps.map { .clock(milliseconds: $0) }
         return (moves, incomplete)
     }
 
     /// The node after `move`, and the root journey's steps and outcomes it took.
-    func play(_ move: Move, from node: Node, journey: String) async -> (Node, [Edge]) {
+    func play(
+        _ move: Move, from node: Node, journey: String, scratch: Scratch? = nil
+    ) async -> (Node, [Edge]) {
         guard case .runStep(let invocation) = node.action else { return (node, []) }
+        let scratch = scratch ?? Scratch(defaults: [:])
         var edges: [Edge] = []
         let machine: JourneyMachine
         let run: StepRun
@@ -337,16 +445,18 @@ public struct JourneyExplorer: Sendable {
         switch move {
         case .restart:
             var restarted = node.machine
-            let action = restarted.handle(.restart, recordingInto: Discard.shared)
-            let next = await settle(restarted, action, restarts: node.restarts + 1, journey: journey, taking: &edges)
+            let action = restarted.handleDiscardingRecords(.restart)
+            let next = await settle(
+                restarted, action, restarts: node.restarts + 1, journey: journey, taking: &edges, scratch: scratch)
             return (next, edges)
         case .input(_, let label, let values):
             (machine, run, unstubbed) = await runStep(
-                node.machine, invocation, replies: [.input(values)], seed: Self.seed(journey, invocation.step, label))
+                node.machine, invocation, reply: .input(values), seed: Self.seed(journey, invocation.step, label),
+                scratch: scratch)
         case .clock(let milliseconds):
             (machine, run, unstubbed) = await runStep(
-                node.machine, invocation, replies: [.advance(milliseconds: milliseconds)],
-                seed: Self.seed(journey, invocation.step, "clock"))
+                node.machine, invocation, reply: .advance(milliseconds: milliseconds),
+                seed: Self.seed(journey, invocation.step, "clock"), scratch: scratch)
         }
         switch run {
         case .asked(let request):
@@ -358,7 +468,8 @@ public struct JourneyExplorer: Sendable {
                 edges.append(Edge(step: invocation.step, outcome: outcome))
             }
             let next = await settle(
-                machine, action, restarts: node.restarts, journey: journey, taking: &edges, outOfScope: unstubbed)
+                machine, action, restarts: node.restarts, journey: journey, taking: &edges, outOfScope: unstubbed,
+                scratch: scratch)
             return (next, edges)
         }
     }
@@ -367,8 +478,9 @@ public struct JourneyExplorer: Sendable {
     /// run ends.
     func settle(
         _ machine: JourneyMachine, _ action: JourneyMachine.Action, restarts: Int, journey: String,
-        taking edges: inout [Edge], outOfScope: Bool = false
+        taking edges: inout [Edge], outOfScope: Bool = false, scratch: Scratch? = nil
     ) async -> Node {
+        let scratch = scratch ?? Scratch(defaults: [:])
         var machine = machine
         var action = action
         var outOfScope = outOfScope
@@ -377,11 +489,11 @@ public struct JourneyExplorer: Sendable {
             case .finished, .failed:
                 return Node(machine: machine, action: action, request: nil, restarts: restarts, outOfScope: outOfScope)
             case .proceed:
-                action = machine.handle(
-                    .abort("the machine waited for a handler that was not running"), recordingInto: Discard.shared)
+                action = machine.handleDiscardingRecords(
+                    .abort("the machine waited for a handler that was not running"))
             case .runStep(let invocation):
                 let (after, run, unstubbed) = await runStep(
-                    machine, invocation, replies: [], seed: Self.seed(journey, invocation.step, ""))
+                    machine, invocation, reply: nil, seed: Self.seed(journey, invocation.step, ""), scratch: scratch)
                 outOfScope = outOfScope || unstubbed
                 switch run {
                 case .asked(let request):
@@ -406,15 +518,25 @@ public struct JourneyExplorer: Sendable {
         case done(JourneyMachine.Action, outcome: String?)
     }
 
-    /// Runs the current step's handler, answering its requests with `replies`.
+    /// Runs the current step's handler, answering its first request with `reply` (none: the
+    /// first request stops it).
     func runStep(
-        _ machine: JourneyMachine, _ invocation: HandlerInvocation, replies: [DriverReply], seed: UInt64
+        _ machine: JourneyMachine, _ invocation: HandlerInvocation, reply: DriverReply?, seed: UInt64,
+        scratch: Scratch
     ) async -> (JourneyMachine, StepRun, outOfScope: Bool) {
         var machine = machine
         machine.random = .seeded(seed)
-        let driver = Replies(replies)
+        scratch.driver.reset(reply)
+        // A scenario's network is made afresh for every move; without one, the context is reused.
         let watched = network.map { Watched($0()) }
-        let context = RunContext(machine: machine, driver: driver, network: watched, sink: Discard.shared)
+        let context: RunContext<Replies, Discard>
+        if watched == nil, let reused = scratch.context {
+            reused.machine = machine
+            context = reused
+        } else {
+            context = RunContext(machine: machine, driver: scratch.driver, network: watched, sink: Discard.shared)
+            if watched == nil { scratch.context = context }
+        }
         let (after, run) = await run(handlerOf: invocation, in: context)
         return (after, run, watched?.unstubbed ?? false)
     }
@@ -542,10 +664,15 @@ public struct JourneyExplorer: Sendable {
     /// bytes in every run (FNV-1a of the journey, the step and the input's class).
     static func seed(_ journey: String, _ step: String, _ label: String) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in "\(journey)\u{0}\(step)\u{0}\(label)".utf8 {
+        func mix(_ byte: UInt8) {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01B3
         }
+        for byte in journey.utf8 { mix(byte) }
+        mix(0)
+        for byte in step.utf8 { mix(byte) }
+        mix(0)
+        for byte in label.utf8 { mix(byte) }
         return hash
     }
 }
@@ -557,10 +684,22 @@ final class Replies: InputDriver {
     }
 
     private var replies: [DriverReply]
+    /// The first reply, kept apart: a move answers one request, and needs no array for it.
+    private var first: DriverReply?
 
     init(_ replies: [DriverReply]) { self.replies = replies }
 
+    /// Answers the next request with `reply` (none: stops at once), forgetting any other.
+    func reset(_ reply: DriverReply?) {
+        first = reply
+        if !replies.isEmpty { replies = [] }
+    }
+
     nonisolated(nonsending) func next(for request: InputRequest) async throws -> DriverReply {
+        if let reply = first {
+            first = nil
+            return reply
+        }
         guard !replies.isEmpty else { throw Exhausted(request: request) }
         return replies.removeFirst()
     }

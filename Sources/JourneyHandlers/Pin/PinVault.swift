@@ -39,11 +39,14 @@ public enum PinVault {
 
     /// A record's parts, when it is one this vault wrote: check before asking for the PIN.
     static func parse(_ record: String) throws(Failure) -> (rounds: Int, salt: Data, box: AES.GCM.SealedBox) {
-        let parts = record.split(separator: ":", omittingEmptySubsequences: false)
+        // Split as bytes: the separator is ASCII, and reading the record by characters cost
+        // `journey explore` a fifth of its time.
+        let parts = record.utf8.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false)
         // A cost this vault never writes is tampering: it must not make verifying hang or crash.
-        guard parts.count == 4, parts[0] == prefix, let rounds = Int(parts[1]), NumberRange.kdfRounds.contains(rounds),
-            let salt = Data(base64Encoded: String(parts[2])), salt.count == 16,
-            let combined = Data(base64Encoded: String(parts[3])),
+        guard parts.count == 4, parts[0].elementsEqual(prefix.utf8), let rounds = Int(Substring(parts[1])),
+            NumberRange.kdfRounds.contains(rounds),
+            let salt = Data(base64Encoded: Data(parts[2])), salt.count == 16,
+            let combined = Data(base64Encoded: Data(parts[3])),
             let box = try? AES.GCM.SealedBox(combined: combined)
         else { throw .unreadableRecord }
         return (rounds, salt, box)
