@@ -64,6 +64,7 @@ extension JourneyMachine.Run {
                 "handler '\(step.label)' returned outcome '\(result.outcome)', which its contract does not declare")
         }
         var data: [String: Value] = [:]
+        data.reserveCapacity(specs.count)
         for d in specs {
             if let value = result.data[d.name] { data[d.name] = value.secret(if: d.type.secret) }
         }
@@ -175,6 +176,7 @@ extension JourneyMachine.Run {
     mutating func launch() -> Action {
         let root = setup.root
         var params = setup.rootParams
+        params.reserveCapacity(root.params.count)
         for p in root.params where params[p.name] == nil {
             guard let value = p.defaultValue else {
                 return failure(nil, "param '\(p.name)' of \(root.id) has no default and was not given")
@@ -261,6 +263,7 @@ extension JourneyMachine.Run {
         }
         let lookup = lookup()
         var params: [String: Value] = [:]
+        params.reserveCapacity(step.parameters.count)
         var displays: [String: String] = [:]
         for (name, value) in step.parameters {
             switch JourneyMachine.evaluate(value, lookup) {
@@ -565,6 +568,7 @@ extension JourneyMachine.Run {
 extension JourneyMachine {
     static func initialState(_ journey: CompiledJourney) -> [String: Value] {
         var state: [String: Value] = [:]
+        state.reserveCapacity(journey.state.count)
         for s in journey.state {
             state[s.name] = (s.defaultValue ?? Self.zero(s.type.type)).secret(if: s.type.secret)
         }
@@ -638,6 +642,12 @@ extension JourneyMachine {
     /// Evaluates the maximums of a journey's limits written as expressions, when the journey
     /// starts; the message says why one cannot be used.
     static func evaluateMaximums(_ frame: inout Frame, device: DeviceState, library: CompiledLibrary) -> String? {
+        // Most limits have a written maximum: nothing to evaluate, nothing to sort.
+        guard
+            frame.journey.limits.values.contains(where: {
+                if case .computed = $0.max { true } else { false }
+            })
+        else { return nil }
         for (name, limit) in frame.journey.limits.sorted(by: { $0.key < $1.key }) {
             guard case .computed(let template) = limit.max else { continue }
             let lookup = Lookup(frame: frame, device: device, library: library)

@@ -401,6 +401,7 @@ public struct JourneyExplorer: Sendable {
         guard case .runStep(let invocation) = node.action, let request = node.request else { return ([], false) }
         var incomplete = false
         var moves: [Move] = []
+        moves.reserveCapacity(8)
         var actions: [Move] = []
         let handler = node.machine.currentHandler
         var asked = false
