@@ -89,8 +89,9 @@ enum BenchExplore {
         process.standardOutput = out
         process.standardError = err
         do { try process.run() } catch { return .failure(CLIError("\(python) could not start: \(error)")) }
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let problem = err.fileHandleForReading.readDataToEndOfFile()
+        // The peers write a line or two to each stream: reading one to its end cannot block the other.
+        let data = (try? out.fileHandleForReading.readToEnd()) ?? Data()
+        let problem = (try? err.fileHandleForReading.readToEnd()) ?? Data()
         process.waitUntilExit()
         let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
         guard process.terminationStatus == 0, let last = lines.last,
