@@ -64,7 +64,6 @@ extension JourneyMachine.Run {
                 "handler '\(step.label)' returned outcome '\(result.outcome)', which its contract does not declare")
         }
         var data: [String: Value] = [:]
-        data.reserveCapacity(specs.count)
         for d in specs {
             if let value = result.data[d.name] { data[d.name] = value.secret(if: d.type.secret) }
         }
@@ -141,14 +140,12 @@ extension JourneyMachine.Run {
     }
 
     mutating func recordHTTP(method: String, url: String, status: Int?, error: String?) -> Action {
-        let step = topStep.id
-        emit(.http(step: step, method: method, url: URLRedaction.redact(url), status: status, error: error))
+        emit(.http(step: topStep.id, method: method, url: URLRedaction.redact(url), status: status, error: error))
         return .proceed
     }
 
     mutating func recordRefusedInput(_ values: [String: Value], reason: String) -> Action {
-        let step = topStep.id
-        emit(.inputRefused(step: step, values: .sorted(values), reason: reason))
+        emit(.inputRefused(step: topStep.id, values: .sorted(values), reason: reason))
         return .proceed
     }
 
@@ -176,7 +173,6 @@ extension JourneyMachine.Run {
     mutating func launch() -> Action {
         let root = setup.root
         var params = setup.rootParams
-        params.reserveCapacity(root.params.count)
         for p in root.params where params[p.name] == nil {
             guard let value = p.defaultValue else {
                 return failure(nil, "param '\(p.name)' of \(root.id) has no default and was not given")
@@ -342,8 +338,7 @@ extension JourneyMachine.Run {
         let journey = frames[frames.count - 1].journey
         let end = journey.ends[index]
         if frames.count == 1 {
-            let steps = stepsTaken
-            emit(.journeyEnd(journey: journey.id, end: end.id, kind: end.kind, steps: steps))
+            emit(.journeyEnd(journey: journey.id, end: end.id, kind: end.kind, steps: stepsTaken))
             return .stop(.finished(RunResult(end: end.id, kind: end.kind, failure: nil, steps: stepsTaken)))
         }
         var outputs: [String: Value] = [:]
@@ -524,9 +519,8 @@ extension JourneyMachine.Run {
     mutating func emitAttempt(_ step: CompiledStep, _ action: TranscriptEvent.AttemptAction, count: Int) {
         guard let attempts = step.attempts else { return }
         let limit = attempts.limit
-        let maximum = maximum(limit)
         emit(
-            .attempt(step: step.id, limit: limit.name, action: action, count: count, max: maximum),
+            .attempt(step: step.id, limit: limit.name, action: action, count: count, max: maximum(limit)),
             encoded: attempts.event(action, count: count))
     }
 
@@ -548,12 +542,10 @@ extension JourneyMachine.Run {
 
     /// Records a transcript record, to the lent sink or the queue; `encoded` is the event's JSON when it was prepared ahead.
     ///
-    /// While the caller discards records (``JourneyMachine/handleDiscardingRecords(_:)``), the
-    /// event is not even made: an explorer plays millions of steps and keeps none of their records.
-    mutating func emit(_ event: @autoclosure () -> TranscriptEvent, encoded: @autoclosure () -> [UInt8]? = nil) {
+    /// While the caller discards records (``JourneyMachine/handleDiscardingRecords(_:)``), nothing
+    /// is recorded: an explorer plays millions of steps and keeps none of their records.
+    mutating func emit(_ event: consuming TranscriptEvent, encoded: consuming [UInt8]? = nil) {
         guard !discardsRecords else { return }
-        let event = event()
-        let encoded = encoded()
         assert(
             encoded == nil || encoded == JSONLinesEncoder.encodedEvent(event),
             "a prepared event's JSON must be the event's own: \(event)")
