@@ -31,10 +31,11 @@ struct ExploreCommand: AsyncParsableCommand {
               journey explore --restarts 1000 --depth 2000 journeys/examples/pin-model.journey.yaml
               journey explore --emit counterexamples/
               journey explore --from journeys/diia/scenarios/d5-count-survives-restart.scenario.yaml
-              journey explore --jobs 1 journeys/examples/pin-model.journey.yaml   # on one core
+              journey explore --jobs 1 journeys/examples/pin-model.journey.yaml
 
             Each level of the search is played on --jobs threads and merged in order, so the \
-            states, transitions and counterexamples are the same on any number of cores.
+            states, transitions and counterexamples are the same on any number of cores \
+            (--jobs 1: one core).
 
             Exits 0 when every journey explores clean, 1 when one breaks an invariant, 2 when \
             the files have errors.
