@@ -13,7 +13,8 @@ import Darwin
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
-        abstract: "Measure the runner, the loader and a whole `journey run` on a generated suite.",
+        abstract:
+            "Measure the runner, the loader and a whole `journey run` on a generated suite; with --explore, `journey explore`.",
         discussion: """
             Generates the 20-event PIN journey used by the reference peers (create, repeat, \
             biometry, a three-strike lock, re-authorisation) and a suite of scenarios over it, \
@@ -31,6 +32,16 @@ struct BenchCommand: AsyncParsableCommand {
             (--external-steps): a journey loops on the program's step, in Python and, when a C \
             compiler (`cc`) is found, in C compiled for the bench; with the CPU time per step \
             of each side, and Python's own side timed alone.
+
+            With --explore it measures `journey explore` instead, from the repository's root: \
+            the PIN journey the reference peers model (journeys/examples/pin-model.journey.yaml) \
+            explored with the default bounds and with depth 2000 and 1000 restarts \
+            (--explore-restarts), on one \
+            thread and on every core, in states/s and transitions/s (medians of five runs, \
+            each repeated until it lasts 0.2 s, as the peers time theirs); the peers' own \
+            explorers on the same bounds (--peers, --python), with the ratios; the memory each \
+            stored state costs; and every journey under journeys/ explored with the default \
+            bounds, as `journey explore journeys` plays them.
 
             Run it from a release build with the Swift runtime linked statically, as \
             scripts/bench does (debug builds are several times slower):
@@ -71,12 +82,36 @@ struct BenchCommand: AsyncParsableCommand {
             valueName: "path"))
     var executable: String?
 
+    @Flag(
+        help:
+            "Measure `journey explore` instead: the PIN journey the reference peers model (default bounds, and depth 2000 with 1000 restarts) on one thread and on every core, beside the peers' explorers; memory per stored state; and every journey under journeys/ explored with the default bounds."
+    )
+    var explore = false
+
+    @Option(
+        help: ArgumentHelp(
+            "With --explore: the folder of the reference peers' explorers (bench_explore_bfs.py and the others); default: $JOURNEY_PEERS, else they are skipped.",
+            valueName: "folder"))
+    var peers: String?
+
+    @Option(
+        help:
+            "With --explore: the restarts of the larger exploration, whose depth is twice as many (the peers' figures use 1000)."
+    )
+    var exploreRestarts = 1000
+
+    @Option(help: "With --explore: the Python that runs the peers (one with their requirements installed).")
+    var python = "python3"
+
     @Flag(help: "Print the results as one JSON object.")
     var json = false
 
     func validate() throws {
         guard scenarios >= 100 else { throw ValidationError("--scenarios must be at least 100") }
         guard loadMegabytes >= 1 else { throw ValidationError("--load-megabytes must be at least 1") }
+        guard (1...100_000).contains(exploreRestarts) else {
+            throw ValidationError("--explore-restarts must be from 1 to 100000")
+        }
         guard processRuns >= 0 else { throw ValidationError("--process-runs cannot be negative") }
         guard externalSteps == 0 || externalSteps >= 100 else {
             throw ValidationError("--external-steps must be 0 or at least 100")
@@ -97,6 +132,12 @@ struct BenchCommand: AsyncParsableCommand {
         func report(_ name: String, _ value: String) {
             results.append((name, value))
             if !json { console.out("\(name): \(value)\n") }
+        }
+
+        if explore {
+            try await exploreSection(report)
+            if json { console.out(Self.json(results)) }
+            return
         }
 
         let project = Toolkit.current.loader().load([
@@ -148,11 +189,14 @@ struct BenchCommand: AsyncParsableCommand {
                     startUp.ratio, processRuns))
         }
         if externalSteps > 0 { try await external(report) }
-        if json {
-            let body = results.map { "\(JSONLinesEncoder.quoted($0.0)): \(JSONLinesEncoder.quoted($0.1))" }.joined(
-                separator: ", ")
-            console.out("{\(body)}\n")
-        }
+        if json { console.out(Self.json(results)) }
+    }
+
+    /// The results as one JSON object, a line.
+    static func json(_ results: [(String, String)]) -> String {
+        let body = results.map { "\(JSONLinesEncoder.quoted($0.0)): \(JSONLinesEncoder.quoted($0.1))" }.joined(
+            separator: ", ")
+        return "{\(body)}\n"
     }
 }
 

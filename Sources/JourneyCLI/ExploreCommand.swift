@@ -46,11 +46,16 @@ struct ExploreCommand: AsyncParsableCommand {
               journey explore --emit counterexamples/
               journey explore --from journeys/diia/scenarios/d5-count-survives-restart.scenario.yaml
               journey explore --random --seed 7 --walks 10000 --depth 200 journeys/locker
+              journey explore --jobs 1 journeys/examples/pin-model.journey.yaml
 
             With --random, the explorer plays --walks random walks instead, each at most --depth \
             moves from the start, each move drawn among those the state offers from --seed \
             alone: the same seed gives the same result. Every state and move is checked, but for \
             explore.reaches-an-end, which needs every way out of a state.
+
+            Each level of the search is played on --jobs threads and merged in order, so the \
+            states, transitions and counterexamples are the same on any number of cores \
+            (--jobs 1: one core).
 
             Exits 0 when every journey explores clean, 1 when one breaks an invariant, 2 when \
             the files have errors.
@@ -104,6 +109,12 @@ struct ExploreCommand: AsyncParsableCommand {
     @Option(help: "How many random walks to play.")
     var walks = 1000
 
+    @Option(
+        help:
+            "Threads that play the moves of each level side by side (default: the number of cores); the result is the same with any number."
+    )
+    var jobs: Int?
+
     @Option(name: .customLong("emit"), help: "Write each counterexample as a scenario into this folder.")
     var emit: String?
 
@@ -115,6 +126,7 @@ struct ExploreCommand: AsyncParsableCommand {
         guard (0...1_000_000).contains(restarts) else {
             throw ValidationError("--restarts must be from 0 to 1000000")
         }
+        guard (1...1024).contains(jobs ?? 1) else { throw ValidationError("--jobs must be from 1 to 1024") }
         guard (1...100_000_000).contains(states) else {
             throw ValidationError("--states must be from 1 to 100000000")
         }
@@ -138,6 +150,7 @@ struct ExploreCommand: AsyncParsableCommand {
             depth: depth, restarts: restarts, states: states,
             clockJumps: clockJumps.isEmpty ? nil : clockJumps.compactMap { JourneyCore.Duration.parse($0) },
             offline: offline)
+        let threads = jobs ?? ProcessInfo.processInfo.activeProcessorCount
         var runs: [(journey: CompiledJourney, explorer: JourneyExplorer, from: String?, file: String?)] = []
         if from.isEmpty || !paths.isEmpty {
             // The journeys of the files given, not those found only to be called.
@@ -152,7 +165,8 @@ struct ExploreCommand: AsyncParsableCommand {
                     "no journey '\(unknown[0])' in \(context.paths(paths).joined(separator: ", "))\(Suggestion.hint(for: unknown[0], in: found))"
                 )
             }
-            let explorer = JourneyExplorer(library: library, device: JourneyExplorer.defaultDevice, bounds: bounds)
+            let explorer = JourneyExplorer(
+                library: library, device: JourneyExplorer.defaultDevice, bounds: bounds, jobs: threads)
             for id in journeys.isEmpty ? found.sorted() : journeys {
                 if let journey = library[id] { runs.append((journey, explorer, nil, nil)) }
             }
@@ -162,7 +176,10 @@ struct ExploreCommand: AsyncParsableCommand {
                 throw CLIError("\(file) is not a scenario file")
             }
             runs.append(
-                (scenario.journey, try Self.explorer(from: scenario, library, context, bounds), scenario.id, file))
+                (
+                    scenario.journey, try Self.explorer(from: scenario, library, context, bounds, jobs: threads),
+                    scenario.id, file
+                ))
         }
 
         var results: [(JourneyExplorer.Result, [RuleException])] = []
@@ -220,7 +237,7 @@ struct ExploreCommand: AsyncParsableCommand {
     /// not explored.
     static func explorer(
         from scenario: CompiledScenario, _ library: CompiledLibrary, _ context: ProjectContext,
-        _ bounds: JourneyExplorer.Bounds
+        _ bounds: JourneyExplorer.Bounds, jobs: Int = 1
     ) throws -> JourneyExplorer {
         guard scenario.needs.isEmpty else {
             throw CLIError(
@@ -255,7 +272,8 @@ struct ExploreCommand: AsyncParsableCommand {
         return JourneyExplorer(
             library: library, device: prepared.device, bounds: bounds, params: scenario.params, network: network,
             hints: ExplorationHints(
-                pins: pins.sorted().filter { seen.insert($0).inserted }, typed: typed.mapValues { $0.sorted() }))
+                pins: pins.sorted().filter { seen.insert($0).inserted }, typed: typed.mapValues { $0.sorted() }),
+            jobs: jobs)
     }
 
     /// The violations a journey does not declare as exceptions.

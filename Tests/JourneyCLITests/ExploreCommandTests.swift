@@ -402,3 +402,23 @@ extension ExploreCommandTests {
         #expect(!unreached.contains("challenge --ok-->"), "\(result)")
     }
 }
+
+extension ExploreCommandTests {
+    @Test("--jobs plays each level on threads and prints the same as one job; out of range it is refused")
+    func jobs() async throws {
+        let one = try await runJourney(["explore", "--jobs", "1", "journeys", "--json"], timeout: 120)
+        let many = try await runJourney(["explore", "--jobs", "3", "journeys", "--json"], timeout: 120)
+        #expect(one.status == many.status, "\(one)\n\(many)")
+        #expect(!one.stdout.isEmpty)
+        #expect(one.stdout == many.stdout)
+        let large = [
+            "explore", "Tests/Fixtures/explore/pin-model-bug.journey.yaml", "--restarts", "50", "--depth", "100",
+        ]
+        let bugOne = try await runJourney(large + ["--jobs", "1"], timeout: 120)
+        let bugMany = try await runJourney(large + ["--jobs", "4"], timeout: 120)
+        #expect(bugOne.status == Exit.failed, "\(bugOne)")
+        #expect(bugOne.stdout == bugMany.stdout)
+        let zero = try await runJourney(["explore", "--jobs", "0", "journeys/examples/pin-model.journey.yaml"])
+        #expect(zero.status == Exit.invalid && zero.stderr.contains("--jobs must be from 1 to 1024"), "\(zero)")
+    }
+}

@@ -20,6 +20,8 @@ extension JourneyMachine {
         /// waiting in ``records``. Nil between events, so the machine keeps no sink and a fork
         /// never shares one (which is also why the run stays `Sendable`).
         nonisolated(unsafe) var lentSink: (any TranscriptSink)?
+        /// Whether the event being handled makes no records at all: set only while it is handled.
+        var discardsRecords = false
 
         init(setup: Setup, device: DeviceState) {
             self.setup = setup
@@ -257,6 +259,7 @@ extension JourneyMachine.Run {
         }
         let lookup = lookup()
         var params: [String: Value] = [:]
+        params.reserveCapacity(step.parameters.count)
         var displays: [String: String] = [:]
         for (name, value) in step.parameters {
             switch JourneyMachine.evaluate(value, lookup) {
@@ -538,7 +541,11 @@ extension JourneyMachine.Run {
     private static let vacated = TranscriptRecord(time: 0, depth: 0, event: .restart)
 
     /// Records a transcript record, to the lent sink or the queue; `encoded` is the event's JSON when it was prepared ahead.
+    ///
+    /// While the caller discards records (``JourneyMachine/handleDiscardingRecords(_:)``), nothing
+    /// is recorded: an explorer plays millions of steps and keeps none of their records.
     mutating func emit(_ event: consuming TranscriptEvent, encoded: consuming [UInt8]? = nil) {
+        guard !discardsRecords else { return }
         assert(
             encoded == nil || encoded == JSONLinesEncoder.encodedEvent(event),
             "a prepared event's JSON must be the event's own: \(event)")
@@ -553,6 +560,7 @@ extension JourneyMachine.Run {
 extension JourneyMachine {
     static func initialState(_ journey: CompiledJourney) -> [String: Value] {
         var state: [String: Value] = [:]
+        state.reserveCapacity(journey.state.count)
         for s in journey.state {
             state[s.name] = (s.defaultValue ?? Self.zero(s.type.type)).secret(if: s.type.secret)
         }
@@ -626,6 +634,12 @@ extension JourneyMachine {
     /// Evaluates the maximums of a journey's limits written as expressions, when the journey
     /// starts; the message says why one cannot be used.
     static func evaluateMaximums(_ frame: inout Frame, device: DeviceState, library: CompiledLibrary) -> String? {
+        // Most limits have a written maximum: nothing to evaluate, nothing to sort.
+        guard
+            frame.journey.limits.values.contains(where: {
+                if case .computed = $0.max { true } else { false }
+            })
+        else { return nil }
         for (name, limit) in frame.journey.limits.sorted(by: { $0.key < $1.key }) {
             guard case .computed(let template) = limit.max else { continue }
             let lookup = Lookup(frame: frame, device: device, library: library)

@@ -269,6 +269,15 @@ public struct JourneyMachine: Sendable {
         return handle(event)
     }
 
+    /// Moves the machine by `event` like ``handle(_:)``, making no transcript records for it:
+    /// for a caller that keeps none, such as an explorer playing every path (records already
+    /// queued stay queued).
+    mutating func handleDiscardingRecords(_ event: consuming Event) -> Action {
+        run.discardsRecords = true
+        defer { run.discardsRecords = false }
+        return handle(event)
+    }
+
     /// Gives the records queued since the last drain to `sink`, in order, and empties the
     /// queue keeping its storage, so a run allocates nothing for it step after step.
     public mutating func drainRecords(into sink: some TranscriptSink) {

@@ -126,7 +126,8 @@ final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContex
     /// Gives the machine an event, lending it the run's sink for the records it makes.
     @discardableResult
     func handle(_ event: consuming JourneyMachine.Event) -> JourneyMachine.Action {
-        machine.handle(event, recordingInto: sink)
+        if sink.discardsRecords { return machine.handleDiscardingRecords(event) }
+        return machine.handle(event, recordingInto: sink)
     }
 
     nonisolated(nonsending) func send(_ request: HTTPRequest) async throws -> HTTPResponse {
@@ -207,6 +208,8 @@ final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContex
     /// Stops the run when input names something the step does not ask for.
     func checkAsked(_ values: [String: Value], _ request: InputRequest) throws {
         let asks = request.inputs
+        // Sorted only when one is unknown, to name the first.
+        guard values.keys.contains(where: { name in !asks.contains(where: { $0.name == name }) }) else { return }
         for name in values.keys.sorted() where !asks.contains(where: { $0.name == name }) {
             let asked = asks.map(\.name)
             throw RunInterruption.abort(
@@ -219,14 +222,15 @@ final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContex
     /// with their query values redacted too).
     func shown(_ values: [String: Value], _ request: InputRequest) -> (typed: [String: Value], shown: [String: Value]) {
         var typed = values
-        var shown = values
-        for spec in request.inputs where spec.type.secret || spec.redactsQuery {
-            guard let value = values[spec.name] else { continue }
-            typed[spec.name] = value.secret(if: spec.type.secret)
-            shown[spec.name] = typed[spec.name]
-            if spec.redactsQuery, case .string(let url) = value {
-                shown[spec.name] = .string(URLRedaction.redact(url))
-            }
+        for spec in request.inputs where spec.type.secret {
+            guard let value = values[spec.name], !value.isSecret else { continue }
+            typed[spec.name] = .secret(value)
+        }
+        // The shown input is the typed one unless a URL's query is redacted: one copy, not two.
+        var shown = typed
+        for spec in request.inputs where spec.redactsQuery {
+            guard case .string(let url)? = values[spec.name] else { continue }
+            shown[spec.name] = .string(URLRedaction.redact(url))
         }
         return (typed, shown)
     }

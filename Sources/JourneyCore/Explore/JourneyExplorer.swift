@@ -158,11 +158,13 @@ public struct JourneyExplorer: Sendable {
     public let network: (@Sendable (_ answered: [Int]) -> any NetworkTransport)?
     /// What the starting point knows that handlers may need to make an input (a scenario's PINs).
     public let hints: ExplorationHints
+    /// Threads that play a level's moves side by side; any number finds the same result.
+    public let jobs: Int
 
     public init(
         library: CompiledLibrary, device: DeviceState, bounds: Bounds = Bounds(), params: [String: Value] = [:],
         network: (@Sendable (_ answered: [Int]) -> any NetworkTransport)? = nil,
-        hints: ExplorationHints = ExplorationHints()
+        hints: ExplorationHints = ExplorationHints(), jobs: Int = 1
     ) {
         self.library = library
         self.device = device
@@ -170,6 +172,7 @@ public struct JourneyExplorer: Sendable {
         self.params = params
         self.network = network
         self.hints = hints
+        self.jobs = max(1, jobs)
     }
 
     /// The device exploration starts on unless told otherwise: online, Face ID enrolled, and
@@ -185,7 +188,7 @@ public struct JourneyExplorer: Sendable {
     // MARK: - Exploring
 
     /// One explored situation: the machine waiting at a step (or ended), and how it got here.
-    struct Node {
+    struct Node: Sendable {
         var machine: JourneyMachine
         var action: JourneyMachine.Action
         /// What the step waits for, when it waits.
@@ -202,24 +205,64 @@ public struct JourneyExplorer: Sendable {
         var broken: InvariantMonitor.Broken? = nil
     }
 
-    struct Key: Hashable {
-        var snapshot: JourneyMachine.Snapshot
-        var restarts: Int
-        var answered: [Int]
-        /// How long ago (or until) each time the journey keeps, in seconds, as far as the
-        /// journey's durations can tell apart (see ``timing(of:horizon:)``).
-        var timing: [Int]
-        var monitor: InvariantMonitor? = nil
-        var broken: String? = nil
+    /// What the explorer knows of a journey that makes two situations one state: the stored
+    /// defaults, the state no expression reads, and how far apart times can be told.
+    struct Abstraction: Sendable {
+        var defaults: [String: Value]
+        var unread: [String: Set<String>]
+        var horizon: Int
     }
 
-    /// What makes two situations one state.
-    func key(of node: Node, _ defaults: [String: Value], horizon: Int, unread: [String: Set<String>] = [:]) -> Key {
-        Key(
-            snapshot: Self.normalized(node.machine.snapshot(includingGrowth: false), defaults, unread: unread),
-            restarts: node.restarts, answered: node.answered, timing: Self.timing(of: node.machine, horizon: horizon),
-            monitor: node.monitor, broken: node.broken?.id)
+    /// The abstraction of `journey` for this explorer's library, with these clock jumps.
+    func abstraction(_ journey: CompiledJourney, jumps: [Int]) -> Abstraction {
+        Abstraction(
+            defaults: Self.storedDefaults(library), unread: Self.unreadState(library),
+            horizon: Self.horizon(journey, jumps: jumps))
     }
+
+    /// A node's moves, played: what each led to, in the order of the moves.
+    struct Expansion: Sendable {
+        struct Successor: Sendable {
+            var move: Move
+            var node: Node
+            /// The root journey's steps and outcomes the move took.
+            var edges: [Edge]
+            var key: StateKey
+            /// Where a secret shows in what the move recorded, when the explorer looked.
+            var leak: String?
+        }
+
+        var successors: [Successor] = []
+        /// Some input of the step cannot be made (said in `leftOut`).
+        var incomplete = false
+        var leftOut: Set<String> = []
+    }
+
+    /// What one thread of an exploration reuses from move to move: the driver that answers
+    /// handlers, the context they run in (when no network is made for the move), the recorder
+    /// of what a move records (kept only when looking for secrets), and the key encoder.
+    final class Scratch {
+        let driver = Replies([])
+        let recorder = Recorder(keeping: false)
+        var context: RunContext<Replies, Recorder>?
+        var encoder: StateEncoder
+
+        init(_ abstraction: Abstraction) {
+            encoder = StateEncoder(
+                defaults: abstraction.defaults, unread: abstraction.unread, horizon: abstraction.horizon)
+        }
+
+        /// The node's key: its machine as the abstraction sees it, and what its path remembers.
+        func key(_ node: Node) -> StateKey {
+            encoder.key(
+                node.machine, restarts: node.restarts, answered: node.answered, monitor: node.monitor?.bits,
+                broken: node.broken?.id)
+        }
+    }
+
+    /// Nodes a thread expands at a time; a level larger than this is expanded in such chunks,
+    /// so that the states bound stops the exploration without playing much past it.
+    static let chunk = 512
 
     /// The clock as the journey can observe it: for each time it keeps (an int of the store or
     /// of a frame's state that reads as seconds since 1970, as `device.now` gives: when a code
@@ -254,7 +297,8 @@ public struct JourneyExplorer: Sendable {
         var result = Result(
             journey: journey.id, bounds: bounds, clockJumps: jumps, states: 0, transitions: 0, depth: 0, frontier: 0,
             truncated: false, violations: [], leftOut: [], declared: Self.edges(of: journey), taken: [])
-        let defaults = Self.storedDefaults(library)
+        let abstraction = abstraction(journey, jumps: jumps)
+        let scratch = Scratch(abstraction)
         // Looking for secrets in what every move records costs: not done for a journey that
         // declares the rule broken on purpose.
         let watchesSecrets = !journey.source.exceptions.contains {
@@ -264,44 +308,43 @@ public struct JourneyExplorer: Sendable {
             library: library, journey: journey, params: params, device: device,
             configuration: JourneyMachine.Configuration(
                 random: .seeded(0), wallClock: .pinned(milliseconds: device.clock)))
-        let start = machine.handle(.start, recordingInto: Recorder(keeping: false))
+        let start = machine.handleDiscardingRecords(.start)
         var startEdges: [Edge] = []
         let first = await settle(
             machine, start, restarts: 0, answered: [], journey: journey.id, taking: &startEdges,
-            monitor: InvariantMonitor(journey, library: library))
+            monitor: InvariantMonitor(journey, library: library), scratch: scratch)
         result.taken.formUnion(startEdges)
 
-        var keys: [Key: Int] = [:]
+        var table = StateTable()
         var parents: [(parent: Int, move: Move)?] = []
-        var reverse: [[Int]] = []
-        var ends = Set<Int>()
+        /// Every transition played, as (from, to): walked backwards from the ends after the search.
+        var arcs: [(from: Int32, to: Int32)] = []
+        var ends: [Bool] = []
         var leftOut = Set<String>()
         var violated = Set<String>()
         /// States at a step with input the explorer cannot make.
-        var unknown = Set<Int>()
+        var unknown: [Bool] = []
+        var expanded: [Bool] = []
         /// The step each state waits at, for a violation found after the search.
         var waitsAt: [String?] = []
 
-        let horizon = Self.horizon(journey, jumps: jumps)
-        let unread = Self.unreadState(library)
-        func add(_ node: Node, parent: (Int, Move)?) -> (index: Int, new: Bool) {
-            let key = key(of: node, defaults, horizon: horizon, unread: unread)
-            if let index = keys[key] { return (index, false) }
-            let index = parents.count
-            keys[key] = index
+        func add(_ node: Node, key: StateKey, parent: (Int, Move)?) -> (index: Int, new: Bool) {
+            let (index, new) = table.insert(key)
+            guard new else { return (index, false) }
             parents.append(parent.map { (parent: $0.0, move: $0.1) })
             if case .runStep(let invocation) = node.action {
                 waitsAt.append(invocation.step)
             } else {
                 waitsAt.append(nil)
             }
-            reverse.append([])
             // A failed run is an end of its own kind here: never-fails reports it. A broken
             // invariant stops the path, as it stops a run.
             switch node.action {
-            case .finished, .failed: ends.insert(index)
-            default: if node.broken != nil { ends.insert(index) }
+            case .finished, .failed: ends.append(true)
+            default: ends.append(node.broken != nil)
             }
+            unknown.append(false)
+            expanded.append(false)
             return (index, true)
         }
         func path(to index: Int) -> [Move] {
@@ -335,62 +378,87 @@ public struct JourneyExplorer: Sendable {
         }
 
         var level: [(index: Int, node: Node)] = []
-        let root = add(first, parent: nil)
+        let root = add(first, key: scratch.key(first), parent: nil)
         if !reportBroken(first, at: root.index) { level.append((root.index, first)) }
         if let problem = stateProblem(first, journey) { report(problem.0, problem.1, at: root.index, node: first) }
 
         var depth = 0
-        var expanded = Set<Int>()
         while !level.isEmpty && depth < bounds.depth && !result.truncated {
             var next: [(index: Int, node: Node)] = []
-            for (index, node) in level {
-                expanded.insert(index)
-                let (played, incomplete) = moves(node, journey: journey, leftOut: &leftOut)
-                // A step some of whose input cannot be made is not judged: where it leads is unknown.
-                if incomplete { unknown.insert(index) }
-                for move in played {
-                    result.transitions += 1
-                    let recorder = Recorder(
-                        keeping: watchesSecrets && !violated.contains(ExplorationInvariant.noSecretLeak.rawValue))
-                    let (successor, edges) = await play(move, from: node, journey: journey.id, recorder: recorder)
-                    result.taken.formUnion(edges)
-                    if recorder.keeping, let leak = Self.leak(recorder.records, move: move, from: node, to: successor) {
-                        report(.noSecretLeak, leak, at: index, then: move, node: successor)
+            var position = 0
+            while position < level.count && !result.truncated {
+                let chunk = level[position..<min(level.count, position + Self.chunk * max(1, jobs))]
+                position = chunk.endIndex
+                let watching = watchesSecrets && !violated.contains(ExplorationInvariant.noSecretLeak.rawValue)
+                let expansions = await expand(
+                    chunk, journey: journey, jumps: jumps, abstraction: abstraction, watchesSecrets: watching,
+                    scratch: scratch)
+                for (offset, expansion) in expansions.enumerated() {
+                    let (index, node) = chunk[chunk.startIndex + offset]
+                    expanded[index] = true
+                    leftOut.formUnion(expansion.leftOut)
+                    // A step some of whose input cannot be made is not judged: where it leads is unknown.
+                    if expansion.incomplete { unknown[index] = true }
+                    for played in expansion.successors {
+                        let (move, successor) = (played.move, played.node)
+                        result.transitions += 1
+                        result.taken.formUnion(played.edges)
+                        if let leak = played.leak {
+                            report(.noSecretLeak, leak, at: index, then: move, node: successor)
+                        }
+                        if let problem = edgeProblem(
+                            from: node, move: move, to: successor, taking: played.edges, journey)
+                        {
+                            report(problem.0, problem.1, at: index, then: move, node: successor, expected: problem.2)
+                        }
+                        let (target, new) = add(successor, key: played.key, parent: (index, move))
+                        arcs.append((Int32(index), Int32(target)))
+                        guard new else { continue }
+                        if successor.outOfScope {
+                            unknown[target] = true
+                            continue
+                        }
+                        if let problem = stateProblem(successor, journey) {
+                            report(problem.0, problem.1, at: target, node: successor)
+                        }
+                        if !reportBroken(successor, at: target) { next.append((target, successor)) }
+                        if parents.count >= bounds.states {
+                            result.truncated = true
+                            break
+                        }
                     }
-                    if let problem = edgeProblem(from: node, move: move, to: successor, taking: edges, journey) {
-                        report(problem.0, problem.1, at: index, then: move, node: successor, expected: problem.2)
-                    }
-                    let (target, new) = add(successor, parent: (index, move))
-                    reverse[target].append(index)
-                    guard new else { continue }
-                    if successor.outOfScope {
-                        unknown.insert(target)
-                        continue
-                    }
-                    if let problem = stateProblem(successor, journey) {
-                        report(problem.0, problem.1, at: target, node: successor)
-                    }
-                    if !reportBroken(successor, at: target) { next.append((target, successor)) }
-                    if parents.count >= bounds.states {
-                        result.truncated = true
-                        break
-                    }
+                    if result.truncated { break }
                 }
-                if result.truncated { break }
             }
             if !next.isEmpty { depth += 1 }
             level = next
         }
 
         // Every expanded state can still reach an end; states never expanded are not judged.
-        let frontier = Set(level.map(\.index)).union(
-            (0..<parents.count).filter { !expanded.contains($0) && !ends.contains($0) })
-        var good = ends.union(frontier).union(unknown)
-        var queue = Array(good)
-        while let current = queue.popLast() {
-            for previous in reverse[current] where good.insert(previous).inserted { queue.append(previous) }
+        var good = ends
+        for index in level.map(\.index) { good[index] = true }
+        for index in good.indices where !expanded[index] || unknown[index] { good[index] = true }
+        // The arcs into each state, grouped by target.
+        var firstArc = [Int](repeating: 0, count: good.count + 1)
+        for arc in arcs { firstArc[Int(arc.to) + 1] += 1 }
+        for index in good.indices { firstArc[index + 1] += firstArc[index] }
+        var fill = firstArc
+        var sources = [Int32](repeating: 0, count: arcs.count)
+        for arc in arcs {
+            sources[fill[Int(arc.to)]] = arc.from
+            fill[Int(arc.to)] += 1
         }
-        if let trapped = (0..<parents.count).first(where: { !good.contains($0) }) {
+        var queue = good.indices.filter { good[$0] }
+        while let current = queue.popLast() {
+            for arc in firstArc[current]..<firstArc[current + 1] {
+                let previous = Int(sources[arc])
+                if !good[previous] {
+                    good[previous] = true
+                    queue.append(previous)
+                }
+            }
+        }
+        if let trapped = good.firstIndex(of: false) {
             report(
                 .reachesAnEnd,
                 "from here no end can be reached: every way on loops back without finishing", at: trapped,
@@ -405,16 +473,80 @@ public struct JourneyExplorer: Sendable {
         return result
     }
 
+    /// Plays the moves of each node, on `jobs` threads when there is enough to share: each
+    /// thread takes a contiguous run of the nodes, and the expansions come back in the nodes'
+    /// order, so the exploration finds the same states in the same order on any number of cores.
+    func expand(
+        _ nodes: ArraySlice<(index: Int, node: Node)>, journey: CompiledJourney, jumps: [Int],
+        abstraction: Abstraction, watchesSecrets: Bool, scratch: Scratch
+    ) async -> [Expansion] {
+        let threads = min(jobs, nodes.count / 4)
+        guard threads > 1 else {
+            var expansions: [Expansion] = []
+            expansions.reserveCapacity(nodes.count)
+            for (_, node) in nodes {
+                expansions.append(
+                    await expand(node, journey: journey, jumps: jumps, watchesSecrets: watchesSecrets, scratch: scratch)
+                )
+            }
+            return expansions
+        }
+        let share = (nodes.count + threads - 1) / threads
+        return await withTaskGroup(of: (Int, [Expansion]).self) { group in
+            for part in 0..<threads {
+                let mine = nodes[
+                    (nodes.startIndex + part * share)..<min(nodes.endIndex, nodes.startIndex + (part + 1) * share)]
+                group.addTask {
+                    let scratch = Scratch(abstraction)
+                    var expansions: [Expansion] = []
+                    expansions.reserveCapacity(mine.count)
+                    for (_, node) in mine {
+                        expansions.append(
+                            await expand(
+                                node, journey: journey, jumps: jumps, watchesSecrets: watchesSecrets, scratch: scratch))
+                    }
+                    return (part, expansions)
+                }
+            }
+            var parts = [[Expansion]](repeating: [], count: threads)
+            for await (part, expansions) in group { parts[part] = expansions }
+            return parts.flatMap { $0 }
+        }
+    }
+
+    /// Plays every move of `node`, looking for secrets in what each records when told to.
+    func expand(
+        _ node: Node, journey: CompiledJourney, jumps: [Int], watchesSecrets: Bool, scratch: Scratch
+    ) async -> Expansion {
+        var expansion = Expansion()
+        let (played, incomplete) = moves(node, journey: journey, leftOut: &expansion.leftOut, jumps: jumps)
+        expansion.incomplete = incomplete
+        expansion.successors.reserveCapacity(played.count)
+        for move in played {
+            scratch.recorder.begin(keeping: watchesSecrets)
+            let (successor, edges) = await play(move, from: node, journey: journey.id, scratch: scratch)
+            let leak =
+                watchesSecrets ? Self.leak(scratch.recorder.records, move: move, from: node, to: successor) : nil
+            expansion.successors.append(
+                .init(move: move, node: successor, edges: edges, key: scratch.key(successor), leak: leak))
+        }
+        scratch.recorder.begin(keeping: false)
+        return expansion
+    }
+
     // MARK: - Moves
 
     /// The moves from a node, in order: each input class of the step, then a restart, then the
-    /// clock jumps; and whether some input of the step cannot be made (said in `leftOut`).
+    /// clock jumps (`jumps`, or those of the bounds or the journey), then the network going
+    /// away or coming back; and whether some input of the step cannot be made (said in
+    /// `leftOut`).
     func moves(
-        _ node: Node, journey: CompiledJourney, leftOut: inout Set<String>
+        _ node: Node, journey: CompiledJourney, leftOut: inout Set<String>, jumps: [Int]? = nil
     ) -> (moves: [Move], incomplete: Bool) {
         guard case .runStep(let invocation) = node.action, let request = node.request else { return ([], false) }
         var incomplete = false
         var moves: [Move] = []
+        moves.reserveCapacity(8)
         var actions: [Move] = []
         let handler = node.machine.currentHandler
         var asked = false
@@ -453,7 +585,7 @@ public struct JourneyExplorer: Sendable {
             return !pressed.contains(id)
         }
         if node.restarts < bounds.restarts { moves.append(.restart) }
-        let jumps = bounds.clockJumps ?? Self.durations(of: journey)
+        let jumps = jumps ?? bounds.clockJumps ?? Self.durations(of: journey)
         moves += jumps.map { .clock(milliseconds: $0) }
         // Without a network every request fails already: going offline changes nothing.
         if bounds.offline, network != nil { moves.append(.network(online: !node.machine.device.profile.online)) }
@@ -461,9 +593,7 @@ public struct JourneyExplorer: Sendable {
     }
 
     /// The node after `move`, and the root journey's steps and outcomes it took.
-    func play(
-        _ move: Move, from node: Node, journey: String, recorder: Recorder = Recorder(keeping: false)
-    ) async -> (Node, [Edge]) {
+    func play(_ move: Move, from node: Node, journey: String, scratch: Scratch) async -> (Node, [Edge]) {
         guard case .runStep(let invocation) = node.action else { return (node, []) }
         var edges: [Edge] = []
         let machine: JourneyMachine
@@ -473,23 +603,26 @@ public struct JourneyExplorer: Sendable {
         switch move {
         case .restart:
             var restarted = node.machine
-            let action = restarted.handle(.restart, recordingInto: recorder)
+            let action =
+                scratch.recorder.keeping
+                ? restarted.handle(.restart, recordingInto: scratch.recorder)
+                : restarted.handleDiscardingRecords(.restart)
             let next = await settle(
                 restarted, action, restarts: node.restarts + 1, answered: node.answered, journey: journey,
-                taking: &edges, monitor: node.monitor, recorder: recorder)
+                taking: &edges, monitor: node.monitor, scratch: scratch)
             return (next, edges)
         case .input(_, let label, let values):
             (machine, run, unstubbed, answered) = await runStep(
-                node.machine, invocation, replies: [.input(values)], answered: node.answered,
-                seed: Self.seed(journey, invocation.step, label), recorder: recorder)
+                node.machine, invocation, reply: .input(values), answered: node.answered,
+                seed: Self.seed(journey, invocation.step, label), scratch: scratch)
         case .network(let online):
             (machine, run, unstubbed, answered) = await runStep(
-                node.machine, invocation, replies: [.network(online: online)], answered: node.answered,
-                seed: Self.seed(journey, invocation.step, online ? "online" : "offline"), recorder: recorder)
+                node.machine, invocation, reply: .network(online: online), answered: node.answered,
+                seed: Self.seed(journey, invocation.step, online ? "online" : "offline"), scratch: scratch)
         case .clock(let milliseconds):
             (machine, run, unstubbed, answered) = await runStep(
-                node.machine, invocation, replies: [.advance(milliseconds: milliseconds)], answered: node.answered,
-                seed: Self.seed(journey, invocation.step, "clock"), recorder: recorder)
+                node.machine, invocation, reply: .advance(milliseconds: milliseconds), answered: node.answered,
+                seed: Self.seed(journey, invocation.step, "clock"), scratch: scratch)
         }
         switch run {
         case .asked(let request):
@@ -508,7 +641,7 @@ public struct JourneyExplorer: Sendable {
             }
             let next = await settle(
                 machine, action, restarts: node.restarts, answered: answered, journey: journey, taking: &edges,
-                outOfScope: unstubbed, monitor: monitor, recorder: recorder)
+                outOfScope: unstubbed, monitor: monitor, scratch: scratch)
             return (next, edges)
         }
     }
@@ -518,8 +651,7 @@ public struct JourneyExplorer: Sendable {
     /// first one broken stops the path there.
     func settle(
         _ machine: JourneyMachine, _ action: JourneyMachine.Action, restarts: Int, answered: [Int], journey: String,
-        taking edges: inout [Edge], outOfScope: Bool = false, monitor: InvariantMonitor? = nil,
-        recorder: Recorder = Recorder(keeping: false)
+        taking edges: inout [Edge], outOfScope: Bool = false, monitor: InvariantMonitor? = nil, scratch: Scratch
     ) async -> Node {
         var machine = machine
         var action = action
@@ -539,11 +671,11 @@ public struct JourneyExplorer: Sendable {
                     answered: answered, monitor: monitor)
             case .proceed:
                 action = machine.handle(
-                    .abort("the machine waited for a handler that was not running"), recordingInto: recorder)
+                    .abort("the machine waited for a handler that was not running"), recordingInto: scratch.recorder)
             case .runStep(let invocation):
                 let (after, run, unstubbed, served) = await runStep(
-                    machine, invocation, replies: [], answered: answered, seed: Self.seed(journey, invocation.step, ""),
-                    recorder: recorder)
+                    machine, invocation, reply: nil, answered: answered, seed: Self.seed(journey, invocation.step, ""),
+                    scratch: scratch)
                 outOfScope = outOfScope || unstubbed
                 switch run {
                 case .asked(let request):
@@ -572,17 +704,27 @@ public struct JourneyExplorer: Sendable {
         case done(JourneyMachine.Action, outcome: String?)
     }
 
-    /// Runs the current step's handler, answering its requests with `replies`, on the network
-    /// as `answered` left it; and what the network has answered after.
+    /// Runs the current step's handler, answering its first request with `reply` (none: the
+    /// first request stops it), on the network as `answered` left it; and what the network has
+    /// answered after.
     func runStep(
-        _ machine: JourneyMachine, _ invocation: HandlerInvocation, replies: [DriverReply], answered: [Int],
-        seed: UInt64, recorder: Recorder
+        _ machine: JourneyMachine, _ invocation: HandlerInvocation, reply: DriverReply?, answered: [Int],
+        seed: UInt64, scratch: Scratch
     ) async -> (JourneyMachine, StepRun, outOfScope: Bool, answered: [Int]) {
         var machine = machine
         machine.random = .seeded(seed)
-        let driver = Replies(replies)
+        scratch.driver.reset(reply)
+        // A scenario's network is made for every move, as the path left it; without one, the
+        // context is reused.
         let watched = network.map { Watched($0(answered)) }
-        let context = RunContext(machine: machine, driver: driver, network: watched, sink: recorder)
+        let context: RunContext<Replies, Recorder>
+        if watched == nil, let reused = scratch.context {
+            reused.machine = machine
+            context = reused
+        } else {
+            context = RunContext(machine: machine, driver: scratch.driver, network: watched, sink: scratch.recorder)
+            if watched == nil { scratch.context = context }
+        }
         let (after, run) = await run(handlerOf: invocation, in: context)
         return (after, run, watched?.unstubbed ?? false, watched?.answered ?? answered)
     }
@@ -933,10 +1075,22 @@ final class Replies: InputDriver {
     }
 
     private var replies: [DriverReply]
+    /// The first reply, kept apart: a move answers one request, and needs no array for it.
+    private var first: DriverReply?
 
     init(_ replies: [DriverReply]) { self.replies = replies }
 
+    /// Answers the next request with `reply` (none: stops at once), forgetting any other.
+    func reset(_ reply: DriverReply?) {
+        first = reply
+        if !replies.isEmpty { replies = [] }
+    }
+
     nonisolated(nonsending) func next(for request: InputRequest) async throws -> DriverReply {
+        if let reply = first {
+            first = nil
+            return reply
+        }
         guard !replies.isEmpty else { throw Exhausted(request: request) }
         return replies.removeFirst()
     }
@@ -966,10 +1120,18 @@ final class Watched: NetworkTransport {
 /// What one move records, kept only when the explorer looks for secrets in it: an exploration
 /// plays millions of steps and writes transcripts only for the paths it reports.
 final class Recorder: TranscriptSink, @unchecked Sendable {
-    let keeping: Bool
+    private(set) var keeping: Bool
     private(set) var records: [TranscriptRecord] = []
 
     init(keeping: Bool) { self.keeping = keeping }
+
+    /// Starts a move: forgets what the last one recorded, and keeps this one's or not.
+    func begin(keeping: Bool) {
+        self.keeping = keeping
+        if !records.isEmpty { records.removeAll(keepingCapacity: true) }
+    }
+
+    var discardsRecords: Bool { !keeping }
 
     func record(_ record: TranscriptRecord) {
         if keeping { records.append(record) }

@@ -14,7 +14,7 @@ extension JourneyExplorer {
             declared: Self.edges(of: journey), taken: [])
         result.random = (seed, walks)
         result.offline = bounds.offline && network != nil
-        let defaults = Self.storedDefaults(library)
+        let scratch = Scratch(abstraction(journey, jumps: result.clockJumps))
         let watchesSecrets = !journey.source.exceptions.contains {
             $0.rule.value == ExplorationInvariant.noSecretLeak.rawValue
         }
@@ -22,16 +22,14 @@ extension JourneyExplorer {
             library: library, journey: journey, params: params, device: device,
             configuration: JourneyMachine.Configuration(
                 random: .seeded(0), wallClock: .pinned(milliseconds: device.clock)))
-        let start = machine.handle(.start, recordingInto: Recorder(keeping: false))
+        let start = machine.handleDiscardingRecords(.start)
         var startEdges: [Edge] = []
         let first = await settle(
             machine, start, restarts: 0, answered: [], journey: journey.id, taking: &startEdges,
-            monitor: InvariantMonitor(journey, library: library))
+            monitor: InvariantMonitor(journey, library: library), scratch: scratch)
         result.taken.formUnion(startEdges)
 
-        var seen = Set<Key>()
-        let horizon = Self.horizon(journey, jumps: result.clockJumps)
-        let unread = Self.unreadState(library)
+        var seen = StateTable()
         var leftOut = Set<String>()
         var violated = Set<String>()
         var draws = SplitMix64(seed: seed)
@@ -49,7 +47,7 @@ extension JourneyExplorer {
         }
         /// Reports what is wrong with the state a walk reached; whether the walk stops there.
         func judge(_ node: Node, path: [Move]) -> Bool {
-            seen.insert(key(of: node, defaults, horizon: horizon, unread: unread))
+            _ = seen.insert(scratch.key(node))
             if let problem = stateProblem(node, journey) { report(problem.0, problem.1, path: path, node: node) }
             if let broken = node.broken {
                 report(
@@ -69,12 +67,14 @@ extension JourneyExplorer {
                 guard !moves.isEmpty else { break }
                 let move = moves[Int(draws.next() % UInt64(moves.count))]
                 result.transitions += 1
-                let recorder = Recorder(
+                scratch.recorder.begin(
                     keeping: watchesSecrets && !violated.contains(ExplorationInvariant.noSecretLeak.rawValue))
-                let (next, edges) = await play(move, from: node, journey: journey.id, recorder: recorder)
+                let (next, edges) = await play(move, from: node, journey: journey.id, scratch: scratch)
                 result.taken.formUnion(edges)
                 path.append(move)
-                if recorder.keeping, let leak = Self.leak(recorder.records, move: move, from: node, to: next) {
+                if scratch.recorder.keeping,
+                    let leak = Self.leak(scratch.recorder.records, move: move, from: node, to: next)
+                {
                     report(.noSecretLeak, leak, path: path, node: next)
                 }
                 if let problem = edgeProblem(from: node, move: move, to: next, taking: edges, journey) {
@@ -88,7 +88,7 @@ extension JourneyExplorer {
         return finish(result, seen: seen, leftOut: leftOut)
     }
 
-    private func finish(_ result: Result, seen: Set<Key>, leftOut: Set<String>) -> Result {
+    private func finish(_ result: Result, seen: StateTable, leftOut: Set<String>) -> Result {
         var result = result
         result.states = seen.count
         result.leftOut = leftOut.sorted()

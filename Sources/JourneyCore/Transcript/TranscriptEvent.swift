@@ -153,6 +153,12 @@ extension TranscriptEvent.Fields {
 /// transcripts in memory).
 public protocol TranscriptSink: AnyObject {
     func record(_ record: TranscriptRecord)
+    /// Whether the sink keeps nothing, so that a run need not make records for it at all.
+    var discardsRecords: Bool { get }
+}
+
+extension TranscriptSink {
+    public var discardsRecords: Bool { false }
 }
 
 /// Keeps one run's records in memory (the docs walk through them); stream longer runs.

@@ -198,3 +198,61 @@ extension ExplorerTests {
         #expect(shown.frontier > 0 && shown.states > 30, "\(shown.states) \(shown.frontier)")
     }
 }
+
+/// Exploring on several threads: each level's moves are played side by side and merged in
+/// order, so any number of jobs finds the same states, transitions and counterexamples.
+extension ExplorerTests {
+    /// What a result says, as text to compare: counts, verdicts with their paths, what was
+    /// left out, and the transitions taken.
+    static func summary(_ result: JourneyExplorer.Result) -> [String] {
+        [
+            "\(result.states) states, \(result.transitions) transitions, depth \(result.depth), frontier \(result.frontier), truncated \(result.truncated)"
+        ]
+            + result.violations.map {
+                "\($0.id) at \($0.step ?? "-"): \($0.message) [\($0.path.map(\.description).joined(separator: " → "))] \($0.expected.map { "\($0.variable) = \($0.value)" } ?? "")"
+            }
+            + result.leftOut + result.taken.sorted().map(\.description)
+    }
+
+    static func explore(
+        _ path: String, id: String, bounds: JourneyExplorer.Bounds = .init(), jobs: Int
+    ) async throws -> JourneyExplorer.Result {
+        let (library, _) = try library([path])
+        let journey = try #require(library[id])
+        return await JourneyExplorer(
+            library: library, device: JourneyExplorer.defaultDevice, bounds: bounds, jobs: jobs
+        ).explore(journey)
+    }
+
+    @Test(
+        "one job and several find the same states, transitions and counterexamples",
+        arguments: [
+            ("journeys/examples/pin-model.journey.yaml", "examples.pin-model", 2000, 1000, 200_000),
+            ("journeys/examples/pin-model.journey.yaml", "examples.pin-model", 2000, 1000, 9_000),
+            ("Tests/Fixtures/explore/pin-model-bug.journey.yaml", "examples.pin-model-bug", 300, 100, 200_000),
+            ("Tests/Fixtures/explore/fails.journey.yaml", "explore.fails", 30, 2, 200_000),
+            ("Tests/Fixtures/explore/trap.journey.yaml", "explore.trap", 30, 2, 200_000),
+        ])
+    func sameOnAnyNumberOfJobs(
+        _ path: String, _ id: String, _ depth: Int, _ restarts: Int, _ states: Int
+    )
+        async throws
+    {
+        let bounds = JourneyExplorer.Bounds(depth: depth, restarts: restarts, states: states)
+        let one = try await Self.explore(path, id: id, bounds: bounds, jobs: 1)
+        #expect(one.states > 1)
+        for jobs in [2, 3, 8] {
+            let many = try await Self.explore(path, id: id, bounds: bounds, jobs: jobs)
+            #expect(Self.summary(many) == Self.summary(one), "\(jobs) jobs")
+        }
+    }
+
+    @Test("the states bound stops the exploration at the same state on any number of jobs")
+    func truncatedAlike() async throws {
+        let bounds = JourneyExplorer.Bounds(depth: 2000, restarts: 1000, states: 9_000)
+        let result = try await Self.explore(
+            "journeys/examples/pin-model.journey.yaml", id: "examples.pin-model", bounds: bounds, jobs: 4)
+        #expect(result.truncated)
+        #expect(result.states == 9_000, "\(result.states)")
+    }
+}

@@ -1,0 +1,275 @@
+import Foundation
+
+/// Writes where a run is as compact bytes, for the explorer to tell states apart: two machines
+/// give the same bytes exactly when their snapshots without growth
+/// (``JourneyMachine/snapshot(includingGrowth:)`` with `false`), with stored values at their
+/// declared defaults and state no expression reads left out, are equal, the times they keep
+/// are as far from the clock as the journey can tell (``JourneyExplorer/timing(of:horizon:)``),
+/// and their paths took the same restarts, had the same network answers and left the
+/// journey's invariants remembering the same.
+///
+/// Each explorer thread keeps one encoder: it reuses its buffer and remembers the last device
+/// profile it wrote, so a key costs no allocation but its own bytes. Dictionaries are written in
+/// a canonical order (a journey's declared params and state in declaration order, then any other
+/// names sorted; the store sorted by key), so equal contents give equal bytes however the
+/// dictionaries were built. Strings are compared by their UTF-8 bytes, which is finer than
+/// Swift's canonical equivalence only for text no journey writes two ways.
+struct StateEncoder {
+    /// Each stored key's declared default: a value equal to it is as good as none.
+    let defaults: [String: Value]
+    /// State no expression reads, by journey id: left out.
+    let unread: [String: Set<String>]
+    /// How far apart (in seconds) times the journey keeps can be told.
+    let horizon: Int
+    private(set) var bytes: [UInt8] = []
+    private var profile: DeviceProfile?
+    private var profileBytes: [UInt8] = []
+    private var entries: [(key: String, value: Value)] = []
+
+    init(defaults: [String: Value], unread: [String: Set<String>] = [:], horizon: Int = 1) {
+        self.defaults = defaults
+        self.unread = unread
+        self.horizon = horizon
+        bytes.reserveCapacity(256)
+    }
+
+    /// The machine's key, with what its path remembers: the restarts taken, the network's
+    /// answers, the invariants' bits, and the invariant it broke.
+    mutating func key(
+        _ machine: JourneyMachine, restarts: Int, answered: [Int] = [], monitor: [Bool]? = nil, broken: String? = nil
+    ) -> StateKey {
+        bytes.removeAll(keepingCapacity: true)
+        write(machine)
+        writeInt(restarts)
+        writeInt(answered.count)
+        for count in answered { writeInt(count) }
+        let timing = JourneyExplorer.timing(of: machine, horizon: horizon)
+        writeInt(timing.count)
+        for seconds in timing { writeInt(seconds) }
+        if let monitor {
+            writeInt(monitor.count)
+            for bit in monitor { bytes.append(bit ? 1 : 0) }
+        } else {
+            writeInt(-1)
+        }
+        writeString(broken ?? "")
+        return StateKey(bytes: bytes)
+    }
+
+    private mutating func write(_ machine: JourneyMachine) {
+        switch machine.state {
+        case .idle: bytes.append(0)
+        case .atStep: bytes.append(1)
+        case .ended(let result):
+            if let end = result.end, let kind = result.kind {
+                bytes.append(2)
+                writeString(end)
+                writeString(kind.rawValue)
+            } else {
+                bytes.append(3)
+                writeString(result.failure ?? "")
+            }
+        }
+        let run = machine.run
+        writeInt(run.frames.count)
+        for frame in run.frames {
+            writeString(frame.journey.id)
+            writeInt(frame.journey.steps.indices.contains(frame.step) ? frame.step : -1)
+            writeVariables(frame.params, declared: frame.journey.params)
+            writeVariables(frame.state, declared: frame.journey.state, leaving: unread[frame.journey.id])
+        }
+        writeStore(run.device.store)
+        // The profile rarely changes along a path: written through its reflection (every field,
+        // whatever fields it gains), computed again only when it differs from the last one.
+        let current = run.device.profile
+        if current != profile {
+            profile = current
+            profileBytes = Array(String(reflecting: current).utf8)
+        }
+        writeInt(profileBytes.count)
+        bytes.append(contentsOf: profileBytes)
+        bytes.append(run.attemptCharged ? 1 : 0)
+    }
+
+    /// A frame's params or state: the declared names in order, then any others sorted.
+    private mutating func writeVariables(
+        _ values: [String: Value], declared: [CompiledVariable], leaving unread: Set<String>? = nil
+    ) {
+        var found = 0
+        for variable in declared {
+            if let unread, unread.contains(variable.name) {
+                if values[variable.name] != nil { found += 1 }
+                bytes.append(0)
+            } else if let value = values[variable.name] {
+                found += 1
+                bytes.append(1)
+                writeValue(value)
+            } else {
+                bytes.append(0)
+            }
+        }
+        guard found < values.count else {
+            writeInt(0)
+            return
+        }
+        entries.removeAll(keepingCapacity: true)
+        for (name, value) in values where !declared.contains(where: { $0.name == name }) {
+            entries.append((name, value))
+        }
+        writeEntries()
+    }
+
+    /// The device store without the values equal to their declared defaults, sorted by key.
+    private mutating func writeStore(_ store: [String: Value]) {
+        entries.removeAll(keepingCapacity: true)
+        for (key, value) in store where value.isSecret || defaults[key] != value {
+            entries.append((key, value))
+        }
+        writeEntries()
+    }
+
+    private mutating func writeEntries() {
+        if entries.count > 1 { entries.sort { $0.key < $1.key } }
+        writeInt(entries.count)
+        for index in entries.indices {
+            writeString(entries[index].key)
+            writeValue(entries[index].value)
+        }
+    }
+
+    private mutating func writeValue(_ value: Value) {
+        switch value {
+        case .string(let text):
+            bytes.append(1)
+            writeString(text)
+        case .int(let n):
+            bytes.append(2)
+            writeInt(n)
+        case .bool(let flag): bytes.append(flag ? 4 : 3)
+        case .list(let items):
+            bytes.append(5)
+            writeInt(items.count)
+            for item in items { writeValue(item) }
+        case .duration(let ms):
+            bytes.append(6)
+            writeInt(ms)
+        case .secret(let inner):
+            bytes.append(7)
+            writeValue(inner)
+        }
+    }
+
+    private mutating func writeString(_ text: String) {
+        var text = text
+        text.withUTF8 { utf8 in
+            writeInt(utf8.count)
+            bytes.append(contentsOf: utf8)
+        }
+    }
+
+    /// A zigzag LEB128 varint: small numbers take one byte.
+    private mutating func writeInt(_ n: Int) {
+        var rest = UInt64(bitPattern: Int64((n << 1) ^ (n >> (Int.bitWidth - 1))))
+        while rest >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
+            rest >>= 7
+        }
+        bytes.append(UInt8(rest))
+    }
+}
+
+/// A state's key bytes (``StateEncoder``) and their hash, computed where the state was found
+/// so that the table that keeps the states only compares.
+struct StateKey: Sendable {
+    var bytes: [UInt8]
+    var hash: UInt64
+
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
+        self.hash = bytes.withUnsafeBytes { StateKey.hash($0) }
+    }
+
+    /// A fast 64-bit hash of bytes (eight at a time, multiplied and folded): it only places
+    /// states in the table, so it needs to spread well, not to resist an adversary.
+    static func hash(_ raw: UnsafeRawBufferPointer) -> UInt64 {
+        var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(raw.count)
+        var i = 0
+        while i + 8 <= raw.count {
+            let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            h = (h ^ word) &* 0xBF58_476D_1CE4_E5B9
+            h ^= h >> 31
+            i += 8
+        }
+        var tail: UInt64 = 0
+        var shift: UInt64 = 0
+        while i < raw.count {
+            tail |= UInt64(raw[i]) << shift
+            shift += 8
+            i += 1
+        }
+        h = (h ^ tail) &* 0x94D0_49BB_1331_11EB
+        h ^= h >> 29
+        h = h &* 0xBF58_476D_1CE4_E5B9
+        return h ^ (h >> 32)
+    }
+}
+
+/// The states an exploration keeps, numbered in the order they were found: every key's bytes
+/// one after another in one buffer, and an open-addressing table of state numbers over them.
+/// A state costs its key's bytes and about 20 more, with no allocation of its own.
+struct StateTable {
+    private var arena: [UInt8] = []
+    /// Where state i's bytes start in `arena`; one more entry than states, for the end.
+    private var starts: [Int] = [0]
+    private var hashes: [UInt64] = []
+    /// State numbers + 1 (0: empty), by hash; a power of two in size, at most half full.
+    private var slots: [Int32] = Array(repeating: 0, count: 1024)
+
+    var count: Int { hashes.count }
+
+    /// Bytes the table holds: keys, their positions and hashes, and the slots.
+    var bytesUsed: Int { arena.capacity + starts.capacity * 8 + hashes.capacity * 8 + slots.capacity * 4 }
+
+    /// The number of the state with this key, and whether it was just added.
+    mutating func insert(_ key: StateKey) -> (index: Int, new: Bool) {
+        let mask = slots.count - 1
+        var slot = Int(truncatingIfNeeded: key.hash) & mask
+        while true {
+            let entry = Int(slots[slot])
+            if entry == 0 { break }
+            let index = entry - 1
+            if hashes[index] == key.hash, matches(index, key.bytes) { return (index, false) }
+            slot = (slot + 1) & mask
+        }
+        let index = hashes.count
+        arena.append(contentsOf: key.bytes)
+        starts.append(arena.count)
+        hashes.append(key.hash)
+        slots[slot] = Int32(index + 1)
+        if hashes.count * 2 > slots.count { grow() }
+        return (index, true)
+    }
+
+    private func matches(_ index: Int, _ bytes: [UInt8]) -> Bool {
+        let start = starts[index]
+        let end = starts[index + 1]
+        guard end - start == bytes.count else { return false }
+        return arena.withUnsafeBufferPointer { arena in
+            bytes.withUnsafeBufferPointer { bytes in
+                memcmp(arena.baseAddress! + start, bytes.baseAddress!, bytes.count) == 0
+            }
+        }
+    }
+
+    private mutating func grow() {
+        let size = slots.count * 2
+        let mask = size - 1
+        var bigger = [Int32](repeating: 0, count: size)
+        for index in hashes.indices {
+            var slot = Int(truncatingIfNeeded: hashes[index]) & mask
+            while bigger[slot] != 0 { slot = (slot + 1) & mask }
+            bigger[slot] = Int32(index + 1)
+        }
+        slots = bigger
+    }
+}

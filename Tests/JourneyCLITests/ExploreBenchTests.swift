@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+/// `journey bench --explore`: the explorer's rates on the PIN journey the reference peers
+/// model, beside the peers run from their folder, and every shipped journey explored.
+@Suite("journey bench --explore", .timeLimit(.minutes(5)))
+struct ExploreBenchTests {
+    /// A stand-in for the peers' BFS explorer: it prints one JSON line as theirs does, with
+    /// the peers' counts for the default bounds and other counts for any other bounds.
+    static let peer = #"""
+        import json, sys
+        large = "--restarts" in sys.argv
+        print(json.dumps({"peer": "bfs-pure", "states": 99 if large else 45, "transitions": 999 if large else 140,
+            "states_per_s_wall_median": 1000, "transitions_per_s_wall_median": 2000,
+            "transitions_per_s_cpu_median": 2500, "ms_per_exploration_wall_median": 0.07}))
+        """#
+
+    @Test(
+        "it reports rates on one thread, the peers beside them with the ratio, memory per state, and the shipped journeys"
+    )
+    func figures() async throws {
+        try await withTemporaryDirectory { peers in
+            try Self.peer.write(
+                to: peers.appendingPathComponent("bench_explore_bfs.py"), atomically: true, encoding: .utf8)
+            let bench = try await runJourney(
+                ["bench", "--explore", "--explore-restarts", "10", "--peers", peers.path, "--json"], timeout: 240)
+            #expect(bench.status == Exit.ok, "\(bench)")
+            let json = try JSONSerialization.jsonObject(with: bench.stdoutData) as? [String: String] ?? [:]
+            #expect(json["explore examples.pin-model, defaults (depth 30, 2 restarts)"] == "45 states, 140 transitions")
+            let large = try #require(json["explore examples.pin-model, depth 20, 10 restarts"], "\(bench)")
+            #expect(large.wholeMatch(of: #/[0-9]+ states, [0-9]+ transitions/#) != nil, "\(large)")
+            let rates =
+                #/[0-9]+ states/s, [0-9]+ transitions/s \([0-9]+ per CPU second\), [0-9.]+ ms per exploration/#
+            #expect(json["  JourneyKit, 1 thread"]?.wholeMatch(of: rates) != nil, "\(bench)")
+            #expect(json["  peer bfs-pure (Python)"]?.wholeMatch(of: rates) != nil, "\(bench)")
+            #expect(json["  JourneyKit / bfs-pure, transitions/s"]?.wholeMatch(of: #/[0-9.]+× on 1 thread/#) != nil)
+            // The peer's counts for the larger bounds differ: its rates are not compared.
+            #expect(bench.stdout.contains("skipped: it found 99 states and 999 transitions, not the same space"))
+            #expect(json["  peer bfs-transitions-reuse"]?.hasPrefix("skipped: bench_explore_transitions.py") == true)
+            let memory = try #require(json["memory per stored state"], "\(bench)")
+            #expect(
+                memory.wholeMatch(
+                    of: #/[0-9]+ bytes \(peak memory growth over the [0-9]+-state exploration, 1 thread\)/#) != nil)
+            let shipped = try #require(json["every shipped journey, default bounds"], "\(bench)")
+            #expect(
+                shipped.wholeMatch(
+                    of:
+                        #/[0-9]+ journeys, [0-9]+ states, [0-9]+ transitions: [0-9.]+ s to explore \([0-9.]+ s to load\), [0-9]+ threads?/#
+                ) != nil, "\(shipped)")
+        }
+    }
+
+    @Test("without a peers folder the peers are skipped, saying how to give one")
+    func noPeers() async throws {
+        let bench = try await runJourney(
+            ["bench", "--explore", "--explore-restarts", "5"], environment: ["JOURNEY_PEERS": ""], timeout: 240)
+        #expect(bench.status == Exit.ok, "\(bench)")
+        #expect(bench.stdout.contains("peers: skipped: say where they are with --peers FOLDER (or JOURNEY_PEERS)"))
+    }
+
+    @Test("--explore-restarts out of range is refused")
+    func badBounds() async throws {
+        let bench = try await runJourney(["bench", "--explore", "--explore-restarts", "0"])
+        #expect(bench.status == Exit.invalid, "\(bench)")
+        #expect(bench.stderr.contains("--explore-restarts must be from 1 to 100000"), "\(bench)")
+    }
+}
