@@ -294,26 +294,10 @@ public struct JourneyExplorer: Sendable {
 
     public func explore(_ journey: CompiledJourney) async -> Result {
         let jumps = bounds.clockJumps ?? Self.durations(of: journey)
-        var result = Result(
-            journey: journey.id, bounds: bounds, clockJumps: jumps, states: 0, transitions: 0, depth: 0, frontier: 0,
-            truncated: false, violations: [], leftOut: [], declared: Self.edges(of: journey), taken: [])
         let abstraction = abstraction(journey, jumps: jumps)
         let scratch = Scratch(abstraction)
-        // Looking for secrets in what every move records costs: not done for a journey that
-        // declares the rule broken on purpose.
-        let watchesSecrets = !journey.source.exceptions.contains {
-            $0.rule.value == ExplorationInvariant.noSecretLeak.rawValue
-        }
-        var machine = JourneyMachine(
-            library: library, journey: journey, params: params, device: device,
-            configuration: JourneyMachine.Configuration(
-                random: .seeded(0), wallClock: .pinned(milliseconds: device.clock)))
-        let start = machine.handleDiscardingRecords(.start)
-        var startEdges: [Edge] = []
-        let first = await settle(
-            machine, start, restarts: 0, answered: [], journey: journey.id, taking: &startEdges,
-            monitor: InvariantMonitor(journey, library: library), scratch: scratch)
-        result.taken.formUnion(startEdges)
+        let (begun, first, watchesSecrets) = await begin(journey, jumps: jumps, scratch: scratch)
+        var result = begun
 
         var table = StateTable()
         var parents: [(parent: Int, move: Move)?] = []
@@ -466,11 +450,37 @@ public struct JourneyExplorer: Sendable {
         }
 
         result.states = parents.count
-        result.offline = bounds.offline && network != nil
         result.depth = depth
         result.frontier = level.count
         result.leftOut = leftOut.sorted()
         return result
+    }
+
+    /// An empty result for `journey`, and the first state: the journey started on the device
+    /// and run until a step waits or the run ends; and whether to look for secrets in what
+    /// moves record (which costs: not done for a journey that declares the rule broken on
+    /// purpose).
+    func begin(
+        _ journey: CompiledJourney, jumps: [Int], scratch: Scratch
+    ) async -> (result: Result, first: Node, watchesSecrets: Bool) {
+        var result = Result(
+            journey: journey.id, bounds: bounds, clockJumps: jumps, states: 0, transitions: 0, depth: 0, frontier: 0,
+            truncated: false, violations: [], leftOut: [], declared: Self.edges(of: journey), taken: [])
+        result.offline = bounds.offline && network != nil
+        let watchesSecrets = !journey.source.exceptions.contains {
+            $0.rule.value == ExplorationInvariant.noSecretLeak.rawValue
+        }
+        var machine = JourneyMachine(
+            library: library, journey: journey, params: params, device: device,
+            configuration: JourneyMachine.Configuration(
+                random: .seeded(0), wallClock: .pinned(milliseconds: device.clock)))
+        let start = machine.handleDiscardingRecords(.start)
+        var startEdges: [Edge] = []
+        let first = await settle(
+            machine, start, restarts: 0, answered: [], journey: journey.id, taking: &startEdges,
+            monitor: InvariantMonitor(journey, library: library), scratch: scratch)
+        result.taken.formUnion(startEdges)
+        return (result, first, watchesSecrets)
     }
 
     /// Plays the moves of each node, on `jobs` threads when there is enough to share: each

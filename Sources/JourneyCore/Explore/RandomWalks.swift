@@ -7,27 +7,11 @@ extension JourneyExplorer {
     /// `explore.reaches-an-end`, which needs every way out of a state and is not judged; a
     /// violation's path is the walk up to it, not the shortest.
     public func walk(_ journey: CompiledJourney, seed: UInt64, walks: Int) async -> Result {
-        var result = Result(
-            journey: journey.id, bounds: bounds, clockJumps: bounds.clockJumps ?? Self.durations(of: journey),
-            states: 0,
-            transitions: 0, depth: 0, frontier: 0, truncated: false, violations: [], leftOut: [],
-            declared: Self.edges(of: journey), taken: [])
+        let jumps = bounds.clockJumps ?? Self.durations(of: journey)
+        let scratch = Scratch(abstraction(journey, jumps: jumps))
+        let (begun, first, watchesSecrets) = await begin(journey, jumps: jumps, scratch: scratch)
+        var result = begun
         result.random = (seed, walks)
-        result.offline = bounds.offline && network != nil
-        let scratch = Scratch(abstraction(journey, jumps: result.clockJumps))
-        let watchesSecrets = !journey.source.exceptions.contains {
-            $0.rule.value == ExplorationInvariant.noSecretLeak.rawValue
-        }
-        var machine = JourneyMachine(
-            library: library, journey: journey, params: params, device: device,
-            configuration: JourneyMachine.Configuration(
-                random: .seeded(0), wallClock: .pinned(milliseconds: device.clock)))
-        let start = machine.handleDiscardingRecords(.start)
-        var startEdges: [Edge] = []
-        let first = await settle(
-            machine, start, restarts: 0, answered: [], journey: journey.id, taking: &startEdges,
-            monitor: InvariantMonitor(journey, library: library), scratch: scratch)
-        result.taken.formUnion(startEdges)
 
         var seen = StateTable()
         var leftOut = Set<String>()

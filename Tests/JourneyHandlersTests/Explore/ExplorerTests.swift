@@ -101,7 +101,7 @@ extension ExplorerTests {
         let result = try await Self.explore("Tests/Fixtures/explore/dodge.journey.yaml", id: "explore.dodge")
         let violation = try #require(
             result.violations.first { $0.invariant == .exceededTarget },
-            "\(result.violations.map { "\($0.invariant) \($0.message)" })")
+            "\(result.violations.map { "\($0.id) \($0.message)" })")
         #expect(
             violation.path.map(\.description) == [
                 "choosePin: strong", "enterPin: wrong", "enterPin: forgot",
@@ -157,17 +157,6 @@ extension ExplorerTests {
 }
 
 extension ExplorerTests {
-    static func exploreText(_ text: String, id: String) async throws -> JourneyExplorer.Result {
-        let project = ProjectLoader(handlers: BuiltinHandlers.registry).load([
-            SourceFile(path: "j.yaml", data: Data(text.utf8))
-        ])
-        let errors = project.diagnostics.items.filter { $0.severity == .error }
-        try #require(errors.isEmpty, "\(errors)")
-        let library = try #require(project.library)
-        return await JourneyExplorer(library: library, device: JourneyExplorer.defaultDevice)
-            .explore(try #require(library[id]))
-    }
-
     @Test("a count the journey keeps but never reads makes no new states; one it shows does")
     func unreadState() async throws {
         let journey = """
@@ -189,11 +178,11 @@ extension ExplorerTests {
             ends:
               done: { kind: success }
             """
-        let unread = try await Self.exploreText(
+        let unread = try await InvariantTests.explore(
             journey.replacingOccurrences(of: "TEXT", with: "Welcome"), id: "t.count")
         // Home and the end, with 0, 1 or 2 restarts used.
         #expect((unread.states, unread.frontier) == (6, 0), "\(unread.states) \(unread.frontier)")
-        let shown = try await Self.exploreText(
+        let shown = try await InvariantTests.explore(
             journey.replacingOccurrences(of: "TEXT", with: "${str(state.links)} links"), id: "t.count")
         #expect(shown.frontier > 0 && shown.states > 30, "\(shown.states) \(shown.frontier)")
     }
