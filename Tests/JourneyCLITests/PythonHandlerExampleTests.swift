@@ -9,6 +9,35 @@ import Testing
 struct PythonHandlerExampleTests {
     static let example = Paths.root.appendingPathComponent("examples/python-handler")
 
+    @Test("journey explore judges a program's steps only when journeykit.yaml declares it deterministic")
+    func exploreNeedsDeterminism() async throws {
+        try await withTemporaryDirectory { directory in
+            let copy = directory.appendingPathComponent("python-handler")
+            try FileManager.default.copyItem(at: Self.example, to: copy)
+            let undeclared = try await runJourney(["explore", "journeys"], cwd: copy, timeout: 60)
+            #expect(undeclared.status == Exit.ok, "\(undeclared)")
+            #expect(
+                undeclared.stdout.contains(
+                    "the program of acme.directoryLogin is not declared deterministic ('deterministic: true' in journeykit.yaml), so where its step leads is not judged"
+                ), "\(undeclared)")
+
+            let project = copy.appendingPathComponent("journeykit.yaml")
+            let text = try String(contentsOf: project, encoding: .utf8)
+            try writeText(
+                text.replacingOccurrences(of: "    timeout: 5s\n", with: "    timeout: 5s\n    deterministic: true\n"),
+                to: project)
+            let declared = try await runJourney(["explore", "journeys"], cwd: copy, timeout: 60)
+            #expect(!declared.stdout.contains("not declared deterministic"), "\(declared)")
+            #expect(declared.stdout.contains("acme.directoryLogin cannot say what to give for"), "\(declared)")
+
+            try writeText(
+                text.replacingOccurrences(of: "    timeout: 5s\n", with: "    timeout: 5s\n    deterministic: maybe\n"),
+                to: project)
+            let wrong = try await runJourney(["check"], cwd: copy)
+            #expect(wrong.status == Exit.invalid && wrong.stderr.contains("journeykit.yaml:"), "\(wrong)")
+        }
+    }
+
     @Test("journey check --strict and journey test pass, with the handler started by the test workers")
     func checksAndPasses() async throws {
         try await withTemporaryDirectory { directory in

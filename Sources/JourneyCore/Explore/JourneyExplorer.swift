@@ -554,6 +554,10 @@ public struct JourneyExplorer: Sendable {
         _ node: Node, journey: CompiledJourney, leftOut: inout Set<String>, jumps: [Int]? = nil
     ) -> (moves: [Move], incomplete: Bool) {
         guard case .runStep(let invocation) = node.action, let request = node.request else { return ([], false) }
+        if let program = node.machine.currentHandler as? ExternalHandler, !program.declaration.deterministic {
+            leftOut.insert(Self.undeclared(request.journey, request.step, program))
+            return ([], true)
+        }
         var incomplete = false
         var moves: [Move] = []
         moves.reserveCapacity(8)
@@ -686,7 +690,11 @@ public struct JourneyExplorer: Sendable {
                 let (after, run, unstubbed, served) = await runStep(
                     machine, invocation, reply: nil, answered: answered, seed: Self.seed(journey, invocation.step, ""),
                     scratch: scratch)
-                outOfScope = outOfScope || unstubbed
+                // A program not declared deterministic may answer otherwise next time: where
+                // its step led is not the journey's to answer for.
+                let undeclared =
+                    (machine.currentHandler as? ExternalHandler).map { !$0.declaration.deterministic } ?? false
+                outOfScope = outOfScope || unstubbed || undeclared
                 switch run {
                 case .asked(let request):
                     // The step waits for input: the node is the machine before the handler ran,
@@ -705,6 +713,11 @@ public struct JourneyExplorer: Sendable {
                 }
             }
         }
+    }
+
+    /// Why a step of a program not declared deterministic is left out.
+    static func undeclared(_ journey: String, _ step: String, _ program: ExternalHandler) -> String {
+        "\(journey).\(step): the program of \(program.contract.id) is not declared deterministic ('deterministic: true' in journeykit.yaml), so where its step leads is not judged"
     }
 
     enum StepRun {

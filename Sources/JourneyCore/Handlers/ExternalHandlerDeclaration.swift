@@ -38,6 +38,9 @@ public struct ExternalHandlerDeclaration: Sendable, Hashable {
     /// Whether each enabled screen action is an input choice and an outcome of its own, as for
     /// `ui.screen`.
     public var actionsAreOutcomes: Bool
+    /// Whether the program gives the same answers to the same step, inputs and device: only
+    /// then can `journey explore` judge where its steps lead (else they are left out).
+    public var deterministic: Bool
 
     /// The time limit when the project file gives none: ten seconds.
     public static let defaultTimeout = 10_000
@@ -47,7 +50,7 @@ public struct ExternalHandlerDeclaration: Sendable, Hashable {
     public init(
         id: Located<String>, summary: String = "", command: [String], timeout: Int = Self.defaultTimeout,
         parameters: [Parameter] = [], inputs: [InputSpec] = [], outcomes: [OutcomeSpec] = [],
-        actionsAreOutcomes: Bool = false
+        actionsAreOutcomes: Bool = false, deterministic: Bool = false
     ) {
         self.id = id
         self.summary = summary
@@ -57,6 +60,7 @@ public struct ExternalHandlerDeclaration: Sendable, Hashable {
         self.inputs = inputs
         self.outcomes = outcomes
         self.actionsAreOutcomes = actionsAreOutcomes
+        self.deterministic = deterministic
     }
 
     /// The contract journeys are checked against.

@@ -48,7 +48,7 @@ public struct ProjectFileLoader: Sendable {
     }
 
     static let handlerKeys = [
-        "command", "summary", "timeout", "parameters", "inputs", "outcomes", "actionsAreOutcomes",
+        "command", "summary", "timeout", "parameters", "inputs", "outcomes", "actionsAreOutcomes", "deterministic",
     ]
 
     /// One entry of `handlers:`: a program's id, command and contract.
@@ -97,6 +97,7 @@ public struct ProjectFileLoader: Sendable {
             }
         }
         declaration.actionsAreOutcomes = f["actionsAreOutcomes"].flatMap { r.bool($0, "'actionsAreOutcomes'") } ?? false
+        declaration.deterministic = f["deterministic"].flatMap { r.bool($0, "'deterministic'") } ?? false
         if let node = f["parameters"] {
             declaration.parameters = r.namedEntries(node, "'parameters' of \(what)").compactMap { parameter($0, &r) }
         }
