@@ -1,3 +1,5 @@
+import Foundation
+
 /// Explores every path through a journey, breadth first, with the real interpreter and the
 /// real handlers: at every step each class of input the step takes (each enabled action, a
 /// right and a wrong PIN, each biometric result), and anywhere an app restart and jumps of the
@@ -1025,7 +1027,7 @@ public struct JourneyExplorer: Sendable {
         var found: [String: Set<String>] = [:]
         for id in library.ids {
             guard let journey = library[id] else { continue }
-            let unread = unreadState(journey.source)
+            let unread = UnreadStateMemo.shared.unread(journey)
             if !unread.isEmpty { found[id] = unread }
         }
         return found
@@ -1158,5 +1160,29 @@ final class Recorder: TranscriptSink, @unchecked Sendable {
 
     func record(_ record: TranscriptRecord) {
         if keeping { records.append(record) }
+    }
+}
+
+/// What ``JourneyExplorer/unreadState(_:)-(Journey)`` found for each compiled journey, kept for
+/// the process: finding it reads every text of the journey, and a suite explores the same
+/// journeys from many starts. A journey is kept alive with its entry, so that its identity is
+/// never another's.
+final class UnreadStateMemo: @unchecked Sendable {
+    static let shared = UnreadStateMemo()
+    private let lock = NSLock()
+    private var found: [ObjectIdentifier: (journey: CompiledJourney, unread: Set<String>)] = [:]
+
+    func unread(_ journey: CompiledJourney) -> Set<String> {
+        lock.lock()
+        if let entry = found[ObjectIdentifier(journey)] {
+            lock.unlock()
+            return entry.unread
+        }
+        lock.unlock()
+        let unread = JourneyExplorer.unreadState(journey.source)
+        lock.lock()
+        found[ObjectIdentifier(journey)] = (journey, unread)
+        lock.unlock()
+        return unread
     }
 }
