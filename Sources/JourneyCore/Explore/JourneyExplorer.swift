@@ -274,18 +274,21 @@ public struct JourneyExplorer: Sendable {
     /// lies between them.
     static func timing(of machine: JourneyMachine, horizon: Int) -> [Int] {
         let now = machine.device.clock / 1000
-        var found: [Int] = []
-        func add(_ value: Value) {
+        // Few values are times: those are gathered as found, then put in the order of their
+        // names, so that equal situations give equal lists whatever the dictionaries' order.
+        var found: [(frame: Int, name: String, seconds: Int)] = []
+        func add(_ frame: Int, _ name: String, _ value: Value) {
             guard case .int(let seconds) = value.revealed, (1_000_000_000...9_999_999_999).contains(seconds) else {
                 return
             }
-            found.append(min(max(now - seconds, -horizon), horizon))
+            found.append((frame, name, min(max(now - seconds, -horizon), horizon)))
         }
-        for key in machine.device.store.keys.sorted() { add(machine.device.store[key]!) }
-        for frame in machine.run.frames {
-            for key in frame.state.keys.sorted() { add(frame.state[key]!) }
+        for (name, value) in machine.device.store { add(-1, name, value) }
+        for (index, frame) in machine.run.frames.enumerated() {
+            for (name, value) in frame.state { add(index, name, value) }
         }
-        return found
+        if found.count > 1 { found.sort { ($0.frame, $0.name) < ($1.frame, $1.name) } }
+        return found.map(\.seconds)
     }
 
     /// The horizon of ``timing(of:horizon:)``: the longest clock jump played, or duration
@@ -887,13 +890,15 @@ public struct JourneyExplorer: Sendable {
                 }
             }
         }
-        for machine in [node.machine, next.machine] {
+        func collect(from machine: borrowing JourneyMachine) {
             for (name, value) in machine.device.store { collect(value, "stored.\(name)") }
             for frame in machine.run.frames {
                 for (name, value) in frame.state { collect(value, "state.\(name) of \(frame.journey.id)") }
                 for (name, value) in frame.params { collect(value, "params.\(name) of \(frame.journey.id)") }
             }
         }
+        collect(from: node.machine)
+        collect(from: next.machine)
         // A text the move typed into an input that is not secret was public before it was kept.
         if case .input(_, _, let values) = move, let request = node.request {
             let typedInPublic = Set(
