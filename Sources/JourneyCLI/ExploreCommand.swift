@@ -32,7 +32,8 @@ struct ExploreCommand: AsyncParsableCommand {
             The journey's own rules (`invariants:`) are checked too, each reported as \
             invariant.ID.
 
-            For each broken invariant the shortest path is printed, and with --emit written as \
+            For each broken invariant the shortest path is printed, with its transcript as \
+            `journey run` prints it and how that replay ends, and with --emit written as \
             a scenario that stops where the rule breaks and expects what the rule demands, so \
             that `journey run --scenario` replays it to the same violation.
 
@@ -185,6 +186,7 @@ struct ExploreCommand: AsyncParsableCommand {
         var results: [(JourneyExplorer.Result, [RuleException])] = []
         var written: [String: String] = [:]
         var coverage: [String: ScenarioCoverage] = [:]
+        var transcripts: [String: String] = [:]
         for (journey, explorer, start, file) in runs {
             var result =
                 random ? await explorer.walk(journey, seed: seed, walks: walks) : await explorer.explore(journey)
@@ -215,7 +217,17 @@ struct ExploreCommand: AsyncParsableCommand {
                 coverage[journey.id] = ScenarioCoverage(journey: journey.id, project.scenarios)
             }
             if !json {
-                console.out(Self.text(result, excepted: excepted, written: written, coverage: coverage[journey.id]))
+                // Each counterexample played as `journey run` plays the scenario written for it.
+                let text = try file.map { try String(contentsOfFile: $0, encoding: .utf8) }
+                for violation in Self.reported(result, excepted) {
+                    let scenario = Counterexample.scenario(violation, of: result, journey: journey, startingFrom: text)
+                    transcripts["\(journey.id) \(start ?? "") \(violation.id)"] = await Counterexample.transcript(
+                        of: scenario, in: library, context)
+                }
+                console.out(
+                    Self.text(
+                        result, excepted: excepted, written: written, coverage: coverage[journey.id],
+                        transcripts: transcripts))
             }
             results.append((result, excepted))
         }
@@ -284,7 +296,7 @@ struct ExploreCommand: AsyncParsableCommand {
 
     static func text(
         _ result: JourneyExplorer.Result, excepted: [RuleException], written: [String: String],
-        coverage: ScenarioCoverage? = nil
+        coverage: ScenarioCoverage? = nil, transcripts: [String: String] = [:]
     ) -> String {
         let violations = reported(result, excepted)
         var lines: [String] = []
@@ -321,6 +333,10 @@ struct ExploreCommand: AsyncParsableCommand {
             )
             if let path = written["\(result.journey) \(result.start ?? "") \(violation.id)"] {
                 lines.append("    written to \(path)")
+            }
+            if let transcript = transcripts["\(result.journey) \(result.start ?? "") \(violation.id)"] {
+                lines.append("    transcript:")
+                lines += transcript.split(separator: "\n").map { "      " + $0 }
             }
         }
         for exception in excepted {
@@ -547,6 +563,26 @@ enum Counterexample {
         }
         while kept.last?.trimmingCharacters(in: .whitespaces).isEmpty == true { kept.removeLast() }
         return kept
+    }
+
+    /// The transcript of `scenario` (a counterexample's text) as `journey run` prints it, and
+    /// how the run ended; nil when the text does not check against the library.
+    static func transcript(of scenario: String, in library: CompiledLibrary, _ context: ProjectContext) async -> String?
+    {
+        let pipeline = Pipeline(handlers: context.toolkit.handlers, yaml: SafeYAML(limits: Workspace.limits))
+        var diagnostics = DiagnosticList()
+        let file = SourceFile(path: "counterexample.scenario.yaml", data: Data(scenario.utf8))
+        guard let root = pipeline.parse(file, into: &diagnostics),
+            let loaded = pipeline.loadScenario(root, path: file.path, into: &diagnostics),
+            let compiled = pipeline.check(loaded, in: library, into: &diagnostics), !diagnostics.hasErrors
+        else { return nil }
+        var text = ""
+        let writer = TranscriptWriter(format: .text) { text += $0 }
+        let report = await context.toolkit.player(defaults: context.scenarioDefaults).run(
+            compiled, in: library, transcript: writer)
+        let verdict =
+            report.passed ? "the replay waits there" : "the replay fails: " + report.problems.joined(separator: "; ")
+        return text + PrintableText.escaped(verdict) + "\n"
     }
 
     static func yaml(_ value: Value) -> String {

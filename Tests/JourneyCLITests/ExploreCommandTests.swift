@@ -422,3 +422,22 @@ extension ExploreCommandTests {
         #expect(zero.status == Exit.invalid && zero.stderr.contains("--jobs must be from 1 to 1024"), "\(zero)")
     }
 }
+
+extension ExploreCommandTests {
+    @Test(
+        "each counterexample is printed as the transcript of its replay, secrets shown as •••, and how the replay ends")
+    func transcriptOfTheCounterexample() async throws {
+        let result = try await runJourney(["explore", "\(Self.fixtures)/pin-model-bug.journey.yaml"])
+        #expect(result.status == Exit.failed, "\(result)")
+        let lines = result.stdoutLines
+        let start = try #require(lines.firstIndex(of: "    transcript:"), "\(result)")
+        let transcript = lines[(start + 1)...].prefix { $0.hasPrefix("      ") }
+        #expect(transcript.first?.hasPrefix("      # transcript examples.pin-model-bug") == true, "\(result)")
+        #expect(transcript.contains("      00:00.000   attempt pinEntry charged 1/3"), "\(result)")
+        #expect(transcript.contains("      00:00.000 ⟳ app restarted"), "\(result)")
+        #expect(transcript.last == "      the replay fails: expected state.failures = 1, found 0", "\(result)")
+        #expect(transcript.contains("      00:00.000   input pin=•••"), "the PIN typed is a secret: \(result)")
+        let json = try await runJourney(["explore", "\(Self.fixtures)/pin-model-bug.journey.yaml", "--json"])
+        #expect(!json.stdout.contains("transcript"), "\(json)")
+    }
+}
