@@ -274,7 +274,7 @@ struct TestCommand: AsyncParsableCommand {
                         ScenarioOutcome.Problem(
                             kind: .invariant,
                             message:
-                                "not explored: it needs \(journey.needs) and every scenario of it needs a live service (journey explore plays against a scenario's stubs)"
+                                "not explored: it needs \(journey.needs), and no scenario of it starts where the explorer can go (each needs a live service, or there are none; journey explore plays against a scenario's stubs)"
                         )
                     ]))
         }

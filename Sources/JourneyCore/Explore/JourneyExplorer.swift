@@ -205,6 +205,9 @@ public struct JourneyExplorer: Sendable {
         var monitor: InvariantMonitor? = nil
         /// The first invariant the last move broke: the path stops there, as a run would.
         var broken: InvariantMonitor.Broken? = nil
+        /// Why what follows is left out, when the explorer can say (a program not declared
+        /// deterministic).
+        var note: String? = nil
     }
 
     /// What the explorer knows of a journey that makes two situations one state: the stored
@@ -219,7 +222,7 @@ public struct JourneyExplorer: Sendable {
     func abstraction(_ journey: CompiledJourney, jumps: [Int]) -> Abstraction {
         Abstraction(
             defaults: Self.storedDefaults(library), unread: Self.unreadState(library),
-            horizon: Self.horizon(journey, jumps: jumps))
+            horizon: Self.horizon(library, jumps: jumps, params: params))
     }
 
     /// A node's moves, played: what each led to, in the order of the moves.
@@ -291,17 +294,25 @@ public struct JourneyExplorer: Sendable {
         return found.map(\.seconds)
     }
 
-    /// The horizon of ``timing(of:horizon:)``: the longest clock jump played, or duration
-    /// written, in seconds, and one more.
-    static func horizon(_ journey: CompiledJourney, jumps: [Int]) -> Int {
-        ((jumps + durations(of: journey)).max() ?? 0) / 1000 + 1
+    /// The horizon of ``timing(of:horizon:)``: the longest clock jump played, duration any
+    /// journey of the library writes, or duration among the params given, in seconds, and one
+    /// more.
+    static func horizon(_ library: CompiledLibrary, jumps: [Int], params: [String: Value] = [:]) -> Int {
+        var longest = jumps.max() ?? 0
+        for id in library.ids {
+            if let journey = library[id] { longest = max(longest, durations(of: journey).max() ?? 0) }
+        }
+        for value in params.values {
+            if case .duration(let ms) = value.revealed { longest = max(longest, ms) }
+        }
+        return longest / 1000 + 1
     }
 
     public func explore(_ journey: CompiledJourney) async -> Result {
         let jumps = bounds.clockJumps ?? Self.durations(of: journey)
         let abstraction = abstraction(journey, jumps: jumps)
         let scratch = Scratch(abstraction)
-        let (begun, first, watchesSecrets) = await begin(journey, jumps: jumps, scratch: scratch)
+        let (begun, first, watchesSecrets, startLeak) = await begin(journey, jumps: jumps, scratch: scratch)
         var result = begun
 
         var table = StateTable()
@@ -368,8 +379,17 @@ public struct JourneyExplorer: Sendable {
 
         var level: [(index: Int, node: Node)] = []
         let root = add(first, key: scratch.key(first), parent: nil)
-        if !reportBroken(first, at: root.index) { level.append((root.index, first)) }
-        if let problem = stateProblem(first, journey) { report(problem.0, problem.1, at: root.index, node: first) }
+        if first.outOfScope {
+            // The start asked the network for what no stub answers: nothing of it is judged.
+            unknown[root.index] = true
+            if let note = first.note { leftOut.insert(note) }
+        } else {
+            if let startLeak { report(.noSecretLeak, startLeak, at: root.index, node: first) }
+            if !reportBroken(first, at: root.index) { level.append((root.index, first)) }
+            if let problem = stateProblem(first, journey) {
+                report(problem.0, problem.1, at: root.index, node: first)
+            }
+        }
 
         var depth = 0
         while !level.isEmpty && depth < bounds.depth && !result.truncated {
@@ -392,19 +412,24 @@ public struct JourneyExplorer: Sendable {
                         let (move, successor) = (played.move, played.node)
                         result.transitions += 1
                         result.taken.formUnion(played.edges)
-                        if let leak = played.leak {
-                            report(.noSecretLeak, leak, at: index, then: move, node: successor)
-                        }
-                        if let problem = edgeProblem(
-                            from: node, move: move, to: successor, taking: played.edges, journey)
-                        {
-                            report(problem.0, problem.1, at: index, then: move, node: successor, expected: problem.2)
+                        // A move into what the scenario's stubs do not cover is not judged.
+                        if !successor.outOfScope {
+                            if let leak = played.leak {
+                                report(.noSecretLeak, leak, at: index, then: move, node: successor)
+                            }
+                            if let problem = edgeProblem(
+                                from: node, move: move, to: successor, taking: played.edges, journey)
+                            {
+                                report(
+                                    problem.0, problem.1, at: index, then: move, node: successor, expected: problem.2)
+                            }
                         }
                         let (target, new) = add(successor, key: played.key, parent: (index, move))
                         arcs.append((Int32(index), Int32(target)))
                         guard new else { continue }
                         if successor.outOfScope {
                             unknown[target] = true
+                            if let note = successor.note { leftOut.insert(note) }
                             continue
                         }
                         if let problem = stateProblem(successor, journey) {
@@ -467,7 +492,7 @@ public struct JourneyExplorer: Sendable {
     /// purpose).
     func begin(
         _ journey: CompiledJourney, jumps: [Int], scratch: Scratch
-    ) async -> (result: Result, first: Node, watchesSecrets: Bool) {
+    ) async -> (result: Result, first: Node, watchesSecrets: Bool, leak: String?) {
         var result = Result(
             journey: journey.id, bounds: bounds, clockJumps: jumps, states: 0, transitions: 0, depth: 0, frontier: 0,
             truncated: false, violations: [], leftOut: [], declared: Self.edges(of: journey), taken: [])
@@ -479,13 +504,19 @@ public struct JourneyExplorer: Sendable {
             library: library, journey: journey, params: params, device: device,
             configuration: JourneyMachine.Configuration(
                 random: .seeded(0), wallClock: .pinned(milliseconds: device.clock)))
-        let start = machine.handleDiscardingRecords(.start)
+        // What the start records, up to the first step that waits, is searched for secrets too.
+        scratch.recorder.begin(keeping: watchesSecrets)
+        let start =
+            watchesSecrets
+            ? machine.handle(.start, recordingInto: scratch.recorder) : machine.handleDiscardingRecords(.start)
         var startEdges: [Edge] = []
         let first = await settle(
             machine, start, restarts: 0, answered: [], journey: journey.id, taking: &startEdges,
             monitor: InvariantMonitor(journey, library: library), scratch: scratch)
+        let leak = watchesSecrets ? Self.leak(scratch.recorder.records, move: .restart, from: first, to: first) : nil
+        scratch.recorder.begin(keeping: false)
         result.taken.formUnion(startEdges)
-        return (result, first, watchesSecrets)
+        return (result, first, watchesSecrets, leak)
     }
 
     /// Plays the moves of each node, on `jobs` threads when there is enough to share: each
@@ -648,9 +679,10 @@ public struct JourneyExplorer: Sendable {
             // The step still waits, with its screen as it shows now (time may have enabled an
             // action): the next move runs its handler with that screen.
             let current = machine.currentInvocation.map(JourneyMachine.Action.runStep) ?? node.action
+            // The handler runs from its start on the next move: the network is as it was.
             let next = Node(
                 machine: machine, action: current, request: request, restarts: node.restarts, outOfScope: unstubbed,
-                answered: answered, monitor: node.monitor)
+                answered: node.answered, monitor: node.monitor)
             return (next, [])
         case .done(let action, let outcome):
             var monitor = node.monitor
@@ -677,17 +709,18 @@ public struct JourneyExplorer: Sendable {
         var outOfScope = outOfScope
         var answered = answered
         var monitor = monitor
+        var note: String?
         while true {
             if let broken = monitor?.check(action, machine) {
                 return Node(
                     machine: machine, action: action, request: nil, restarts: restarts, outOfScope: outOfScope,
-                    answered: answered, monitor: monitor, broken: broken)
+                    answered: answered, monitor: monitor, broken: broken, note: note)
             }
             switch action {
             case .finished, .failed:
                 return Node(
                     machine: machine, action: action, request: nil, restarts: restarts, outOfScope: outOfScope,
-                    answered: answered, monitor: monitor)
+                    answered: answered, monitor: monitor, note: note)
             case .proceed:
                 action = machine.handle(
                     .abort("the machine waited for a handler that was not running"), recordingInto: scratch.recorder)
@@ -697,17 +730,22 @@ public struct JourneyExplorer: Sendable {
                     scratch: scratch)
                 // A program not declared deterministic may answer otherwise next time: where
                 // its step led is not the journey's to answer for.
-                let undeclared =
-                    (machine.currentHandler as? ExternalHandler).map { !$0.declaration.deterministic } ?? false
-                outOfScope = outOfScope || unstubbed || undeclared
+                outOfScope = outOfScope || unstubbed
                 switch run {
                 case .asked(let request):
                     // The step waits for input: the node is the machine before the handler ran,
-                    // and the network as it was.
+                    // and the network as it was. (A program's step that waits is left out by
+                    // `moves`, which says why.)
                     return Node(
                         machine: machine, action: action, request: request, restarts: restarts, outOfScope: outOfScope,
-                        answered: answered, monitor: monitor)
+                        answered: answered, monitor: monitor, note: note)
                 case .done(let next, let outcome):
+                    // A program not declared deterministic that ran a step on its own may do
+                    // otherwise next time: what follows is not judged.
+                    if let program = machine.currentHandler as? ExternalHandler, !program.declaration.deterministic {
+                        outOfScope = true
+                        note = Self.undeclared(invocation.journey, invocation.step, program)
+                    }
                     if let outcome {
                         if invocation.journey == journey { edges.append(Edge(step: invocation.step, outcome: outcome)) }
                         monitor?.completed(journey: invocation.journey, step: invocation.step, outcome: outcome)
@@ -805,7 +843,6 @@ public struct JourneyExplorer: Sendable {
         case .restart, .clock: break
         }
         let isRestart = move == .restart
-        guard isRestart || { if case .clock = move { true } else { false } }() else { return nil }
         for limit in journey.limits.values.sorted(by: { $0.name < $1.name }) {
             // A lockout that ends with time gives the attempts back on purpose.
             if !isRestart && (limit.lockout != nil || limit.lockedUntil != nil) { continue }
@@ -909,6 +946,13 @@ public struct JourneyExplorer: Sendable {
             secrets.removeAll { typedInPublic.contains($0.text) }
         }
         guard !secrets.isEmpty else { return nil }
+        // A secret with a quote, a backslash or a control character shows escaped in JSON.
+        for secret in secrets where secret.text.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+            var writer = JSONWriter()
+            writer.writeString(String(decoding: secret.text, as: UTF8.self))
+            // The string as JSON writes it, without its quotes.
+            secrets.append((Array(writer.buffer.dropFirst().dropLast()), secret.what))
+        }
         let encoder = JSONLinesEncoder()
         var line: [UInt8] = []
         for record in made {
@@ -1009,21 +1053,6 @@ public struct JourneyExplorer: Sendable {
         return defaults
     }
 
-    static func normalized(
-        _ snapshot: JourneyMachine.Snapshot, _ defaults: [String: Value], unread: [String: Set<String>] = [:]
-    ) -> JourneyMachine.Snapshot {
-        var snapshot = snapshot
-        for (key, value) in snapshot.store where defaults[key] == value.revealed && !value.isSecret {
-            snapshot.store[key] = nil
-        }
-        if !unread.isEmpty {
-            for index in snapshot.frames.indices {
-                for name in unread[snapshot.frames[index].journey] ?? [] { snapshot.frames[index].state[name] = nil }
-            }
-        }
-        return snapshot
-    }
-
     /// The state a journey writes but never reads, by journey id, across the library: a
     /// variable no expression reads but those that set the variable itself (a count of links
     /// kept for scenarios to check, `state.n: "${state.n + 1}"`) cannot change what happens
@@ -1052,16 +1081,16 @@ public struct JourneyExplorer: Sendable {
                 rest = rest[range.upperBound...]
             }
         }
-        // Every text the journey writes: templates, guards, parameters, invariants.
-        var reads: [String: Int] = [:]
-        func walk(_ value: Any) {
+        func walk(_ value: Any, into counts: inout [String: Int]) {
             if let text = value as? String {
-                count(text, into: &reads)
+                count(text, into: &counts)
                 return
             }
-            for child in Mirror(reflecting: value).children { walk(child.value) }
+            for child in Mirror(reflecting: value).children { walk(child.value, into: &counts) }
         }
-        walk(journey)
+        // Every text the journey writes: templates, guards, parameters, invariants.
+        var reads: [String: Int] = [:]
+        walk(journey, into: &reads)
         // Less what an assignment reads of the variable it sets.
         var own: [String: Int] = [:]
         for step in journey.steps {
@@ -1072,13 +1101,6 @@ public struct JourneyExplorer: Sendable {
                     own[assignment.target.value.name, default: 0] += counts[assignment.target.value.name] ?? 0
                 }
             }
-        }
-        func walk(_ value: Any, into counts: inout [String: Int]) {
-            if let text = value as? String {
-                count(text, into: &counts)
-                return
-            }
-            for child in Mirror(reflecting: value).children { walk(child.value, into: &counts) }
         }
         let counters = Set(
             journey.limits.flatMap { [$0.counter.value, $0.lockedUntil?.value].compactMap { $0 } }

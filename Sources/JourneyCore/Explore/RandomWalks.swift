@@ -9,7 +9,7 @@ extension JourneyExplorer {
     public func walk(_ journey: CompiledJourney, seed: UInt64, walks: Int) async -> Result {
         let jumps = bounds.clockJumps ?? Self.durations(of: journey)
         let scratch = Scratch(abstraction(journey, jumps: jumps))
-        let (begun, first, watchesSecrets) = await begin(journey, jumps: jumps, scratch: scratch)
+        let (begun, first, watchesSecrets, startLeak) = await begin(journey, jumps: jumps, scratch: scratch)
         var result = begun
         result.random = (seed, walks)
 
@@ -32,6 +32,11 @@ extension JourneyExplorer {
         /// Reports what is wrong with the state a walk reached; whether the walk stops there.
         func judge(_ node: Node, path: [Move]) -> Bool {
             _ = seen.insert(scratch.key(node))
+            // What the scenario's stubs do not cover is not judged.
+            if node.outOfScope {
+                if let note = node.note { leftOut.insert(note) }
+                return true
+            }
             if let problem = stateProblem(node, journey) { report(problem.0, problem.1, path: path, node: node) }
             if let broken = node.broken {
                 report(
@@ -39,9 +44,10 @@ extension JourneyExplorer {
                     declared: broken.builtin == nil ? (broken.id, broken.summary) : nil)
                 return true
             }
-            return node.outOfScope
+            return false
         }
 
+        if let startLeak, !first.outOfScope { report(.noSecretLeak, startLeak, path: [], node: first) }
         if judge(first, path: []) { return finish(result, seen: seen, leftOut: leftOut) }
         for _ in 0..<walks {
             var node = first
@@ -56,13 +62,15 @@ extension JourneyExplorer {
                 let (next, edges) = await play(move, from: node, journey: journey.id, scratch: scratch)
                 result.taken.formUnion(edges)
                 path.append(move)
-                if scratch.recorder.keeping,
-                    let leak = Self.leak(scratch.recorder.records, move: move, from: node, to: next)
-                {
-                    report(.noSecretLeak, leak, path: path, node: next)
-                }
-                if let problem = edgeProblem(from: node, move: move, to: next, taking: edges, journey) {
-                    report(problem.0, problem.1, path: path, node: next, expected: problem.2)
+                if !next.outOfScope {
+                    if scratch.recorder.keeping,
+                        let leak = Self.leak(scratch.recorder.records, move: move, from: node, to: next)
+                    {
+                        report(.noSecretLeak, leak, path: path, node: next)
+                    }
+                    if let problem = edgeProblem(from: node, move: move, to: next, taking: edges, journey) {
+                        report(problem.0, problem.1, path: path, node: next, expected: problem.2)
+                    }
                 }
                 node = next
                 result.depth = max(result.depth, path.count)

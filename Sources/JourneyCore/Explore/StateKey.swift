@@ -41,8 +41,13 @@ struct StateEncoder {
         bytes.removeAll(keepingCapacity: true)
         write(machine)
         writeInt(restarts)
-        writeInt(answered.count)
-        for count in answered { writeInt(count) }
+        // A network that has given none of its limited answers is as good as none asked.
+        if answered.allSatisfy({ $0 == 0 }) {
+            writeInt(0)
+        } else {
+            writeInt(answered.count)
+            for count in answered { writeInt(count) }
+        }
         let timing = JourneyExplorer.timing(of: machine, horizon: horizon)
         writeInt(timing.count)
         for seconds in timing { writeInt(seconds) }
