@@ -68,21 +68,12 @@ struct DocsCommand: AsyncParsableCommand {
     @Flag(help: "Write nothing; fail if any page differs from what would be generated.")
     var check = false
 
-    func run() async throws {
-        let console = Console()
-        let context = try ProjectContext.load(console: console)
-        let locale = self.locale ?? context.settings.locale
-        let (project, diagnostics) = Workspace.load(
-            paths: context.paths(paths), journeyFolders: context.searchFolders, toolkit: context.toolkit)
-        console.print(diagnostics.errors)
-        guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
-
-        // Walkthroughs come from the committed goldens, which `journey test` keeps equal to
-        // real runs: nothing is played, so no page depends on what happens to be running.
+    /// The scenarios' committed goldens as recordings, and the goldens that cannot be read.
+    static func recordings(_ scenarios: [CompiledScenario]) -> ([ScenarioRecording], [GoldenProblem]) {
         var recordings: [ScenarioRecording] = []
         var problems: [GoldenProblem] = []
         let goldens = FileGoldenStore()
-        for scenario in project.scenarios {
+        for scenario in scenarios {
             switch goldens.events(for: scenario) {
             case .success(let records):
                 recordings.append(
@@ -94,6 +85,21 @@ struct DocsCommand: AsyncParsableCommand {
                 problems.append(problem)
             }
         }
+        return (recordings, problems)
+    }
+
+    func run() async throws {
+        let console = Console()
+        let context = try ProjectContext.load(console: console)
+        let locale = self.locale ?? context.settings.locale
+        let (project, diagnostics) = Workspace.load(
+            paths: context.paths(paths), journeyFolders: context.searchFolders, toolkit: context.toolkit)
+        console.print(diagnostics.errors)
+        guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
+
+        // Walkthroughs come from the committed goldens, which `journey test` keeps equal to
+        // real runs: nothing is played, so no page depends on what happens to be running.
+        let (recordings, problems) = Self.recordings(project.scenarios)
         guard problems.isEmpty else {
             for problem in problems { console.err("\(problem.location): error: \(problem.message)\n") }
             throw ExitCode(ExitStatus.invalid)

@@ -314,6 +314,8 @@ public enum HandlerReference {
             ("actionsAreOutcomes", .bool(contract.actionsAreOutcomes)),
             ("outcomes", .array(contract.describedOutcomes.map { json($0.item, $0.presence) })),
             ("outcomesDescribed", .bool(contract.describesOutcomes)),
+            ("verifiesCredential", .strings(contract.verifiedOutcomes)),
+            ("deterministic", .bool(contract.deterministic)),
         ])
     }
 

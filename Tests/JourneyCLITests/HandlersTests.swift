@@ -232,7 +232,11 @@ struct HandlersTests {
             #expect(outcomes.compactMap { $0["name"] as? String } == contract.describedOutcomes.map(\.item.name))
             #expect(handler["actionsAreOutcomes"] as? Bool == contract.actionsAreOutcomes)
             #expect(handler["outcomesDescribed"] as? Bool == true)
+            #expect(handler["verifiesCredential"] as? [String] == contract.verifiedOutcomes)
+            #expect(handler["deterministic"] as? Bool == true, "every built-in handler is deterministic")
         }
+        let verify = try #require(handlers.first { $0["id"] as? String == "pin.verify" })
+        #expect(verify["verifiesCredential"] as? [String] == ["correct"])
         let token = try #require(handlers.first { $0["id"] as? String == "oidc.token" })
         let outcomes = try #require(token["outcomes"] as? [[String: Any]])
         let pinMismatch = try #require(outcomes.first { $0["name"] as? String == "pinMismatch" })

@@ -18,7 +18,7 @@ struct PythonHandlerExampleTests {
             #expect(undeclared.status == Exit.ok, "\(undeclared)")
             #expect(
                 undeclared.stdout.contains(
-                    "the program of acme.directoryLogin is not declared deterministic ('deterministic: true' in journeykit.yaml), so where its step leads is not judged"
+                    "acme.directoryLogin is not declared deterministic (for a program, 'deterministic: true' in journeykit.yaml), so where its step leads is not judged"
                 ), "\(undeclared)")
 
             let project = copy.appendingPathComponent("journeykit.yaml")

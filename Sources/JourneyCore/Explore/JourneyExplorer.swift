@@ -590,8 +590,8 @@ public struct JourneyExplorer: Sendable {
         _ node: Node, journey: CompiledJourney, leftOut: inout Set<String>, jumps: [Int]? = nil
     ) -> (moves: [Move], incomplete: Bool) {
         guard case .runStep(let invocation) = node.action, let request = node.request else { return ([], false) }
-        if let program = node.machine.currentHandler as? ExternalHandler, !program.declaration.deterministic {
-            leftOut.insert(Self.undeclared(request.journey, request.step, program))
+        if let handler = node.machine.currentHandler, !handler.contract.deterministic {
+            leftOut.insert(Self.undeclared(request.journey, request.step, handler.contract.id))
             return ([], true)
         }
         var incomplete = false
@@ -742,9 +742,9 @@ public struct JourneyExplorer: Sendable {
                 case .done(let next, let outcome):
                     // A program not declared deterministic that ran a step on its own may do
                     // otherwise next time: what follows is not judged.
-                    if let program = machine.currentHandler as? ExternalHandler, !program.declaration.deterministic {
+                    if let handler = machine.currentHandler, !handler.contract.deterministic {
                         outOfScope = true
-                        note = Self.undeclared(invocation.journey, invocation.step, program)
+                        note = Self.undeclared(invocation.journey, invocation.step, handler.contract.id)
                     }
                     if let outcome {
                         if invocation.journey == journey { edges.append(Edge(step: invocation.step, outcome: outcome)) }
@@ -758,9 +758,9 @@ public struct JourneyExplorer: Sendable {
         }
     }
 
-    /// Why a step of a program not declared deterministic is left out.
-    static func undeclared(_ journey: String, _ step: String, _ program: ExternalHandler) -> String {
-        "\(journey).\(step): the program of \(program.contract.id) is not declared deterministic ('deterministic: true' in journeykit.yaml), so where its step leads is not judged"
+    /// Why a step of a handler not declared deterministic is left out.
+    static func undeclared(_ journey: String, _ step: String, _ handler: String) -> String {
+        "\(journey).\(step): \(handler) is not declared deterministic (for a program, 'deterministic: true' in journeykit.yaml), so where its step leads is not judged"
     }
 
     enum StepRun {

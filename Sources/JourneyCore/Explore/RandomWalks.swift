@@ -16,7 +16,7 @@ extension JourneyExplorer {
         var seen = StateTable()
         var leftOut = Set<String>()
         var violated = Set<String>()
-        var draws = SplitMix64(seed: seed)
+        var draws = RandomSource.seeded(seed)
         func report(
             _ invariant: ExplorationInvariant?, _ message: String, path: [Move], node: Node,
             expected: Violation.Expected? = nil, declared: (id: String, summary: String?)? = nil
@@ -85,21 +85,5 @@ extension JourneyExplorer {
         result.states = seen.count
         result.leftOut = leftOut.sorted()
         return result
-    }
-}
-
-/// SplitMix64: a small generator whose every draw follows from the seed, the same on every
-/// platform and in every run.
-struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

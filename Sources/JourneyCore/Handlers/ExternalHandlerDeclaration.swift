@@ -65,7 +65,7 @@ public struct ExternalHandlerDeclaration: Sendable, Hashable {
 
     /// The contract journeys are checked against.
     public var contract: HandlerContract {
-        HandlerContract(
+        var contract = HandlerContract(
             id: id.value, summary: summary,
             parameters: parameters.map {
                 ParameterSpec(
@@ -73,6 +73,8 @@ public struct ExternalHandlerDeclaration: Sendable, Hashable {
                     summary: $0.summary)
             },
             inputs: inputs, outcomes: outcomes, actionsAreOutcomes: actionsAreOutcomes)
+        contract.deterministic = deterministic
+        return contract
     }
 
     /// Whether `text` is a handler id: two or more names joined by `.` (the first your app's

@@ -43,6 +43,11 @@ public struct HandlerContract: Sendable {
     /// (`pin.verify`'s `correct`: the PIN opened its seal); empty for a handler that verifies
     /// none. A journey with such a step is held to ``ExplorationInvariant/credentialBeforeSuccess``.
     public var verifiedOutcomes: [String] = []
+    /// Whether a step of the handler answers the same way every time it runs with the same
+    /// invocation, inputs and device (its randomness and time taken from its context). Built-in
+    /// handlers are; a handler program is when its project file says so. `journey explore`
+    /// judges where a step leads only for a deterministic handler.
+    public var deterministic = true
 
     /// A contract; only `id` and `summary` are needed for a handler that takes nothing, asks
     /// nothing and has no outcome of its own (a screen whose actions are its outcomes).

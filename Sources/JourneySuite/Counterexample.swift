@@ -1,0 +1,98 @@
+import JourneyCore
+
+/// A counterexample as an ordinary scenario: the moves as a script, stopping where the rule
+/// breaks and expecting what the rule demands there, so that replaying it fails with the
+/// violation.
+public enum Counterexample {
+    /// The scenario, starting on the default device, or where `start` (the text of the
+    /// scenario the exploration started from) starts: its device, params, network stubs and
+    /// needs are kept as written, its script and expectations replaced.
+    public static func scenario(
+        _ violation: JourneyExplorer.Violation, of result: JourneyExplorer.Result, journey: CompiledJourney,
+        startingFrom start: String? = nil
+    ) -> String {
+        let kept = start.map(startingBlocks) ?? []
+        var lines = [
+            "# yaml-language-server: $schema=https://journeykit.dev/schemas/scenario.schema.json",
+            "# Written by journey explore: the shortest path that breaks \(violation.id)"
+                + (result.start.map { ", starting where scenario \($0) starts." } ?? "."),
+            "# \(violation.id): \(PrintableText.escaped(violation.message))",
+            "scenario: \(id(violation, of: result))",
+            "journey: \(result.journey)",
+            "title: \(quoted(violation.rule))",
+            "tags: [explore]",
+        ]
+        if start == nil { lines.append("device: { biometry: faceID, enrolled: true, kdfRounds: 1 }") }
+        lines += kept
+        lines.append("script:")
+        var stopsAt: String?
+        for move in violation.path {
+            switch move {
+            case .input(let step, _, let values):
+                lines.append("  - at: \(step)")
+                for (name, value) in values.sorted(by: { $0.key < $1.key }) {
+                    lines.append("    \(name): \(yaml(value))")
+                }
+                stopsAt = step
+            case .restart: lines.append("  - restart")
+            case .clock(let milliseconds):
+                lines.append("  - advance: \(JourneyCore.Duration.format(milliseconds: milliseconds))")
+            case .network(let online): lines.append("  - online: \(online)")
+            }
+        }
+        if violation.path.isEmpty { lines[lines.count - 1] = "script: []" }
+        lines.append("expect:")
+        lines.append("  at: \(violation.step ?? stopsAt ?? journey.source.start.value)")
+        if let expected = violation.expected {
+            lines.append("  \(expected.variable.scope.rawValue): { \(expected.variable.name): \(expected.value) }")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The counterexample's id: the journey's or the starting scenario's, then the rule's name,
+    /// within the 64 characters an id may have.
+    public static func id(_ violation: JourneyExplorer.Violation, of result: JourneyExplorer.Result) -> String {
+        let name = violation.name
+        let base = result.start ?? result.journey.replacingOccurrences(of: ".", with: "-")
+        var prefix = String(base.prefix(max(1, 63 - name.count)))
+        while prefix.count > 1, prefix.last == "-" || prefix.last == "_" { prefix.removeLast() }
+        return "\(prefix)-\(name)"
+    }
+
+    /// The top-level entries of a scenario's text that say where it starts (all but its name,
+    /// title, tags, script, sessions and expectations), as written, comments inside them kept.
+    public static func startingBlocks(_ text: String) -> [String] {
+        let replaced: Set<String> = [
+            "scenario", "journey", "title", "tags", "script", "sessions", "expect", "description", "summary",
+        ]
+        var kept: [String] = []
+        var keeping = false
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            if let first = line.first, first != " ", first != "\t", first != "#", first != "-",
+                let colon = line.firstIndex(of: ":")
+            {
+                keeping = !replaced.contains(String(line[..<colon]).trimmingCharacters(in: .whitespaces))
+            } else if line.first == "#" {
+                continue  // a comment at the top level belongs to no entry it can be kept with
+            }
+            if keeping { kept.append(line) }
+        }
+        while kept.last?.trimmingCharacters(in: .whitespaces).isEmpty == true { kept.removeLast() }
+        return kept
+    }
+
+    public static func yaml(_ value: Value) -> String {
+        switch value.revealed {
+        case .string(let text): quoted(text)
+        case .int(let number): String(number)
+        case .bool(let flag): flag ? "true" : "false"
+        case .duration(let milliseconds): JourneyCore.Duration.format(milliseconds: milliseconds)
+        case .list(let items): "[" + items.map(yaml).joined(separator: ", ") + "]"
+        case .secret: "\"\""
+        }
+    }
+
+    public static func quoted(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+}
