@@ -249,6 +249,7 @@ public struct JourneyExplorer: Sendable {
     final class Scratch {
         let driver = Replies([])
         let recorder = Recorder(keeping: false)
+        var secrets = SecretSearch()
         var context: RunContext<Replies, Recorder>?
         var encoder: StateEncoder
 
@@ -513,7 +514,9 @@ public struct JourneyExplorer: Sendable {
         let first = await settle(
             machine, start, restarts: 0, answered: [], journey: journey.id, taking: &startEdges,
             monitor: InvariantMonitor(journey, library: library), scratch: scratch)
-        let leak = watchesSecrets ? Self.leak(scratch.recorder.records, move: .restart, from: first, to: first) : nil
+        let leak =
+            watchesSecrets
+            ? scratch.secrets.leak(scratch.recorder.records, move: .restart, from: first, to: first) : nil
         scratch.recorder.begin(keeping: false)
         result.taken.formUnion(startEdges)
         return (result, first, watchesSecrets, leak)
@@ -568,11 +571,15 @@ public struct JourneyExplorer: Sendable {
         let (played, incomplete) = moves(node, journey: journey, leftOut: &expansion.leftOut, jumps: jumps)
         expansion.incomplete = incomplete
         expansion.successors.reserveCapacity(played.count)
+        // The state's own secrets, gathered once for all of its moves.
+        let held = watchesSecrets ? SecretSearch.held(by: node.machine) : []
         for move in played {
             scratch.recorder.begin(keeping: watchesSecrets)
             let (successor, edges) = await play(move, from: node, journey: journey.id, scratch: scratch)
             let leak =
-                watchesSecrets ? Self.leak(scratch.recorder.records, move: move, from: node, to: successor) : nil
+                watchesSecrets
+                ? scratch.secrets.leak(scratch.recorder.records, move: move, from: node, holding: held, to: successor)
+                : nil
             expansion.successors.append(
                 .init(move: move, node: successor, edges: edges, key: scratch.key(successor), leak: leak))
         }
@@ -905,92 +912,6 @@ public struct JourneyExplorer: Sendable {
         return nil
     }
 
-    /// Where a secret shows in what a move recorded, said without the secret; nil when none
-    /// does. The secrets: what the move typed into inputs the step declares secret, and every
-    /// value kept secret in the run's params, state and store before and after the move. A
-    /// secret of fewer than 4 characters is not looked for (it would be found by chance), nor
-    /// digits that are part of a longer number.
-    static func leak(_ records: [TranscriptRecord], move: Move, from node: Node, to next: Node) -> String? {
-        // Events prepared when the journey was compiled (entering a step, a fixed screen, a
-        // transition) hold nothing a run made: only the others are looked at.
-        let made = records.filter { $0.encodedEvent == nil }
-        guard !made.isEmpty else { return nil }
-        var secrets: [(text: [UInt8], what: String)] = []
-        func collect(_ value: Value, _ what: @autoclosure () -> String) {
-            guard value.isSecret, case .string(let text) = value.revealed, text.utf8.count >= 4 else { return }
-            secrets.append((Array(text.utf8), what()))
-        }
-        if case .input(let step, _, let values) = move, let request = node.request {
-            for input in request.inputs where input.type.secret {
-                if let value = values[input.name] {
-                    collect(.secret(value.revealed), "what was typed into '\(input.name)' at step '\(step)'")
-                }
-            }
-        }
-        func collect(from machine: borrowing JourneyMachine) {
-            for (name, value) in machine.device.store { collect(value, "stored.\(name)") }
-            for frame in machine.run.frames {
-                for (name, value) in frame.state { collect(value, "state.\(name) of \(frame.journey.id)") }
-                for (name, value) in frame.params { collect(value, "params.\(name) of \(frame.journey.id)") }
-            }
-        }
-        collect(from: node.machine)
-        collect(from: next.machine)
-        // A text the move typed into an input that is not secret was public before it was kept.
-        if case .input(_, _, let values) = move, let request = node.request {
-            let typedInPublic = Set(
-                request.inputs.filter { !$0.type.secret }.compactMap { input -> [UInt8]? in
-                    if case .string(let text)? = values[input.name]?.revealed { return Array(text.utf8) }
-                    return nil
-                })
-            secrets.removeAll { typedInPublic.contains($0.text) }
-        }
-        guard !secrets.isEmpty else { return nil }
-        // A secret with a quote, a backslash or a control character shows escaped in JSON.
-        for secret in secrets where secret.text.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
-            var writer = JSONWriter()
-            writer.writeString(String(decoding: secret.text, as: UTF8.self))
-            // The string as JSON writes it, without its quotes.
-            secrets.append((Array(writer.buffer.dropFirst().dropLast()), secret.what))
-        }
-        let encoder = JSONLinesEncoder()
-        var line: [UInt8] = []
-        for record in made {
-            line.removeAll(keepingCapacity: true)
-            encoder.encode(record, into: &line)
-            let found = secrets.filter { occurs($0.text, in: line) }.map(\.what)
-            if let what = found.min() {
-                return "\(what), a secret, shows in the transcript's '\(record.event.name)' event"
-            }
-        }
-        return nil
-    }
-
-    /// Whether `secret` occurs in `text` as a whole: no letter or digit adjoins it, so that a
-    /// PIN is not found inside a longer number, nor a word inside a longer word.
-    static func occurs(_ secret: String, in text: String) -> Bool {
-        occurs(Array(secret.utf8), in: Array(text.utf8))
-    }
-
-    static func occurs(_ needle: [UInt8], in haystack: [UInt8]) -> Bool {
-        guard let first = needle.first, haystack.count >= needle.count else { return false }
-        func isWordByte(_ byte: UInt8) -> Bool {
-            (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte)
-        }
-        func isWord(_ i: Int) -> Bool { i >= 0 && i < haystack.count && isWordByte(haystack[i]) }
-        // Only a secret that starts (ends) with a letter or digit can run on into one.
-        let wordStart = isWordByte(first)
-        let wordEnd = isWordByte(needle[needle.count - 1])
-        for start in 0...(haystack.count - needle.count) where haystack[start] == first {
-            if haystack[start..<(start + needle.count)].elementsEqual(needle)
-                && !(wordStart && isWord(start - 1)) && !(wordEnd && isWord(start + needle.count))
-            {
-                return true
-            }
-        }
-        return false
-    }
-
     /// What the root journey keeps besides a limit's count (and the end of its lockout): the
     /// store, and the secrets of its state.
     static func kept(by machine: JourneyMachine, journey: String, besides limit: CompiledLimit) -> [String: Value] {
@@ -1111,11 +1032,17 @@ public struct JourneyExplorer: Sendable {
     /// A stable seed for a step's randomness: the same input at the same step draws the same
     /// bytes in every run (FNV-1a of the journey, the step and the input's class).
     static func seed(_ journey: String, _ step: String, _ label: String) -> UInt64 {
+        // FNV-1a over the three names joined by NUL, read in place rather than joined.
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in "\(journey)\u{0}\(step)\u{0}\(label)".utf8 {
+        func add(_ byte: UInt8) {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01B3
         }
+        for byte in journey.utf8 { add(byte) }
+        add(0)
+        for byte in step.utf8 { add(byte) }
+        add(0)
+        for byte in label.utf8 { add(byte) }
         return hash
     }
 }
@@ -1170,7 +1097,9 @@ final class Watched: NetworkTransport {
 }
 
 /// What one move records, kept only when the explorer looks for secrets in it: an exploration
-/// plays millions of steps and writes transcripts only for the paths it reports.
+/// plays millions of steps and writes transcripts only for the paths it reports. Of those, only
+/// the records a run filled in: an event prepared when the journey was compiled holds nothing a
+/// run made.
 final class Recorder: TranscriptSink, @unchecked Sendable {
     private(set) var keeping: Bool
     private(set) var records: [TranscriptRecord] = []
@@ -1186,7 +1115,7 @@ final class Recorder: TranscriptSink, @unchecked Sendable {
     var discardsRecords: Bool { !keeping }
 
     func record(_ record: TranscriptRecord) {
-        if keeping { records.append(record) }
+        if keeping, record.encodedEvent == nil { records.append(record) }
     }
 }
 

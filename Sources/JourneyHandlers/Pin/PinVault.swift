@@ -61,11 +61,14 @@ public enum PinVault {
 
     /// Whether `pin` opens `record`. Throws only when the record cannot be read at all.
     public static func verify(pin: String, record: String) throws -> Bool {
+        if let opens = Memo.shared.opens(record, pin) { return opens }
         let (rounds, salt, box) = try parse(record)
         let key = try deriveKey(pin: pin, salt: salt, rounds: rounds)
         // Any failure to open (wrong key, tampered bytes) is a wrong PIN; on Linux the error is
         // a BoringSSL code rather than `.authenticationFailure`, so no case is matched.
-        return (try? AES.GCM.open(box, using: key, authenticating: context)) != nil
+        let opens = (try? AES.GCM.open(box, using: key, authenticating: context)) != nil
+        Memo.shared.remember(record, pin, opens: opens)
+        return opens
     }
 
     /// PBKDF2-HMAC-SHA256 with 32 bytes of output. Costs under 210 000 rounds (swift-crypto's
@@ -83,9 +86,10 @@ public enum PinVault {
     }
 
     /// What the vault has worked out before, by everything that decides it: a key by the PIN,
-    /// salt and rounds it was derived from, a record's parts by the record. Both are pure
-    /// functions of those, so remembering them changes no answer, only its cost. Each table
-    /// holds at most ``capacity`` entries and starts again when full.
+    /// salt and rounds it was derived from, a record's parts by the record, whether a PIN opens
+    /// a record by the two (the record holds the salt, rounds, nonce, sealed bytes and tag that
+    /// decide it). All are pure functions of those, so remembering them changes no answer, only
+    /// its cost. Each table holds at most ``capacity`` entries and starts again when full.
     final class Memo: @unchecked Sendable {
         struct KeyID: Hashable {
             var pin: String
@@ -98,6 +102,23 @@ public enum PinVault {
         private let lock = NSLock()
         private var keys: [KeyID: SymmetricKey] = [:]
         private var records: [String: (rounds: Int, salt: Data, box: AES.GCM.SealedBox)] = [:]
+        private var openings: [Opening: Bool] = [:]
+
+        struct Opening: Hashable {
+            var record: String
+            var pin: String
+        }
+
+        func opens(_ record: String, _ pin: String) -> Bool? {
+            lock.withLock { openings[Opening(record: record, pin: pin)] }
+        }
+
+        func remember(_ record: String, _ pin: String, opens: Bool) {
+            lock.withLock {
+                if openings.count >= Self.capacity { openings.removeAll(keepingCapacity: true) }
+                openings[Opening(record: record, pin: pin)] = opens
+            }
+        }
 
         func key(_ id: KeyID) -> SymmetricKey? { lock.withLock { keys[id] } }
 

@@ -1,7 +1,7 @@
 import Foundation
-import JourneyCore
 import Testing
 
+@testable import JourneyCore
 @testable import JourneyHandlers
 
 /// `journey explore` through the real interpreter and handlers, measured against the reference
@@ -153,6 +153,60 @@ extension ExplorerTests {
         let quiet = await JourneyExplorer(library: library2, device: JourneyExplorer.defaultDevice)
             .explore(try #require(library2["t.echo"]))
         #expect(quiet.violations.isEmpty, "\(quiet.violations)")
+    }
+
+    @Test("a PIN that reads as a number the transcript shows (a clock jump of 2 580 ms) is not a leak")
+    func secretLikeANumber() async throws {
+        // The explorer's PIN is 2580, and the screen waits 2580 ms: the jump's record says 2580.
+        let journey = """
+            journey: t.clock
+            version: 1
+            title: A PIN kept while time passes
+            params:
+              note: { type: string, default: idle }
+            state:
+              pin: { type: string, secret: true, default: "" }
+            start: choose
+            steps:
+              choose:
+                handler: pin.entry
+                with: { length: 4 }
+                screen: { title: Choose a PIN }
+                on:
+                  entered:
+                    set: { state.pin: "${outcome.pin}" }
+                    to: wait
+              wait:
+                handler: ui.screen
+                with: { timeout: 2580ms }
+                screen:
+                  title: Waiting
+                  text: "Status: ${params.note}"
+                  actions: { done: Done }
+                on:
+                  timeout: wait
+                  done: finished
+            ends:
+              finished: { kind: success }
+            """
+        let project = ProjectLoader(handlers: BuiltinHandlers.registry).load([
+            SourceFile(path: "j.yaml", data: Data(journey.utf8))
+        ])
+        let library = try #require(project.library, "\(project.diagnostics.items)")
+        let result = await JourneyExplorer(library: library, device: JourneyExplorer.defaultDevice)
+            .explore(try #require(library["t.clock"]))
+        #expect(result.clockJumps == [2580])
+        #expect(result.violations.isEmpty, "\(result.violations.map(\.message))")
+        // The same PIN in a string is found, and only there.
+        let line = Array(#"{"event":"clock.advance","ms":2580,"note":"pin 2580"}"#.utf8)
+        let pin = Array("2580".utf8)
+        #expect(pin.withUnsafeBufferPointer { JourneyExplorer.SecretSearch.occurs($0, in: line, inStrings: true) })
+        let numberOnly = Array(#"{"event":"clock.advance","ms":2580,"note":"a \"2580"}"#.utf8)
+        #expect(
+            pin.withUnsafeBufferPointer { JourneyExplorer.SecretSearch.occurs($0, in: numberOnly, inStrings: true) })
+        let escapedQuote = Array(#"{"note":"say \"hi\"","ms":2580}"#.utf8)
+        #expect(
+            !pin.withUnsafeBufferPointer { JourneyExplorer.SecretSearch.occurs($0, in: escapedQuote, inStrings: true) })
     }
 }
 
