@@ -40,7 +40,7 @@ struct JourneyCommand: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             CheckCommand.self, RunCommand.self, TestCommand.self, DocsCommand.self, HandlersCommand.self,
-            ExploreCommand.self, BenchCommand.self,
+            ExploreCommand.self, PlayCommand.self, BenchCommand.self,
         ]
     )
 

@@ -24,29 +24,36 @@ public enum Counterexample {
         ]
         if start == nil { lines.append("device: { biometry: faceID, enrolled: true, kdfRounds: 1 }") }
         lines += kept
-        lines.append("script:")
-        var stopsAt: String?
-        for move in violation.path {
-            switch move {
-            case .input(let step, _, let values):
-                lines.append("  - at: \(step)")
-                for (name, value) in values.sorted(by: { $0.key < $1.key }) {
-                    lines.append("    \(name): \(yaml(value))")
-                }
-                stopsAt = step
-            case .restart: lines.append("  - restart")
-            case .clock(let milliseconds):
-                lines.append("  - advance: \(JourneyCore.Duration.format(milliseconds: milliseconds))")
-            case .network(let online): lines.append("  - online: \(online)")
-            }
-        }
-        if violation.path.isEmpty { lines[lines.count - 1] = "script: []" }
+        let (script, stopsAt) = Self.script(violation.path)
+        lines += script
         lines.append("expect:")
         lines.append("  at: \(violation.step ?? stopsAt ?? journey.source.start.value)")
         if let expected = violation.expected {
             lines.append("  \(expected.variable.scope.rawValue): { \(expected.variable.name): \(expected.value) }")
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The moves as a scenario's `script:` block, and the last step given input.
+    public static func script(_ path: [JourneyExplorer.Move]) -> (lines: [String], lastStep: String?) {
+        guard !path.isEmpty else { return (["script: []"], nil) }
+        var lines = ["script:"]
+        var lastStep: String?
+        for move in path {
+            switch move {
+            case .input(let step, _, let values):
+                lines.append("  - at: \(step)")
+                for (name, value) in values.sorted(by: { $0.key < $1.key }) {
+                    lines.append("    \(name): \(yaml(value))")
+                }
+                lastStep = step
+            case .restart: lines.append("  - restart")
+            case .clock(let milliseconds):
+                lines.append("  - advance: \(JourneyCore.Duration.format(milliseconds: milliseconds))")
+            case .network(let online): lines.append("  - online: \(online)")
+            }
+        }
+        return (lines, lastStep)
     }
 
     /// The counterexample's id: the journey's or the starting scenario's, then the rule's name,

@@ -135,16 +135,17 @@ enum SubprocessError: Error, CustomStringConvertible {
 /// also counts the turns its tests wait for a slot, so the suites here set theirs generously.
 func runProcess(
     _ executable: URL, _ arguments: [String], cwd: URL? = nil, environment extra: [String: String] = [:],
-    timeout: TimeInterval = 20, sourceLocation: SourceLocation = #_sourceLocation
+    input: String? = nil, timeout: TimeInterval = 20, sourceLocation: SourceLocation = #_sourceLocation
 ) async throws -> RunResult {
     try await withProcessSlot {
         try await runProcessNow(
-            executable, arguments, cwd: cwd, environment: extra, timeout: timeout, sourceLocation: sourceLocation)
+            executable, arguments, cwd: cwd, environment: extra, input: input, timeout: timeout,
+            sourceLocation: sourceLocation)
     }
 }
 
 private func runProcessNow(
-    _ executable: URL, _ arguments: [String], cwd: URL?, environment extra: [String: String],
+    _ executable: URL, _ arguments: [String], cwd: URL?, environment extra: [String: String], input: String?,
     timeout: TimeInterval, sourceLocation: SourceLocation
 ) async throws -> RunResult {
     let fm = FileManager.default
@@ -166,7 +167,14 @@ private func runProcessNow(
     environment["NO_COLOR"] = "1"
     for (key, value) in extra { environment[key] = value }
     process.environment = environment
-    process.standardInput = FileHandle.nullDevice
+    if let input {
+        // Standard input from a file: the process reads it to its end, then sees end of file.
+        let inURL = captureDirectory.appendingPathComponent("stdin")
+        try Data(input.utf8).write(to: inURL)
+        process.standardInput = try FileHandle(forReadingFrom: inURL)
+    } else {
+        process.standardInput = FileHandle.nullDevice
+    }
     process.standardOutput = out
     process.standardError = err
     try process.run()
@@ -249,12 +257,13 @@ func waitForExit(_ process: Process, seconds: Double) async -> Bool {
 
 /// Runs the built `journey` binary; `cwd` defaults to the package root.
 func runJourney(
-    _ arguments: [String], cwd: URL? = nil, environment: [String: String] = [:], timeout: TimeInterval = 20,
-    sourceLocation: SourceLocation = #_sourceLocation
+    _ arguments: [String], cwd: URL? = nil, environment: [String: String] = [:], input: String? = nil,
+    timeout: TimeInterval = 20, sourceLocation: SourceLocation = #_sourceLocation
 ) async throws -> RunResult {
     guard let binary = Paths.journeyBinary else { throw SubprocessError.binaryNotFound }
     return try await runProcess(
-        binary, arguments, cwd: cwd, environment: environment, timeout: timeout, sourceLocation: sourceLocation)
+        binary, arguments, cwd: cwd, environment: environment, input: input, timeout: timeout,
+        sourceLocation: sourceLocation)
 }
 
 /// Fails the test when the run shows any sign of a crash.

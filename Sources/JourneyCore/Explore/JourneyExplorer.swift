@@ -248,12 +248,13 @@ public struct JourneyExplorer: Sendable {
     /// of what a move records (kept only when looking for secrets), and the key encoder.
     final class Scratch {
         let driver = Replies([])
-        let recorder = Recorder(keeping: false)
+        let recorder: Recorder
         var secrets = SecretSearch()
         var context: RunContext<Replies, Recorder>?
         var encoder: StateEncoder
 
-        init(_ abstraction: Abstraction) {
+        init(_ abstraction: Abstraction, keepingEveryRecord: Bool = false) {
+            recorder = Recorder(keeping: false, keepsPrepared: keepingEveryRecord)
             encoder = StateEncoder(
                 defaults: abstraction.defaults, unread: abstraction.unread, horizon: abstraction.horizon)
         }
@@ -492,7 +493,7 @@ public struct JourneyExplorer: Sendable {
     /// moves record (which costs: not done for a journey that declares the rule broken on
     /// purpose).
     func begin(
-        _ journey: CompiledJourney, jumps: [Int], scratch: Scratch
+        _ journey: CompiledJourney, jumps: [Int], scratch: Scratch, recording: Bool = false
     ) async -> (result: Result, first: Node, watchesSecrets: Bool, leak: String?) {
         var result = Result(
             journey: journey.id, bounds: bounds, clockJumps: jumps, states: 0, transitions: 0, depth: 0, frontier: 0,
@@ -506,9 +507,9 @@ public struct JourneyExplorer: Sendable {
             configuration: JourneyMachine.Configuration(
                 random: .seeded(0), wallClock: .pinned(milliseconds: device.clock)))
         // What the start records, up to the first step that waits, is searched for secrets too.
-        scratch.recorder.begin(keeping: watchesSecrets)
+        scratch.recorder.begin(keeping: watchesSecrets || recording)
         let start =
-            watchesSecrets
+            scratch.recorder.keeping
             ? machine.handle(.start, recordingInto: scratch.recorder) : machine.handleDiscardingRecords(.start)
         var startEdges: [Edge] = []
         let first = await settle(
@@ -517,7 +518,7 @@ public struct JourneyExplorer: Sendable {
         let leak =
             watchesSecrets
             ? scratch.secrets.leak(scratch.recorder.records, move: .restart, from: first, to: first) : nil
-        scratch.recorder.begin(keeping: false)
+        if !recording { scratch.recorder.begin(keeping: false) }
         result.taken.formUnion(startEdges)
         return (result, first, watchesSecrets, leak)
     }
@@ -1102,9 +1103,14 @@ final class Watched: NetworkTransport {
 /// run made.
 final class Recorder: TranscriptSink, @unchecked Sendable {
     private(set) var keeping: Bool
+    /// Whether prepared records are kept too: a person playing the journey reads them all.
+    let keepsPrepared: Bool
     private(set) var records: [TranscriptRecord] = []
 
-    init(keeping: Bool) { self.keeping = keeping }
+    init(keeping: Bool, keepsPrepared: Bool = false) {
+        self.keeping = keeping
+        self.keepsPrepared = keepsPrepared
+    }
 
     /// Starts a move: forgets what the last one recorded, and keeps this one's or not.
     func begin(keeping: Bool) {
@@ -1115,7 +1121,7 @@ final class Recorder: TranscriptSink, @unchecked Sendable {
     var discardsRecords: Bool { !keeping }
 
     func record(_ record: TranscriptRecord) {
-        if keeping, record.encodedEvent == nil { records.append(record) }
+        if keeping, keepsPrepared || record.encodedEvent == nil { records.append(record) }
     }
 }
 

@@ -1,0 +1,570 @@
+import ArgumentParser
+import Foundation
+import JourneyCore
+import JourneySuite
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `journey play`: a journey played by a person in the terminal, a screen at a time, with the
+/// device's events at hand, undo, and what was played saved as a scenario with its golden.
+struct PlayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "play",
+        abstract: "Play a journey in the terminal, a screen at a time, and save what was played as a scenario.",
+        discussion: """
+            Shows each screen as the user would see it (its title and text, the fields, the \
+            actions and whether they are enabled, the attempts left) and asks for what the \
+            step's handler takes: press an action by its number or id, or give the step's input \
+            (a PIN, a code, a link, a biometric result). Input a step declares secret is read \
+            without echo on a terminal and never shown. What each move records is printed as \
+            `journey run` prints a transcript.
+
+            At any prompt:
+              :undo             back to the previous screen
+              :restart          the app is killed and launched again
+              :clock DURATION   time passes (:clock 5m)
+              :offline, :online the network goes away or comes back
+              :store            what the device keeps (secrets hidden)
+              :hint             the inputs `journey explore` would try here
+              :save FILE        save what was played as a scenario, and record its golden
+              :quit             stop (saving to --save first, when given)
+
+            A step that takes several inputs takes them as name=value words on one line \
+            (pin=2580 action=submit), or one at a time after an empty line. Without a \
+            terminal, commands and input are read from standard input a line at a time, for \
+            scripts and tests; colour is used only on a terminal, and never with NO_COLOR.
+
+            Play starts on the device `journey explore` uses (Face ID enrolled, one round of \
+            key derivation) or, with --from, where a scenario starts (its device, params and \
+            network stubs), after playing its script. Randomness is seeded per step and input, \
+            so the same moves give the same screens, and the scenario saved replays them.
+
+            Examples:
+              journey play examples.unlock
+              journey play journeys/examples/pin-model.journey.yaml --save journeys/examples/scenarios/played.scenario.yaml
+              journey play --from journeys/diia/scenarios/d5-count-survives-restart.scenario.yaml
+              printf '2580\\n2580\\n:quit\\n' | journey play examples.unlock
+            """
+    )
+
+    @Argument(help: "The journey to play: its id, or its file (not needed with --from).")
+    var journey: String?
+
+    @Argument(help: "Journey files or folders to load (default: the project's journey folders, else journeys).")
+    var paths: [String] = []
+
+    @Option(
+        name: .customLong("from"),
+        help: ArgumentHelp(
+            "Start where this scenario starts (its device, params and network stubs) and play its script first.",
+            valueName: "scenario"))
+    var from: String?
+
+    @Option(help: ArgumentHelp("Save what was played to this scenario file when the play ends.", valueName: "file"))
+    var save: String?
+
+    func run() async throws {
+        let console = Console()
+        guard journey != nil || from != nil else {
+            throw ValidationError("name the journey to play, or give --from SCENARIO")
+        }
+        let context = try ProjectContext.load(console: console)
+        var given = context.paths(paths)
+        if let journey, journey.hasSuffix(".yaml") { given.append(journey) }
+        if let from { given.append(from) }
+        let (project, diagnostics) = Workspace.load(
+            paths: given, journeyFolders: context.searchFolders, toolkit: context.toolkit)
+        console.print(diagnostics.errors)
+        guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
+        let bounds = JourneyExplorer.Bounds(restarts: 1_000_000)
+
+        var compiled: CompiledJourney
+        var explorer = JourneyExplorer(library: library, device: JourneyExplorer.defaultDevice, bounds: bounds)
+        var start: CompiledScenario?
+        if let from {
+            guard let scenario = project.scenarios.first(where: { $0.file == from }) else {
+                throw CLIError("\(from) is not a scenario file")
+            }
+            guard scenario.sessions.count == 1 else {
+                throw CLIError(
+                    "\(from) has \(scenario.sessions.count) sessions: journey play continues a scenario of one session")
+            }
+            explorer = try ExploreCommand.explorer(from: scenario, library, context, bounds)
+            compiled = scenario.journey
+            start = scenario
+        } else {
+            compiled = try Self.resolve(journey ?? "", in: project, library: library)
+        }
+        if let journey, from != nil, !journey.hasSuffix(".yaml"), journey != compiled.id {
+            throw CLIError("\(from ?? "") plays journey '\(compiled.id)', not '\(journey)'")
+        }
+        let session = PlaySession(
+            played: PlayedJourney(explorer, journey: compiled), console: console, context: context,
+            startText: try from.map { try String(contentsOfFile: $0, encoding: .utf8) }, save: save)
+        try await session.run(continuing: start)
+        try console.requireOutputWritten()
+    }
+
+    /// The journey `name` names: the one its file defines, or the one with that id.
+    static func resolve(
+        _ name: String, in project: Project, library: CompiledLibrary
+    ) throws
+        -> CompiledJourney
+    {
+        if name.hasSuffix(".yaml") {
+            guard let found = project.journeys.first(where: { $0.file == name }), let journey = library[found.id.value]
+            else { throw CLIError("\(name) defines no journey") }
+            return journey
+        }
+        guard let journey = library[name] else {
+            let ids = project.journeys.map(\.id.value)
+            throw CLIError("no journey '\(name)'\(Suggestion.hint(for: name, in: ids))")
+        }
+        return journey
+    }
+}
+
+/// One play: the positions so far (the last is where it stands), the moves between them, and
+/// the terminal it talks to.
+final class PlaySession {
+    let played: PlayedJourney
+    let console: Console
+    let context: ProjectContext
+    let startText: String?
+    let save: String?
+    let input = PlayInput()
+    private var positions: [PlayedJourney.Position] = []
+    /// The moves between the positions, each with whether it typed into a secret input.
+    private var moves: [(move: JourneyExplorer.Move, secret: Bool)] = []
+    private let renderer = TranscriptTextRenderer()
+
+    init(played: PlayedJourney, console: Console, context: ProjectContext, startText: String?, save: String?) {
+        self.played = played
+        self.console = console
+        self.context = context
+        self.startText = startText
+        self.save = save
+    }
+
+    var here: PlayedJourney.Position { positions[positions.count - 1] }
+
+    func run(continuing scenario: CompiledScenario?) async throws {
+        positions = [await played.start()]
+        show(here.records)
+        if let scenario {
+            // The scenario's script first, so that play goes on where it ends.
+            for entry in scenario.sessions[0].script {
+                let move: JourneyExplorer.Move
+                switch entry.kind {
+                case .input(let step, let values):
+                    guard here.step == step else {
+                        throw CLIError(
+                            "\(entry.location): the script gives input at '\(step)', but the journey waits \(here.step.map { "at '\($0)'" } ?? "no more")"
+                        )
+                    }
+                    move = .input(step: step, label: "played", values: values)
+                case .restart: move = .restart
+                case .advance(let milliseconds): move = .clock(milliseconds: milliseconds)
+                case .online(let online): move = .network(online: online)
+                }
+                await play(move)
+            }
+            console.out(paint("played the script of \(scenario.file)\n", .dim))
+        }
+        while true {
+            describe()
+            guard let line = input.line(prompt: paint("› ", .bold)) else { break }
+            if try await !handle(line) { break }
+        }
+        if let save { try await write(to: save) }
+    }
+
+    // MARK: Showing
+
+    func paint(_ text: String, _ style: Console.Style) -> String { console.paint(text, style) }
+
+    func show(_ records: [TranscriptRecord]) {
+        let text = records.map(renderer.render).joined()
+        if !text.isEmpty { console.out(paint(text, .dim)) }
+    }
+
+    /// The screen the run waits at, or how it ended.
+    func describe() {
+        if let result = here.result {
+            if let end = result.end {
+                console.out(
+                    paint("■ the journey ended at '\(end)' (\(result.kind?.rawValue ?? "end"))", .green)
+                        + ": :save FILE, :undo or :quit\n")
+            } else {
+                console.out(
+                    paint("✗ the run failed: \(PrintableText.escaped(result.failure ?? "without a message"))", .red)
+                        + ": :undo or :quit\n")
+            }
+            return
+        }
+        if let blocked = here.blocked { console.out(paint("⚠ \(PrintableText.escaped(blocked))\n", .yellow)) }
+        guard let request = here.request else { return }
+        var lines = ["", paint("── \(request.journey) › \(request.step) ──", .bold)]
+        if let screen = request.screen {
+            if let title = screen.title { lines.append(paint(PrintableText.escaped(title), .bold)) }
+            if let text = screen.text { lines.append(PrintableText.escaped(text)) }
+            for field in screen.fields {
+                lines.append(
+                    "  [\(field.name)] \(PrintableText.escaped(field.label ?? field.name))\(field.secret ? " (hidden)" : "")\(field.required ? "" : " (optional)")"
+                )
+            }
+            for (index, action) in screen.actions.enumerated() {
+                let label = "  \(index + 1). \(action.id) \"\(PrintableText.escaped(action.label))\""
+                lines.append(action.enabled ? label : paint(label + " (disabled)", .dim))
+            }
+        }
+        for (limit, left) in played.attemptsLeft(at: here) {
+            lines.append(paint("  attempts left (\(limit)): \(left)", .dim))
+        }
+        let asked = Self.asked(request)
+        if !asked.isEmpty {
+            let described = asked.map { input in
+                var text = "\(input.name) (\(input.type.type)\(input.type.secret ? ", hidden" : "")"
+                if !input.classes.isEmpty { text += ": " + input.classes.joined(separator: ", ") }
+                return text + ")"
+            }
+            lines.append(paint("  takes \(described.joined(separator: "; "))", .dim))
+        }
+        console.out(lines.joined(separator: "\n") + "\n")
+    }
+
+    /// The inputs a person gives at a request: all but pressing an action and the network.
+    static func asked(_ request: InputRequest) -> [InputSpec] {
+        request.inputs.filter { $0.name != "action" && $0.name != "network" }
+    }
+
+    // MARK: Commands and input
+
+    /// Acts on one line; false when the play ends.
+    func handle(_ raw: String) async throws -> Bool {
+        let line = raw.trimmingCharacters(in: .whitespaces)
+        if line.hasPrefix(":") {
+            let words = line.dropFirst().split(separator: " ", maxSplits: 1).map(String.init)
+            let argument = words.count > 1 ? words[1].trimmingCharacters(in: .whitespaces) : nil
+            switch words.first ?? "" {
+            case "quit", "q", "exit": return false
+            case "help", "h", "?": console.out(PlayCommand.configuration.discussion + "\n")
+            case "undo", "u":
+                if positions.count > 1 {
+                    positions.removeLast()
+                    moves.removeLast()
+                    console.out(paint("↶ back one move\n", .dim))
+                } else {
+                    console.out("nothing to undo: this is where the play started\n")
+                }
+            case "restart": await playIfWaiting(.restart)
+            case "offline": await playIfWaiting(.network(online: false))
+            case "online": await playIfWaiting(.network(online: true))
+            case "clock", "advance":
+                guard let argument, let ms = JourneyCore.Duration.parse(argument), ms >= 1 else {
+                    console.out("give how long: :clock \(JourneyCore.Duration.rule)\n")
+                    return true
+                }
+                await playIfWaiting(.clock(milliseconds: ms))
+            case "store": showStore()
+            case "hint": showHints()
+            case "save":
+                guard let path = argument ?? save else {
+                    console.out("give the file: :save journeys/…/scenarios/NAME.scenario.yaml\n")
+                    return true
+                }
+                try await write(to: path)
+            default: console.out("unknown command '\(PrintableText.escaped(line))': :help lists them\n")
+            }
+            return true
+        }
+        guard let request = here.request else {
+            console.out("the run has ended: :save FILE, :undo or :quit\n")
+            return true
+        }
+        if let values = try values(from: line, for: request) {
+            let secret = Self.asked(request).contains { $0.type.secret && values[$0.name] != nil }
+            let label = values["action"].map { "\($0.revealed)" } ?? "played"
+            await play(.input(step: request.step, label: label, values: values), secret: secret)
+        }
+        return true
+    }
+
+    func playIfWaiting(_ move: JourneyExplorer.Move) async {
+        guard here.request != nil else {
+            console.out("the run has ended: :undo to go back to a screen\n")
+            return
+        }
+        await play(move)
+    }
+
+    func play(_ move: JourneyExplorer.Move, secret: Bool = false) async {
+        let next = await played.play(move, from: here)
+        positions.append(next)
+        moves.append((move, secret))
+        show(next.records)
+    }
+
+    /// The values `line` gives at `request`; nil (having said why) when it gives none.
+    func values(from line: String, for request: InputRequest) throws -> [String: Value]? {
+        let asked = Self.asked(request)
+        let actions = request.screen?.actions ?? []
+        let actionIDs =
+            request.inputs.first { $0.name == "action" }.map(\.classes) ?? actions.map(\.id)
+        if line.isEmpty {
+            // One input at a time; a hidden one without echo.
+            guard !asked.isEmpty else {
+                console.out("press an action: its number or id\n")
+                return nil
+            }
+            var values: [String: Value] = [:]
+            for spec in asked {
+                let prompt = "  \(spec.name)\(spec.type.secret ? " (hidden)" : ""): "
+                guard let text = spec.type.secret ? input.hidden(prompt: prompt) : input.line(prompt: prompt) else {
+                    return nil
+                }
+                guard !text.isEmpty else { continue }
+                guard let value = typed(text, spec) else { return nil }
+                values[spec.name] = value
+            }
+            return values
+        }
+        if let number = Int(line), actions.indices.contains(number - 1) {
+            return ["action": .string(actions[number - 1].id)]
+        }
+        if actionIDs.contains(line) { return ["action": .string(line)] }
+        if line.contains("=") {
+            var values: [String: Value] = [:]
+            for word in Self.words(line) {
+                guard let equals = word.firstIndex(of: "=") else {
+                    guard actionIDs.contains(word) else {
+                        console.out("'\(PrintableText.escaped(word))' is no action of this screen\n")
+                        return nil
+                    }
+                    values["action"] = .string(word)
+                    continue
+                }
+                let name = String(word[..<equals])
+                let text = String(word[word.index(after: equals)...])
+                if name == "action" {
+                    values["action"] = .string(text)
+                    continue
+                }
+                guard let spec = asked.first(where: { $0.name == name }) else {
+                    console.out(
+                        "step '\(request.step)' takes no '\(PrintableText.escaped(name))'\(Suggestion.hint(for: name, in: asked.map(\.name)))\n"
+                    )
+                    return nil
+                }
+                guard let value = typed(text, spec) else { return nil }
+                values[name] = value
+            }
+            return values
+        }
+        guard asked.count == 1 else {
+            console.out(
+                asked.isEmpty
+                    ? "'\(PrintableText.escaped(line))' is no action of this screen: press one by its number or id\n"
+                    : "this step takes \(asked.map(\.name).joined(separator: ", ")): give name=value words, or press Enter to be asked for each\n"
+            )
+            return nil
+        }
+        if asked[0].type.secret && input.isTerminal {
+            // Typed at the prompt it showed on the screen: ask again, hidden.
+            console.out("\(asked[0].name) is hidden input: press Enter to type it without echo\n")
+            return nil
+        }
+        return typed(line, asked[0]).map { [asked[0].name: $0] }
+    }
+
+    /// `text` as a value of the input's type; nil (having said why) when it is not one.
+    func typed(_ text: String, _ spec: InputSpec) -> Value? {
+        switch spec.type.type {
+        case .string, .any: return .string(text)
+        case .int:
+            if let number = Int(text) { return .int(number) }
+        case .bool:
+            if ["true", "yes"].contains(text) { return .bool(true) }
+            if ["false", "no"].contains(text) { return .bool(false) }
+        case .duration:
+            if let ms = JourneyCore.Duration.parse(text) { return .duration(ms) }
+        case .list:
+            return .list(text.split(separator: ",").map { .string($0.trimmingCharacters(in: .whitespaces)) })
+        }
+        // The text of a hidden input is not repeated.
+        console.out(
+            "\(spec.name) takes a\(spec.type.type == .int ? "n" : "") \(spec.type.type)\(spec.type.secret ? "" : ", not '\(PrintableText.escaped(text))'")\n"
+        )
+        return nil
+    }
+
+    /// Words separated by spaces; a word may hold spaces in double quotes (`name="A B"`).
+    static func words(_ line: String) -> [String] {
+        var words: [String] = []
+        var current = ""
+        var quoted = false
+        for character in line {
+            if character == "\"" {
+                quoted.toggle()
+            } else if character == " " && !quoted {
+                if !current.isEmpty { words.append(current) }
+                current = ""
+            } else {
+                current.append(character)
+            }
+        }
+        if !current.isEmpty { words.append(current) }
+        return words
+    }
+
+    func showStore() {
+        let store = here.device.store.sorted { $0.key < $1.key }
+        guard !store.isEmpty else {
+            console.out("the device keeps nothing\n")
+            return
+        }
+        for (key, value) in store {
+            console.out(
+                "  stored.\(key) = \(value.isSecret ? "•••" : PrintableText.escaped(Counterexample.yaml(value)))\n")
+        }
+    }
+
+    /// The input classes `journey explore` plays here, with the values it would give; those of
+    /// hidden inputs as •••.
+    func showHints() {
+        let hidden = Set((here.request.map(Self.asked) ?? []).filter(\.type.secret).map(\.name))
+        let suggestions = played.suggestions(at: here).compactMap { move -> String? in
+            guard case .input(_, let label, let values) = move else { return nil }
+            let shown = values.sorted { $0.key < $1.key }.map { name, value in
+                "\(name)=\(hidden.contains(name) ? "•••" : PrintableText.escaped(Counterexample.yaml(value)))"
+            }
+            return "  \(label): \(shown.joined(separator: " "))"
+        }
+        console.out(suggestions.isEmpty ? "no input to suggest here\n" : suggestions.joined(separator: "\n") + "\n")
+    }
+
+    // MARK: Saving
+
+    /// Writes what was played as a scenario to `path`, then records its golden transcript as
+    /// `journey test --update` does.
+    func write(to path: String) async throws {
+        guard path.hasSuffix(".scenario.yaml") else {
+            console.out("a scenario file's name ends in .scenario.yaml: \(PrintableText.escaped(path))\n")
+            return
+        }
+        let name = String(URL(fileURLWithPath: path).lastPathComponent.dropLast(".scenario.yaml".count))
+        guard Self.isID(name) else {
+            console.out(
+                "'\(PrintableText.escaped(name))' cannot be a scenario's id: use letters, digits, '-' and '_'\n")
+            return
+        }
+        if here.result != nil && here.result?.end == nil {
+            console.out("the run failed, and a scenario expects an end or a step: :undo first\n")
+            return
+        }
+        if FileManager.default.fileExists(atPath: path) {
+            console.out("\(PrintableText.escaped(path)) exists: save to another file\n")
+            return
+        }
+        if let secret = moves.firstIndex(where: \.secret), case .input(let step, _, _) = moves[secret].move {
+            guard
+                let answer = input.line(
+                    prompt:
+                        "what was typed into a hidden input at '\(step)' would be written into the scenario in clear; save it? [y/N] "
+                ), ["y", "yes"].contains(answer.lowercased())
+            else {
+                console.out("not saved\n")
+                return
+            }
+        }
+        let text = scenario(id: name)
+        do {
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try AtomicFile.write(text, to: path)
+        } catch {
+            throw CLIError("cannot write \(path): \(error.localizedDescription)")
+        }
+        console.out("saved \(path)\n")
+        var test = try TestCommand.parse([path, "--update"])
+        do {
+            try await test.run()
+        } catch let exit as ExitCode where exit == .success {}
+        console.out("next: journey test \(path)\n")
+    }
+
+    /// What was played, as a scenario named `id`.
+    func scenario(id: String) -> String {
+        let journey = played.journey
+        var lines = [
+            "# yaml-language-server: $schema=https://journeykit.dev/schemas/scenario.schema.json",
+            "# Played with journey play.",
+            "scenario: \(id)",
+            "journey: \(journey.id)",
+            "title: \(Counterexample.quoted("\(id), played with journey play"))",
+        ]
+        if let startText {
+            lines += Counterexample.startingBlocks(startText)
+        } else {
+            lines.append("device: { biometry: faceID, enrolled: true, kdfRounds: 1 }")
+        }
+        let (script, lastStep) = Counterexample.script(moves.map(\.move))
+        lines += script
+        lines.append("expect:")
+        if let end = here.result?.end {
+            lines.append("  end: \(end)")
+        } else {
+            lines.append("  at: \(here.step ?? lastStep ?? journey.source.start.value)")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func isID(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, CharacterSet.letters.contains(first) || first == "_" else {
+            return false
+        }
+        return name.count <= 64
+            && name.unicodeScalars.allSatisfy {
+                ($0.isASCII && CharacterSet.alphanumerics.contains($0)) || $0 == "-" || $0 == "_"
+            }
+    }
+}
+
+/// Where play reads its lines: the terminal, with hidden input read without echo, or
+/// standard input piped in. A piped line is not repeated (it may be a PIN given at the prompt):
+/// what it did shows in the transcript that follows, with secrets as •••.
+final class PlayInput {
+    let isTerminal = isatty(STDIN_FILENO) == 1
+
+    func line(prompt: String) -> String? {
+        read(prompt: prompt, hidden: false)
+    }
+
+    func hidden(prompt: String) -> String? {
+        read(prompt: prompt, hidden: true)
+    }
+
+    private func read(prompt: String, hidden: Bool) -> String? {
+        StandardStreams.shared.write(prompt, to: .output)
+        guard isTerminal else {
+            let line = readLine(strippingNewline: true)
+            StandardStreams.shared.write("\n", to: .output)
+            return line
+        }
+        guard hidden else { return readLine(strippingNewline: true) }
+        var original = termios()
+        tcgetattr(STDIN_FILENO, &original)
+        var silent = original
+        silent.c_lflag &= ~tcflag_t(ECHO)
+        tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
+        defer {
+            tcsetattr(STDIN_FILENO, TCSAFLUSH, &original)
+            StandardStreams.shared.write("\n", to: .output)
+        }
+        return readLine(strippingNewline: true)
+    }
+}

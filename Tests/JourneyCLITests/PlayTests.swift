@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+
+/// `journey play`: a journey played a line at a time from standard input (as a script or a
+/// test gives it), with undo, device events, and what was played saved as a scenario whose
+/// golden is recorded and passes `journey test`.
+@Suite("journey play", .timeLimit(.minutes(5)))
+struct PlayTests {
+    /// The PIN model played: a PIN chosen, biometry allowed, a wrong PIN, a restart, five
+    /// minutes, a wrong PIN taken back with undo, the right one, and finish.
+    static let played = [
+        "2580", "2580", "allow", "1397", ":restart", ":clock 5m", "1397", ":undo", "2580", "finish",
+    ]
+
+    @Test(
+        "a journey played from standard input, with undo, a restart and a clock jump, saved as a scenario that journey test passes"
+    )
+    func playAndSave() async throws {
+        try await withTemporaryDirectory { folder in
+            try copyShippedJourneys(into: folder)
+            let saved = "journeys/examples/scenarios/played.scenario.yaml"
+            let input = (Self.played + [":store", ":save \(saved)", "y", ":quit"]).joined(separator: "\n") + "\n"
+            let result = try await runJourney(["play", "examples.pin-model"], cwd: folder, input: input, timeout: 120)
+            expectNoCrash(result)
+            #expect(result.status == 0, "\(result)")
+            let out = result.stdout
+            for shown in [
+                "── examples.pin-model › create ──", "Choose a PIN", "1. allow \"Allow\"",
+                "attempts left (pinEntry): 3",
+                "attempt pinEntry charged 1/3", "↶ back one move", "⏱ +5m", "■ the journey ended at 'done' (success)",
+                "stored.failures = 0", "stored.pin = •••", "saved \(saved)", "1 passed, 0 failed",
+            ] {
+                #expect(out.contains(shown), "\(shown) not in:\n\(out)")
+            }
+            // The PINs typed never show.
+            #expect(!result.output.contains("2580") && !result.output.contains("1397"), "\(result.output)")
+            let text = try String(contentsOf: folder.appendingPathComponent(saved), encoding: .utf8)
+            #expect(
+                text.contains(
+                    """
+                    script:
+                      - at: create
+                        pin: "2580"
+                      - at: repeat
+                        pin: "2580"
+                      - at: biometry
+                        action: "allow"
+                      - at: locked
+                        pin: "1397"
+                      - restart
+                      - advance: 5m
+                      - at: locked
+                        pin: "2580"
+                      - at: unlocked
+                        action: "finish"
+                    expect:
+                      end: done
+                    """), "\(text)")
+            let transcripts = folder.appendingPathComponent("journeys/examples/transcripts")
+            #expect(FileManager.default.fileExists(atPath: transcripts.appendingPathComponent("played.txt").path))
+            let test = try await runJourney(["test", saved], cwd: folder, timeout: 120)
+            #expect(test.status == 0, "\(test)")
+            #expect(test.stdout.contains("PASS examples.pin-model › played"), "\(test)")
+        }
+    }
+
+    @Test("a secret typed is saved only when the player says so; an existing file is never replaced")
+    func savingAsks() async throws {
+        try await withTemporaryDirectory { folder in
+            try copyShippedJourneys(into: folder)
+            let saved = "journeys/examples/scenarios/declined.scenario.yaml"
+            let declined = try await runJourney(
+                ["play", "examples.pin-model"], cwd: folder,
+                input: (Self.played + [":save \(saved)", "n", ":quit"]).joined(separator: "\n") + "\n", timeout: 120)
+            #expect(declined.status == 0, "\(declined)")
+            #expect(declined.stdout.contains("not saved"), "\(declined)")
+            #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent(saved).path))
+
+            let existing = "journeys/examples/scenarios/correct-pin.scenario.yaml"
+            let before = try Data(contentsOf: folder.appendingPathComponent(existing))
+            let refused = try await runJourney(
+                ["play", "examples.pin-model"], cwd: folder,
+                input: (Self.played + [":save \(existing)", ":save journeys/bad name.scenario.yaml", ":quit"])
+                    .joined(separator: "\n") + "\n", timeout: 120)
+            #expect(refused.stdout.contains("\(existing) exists"), "\(refused)")
+            #expect(refused.stdout.contains("'bad name' cannot be a scenario's id"), "\(refused)")
+            #expect(try Data(contentsOf: folder.appendingPathComponent(existing)) == before)
+        }
+    }
+
+    @Test("--from plays the scenario's script first and goes on where it ends")
+    func fromScenario() async throws {
+        let result = try await runJourney(
+            ["play", "--from", "journeys/examples/scenarios/one-wrong-then-right.scenario.yaml"],
+            input: ":undo\n:hint\n:quit\n", timeout: 60)
+        #expect(result.status == 0, "\(result)")
+        #expect(
+            result.stdout.contains("played the script of journeys/examples/scenarios/one-wrong-then-right"), "\(result)"
+        )
+        // Undo goes back into the script: the PIN screen, with one wrong PIN counted.
+        #expect(result.stdout.contains("↶ back one move"), "\(result)")
+        #expect(result.stdout.contains("  correct: pin=•••"), "\(result)")
+    }
+
+    @Test("bad use: an unknown journey, input a step does not take, a duration that is none")
+    func badUse() async throws {
+        let unknown = try await runJourney(["play", "examples.unlok"], input: "")
+        #expect(unknown.status == 2, "\(unknown)")
+        #expect(unknown.stderr.contains("no journey 'examples.unlok'"), "\(unknown)")
+        #expect(unknown.stderr.contains("examples.unlock"), "\(unknown)")
+        let none = try await runJourney(["play"], input: "")
+        #expect(none.status == 2, "\(none)")
+        let wrong = try await runJourney(
+            ["play", "examples.pin-model"], input: "code=1\n:clock soon\n:bogus\n:quit\n", timeout: 60)
+        #expect(wrong.status == 0, "\(wrong)")
+        #expect(wrong.stdout.contains("step 'create' takes no 'code'"), "\(wrong)")
+        #expect(wrong.stdout.contains("give how long: :clock"), "\(wrong)")
+        #expect(wrong.stdout.contains("unknown command ':bogus'"), "\(wrong)")
+    }
+}
