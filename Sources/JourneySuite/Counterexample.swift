@@ -24,29 +24,36 @@ public enum Counterexample {
         ]
         if start == nil { lines.append("device: { biometry: faceID, enrolled: true, kdfRounds: 1 }") }
         lines += kept
-        lines.append("script:")
+        lines += script(violation.path)
         var stopsAt: String?
-        for move in violation.path {
-            switch move {
-            case .input(let step, _, let values):
-                lines.append("  - at: \(step)")
-                for (name, value) in values.sorted(by: { $0.key < $1.key }) {
-                    lines.append("    \(name): \(yaml(value))")
-                }
-                stopsAt = step
-            case .restart: lines.append("  - restart")
-            case .clock(let milliseconds):
-                lines.append("  - advance: \(JourneyCore.Duration.format(milliseconds: milliseconds))")
-            case .network(let online): lines.append("  - online: \(online)")
-            }
-        }
-        if violation.path.isEmpty { lines[lines.count - 1] = "script: []" }
+        for case .input(let step, _, _) in violation.path { stopsAt = step }
         lines.append("expect:")
         lines.append("  at: \(violation.step ?? stopsAt ?? journey.source.start.value)")
         if let expected = violation.expected {
             lines.append("  \(expected.variable.scope.rawValue): { \(expected.variable.name): \(expected.value) }")
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The `script:` entry of a scenario that plays `moves`: each input as `- at: STEP` with
+    /// its values, restarts, clock jumps and network changes; `script: []` for none.
+    public static func script(_ moves: [JourneyExplorer.Move]) -> [String] {
+        guard !moves.isEmpty else { return ["script: []"] }
+        var lines = ["script:"]
+        for move in moves {
+            switch move {
+            case .input(let step, _, let values):
+                lines.append("  - at: \(step)")
+                for (name, value) in values.sorted(by: { $0.key < $1.key }) {
+                    lines.append("    \(name): \(yaml(value))")
+                }
+            case .restart: lines.append("  - restart")
+            case .clock(let milliseconds):
+                lines.append("  - advance: \(JourneyCore.Duration.format(milliseconds: milliseconds))")
+            case .network(let online): lines.append("  - online: \(online)")
+            }
+        }
+        return lines
     }
 
     /// The counterexample's id: the journey's or the starting scenario's, then the rule's name,
