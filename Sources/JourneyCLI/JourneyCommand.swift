@@ -19,6 +19,7 @@ struct JourneyCommand: AsyncParsableCommand {
             writes a transcript.
 
             Start here:
+              journey new project my-app                    # a project that passes check and test, to start from
               journey check journeys/                       # every problem, with file:line:column
               journey run --scenario journeys/eduid/scenarios/happy-path.scenario.yaml
               journey test journeys/                        # all scenarios against their golden transcripts
@@ -40,7 +41,7 @@ struct JourneyCommand: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             CheckCommand.self, RunCommand.self, TestCommand.self, DocsCommand.self, HandlersCommand.self,
-            ExploreCommand.self, PlayCommand.self, BenchCommand.self,
+            ExploreCommand.self, PlayCommand.self, NewCommand.self, BenchCommand.self,
         ]
     )
 

@@ -512,8 +512,9 @@ final class PlaySession {
         } else {
             lines.append("device: { biometry: faceID, enrolled: true, kdfRounds: 1 }")
         }
-        let (script, lastStep) = Counterexample.script(moves.map(\.move))
-        lines += script
+        lines += Counterexample.script(moves.map(\.move))
+        var lastStep: String?
+        for case .input(let step, _, _) in moves.map(\.move) { lastStep = step }
         lines.append("expect:")
         if let end = here.result?.end {
             lines.append("  end: \(end)")

@@ -24,8 +24,9 @@ public enum Counterexample {
         ]
         if start == nil { lines.append("device: { biometry: faceID, enrolled: true, kdfRounds: 1 }") }
         lines += kept
-        let (script, stopsAt) = Self.script(violation.path)
-        lines += script
+        lines += script(violation.path)
+        var stopsAt: String?
+        for case .input(let step, _, _) in violation.path { stopsAt = step }
         lines.append("expect:")
         lines.append("  at: \(violation.step ?? stopsAt ?? journey.source.start.value)")
         if let expected = violation.expected {
@@ -34,26 +35,25 @@ public enum Counterexample {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// The moves as a scenario's `script:` block, and the last step given input.
-    public static func script(_ path: [JourneyExplorer.Move]) -> (lines: [String], lastStep: String?) {
-        guard !path.isEmpty else { return (["script: []"], nil) }
+    /// The `script:` entry of a scenario that plays `moves`: each input as `- at: STEP` with
+    /// its values, restarts, clock jumps and network changes; `script: []` for none.
+    public static func script(_ moves: [JourneyExplorer.Move]) -> [String] {
+        guard !moves.isEmpty else { return ["script: []"] }
         var lines = ["script:"]
-        var lastStep: String?
-        for move in path {
+        for move in moves {
             switch move {
             case .input(let step, _, let values):
                 lines.append("  - at: \(step)")
                 for (name, value) in values.sorted(by: { $0.key < $1.key }) {
                     lines.append("    \(name): \(yaml(value))")
                 }
-                lastStep = step
             case .restart: lines.append("  - restart")
             case .clock(let milliseconds):
                 lines.append("  - advance: \(JourneyCore.Duration.format(milliseconds: milliseconds))")
             case .network(let online): lines.append("  - online: \(online)")
             }
         }
-        return (lines, lastStep)
+        return lines
     }
 
     /// The counterexample's id: the journey's or the starting scenario's, then the rule's name,

@@ -17,7 +17,11 @@
 (e) Tests/Fixtures/bad/expected.tsv lists every file of the bad-input corpus exactly once,
     with a known diagnostic id;
 (f) with --journey-bin, schemas/handlers.schema.json (which journey.schema.json refers to for what
-    each handler's `with:` and `on:` take) is what `journey handlers --schema` generates.
+    each handler's `with:` and `on:` take) is what `journey handlers --schema` generates;
+(g) with --journey-bin, the files `journey new` writes (a new project's project file, journey,
+    scenario and golden transcript, and a journey and a scenario added to it) are valid against
+    their schemas, and link the published schema (its `$id`) outside this repository, or
+    this repository's schemas/ inside it.
 
 The last line of output is `N passed, N failed`; the exit status is 1 if anything failed.
 Needs Python 3.9+, PyYAML and jsonschema (>= 4.18 for draft 2020-12).
@@ -32,6 +36,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 try:
@@ -469,6 +474,58 @@ def check_handlers_schema_is_generated(report: Report, binary: str):
         report.ok(what)
 
 
+def check_new_files(report: Report, validators: dict, binary: str):
+    """(g): runs `journey new` in a temporary folder, and in a copy of this repository's
+    project file and schemas, and validates what it writes."""
+    with tempfile.TemporaryDirectory() as temporary:
+        folder = Path(temporary)
+        inside = folder / "repo"
+        (inside / "journeys").mkdir(parents=True)
+        (inside / PROJECT_FILE).write_text("journeys: [journeys]\n", encoding="utf-8")
+        (inside / "schemas").symlink_to(SCHEMAS)
+        commands = [
+            (folder, ["new", "project", "app"]),
+            (folder / "app", ["new", "journey", "acme.sign-in"]),
+            (folder / "app", ["new", "scenario", "--journey", "acme.sign-in", "right-pin"]),
+            (inside, ["new", "journey", "acme.sign-in"]),
+            (inside, ["new", "scenario", "--journey", "acme.sign-in", "right-pin"]),
+        ]
+        for cwd, arguments in commands:
+            what = f"`journey {' '.join(arguments)}` writes its files"
+            run = subprocess.run([binary, *arguments], cwd=cwd, capture_output=True, text=True,
+                                 errors="replace", timeout=120)
+            if run.returncode != 0:
+                report.fail(what, [f"exit {run.returncode}"] + (run.stdout + run.stderr).strip().splitlines())
+                return
+            report.ok(what)
+        for path in sorted(folder.rglob("*")):
+            # The repository's copy: its schemas, and the project file written here.
+            if "schemas" in path.relative_to(folder).parts or path == inside / PROJECT_FILE or not path.is_file():
+                continue
+            name = path.relative_to(folder).as_posix()
+            if path.suffix == ".jsonl":
+                check_transcript(report, validators["transcript"], path)
+                continue
+            if path.suffix != ".yaml":
+                continue
+            document = load_yaml(path)
+            kind = kind_of(document, path)
+            if kind not in validators:
+                report.fail(f"journey new's {name} is valid", f"no schema for its kind ({kind})")
+                continue
+            first = path.read_text(encoding="utf-8").split("\n", 1)[0]
+            published = load_schema(kind)["$id"]
+            link = (f"{MODELINE}{os.path.relpath(inside / 'schemas', path.parent)}/{kind}.schema.json"
+                    if inside in path.parents else f"{MODELINE}{published}")
+            if first != link:
+                report.fail(f"journey new's {name} links its schema", f"first line is {first!r}; expected {link!r}")
+            errors = schema_errors(validators[kind], document)
+            if errors:
+                report.fail(f"journey new's {name} is a valid {kind}", errors)
+            else:
+                report.ok(f"journey new's {name} is a valid {kind}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--journey-bin", metavar="PATH", help="the `journey` executable; checks that it agrees")
@@ -520,6 +577,8 @@ def main() -> int:
                 report.run(check_loader_agrees, binary, path, 0)
         # (f) the per-handler schema is the one the handlers' contracts give
         report.run(check_handlers_schema_is_generated, binary)
+        # (g) what `journey new` writes is valid against the schemas
+        report.run(check_new_files, validators, binary)
 
     # (e) the bad-input corpus is consistent
     report.run(check_bad_corpus)

@@ -14,8 +14,11 @@ enum Workspace {
     /// The journeys of the folders are read but parsed only when needed (see
     /// ``ProjectLoader/load(_:)``): a command on one file costs about the same in a project
     /// of a thousand journeys as in one of ten.
+    ///
+    /// `adding` are files not on disk (yet), loaded as if they were: `journey new` checks
+    /// and plays what it is about to write.
     static func load(
-        paths: [String], journeyFolders: [String] = [], toolkit: Toolkit = .current
+        paths: [String], journeyFolders: [String] = [], toolkit: Toolkit = .current, adding extra: [SourceFile] = []
     ) -> (project: Project, diagnostics: DiagnosticList) {
         var diagnostics = DiagnosticList()
         let files = Files.yamlFiles(in: paths, diagnostics: &diagnostics)
@@ -33,6 +36,7 @@ enum Workspace {
             }
         }
         sources += nearbyJourneys(for: paths, search: &search)
+        sources += extra
         let project = toolkit.loader().load(sources)
         diagnostics.append(contentsOf: project.diagnostics)
         return (project, diagnostics)

@@ -129,6 +129,9 @@ public struct JourneyExplorer: Sendable {
         /// Every transition the journey writes (step and outcome), and those the exploration took.
         public var declared: [Edge]
         public var taken: Set<Edge>
+        /// The shortest path found to each end of the journey, by end id: the moves that play
+        /// the journey from its start to that end (`journey new scenario` writes one as a script).
+        public var endPaths: [String: [Move]] = [:]
 
         /// The transitions no explored path takes.
         public var unreached: [Edge] { declared.filter { !taken.contains($0) } }
@@ -322,6 +325,9 @@ public struct JourneyExplorer: Sendable {
         /// Every transition played, as (from, to): walked backwards from the ends after the search.
         var arcs: [(from: Int32, to: Int32)] = []
         var ends: [Bool] = []
+        /// The end each state is, when it is the journey's end: states are added breadth first,
+        /// so the first of each end is at the end of one of its shortest paths.
+        var endOf: [String?] = []
         var leftOut = Set<String>()
         var violated = Set<String>()
         /// States at a step with input the explorer cannot make.
@@ -342,8 +348,15 @@ public struct JourneyExplorer: Sendable {
             // A failed run is an end of its own kind here: never-fails reports it. A broken
             // invariant stops the path, as it stops a run.
             switch node.action {
-            case .finished, .failed: ends.append(true)
-            default: ends.append(node.broken != nil)
+            case .finished(let run):
+                ends.append(true)
+                endOf.append(node.broken == nil ? run.end : nil)
+            case .failed:
+                ends.append(true)
+                endOf.append(nil)
+            default:
+                ends.append(node.broken != nil)
+                endOf.append(nil)
             }
             unknown.append(false)
             expanded.append(false)
@@ -481,6 +494,10 @@ public struct JourneyExplorer: Sendable {
                 node: nil)
         }
 
+        for (index, end) in endOf.enumerated() {
+            guard let end, result.endPaths[end] == nil else { continue }
+            result.endPaths[end] = path(to: index)
+        }
         result.states = parents.count
         result.depth = depth
         result.frontier = level.count

@@ -194,7 +194,9 @@ public struct JourneyLoader: Sendable {
         return text.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || $0.isASCIIDigit || $0 == "-" }
     }
 
-    static func isJourneyId(_ text: String) -> Bool {
+    /// Whether `text` is a valid journey id: lowercase words joined by `.` or `-`, like
+    /// `eduid.onboarding`, at most 128 characters.
+    public static func isJourneyId(_ text: String) -> Bool {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         return !parts.isEmpty && text.count <= 128
             && parts.allSatisfy { part in
@@ -204,6 +206,10 @@ public struct JourneyLoader: Sendable {
                 return part.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || $0.isASCIIDigit || $0 == "-" }
             }
     }
+
+    /// Whether `text` is a valid id of a step, end or scenario: letters, digits, `_` and `-`,
+    /// starting with a letter, at most 64 characters.
+    public static func isIdentifier(_ text: String) -> Bool { NodeReader.isIdentifier(text) }
 
     func declarations(_ node: YAMLNode, _ what: String, _ r: inout NodeReader) -> [VariableDeclaration] {
         var result: [VariableDeclaration] = []

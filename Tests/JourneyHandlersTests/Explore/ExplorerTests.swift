@@ -299,3 +299,26 @@ extension ExplorerTests {
         #expect(result.states == 9_000, "\(result.states)")
     }
 }
+
+extension ExplorerTests {
+    @Test("the shortest path to each end it reaches: on a device with no PIN, unlock chooses one and is in")
+    func shortestPathToEachEnd() async throws {
+        let result = try await Self.explore("journeys/examples/unlock.journey.yaml", id: "examples.unlock")
+        // With no PIN sealed, the start goes straight to choosing one; three wrong PINs, or
+        // "Forgot PIN?", need a PIN to be asked for first, which only a restart after sealing
+        // one gives, and by then the journey has ended.
+        #expect(Set(result.endPaths.keys) == ["unlocked"], "\(result.endPaths)")
+        #expect(
+            result.endPaths["unlocked"]?.map(\.description) == ["choosePin: strong", "repeatPin: match"],
+            "\(result.endPaths)")
+    }
+
+    @Test("the PIN model's only end is reached from the start, choosing a PIN first")
+    func shortestPathToTheOnlyEnd() async throws {
+        let result = try await Self.explore("journeys/examples/pin-model.journey.yaml", id: "examples.pin-model")
+        let path = try #require(result.endPaths["done"], "\(result.endPaths)")
+        #expect(Array(result.endPaths.keys) == ["done"])
+        #expect(path.first?.description == "create: strong", "\(path)")
+        #expect(path.count <= result.depth, "\(path) \(result.depth)")
+    }
+}

@@ -1,0 +1,329 @@
+import Foundation
+import Testing
+
+/// `journey new project`, `journey new journey` and `journey new scenario`: each writes
+/// commented, schema-linked files that pass `journey check` (a project's scenario passes
+/// `journey test` too), refuses to write over a file unless told to, and rejects bad ids and
+/// names with exit 2.
+@Suite("journey new", .timeLimit(.minutes(15)))
+struct NewCommandTests {
+    /// Every file under `directory` by its path from there, with its bytes.
+    static func tree(_ directory: URL) -> [String: Data] {
+        var tree: [String: Data] = [:]
+        guard let enumerator = FileManager.default.enumerator(atPath: directory.path) else { return tree }
+        for case let relative as String in enumerator {
+            var isDirectory: ObjCBool = false
+            let url = directory.appendingPathComponent(relative)
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue
+            else { continue }
+            tree[relative] = FileManager.default.contents(atPath: url.path)
+        }
+        return tree
+    }
+
+    /// A new project in `directory/name`, made with `journey new project`.
+    static func newProject(in directory: URL, name: String = "my-app") async throws -> URL {
+        let made = try await runJourney(["new", "project", name], cwd: directory)
+        try #require(made.status == Exit.ok, "\(made)")
+        return directory.appendingPathComponent(name)
+    }
+
+    @Test("new project: a project file, a journey, a scenario and its golden; check and test pass in it")
+    func newProjectPasses() async throws {
+        try await withTemporaryDirectory { directory in
+            let made = try await runJourney(["new", "project", "my-app"], cwd: directory)
+            #expect(made.status == Exit.ok, "\(made)")
+            expectNoCrash(made)
+            let project = directory.appendingPathComponent("my-app")
+            #expect(
+                Set(Self.tree(project).keys) == [
+                    "journeykit.yaml", "journeys/app/unlock.journey.yaml",
+                    "journeys/app/scenarios/wrong-then-right.scenario.yaml",
+                    "journeys/app/transcripts/wrong-then-right.jsonl", "journeys/app/transcripts/wrong-then-right.txt",
+                ], "\(Self.tree(project).keys.sorted())")
+            #expect(made.stdout.contains("wrote my-app/journeykit.yaml\n"), "\(made)")
+            #expect(made.stdout.contains("next: cd my-app && journey test\n"), "\(made)")
+            let projectFile = try String(contentsOf: project.appendingPathComponent("journeykit.yaml"), encoding: .utf8)
+            #expect(
+                projectFile.hasPrefix(
+                    "# yaml-language-server: $schema=https://journeykit.dev/schemas/project.schema.json\n"))
+            #expect(RunResult.lines(projectFile).contains("journeys: [journeys]"))
+
+            let check = try await runJourney(["check"], cwd: project)
+            #expect(check.status == Exit.ok, "\(check)")
+            #expect(check.stderr.contains("checked 1 journey and 1 scenario: 0 errors, 0 warnings"), "\(check)")
+            let test = try await runJourney(["test"], cwd: project)
+            #expect(test.status == Exit.ok, "\(test)")
+            #expect(test.stdout.hasSuffix("1 passed, 0 failed\n"), "\(test)")
+            // The golden is what the run writes, PIN masked.
+            let golden = try String(
+                contentsOf: project.appendingPathComponent("journeys/app/transcripts/wrong-then-right.txt"),
+                encoding: .utf8)
+            #expect(golden.contains("attempt pinEntry charged 1/3"), "\(golden)")
+            #expect(!golden.contains("2580") && !golden.contains("1111"), "\(golden)")
+        }
+    }
+
+    @Test("new project twice, in two folders: byte-identical trees, nothing hidden left behind")
+    func newProjectIsDeterministic() async throws {
+        try await withTemporaryDirectory { directory in
+            let first = try await Self.newProject(in: directory, name: "one")
+            let second = try await Self.newProject(in: directory, name: "two")
+            let (a, b) = (Self.tree(first), Self.tree(second))
+            #expect(a.count == 5)
+            #expect(a == b)
+            #expect(!a.keys.contains { $0.split(separator: "/").contains { $0.hasPrefix(".") } }, "\(a.keys)")
+        }
+    }
+
+    @Test("new project in the working folder, where a file it writes exists: nothing written, the file kept")
+    func newProjectRefusesToOverwrite() async throws {
+        try await withTemporaryDirectory { directory in
+            let mine = "# my own project file\njourneys: [flows]\n"
+            try writeText(mine, to: directory.appendingPathComponent("journeykit.yaml"))
+            let refused = try await runJourney(["new", "project"], cwd: directory)
+            #expect(refused.status == Exit.invalid, "\(refused)")
+            expectNoCrash(refused)
+            #expect(
+                refused.stderr == "error: journeykit.yaml already exists; nothing was written (--force replaces it)\n",
+                "\(refused)")
+            #expect(Self.tree(directory) == ["journeykit.yaml": Data(mine.utf8)])
+
+            let forced = try await runJourney(["new", "project", "--force"], cwd: directory)
+            #expect(forced.status == Exit.ok, "\(forced)")
+            #expect(forced.stdout.contains("next: journey test\n"), "\(forced)")
+            let test = try await runJourney(["test"], cwd: directory)
+            #expect(test.status == Exit.ok, "\(test)")
+        }
+    }
+
+    @Test("new project whose golden cannot be written: nothing is written, the folders it made are gone")
+    func newProjectFailsWhole() async throws {
+        try await withTemporaryDirectory { directory in
+            // A file where the goldens' folder goes: the last folder written to cannot be made.
+            let blocking = directory.appendingPathComponent("journeys/app/transcripts")
+            try writeText("mine\n", to: blocking)
+            let failed = try await runJourney(["new", "project"], cwd: directory)
+            #expect(failed.status == Exit.invalid, "\(failed)")
+            expectNoCrash(failed)
+            #expect(failed.stderr.hasPrefix("error: cannot write journeys/app/transcripts"), "\(failed)")
+            #expect(Self.tree(directory) == ["journeys/app/transcripts": Data("mine\n".utf8)])
+            #expect(entries(of: directory.appendingPathComponent("journeys/app")) == ["transcripts"])
+        }
+    }
+
+    @Test("new journey: under the project's journey folder by its id, schema-linked, passing check")
+    func newJourneyPassesCheck() async throws {
+        try await withTemporaryDirectory { directory in
+            let project = try await Self.newProject(in: directory)
+            let made = try await runJourney(["new", "journey", "acme.sign-in"], cwd: project)
+            #expect(made.status == Exit.ok, "\(made)")
+            #expect(made.stdout.hasPrefix("wrote journeys/acme/sign-in.journey.yaml\n"), "\(made)")
+            let file = project.appendingPathComponent("journeys/acme/sign-in.journey.yaml")
+            let text = try String(contentsOf: file, encoding: .utf8)
+            #expect(
+                text.hasPrefix("# yaml-language-server: $schema=https://journeykit.dev/schemas/journey.schema.json\n"))
+            #expect(RunResult.lines(text).contains("journey: acme.sign-in"))
+            let check = try await runJourney(["check", "--strict", "journeys/acme/sign-in.journey.yaml"], cwd: project)
+            #expect(check.status == Exit.ok, "\(check)")
+            #expect(try await runJourney(["check"], cwd: project).status == Exit.ok)
+
+            // From a folder below the project's root, into a folder of one's choosing.
+            let below = project.appendingPathComponent("journeys/app")
+            let chosen = try await runJourney(["new", "journey", "acme.sign-up", "--folder", "flows"], cwd: below)
+            #expect(chosen.status == Exit.ok, "\(chosen)")
+            #expect(
+                FileManager.default.fileExists(atPath: below.appendingPathComponent("flows/sign-up.journey.yaml").path))
+        }
+    }
+
+    @Test("new journey links the project's own schemas when it has them; with no project, the working folder")
+    func newJourneySchemaLink() async throws {
+        try await withTemporaryDirectory { directory in
+            try writeText("journeys: [journeys]\n", to: directory.appendingPathComponent("repo/journeykit.yaml"))
+            try writeText("{}\n", to: directory.appendingPathComponent("repo/schemas/journey.schema.json"))
+            try FileManager.default.createDirectory(
+                at: directory.appendingPathComponent("repo/journeys"), withIntermediateDirectories: true)
+            let repo = directory.appendingPathComponent("repo")
+            let made = try await runJourney(["new", "journey", "acme.login"], cwd: repo)
+            #expect(made.status == Exit.ok, "\(made)")
+            let text = try String(
+                contentsOf: repo.appendingPathComponent("journeys/acme/login.journey.yaml"), encoding: .utf8)
+            #expect(text.hasPrefix("# yaml-language-server: $schema=../../schemas/journey.schema.json\n"), "\(text)")
+
+            let loose = directory.appendingPathComponent("loose")
+            try FileManager.default.createDirectory(at: loose, withIntermediateDirectories: true)
+            let alone = try await runJourney(["new", "journey", "acme.login"], cwd: loose)
+            #expect(alone.status == Exit.ok, "\(alone)")
+            #expect(Array(Self.tree(loose).keys) == ["login.journey.yaml"])
+            #expect(try await runJourney(["check", "login.journey.yaml"], cwd: loose).status == Exit.ok)
+        }
+    }
+
+    @Test("new journey refuses an invalid id, an id the project has, and a file that exists (unless --force)")
+    func newJourneyRefusals() async throws {
+        try await withTemporaryDirectory { directory in
+            let project = try await Self.newProject(in: directory)
+            for bad in ["Acme.Login", "acme..login", "", "../acme", "acme/login"] {
+                let refused = try await runJourney(["new", "journey", bad], cwd: project)
+                #expect(refused.status == Exit.invalid, "\(bad): \(refused)")
+                expectNoCrash(refused)
+                #expect(refused.stderr.contains("is not a valid journey id"), "\(bad): \(refused)")
+            }
+            let taken = try await runJourney(["new", "journey", "app.unlock", "--folder", "elsewhere"], cwd: project)
+            #expect(taken.status == Exit.invalid, "\(taken)")
+            #expect(
+                taken.stderr.contains("journey id 'app.unlock' is already used by journeys/app/unlock.journey.yaml:"),
+                "\(taken)")
+            #expect(!FileManager.default.fileExists(atPath: project.appendingPathComponent("elsewhere").path))
+
+            let file = project.appendingPathComponent("journeys/acme/login.journey.yaml")
+            try writeText("journey: mine\n", to: file)
+            let refused = try await runJourney(["new", "journey", "acme.login"], cwd: project)
+            #expect(refused.status == Exit.invalid, "\(refused)")
+            #expect(refused.stderr.contains("journeys/acme/login.journey.yaml already exists"), "\(refused)")
+            #expect(try Data(contentsOf: file) == Data("journey: mine\n".utf8))
+            #expect(entries(of: file.deletingLastPathComponent()) == ["login.journey.yaml"])
+
+            let forced = try await runJourney(["new", "journey", "acme.login", "--force"], cwd: project)
+            #expect(forced.status == Exit.ok, "\(forced)")
+            #expect(try String(contentsOf: file, encoding: .utf8).contains("journey: acme.login\n"))
+        }
+    }
+
+    @Test("new scenario plays the journey from its start to an end: check passes, run reaches it, test after --update")
+    func newScenarioReachesItsEnd() async throws {
+        try await withTemporaryDirectory { directory in
+            let project = try await Self.newProject(in: directory)
+            #expect(try await runJourney(["new", "journey", "acme.sign-in"], cwd: project).status == Exit.ok)
+            let made = try await runJourney(
+                ["new", "scenario", "--journey", "acme.sign-in", "right-pin"], cwd: project)
+            #expect(made.status == Exit.ok, "\(made)")
+            let path = "journeys/acme/scenarios/right-pin.scenario.yaml"
+            #expect(made.stdout.hasPrefix("wrote \(path)\n"), "\(made)")
+            #expect(made.stdout.contains("next: journey run --scenario \(path)\n"), "\(made)")
+            let text = try String(contentsOf: project.appendingPathComponent(path), encoding: .utf8)
+            #expect(
+                text.hasPrefix("# yaml-language-server: $schema=https://journeykit.dev/schemas/scenario.schema.json\n"))
+            #expect(text.contains("expect:\n  end: unlocked\n"), "\(text)")
+
+            let check = try await runJourney(["check", "--strict", path], cwd: project)
+            #expect(check.status == Exit.ok, "\(check)")
+            let run = try await runJourney(["run", "--scenario", path], cwd: project)
+            #expect(run.status == Exit.ok, "\(run)")
+            #expect(run.stderr.contains("reached unlocked (success)"), "\(run)")
+            let update = try await runJourney(["test", "--update", path], cwd: project)
+            #expect(update.status == Exit.ok, "\(update)")
+            let test = try await runJourney(["test"], cwd: project)
+            #expect(test.status == Exit.ok, "\(test)")
+            #expect(test.stdout.hasSuffix("2 passed, 0 failed\n"), "\(test)")
+        }
+    }
+
+    @Test(
+        "new scenario of shipped journeys (screens, PINs set up, sub-journeys): each plays to an end",
+        arguments: ["examples.pin-model", "diia.pin-create", "diia.resume", "tinkoff.sign-in", "locker.session"])
+    func newScenarioOfShippedJourneys(id: String) async throws {
+        try await withTemporaryDirectory { directory in
+            try copyShippedJourneys(into: directory)
+            try writeText("journeys: [journeys]\n", to: directory.appendingPathComponent("journeykit.yaml"))
+            let made = try await runJourney(["new", "scenario", "--journey", id, "written"], cwd: directory)
+            #expect(made.status == Exit.ok, "\(made)")
+            let path = try #require(
+                RunResult.lines(made.stdout).first { $0.hasPrefix("wrote ") }.map { String($0.dropFirst(6)) })
+            #expect(path == "journeys/\(id.split(separator: ".")[0])/scenarios/written.scenario.yaml")
+            let text = try String(contentsOf: directory.appendingPathComponent(path), encoding: .utf8)
+            let end = try #require(RunResult.lines(text).last { $0.hasPrefix("  end: ") }?.dropFirst(7))
+            let run = try await runJourney(["run", "--scenario", path], cwd: directory)
+            #expect(run.status == Exit.ok, "\(run)")
+            #expect(run.stderr.contains("reached \(end) ("), "\(run)")
+            #expect(try await runJourney(["check", path], cwd: directory).status == Exit.ok)
+        }
+    }
+
+    @Test("new scenario rejects a name that is not a safe file name, and writes nothing")
+    func newScenarioBadNames() async throws {
+        try await withTemporaryDirectory { directory in
+            let project = try await Self.newProject(in: directory)
+            let before = Self.tree(project)
+            for bad in ["../x", "", "a/b", "1st", "x y", "x.y", String(repeating: "a", count: 65)] {
+                let refused = try await runJourney(["new", "scenario", "--journey", "app.unlock", bad], cwd: project)
+                #expect(refused.status == Exit.invalid, "\(bad): \(refused)")
+                expectNoCrash(refused)
+                #expect(refused.stderr.contains("is not a valid scenario name"), "\(bad): \(refused)")
+            }
+            #expect(Self.tree(project) == before)
+            #expect(Self.tree(directory).count == before.count)
+        }
+    }
+
+    @Test("new scenario of a journey the project does not have: exit 2, with the closest id")
+    func newScenarioUnknownJourney() async throws {
+        try await withTemporaryDirectory { directory in
+            let project = try await Self.newProject(in: directory)
+            let refused = try await runJourney(["new", "scenario", "--journey", "app.unlok", "x"], cwd: project)
+            #expect(refused.status == Exit.invalid, "\(refused)")
+            expectNoCrash(refused)
+            #expect(
+                refused.stderr == "error: no journey 'app.unlok' in journeys; did you mean 'app.unlock'?\n",
+                "\(refused)")
+            #expect(
+                !FileManager.default.fileExists(
+                    atPath: project.appendingPathComponent("journeys/app/scenarios/x.scenario.yaml").path))
+        }
+    }
+
+    @Test("new scenario of a journey with errors: its errors at their path:line:column, exit 2, nothing written")
+    func newScenarioOfABrokenJourney() async throws {
+        try await withTemporaryDirectory { directory in
+            let project = try await Self.newProject(in: directory)
+            let file = project.appendingPathComponent("journeys/app/unlock.journey.yaml")
+            let text = try String(contentsOf: file, encoding: .utf8)
+            try writeText(
+                text.replacingOccurrences(of: "      wrong: enterPin\n", with: "      wrong: enterPim\n"), to: file)
+            let refused = try await runJourney(["new", "scenario", "--journey", "app.unlock", "x"], cwd: project)
+            #expect(refused.status == Exit.invalid, "\(refused)")
+            expectNoCrash(refused)
+            #expect(
+                refused.diagnostics.contains {
+                    $0.path == "journeys/app/unlock.journey.yaml" && $0.severity == "error"
+                },
+                "\(refused)")
+            #expect(refused.stderr.hasSuffix("nothing was written\n"), "\(refused)")
+            #expect(!entries(of: project.appendingPathComponent("journeys/app/scenarios")).contains("x.scenario.yaml"))
+        }
+    }
+
+    @Test("new scenario over one that exists: refused with its bytes unchanged; --force replaces it")
+    func newScenarioRefusesToOverwrite() async throws {
+        try await withTemporaryDirectory { directory in
+            let project = try await Self.newProject(in: directory)
+            let path = "journeys/app/scenarios/wrong-then-right.scenario.yaml"
+            let before = try Data(contentsOf: project.appendingPathComponent(path))
+            let refused = try await runJourney(
+                ["new", "scenario", "--journey", "app.unlock", "wrong-then-right"], cwd: project)
+            #expect(refused.status == Exit.invalid, "\(refused)")
+            #expect(refused.stderr == "error: \(path) already exists; nothing was written (--force replaces it)\n")
+            #expect(try Data(contentsOf: project.appendingPathComponent(path)) == before)
+            #expect(
+                !entries(of: project.appendingPathComponent("journeys/app/scenarios")).contains { $0.hasPrefix(".") })
+
+            let forced = try await runJourney(
+                ["new", "scenario", "--journey", "app.unlock", "wrong-then-right", "--force"], cwd: project)
+            #expect(forced.status == Exit.ok, "\(forced)")
+            let replaced = try String(contentsOf: project.appendingPathComponent(path), encoding: .utf8)
+            #expect(replaced.contains("Written by `journey new scenario`"), "\(replaced)")
+            #expect(try await runJourney(["run", "--scenario", path], cwd: project).status == Exit.ok)
+        }
+    }
+
+    @Test("journey new on its own prints its help and exits 2")
+    func newAlone() async throws {
+        let alone = try await runJourney(["new"])
+        #expect(alone.status == Exit.invalid, "\(alone)")
+        #expect(alone.stderr.contains("journey new project my-app"), "\(alone)")
+        let help = try await runJourney(["new", "scenario", "--help"])
+        #expect(help.status == Exit.ok, "\(help)")
+        #expect(help.stdout.contains("journey new scenario --journey app.unlock right-pin"), "\(help)")
+    }
+}
