@@ -20,6 +20,7 @@ struct JourneyCommand: AsyncParsableCommand {
 
             Start here:
               journey new project my-app                    # a project that passes check and test, to start from
+              journey play examples.unlock                  # play a journey a screen at a time; :save a scenario
               journey check journeys/                       # every problem, with file:line:column
               journey run --scenario journeys/eduid/scenarios/happy-path.scenario.yaml
               journey test journeys/                        # all scenarios against their golden transcripts
