@@ -39,12 +39,14 @@ struct PlayCommand: AsyncParsableCommand {
             scripts and tests; colour is used only on a terminal, and never with NO_COLOR.
 
             Play starts on the device `journey explore` uses (Face ID enrolled, one round of \
-            key derivation) or, with --from, where a scenario starts (its device, params and \
-            network stubs), after playing its script. Randomness is seeded per step and input, \
+            key derivation); with --device, on a device set up as a scenario's `device:` sets \
+            it up; or, with --from, where a scenario starts (its device, params and network \
+            stubs), after playing its script. Randomness is seeded per step and input, \
             so the same moves give the same screens, and the scenario saved replays them.
 
             Examples:
               journey play examples.unlock
+              journey play examples.unlock --device pins.pin=2580 --device biometry=touchID
               journey play journeys/examples/pin-model.journey.yaml --save journeys/examples/scenarios/played.scenario.yaml
               journey play --from journeys/diia/scenarios/d5-count-survives-restart.scenario.yaml
               printf '2580\\n2580\\n:quit\\n' | journey play examples.unlock
@@ -63,6 +65,13 @@ struct PlayCommand: AsyncParsableCommand {
             "Start where this scenario starts (its device, params and network stubs) and play its script first.",
             valueName: "scenario"))
     var from: String?
+
+    @Option(
+        name: .customLong("device"),
+        help: ArgumentHelp(
+            "Set up the device as a scenario's `device:` does (repeatable; biometry=touchID, enrolled=false, online=false, apps=[bankid], pins.pin=2580, store.onboarded=true, clock=2026-03-01T09:00:00Z, kdfRounds=1000).",
+            valueName: "key=value"))
+    var device: [String] = []
 
     @Option(help: ArgumentHelp("Save what was played to this scenario file when the play ends.", valueName: "file"))
     var save: String?
@@ -85,6 +94,7 @@ struct PlayCommand: AsyncParsableCommand {
         var compiled: CompiledJourney
         var explorer = JourneyExplorer(library: library, device: JourneyExplorer.defaultDevice, bounds: bounds)
         var start: CompiledScenario?
+        var startText = try from.map { try String(contentsOfFile: $0, encoding: .utf8) }
         if let from {
             guard let scenario = project.scenarios.first(where: { $0.file == from }) else {
                 throw CLIError("\(from) is not a scenario file")
@@ -98,15 +108,77 @@ struct PlayCommand: AsyncParsableCommand {
             start = scenario
         } else {
             compiled = try Self.resolve(journey ?? "", in: project, library: library)
+            if !device.isEmpty {
+                let text = try Self.deviceScenario(device, journey: compiled)
+                let scenario = try Self.compile(text, in: library, context, console: console)
+                explorer = try ExploreCommand.explorer(from: scenario, library, context, bounds)
+                startText = text
+            }
+        }
+        if from != nil, !device.isEmpty {
+            throw ValidationError("--device sets up a device; --from takes the scenario's: give one of them")
         }
         if let journey, from != nil, !journey.hasSuffix(".yaml"), journey != compiled.id {
             throw CLIError("\(from ?? "") plays journey '\(compiled.id)', not '\(journey)'")
         }
         let session = PlaySession(
             played: PlayedJourney(explorer, journey: compiled), console: console, context: context,
-            startText: try from.map { try String(contentsOfFile: $0, encoding: .utf8) }, save: save)
+            startText: startText, save: save)
         try await session.run(continuing: start)
         try console.requireOutputWritten()
+    }
+
+    /// A scenario of `journey` whose device is the `--device` settings, for the scenario
+    /// loader to check and set up as it sets up any scenario's device.
+    static func deviceScenario(_ settings: [String], journey: CompiledJourney) throws -> String {
+        var device: [String] = []
+        var pins: [String] = []
+        var store: [String] = []
+        for setting in settings {
+            guard let equals = setting.firstIndex(of: "="), equals != setting.startIndex else {
+                throw ValidationError("--device takes key=value, found '\(setting)'")
+            }
+            let key = String(setting[..<equals])
+            let value = String(setting[setting.index(after: equals)...])
+            guard !value.contains("\n"), key.allSatisfy({ $0.isLetter || $0.isNumber || "._-".contains($0) }) else {
+                throw ValidationError("--device takes key=value on one line, found '\(setting)'")
+            }
+            if key.hasPrefix("pins.") {
+                pins.append("\(key.dropFirst(5)): \(Counterexample.quoted(value))")
+            } else if key.hasPrefix("store.") {
+                store.append("\(key.dropFirst(6)): \(value)")
+            } else {
+                device.append("  \(key): \(value)")
+            }
+        }
+        if !pins.isEmpty { device.append("  pins: { \(pins.joined(separator: ", ")) }") }
+        if !store.isEmpty { device.append("  store: { \(store.joined(separator: ", ")) }") }
+        return """
+            scenario: played
+            journey: \(journey.id)
+            device:
+            \(device.joined(separator: "\n"))
+            script: []
+            expect: { at: \(journey.source.start.value) }
+
+            """
+    }
+
+    /// `text` checked as a scenario against the library; its problems printed, exit 2.
+    static func compile(
+        _ text: String, in library: CompiledLibrary, _ context: ProjectContext, console: Console
+    ) throws -> CompiledScenario {
+        let pipeline = Pipeline(handlers: context.toolkit.handlers, yaml: SafeYAML(limits: Workspace.limits))
+        var diagnostics = DiagnosticList()
+        let file = SourceFile(path: "--device", data: Data(text.utf8))
+        if let root = pipeline.parse(file, into: &diagnostics),
+            let loaded = pipeline.loadScenario(root, path: file.path, into: &diagnostics),
+            let compiled = pipeline.check(loaded, in: library, into: &diagnostics), !diagnostics.hasErrors
+        {
+            return compiled
+        }
+        console.print(diagnostics)
+        throw ExitCode(ExitStatus.invalid)
     }
 
     /// The journey `name` names: the one its file defines, or the one with that id.
@@ -490,7 +562,7 @@ final class PlaySession {
             throw CLIError("cannot write \(path): \(error.localizedDescription)")
         }
         console.out("saved \(path)\n")
-        var test = try TestCommand.parse([path, "--update"])
+        let test = try TestCommand.parse([path, "--update"])
         do {
             try await test.run()
         } catch let exit as ExitCode where exit == .success {}

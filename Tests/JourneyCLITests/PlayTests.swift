@@ -102,6 +102,28 @@ struct PlayTests {
         #expect(result.stdout.contains("  correct: pin=•••"), "\(result)")
     }
 
+    @Test("--device sets up the device as a scenario's device does, and the scenario saved keeps it")
+    func deviceFlags() async throws {
+        try await withTemporaryDirectory { folder in
+            try copyShippedJourneys(into: folder)
+            let saved = "journeys/examples/scenarios/touch.scenario.yaml"
+            let result = try await runJourney(
+                ["play", "examples.unlock", "--device", "pins.pin=0420", "--device", "biometry=touchID"], cwd: folder,
+                input: "1111\n:save \(saved)\ny\n:quit\n", timeout: 120)
+            #expect(result.status == 0, "\(result)")
+            // The PIN is sealed on the device: the pad counts a wrong one instead of asking for a new PIN.
+            #expect(result.stdout.contains("attempt pinEntry charged 1/3"), "\(result)")
+            let text = try String(contentsOf: folder.appendingPathComponent(saved), encoding: .utf8)
+            #expect(text.contains("device:\n  biometry: touchID\n  pins: { pin: \"0420\" }\n"), "\(text)")
+            #expect(text.hasSuffix("expect:\n  at: enterPin\n"), "\(text)")
+            let test = try await runJourney(["test", saved], cwd: folder, timeout: 120)
+            #expect(test.status == 0, "\(test)")
+        }
+        let bad = try await runJourney(["play", "examples.unlock", "--device", "biometry=faceid"], input: "")
+        #expect(bad.status == 2, "\(bad)")
+        #expect(bad.stderr.contains("did you mean 'faceID'"), "\(bad)")
+    }
+
     @Test("bad use: an unknown journey, input a step does not take, a duration that is none")
     func badUse() async throws {
         let unknown = try await runJourney(["play", "examples.unlok"], input: "")
