@@ -27,6 +27,7 @@ struct TestCommand: AsyncParsableCommand {
               journey test --shard 2/3                     # one machine of a 3-way CI matrix
               journey test --repeat 5                      # fail if any run's transcript differs
               journey test --explore                       # and explore every journey's paths
+              journey test --watch journeys/app            # re-run what each saved change touches
 
             Each scenario runs in a worker process with a wall-clock limit (--timeout): a \
             scenario that crashes its process or runs too long fails, and the others still run. \
@@ -51,6 +52,17 @@ struct TestCommand: AsyncParsableCommand {
             `journey › explore` when no path breaks an invariant it does not declare under \
             `exceptions:`; a broken one fails it with the shortest path. With --filter, --tag or \
             --shard, only the journeys of the scenarios chosen are explored.
+
+            With --watch, the suite runs once, then the folders it is read from are watched \
+            (with the platform's file events: inotify, FSEvents) until Ctrl-C. Each change (saves \
+            within 100 ms make one) runs again only the scenarios it touches: a changed scenario; \
+            the scenario of a changed golden; every scenario whose journey is a changed journey \
+            or calls it, directly or through others. Their PASS and FAIL lines, the diff of each \
+            failure and the `N passed, N failed` line print as in a run of their own. A file that \
+            no longer reads is reported as `path:line:column: error: …` and the watch goes on. \
+            Other files (a README) run nothing. journeykit.yaml is read once, when the watch \
+            starts. --watch cannot be used with --update, --junit, --json, --shard or \
+            --explore. Ctrl-C ends the watch with exit 130 (SIGTERM: 143), as it ends any run.
 
             Exits 0 when every scenario passes (or is skipped because a service it `needs` does \
             not answer), 1 when any fails, 2 for errors in the files or invalid options, 130 or \
@@ -97,6 +109,9 @@ struct TestCommand: AsyncParsableCommand {
     @Flag(help: "Also explore every path of each journey and check its invariants (see journey explore).")
     var explore = false
 
+    @Flag(help: "After the run, watch the files and run again the scenarios each change touches, until Ctrl-C.")
+    var watch = false
+
     /// Runs the scenarios listed on standard input and reports on standard output: the
     /// process `journey test` starts to run scenarios in, so that none can take it down.
     @Flag(help: .hidden)
@@ -107,6 +122,7 @@ struct TestCommand: AsyncParsableCommand {
         guard (1...1000).contains(repeats) else { throw ValidationError("--repeat must be from 1 to 1000") }
         if let shard { _ = try Self.parseShard(shard) }
         _ = try timeoutSeconds()
+        if watch, let conflict = watchConflict { throw ValidationError(conflict) }
     }
 
     func timeoutSeconds() throws -> Double {
@@ -131,6 +147,10 @@ struct TestCommand: AsyncParsableCommand {
         let (project, diagnostics) = Workspace.load(
             paths: paths, journeyFolders: context.searchFolders, toolkit: context.toolkit)
         if worker { return await runAsWorker(project, defaults: context.scenarioDefaults, toolkit: context.toolkit) }
+        if watch {
+            return try runWatching(
+                paths: paths, context: context, loaded: (project, diagnostics), console: console)
+        }
         console.print(diagnostics.errors)
         let options = SuiteOptions(
             filter: filter, tags: tags, shard: try shard.map(Self.parseShard),
@@ -149,33 +169,9 @@ struct TestCommand: AsyncParsableCommand {
             failed: &unwritable)
         for outcome in unrunnable { console.out(render(outcome, console: console)) }
 
-        let progress = console.isInteractive && selected.count > 1
-        var interruption: String?
-        var results: [ScenarioOutcome] = []
-        if !selected.isEmpty {
-            guard let executable = SuiteSupervisor.currentExecutable() else {
-                throw CLIError("cannot find the journey executable to run the scenarios in")
-            }
-            let arguments = ["test", "--worker", "--repeat", String(repeats)] + (update ? ["--update"] : [])
-            let supervisor = SuiteSupervisor(
-                executable: executable, arguments: arguments, paths: paths, jobs: options.jobs,
-                timeout: try timeoutSeconds())
-            let jobs = selected.enumerated().map {
-                SuiteSupervisor.Job(
-                    index: $0.offset, file: $0.element.file, scenario: $0.element.id,
-                    name: "\($0.element.journey.id) › \($0.element.id)")
-            }
-            let finished = supervisor.run(jobs) { index, outcome in
-                if progress { console.err("\r\u{1B}[2K") }
-                console.out(render(outcome, console: console))
-                if progress && index + 1 < selected.count {
-                    console.err("[\(index + 1)/\(selected.count)] running…")
-                }
-            }
-            if progress { console.err("\r\u{1B}[2K") }
-            results = finished.keys.sorted().map { finished[$0]! }
-            interruption = supervisor.interruption
-        }
+        let played = try play(selected, paths: paths, jobs: options.jobs, console: console)
+        var results = played.results
+        let interruption = played.interruption
         if explore, interruption == nil, let library = project.library {
             let filtered = filter != nil || !tags.isEmpty || shard != nil
             let chosen = Set(selected.map(\.journey.id))
@@ -205,6 +201,36 @@ struct TestCommand: AsyncParsableCommand {
         if let interruption { throw ExitCode(interruption == "SIGTERM" ? 143 : 130) }
         if !reportsWritten || !errors.isEmpty || summary.errors > 0 { throw ExitCode(ExitStatus.invalid) }
         if summary.failed > 0 { throw ExitCode(ExitStatus.failed) }
+    }
+
+    /// Plays `selected` in worker processes (see ``SuiteSupervisor``), printing each outcome
+    /// in order as soon as it is known. Returns the outcomes of the scenarios that finished,
+    /// and the signal that stopped the run, if one did.
+    func play(
+        _ selected: [CompiledScenario], paths: [String], jobs: Int, console: Console
+    ) throws -> (results: [ScenarioOutcome], interruption: String?) {
+        guard !selected.isEmpty else { return ([], nil) }
+        guard let executable = SuiteSupervisor.currentExecutable() else {
+            throw CLIError("cannot find the journey executable to run the scenarios in")
+        }
+        let progress = console.isInteractive && selected.count > 1
+        let arguments = ["test", "--worker", "--repeat", String(repeats)] + (update ? ["--update"] : [])
+        let supervisor = SuiteSupervisor(
+            executable: executable, arguments: arguments, paths: paths, jobs: jobs, timeout: try timeoutSeconds())
+        let list = selected.enumerated().map {
+            SuiteSupervisor.Job(
+                index: $0.offset, file: $0.element.file, scenario: $0.element.id,
+                name: "\($0.element.journey.id) › \($0.element.id)")
+        }
+        let finished = supervisor.run(list) { index, outcome in
+            if progress { console.err("\r\u{1B}[2K") }
+            console.out(render(outcome, console: console))
+            if progress && index + 1 < selected.count {
+                console.err("[\(index + 1)/\(selected.count)] running…")
+            }
+        }
+        if progress { console.err("\r\u{1B}[2K") }
+        return (finished.keys.sorted().map { finished[$0]! }, supervisor.interruption)
     }
 
     /// Explores each start, and makes one outcome per journey: `journey › explore`, passed when

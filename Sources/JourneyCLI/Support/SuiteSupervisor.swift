@@ -387,7 +387,16 @@ final class SignalPipe: @unchecked Sendable {
         signalWriteEnd = writeEnd
     }
 
+    private let lock = NSLock()
+    /// How many callers are between ``install()`` and ``uninstall()``: `journey test --watch`
+    /// keeps the signals caught while it waits for changes and while a run it starts does.
+    private var installs = 0
+
     func install() {
+        lock.lock()
+        defer { lock.unlock() }
+        installs += 1
+        guard installs == 1 else { return }
         // A worker that dies gives EPIPE on its pipe, not a SIGPIPE that would end this process.
         signal(SIGPIPE, SIG_IGN)
         for number in [SIGINT, SIGTERM] {
@@ -399,6 +408,10 @@ final class SignalPipe: @unchecked Sendable {
     }
 
     func uninstall() {
+        lock.lock()
+        defer { lock.unlock() }
+        installs -= 1
+        guard installs == 0 else { return }
         signal(SIGINT, SIG_DFL)
         signal(SIGTERM, SIG_DFL)
     }
