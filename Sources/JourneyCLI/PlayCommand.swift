@@ -28,6 +28,7 @@ struct PlayCommand: AsyncParsableCommand {
               :restart          the app is killed and launched again
               :clock DURATION   time passes (:clock 5m)
               :offline, :online the network goes away or comes back
+              :foreground       the app comes back, at a step that sends it to the background
               :store            what the device keeps (secrets hidden)
               :hint             the inputs `journey explore` would try here
               :save FILE        save what was played as a scenario, and record its golden
@@ -342,6 +343,13 @@ final class PlaySession {
                     return true
                 }
                 await playIfWaiting(.clock(milliseconds: ms))
+            case "foreground":
+                // The app is in the background at a step of the journey's own (app.background).
+                guard let request = here.request, request.inputs.contains(where: { $0.name == "event" }) else {
+                    console.out("the app is not in the background here: a journey sends it there with app.background\n")
+                    return true
+                }
+                await play(.input(step: request.step, label: "foreground", values: ["event": .string("foreground")]))
             case "store": showStore()
             case "hint": showHints()
             case "save":

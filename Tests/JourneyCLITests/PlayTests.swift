@@ -124,6 +124,19 @@ struct PlayTests {
         #expect(bad.stderr.contains("did you mean 'faceID'"), "\(bad)")
     }
 
+    @Test(":foreground brings the app back at a step that sends it to the background, and only there")
+    func foreground() async throws {
+        let result = try await runJourney(
+            ["play", "diia.resume"], input: ":foreground\n:foreground\n:quit\n", timeout: 60)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("── diia.resume › background ──"), "\(result)")
+        #expect(result.stdout.contains("outcome foreground"), "\(result)")
+        #expect(result.stdout.contains("■ the journey ended at 'resumed' (success)"), "\(result)")
+        #expect(result.stdout.contains("the app is not in the background here"), "\(result)")
+        let elsewhere = try await runJourney(["play", "examples.unlock"], input: ":foreground\n:quit\n", timeout: 60)
+        #expect(elsewhere.stdout.contains("the app is not in the background here"), "\(elsewhere)")
+    }
+
     @Test("bad use: an unknown journey, input a step does not take, a duration that is none")
     func badUse() async throws {
         let unknown = try await runJourney(["play", "examples.unlok"], input: "")
