@@ -67,25 +67,13 @@ enum FileWatch {
         while true {
             var deadline = quiet.map { started + $0 }
             if let first { deadline = min(last + settle, first + longest) }
-            var wait: Int32 = -1
-            if let deadline {
-                let left = deadline - clock.now
-                if left <= .zero { return first == nil ? .quiet : .changed(paths) }
-                let ms = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1
-                wait = Int32(min(Int64(Int32.max), ms))
+            switch SignalPipe.shared.wait(for: events.descriptor, until: deadline) {
+            case .timedOut: return first == nil ? .quiet : .changed(paths)
+            // Nothing left to wait on: stop as if interrupted rather than spin.
+            case .failed: return .signal("SIGTERM")
+            case .signal(let signal): return .signal(signal)
+            case .ready: break
             }
-            var fds = [
-                pollfd(fd: SignalPipe.shared.readEnd, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: events.descriptor, events: Int16(POLLIN), revents: 0),
-            ]
-            let ready = poll(&fds, 2, wait)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                // Nothing left to wait on: stop as if interrupted rather than spin.
-                return .signal("SIGTERM")
-            }
-            if fds[0].revents != 0, let signal = SignalPipe.shared.take() { return .signal(signal) }
-            guard fds[1].revents != 0 else { continue }
             let taken = events.take()
             guard !taken.isEmpty else { continue }
             for path in taken where seen.insert(path).inserted { paths.append(path) }

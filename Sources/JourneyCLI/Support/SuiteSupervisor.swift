@@ -181,35 +181,24 @@ final class SuiteSupervisor {
             // Wait for the worker's output, a signal, or the nearest deadline.
             let now = clock.now
             let deadline = started.filter { !done.contains($0.key) }.map { $0.value + limit }.min()
-            var wait: Int32 = -1
-            if let deadline {
-                if deadline <= now {
-                    let (index, _) = started.filter { !done.contains($0.key) }.min { $0.value < $1.value }!
-                    stopWorker()
-                    let rest = unfinished()
-                    return .timedOut(
-                        index, playing: rest.playing.filter { $0 != index }, notStarted: rest.notStarted)
-                }
-                let left = deadline - now
-                let ms = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1
-                wait = Int32(min(Int64(Int32.max), ms))
+            if let deadline, deadline <= now {
+                let (index, _) = started.filter { !done.contains($0.key) }.min { $0.value < $1.value }!
+                stopWorker()
+                let rest = unfinished()
+                return .timedOut(index, playing: rest.playing.filter { $0 != index }, notStarted: rest.notStarted)
             }
-            var fds = [
-                pollfd(fd: SignalPipe.shared.readEnd, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: worker.output, events: Int16(POLLIN), revents: 0),
-            ]
-            let ready = poll(&fds, 2, wait)
-            if ready < 0 && errno != EINTR {
+            switch SignalPipe.shared.wait(for: worker.output, until: deadline) {
+            case .timedOut: continue
+            case .failed:
                 stopWorker()
                 let rest = unfinished()
                 return .crashed("could not be watched", playing: rest.playing, notStarted: rest.notStarted)
-            }
-            if fds[0].revents != 0, let signal = SignalPipe.shared.take() {
+            case .signal(let signal):
                 interruption = signal
                 stopWorker()
                 return .interrupted
+            case .ready: break
             }
-            guard fds[1].revents != 0 else { continue }
             var chunk = [UInt8](repeating: 0, count: 1 << 16)
             let count = read(worker.output, &chunk, chunk.count)
             if count < 0 {
@@ -414,6 +403,44 @@ final class SignalPipe: @unchecked Sendable {
         guard installs == 0 else { return }
         signal(SIGINT, SIG_DFL)
         signal(SIGTERM, SIG_DFL)
+    }
+
+    /// How a ``wait(for:until:)`` ended.
+    enum Wait: Equatable {
+        /// A signal this pipe carries arrived, by name.
+        case signal(String)
+        /// The descriptor can be read.
+        case ready
+        /// The deadline passed.
+        case timedOut
+        /// The descriptor cannot be waited on.
+        case failed
+    }
+
+    /// Waits until `descriptor` can be read, a signal arrives, or `deadline` passes (nil: no
+    /// deadline); a wait the system interrupts is taken up again.
+    func wait(for descriptor: Int32, until deadline: ContinuousClock.Instant?) -> Wait {
+        let clock = ContinuousClock()
+        while true {
+            var wait: Int32 = -1
+            if let deadline {
+                let left = deadline - clock.now
+                if left <= .zero { return .timedOut }
+                let ms = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1
+                wait = Int32(min(Int64(Int32.max), ms))
+            }
+            var fds = [
+                pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
+            ]
+            let ready = poll(&fds, 2, wait)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return .failed
+            }
+            if fds[0].revents != 0, let signal = take() { return .signal(signal) }
+            if fds[1].revents != 0 { return .ready }
+        }
     }
 
     /// The signal that arrived, by name, if one did.
