@@ -9,6 +9,12 @@ import Testing
 struct PlayTerminalTests {
     @Test("played under tmux: hidden PINs, undo, a restart, a clock jump, colour; the scenario saved passes")
     func playUnderTmux() async throws {
+        // One process slot for the whole play: the pane's program runs all along, and the tmux
+        // commands that drive it must not queue behind other tests' processes mid-play.
+        try await withProcessSlot { try await playUnderTmuxHoldingASlot() }
+    }
+
+    func playUnderTmuxHoldingASlot() async throws {
         try await withTemporaryDirectory { folder in
             try copyShippedJourneys(into: folder)
             let journey = try #require(Paths.journeyBinary).path
