@@ -246,12 +246,13 @@ struct ExploreCommand: AsyncParsableCommand {
     /// An explorer that starts where `scenario` starts: its device with its PINs sealed (with a
     /// seeded stream, so every run seals them alike), its params, the texts it types, and its
     /// network stubs, answering in turn along each path. A scenario that needs a live service is
-    /// not explored.
+    /// not explored; with `live` (a person playing it, one path), it plays against that service
+    /// as `journey test` does.
     static func explorer(
         from scenario: CompiledScenario, _ library: CompiledLibrary, _ context: ProjectContext,
-        _ bounds: JourneyExplorer.Bounds, jobs: Int = 1
+        _ bounds: JourneyExplorer.Bounds, jobs: Int = 1, live: Bool = false
     ) throws -> JourneyExplorer {
-        guard scenario.needs.isEmpty else {
+        guard scenario.needs.isEmpty || live else {
             throw CLIError(
                 "\(scenario.file) needs \(scenario.needs.joined(separator: ", ")): journey explore plays against a scenario's stubs, never a live service"
             )
@@ -260,9 +261,10 @@ struct ExploreCommand: AsyncParsableCommand {
             JourneyMachine.Configuration(random: .seeded(0)), defaults: context.scenarioDefaults)
         let prepared: PreparedRun
         do { prepared = try player.prepare(scenario) } catch { throw CLIError(error.message) }
-        let stubs = scenario.network
         var network: (@Sendable ([Int]) -> any NetworkTransport)?
-        if !stubs.isEmpty { network = { StubNetwork(stubs: stubs, answered: $0) } }
+        if live || !scenario.network.isEmpty {
+            network = { prepared.makeNetwork(answered: $0) }
+        }
         // The PINs the scenario sets and types: the right PIN for the seal it made is one of them.
         var pins = scenario.pins.values.compactMap { pin -> String? in
             if case .string(let digits) = pin.revealed { return digits }

@@ -74,6 +74,9 @@ struct PlayCommand: AsyncParsableCommand {
             valueName: "key=value"))
     var device: [String] = []
 
+    @Option(help: "The locale screens are shown in (default: the scenario's, the project's, else the journey's).")
+    var locale: String?
+
     @Option(help: ArgumentHelp("Save what was played to this scenario file when the play ends.", valueName: "file"))
     var save: String?
 
@@ -104,7 +107,12 @@ struct PlayCommand: AsyncParsableCommand {
                 throw CLIError(
                     "\(from) has \(scenario.sessions.count) sessions: journey play continues a scenario of one session")
             }
-            explorer = try ExploreCommand.explorer(from: scenario, library, context, bounds)
+            if let missing = await context.toolkit.player(defaults: context.scenarioDefaults).missingService(scenario) {
+                throw CLIError("\(from) needs \(missing), which does not answer: start it first")
+            }
+            explorer = try ExploreCommand.explorer(from: scenario, library, context, bounds, live: true)
+            // Tokens a live provider issues are checked against the real time, as journey test does.
+            if !scenario.needs.isEmpty { explorer.wallClock = .system }
             compiled = scenario.journey
             start = scenario
         } else {
@@ -122,6 +130,12 @@ struct PlayCommand: AsyncParsableCommand {
         if let journey, from != nil, !journey.hasSuffix(".yaml"), journey != compiled.id {
             throw CLIError("\(from ?? "") plays journey '\(compiled.id)', not '\(journey)'")
         }
+        if let locale, !compiled.source.locales.contains(locale) {
+            throw CLIError(
+                "journey '\(compiled.id)' has no locale '\(locale)': it has \(compiled.source.locales.joined(separator: ", "))"
+            )
+        }
+        explorer.locale = locale ?? start?.locale ?? context.scenarioDefaults.locale
         let session = PlaySession(
             played: PlayedJourney(explorer, journey: compiled), console: console, context: context,
             startText: startText, save: save)

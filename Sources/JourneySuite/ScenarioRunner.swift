@@ -188,9 +188,12 @@ public struct PreparedRun: Sendable {
 
     /// The run's network: the real one without stubs; only the stubs with them; both when the
     /// scenario also needs live services (their origins go to the real network).
-    public func makeNetwork() -> any NetworkTransport {
+    ///
+    /// - Parameter answered: what the stubs that answer in turn have answered already (a
+    ///   ``CountingNetwork``'s `answered`), for a run taken up where another left off.
+    public func makeNetwork(answered: [Int] = []) -> any NetworkTransport {
         if scenario.network.isEmpty { return services.transport() }
-        let stubs = StubNetwork(stubs: scenario.network)
+        let stubs = StubNetwork(stubs: scenario.network, answered: answered)
         if scenario.needs.isEmpty { return stubs }
         return RoutingNetwork(live: services.transport(), stubs: stubs, liveServices: scenario.needs)
     }

@@ -47,7 +47,7 @@ public final class StubNetwork: CountingNetwork {
 /// needed service's origin (scheme, host and port) go to the real network, the rest to the
 /// stubs. An OAuth journey can so sign in at a real provider while an API that cannot run
 /// here answers from the scenario.
-public final class RoutingNetwork: NetworkTransport {
+public final class RoutingNetwork: CountingNetwork {
     private let live: any NetworkTransport
     private let stubs: StubNetwork
     private let origins: [String]
@@ -57,6 +57,9 @@ public final class RoutingNetwork: NetworkTransport {
         self.stubs = stubs
         self.origins = liveServices.compactMap(URLOrigin.of)
     }
+
+    /// What the stubs have answered: the live services keep their own state.
+    public var answered: [Int] { stubs.answered }
 
     public nonisolated(nonsending) func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         if let origin = URLOrigin.of(request.url), origins.contains(origin) { return try await live.send(request) }

@@ -124,6 +124,16 @@ struct PlayTests {
         #expect(bad.stderr.contains("did you mean 'faceID'"), "\(bad)")
     }
 
+    @Test("--from a scenario that needs the OpenID provider plays against it, as journey test does")
+    func live() async throws {
+        let result = try await runJourney(
+            ["play", "--from", "journeys/eiam/scenarios/i1-sign-in-with-pkce.scenario.yaml"], input: ":quit\n",
+            timeout: 60)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("http POST http://127.0.0.1:4593/api/oidc/token → 200"), "\(result)")
+        #expect(result.stdout.contains("■ the journey ended at 'loggedIn' (success)"), "\(result)")
+    }
+
     @Test(":foreground brings the app back at a step that sends it to the background, and only there")
     func foreground() async throws {
         let result = try await runJourney(
@@ -143,6 +153,14 @@ struct PlayTests {
         #expect(unknown.status == 2, "\(unknown)")
         #expect(unknown.stderr.contains("no journey 'examples.unlok'"), "\(unknown)")
         #expect(unknown.stderr.contains("examples.unlock"), "\(unknown)")
+        let dutch = try await runJourney(
+            ["play", "examples.unlock", "--locale", "nl", "--device", "pins.pin=2580"], input: ":quit\n")
+        #expect(
+            dutch.stdout.contains("Voer je pincode in\nPogingen over: 3\n  1. forgot \"Pincode vergeten?\""), "\(dutch)"
+        )
+        let klingon = try await runJourney(["play", "examples.unlock", "--locale", "tlh"], input: "")
+        #expect(klingon.status == 2, "\(klingon)")
+        #expect(klingon.stderr.contains("has no locale 'tlh': it has en, nl"), "\(klingon)")
         let none = try await runJourney(["play"], input: "")
         #expect(none.status == 2, "\(none)")
         let wrong = try await runJourney(

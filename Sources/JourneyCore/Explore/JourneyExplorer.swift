@@ -165,6 +165,11 @@ public struct JourneyExplorer: Sendable {
     public let hints: ExplorationHints
     /// Threads that play a level's moves side by side; any number finds the same result.
     public let jobs: Int
+    /// The locale screens are rendered in; nil: the journey's default.
+    public var locale: String? = nil
+    /// The real time handlers check what live servers issue against: pinned to the device's
+    /// clock unless set (a person playing against a live provider sets the system's).
+    public var wallClock: WallClock? = nil
 
     public init(
         library: CompiledLibrary, device: DeviceState, bounds: Bounds = Bounds(), params: [String: Value] = [:],
@@ -522,7 +527,7 @@ public struct JourneyExplorer: Sendable {
         var machine = JourneyMachine(
             library: library, journey: journey, params: params, device: device,
             configuration: JourneyMachine.Configuration(
-                random: .seeded(0), wallClock: .pinned(milliseconds: device.clock)))
+                locale: locale, random: .seeded(0), wallClock: wallClock ?? .pinned(milliseconds: device.clock)))
         // What the start records, up to the first step that waits, is searched for secrets too.
         scratch.recorder.begin(keeping: watchesSecrets || recording)
         let start =
