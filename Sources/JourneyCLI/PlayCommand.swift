@@ -86,9 +86,10 @@ struct PlayCommand: AsyncParsableCommand {
             throw ValidationError("name the journey to play, or give --from SCENARIO")
         }
         let context = try ProjectContext.load(console: console)
-        var given = context.paths(paths)
-        if let journey, journey.hasSuffix(".yaml") { given.append(journey) }
-        if let from { given.append(from) }
+        // A journey or a scenario named by its file is loaded with what it calls, not the
+        // whole project.
+        let files = [journey, from].compactMap { $0 }.filter { $0.hasSuffix(".yaml") }
+        let given = paths.isEmpty && !files.isEmpty ? files : context.paths(paths) + files
         let (project, diagnostics) = Workspace.load(
             paths: given, journeyFolders: context.searchFolders, toolkit: context.toolkit)
         console.print(diagnostics.errors)

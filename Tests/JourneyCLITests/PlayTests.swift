@@ -137,10 +137,11 @@ struct PlayTests {
     @Test(":foreground brings the app back at a step that sends it to the background, and only there")
     func foreground() async throws {
         let result = try await runJourney(
-            ["play", "diia.resume"], input: ":foreground\n:foreground\n:quit\n", timeout: 60)
+            ["play", "diia.resume"], input: ":clock 10m\n:foreground\n:foreground\n:quit\n", timeout: 60)
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("── diia.resume › background ──"), "\(result)")
-        #expect(result.stdout.contains("outcome foreground"), "\(result)")
+        // Ten minutes away, measured from when the app went to the background.
+        #expect(result.stdout.contains("outcome foreground {away: 600}"), "\(result)")
         #expect(result.stdout.contains("■ the journey ended at 'resumed' (success)"), "\(result)")
         #expect(result.stdout.contains("the app is not in the background here"), "\(result)")
         let elsewhere = try await runJourney(["play", "examples.unlock"], input: ":foreground\n:quit\n", timeout: 60)

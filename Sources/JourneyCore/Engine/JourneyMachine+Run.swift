@@ -10,6 +10,8 @@ extension JourneyMachine {
         var stepsTaken = 0
         /// Whether the current step visit has charged its attempt limit.
         var attemptCharged = false
+        /// When the current step was entered, on the device's clock.
+        var stepEnteredAt = 0
         /// Where handlers draw random bytes from; the machine itself draws none. Kept here so
         /// that a fork draws from its own copy of a seeded stream.
         var random: RandomSource

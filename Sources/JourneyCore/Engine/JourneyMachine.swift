@@ -157,6 +157,8 @@ public struct JourneyMachine: Sendable {
 
     /// The simulated phone: its profile, store and clock.
     public var device: DeviceState { run.device }
+    /// When the current step was entered, on the virtual clock (milliseconds since 1970).
+    public var stepEnteredAt: Int { run.stepEnteredAt }
 
     /// Steps entered since the run started.
     public var stepsTaken: Int { run.stepsTaken }
@@ -246,7 +248,9 @@ public struct JourneyMachine: Sendable {
     /// Puts the machine in the state `action` leads to: at a step, or ended.
     private mutating func settle(_ action: Action) -> Action {
         switch action {
-        case .runStep(let invocation): state = .atStep(invocation)
+        case .runStep(let invocation):
+            state = .atStep(invocation)
+            run.stepEnteredAt = run.device.clock
         case .finished(let result), .failed(let result): state = .ended(result)
         case .proceed: break
         }

@@ -245,6 +245,7 @@ final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContex
 
     var device: DeviceProfile { machine.device.profile }
     var now: Int { machine.device.clock }
+    var stepEnteredAt: Int { machine.stepEnteredAt }
     var wallClock: Int { machine.configuration.wallClock.milliseconds }
 
     /// The machine's stream: a handler's draws move it, and a fork of the machine keeps its own.

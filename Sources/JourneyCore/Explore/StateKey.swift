@@ -51,6 +51,10 @@ struct StateEncoder {
         let timing = JourneyExplorer.timing(of: machine, horizon: horizon)
         writeInt(timing.count)
         for seconds in timing { writeInt(seconds) }
+        // How long the step has waited, for a handler that reads it, as far as it can be told.
+        if machine.currentHandler?.contract.readsTimeAtStep == true {
+            writeInt(min((machine.device.clock - machine.stepEnteredAt) / 1000, horizon))
+        }
         if let monitor {
             writeInt(monitor.count)
             for bit in monitor { bytes.append(bit ? 1 : 0) }

@@ -48,6 +48,10 @@ public struct HandlerContract: Sendable {
     /// handlers are; a handler program is when its project file says so. `journey explore`
     /// judges where a step leads only for a deterministic handler.
     public var deterministic = true
+    /// Whether the handler reads how long its step has waited (``HandlerContext/stepEnteredAt``:
+    /// `app.background`'s time away). `journey explore` then tells apart situations at such a
+    /// step by that time too, as far as the journey's durations can tell it.
+    public var readsTimeAtStep = false
 
     /// A contract; only `id` and `summary` are needed for a handler that takes nothing, asks
     /// nothing and has no outcome of its own (a screen whose actions are its outcomes).
@@ -55,7 +59,7 @@ public struct HandlerContract: Sendable {
         id: String, summary: String, parameters: [ParameterSpec] = [], inputs: [InputSpec] = [],
         outcomes: [OutcomeSpec] = [], actionsAreOutcomes: Bool = false,
         refinedInputs: [Conditional<InputSpec>] = [], refinedOutcomes: [Conditional<OutcomeSpec>]? = nil,
-        releasesKey: Bool = false, verifiedOutcomes: [String] = [],
+        releasesKey: Bool = false, verifiedOutcomes: [String] = [], readsTimeAtStep: Bool = false,
         refine: (@Sendable (StepShape, inout StepContract) -> Void)? = nil
     ) {
         self.id = id
@@ -68,6 +72,7 @@ public struct HandlerContract: Sendable {
         self.refinedOutcomes = refinedOutcomes
         self.releasesKey = releasesKey
         self.verifiedOutcomes = verifiedOutcomes
+        self.readsTimeAtStep = readsTimeAtStep
         self.refine = refine
     }
 

@@ -249,6 +249,11 @@ public protocol HandlerContext: AnyObject {
     var device: DeviceProfile { get }
     /// The virtual clock, in milliseconds since the Unix epoch: the only time a journey sees.
     var now: Int { get }
+    /// When the step the handler runs was entered, on the virtual clock: how long the step has
+    /// waited is `now - stepEnteredAt`. A handler that measures its step's time reads it here
+    /// rather than noting `now` when it starts, because a run taken up again at a waiting step
+    /// (an explorer's or a player's next move) starts the handler again.
+    var stepEnteredAt: Int { get }
     /// Real time, in milliseconds since the Unix epoch: only for checking what a live server
     /// issued in its own time (an id_token's `exp` and `iat`), never for the journey's time,
     /// which is ``now``. The system's clock, or pinned by the run's configuration
@@ -284,6 +289,10 @@ public protocol HandlerContext: AnyObject {
 }
 
 extension HandlerContext {
+    /// A context that runs one handler at a time from the start of its step: the step began
+    /// when the handler did, as far as it can tell.
+    public var stepEnteredAt: Int { now }
+
     /// A context whose screens never change while they show gives the request as it is.
     public func current(_ request: InputRequest) -> InputRequest { request }
 

@@ -21,16 +21,17 @@ public struct BackgroundHandler: StepHandler {
                 summary:
                     "the app is back in the foreground; `outcome.away` is how long it was away, in seconds on the virtual clock",
                 data: [DataSpec(name: "away", type: TypeInfo(.int))])
-        ])
+        ],
+        readsTimeAtStep: true)
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext
     ) async throws -> HandlerResult {
-        let left = context.now
         let values = try await context.input(invocation.request())
         guard values["event"]?.revealed == .string("foreground") else {
             throw HandlerError("step '\(invocation.step)' needs 'event: foreground'")
         }
-        return HandlerResult("foreground", data: ["away": .int((context.now - left) / 1000)])
+        // The app went to the background when the step was entered.
+        return HandlerResult("foreground", data: ["away": .int((context.now - context.stepEnteredAt) / 1000)])
     }
 }

@@ -155,6 +155,16 @@ extension ExplorerTests {
         #expect(quiet.violations.isEmpty, "\(quiet.violations)")
     }
 
+    @Test("time away at a step that waits in the background is told apart: coming back after five minutes locks")
+    func timeAtStep() async throws {
+        let result = try await Self.explore(
+            "Tests/Fixtures/explore/away.journey.yaml", id: "t.away", bounds: .init(clockJumps: [300_000]))
+        let violation = try #require(result.violations.first, "\(result.states)")
+        #expect(violation.id == "invariant.never-locked")
+        // The handler starts again at every move; the step's own entry time says how long it waited.
+        #expect(violation.path.map(\.description) == ["clock +5m", "away: foreground"], "\(violation.path)")
+    }
+
     @Test("a PIN that reads as a number the transcript shows (a clock jump of 2 580 ms) is not a leak")
     func secretLikeANumber() async throws {
         // The explorer's PIN is 2580, and the screen waits 2580 ms: the jump's record says 2580.
