@@ -243,51 +243,16 @@ struct ExploreCommand: AsyncParsableCommand {
         if results.contains(where: { !Self.reported($0.0, $0.1).isEmpty }) { throw ExitCode(ExitStatus.failed) }
     }
 
-    /// An explorer that starts where `scenario` starts: its device with its PINs sealed (with a
-    /// seeded stream, so every run seals them alike), its params, the texts it types, and its
-    /// network stubs, answering in turn along each path. A scenario that needs a live service is
-    /// not explored; with `live` (a person playing it, one path), it plays against that service
-    /// as `journey test` does.
+    /// An explorer that starts where `scenario` starts (``ScenarioRunner/explorer(from:in:bounds:jobs:live:)``),
+    /// with the project's defaults; a scenario that cannot be set up is a usage error.
     static func explorer(
         from scenario: CompiledScenario, _ library: CompiledLibrary, _ context: ProjectContext,
         _ bounds: JourneyExplorer.Bounds, jobs: Int = 1, live: Bool = false
     ) throws -> JourneyExplorer {
-        guard scenario.needs.isEmpty || live else {
-            throw CLIError(
-                "\(scenario.file) needs \(scenario.needs.joined(separator: ", ")): journey explore plays against a scenario's stubs, never a live service"
-            )
-        }
-        let player = context.toolkit.player(
-            JourneyMachine.Configuration(random: .seeded(0)), defaults: context.scenarioDefaults)
-        let prepared: PreparedRun
-        do { prepared = try player.prepare(scenario) } catch { throw CLIError(error.message) }
-        var network: (@Sendable ([Int]) -> any NetworkTransport)?
-        if live || !scenario.network.isEmpty {
-            network = { prepared.makeNetwork(answered: $0) }
-        }
-        // The PINs the scenario sets and types: the right PIN for the seal it made is one of them.
-        var pins = scenario.pins.values.compactMap { pin -> String? in
-            if case .string(let digits) = pin.revealed { return digits }
-            return nil
-        }
-        // And every text it types, by input name: a field's accepted value, a vault's password.
-        var typed: [String: [String]] = [:]
-        for session in scenario.sessions {
-            for entry in session.script {
-                guard case .input(_, let values) = entry.kind else { continue }
-                for (name, value) in values.sorted(by: { $0.key < $1.key }) {
-                    guard case .string(let text) = value.revealed else { continue }
-                    if name == "pin" { pins.append(text) }
-                    if !(typed[name] ?? []).contains(text) { typed[name, default: []].append(text) }
-                }
-            }
-        }
-        var seen = Set<String>()
-        return JourneyExplorer(
-            library: library, device: prepared.device, bounds: bounds, params: scenario.params, network: network,
-            hints: ExplorationHints(
-                pins: pins.sorted().filter { seen.insert($0).inserted }, typed: typed.mapValues { $0.sorted() }),
-            jobs: jobs)
+        do {
+            return try context.toolkit.player(defaults: context.scenarioDefaults).explorer(
+                from: scenario, in: library, bounds: bounds, jobs: jobs, live: live)
+        } catch { throw CLIError(error.message) }
     }
 
     /// The violations a journey does not declare as exceptions.

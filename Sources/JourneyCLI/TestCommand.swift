@@ -180,9 +180,13 @@ struct TestCommand: AsyncParsableCommand {
                 roots.contains { journey.file == $0 || journey.file.hasPrefix($0 + "/") }
                     && (!filtered || chosen.contains(journey.id.value))
             }.compactMap { library[$0.id.value] }
-            let starts = try ExplorationStarts(
-                journeys: journeys, scenarios: selected, library: library, context: context,
-                bounds: JourneyExplorer.Bounds())
+            let starts: ExplorationStarts
+            do {
+                starts = try ExplorationStarts(
+                    journeys: journeys, scenarios: selected, library: library,
+                    player: context.toolkit.player(defaults: context.scenarioDefaults), bounds: JourneyExplorer.Bounds()
+                )
+            } catch { throw CLIError(error.message) }
             let files = Dictionary(project.journeys.map { ($0.id.value, $0.file) }, uniquingKeysWith: { a, _ in a })
             for outcome in await Self.explore(starts, files: files, console: console, progress: console.isInteractive) {
                 console.out(render(outcome, console: console))

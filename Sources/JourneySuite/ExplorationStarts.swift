@@ -1,23 +1,21 @@
-import Foundation
 import JourneyCore
-import JourneySuite
 
 /// Where `journey test --explore` explores each journey from: the default device, when the
 /// journey can start with no params given, and where each of its scenarios starts (its device,
 /// params, network stubs and typed values), scenarios that start alike explored once.
-struct ExplorationStarts {
-    struct Start {
-        var journey: CompiledJourney
-        var explorer: JourneyExplorer
+public struct ExplorationStarts: Sendable {
+    public struct Start: Sendable {
+        public var journey: CompiledJourney
+        public var explorer: JourneyExplorer
         /// The scenario it starts from (the first of those that start alike); nil: the default device.
-        var scenario: CompiledScenario?
+        public var scenario: CompiledScenario?
         /// The other scenarios that start where `scenario` does.
-        var alike: [String] = []
+        public var alike: [String] = []
     }
 
-    var starts: [Start] = []
+    public var starts: [Start] = []
     /// Journeys not explored from the default device: the params they need.
-    var unexplored: [(id: String, needs: String)] = []
+    public var unexplored: [(id: String, needs: String)] = []
 
     /// What makes two starts one: the journey, the device, the params, the stubs (where they
     /// are written aside) and the values handlers may use.
@@ -29,10 +27,12 @@ struct ExplorationStarts {
         var hints: ExplorationHints
     }
 
-    init(
-        journeys: [CompiledJourney], scenarios: [CompiledScenario], library: CompiledLibrary, context: ProjectContext,
+    /// The starts of `journeys` and of `scenarios` (those that need no live service), scenarios
+    /// set up by `player`.
+    public init(
+        journeys: [CompiledJourney], scenarios: [CompiledScenario], library: CompiledLibrary, player: ScenarioRunner,
         bounds: JourneyExplorer.Bounds
-    ) throws {
+    ) throws(ScenarioRunner.SetupError) {
         let defaultExplorer = JourneyExplorer(library: library, device: JourneyExplorer.defaultDevice, bounds: bounds)
         for journey in journeys.sorted(by: { $0.id < $1.id }) {
             let needed = journey.source.params.filter { $0.defaultValue == nil }.map(\.name.value)
@@ -49,7 +49,7 @@ struct ExplorationStarts {
         var seen: [Fingerprint: Int] = [:]
         for scenario in scenarios.sorted(by: { ($0.journey.id, $0.id, $0.file) < ($1.journey.id, $1.id, $1.file) })
         where scenario.needs.isEmpty {
-            let explorer = try ExploreCommand.explorer(from: scenario, library, context, bounds)
+            let explorer = try player.explorer(from: scenario, in: library, bounds: bounds)
             let stubs = scenario.network.map { stub in
                 var stub = stub
                 stub.location = SourceLocation(file: "", line: 0, column: 0)

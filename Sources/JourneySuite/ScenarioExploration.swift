@@ -1,0 +1,50 @@
+import JourneyCore
+
+extension ScenarioRunner {
+    /// An explorer that starts where `scenario` starts: its device with its PINs sealed (with a
+    /// seeded stream, so every run seals them alike), its params, the texts it types, and its
+    /// network stubs, answering in turn along each path. A scenario that needs a live service is
+    /// not explored; with `live` (a person playing it, one path), it plays against that service
+    /// as `journey test` does, on the real network where it has no stubs.
+    public func explorer(
+        from scenario: CompiledScenario, in library: CompiledLibrary, bounds: JourneyExplorer.Bounds, jobs: Int = 1,
+        live: Bool = false
+    ) throws(SetupError) -> JourneyExplorer {
+        guard scenario.needs.isEmpty || live else {
+            throw SetupError(
+                message:
+                    "\(scenario.file) needs \(scenario.needs.joined(separator: ", ")): journey explore plays against a scenario's stubs, never a live service"
+            )
+        }
+        var seeded = self
+        seeded.configuration.random = .seeded(0)
+        let prepared = try seeded.prepare(scenario)
+        var network: (@Sendable ([Int]) -> any NetworkTransport)?
+        if live || !scenario.network.isEmpty {
+            network = { prepared.makeNetwork(answered: $0) }
+        }
+        // The PINs the scenario sets and types: the right PIN for the seal it made is one of them.
+        var pins = scenario.pins.values.compactMap { pin -> String? in
+            if case .string(let digits) = pin.revealed { return digits }
+            return nil
+        }
+        // And every text it types, by input name: a field's accepted value, a vault's password.
+        var typed: [String: [String]] = [:]
+        for session in scenario.sessions {
+            for entry in session.script {
+                guard case .input(_, let values) = entry.kind else { continue }
+                for (name, value) in values.sorted(by: { $0.key < $1.key }) {
+                    guard case .string(let text) = value.revealed else { continue }
+                    if name == "pin" { pins.append(text) }
+                    if !(typed[name] ?? []).contains(text) { typed[name, default: []].append(text) }
+                }
+            }
+        }
+        var seen = Set<String>()
+        return JourneyExplorer(
+            library: library, device: prepared.device, bounds: bounds, params: scenario.params, network: network,
+            hints: ExplorationHints(
+                pins: pins.sorted().filter { seen.insert($0).inserted }, typed: typed.mapValues { $0.sorted() }),
+            jobs: jobs)
+    }
+}
