@@ -14,6 +14,21 @@ struct PlayTerminalTests {
         try await withProcessSlot { try await playUnderTmuxHoldingASlot() }
     }
 
+    @Test("NO_COLOR on a terminal: no colour")
+    func noColor() async throws {
+        try await withProcessSlot {
+            let journey = try #require(Paths.journeyBinary).path
+            let tmux = try await Tmux.start(
+                in: Paths.root, command: "NO_COLOR=1 TERM=xterm-256color \(journey) play examples.unlock")
+            defer { tmux.stop() }
+            try await tmux.waitFor("── examples.unlock › choosePin ──", after: 0)
+            let painted = try await tmux.capture(escapes: true)
+            #expect(!painted.contains("\u{1B}["), "\(painted)")
+            try await tmux.type(":quit")
+            try await tmux.waitFor("[play exited 0]", after: 0)
+        }
+    }
+
     func playUnderTmuxHoldingASlot() async throws {
         try await withTemporaryDirectory { folder in
             try copyShippedJourneys(into: folder)
