@@ -229,6 +229,8 @@ final class PlaySession {
     /// The moves between the positions, each with whether it typed into a secret input.
     private var moves: [(move: JourneyExplorer.Move, secret: Bool)] = []
     private let renderer = TranscriptTextRenderer()
+    /// The files saved so far: `--save` is not written again at the end when `:save` wrote it.
+    private var saved: Set<String> = []
 
     init(played: PlayedJourney, console: Console, context: ProjectContext, startText: String?, save: String?) {
         self.played = played
@@ -268,7 +270,7 @@ final class PlaySession {
             guard let line = input.line(prompt: paint("› ", .bold)) else { break }
             if try await !handle(line) { break }
         }
-        if let save { try await write(to: save) }
+        if let save, !saved.contains(save) { try await write(to: save) }
     }
 
     // MARK: Showing
@@ -585,6 +587,7 @@ final class PlaySession {
             throw CLIError("cannot write \(path): \(error.localizedDescription)")
         }
         console.out("saved \(path)\n")
+        saved.insert(path)
         let test = try TestCommand.parse([path, "--update"])
         do {
             try await test.run()
@@ -652,15 +655,25 @@ final class PlayInput {
             return line
         }
         guard hidden else { return readLine(strippingNewline: true) }
-        var original = termios()
-        tcgetattr(STDIN_FILENO, &original)
-        var silent = original
+        tcgetattr(STDIN_FILENO, &echoing)
+        var silent = echoing
         silent.c_lflag &= ~tcflag_t(ECHO)
         tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
+        // Ctrl-C at a hidden prompt ends play as anywhere, with the terminal echoing again.
+        let interrupt = signal(SIGINT) { received in
+            tcsetattr(STDIN_FILENO, TCSAFLUSH, &echoing)
+            signal(received, SIG_DFL)
+            raise(received)
+        }
         defer {
-            tcsetattr(STDIN_FILENO, TCSAFLUSH, &original)
+            tcsetattr(STDIN_FILENO, TCSAFLUSH, &echoing)
+            signal(SIGINT, interrupt)
             StandardStreams.shared.write("\n", to: .output)
         }
         return readLine(strippingNewline: true)
     }
 }
+
+/// The terminal's settings before a hidden prompt turned its echo off: put back after it,
+/// also by a Ctrl-C that ends play during it.
+nonisolated(unsafe) private var echoing = termios()

@@ -14,7 +14,7 @@ struct PlayTerminalTests {
         try await withProcessSlot { try await playUnderTmuxHoldingASlot() }
     }
 
-    @Test("NO_COLOR on a terminal: no colour")
+    @Test("NO_COLOR on a terminal: no colour; Ctrl-C at a hidden prompt leaves the terminal echoing")
     func noColor() async throws {
         try await withProcessSlot {
             let journey = try #require(Paths.journeyBinary).path
@@ -24,8 +24,14 @@ struct PlayTerminalTests {
             try await tmux.waitFor("── examples.unlock › choosePin ──", after: 0)
             let painted = try await tmux.capture(escapes: true)
             #expect(!painted.contains("\u{1B}["), "\(painted)")
-            try await tmux.type(":quit")
-            try await tmux.waitFor("[play exited 0]", after: 0)
+            // Ctrl-C at a hidden prompt ends play, and leaves the terminal echoing.
+            try await tmux.type("")
+            try await tmux.waitFor("pin (hidden):", after: 0)
+            try await tmux.run(["send-keys", "-t", "play", "C-c"])
+            try await tmux.waitFor("[play exited 130]", after: 0)
+            try await tmux.waitFor("echo", after: 0)
+            let lines = try await tmux.capture().split(separator: "\n").map(String.init)
+            #expect(lines.contains("echo") && !lines.contains("-echo"), "\(lines)")
         }
     }
 
@@ -83,7 +89,9 @@ struct Tmux: Sendable {
     /// shows `[play exited STATUS]`.
     static func start(in folder: URL, command: String) async throws -> Tmux {
         let tmux = Tmux(socket: "journeykit-\(UUID().uuidString)")
-        let shell = "cd '\(folder.path)' && \(command); echo \"[play exited $?]\"; sleep 600"
+        // After the command: how it exited, and whether the terminal echoes again.
+        let shell =
+            "cd '\(folder.path)' && \(command); echo \"[play exited $?]\"; stty -a | tr ' ;' '\\n\\n' | grep -x -e echo -e -echo; sleep 600"
         // The server tmux starts lives on after this command: it must not keep the descriptors
         // the test process watches its children through, or the command never seems to end.
         let closing =
