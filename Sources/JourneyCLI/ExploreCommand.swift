@@ -447,10 +447,7 @@ extension Counterexample {
         let pipeline = Pipeline(handlers: context.toolkit.handlers, yaml: SafeYAML(limits: Workspace.limits))
         var diagnostics = DiagnosticList()
         let file = SourceFile(path: "counterexample.scenario.yaml", data: Data(scenario.utf8))
-        guard let root = pipeline.parse(file, into: &diagnostics),
-            let loaded = pipeline.loadScenario(root, path: file.path, into: &diagnostics),
-            let compiled = pipeline.check(loaded, in: library, into: &diagnostics), !diagnostics.hasErrors
-        else { return nil }
+        guard let compiled = pipeline.scenario(file, in: library, into: &diagnostics) else { return nil }
         var text = ""
         let writer = TranscriptWriter(format: .text) { text += $0 }
         let report = await context.toolkit.player(defaults: context.scenarioDefaults).run(

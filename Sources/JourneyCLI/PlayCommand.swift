@@ -119,7 +119,10 @@ struct PlayCommand: AsyncParsableCommand {
         } else {
             compiled = try Self.resolve(journey ?? "", in: project, library: library)
             if !device.isEmpty {
-                let text = try Self.deviceScenario(device, journey: compiled)
+                let text: String
+                do { text = try PlayedScenario.device(device, journey: compiled) } catch {
+                    throw ValidationError(error.message)
+                }
                 let scenario = try Self.compile(text, in: library, context, console: console)
                 explorer = try ExploreCommand.explorer(from: scenario, library, context, bounds)
                 startText = text
@@ -144,42 +147,6 @@ struct PlayCommand: AsyncParsableCommand {
         try console.requireOutputWritten()
     }
 
-    /// A scenario of `journey` whose device is the `--device` settings, for the scenario
-    /// loader to check and set up as it sets up any scenario's device.
-    static func deviceScenario(_ settings: [String], journey: CompiledJourney) throws -> String {
-        var device: [String] = []
-        var pins: [String] = []
-        var store: [String] = []
-        for setting in settings {
-            guard let equals = setting.firstIndex(of: "="), equals != setting.startIndex else {
-                throw ValidationError("--device takes key=value, found '\(setting)'")
-            }
-            let key = String(setting[..<equals])
-            let value = String(setting[setting.index(after: equals)...])
-            guard !value.contains("\n"), key.allSatisfy({ $0.isLetter || $0.isNumber || "._-".contains($0) }) else {
-                throw ValidationError("--device takes key=value on one line, found '\(setting)'")
-            }
-            if key.hasPrefix("pins.") {
-                pins.append("\(key.dropFirst(5)): \(Counterexample.quoted(value))")
-            } else if key.hasPrefix("store.") {
-                store.append("\(key.dropFirst(6)): \(value)")
-            } else {
-                device.append("  \(key): \(value)")
-            }
-        }
-        if !pins.isEmpty { device.append("  pins: { \(pins.joined(separator: ", ")) }") }
-        if !store.isEmpty { device.append("  store: { \(store.joined(separator: ", ")) }") }
-        return """
-            scenario: played
-            journey: \(journey.id)
-            device:
-            \(device.joined(separator: "\n"))
-            script: []
-            expect: { at: \(journey.source.start.value) }
-
-            """
-    }
-
     /// `text` checked as a scenario against the library; its problems printed, exit 2.
     static func compile(
         _ text: String, in library: CompiledLibrary, _ context: ProjectContext, console: Console
@@ -187,12 +154,7 @@ struct PlayCommand: AsyncParsableCommand {
         let pipeline = Pipeline(handlers: context.toolkit.handlers, yaml: SafeYAML(limits: Workspace.limits))
         var diagnostics = DiagnosticList()
         let file = SourceFile(path: "--device", data: Data(text.utf8))
-        if let root = pipeline.parse(file, into: &diagnostics),
-            let loaded = pipeline.loadScenario(root, path: file.path, into: &diagnostics),
-            let compiled = pipeline.check(loaded, in: library, into: &diagnostics), !diagnostics.hasErrors
-        {
-            return compiled
-        }
+        if let compiled = pipeline.scenario(file, in: library, into: &diagnostics) { return compiled }
         console.print(diagnostics)
         throw ExitCode(ExitStatus.invalid)
     }
@@ -554,7 +516,7 @@ final class PlaySession {
             return
         }
         let name = String(URL(fileURLWithPath: path).lastPathComponent.dropLast(".scenario.yaml".count))
-        guard Self.isID(name) else {
+        guard JourneyLoader.isIdentifier(name) else {
             console.out(
                 "'\(PrintableText.escaped(name))' cannot be a scenario's id: use letters, digits, '-' and '_'\n")
             return
@@ -578,7 +540,9 @@ final class PlaySession {
                 return
             }
         }
-        let text = scenario(id: name)
+        let text = PlayedScenario.text(
+            id: name, journey: played.journey, moves: moves.map(\.move), startingFrom: startText,
+            end: here.result?.end, waitingAt: here.step)
         do {
             let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -593,43 +557,6 @@ final class PlaySession {
             try await test.run()
         } catch let exit as ExitCode where exit == .success {}
         console.out("next: journey test \(path)\n")
-    }
-
-    /// What was played, as a scenario named `id`.
-    func scenario(id: String) -> String {
-        let journey = played.journey
-        var lines = [
-            "# yaml-language-server: $schema=https://journeykit.dev/schemas/scenario.schema.json",
-            "# Played with journey play.",
-            "scenario: \(id)",
-            "journey: \(journey.id)",
-            "title: \(Counterexample.quoted("\(id), played with journey play"))",
-        ]
-        if let startText {
-            lines += Counterexample.startingBlocks(startText)
-        } else {
-            lines.append("device: { biometry: faceID, enrolled: true, kdfRounds: 1 }")
-        }
-        lines += Counterexample.script(moves.map(\.move))
-        var lastStep: String?
-        for case .input(let step, _, _) in moves.map(\.move) { lastStep = step }
-        lines.append("expect:")
-        if let end = here.result?.end {
-            lines.append("  end: \(end)")
-        } else {
-            lines.append("  at: \(here.step ?? lastStep ?? journey.source.start.value)")
-        }
-        return lines.joined(separator: "\n") + "\n"
-    }
-
-    static func isID(_ name: String) -> Bool {
-        guard let first = name.unicodeScalars.first, CharacterSet.letters.contains(first) || first == "_" else {
-            return false
-        }
-        return name.count <= 64
-            && name.unicodeScalars.allSatisfy {
-                ($0.isASCII && CharacterSet.alphanumerics.contains($0)) || $0 == "-" || $0 == "_"
-            }
     }
 }
 

@@ -11,7 +11,6 @@ public enum Counterexample {
         _ violation: JourneyExplorer.Violation, of result: JourneyExplorer.Result, journey: CompiledJourney,
         startingFrom start: String? = nil
     ) -> String {
-        let kept = start.map(startingBlocks) ?? []
         var lines = [
             "# yaml-language-server: $schema=https://journeykit.dev/schemas/scenario.schema.json",
             "# Written by journey explore: the shortest path that breaks \(violation.id)"
@@ -22,8 +21,7 @@ public enum Counterexample {
             "title: \(quoted(violation.rule))",
             "tags: [explore]",
         ]
-        if start == nil { lines.append("device: { biometry: faceID, enrolled: true, kdfRounds: 1 }") }
-        lines += kept
+        lines += starting(start)
         lines += script(violation.path)
         var stopsAt: String?
         for case .input(let step, _, _) in violation.path { stopsAt = step }
@@ -33,6 +31,13 @@ public enum Counterexample {
             lines.append("  \(expected.variable.scope.rawValue): { \(expected.variable.name): \(expected.value) }")
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Where a scenario written from explored or played moves starts: as the scenario `start`
+    /// (its text) starts (``startingBlocks(_:)``), or on the device `journey explore` uses
+    /// (``JourneyExplorer/defaultDevice``).
+    public static func starting(_ start: String?) -> [String] {
+        start.map(startingBlocks) ?? ["device: { biometry: faceID, enrolled: true, kdfRounds: 1 }"]
     }
 
     /// The `script:` entry of a scenario that plays `moves`: each input as `- at: STEP` with

@@ -96,10 +96,10 @@ extension JourneyExplorer {
                 var shown: [Int] = []
                 for index in distinct {
                     var text = secrets[index].text
-                    if text.withUTF8({ Self.occurs($0, in: line, inStrings: true) }) { shown.append(index) }
+                    if text.withUTF8({ Self.occurs($0, in: line) }) { shown.append(index) }
                 }
                 for (text, index) in escaped where !shown.contains(index) {
-                    if text.withUnsafeBufferPointer({ Self.occurs($0, in: line, inStrings: true) }) {
+                    if text.withUnsafeBufferPointer({ Self.occurs($0, in: line) }) {
                         shown.append(index)
                     }
                 }
@@ -112,13 +112,12 @@ extension JourneyExplorer {
             return nil
         }
 
-        /// Whether `needle` occurs in `haystack` as a whole: no letter or digit adjoins it, so
-        /// that a PIN is not found inside a longer number, nor a word inside a longer word. With
-        /// `inStrings`, `haystack` is a line of JSON and only its strings count: its numbers are
-        /// the run's clock, durations, counts and statuses, and a PIN that reads as one of them
-        /// (a jump of 2 580 ms) is not that PIN shown.
-        static func occurs(_ needle: UnsafeBufferPointer<UInt8>, in haystack: [UInt8], inStrings: Bool = false) -> Bool
-        {
+        /// Whether `needle` occurs in `json` (a line of JSON) as a whole, in one of its strings:
+        /// no letter or digit adjoins it, so that a PIN is not found inside a longer number, nor a
+        /// word inside a longer word; and the line's numbers (the run's clock, durations, counts,
+        /// statuses) are not searched, so a PIN that reads as one of them (a jump of 2 580 ms) is
+        /// not that PIN shown.
+        static func occurs(_ needle: UnsafeBufferPointer<UInt8>, in haystack: [UInt8]) -> Bool {
             guard let first = needle.first, haystack.count >= needle.count else { return false }
             func isWordByte(_ byte: UInt8) -> Bool {
                 (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte)
@@ -136,7 +135,7 @@ extension JourneyExplorer {
                         while matched < needle.count && hay[start + matched] == needle[matched] { matched += 1 }
                         if matched == needle.count && !(wordStart && isWord(start - 1))
                             && !(wordEnd && isWord(start + needle.count))
-                            && (!inStrings || JourneyExplorer.isInString(hay, at: start))
+                            && Self.isInString(hay, at: start)
                         {
                             return true
                         }
@@ -146,27 +145,21 @@ extension JourneyExplorer {
                 return false
             }
         }
-    }
 
-    /// Whether the byte at `position` of a line of JSON lies inside one of its strings (keys
-    /// included): after an odd number of quotes that no backslash escapes.
-    static func isInString(_ json: UnsafeBufferPointer<UInt8>, at position: Int) -> Bool {
-        var inside = false
-        var index = 0
-        while index < position {
-            switch json[index] {
-            case 0x5C where inside: index += 1  // the escaped byte is never a quote that counts
-            case 0x22: inside.toggle()
-            default: break
+        /// Whether the byte at `position` of a line of JSON lies inside one of its strings (keys
+        /// included): after an odd number of quotes that no backslash escapes.
+        static func isInString(_ json: UnsafeBufferPointer<UInt8>, at position: Int) -> Bool {
+            var inside = false
+            var index = 0
+            while index < position {
+                switch json[index] {
+                case 0x5C where inside: index += 1  // the escaped byte is never a quote that counts
+                case 0x22: inside.toggle()
+                default: break
+                }
+                index += 1
             }
-            index += 1
+            return inside
         }
-        return inside
-    }
-
-    /// Whether `secret` occurs in `text` as a whole (``SecretSearch/occurs(_:in:)``).
-    static func occurs(_ secret: String, in text: String) -> Bool {
-        var secret = secret
-        return secret.withUTF8 { SecretSearch.occurs($0, in: Array(text.utf8)) }
     }
 }

@@ -67,4 +67,16 @@ public struct Pipeline: Sendable {
     ) -> CompiledScenario? {
         ScenarioChecker().check(scenario, in: library, into: &diagnostics)
     }
+
+    /// parse, load and check: a scenario file's bytes → ready to run against the library; nil
+    /// when it has errors (a scenario written rather than read: a counterexample, a play's start).
+    public func scenario(
+        _ file: SourceFile, in library: CompiledLibrary, into diagnostics: inout DiagnosticList
+    ) -> CompiledScenario? {
+        guard let root = parse(file, into: &diagnostics),
+            let loaded = loadScenario(root, path: file.path, into: &diagnostics),
+            let compiled = check(loaded, in: library, into: &diagnostics), !diagnostics.hasErrors
+        else { return nil }
+        return compiled
+    }
 }

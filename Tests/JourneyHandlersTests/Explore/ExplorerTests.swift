@@ -210,13 +210,13 @@ extension ExplorerTests {
         // The same PIN in a string is found, and only there.
         let line = Array(#"{"event":"clock.advance","ms":2580,"note":"pin 2580"}"#.utf8)
         let pin = Array("2580".utf8)
-        #expect(pin.withUnsafeBufferPointer { JourneyExplorer.SecretSearch.occurs($0, in: line, inStrings: true) })
+        #expect(pin.withUnsafeBufferPointer { JourneyExplorer.SecretSearch.occurs($0, in: line) })
         let numberOnly = Array(#"{"event":"clock.advance","ms":2580,"note":"a \"2580"}"#.utf8)
         #expect(
-            pin.withUnsafeBufferPointer { JourneyExplorer.SecretSearch.occurs($0, in: numberOnly, inStrings: true) })
+            pin.withUnsafeBufferPointer { JourneyExplorer.SecretSearch.occurs($0, in: numberOnly) })
         let escapedQuote = Array(#"{"note":"say \"hi\"","ms":2580}"#.utf8)
         #expect(
-            !pin.withUnsafeBufferPointer { JourneyExplorer.SecretSearch.occurs($0, in: escapedQuote, inStrings: true) })
+            !pin.withUnsafeBufferPointer { JourneyExplorer.SecretSearch.occurs($0, in: escapedQuote) })
     }
 }
 
