@@ -410,7 +410,7 @@ struct NewScenarioCommand: AsyncParsableCommand {
                 "  enrolled: true",
             ]
             if !pins.isEmpty {
-                let sealed = pins.sorted { $0.key < $1.key }.map { "\($0.key): \"\($0.value)\"" }
+                let sealed = pins.sorted { $0.key < $1.key }.map { "\($0.key): \(Counterexample.quoted($0.value))" }
                 device.append(
                     "  pins: { \(sealed.joined(separator: ", ")) }   # sealed on the device before the run, as pin.save seals a PIN"
                 )

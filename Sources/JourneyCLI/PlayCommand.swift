@@ -33,6 +33,7 @@ struct PlayCommand: AsyncParsableCommand {
               :hint             the inputs `journey explore` would try here
               :save FILE        save what was played as a scenario, and record its golden
               :quit             stop (saving to --save first, when given)
+              :help             this list
 
             A step that takes several inputs takes them as name=value words on one line \
             (pin=2580 action=submit), or one at a time after an empty line. Without a \
@@ -80,11 +81,17 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Save what was played to this scenario file when the play ends.", valueName: "file"))
     var save: String?
 
-    func run() async throws {
-        let console = Console()
+    func validate() throws {
         guard journey != nil || from != nil else {
             throw ValidationError("name the journey to play, or give --from SCENARIO")
         }
+        if from != nil, !device.isEmpty {
+            throw ValidationError("--device sets up a device; --from takes the scenario's: give one of them")
+        }
+    }
+
+    func run() async throws {
+        let console = Console()
         let context = try ProjectContext.load(console: console)
         // A journey or a scenario named by its file is loaded with what it calls, not the
         // whole project.
@@ -112,8 +119,6 @@ struct PlayCommand: AsyncParsableCommand {
                 throw CLIError("\(from) needs \(missing), which does not answer: start it first")
             }
             explorer = try ExploreCommand.explorer(from: scenario, library, context, bounds, live: true)
-            // Tokens a live provider issues are checked against the real time, as journey test does.
-            if !scenario.needs.isEmpty { explorer.wallClock = .system }
             compiled = scenario.journey
             start = scenario
         } else {
@@ -127,9 +132,6 @@ struct PlayCommand: AsyncParsableCommand {
                 explorer = try ExploreCommand.explorer(from: scenario, library, context, bounds)
                 startText = text
             }
-        }
-        if from != nil, !device.isEmpty {
-            throw ValidationError("--device sets up a device; --from takes the scenario's: give one of them")
         }
         if let journey, from != nil, !journey.hasSuffix(".yaml"), journey != compiled.id {
             throw CLIError("\(from ?? "") plays journey '\(compiled.id)', not '\(journey)'")
@@ -232,7 +234,7 @@ final class PlaySession {
             guard let line = input.line(prompt: paint("› ", .bold)) else { break }
             if try await !handle(line) { break }
         }
-        if let save, !saved.contains(save) { try await write(to: save) }
+        if let save, !saved.contains(save) { await write(to: save) }
     }
 
     // MARK: Showing
@@ -323,12 +325,15 @@ final class PlaySession {
                 }
                 await playIfWaiting(.clock(milliseconds: ms))
             case "foreground":
-                // The app is in the background at a step of the journey's own (app.background).
-                guard let request = here.request, request.inputs.contains(where: { $0.name == "event" }) else {
+                // The input class a step in the background (app.background) takes to come back.
+                let back = played.suggestions(at: here).first { move in
+                    if case .input(_, "foreground", _) = move { true } else { false }
+                }
+                guard let back else {
                     console.out("the app is not in the background here: a journey sends it there with app.background\n")
                     return true
                 }
-                await play(.input(step: request.step, label: "foreground", values: ["event": .string("foreground")]))
+                await play(back)
             case "store": showStore()
             case "hint": showHints()
             case "save":
@@ -336,7 +341,7 @@ final class PlaySession {
                     console.out("give the file: :save journeys/…/scenarios/NAME.scenario.yaml\n")
                     return true
                 }
-                try await write(to: path)
+                await write(to: path)
             default: console.out("unknown command '\(PrintableText.escaped(line))': :help lists them\n")
             }
             return true
@@ -442,18 +447,16 @@ final class PlaySession {
 
     /// `text` as a value of the input's type; nil (having said why) when it is not one.
     func typed(_ text: String, _ spec: InputSpec) -> Value? {
-        switch spec.type.type {
-        case .string, .any: return .string(text)
-        case .int:
-            if let number = Int(text) { return .int(number) }
-        case .bool:
-            if ["true", "yes"].contains(text) { return .bool(true) }
-            if ["false", "no"].contains(text) { return .bool(false) }
-        case .duration:
-            if let ms = JourneyCore.Duration.parse(text) { return .duration(ms) }
-        case .list:
+        // What a terminal's arrow and function keys type: no scenario can hold it.
+        if text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            console.out("\(spec.name): a control character was typed (an arrow key?); type the value again\n")
+            return nil
+        }
+        // As a scenario's script reads a value written plain; a list as its items, by commas.
+        if spec.type.type == .list {
             return .list(text.split(separator: ",").map { .string($0.trimmingCharacters(in: .whitespaces)) })
         }
+        if let value = LiteralParser.value(text, plain: true, as: spec.type.type) { return value }
         // The text of a hidden input is not repeated.
         console.out(
             "\(spec.name) takes a\(spec.type.type == .int ? "n" : "") \(spec.type.type)\(spec.type.secret ? "" : ", not '\(PrintableText.escaped(text))'")\n"
@@ -510,22 +513,28 @@ final class PlaySession {
 
     /// Writes what was played as a scenario to `path`, then records its golden transcript as
     /// `journey test --update` does.
-    func write(to path: String) async throws {
-        guard path.hasSuffix(".scenario.yaml") else {
+    func write(to path: String) async {
+        let name = Path.removingSuffix(Path.lastComponent(path), [".scenario.yaml"])
+        guard name != Path.lastComponent(path) else {
             console.out("a scenario file's name ends in .scenario.yaml: \(PrintableText.escaped(path))\n")
             return
         }
-        let name = String(URL(fileURLWithPath: path).lastPathComponent.dropLast(".scenario.yaml".count))
         guard JourneyLoader.isIdentifier(name) else {
             console.out(
-                "'\(PrintableText.escaped(name))' cannot be a scenario's id: use letters, digits, '-' and '_'\n")
+                "'\(PrintableText.escaped(name))' cannot be a scenario's id: use letters, digits, '_' and '-', starting with a letter, at most 64\n"
+            )
             return
         }
         if here.result != nil && here.result?.end == nil {
             console.out("the run failed, and a scenario expects an end or a step: :undo first\n")
             return
         }
-        if FileManager.default.fileExists(atPath: path) {
+        let text = PlayedScenario.text(
+            id: name, journey: played.journey, moves: moves.map(\.move), startingFrom: startText,
+            end: here.result?.end, waitingAt: here.step)
+        var files = NewFiles()
+        files.add(text, at: path)
+        do { try files.checkTargets(replacing: false) } catch {
             console.out("\(PrintableText.escaped(path)) exists: save to another file\n")
             return
         }
@@ -540,23 +549,40 @@ final class PlaySession {
                 return
             }
         }
-        let text = PlayedScenario.text(
-            id: name, journey: played.journey, moves: moves.map(\.move), startingFrom: startText,
-            end: here.result?.end, waitingAt: here.step)
-        do {
-            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            try AtomicFile.write(text, to: path)
-        } catch {
-            throw CLIError("cannot write \(path): \(error.localizedDescription)")
+        // Checked and played as `journey test --update` plays it, before anything is written:
+        // the scenario and its goldens are written together, or nothing is.
+        var diagnostics = DiagnosticList()
+        let pipeline = Pipeline(handlers: context.toolkit.handlers, yaml: SafeYAML(limits: Workspace.limits))
+        let library = played.explorer.library
+        guard
+            let compiled = pipeline.scenario(
+                SourceFile(path: path, data: Data(text.utf8)), in: library, into: &diagnostics)
+        else {
+            console.print(diagnostics)
+            console.out("not saved: what was played does not check as a scenario\n")
+            return
         }
-        console.out("saved \(path)\n")
-        saved.insert(path)
-        let test = try TestCommand.parse([path, "--update"])
+        let goldens = RecordedGoldens()
+        let outcomes = await SuiteRunner(
+            options: SuiteOptions(update: true), player: context.toolkit.player(defaults: context.scenarioDefaults)
+        ).run([compiled], in: library, goldens: goldens) { _, _ in }
+        guard let recorded = goldens.goldens(of: compiled.file) else {
+            let problems = outcomes.flatMap(\.problems).map(\.message).joined(separator: "; ")
+            console.out("not saved: replayed, the scenario does not pass (\(PrintableText.escaped(problems)))\n")
+            return
+        }
+        let base = Workspace.goldenBase(for: path)
+        files.add(recorded.jsonl, at: base + ".jsonl")
+        files.add(recorded.text, at: base + ".txt")
         do {
-            try await test.run()
-        } catch let exit as ExitCode where exit == .success {}
-        console.out("next: journey test \(path)\n")
+            try FileGoldenStore.requireInsideProject(Path.parent(base))
+            try files.write(replacing: false)
+        } catch {
+            console.out("\((error as? CLIError)?.message ?? "\(error)")\n")
+            return
+        }
+        saved.insert(path)
+        files.report(console, next: ["journey test \(path)"])
     }
 }
 

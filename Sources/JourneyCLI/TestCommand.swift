@@ -88,7 +88,10 @@ struct TestCommand: AsyncParsableCommand {
     @Option(help: "Run one part of the suite, as I/N (1-based), for a CI matrix of N machines.")
     var shard: String?
 
-    @Option(help: "Scenarios to run at the same time (default: the project's jobs, else the number of cores).")
+    @Option(
+        help:
+            "Scenarios to run at the same time, and threads each exploration plays on with --explore (default: the project's jobs, else the number of cores)."
+    )
     var jobs: Int?
 
     @Option(name: .customLong("repeat"), help: "Run each scenario this many times; differing transcripts fail it.")
@@ -184,8 +187,9 @@ struct TestCommand: AsyncParsableCommand {
             do {
                 starts = try ExplorationStarts(
                     journeys: journeys, scenarios: selected, library: library,
-                    player: context.toolkit.player(defaults: context.scenarioDefaults), bounds: JourneyExplorer.Bounds()
-                )
+                    player: context.toolkit.player(defaults: context.scenarioDefaults),
+                    bounds: JourneyExplorer.Bounds(),
+                    jobs: jobs ?? context.settings.jobs ?? ProcessInfo.processInfo.activeProcessorCount)
             } catch { throw CLIError(error.message) }
             let files = Dictionary(project.journeys.map { ($0.id.value, $0.file) }, uniquingKeysWith: { a, _ in a })
             for outcome in await Self.explore(starts, files: files, console: console, progress: console.isInteractive) {

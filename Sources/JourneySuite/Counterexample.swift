@@ -104,7 +104,7 @@ public enum Counterexample {
         }
     }
 
-    public static func quoted(_ text: String) -> String {
-        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
-    }
+    /// `text` as a YAML double-quoted scalar: a JSON string is one, control characters (an
+    /// escape a terminal's arrow keys type) escaped as the safe YAML reader takes them.
+    public static func quoted(_ text: String) -> String { JSONLinesEncoder.quoted(text) }
 }

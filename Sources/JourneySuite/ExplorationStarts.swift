@@ -28,12 +28,13 @@ public struct ExplorationStarts: Sendable {
     }
 
     /// The starts of `journeys` and of `scenarios` (those that need no live service), scenarios
-    /// set up by `player`.
+    /// set up by `player`, each explored on `jobs` threads.
     public init(
         journeys: [CompiledJourney], scenarios: [CompiledScenario], library: CompiledLibrary, player: ScenarioRunner,
-        bounds: JourneyExplorer.Bounds
+        bounds: JourneyExplorer.Bounds, jobs: Int = 1
     ) throws(ScenarioRunner.SetupError) {
-        let defaultExplorer = JourneyExplorer(library: library, device: JourneyExplorer.defaultDevice, bounds: bounds)
+        let defaultExplorer = JourneyExplorer(
+            library: library, device: JourneyExplorer.defaultDevice, bounds: bounds, jobs: jobs)
         for journey in journeys.sorted(by: { $0.id < $1.id }) {
             let needed = journey.source.params.filter { $0.defaultValue == nil }.map(\.name.value)
             if needed.isEmpty {
@@ -49,7 +50,7 @@ public struct ExplorationStarts: Sendable {
         var seen: [Fingerprint: Int] = [:]
         for scenario in scenarios.sorted(by: { ($0.journey.id, $0.id, $0.file) < ($1.journey.id, $1.id, $1.file) })
         where scenario.needs.isEmpty {
-            let explorer = try player.explorer(from: scenario, in: library, bounds: bounds)
+            let explorer = try player.explorer(from: scenario, in: library, bounds: bounds, jobs: jobs)
             let stubs = scenario.network.map { stub in
                 var stub = stub
                 stub.location = SourceLocation(file: "", line: 0, column: 0)

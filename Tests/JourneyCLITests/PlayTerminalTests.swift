@@ -62,7 +62,7 @@ struct PlayTerminalTests {
             }
             let screen = try await tmux.capture()
             #expect(!screen.contains("2580") && !screen.contains("1397"), "a PIN shows:\n\(screen)")
-            #expect(screen.contains("saved \(saved)"), "\(screen)")
+            #expect(screen.contains("wrote \(saved)"), "\(screen)")
             // Colour on a terminal: the screen's heading is bold.
             let painted = try await tmux.capture(escapes: true)
             let heading = painted.split(separator: "\n").first { $0.contains("── examples.pin-model › create ──") }

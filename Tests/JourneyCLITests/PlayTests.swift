@@ -28,7 +28,9 @@ struct PlayTests {
                 "── examples.pin-model › create ──", "Choose a PIN", "1. allow \"Allow\"",
                 "attempts left (pinEntry): 3",
                 "attempt pinEntry charged 1/3", "↶ back one move", "⏱ +5m", "■ the journey ended at 'done' (success)",
-                "stored.failures = 0", "stored.pin = •••", "saved \(saved)", "1 passed, 0 failed",
+                "stored.failures = 0", "stored.pin = •••", "wrote \(saved)",
+                "wrote journeys/examples/transcripts/played.txt",
+                "next: journey test \(saved)",
             ] {
                 #expect(out.contains(shown), "\(shown) not in:\n\(out)")
             }
@@ -98,7 +100,8 @@ struct PlayTests {
             result.stdout.contains("played the script of journeys/examples/scenarios/one-wrong-then-right"), "\(result)"
         )
         // Undo goes back into the script: the PIN screen, with one wrong PIN counted.
-        #expect(result.stdout.contains("↶ back one move"), "\(result)")
+        let undone = try #require(result.stdout.components(separatedBy: "↶ back one move").last, "\(result)")
+        #expect(undone.contains("── examples.unlock › enterPin ──\nEnter your PIN\nAttempts left: 2\n"), "\(undone)")
         #expect(result.stdout.contains("  correct: pin=•••"), "\(result)")
     }
 
@@ -146,6 +149,18 @@ struct PlayTests {
         #expect(result.stdout.contains("the app is not in the background here"), "\(result)")
         let elsewhere = try await runJourney(["play", "examples.unlock"], input: ":foreground\n:quit\n", timeout: 60)
         #expect(elsewhere.stdout.contains("the app is not in the background here"), "\(elsewhere)")
+    }
+
+    @Test("a value with a control character (an arrow key) is refused where it is typed, never saved")
+    func controlCharacters() async throws {
+        let result = try await runJourney(
+            ["play", "--from", "journeys/examples/scenarios/tree-sign-in.scenario.yaml"],
+            input: ":undo\n:undo\n:undo\nusername=\u{1B}[A password=x next\n:quit\n", timeout: 60)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("username: a control character was typed"), "\(result)")
+        // Nothing was played: the credentials screen is still there.
+        let after = try #require(result.stdout.components(separatedBy: "a control character was typed").last)
+        #expect(!after.contains("input username"), "\(after)")
     }
 
     @Test("bad use: an unknown journey, input a step does not take, a duration that is none")

@@ -230,7 +230,7 @@ public struct JourneyExplorer: Sendable {
     func abstraction(_ journey: CompiledJourney, jumps: [Int]) -> Abstraction {
         Abstraction(
             defaults: Self.storedDefaults(library), unread: Self.unreadState(library),
-            horizon: Self.horizon(library, jumps: jumps, params: params))
+            horizon: Self.horizon(journey, in: library, jumps: jumps, params: params))
     }
 
     /// A node's moves, played: what each led to, in the order of the moves.
@@ -304,13 +304,15 @@ public struct JourneyExplorer: Sendable {
         return found.map(\.seconds)
     }
 
-    /// The horizon of ``timing(of:horizon:)``: the longest clock jump played, duration any
-    /// journey of the library writes, or duration among the params given, in seconds, and one
-    /// more.
-    static func horizon(_ library: CompiledLibrary, jumps: [Int], params: [String: Value] = [:]) -> Int {
+    /// The horizon of ``timing(of:horizon:)``: the longest clock jump played, duration the
+    /// journey or any journey it can call writes, or duration among the params given, in
+    /// seconds, and one more. What else is loaded beside them changes nothing.
+    static func horizon(
+        _ journey: CompiledJourney, in library: CompiledLibrary, jumps: [Int], params: [String: Value] = [:]
+    ) -> Int {
         var longest = jumps.max() ?? 0
-        for id in library.ids {
-            if let journey = library[id] { longest = max(longest, durations(of: journey).max() ?? 0) }
+        for reached in ScenarioChecker.reachableJourneys(from: journey, in: library) {
+            longest = max(longest, durations(of: reached).max() ?? 0)
         }
         for value in params.values {
             if case .duration(let ms) = value.revealed { longest = max(longest, ms) }

@@ -41,17 +41,18 @@ public final class PlayedJourney {
     public let explorer: JourneyExplorer
     public let journey: CompiledJourney
     private let scratch: JourneyExplorer.Scratch
+    /// The clock jumps the explorer plays (its bounds', or the journey's durations).
+    private let jumps: [Int]
 
     public init(_ explorer: JourneyExplorer, journey: CompiledJourney) {
         self.explorer = explorer
         self.journey = journey
-        let jumps = explorer.bounds.clockJumps ?? JourneyExplorer.durations(of: journey)
+        jumps = explorer.bounds.clockJumps ?? JourneyExplorer.durations(of: journey)
         scratch = JourneyExplorer.Scratch(explorer.abstraction(journey, jumps: jumps), keepingEveryRecord: true)
     }
 
     /// The journey started on the explorer's device, run until its first step waits or it ends.
     public func start() async -> Position {
-        let jumps = explorer.bounds.clockJumps ?? JourneyExplorer.durations(of: journey)
         let (_, first, _, _) = await explorer.begin(journey, jumps: jumps, scratch: scratch, recording: true)
         return Position(node: first, records: scratch.recorder.records)
     }
@@ -66,17 +67,16 @@ public final class PlayedJourney {
         return Position(node: next, records: records)
     }
 
-    /// The attempt limit the step waiting at `position` charges, with the attempts it has left.
+    /// The attempt limit the step waiting at `position` charges, with the attempts it has left
+    /// as the machine counts them (a lockout that has ended gives them back).
     public func attemptsLeft(at position: Position) -> [(limit: String, left: Int)] {
         let machine = position.node.machine
         guard let request = position.request, request.journey == journey.id,
-            let charged = journey.source.steps.first(where: { $0.id.value == request.step })?.attempts?.limit.value,
+            let index = journey.stepIndex[request.step], let limit = journey.steps[index].attempts?.limit,
             let frame = machine.run.frames.first(where: { $0.journey.id == journey.id })
         else { return [] }
-        return journey.limits.values.filter { $0.name == charged }.map { limit in
-            let used = JourneyExplorer.counter(limit.counter, machine, journey: journey.id)
-            return (limit.name, max(0, JourneyMachine.maximum(of: limit, in: frame) - used))
-        }
+        let used = JourneyMachine.count(of: limit, in: frame, device: machine.device)
+        return [(limit.name, max(0, JourneyMachine.maximum(of: limit, in: frame) - used))]
     }
 
     /// The moves the explorer would play from `position`, one per input class: suggestions for
