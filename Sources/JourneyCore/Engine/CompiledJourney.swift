@@ -60,6 +60,8 @@ public final class CompiledJourney: Sendable {
     let state: [CompiledVariable]
     let stored: [CompiledVariable]
     let limits: [String: CompiledLimit]
+    /// ``limits`` in the order of their names, as reports list them.
+    let limitsByName: [CompiledLimit]
     let outputs: [(name: String, value: Template)]
     /// The rules the journey states about itself, checked as it runs and explored.
     let invariants: [CompiledInvariant]
@@ -86,6 +88,7 @@ public final class CompiledJourney: Sendable {
         self.state = state
         self.stored = stored
         self.limits = limits
+        self.limitsByName = limits.values.sorted { $0.name < $1.name }
         self.outputs = outputs
         self.invariants = invariants
         self.credentialSteps = credentialSteps
@@ -139,6 +142,14 @@ final class CompiledStep: Sendable {
     let runner: Runner
     /// The runner's handler, if it is one: read on every step, without copying the runner.
     let handler: (any StepHandler)?
+    /// What the handler's contract says of its steps, read once (a contract read from its
+    /// handler is a copy of every list and closure it holds): whether a step may wait for
+    /// input (``HandlerContract/takesInput``), answers the same way every time
+    /// (``HandlerContract/deterministic``), and reads how long it has waited
+    /// (``HandlerContract/readsTimeAtStep``). A sub-journey's call takes no input.
+    let takesInput: Bool
+    let deterministic: Bool
+    let readsTimeAtStep: Bool
     let parameters: [(name: String, value: CompiledValue)]
     /// What the handler's contract says about some parameters: secret whatever they are built
     /// from, a range their values keep to, what transcripts show of them. By name.
@@ -195,11 +206,13 @@ final class CompiledStep: Sendable {
     }
 
     static func shown(_ values: [String: Value], rules: [String: ParameterRule]) -> TranscriptEvent.Fields {
-        var shown = values
-        for (name, rule) in rules {
-            if let show = rule.shown, let value = values[name] { shown[name] = show(value) }
+        var shown: TranscriptEvent.Fields = []
+        shown.reserveCapacity(values.count)
+        for (name, value) in values {
+            shown.append(.init(name, rules[name]?.shown.map { $0(value) } ?? value))
         }
-        return .sorted(shown)
+        shown.sort { $0.name < $1.name }
+        return shown
     }
 
     /// The transition of an outcome.
@@ -278,6 +291,10 @@ final class CompiledStep: Sendable {
         self.label = label
         self.runner = runner
         if case .handler(let handler) = runner { self.handler = handler } else { self.handler = nil }
+        let handlerContract = handler?.contract
+        self.takesInput = handlerContract?.takesInput ?? false
+        self.deterministic = handlerContract?.deterministic ?? true
+        self.readsTimeAtStep = handlerContract?.readsTimeAtStep ?? false
         self.parameters = parameters
         self.rules = rules
         self.maps = maps

@@ -174,16 +174,13 @@ extension JourneyMachine.Run {
     /// Starts the root journey with its params.
     mutating func launch() -> Action {
         let root = setup.root
-        var params = setup.rootParams
-        for p in root.params where params[p.name] == nil {
-            guard let value = p.defaultValue else {
-                return failure(nil, "param '\(p.name)' of \(root.id) has no default and was not given")
-            }
-            params[p.name] = value
+        let launch: (params: [String: Value], shown: TranscriptEvent.Fields, state: [String: Value])
+        switch setup.launch {
+        case .success(let prepared): launch = prepared
+        case .failure(let problem): return failure(nil, problem.message)
         }
-        for p in root.params { params[p.name] = params[p.name]?.secret(if: p.type.secret) }
-        emit(.journeyStart(journey: root.id, params: .sorted(params)))
-        var frame = JourneyMachine.Frame(journey: root, params: params, state: JourneyMachine.initialState(root))
+        emit(.journeyStart(journey: root.id, params: launch.shown))
+        var frame = JourneyMachine.Frame(journey: root, params: launch.params, state: launch.state)
         if let message = JourneyMachine.evaluateMaximums(
             &frame, device: device, library: setup.library)
         {

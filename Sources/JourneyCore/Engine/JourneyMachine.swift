@@ -120,6 +120,15 @@ public struct JourneyMachine: Sendable {
         let rootParams: [String: Value]
         let configuration: Configuration
         let locale: String
+        /// What every launch of the root journey starts with, prepared once: its params with
+        /// their defaults (secret where declared) and as its `journey.start` event shows them,
+        /// and its initial state; or why it cannot start.
+        let launch:
+            Result<(params: [String: Value], shown: TranscriptEvent.Fields, state: [String: Value]), Unlaunchable>
+
+        struct Unlaunchable: Error {
+            var message: String
+        }
 
         init(library: CompiledLibrary, root: CompiledJourney, rootParams: [String: Value], configuration: Configuration)
         {
@@ -128,6 +137,22 @@ public struct JourneyMachine: Sendable {
             self.rootParams = rootParams
             self.configuration = configuration
             self.locale = configuration.locale ?? root.source.defaultLocale
+            var params = rootParams
+            var missing: String?
+            for p in root.params where params[p.name] == nil {
+                guard let value = p.defaultValue else {
+                    missing = "param '\(p.name)' of \(root.id) has no default and was not given"
+                    break
+                }
+                params[p.name] = value
+            }
+            for p in root.params { params[p.name] = params[p.name]?.secret(if: p.type.secret) }
+            launch =
+                if let missing {
+                    .failure(Unlaunchable(message: missing))
+                } else {
+                    .success((params, .sorted(params), JourneyMachine.initialState(root)))
+                }
         }
     }
 
@@ -185,6 +210,12 @@ public struct JourneyMachine: Sendable {
     public var currentHandler: (any StepHandler)? {
         guard case .atStep = state else { return nil }
         return run.topStep.handler
+    }
+
+    /// The step whose handler is to run, compiled, if any.
+    var currentCompiledStep: CompiledStep? {
+        guard case .atStep = state else { return nil }
+        return run.topStep
     }
 
     /// The state of the current (innermost) journey.

@@ -198,24 +198,42 @@ public struct JourneyExplorer: Sendable {
     // MARK: - Exploring
 
     /// One explored situation: the machine waiting at a step (or ended), and how it got here.
-    struct Node: Sendable {
-        var machine: JourneyMachine
-        var action: JourneyMachine.Action
+    /// A reference, never changed once made: a level of the search, a move's successors and a
+    /// path share it instead of copying the machine.
+    final class Node: Sendable {
+        let machine: JourneyMachine
+        let action: JourneyMachine.Action
         /// What the step waits for, when it waits.
-        var request: InputRequest?
-        var restarts: Int
+        let request: InputRequest?
+        let restarts: Int
         /// A step on the way asked the network for something the scenario has no stub for: what
         /// follows is out of the exploration's scope, not the journey's failure.
-        var outOfScope = false
+        let outOfScope: Bool
         /// What the network has answered on the way (a ``CountingNetwork``'s `answered`).
-        var answered: [Int] = []
+        let answered: [Int]
         /// What the path has done that the journey's invariants remember.
-        var monitor: InvariantMonitor? = nil
+        let monitor: InvariantMonitor?
         /// The first invariant the last move broke: the path stops there, as a run would.
-        var broken: InvariantMonitor.Broken? = nil
+        let broken: InvariantMonitor.Broken?
         /// Why what follows is left out, when the explorer can say (a program not declared
         /// deterministic).
-        var note: String? = nil
+        let note: String?
+
+        init(
+            machine: JourneyMachine, action: JourneyMachine.Action, request: InputRequest?, restarts: Int,
+            outOfScope: Bool = false, answered: [Int] = [], monitor: InvariantMonitor? = nil,
+            broken: InvariantMonitor.Broken? = nil, note: String? = nil
+        ) {
+            self.machine = machine
+            self.action = action
+            self.request = request
+            self.restarts = restarts
+            self.outOfScope = outOfScope
+            self.answered = answered
+            self.monitor = monitor
+            self.broken = broken
+            self.note = note
+        }
     }
 
     /// What the explorer knows of a journey that makes two situations one state: the stored
@@ -240,12 +258,16 @@ public struct JourneyExplorer: Sendable {
             var node: Node
             /// The root journey's steps and outcomes the move took.
             var edges: [Edge]
-            var key: StateKey
+            /// Where the state's key lies in ``Expansion/keys``, and its hash.
+            var key: Range<Int>
+            var hash: UInt64
             /// Where a secret shows in what the move recorded, when the explorer looked.
             var leak: String?
         }
 
         var successors: [Successor] = []
+        /// The successors' keys, one after another: one buffer for them all.
+        var keys: [UInt8] = []
         /// Some input of the step cannot be made (said in `leftOut`).
         var incomplete = false
         var leftOut: Set<String> = []
@@ -260,11 +282,32 @@ public struct JourneyExplorer: Sendable {
         var secrets = SecretSearch()
         var context: RunContext<Replies, Recorder>?
         var encoder: StateEncoder
+        /// The states found before this chunk of moves, when the exploration shares them: a
+        /// move that enters a step where a known state waits is that state, and its handler
+        /// need not run to say what it asks (the path is deterministic from there).
+        var known: StateTable?
+        /// Whether the encoder holds the key of the node `settle` returned (it wrote it to look
+        /// the state up), with this hash: the same bytes ``key(_:)`` would write.
+        var settled: UInt64?
 
         init(_ abstraction: Abstraction, keepingEveryRecord: Bool = false) {
             recorder = Recorder(keeping: false, keepsPrepared: keepingEveryRecord)
             encoder = StateEncoder(
                 defaults: abstraction.defaults, unread: abstraction.unread, horizon: abstraction.horizon)
+        }
+
+        /// Appends the node's key to `keys`, the one `settle` wrote or written now, and answers
+        /// where it lies and its hash.
+        func appendKey(_ node: Node, to keys: inout [UInt8]) -> (range: Range<Int>, hash: UInt64) {
+            let hash =
+                settled
+                ?? encoder.encode(
+                    node.machine, restarts: node.restarts, answered: node.answered, monitor: node.monitor?.bits,
+                    broken: node.broken?.id)
+            settled = nil
+            let start = keys.count
+            keys.append(contentsOf: encoder.bytes)
+            return (start..<keys.count, hash)
         }
 
         /// The node's key: its machine as the abstraction sees it, and what its path remembers.
@@ -279,32 +322,9 @@ public struct JourneyExplorer: Sendable {
     /// so that the states bound stops the exploration without playing much past it.
     static let chunk = 512
 
-    /// The clock as the journey can observe it: for each time it keeps (an int of the store or
-    /// of a frame's state that reads as seconds since 1970, as `device.now` gives: when a code
-    /// was sent, when a lockout ends), how long ago it is or how long until it comes, in
-    /// seconds, held within `horizon` (the longest duration the journey writes, and a second):
-    /// two situations a minute apart are one state unless a deadline the journey can tell
-    /// lies between them.
-    static func timing(of machine: JourneyMachine, horizon: Int) -> [Int] {
-        let now = machine.device.clock / 1000
-        // Few values are times: those are gathered as found, then put in the order of their
-        // names, so that equal situations give equal lists whatever the dictionaries' order.
-        var found: [(frame: Int, name: String, seconds: Int)] = []
-        func add(_ frame: Int, _ name: String, _ value: Value) {
-            guard case .int(let seconds) = value.revealed, (1_000_000_000...9_999_999_999).contains(seconds) else {
-                return
-            }
-            found.append((frame, name, min(max(now - seconds, -horizon), horizon)))
-        }
-        for (name, value) in machine.device.store { add(-1, name, value) }
-        for (index, frame) in machine.run.frames.enumerated() {
-            for (name, value) in frame.state { add(index, name, value) }
-        }
-        if found.count > 1 { found.sort { ($0.frame, $0.name) < ($1.frame, $1.name) } }
-        return found.map(\.seconds)
-    }
-
-    /// The horizon of ``timing(of:horizon:)``: the longest clock jump played, duration the
+    /// How far apart, in seconds, the times a journey keeps can be told (``StateEncoder``
+    /// writes a time as how long ago it is or until it comes, held within this): the longest
+    /// clock jump played, duration the
     /// journey or any journey it can call writes, or duration among the params given, in
     /// seconds, and one more. What else is loaded beside them changes nothing.
     static func horizon(
@@ -344,7 +364,12 @@ public struct JourneyExplorer: Sendable {
         var waitsAt: [String?] = []
 
         func add(_ node: Node, key: StateKey, parent: (Int, Move)?) -> (index: Int, new: Bool) {
-            let (index, new) = table.insert(key)
+            key.bytes.withUnsafeBytes { add(node, key: $0, hash: key.hash, parent: parent) }
+        }
+        func add(
+            _ node: Node, key: UnsafeRawBufferPointer, hash: UInt64, parent: (Int, Move)?
+        ) -> (index: Int, new: Bool) {
+            let (index, new) = table.insert(key, hash: hash)
             guard new else { return (index, false) }
             parents.append(parent.map { (parent: $0.0, move: $0.1) })
             if case .runStep(let invocation) = node.action {
@@ -423,7 +448,7 @@ public struct JourneyExplorer: Sendable {
                 let watching = watchesSecrets && !violated.contains(ExplorationInvariant.noSecretLeak.rawValue)
                 let expansions = await expand(
                     chunk, journey: journey, jumps: jumps, abstraction: abstraction, watchesSecrets: watching,
-                    scratch: scratch)
+                    known: table, scratch: scratch)
                 for (offset, expansion) in expansions.enumerated() {
                     let (index, node) = chunk[chunk.startIndex + offset]
                     expanded[index] = true
@@ -446,7 +471,11 @@ public struct JourneyExplorer: Sendable {
                                     problem.0, problem.1, at: index, then: move, node: successor, expected: problem.2)
                             }
                         }
-                        let (target, new) = add(successor, key: played.key, parent: (index, move))
+                        let (target, new) = expansion.keys.withUnsafeBytes { keys in
+                            add(
+                                successor, key: UnsafeRawBufferPointer(rebasing: keys[played.key]), hash: played.hash,
+                                parent: (index, move))
+                        }
                         arcs.append((Int32(index), Int32(target)))
                         guard new else { continue }
                         if successor.outOfScope {
@@ -552,9 +581,11 @@ public struct JourneyExplorer: Sendable {
     /// order, so the exploration finds the same states in the same order on any number of cores.
     func expand(
         _ nodes: ArraySlice<(index: Int, node: Node)>, journey: CompiledJourney, jumps: [Int],
-        abstraction: Abstraction, watchesSecrets: Bool, scratch: Scratch
+        abstraction: Abstraction, watchesSecrets: Bool, known: StateTable, scratch: Scratch
     ) async -> [Expansion] {
         let threads = min(jobs, nodes.count / 4)
+        scratch.known = known
+        defer { scratch.known = nil }
         guard threads > 1 else {
             var expansions: [Expansion] = []
             expansions.reserveCapacity(nodes.count)
@@ -572,6 +603,7 @@ public struct JourneyExplorer: Sendable {
                     (nodes.startIndex + part * share)..<min(nodes.endIndex, nodes.startIndex + (part + 1) * share)]
                 group.addTask {
                     let scratch = Scratch(abstraction)
+                    scratch.known = known
                     var expansions: [Expansion] = []
                     expansions.reserveCapacity(mine.count)
                     for (_, node) in mine {
@@ -600,13 +632,15 @@ public struct JourneyExplorer: Sendable {
         let held = watchesSecrets ? SecretSearch.held(by: node.machine) : []
         for move in played {
             scratch.recorder.begin(keeping: watchesSecrets)
+            scratch.settled = nil
             let (successor, edges) = await play(move, from: node, journey: journey.id, scratch: scratch)
             let leak =
                 watchesSecrets
                 ? scratch.secrets.leak(scratch.recorder.records, move: move, from: node, holding: held, to: successor)
                 : nil
+            let (key, hash) = scratch.appendKey(successor, to: &expansion.keys)
             expansion.successors.append(
-                .init(move: move, node: successor, edges: edges, key: scratch.key(successor), leak: leak))
+                .init(move: move, node: successor, edges: edges, key: key, hash: hash, leak: leak))
         }
         scratch.recorder.begin(keeping: false)
         return expansion
@@ -622,7 +656,7 @@ public struct JourneyExplorer: Sendable {
         _ node: Node, journey: CompiledJourney, leftOut: inout Set<String>, jumps: [Int]? = nil
     ) -> (moves: [Move], incomplete: Bool) {
         guard case .runStep(let invocation) = node.action, let request = node.request else { return ([], false) }
-        if let handler = node.machine.currentHandler, !handler.contract.deterministic {
+        if let step = node.machine.currentCompiledStep, !step.deterministic, let handler = step.handler {
             leftOut.insert(Self.undeclared(request.journey, request.step, handler.contract.id))
             return ([], true)
         }
@@ -757,6 +791,20 @@ public struct JourneyExplorer: Sendable {
                 action = machine.handle(
                     .abort("the machine waited for a handler that was not running"), recordingInto: scratch.recorder)
             case .runStep(let invocation):
+                // Where a known state waits, the path is that state: its handler would ask what
+                // it asked there. (A handler that takes no input never waits: not looked up.)
+                var entered: UInt64?
+                if let known = scratch.known, machine.currentCompiledStep?.takesInput == true {
+                    let hash = scratch.encoder.encode(
+                        machine, restarts: restarts, answered: answered, monitor: monitor?.bits, broken: nil)
+                    if scratch.encoder.bytes.withUnsafeBytes({ known.contains($0, hash: hash) }) {
+                        scratch.settled = hash
+                        return Node(
+                            machine: machine, action: action, request: nil, restarts: restarts,
+                            outOfScope: outOfScope, answered: answered, monitor: monitor, note: note)
+                    }
+                    entered = hash
+                }
                 let (after, run, unstubbed, served) = await runStep(
                     machine, invocation, reply: nil, answered: answered, seed: Self.seed(journey, invocation.step, ""),
                     scratch: scratch)
@@ -768,13 +816,14 @@ public struct JourneyExplorer: Sendable {
                     // The step waits for input: the node is the machine before the handler ran,
                     // and the network as it was. (A program's step that waits is left out by
                     // `moves`, which says why.)
+                    scratch.settled = entered
                     return Node(
                         machine: machine, action: action, request: request, restarts: restarts, outOfScope: outOfScope,
                         answered: answered, monitor: monitor, note: note)
                 case .done(let next, let outcome):
                     // A program not declared deterministic that ran a step on its own may do
                     // otherwise next time: what follows is not judged.
-                    if let handler = machine.currentHandler, !handler.contract.deterministic {
+                    if let step = machine.currentCompiledStep, !step.deterministic, let handler = step.handler {
                         outOfScope = true
                         note = Self.undeclared(invocation.journey, invocation.step, handler.contract.id)
                     }
@@ -875,7 +924,7 @@ public struct JourneyExplorer: Sendable {
         case .restart, .clock: break
         }
         let isRestart = move == .restart
-        for limit in journey.limits.values.sorted(by: { $0.name < $1.name }) {
+        for limit in journey.limitsByName {
             // A lockout that ends with time gives the attempts back on purpose.
             if !isRestart && (limit.lockout != nil || limit.lockedUntil != nil) { continue }
             let before = Self.counter(limit.counter, node.machine, journey: journey.id)
@@ -898,7 +947,7 @@ public struct JourneyExplorer: Sendable {
     func dodgedLimit(
         from node: Node, to next: Node, taking edges: [Edge], _ journey: CompiledJourney
     ) -> (ExplorationInvariant, String, Violation.Expected?)? {
-        for limit in journey.limits.values.sorted(by: { $0.name < $1.name }) {
+        for limit in journey.limitsByName {
             let before = Self.counter(limit.counter, node.machine, journey: journey.id)
             let after = Self.counter(limit.counter, next.machine, journey: journey.id)
             guard after < before else { continue }
@@ -954,8 +1003,11 @@ public struct JourneyExplorer: Sendable {
     static func counter(_ reference: VariableReference, _ machine: JourneyMachine, journey: String) -> Int {
         let value: Value?
         switch reference.scope {
-        case .stored: value = machine.device.store[reference.name]
-        case .state: value = machine.run.frames.first(where: { $0.journey.id == journey })?.state[reference.name]
+        case .stored: value = machine.run.device.store[reference.name]
+        case .state:
+            // The frame read in place, not copied out of the run.
+            guard let index = machine.run.frames.firstIndex(where: { $0.journey.id == journey }) else { return 0 }
+            value = machine.run.frames[index].state[reference.name]
         }
         if case .int(let n)? = value?.revealed { return n }
         return 0

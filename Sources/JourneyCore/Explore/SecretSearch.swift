@@ -1,5 +1,7 @@
 extension JourneyExplorer {
     /// Looks for secrets in what a move recorded: the `explore.no-secret-leak` invariant.
+    /// Each event is searched through the texts its JSON line holds in strings
+    /// (``TranscriptEvent/containsText(where:)``), without writing the line.
     ///
     /// The secrets are what the move typed into inputs the step declares secret, and every value
     /// kept secret in the run's params, state and store before and after the move. A secret of
@@ -31,12 +33,17 @@ extension JourneyExplorer {
         }
 
         private var secrets: [Secret] = []
-        private var line: [UInt8] = []
-        private let encoder = JSONLinesEncoder()
+        private var distinct: [Int] = []
 
         /// The secrets a machine keeps: its store's, and each frame's state and params.
         static func held(by machine: borrowing JourneyMachine) -> [Secret] {
             var found: [Secret] = []
+            gather(machine, into: &found)
+            return found
+        }
+
+        /// Appends the secrets a machine keeps (``held(by:)``) to `found`.
+        static func gather(_ machine: borrowing JourneyMachine, into found: inout [Secret]) {
             func add(_ value: Value, _ source: @autoclosure () -> Source) {
                 guard value.isSecret, case .string(let text) = value.revealed, text.utf8.count >= 4 else { return }
                 found.append(Secret(text: text, source: source()))
@@ -46,7 +53,6 @@ extension JourneyExplorer {
                 for (name, value) in frame.state { add(value, .state(name, journey: frame.journey.id)) }
                 for (name, value) in frame.params { add(value, .param(name, journey: frame.journey.id)) }
             }
-            return found
         }
 
         /// Where a secret shows in `records` (what `move` from `node` to `next` recorded), said
@@ -71,37 +77,28 @@ extension JourneyExplorer {
                     }
                 }
             }
-            secrets += held ?? Self.held(by: node.machine)
-            secrets += Self.held(by: next.machine)
+            if let held { secrets += held } else { Self.gather(node.machine, into: &secrets) }
+            Self.gather(next.machine, into: &secrets)
             if !typedInPublic.isEmpty { secrets.removeAll { typedInPublic.contains($0.text) } }
             guard !secrets.isEmpty else { return nil }
             // Each text once: a state and the next keep mostly the same secrets.
-            var distinct: [Int] = []
+            distinct.removeAll(keepingCapacity: true)
             for index in secrets.indices where !distinct.contains(where: { secrets[$0].text == secrets[index].text }) {
                 distinct.append(index)
             }
-            // A secret with a quote, a backslash or a control character shows escaped in JSON.
-            var escaped: [(text: [UInt8], of: Int)] = []
-            for index in distinct
-            where secrets[index].text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
-                var writer = JSONWriter()
-                writer.writeString(secrets[index].text)
-                // The string as JSON writes it, without its quotes.
-                escaped.append((Array(writer.buffer.dropFirst().dropLast()), index))
-            }
             for record in records where record.encodedEvent == nil {
-                line.removeAll(keepingCapacity: true)
-                // The event alone: when and how deep it happened is the run's clock, never a secret.
-                encoder.encode(TranscriptRecord(time: 0, depth: 0, event: record.event), into: &line)
+                // The texts of the event alone: when and how deep it happened is the run's clock,
+                // and its numbers are counts and durations, never a secret shown.
                 var shown: [Int] = []
                 for index in distinct {
-                    var text = secrets[index].text
-                    if text.withUTF8({ Self.occurs($0, in: line) }) { shown.append(index) }
-                }
-                for (text, index) in escaped where !shown.contains(index) {
-                    if text.withUnsafeBufferPointer({ Self.occurs($0, in: line) }) {
-                        shown.append(index)
+                    var secret = secrets[index].text
+                    let found = secret.withUTF8 { needle in
+                        record.event.containsText { text in
+                            var text = text
+                            return text.withUTF8 { Self.occurs(needle, in: $0) }
+                        }
                     }
+                    if found { shown.append(index) }
                 }
                 guard !shown.isEmpty else { continue }
                 // Every source of a text that shows, and the first of them by name is said.
@@ -112,54 +109,33 @@ extension JourneyExplorer {
             return nil
         }
 
-        /// Whether `needle` occurs in `json` (a line of JSON) as a whole, in one of its strings:
-        /// no letter or digit adjoins it, so that a PIN is not found inside a longer number, nor a
-        /// word inside a longer word; and the line's numbers (the run's clock, durations, counts,
-        /// statuses) are not searched, so a PIN that reads as one of them (a jump of 2 580 ms) is
-        /// not that PIN shown.
-        static func occurs(_ needle: UnsafeBufferPointer<UInt8>, in haystack: [UInt8]) -> Bool {
-            guard let first = needle.first, haystack.count >= needle.count else { return false }
+        /// Whether `needle` occurs in `text` (one text of an event) as a whole: no letter or digit
+        /// adjoins it, so that a PIN is not found inside a longer number, nor a word inside a
+        /// longer word.
+        static func occurs(_ needle: UnsafeBufferPointer<UInt8>, in text: UnsafeBufferPointer<UInt8>) -> Bool {
+            guard let first = needle.first, text.count >= needle.count else { return false }
             func isWordByte(_ byte: UInt8) -> Bool {
                 (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte)
             }
-            func isWord(_ i: Int) -> Bool { i >= 0 && i < haystack.count && isWordByte(haystack[i]) }
+            func isWord(_ i: Int) -> Bool { i >= 0 && i < text.count && isWordByte(text[i]) }
             // Only a secret that starts (ends) with a letter or digit can run on into one.
             let wordStart = isWordByte(first)
             let wordEnd = isWordByte(needle[needle.count - 1])
-            return haystack.withUnsafeBufferPointer { hay in
-                var start = 0
-                let last = hay.count - needle.count
-                while start <= last {
-                    if hay[start] == first {
-                        var matched = 1
-                        while matched < needle.count && hay[start + matched] == needle[matched] { matched += 1 }
-                        if matched == needle.count && !(wordStart && isWord(start - 1))
-                            && !(wordEnd && isWord(start + needle.count))
-                            && Self.isInString(hay, at: start)
-                        {
-                            return true
-                        }
+            var start = 0
+            let last = text.count - needle.count
+            while start <= last {
+                if text[start] == first {
+                    var matched = 1
+                    while matched < needle.count && text[start + matched] == needle[matched] { matched += 1 }
+                    if matched == needle.count && !(wordStart && isWord(start - 1))
+                        && !(wordEnd && isWord(start + needle.count))
+                    {
+                        return true
                     }
-                    start += 1
                 }
-                return false
+                start += 1
             }
-        }
-
-        /// Whether the byte at `position` of a line of JSON lies inside one of its strings (keys
-        /// included): after an odd number of quotes that no backslash escapes.
-        static func isInString(_ json: UnsafeBufferPointer<UInt8>, at position: Int) -> Bool {
-            var inside = false
-            var index = 0
-            while index < position {
-                switch json[index] {
-                case 0x5C where inside: index += 1  // the escaped byte is never a quote that counts
-                case 0x22: inside.toggle()
-                default: break
-                }
-                index += 1
-            }
-            return inside
+            return false
         }
     }
 }

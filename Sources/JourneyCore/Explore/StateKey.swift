@@ -4,12 +4,12 @@ import Foundation
 /// give the same bytes exactly when their snapshots without growth
 /// (``JourneyMachine/snapshot(includingGrowth:)`` with `false`), with stored values at their
 /// declared defaults and state no expression reads left out, are equal, the times they keep
-/// are as far from the clock as the journey can tell (``JourneyExplorer/timing(of:horizon:)``),
+/// are as far from the clock as the journey can tell (``writeValue(_:timesRelative:)``),
 /// and their paths took the same restarts, had the same network answers and left the
 /// journey's invariants remembering the same.
 ///
-/// Each explorer thread keeps one encoder: it reuses its buffer and remembers the last device
-/// profile it wrote, so a key costs no allocation but its own bytes. Dictionaries are written in
+/// Each explorer thread keeps one encoder: it reuses its buffer, so a key costs no allocation
+/// (an explorer copies its bytes only where it keeps them). Dictionaries are written in
 /// a canonical order (a journey's declared params and state in declaration order, then any other
 /// names sorted; the store sorted by key), so equal contents give equal bytes however the
 /// dictionaries were built. Strings are compared by their UTF-8 bytes, which is finer than
@@ -22,9 +22,9 @@ struct StateEncoder {
     /// How far apart (in seconds) times the journey keeps can be told.
     let horizon: Int
     private(set) var bytes: [UInt8] = []
-    private var profile: DeviceProfile?
-    private var profileBytes: [UInt8] = []
     private var entries: [(key: String, value: Value)] = []
+    /// The machine's clock, in seconds, while its key is written.
+    private var now = 0
 
     init(defaults: [String: Value], unread: [String: Set<String>] = [:], horizon: Int = 1) {
         self.defaults = defaults
@@ -38,6 +38,16 @@ struct StateEncoder {
     mutating func key(
         _ machine: JourneyMachine, restarts: Int, answered: [Int] = [], monitor: [Bool]? = nil, broken: String? = nil
     ) -> StateKey {
+        let hash = encode(machine, restarts: restarts, answered: answered, monitor: monitor, broken: broken)
+        return StateKey(bytes: bytes, hash: hash)
+    }
+
+    /// Writes the key of ``key(_:restarts:answered:monitor:broken:)`` into ``bytes``, without
+    /// making a copy of it, and answers its hash: an explorer copies the bytes only where it
+    /// keeps them.
+    mutating func encode(
+        _ machine: JourneyMachine, restarts: Int, answered: [Int] = [], monitor: [Bool]? = nil, broken: String? = nil
+    ) -> UInt64 {
         bytes.removeAll(keepingCapacity: true)
         write(machine)
         writeInt(restarts)
@@ -48,11 +58,8 @@ struct StateEncoder {
             writeInt(answered.count)
             for count in answered { writeInt(count) }
         }
-        let timing = JourneyExplorer.timing(of: machine, horizon: horizon)
-        writeInt(timing.count)
-        for seconds in timing { writeInt(seconds) }
         // How long the step has waited, for a handler that reads it, as far as it can be told.
-        if machine.currentHandler?.contract.readsTimeAtStep == true {
+        if machine.currentCompiledStep?.readsTimeAtStep == true {
             writeInt(min((machine.device.clock - machine.stepEnteredAt) / 1000, horizon))
         }
         if let monitor {
@@ -62,10 +69,11 @@ struct StateEncoder {
             writeInt(-1)
         }
         writeString(broken ?? "")
-        return StateKey(bytes: bytes)
+        return bytes.withUnsafeBytes { StateKey.hash($0) }
     }
 
     private mutating func write(_ machine: JourneyMachine) {
+        now = machine.device.clock / 1000
         switch machine.state {
         case .idle: bytes.append(0)
         case .atStep: bytes.append(1)
@@ -85,24 +93,31 @@ struct StateEncoder {
             writeString(frame.journey.id)
             writeInt(frame.journey.steps.indices.contains(frame.step) ? frame.step : -1)
             writeVariables(frame.params, declared: frame.journey.params)
-            writeVariables(frame.state, declared: frame.journey.state, leaving: unread[frame.journey.id])
+            writeVariables(
+                frame.state, declared: frame.journey.state, leaving: unread[frame.journey.id], timesRelative: true)
         }
         writeStore(run.device.store)
-        // The profile rarely changes along a path: written through its reflection (every field,
-        // whatever fields it gains), computed again only when it differs from the last one.
-        let current = run.device.profile
-        if current != profile {
-            profile = current
-            profileBytes = Array(String(reflecting: current).utf8)
-        }
-        writeInt(profileBytes.count)
-        bytes.append(contentsOf: profileBytes)
+        writeProfile(run.device.profile)
         bytes.append(run.attemptCharged ? 1 : 0)
+    }
+
+    /// The device profile, field by field (a test holds this to every field it has).
+    mutating func writeProfile(_ profile: DeviceProfile) {
+        bytes.append(
+            UInt8(DeviceProfile.Biometry.allCases.firstIndex(of: profile.biometry) ?? 0) << 4
+                | (profile.biometryEnrolled ? 1 : 0) | (profile.online ? 2 : 0) | (profile.opensLinks ? 4 : 0)
+                | (profile.kdfRounds == nil ? 0 : 8))
+        if let rounds = profile.kdfRounds { writeInt(rounds) }
+        writeInt(profile.apps.count)
+        for app in profile.apps { writeString(app) }
+        writeInt(profile.trustedCAs.count)
+        for ca in profile.trustedCAs { writeString(ca) }
     }
 
     /// A frame's params or state: the declared names in order, then any others sorted.
     private mutating func writeVariables(
-        _ values: [String: Value], declared: [CompiledVariable], leaving unread: Set<String>? = nil
+        _ values: [String: Value], declared: [CompiledVariable], leaving unread: Set<String>? = nil,
+        timesRelative: Bool = false
     ) {
         var found = 0
         for variable in declared {
@@ -112,7 +127,7 @@ struct StateEncoder {
             } else if let value = values[variable.name] {
                 found += 1
                 bytes.append(1)
-                writeValue(value)
+                writeValue(value, timesRelative: timesRelative)
             } else {
                 bytes.append(0)
             }
@@ -125,7 +140,7 @@ struct StateEncoder {
         for (name, value) in values where !declared.contains(where: { $0.name == name }) {
             entries.append((name, value))
         }
-        writeEntries()
+        writeEntries(timesRelative: timesRelative)
     }
 
     /// The device store without the values equal to their declared defaults, sorted by key.
@@ -134,23 +149,30 @@ struct StateEncoder {
         for (key, value) in store where value.isSecret || defaults[key] != value {
             entries.append((key, value))
         }
-        writeEntries()
+        writeEntries(timesRelative: true)
     }
 
-    private mutating func writeEntries() {
+    private mutating func writeEntries(timesRelative: Bool) {
         if entries.count > 1 { entries.sort { $0.key < $1.key } }
         writeInt(entries.count)
         for index in entries.indices {
             writeString(entries[index].key)
-            writeValue(entries[index].value)
+            writeValue(entries[index].value, timesRelative: timesRelative)
         }
     }
 
-    private mutating func writeValue(_ value: Value) {
+    /// A value; with `timesRelative`, an int that reads as seconds since 1970 (as `device.now`
+    /// gives: when a code was sent, when a lockout ends) is written as how long ago it is or
+    /// how long until it comes, held within `horizon`: two situations a minute apart are one
+    /// state unless a deadline the journey can tell lies between them.
+    private mutating func writeValue(_ value: Value, timesRelative: Bool = false) {
         switch value {
         case .string(let text):
             bytes.append(1)
             writeString(text)
+        case .int(let n) where timesRelative && (1_000_000_000...9_999_999_999).contains(n):
+            bytes.append(8)
+            writeInt(min(max(now - n, -horizon), horizon))
         case .int(let n):
             bytes.append(2)
             writeInt(n)
@@ -164,7 +186,7 @@ struct StateEncoder {
             writeInt(ms)
         case .secret(let inner):
             bytes.append(7)
-            writeValue(inner)
+            writeValue(inner, timesRelative: timesRelative)
         }
     }
 
@@ -198,6 +220,11 @@ struct StateKey: Sendable {
         self.hash = bytes.withUnsafeBytes { StateKey.hash($0) }
     }
 
+    init(bytes: [UInt8], hash: UInt64) {
+        self.bytes = bytes
+        self.hash = hash
+    }
+
     /// A fast 64-bit hash of bytes (eight at a time, multiplied and folded): it only places
     /// states in the table, so it needs to spread well, not to resist an adversary.
     static func hash(_ raw: UnsafeRawBufferPointer) -> UInt64 {
@@ -226,7 +253,7 @@ struct StateKey: Sendable {
 /// The states an exploration keeps, numbered in the order they were found: every key's bytes
 /// one after another in one buffer, and an open-addressing table of state numbers over them.
 /// A state costs its key's bytes and about 20 more, with no allocation of its own.
-struct StateTable {
+struct StateTable: Sendable {
     private var arena: [UInt8] = []
     /// Where state i's bytes start in `arena`; one more entry than states, for the end.
     private var starts: [Int] = [0]
@@ -241,33 +268,46 @@ struct StateTable {
 
     /// The number of the state with this key, and whether it was just added.
     mutating func insert(_ key: StateKey) -> (index: Int, new: Bool) {
-        let mask = slots.count - 1
-        var slot = Int(truncatingIfNeeded: key.hash) & mask
-        while true {
-            let entry = Int(slots[slot])
-            if entry == 0 { break }
-            let index = entry - 1
-            if hashes[index] == key.hash, matches(index, key.bytes) { return (index, false) }
-            slot = (slot + 1) & mask
-        }
+        key.bytes.withUnsafeBytes { insert($0, hash: key.hash) }
+    }
+
+    /// The number of the state whose key is `bytes` (with this hash), and whether it was just
+    /// added: the bytes are copied into the table only then.
+    mutating func insert(_ bytes: UnsafeRawBufferPointer, hash: UInt64) -> (index: Int, new: Bool) {
+        let (slot, found) = find(bytes, hash: hash)
+        if let found { return (found, false) }
         let index = hashes.count
-        arena.append(contentsOf: key.bytes)
+        arena.append(contentsOf: bytes)
         starts.append(arena.count)
-        hashes.append(key.hash)
+        hashes.append(hash)
         slots[slot] = Int32(index + 1)
         if hashes.count * 2 > slots.count { grow() }
         return (index, true)
     }
 
-    private func matches(_ index: Int, _ bytes: [UInt8]) -> Bool {
+    /// Whether a state with this key is in the table.
+    func contains(_ bytes: UnsafeRawBufferPointer, hash: UInt64) -> Bool {
+        find(bytes, hash: hash).index != nil
+    }
+
+    /// The state with this key, or the empty slot where it would go.
+    private func find(_ bytes: UnsafeRawBufferPointer, hash: UInt64) -> (slot: Int, index: Int?) {
+        let mask = slots.count - 1
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let entry = Int(slots[slot])
+            if entry == 0 { return (slot, nil) }
+            if hashes[entry - 1] == hash, matches(entry - 1, bytes) { return (slot, entry - 1) }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    private func matches(_ index: Int, _ bytes: UnsafeRawBufferPointer) -> Bool {
         let start = starts[index]
         let end = starts[index + 1]
         guard end - start == bytes.count else { return false }
-        return arena.withUnsafeBufferPointer { arena in
-            bytes.withUnsafeBufferPointer { bytes in
-                memcmp(arena.baseAddress! + start, bytes.baseAddress!, bytes.count) == 0
-            }
-        }
+        guard let base = bytes.baseAddress else { return true }
+        return arena.withUnsafeBufferPointer { arena in memcmp(arena.baseAddress! + start, base, bytes.count) == 0 }
     }
 
     private mutating func grow() {

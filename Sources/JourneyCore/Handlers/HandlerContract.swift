@@ -53,6 +53,13 @@ public struct HandlerContract: Sendable {
     /// step by that time too, as far as the journey's durations can tell it.
     public var readsTimeAtStep = false
 
+    /// Whether a step of the handler may wait for input: it declares an input, its screen's
+    /// actions are its outcomes, or a refinement may add inputs. A handler that takes none
+    /// never waits (`flow.decide`, `pin.save`).
+    public var takesInput: Bool {
+        !inputs.isEmpty || !refinedInputs.isEmpty || actionsAreOutcomes || refine != nil
+    }
+
     /// A contract; only `id` and `summary` are needed for a handler that takes nothing, asks
     /// nothing and has no outcome of its own (a screen whose actions are its outcomes).
     public init(

@@ -219,3 +219,56 @@ extension JSONWriter {
         buffer.append(UInt8(ascii: "\""))
     }
 }
+
+extension TranscriptEvent {
+    /// Whether `body` is true of a text the event's JSON line holds in one of its strings, as
+    /// ``JSONLinesEncoder`` writes them before escaping: the names and values of its fields, its
+    /// steps, handlers and outcomes, a screen's texts and ids, a message, a URL. A secret is the
+    /// `"•••"` the line writes for it; numbers and booleans are not texts. The keys and the event
+    /// name that every line of its kind writes are left out: no run chose them. Stops at the
+    /// first text `body` is true of.
+    func containsText(where body: (String) -> Bool) -> Bool {
+        func holds(_ value: Value) -> Bool {
+            switch value {
+            case .string(let text): body(text)
+            case .duration: body(value.displayText)
+            case .secret: body(Value.redacted)
+            case .list(let items): items.contains(where: holds)
+            case .int, .bool: false
+            }
+        }
+        func fields(_ pairs: Fields) -> Bool {
+            pairs.contains { body($0.name) || holds($0.value) }
+        }
+        switch self {
+        case .header(let h):
+            return body(h.journey) || (h.scenario.map(body) ?? false) || body(h.locale)
+                || body(h.device.biometry.rawValue) || h.device.apps.contains(where: body)
+                || h.device.trustedCAs.contains(where: body) || fields(h.store) || fields(h.settings)
+        case .journeyStart(let journey, let params): return body(journey) || fields(params)
+        case .journeyEnd(let journey, let end, let kind, _): return body(journey) || body(end) || body(kind.rawValue)
+        case .subjourneyEnter(let journey, let step, let params): return body(journey) || body(step) || fields(params)
+        case .subjourneyExit(let journey, let end, let kind, let outputs):
+            return body(journey) || body(end) || body(kind.rawValue) || fields(outputs)
+        case .stepEnter(let step, let handler): return body(step) || body(handler)
+        case .screen(let step, let screen), .screenUpdated(let step, let screen):
+            return body(step) || (screen.title.map(body) ?? false) || (screen.text.map(body) ?? false)
+                || screen.actions.contains { body($0.id) || body($0.label) }
+                || screen.fields.contains { body($0.name) || ($0.label.map(body) ?? false) || body($0.kind.rawValue) }
+        case .input(let step, let values): return body(step) || fields(values)
+        case .inputRefused(let step, let values, let reason): return body(step) || fields(values) || body(reason)
+        case .handlerCall(let step, let handler, let params): return body(step) || body(handler) || fields(params)
+        case .handlerError(let step, let handler, let message): return body(step) || body(handler) || body(message)
+        case .outcome(let step, let outcome, let data): return body(step) || body(outcome) || fields(data)
+        case .attempt(let step, let limit, let action, _, _): return body(step) || body(limit) || body(action.rawValue)
+        case .stateSet(let variable, let stored): return body(variable) || holds(stored)
+        case .transition(let from, let outcome, let branch, let to):
+            return body(from) || body(outcome) || body(branch) || body(to)
+        case .restart, .session, .network: return false
+        case .http(let step, let method, let url, _, let error):
+            return body(step) || body(method) || body(url) || (error.map(body) ?? false)
+        case .clockAdvance(_, let reason): return body(reason)
+        case .failure(let step, let message): return (step.map(body) ?? false) || body(message)
+        }
+    }
+}

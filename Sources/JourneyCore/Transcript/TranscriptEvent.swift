@@ -144,8 +144,9 @@ public enum TranscriptEvent: Sendable, Equatable {
 extension TranscriptEvent.Fields {
     /// Fields from a dictionary, sorted by name.
     public static func sorted(_ values: [String: Value]) -> Self {
-        if values.count <= 1 { return values.map { TranscriptEvent.Pair($0.key, $0.value) } }
-        return values.sorted { $0.key < $1.key }.map { TranscriptEvent.Pair($0.key, $0.value) }
+        var pairs = values.map { TranscriptEvent.Pair($0.key, $0.value) }
+        if pairs.count > 1 { pairs.sort { $0.name < $1.name } }
+        return pairs
     }
 }
 

@@ -147,6 +147,8 @@ public enum PinVault {
 enum PinPad {
     /// The digits entered, or a message (never containing the keys) saying what was wrong.
     static func enter(_ keys: String, length: Int) -> Result<String, HandlerError> {
+        // The common case, the digits alone: the keys are the PIN.
+        if keys.utf8.count == length, keys.utf8.allSatisfy({ (0x30...0x39).contains($0) }) { return .success(keys) }
         var digits: [Character] = []
         for (index, key) in keys.enumerated() {
             if digits.count == length {

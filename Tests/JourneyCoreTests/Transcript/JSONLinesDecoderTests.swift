@@ -136,6 +136,37 @@ struct JSONLinesDecoderTests {
         #expect(JSONLinesEncoder().encode(decoded) == line)
     }
 
+    /// The texts the explorer searches for secrets without writing the line are the line's
+    /// strings: every string value of it (the event's name aside), and nothing but its strings.
+    @Test(arguments: records)
+    func anEventsTextsAreTheStringsOfItsLine(record: TranscriptRecord) throws {
+        let line = JSONLinesEncoder().encode(record)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        var values: [String] = []
+        var keys: [String] = []
+        func walk(_ any: Any) {
+            if let text = any as? String {
+                values.append(text)
+            } else if let list = any as? [Any] {
+                list.forEach(walk)
+            } else if let map = any as? [String: Any] {
+                for (key, value) in map {
+                    keys.append(key)
+                    walk(value)
+                }
+            }
+        }
+        for (key, value) in object where key != "event" { walk(value) }
+        var texts: [String] = []
+        let stopped = record.event.containsText { text in
+            texts.append(text)
+            return false
+        }
+        #expect(!stopped)
+        #expect(Set(values).isSubset(of: Set(texts)), "\(line)")
+        #expect(Set(texts).isSubset(of: Set(values + keys)), "\(line)")
+    }
+
     @Test func whatJSONLinesDoNotKeepDoesNotComeBack() throws {
         let record = TranscriptRecord(
             time: 0, depth: 0,

@@ -207,16 +207,23 @@ extension ExplorerTests {
             .explore(try #require(library["t.clock"]))
         #expect(result.clockJumps == [2580])
         #expect(result.violations.isEmpty, "\(result.violations.map(\.message))")
-        // The same PIN in a string is found, and only there.
-        let line = Array(#"{"event":"clock.advance","ms":2580,"note":"pin 2580"}"#.utf8)
-        let pin = Array("2580".utf8)
-        #expect(pin.withUnsafeBufferPointer { JourneyExplorer.SecretSearch.occurs($0, in: line) })
-        let numberOnly = Array(#"{"event":"clock.advance","ms":2580,"note":"a \"2580"}"#.utf8)
-        #expect(
-            pin.withUnsafeBufferPointer { JourneyExplorer.SecretSearch.occurs($0, in: numberOnly) })
-        let escapedQuote = Array(#"{"note":"say \"hi\"","ms":2580}"#.utf8)
-        #expect(
-            !pin.withUnsafeBufferPointer { JourneyExplorer.SecretSearch.occurs($0, in: escapedQuote) })
+        // The same PIN in an event's text is found, and only there: not in its numbers, nor
+        // inside a longer number.
+        func shows(_ event: TranscriptEvent) -> Bool {
+            var pin = "2580"
+            return pin.withUTF8 { needle in
+                event.containsText { text in
+                    var text = text
+                    return text.withUTF8 { JourneyExplorer.SecretSearch.occurs(needle, in: $0) }
+                }
+            }
+        }
+        #expect(shows(.clockAdvance(milliseconds: 2580, reason: "pin 2580")))
+        #expect(!shows(.clockAdvance(milliseconds: 2580, reason: "later")))
+        #expect(!shows(.clockAdvance(milliseconds: 12580, reason: "code 125801")))
+        #expect(shows(.input(step: "s", values: [.init("note", .list([.string("x"), .string("2580")]))])))
+        #expect(!shows(.input(step: "s", values: [.init("pin", .secret(.string("2580")))])))
+        #expect(!shows(.attempt(step: "s", limit: "l", action: .charged, count: 2580, max: 2580)))
     }
 }
 
