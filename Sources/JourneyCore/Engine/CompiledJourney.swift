@@ -1,3 +1,5 @@
+import Foundation
+
 /// The journeys of one run or check, compiled together so sub-journey calls resolve.
 public final class CompiledLibrary: Sendable {
     public let journeys: [String: CompiledJourney]
@@ -228,6 +230,12 @@ final class CompiledStep: Sendable {
     let enterEvent: [UInt8]
     /// The visit in each locale, when nothing in it depends on the run.
     let fixedVisit: FixedVisit?
+    /// The names a visit of the step reads, when the visit is a function of their values alone:
+    /// what its parameters' templates, its screen's texts and its actions' conditions read. Nil
+    /// for a fixed visit, a sub-journey's call, and a visit something of which reads the clock.
+    let visitReads: [[String]]?
+    /// Visits already prepared, by the values of ``visitReads`` they were prepared with.
+    let visitMemo = VisitMemo()
     /// The `input` event of pressing each of the screen's actions, when the step takes its
     /// `action` as plain input.
     let actionInputs: [(action: String, values: TranscriptEvent.Fields, event: [UInt8])]
@@ -329,6 +337,33 @@ final class CompiledStep: Sendable {
             id: id, label: label, runner: runner, parameters: parameters, rules: rules, maps: maps, tables: tables,
             captures: captures, screen: screen, conditions: actionConditions, contract: contract, journey: journey,
             fallback: defaultLocale)
+        self.visitReads =
+            fixedVisit == nil && handler != nil
+            ? Self.visitReads(parameters: parameters, screen: screen, conditions: actionConditions) : nil
+    }
+
+    /// The names ``visitReads`` lists, each once, in the order first read; nil when something
+    /// of the visit reads the clock.
+    private static func visitReads(
+        parameters: [(name: String, value: CompiledValue)], screen: Screen?, conditions: [String: Expression]
+    ) -> [[String]]? {
+        var templates: [Template] = []
+        func add(_ value: CompiledValue) {
+            switch value {
+            case .constant: break
+            case .template(let template): templates.append(template)
+            case .list(let items): items.forEach(add)
+            }
+        }
+        for (_, value) in parameters { add(value) }
+        let texts =
+            [screen?.title, screen?.text].compactMap { $0 } + (screen?.actions.map(\.label) ?? [])
+            + (screen?.fields.compactMap(\.label) ?? [])
+        templates += texts.flatMap { $0.entries.map(\.template) }
+        let expressions = conditions.sorted { $0.key < $1.key }.map(\.value)
+        guard !templates.contains(where: \.readsClock), !expressions.contains(where: \.readsClock) else { return nil }
+        var seen = Set<[String]>()
+        return (templates.flatMap(\.references) + expressions.flatMap(\.references)).filter { seen.insert($0).inserted }
     }
 
     private static func fixedVisit(
@@ -378,6 +413,50 @@ final class CompiledStep: Sendable {
             handler: handler, callFields: fields,
             callEvent: JSONLinesEncoder.encodedEvent(.handlerCall(step: id, handler: label, params: fields)),
             locales: locales, visits: visits, other: otherVisit)
+    }
+}
+
+/// The visits of a step already prepared, by the values of the names they read
+/// (``CompiledStep/visitReads``) and the locale: a visit is a function of those, so a machine
+/// that enters the step with the same values shows the same screen, records the same call and
+/// runs the handler with the same invocation, prepared once. Shared by every run and thread
+/// that uses the compiled journey; it keeps at most ``capacity`` visits a step, starting again
+/// when full.
+final class VisitMemo: @unchecked Sendable {
+    struct Key: Hashable {
+        var locale: String
+        var values: [Value?]
+    }
+
+    struct Visit {
+        var screen: RenderedScreen?
+        var callFields: TranscriptEvent.Fields
+        var invocation: HandlerInvocation
+    }
+
+    static let capacity = 64
+    private let lock = NSLock()
+    private var visits: [Key: Visit] = [:]
+
+    /// The visits kept now.
+    var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return visits.count
+    }
+
+    subscript(key: Key) -> Visit? {
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return visits[key]
+        }
+        set {
+            lock.lock()
+            defer { lock.unlock() }
+            if visits.count >= Self.capacity { visits.removeAll(keepingCapacity: true) }
+            visits[key] = newValue
+        }
     }
 }
 

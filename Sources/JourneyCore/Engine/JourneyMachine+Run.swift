@@ -257,6 +257,17 @@ extension JourneyMachine.Run {
             return .stop(.runStep(visit.invocation))
         }
         let lookup = lookup()
+        // A visit with the values it reads as an earlier one had is that visit, prepared then.
+        var memoKey: VisitMemo.Key?
+        if let reads = step.visitReads {
+            let key = VisitMemo.Key(locale: setup.locale, values: reads.map { lookup.value(at: $0) })
+            if let prepared = step.visitMemo[key] {
+                if let screen = prepared.screen { emit(.screen(step: step.id, screen: screen)) }
+                emit(.handlerCall(step: step.id, handler: step.label, params: prepared.callFields))
+                return .stop(.runStep(prepared.invocation))
+            }
+            memoKey = key
+        }
         var params: [String: Value] = [:]
         params.reserveCapacity(step.parameters.count)
         var displays: [String: String] = [:]
@@ -280,7 +291,7 @@ extension JourneyMachine.Run {
         }
         switch step.runner {
         case .call(let id): return call(id, from: step, params: params)
-        case .handler: return .stop(visit(step, params: params, displays: displays, lookup))
+        case .handler: return .stop(visit(step, params: params, displays: displays, lookup, remembering: memoKey))
         }
     }
 
@@ -309,7 +320,8 @@ extension JourneyMachine.Run {
     /// A handler step's visit: its screen rendered, its call recorded, its handler to run.
     @inline(__always)
     mutating func visit(
-        _ step: CompiledStep, params: [String: Value], displays: [String: String], _ lookup: JourneyMachine.Lookup
+        _ step: CompiledStep, params: [String: Value], displays: [String: String], _ lookup: JourneyMachine.Lookup,
+        remembering key: VisitMemo.Key? = nil
     ) -> Action {
         let journey = frames[frames.count - 1].journey
         let screen: RenderedScreen?
@@ -322,12 +334,16 @@ extension JourneyMachine.Run {
         if let screen { emit(.screen(step: step.id, screen: screen)) }
         var shown = params
         for (name, text) in displays { shown[name] = .string(text) }
-        emit(.handlerCall(step: step.id, handler: step.label, params: step.shownParameters(shown)))
-        return .runStep(
-            HandlerInvocation(
-                journey: journey.id, step: step.id, parameters: params, maps: step.maps, tables: step.tables,
-                captures: step.captures, screen: screen, contract: step.contract, displays: displays,
-                clockActions: step.clockActions))
+        let callFields = step.shownParameters(shown)
+        emit(.handlerCall(step: step.id, handler: step.label, params: callFields))
+        let invocation = HandlerInvocation(
+            journey: journey.id, step: step.id, parameters: params, maps: step.maps, tables: step.tables,
+            captures: step.captures, screen: screen, contract: step.contract, displays: displays,
+            clockActions: step.clockActions)
+        if let key {
+            step.visitMemo[key] = VisitMemo.Visit(screen: screen, callFields: callFields, invocation: invocation)
+        }
+        return .runStep(invocation)
     }
 
     /// The innermost journey reaches an end: the run finishes, or the sub-journey returns its

@@ -23,6 +23,9 @@ struct StateEncoder {
     let horizon: Int
     private(set) var bytes: [UInt8] = []
     private var entries: [(key: String, value: Value)] = []
+    /// For each journey met, whether each of its declared state variables is unread: the
+    /// journeys are the library's, alive while the encoder is.
+    private var unreadByJourney: [ObjectIdentifier: [Bool]?] = [:]
     /// The machine's clock, in seconds, while its key is written.
     private var now = 0
 
@@ -94,11 +97,21 @@ struct StateEncoder {
             writeInt(frame.journey.steps.indices.contains(frame.step) ? frame.step : -1)
             writeVariables(frame.params, declared: frame.journey.params)
             writeVariables(
-                frame.state, declared: frame.journey.state, leaving: unread[frame.journey.id], timesRelative: true)
+                frame.state, declared: frame.journey.state, leaving: unreadFlags(frame.journey), timesRelative: true)
         }
         writeStore(run.device.store)
         writeProfile(run.device.profile)
         bytes.append(run.attemptCharged ? 1 : 0)
+    }
+
+    /// Whether each of `journey`'s declared state variables is one no expression reads; nil
+    /// when none is.
+    private mutating func unreadFlags(_ journey: CompiledJourney) -> [Bool]? {
+        if let flags = unreadByJourney[ObjectIdentifier(journey)] { return flags }
+        let names = unread[journey.id] ?? []
+        let flags = names.isEmpty ? nil : journey.state.map { names.contains($0.name) }
+        unreadByJourney[ObjectIdentifier(journey)] = .some(flags)
+        return flags
     }
 
     /// The device profile, field by field (a test holds this to every field it has).
@@ -116,12 +129,12 @@ struct StateEncoder {
 
     /// A frame's params or state: the declared names in order, then any others sorted.
     private mutating func writeVariables(
-        _ values: [String: Value], declared: [CompiledVariable], leaving unread: Set<String>? = nil,
+        _ values: [String: Value], declared: [CompiledVariable], leaving unread: [Bool]? = nil,
         timesRelative: Bool = false
     ) {
         var found = 0
-        for variable in declared {
-            if let unread, unread.contains(variable.name) {
+        for (position, variable) in declared.enumerated() {
+            if let unread, unread[position] {
                 if values[variable.name] != nil { found += 1 }
                 bytes.append(0)
             } else if let value = values[variable.name] {

@@ -88,6 +88,18 @@ public struct Template: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { source }
 
+    /// The names its expressions read, in the order written (a name read twice, twice).
+    public var references: [[String]] {
+        parts.flatMap { part -> [[String]] in
+            if case .expression(let expression, _) = part { expression.references } else { [] }
+        }
+    }
+
+    /// Whether one of its expressions reads the clock (``Expression/readsClock``).
+    public var readsClock: Bool {
+        parts.contains { if case .expression(let expression, _) = $0 { expression.readsClock } else { false } }
+    }
+
     /// The single expression's type, or else `string` (secret if any part is secret), with
     /// the errors of every expression; offsets count from the start of the template.
     public func typeCheck(
