@@ -1,8 +1,9 @@
 extension JourneyMachine {
     /// Where a run is, as a value to compare and hash: the frames (each journey's step, params
     /// and state), the device's store and profile, the charge of the current visit's attempt
-    /// limit, and the phase. An explorer keeps the snapshots it has seen in a `Set` to know
-    /// when two paths meet.
+    /// limit, and the phase: what tells two runs apart, for tests and tools to compare. The
+    /// explorer writes the same content as compact bytes (``StateEncoder``), with what its
+    /// abstraction leaves out.
     ///
     /// What only grows (the steps taken, the absolute virtual clock, the position of a seeded
     /// random stream) can be left out, so two

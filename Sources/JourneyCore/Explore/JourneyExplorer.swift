@@ -3,10 +3,11 @@ import Foundation
 /// Explores every path through a journey, breadth first, with the real interpreter and the
 /// real handlers: at every step each class of input the step takes (each enabled action, a
 /// right and a wrong PIN, each biometric result), and anywhere an app restart and jumps of the
-/// virtual clock by the durations the journey writes. Equal situations are one state: the
-/// machine's snapshot without what only grows (steps taken, the absolute clock), with stored
-/// values at their declared defaults left out, the restarts used so far, and what the
-/// journey's invariants remember of the path (``InvariantMonitor``).
+/// virtual clock by the durations the journey writes. Equal situations are one state, as
+/// ``StateEncoder`` writes it: the machine's snapshot without what only grows (steps taken,
+/// the absolute clock), each time the journey keeps as its distance from the clock, stored
+/// values at their declared defaults and state no expression reads left out; the restarts used
+/// so far, and what the journey's invariants remember of the path (``InvariantMonitor``).
 ///
 /// On every state and move it checks the built-in invariants (``ExplorationInvariant``) and
 /// the journey's own (``JourneyInvariant``), and the first path that breaks one, in
@@ -39,7 +40,8 @@ public struct JourneyExplorer: Sendable {
         }
     }
 
-    /// One move of a path: an input at a step, an app restart, or a clock jump.
+    /// One move of a path: an input at a step, an app restart, a clock jump, or the network
+    /// going away or coming back.
     public enum Move: Sendable, Hashable, CustomStringConvertible {
         /// The input standing for class `label` at `step`.
         case input(step: String, label: String, values: [String: Value])
@@ -999,18 +1001,18 @@ public struct JourneyExplorer: Sendable {
         return found
     }
 
-    /// A limit's counter as the root journey keeps it (0 when not set).
+    /// A limit's counter as the root journey reads it (``JourneyMachine/int(_:in:device:)``: a
+    /// stored counter not written is its declared default), or as the device keeps it once the
+    /// run has ended.
     static func counter(_ reference: VariableReference, _ machine: JourneyMachine, journey: String) -> Int {
-        let value: Value?
-        switch reference.scope {
-        case .stored: value = machine.run.device.store[reference.name]
-        case .state:
-            // The frame read in place, not copied out of the run.
-            guard let index = machine.run.frames.firstIndex(where: { $0.journey.id == journey }) else { return 0 }
-            value = machine.run.frames[index].state[reference.name]
+        guard let index = machine.run.frames.firstIndex(where: { $0.journey.id == journey }) else {
+            // The run has ended: what the device keeps is all there is.
+            if reference.scope == .stored, case .int(let n)? = machine.run.device.store[reference.name]?.revealed {
+                return n
+            }
+            return 0
         }
-        if case .int(let n)? = value?.revealed { return n }
-        return 0
+        return JourneyMachine.int(reference, in: machine.run.frames[index], device: machine.run.device)
     }
 
     // MARK: - What a journey gives the explorer
