@@ -678,7 +678,10 @@ public struct JourneyExplorer: Sendable {
                 }
             } else if input.name == "network" {
                 continue  // a device event, not the user's input
-            } else if !asked, let explorable = handler as? any ExplorableHandler {
+            } else if let explorable = handler as? any ExplorableHandler {
+                // Its choices give every input the step takes at once (a form's fields and
+                // its submit): asked once, not once more for each input.
+                guard !asked else { continue }
                 asked = true
                 let choices = explorable.explorationChoices(
                     request, invocation: invocation, device: node.machine.device, hints: hints)
@@ -881,6 +884,8 @@ public struct JourneyExplorer: Sendable {
     private func run(
         handlerOf invocation: HandlerInvocation, in context: RunContext<Replies, Recorder>
     ) async -> (JourneyMachine, StepRun) {
+        // Each machine is read after the event it answers: the node a failure makes is the run
+        // failed, never the step still waiting.
         guard let handler = context.machine.currentHandler else {
             let action = context.handle(.abort("step '\(invocation.step)' has no handler to run"))
             return (context.machine, .done(action, outcome: nil))
@@ -894,8 +899,12 @@ public struct JourneyExplorer: Sendable {
             return (context.machine, .asked(stop.request))
         } catch let interruption as RunInterruption {
             switch interruption {
-            case .restart: return (context.machine, .done(context.handle(.restart), outcome: nil))
-            case .abort(let message): return (context.machine, .done(context.handle(.abort(message)), outcome: nil))
+            case .restart:
+                let action = context.handle(.restart)
+                return (context.machine, .done(action, outcome: nil))
+            case .abort(let message):
+                let action = context.handle(.abort(message))
+                return (context.machine, .done(action, outcome: nil))
             case .ended:
                 let result = context.machine.result ?? RunResult(end: nil, kind: nil, failure: "ended", steps: 0)
                 return (context.machine, .done(.failed(result), outcome: nil))
@@ -903,9 +912,11 @@ public struct JourneyExplorer: Sendable {
                 return (context.machine, .asked(invocation.request()))
             }
         } catch let error as HandlerError {
-            return (context.machine, .done(context.handle(.fail(error.message)), outcome: nil))
+            let action = context.handle(.fail(error.message))
+            return (context.machine, .done(action, outcome: nil))
         } catch {
-            return (context.machine, .done(context.handle(.fail("\(type(of: error)) was thrown")), outcome: nil))
+            let action = context.handle(.fail("\(type(of: error)) was thrown"))
+            return (context.machine, .done(action, outcome: nil))
         }
     }
 

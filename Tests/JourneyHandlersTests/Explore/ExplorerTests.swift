@@ -339,3 +339,41 @@ extension ExplorerTests {
         #expect(path.count <= result.depth, "\(path) \(result.depth)")
     }
 }
+
+extension ExplorerTests {
+    static let twoFields = """
+        journey: t.two-fields
+        version: 1
+        title: Two fields
+        start: details
+        steps:
+          details:
+            handler: ui.form
+            screen:
+              title: Your details
+              fields:
+                name: { label: Name, kind: text, required: true, minLength: 2 }
+                email: { label: Email, kind: text, required: true, minLength: 3 }
+              actions: { submit: Continue, cancel: Cancel }
+            on:
+              submit: done
+              invalid: details
+              cancel: cancelled
+        ends:
+          done: { kind: success }
+          cancelled: { kind: cancel }
+        """
+
+    @Test("a form's moves are its choices, each with every field and its submit: never one field alone")
+    func formMovesAreItsChoices() async throws {
+        let result = try await InvariantTests.explore(Self.twoFields, id: "t.two-fields")
+        #expect(result.violations.isEmpty, "\(result.violations.map { "\($0.id): \($0.message) \($0.path)" })")
+        let moves = result.endPaths.values.compactMap(\.first).map(\.description)
+        #expect(Set(moves) == ["details: valid", "details: cancel"], "\(result.endPaths)")
+        // The form with 0, 1 or 2 restarts, and each end after each: 9 states. At the form:
+        // valid, invalid (back to the form), cancel, and a restart while one is left: 11
+        // moves. A move per field ("name: valid" with no submit) would fail the handler.
+        #expect(result.states == 9 && result.transitions == 11, "\(result.states) states, \(result.transitions)")
+    }
+
+}
