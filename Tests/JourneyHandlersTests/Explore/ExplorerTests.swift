@@ -377,3 +377,19 @@ extension ExplorerTests {
     }
 
 }
+
+extension ExplorerTests {
+    @Test("a handler that fails at a step is a failed run of its own, never the step still waiting")
+    func aFailureIsItsOwnState() async throws {
+        // The form presses `send`, which its screen does not show: the handler fails without
+        // changing anything else, and the failure must be found, not merged into the form.
+        let text = Self.twoFields.replacingOccurrences(
+            of: "    handler: ui.form\n", with: "    handler: ui.form\n    with: { submit: send }\n")
+        let result = try await InvariantTests.explore(text, id: "t.two-fields")
+        let violation = try #require(result.violations.first, "\(result.states) states")
+        #expect(result.violations.count == 1)
+        #expect(violation.invariant == .neverFails)
+        #expect(violation.message.contains("has no action 'send'"), "\(violation.message)")
+        #expect(violation.path.map(\.description) == ["details: valid"])
+    }
+}
