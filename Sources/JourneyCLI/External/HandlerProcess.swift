@@ -335,8 +335,25 @@ final class HandlerProcess: HandlerTransport {
             return table
         }()
 
+        /// The signal `journey` is dying of, once the hook has taken one (0 before): a thread
+        /// that reaches `exit` while the hook still stops the programs' groups dies of it too,
+        /// so the process never ends with a status instead of the signal.
+        nonisolated(unsafe) static var dyingOf: Int32 = 0
+
         private static let signalHook: Void = {
             _ = table
+            atexit {
+                let signal = LiveProcesses.dyingOf
+                guard signal != 0 else { return }
+                var action = sigaction()
+                sigemptyset(&action.sa_mask)
+                sigaction(signal, &action, nil)
+                var unblocked = sigset_t()
+                sigemptyset(&unblocked)
+                sigaddset(&unblocked, signal)
+                pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
+                raise(signal)
+            }
             for number in [SIGINT, SIGTERM, SIGHUP] {
                 var action = sigaction()
                 sigemptyset(&action.sa_mask)
@@ -363,6 +380,7 @@ final class HandlerProcess: HandlerTransport {
 
         /// Kills every group in the table, then dies of `signal` as if it had no handler.
         private static func stopGroups(andDieOf signal: Int32) {
+            dyingOf = signal
             for slot in 0..<capacity where table[slot] > 0 { _ = kill(-table[slot], SIGKILL) }
             var action = sigaction()
             sigemptyset(&action.sa_mask)
