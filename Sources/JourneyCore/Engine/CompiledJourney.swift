@@ -208,12 +208,10 @@ final class CompiledStep: Sendable {
     }
 
     static func shown(_ values: [String: Value], rules: [String: ParameterRule]) -> TranscriptEvent.Fields {
-        var shown: TranscriptEvent.Fields = []
-        shown.reserveCapacity(values.count)
-        for (name, value) in values {
-            shown.append(.init(name, rules[name]?.shown.map { $0(value) } ?? value))
+        var shown = TranscriptEvent.Fields.sorted(values)
+        for index in shown.indices {
+            if let show = rules[shown[index].name]?.shown { shown[index].value = show(shown[index].value) }
         }
-        shown.sort { $0.name < $1.name }
         return shown
     }
 

@@ -301,11 +301,7 @@ public struct JourneyExplorer: Sendable {
         /// Appends the node's key to `keys`, the one `settle` wrote or written now, and answers
         /// where it lies and its hash.
         func appendKey(_ node: Node, to keys: inout [UInt8]) -> (range: Range<Int>, hash: UInt64) {
-            let hash =
-                settled
-                ?? encoder.encode(
-                    node.machine, restarts: node.restarts, answered: node.answered, monitor: node.monitor?.bits,
-                    broken: node.broken?.id)
+            let hash = settled ?? encode(node)
             settled = nil
             let start = keys.count
             keys.append(contentsOf: encoder.bytes)
@@ -314,7 +310,13 @@ public struct JourneyExplorer: Sendable {
 
         /// The node's key: its machine as the abstraction sees it, and what its path remembers.
         func key(_ node: Node) -> StateKey {
-            encoder.key(
+            let hash = encode(node)
+            return StateKey(bytes: encoder.bytes, hash: hash)
+        }
+
+        /// Writes the node's key into the encoder's buffer and answers its hash.
+        private func encode(_ node: Node) -> UInt64 {
+            encoder.encode(
                 node.machine, restarts: node.restarts, answered: node.answered, monitor: node.monitor?.bits,
                 broken: node.broken?.id)
         }
