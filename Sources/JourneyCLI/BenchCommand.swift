@@ -38,7 +38,9 @@ struct BenchCommand: AsyncParsableCommand {
             explored with the default bounds and with depth 2000 and 1000 restarts \
             (--explore-restarts), on one \
             thread and on every core, in states/s and transitions/s (medians of five runs, \
-            each repeated until it lasts 0.2 s, as the peers time theirs); the peers' own \
+            each repeated until it lasts 0.2 s, as the peers time theirs), and again on one \
+            thread with every move played (none taken over from a state equal but for its \
+            restarts), saying how many transitions were taken over; the peers' own \
             explorers on the same bounds (--peers, --python), with the ratios; the memory each \
             stored state costs; and every journey under journeys/ explored with the default \
             bounds, as `journey explore journeys` plays them.

@@ -24,15 +24,20 @@ enum BenchExplore {
         /// Transitions per second of CPU time (all threads together).
         var transitionsPerCPUSecond: Double
         var millisecondsPerExploration: Double
+        /// Transitions taken over from a state equal but for its restarts, not played.
+        var reused: Int
     }
 
     /// Explores `journey` with `jobs` threads, repeating it until a run lasts 0.2 s, five
-    /// times; the medians, as the peers measure theirs.
+    /// times; the medians, as the peers measure theirs. With `reusing` false, every move is
+    /// played, none taken over from a state equal but for its restarts.
     static func measure(
-        _ journey: CompiledJourney, library: CompiledLibrary, bounds: JourneyExplorer.Bounds, jobs: Int
+        _ journey: CompiledJourney, library: CompiledLibrary, bounds: JourneyExplorer.Bounds, jobs: Int,
+        reusing: Bool = true
     ) async -> Rates {
-        let explorer = JourneyExplorer(
+        var explorer = JourneyExplorer(
             library: library, device: JourneyExplorer.defaultDevice, bounds: bounds, jobs: jobs)
+        explorer.reusesExpansions = reusing
         let first = await explorer.explore(journey)
         var repeats = 1
         while true {
@@ -55,7 +60,7 @@ enum BenchExplore {
             states: first.states, transitions: first.transitions, statesPerSecond: Double(first.states) / wall,
             transitionsPerSecond: Double(first.transitions) / wall,
             transitionsPerCPUSecond: Double(first.transitions) / max(median(cpus), 1e-9),
-            millisecondsPerExploration: wall * 1e3)
+            millisecondsPerExploration: wall * 1e3, reused: first.reused)
     }
 
     static func median(_ values: [Double]) -> Double {
@@ -181,6 +186,12 @@ extension BenchCommand {
                 let all = await BenchExplore.measure(journey, library: library, bounds: bound, jobs: cores)
                 report("  JourneyKit, \(cores) threads", BenchExplore.describe(all))
             }
+            // How much of that is reuse: the same exploration with every move played.
+            let played = await BenchExplore.measure(journey, library: library, bounds: bound, jobs: 1, reusing: false)
+            report(
+                "  taken over, not played",
+                "\(one.reused) of \(one.transitions) transitions (from a state equal but for its restarts)")
+            report("  JourneyKit, 1 thread, every move played", BenchExplore.describe(played))
             guard let folder else {
                 report("  peers", "skipped: say where they are with --peers FOLDER (or JOURNEY_PEERS)")
                 continue
@@ -204,7 +215,10 @@ extension BenchCommand {
                     report("  peer \(peer) (Python)", text)
                     report(
                         "  JourneyKit / \(peer), transitions/s",
-                        String(format: "%.2f× on 1 thread", one.transitionsPerSecond / max(rate, 1)))
+                        String(
+                            format: "%.2f× on 1 thread (every move played: %.2f×)",
+                            one.transitionsPerSecond / max(rate, 1),
+                            played.transitionsPerSecond / max(rate, 1)))
                 }
             }
         }

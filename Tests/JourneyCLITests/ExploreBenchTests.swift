@@ -33,7 +33,17 @@ struct ExploreBenchTests {
                 #/[0-9]+ states/s, [0-9]+ transitions/s \([0-9]+ per CPU second\), [0-9.]+ ms per exploration/#
             #expect(json["  JourneyKit, 1 thread"]?.wholeMatch(of: rates) != nil, "\(bench)")
             #expect(json["  peer bfs-pure (Python)"]?.wholeMatch(of: rates) != nil, "\(bench)")
-            #expect(json["  JourneyKit / bfs-pure, transitions/s"]?.wholeMatch(of: #/[0-9.]+× on 1 thread/#) != nil)
+            #expect(
+                json["  JourneyKit / bfs-pure, transitions/s"]?.wholeMatch(
+                    of: #/[0-9.]+× on 1 thread \(every move played: [0-9.]+×\)/#) != nil, "\(bench)")
+            // The same exploration with every move played, and how many of its transitions
+            // were taken over from a state equal but for its restarts (the last exploration's:
+            // 10 restarts, where most are).
+            #expect(json["  JourneyKit, 1 thread, every move played"]?.wholeMatch(of: rates) != nil, "\(bench)")
+            let reused = try #require(json["  taken over, not played"], "\(bench)")
+            let counts = try #require(
+                reused.wholeMatch(of: #/([0-9]+) of ([0-9]+) transitions \(from a state equal but for its restarts\)/#))
+            #expect(Int(counts.1) ?? 0 > 0 && Int(counts.1) ?? 0 < Int(counts.2) ?? 0, "\(reused)")
             // The peer's counts for the larger bounds differ: its rates are not compared.
             #expect(bench.stdout.contains("skipped: it found 99 states and 999 transitions, not the same space"))
             #expect(json["  peer bfs-transitions-reuse"]?.hasPrefix("skipped: bench_explore_transitions.py") == true)

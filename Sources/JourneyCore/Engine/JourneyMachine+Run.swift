@@ -24,6 +24,8 @@ extension JourneyMachine {
         nonisolated(unsafe) var lentSink: (any TranscriptSink)?
         /// Whether the event being handled makes no records at all: set only while it is handled.
         var discardsRecords = false
+        /// Whether the lent sink keeps no prepared records: set only while an event is handled.
+        var discardsPrepared = false
 
         init(setup: Setup, device: DeviceState) {
             self.setup = setup
@@ -560,7 +562,7 @@ extension JourneyMachine.Run {
     /// While the caller discards records (``JourneyMachine/handleDiscardingRecords(_:)``), nothing
     /// is recorded: an explorer plays millions of steps and keeps none of their records.
     mutating func emit(_ event: consuming TranscriptEvent, encoded: consuming [UInt8]? = nil) {
-        guard !discardsRecords else { return }
+        guard !discardsRecords, !(discardsPrepared && encoded != nil) else { return }
         assert(
             encoded == nil || encoded == JSONLinesEncoder.encodedEvent(event),
             "a prepared event's JSON must be the event's own: \(event)")

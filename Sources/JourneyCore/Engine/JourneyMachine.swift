@@ -300,7 +300,11 @@ public struct JourneyMachine: Sendable {
     public mutating func handle(_ event: consuming Event, recordingInto sink: some TranscriptSink) -> Action {
         run.drainRecords(into: sink)
         run.lentSink = sink
-        defer { run.lentSink = nil }
+        run.discardsPrepared = sink.discardsPrepared
+        defer {
+            run.lentSink = nil
+            run.discardsPrepared = false
+        }
         return handle(event)
     }
 

@@ -128,6 +128,9 @@ public struct JourneyExplorer: Sendable {
         public var random: (seed: UInt64, walks: Int)? = nil
         /// Whether the network went away and came back on the paths (there was one to lose).
         public var offline = false
+        /// The transitions taken over from a state equal but for its restarts rather than played
+        /// (``JourneyExplorer/reusesExpansions``): how many moves did not run a handler.
+        public var reused = 0
         /// Every transition the journey writes (step and outcome), and those the exploration took.
         public var declared: [Edge]
         public var taken: Set<Edge>
@@ -172,6 +175,15 @@ public struct JourneyExplorer: Sendable {
     /// The real time handlers check what live servers issue against: pinned to the device's
     /// clock unless set (a person playing against a live provider sets the system's).
     public var wallClock: WallClock? = nil
+    /// Whether a state equal to one expanded before but for its restarts takes that state's
+    /// expansion instead of playing its moves again (``Reuse``): the same result, found with
+    /// fewer handler runs. Off, every move runs through the interpreter and its handler.
+    public var reusesExpansions = true
+    /// Nodes a thread expands at a time (``chunk``); smaller in tests, to play a small
+    /// journey's levels in many chunks.
+    var chunkSize = Self.chunk
+    /// Expansions ``Reuse`` keeps at most; smaller in tests, to let them go often.
+    var reuseCapacity = Reuse.capacity
 
     public init(
         library: CompiledLibrary, device: DeviceState, bounds: Bounds = Bounds(), params: [String: Value] = [:],
@@ -203,39 +215,77 @@ public struct JourneyExplorer: Sendable {
     /// A reference, never changed once made: a level of the search, a move's successors and a
     /// path share it instead of copying the machine.
     final class Node: Sendable {
-        let machine: JourneyMachine
-        let action: JourneyMachine.Action
-        /// What the step waits for, when it waits.
-        let request: InputRequest?
+        /// Everything but the restarts: the same for a state equal but for its restarts, which
+        /// shares it (``restarted(_:)``).
+        final class Situation: Sendable {
+            let machine: JourneyMachine
+            let action: JourneyMachine.Action
+            let request: InputRequest?
+            let outOfScope: Bool
+            let answered: [Int]
+            let monitor: InvariantMonitor?
+            let broken: InvariantMonitor.Broken?
+            let note: String?
+            let known: Bool
+
+            init(
+                machine: JourneyMachine, action: JourneyMachine.Action, request: InputRequest?, outOfScope: Bool,
+                answered: [Int], monitor: InvariantMonitor?, broken: InvariantMonitor.Broken?, note: String?,
+                known: Bool
+            ) {
+                self.machine = machine
+                self.action = action
+                self.request = request
+                self.outOfScope = outOfScope
+                self.answered = answered
+                self.monitor = monitor
+                self.broken = broken
+                self.note = note
+                self.known = known
+            }
+        }
+
+        let situation: Situation
         let restarts: Int
+
+        var machine: JourneyMachine { _read { yield situation.machine } }
+        var action: JourneyMachine.Action { _read { yield situation.action } }
+        /// What the step waits for, when it waits.
+        var request: InputRequest? { _read { yield situation.request } }
         /// A step on the way asked the network for something the scenario has no stub for: what
         /// follows is out of the exploration's scope, not the journey's failure.
-        let outOfScope: Bool
+        var outOfScope: Bool { situation.outOfScope }
         /// What the network has answered on the way (a ``CountingNetwork``'s `answered`).
-        let answered: [Int]
+        var answered: [Int] { _read { yield situation.answered } }
         /// What the path has done that the journey's invariants remember.
-        let monitor: InvariantMonitor?
+        var monitor: InvariantMonitor? { _read { yield situation.monitor } }
         /// The first invariant the last move broke: the path stops there, as a run would.
-        let broken: InvariantMonitor.Broken?
+        var broken: InvariantMonitor.Broken? { _read { yield situation.broken } }
         /// Why what follows is left out, when the explorer can say (a program not declared
         /// deterministic).
-        let note: String?
+        var note: String? { _read { yield situation.note } }
+        /// The move entered a step where a state found before waits, and stopped there: the
+        /// node stands for that state, and what its step asks (``request``) was not asked.
+        var known: Bool { situation.known }
 
         init(
             machine: JourneyMachine, action: JourneyMachine.Action, request: InputRequest?, restarts: Int,
             outOfScope: Bool = false, answered: [Int] = [], monitor: InvariantMonitor? = nil,
-            broken: InvariantMonitor.Broken? = nil, note: String? = nil
+            broken: InvariantMonitor.Broken? = nil, note: String? = nil, known: Bool = false
         ) {
-            self.machine = machine
-            self.action = action
-            self.request = request
+            situation = Situation(
+                machine: machine, action: action, request: request, outOfScope: outOfScope, answered: answered,
+                monitor: monitor, broken: broken, note: note, known: known)
             self.restarts = restarts
-            self.outOfScope = outOfScope
-            self.answered = answered
-            self.monitor = monitor
-            self.broken = broken
-            self.note = note
         }
+
+        private init(_ situation: Situation, restarts: Int) {
+            self.situation = situation
+            self.restarts = restarts
+        }
+
+        /// The same situation on a path that took `restarts` restarts.
+        func restarted(_ restarts: Int) -> Node { Node(situation, restarts: restarts) }
     }
 
     /// What the explorer knows of a journey that makes two situations one state: the stored
@@ -256,15 +306,36 @@ public struct JourneyExplorer: Sendable {
     /// A node's moves, played: what each led to, in the order of the moves.
     struct Expansion: Sendable {
         struct Successor: Sendable {
-            var move: Move
+            /// What the move did besides the state it led to: the same wherever the expansion is
+            /// taken over (``Reuse``), which shares it.
+            final class Played: Sendable {
+                let move: Move
+                /// The root journey's steps and outcomes the move took.
+                let edges: [Edge]
+                /// Where a secret shows in what the move recorded, when the explorer looked.
+                let leak: String?
+                /// The invariant the move itself breaks (``edgeProblem(from:move:to:taking:_:)``),
+                /// when it leads anywhere the journey answers for.
+                let problem: (ExplorationInvariant, String, Violation.Expected?)?
+
+                init(
+                    move: Move, edges: [Edge], leak: String?,
+                    problem: (ExplorationInvariant, String, Violation.Expected?)?
+                ) {
+                    self.move = move
+                    self.edges = edges
+                    self.leak = leak
+                    self.problem = problem
+                }
+            }
+
+            var played: Played
             var node: Node
-            /// The root journey's steps and outcomes the move took.
-            var edges: [Edge]
             /// Where the state's key lies in ``Expansion/keys``, and its hash.
             var key: Range<Int>
             var hash: UInt64
-            /// Where a secret shows in what the move recorded, when the explorer looked.
-            var leak: String?
+
+            var move: Move { played.move }
         }
 
         var successors: [Successor] = []
@@ -442,46 +513,69 @@ public struct JourneyExplorer: Sendable {
             }
         }
 
+        var reuse = Reuse(enabled: reusesExpansions && bounds.restarts > 0, capacity: reuseCapacity)
         var depth = 0
         while !level.isEmpty && depth < bounds.depth && !result.truncated {
             var next: [(index: Int, node: Node)] = []
             var position = 0
             while position < level.count && !result.truncated {
-                let chunk = level[position..<min(level.count, position + Self.chunk * max(1, jobs))]
+                let chunk = level[position..<min(level.count, position + chunkSize * max(1, jobs))]
                 position = chunk.endIndex
                 let watching = watchesSecrets && !violated.contains(ExplorationInvariant.noSecretLeak.rawValue)
-                let expansions = await expand(
-                    chunk, journey: journey, jumps: jumps, abstraction: abstraction, watchesSecrets: watching,
-                    known: table, scratch: scratch)
-                for (offset, expansion) in expansions.enumerated() {
+                // States equal to one expanded before but for their restarts take its expansion;
+                // the others are played.
+                reuse.startChunk()
+                let reusable = chunk.map {
+                    reuse.find($0.index, restarts: $0.node.restarts, bound: bounds.restarts, in: table)
+                }
+                let played = await expand(
+                    ArraySlice(zip(chunk, reusable).filter { $0.1 == nil }.map(\.0)), journey: journey, jumps: jumps,
+                    abstraction: abstraction, watchesSecrets: watching, known: table, scratch: scratch)
+                var playedNext = 0
+                for (offset, found) in reusable.enumerated() {
                     let (index, node) = chunk[chunk.startIndex + offset]
+                    let expansion: Expansion
+                    // A taken-over expansion's steps and outcomes are taken already.
+                    let reused = found != nil
+                    if let found {
+                        expansion = reuse.expansion(found, restarts: node.restarts, bound: bounds.restarts)
+                        result.reused += expansion.successors.count
+                    } else {
+                        expansion = played[playedNext]
+                        playedNext += 1
+                        reuse.keep(expansion, of: index, restarts: node.restarts, in: table)
+                    }
                     expanded[index] = true
                     leftOut.formUnion(expansion.leftOut)
                     // A step some of whose input cannot be made is not judged: where it leads is unknown.
                     if expansion.incomplete { unknown[index] = true }
-                    for played in expansion.successors {
-                        let (move, successor) = (played.move, played.node)
+                    for successor in expansion.successors {
+                        let (played, key, hash) = (successor.played, successor.key, successor.hash)
+                        var (move, successor) = (played.move, successor.node)
                         result.transitions += 1
-                        result.taken.formUnion(played.edges)
+                        if !reused && !played.edges.isEmpty { result.taken.formUnion(played.edges) }
                         // A move into what the scenario's stubs do not cover is not judged.
                         if !successor.outOfScope {
                             if let leak = played.leak {
                                 report(.noSecretLeak, leak, at: index, then: move, node: successor)
                             }
-                            if let problem = edgeProblem(
-                                from: node, move: move, to: successor, taking: played.edges, journey)
-                            {
+                            if let problem = played.problem {
                                 report(
                                     problem.0, problem.1, at: index, then: move, node: successor, expected: problem.2)
                             }
                         }
                         let (target, new) = expansion.keys.withUnsafeBytes { keys in
                             add(
-                                successor, key: UnsafeRawBufferPointer(rebasing: keys[played.key]), hash: played.hash,
+                                successor, key: UnsafeRawBufferPointer(rebasing: keys[key]), hash: hash,
                                 parent: (index, move))
                         }
                         arcs.append((Int32(index), Int32(target)))
                         guard new else { continue }
+                        if successor.known {
+                            // A reused move that stopped where a state then known waits leads
+                            // to a state new on this path: played again, to ask what it asks.
+                            successor = await play(move, from: node, journey: journey.id, scratch: scratch).0
+                        }
                         if successor.outOfScope {
                             unknown[target] = true
                             if let note = successor.note { leftOut.insert(note) }
@@ -643,8 +737,14 @@ public struct JourneyExplorer: Sendable {
                 ? scratch.secrets.leak(scratch.recorder.records, move: move, from: node, holding: held, to: successor)
                 : nil
             let (key, hash) = scratch.appendKey(successor, to: &expansion.keys)
+            // A move into what the scenario's stubs do not cover is not judged.
+            let problem =
+                successor.outOfScope
+                ? nil : edgeProblem(from: node, move: move, to: successor, taking: edges, journey)
             expansion.successors.append(
-                .init(move: move, node: successor, edges: edges, key: key, hash: hash, leak: leak))
+                .init(
+                    played: .init(move: move, edges: edges, leak: leak, problem: problem), node: successor, key: key,
+                    hash: hash))
         }
         scratch.recorder.begin(keeping: false)
         return expansion
@@ -808,7 +908,7 @@ public struct JourneyExplorer: Sendable {
                         scratch.settled = hash
                         return Node(
                             machine: machine, action: action, request: nil, restarts: restarts,
-                            outOfScope: outOfScope, answered: answered, monitor: monitor, note: note)
+                            outOfScope: outOfScope, answered: answered, monitor: monitor, note: note, known: true)
                     }
                     entered = hash
                 }
@@ -1130,11 +1230,15 @@ public struct JourneyExplorer: Sendable {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01B3
         }
-        for byte in journey.utf8 { add(byte) }
+        func add(_ text: String) {
+            var text = text
+            text.withUTF8 { for byte in $0 { add(byte) } }
+        }
+        add(journey)
         add(0)
-        for byte in step.utf8 { add(byte) }
+        add(step)
         add(0)
-        for byte in label.utf8 { add(byte) }
+        add(label)
         return hash
     }
 }
@@ -1210,6 +1314,7 @@ final class Recorder: TranscriptSink, @unchecked Sendable {
     }
 
     var discardsRecords: Bool { !keeping }
+    var discardsPrepared: Bool { !keepsPrepared }
 
     func record(_ record: TranscriptRecord) {
         if keeping, keepsPrepared || record.encodedEvent == nil { records.append(record) }

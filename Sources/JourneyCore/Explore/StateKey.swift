@@ -53,7 +53,6 @@ struct StateEncoder {
     ) -> UInt64 {
         bytes.removeAll(keepingCapacity: true)
         write(machine)
-        writeInt(restarts)
         // A network that has given none of its limited answers is as good as none asked.
         if answered.allSatisfy({ $0 == 0 }) {
             writeInt(0)
@@ -72,6 +71,9 @@ struct StateEncoder {
             writeInt(-1)
         }
         writeString(broken ?? "")
+        // Last, so that the key of a state equal but for its restarts is the same bytes
+        // before these (``StateKey/restartsLength(_:)``).
+        writeInt(restarts)
         return bytes.withUnsafeBytes { StateKey.hash($0) }
     }
 
@@ -213,6 +215,11 @@ struct StateEncoder {
 
     /// A zigzag LEB128 varint: small numbers take one byte.
     private mutating func writeInt(_ n: Int) {
+        Self.appendInt(n, to: &bytes)
+    }
+
+    /// Appends `n` as a zigzag LEB128 varint.
+    static func appendInt(_ n: Int, to bytes: inout [UInt8]) {
         var rest = UInt64(bitPattern: Int64((n << 1) ^ (n >> (Int.bitWidth - 1))))
         while rest >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
@@ -236,6 +243,18 @@ struct StateKey: Sendable {
     init(bytes: [UInt8], hash: UInt64) {
         self.bytes = bytes
         self.hash = hash
+    }
+
+    /// How many bytes at the end of a key its restarts take: the key of a state equal but for
+    /// its restarts is the same bytes before them.
+    static func restartsLength(_ restarts: Int) -> Int {
+        var rest = UInt64(bitPattern: Int64((restarts << 1) ^ (restarts >> (Int.bitWidth - 1))))
+        var length = 1
+        while rest >= 0x80 {
+            length += 1
+            rest >>= 7
+        }
+        return length
     }
 
     /// A fast 64-bit hash of bytes (eight at a time, multiplied and folded): it only places
@@ -298,9 +317,21 @@ struct StateTable: Sendable {
         return (index, true)
     }
 
+    /// Calls `body` with the key of state `index`.
+    func withKey<R>(_ index: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try arena.withUnsafeBytes { arena in
+            try body(UnsafeRawBufferPointer(rebasing: arena[starts[index]..<starts[index + 1]]))
+        }
+    }
+
     /// Whether a state with this key is in the table.
     func contains(_ bytes: UnsafeRawBufferPointer, hash: UInt64) -> Bool {
         find(bytes, hash: hash).index != nil
+    }
+
+    /// The number of the state with this key, if the table has it.
+    func index(of bytes: UnsafeRawBufferPointer, hash: UInt64) -> Int? {
+        find(bytes, hash: hash).index
     }
 
     /// The state with this key, or the empty slot where it would go.

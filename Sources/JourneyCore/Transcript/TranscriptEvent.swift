@@ -156,10 +156,15 @@ public protocol TranscriptSink: AnyObject {
     func record(_ record: TranscriptRecord)
     /// Whether the sink keeps nothing, so that a run need not make records for it at all.
     var discardsRecords: Bool { get }
+    /// Whether the sink keeps nothing of an event prepared when the journey was compiled (its
+    /// JSON written ahead, ``TranscriptRecord/encodedEvent``), so that a run need not make
+    /// records of those.
+    var discardsPrepared: Bool { get }
 }
 
 extension TranscriptSink {
     public var discardsRecords: Bool { false }
+    public var discardsPrepared: Bool { false }
 }
 
 /// Keeps one run's records in memory (the docs walk through them); stream longer runs.

@@ -307,6 +307,70 @@ extension ExplorerTests {
         }
     }
 
+    @Test(
+        "a state equal to one expanded before but for its restarts takes over its expansion: the same result as playing every move",
+        arguments: [
+            ("journeys/examples/pin-model.journey.yaml", "examples.pin-model", 2000, 1000, 200_000, true),
+            ("journeys/examples/pin-model.journey.yaml", "examples.pin-model", 2000, 1000, 9_000, true),
+            ("journeys/examples/pin-model.journey.yaml", "examples.pin-model", 30, 2, 200_000, true),
+            ("Tests/Fixtures/explore/pin-model-bug.journey.yaml", "examples.pin-model-bug", 300, 100, 200_000, true),
+            ("Tests/Fixtures/explore/fails.journey.yaml", "explore.fails", 30, 2, 200_000, false),
+            ("Tests/Fixtures/explore/trap.journey.yaml", "explore.trap", 30, 2, 200_000, false),
+        ])
+    func reuseFindsTheSame(
+        _ path: String, _ id: String, _ depth: Int, _ restarts: Int, _ states: Int, _ reuses: Bool
+    ) async throws {
+        let (library, _) = try Self.library([path])
+        let journey = try #require(library[id])
+        let bounds = JourneyExplorer.Bounds(depth: depth, restarts: restarts, states: states)
+        var played = JourneyExplorer(library: library, device: JourneyExplorer.defaultDevice, bounds: bounds)
+        played.reusesExpansions = false
+        let every = await played.explore(journey)
+        #expect(every.reused == 0)
+        // Levels played in chunks of one or two states also reuse expansions kept in the chunk
+        // before, where a move that stopped at a state then known leads to one new on this path;
+        // and expansions let go every few chunks, all at once, are kept again.
+        let runs = [
+            (1, JourneyExplorer.chunk, JourneyExplorer.Reuse.capacity), (3, JourneyExplorer.chunk, 4), (1, 1, 2),
+            (2, 1, 4096), (1, 2, 3),
+        ]
+        for (jobs, chunk, capacity) in runs {
+            var explorer = JourneyExplorer(
+                library: library, device: JourneyExplorer.defaultDevice, bounds: bounds, jobs: jobs)
+            explorer.chunkSize = chunk
+            explorer.reuseCapacity = capacity
+            let reusing = await explorer.explore(journey)
+            let run = "\(jobs) jobs, chunks of \(chunk), at most \(capacity) kept"
+            // A small journey may have no two states equal but for their restarts in different
+            // chunks; the PIN model has many.
+            if reuses { #expect(reusing.reused > 0, "\(run)") }
+            #expect(Self.summary(reusing) == Self.summary(every), "\(run)")
+            #expect(reusing.endPaths == every.endPaths, "\(run)")
+        }
+    }
+
+    @Test("every shipped journey explores to the same result whether equal states take over expansions or not")
+    func reuseFindsTheSameInEveryShippedJourney() async throws {
+        let folder = Self.root.appendingPathComponent("journeys")
+        let paths = try #require(FileManager.default.enumerator(atPath: folder.path)).compactMap { $0 as? String }
+            .filter { $0.hasSuffix(".journey.yaml") }.sorted().map { "journeys/" + $0 }
+        let (library, project) = try Self.library(paths)
+        #expect(project.journeys.count >= 20)
+        var reused = 0
+        for id in project.journeys.map(\.id.value).sorted() {
+            let journey = try #require(library[id])
+            var played = JourneyExplorer(library: library, device: JourneyExplorer.defaultDevice)
+            played.reusesExpansions = false
+            let every = await played.explore(journey)
+            let reusing = await JourneyExplorer(library: library, device: JourneyExplorer.defaultDevice)
+                .explore(journey)
+            reused += reusing.reused
+            #expect(Self.summary(reusing) == Self.summary(every), "\(id)")
+            #expect(reusing.endPaths == every.endPaths, "\(id)")
+        }
+        #expect(reused > 0)
+    }
+
     @Test("the states bound stops the exploration at the same state on any number of jobs")
     func truncatedAlike() async throws {
         let bounds = JourneyExplorer.Bounds(depth: 2000, restarts: 1000, states: 9_000)

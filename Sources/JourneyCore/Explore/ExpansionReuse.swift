@@ -1,0 +1,98 @@
+extension JourneyExplorer {
+    /// The expansions played so far, by their state's key without its restarts: a state equal
+    /// to one expanded before but for the restarts its path took has the same moves, leading to
+    /// the same situations (handlers are deterministic given the machine, and a restart count
+    /// is the explorer's bound, which nothing in the journey reads). Its expansion is the one
+    /// kept, each successor on a path with this state's restarts, and the restart move only
+    /// while the bound allows one more.
+    ///
+    /// Kept and looked up on the exploring thread, in the order the states were found, so that
+    /// the same states are reused on any number of threads. Holding an expansion keeps its
+    /// successors alive: at most `capacity` are kept, and all are let go when a chunk of the
+    /// search starts with that many (``startChunk()``), never while one is merged.
+    struct Reuse {
+        /// Whether expansions are kept: only when a path may restart, since only then can two
+        /// states differ in their restarts alone.
+        let enabled: Bool
+        let capacity: Int
+        private var keys = StateTable()
+        private var kept: [Expansion] = []
+        /// Whether each kept expansion has a restart move.
+        private var restartable: [Bool] = []
+
+        /// Expansions kept at most, unless told otherwise.
+        static let capacity = 4096
+
+        init(enabled: Bool, capacity: Int = Self.capacity) {
+            self.enabled = enabled
+            self.capacity = max(1, capacity)
+        }
+
+        /// Lets every kept expansion go when `capacity` are kept: called before a chunk's
+        /// states are looked up, so that what they found stays kept until they are merged.
+        mutating func startChunk() {
+            guard kept.count >= capacity else { return }
+            keys = StateTable()
+            kept.removeAll()
+            restartable.removeAll()
+        }
+
+        /// The expansion kept for state `index` of `table`, whose path took `restarts` of the
+        /// `bound`, when one serves (it has the restart move, or this state may not restart).
+        func find(_ index: Int, restarts: Int, bound: Int, in table: StateTable) -> Int? {
+            guard enabled, !kept.isEmpty else { return nil }
+            return table.withKey(index) { key in
+                let prefix = UnsafeRawBufferPointer(rebasing: key[..<(key.count - StateKey.restartsLength(restarts))])
+                guard let found = keys.index(of: prefix, hash: StateKey.hash(prefix)) else { return nil }
+                return restartable[found] || restarts >= bound ? found : nil
+            }
+        }
+
+        /// Keeps the expansion of state `index` of `table`, whose path took `restarts`: in
+        /// place of one kept without a restart move, or when none is kept.
+        mutating func keep(_ expansion: Expansion, of index: Int, restarts: Int, in table: StateTable) {
+            guard enabled else { return }
+            let restartable = expansion.successors.contains { $0.move == .restart }
+            table.withKey(index) { key in
+                let prefix = UnsafeRawBufferPointer(rebasing: key[..<(key.count - StateKey.restartsLength(restarts))])
+                let (found, new) = keys.insert(prefix, hash: StateKey.hash(prefix))
+                if new {
+                    kept.append(expansion)
+                    self.restartable.append(restartable)
+                } else if restartable && !self.restartable[found] {
+                    kept[found] = expansion
+                    self.restartable[found] = true
+                }
+            }
+        }
+
+        /// Expansion `found`, for a state whose path took `restarts` restarts of the `bound`.
+        func expansion(_ found: Int, restarts: Int, bound: Int) -> Expansion {
+            let template = kept[found]
+            var expansion = Expansion()
+            expansion.incomplete = template.incomplete
+            expansion.leftOut = template.leftOut
+            expansion.successors.reserveCapacity(template.successors.count)
+            expansion.keys.reserveCapacity(template.keys.count + 8)
+            template.keys.withUnsafeBytes { keys in
+                for var successor in template.successors {
+                    let isRestart = successor.move == .restart
+                    if isRestart && restarts >= bound { continue }
+                    let taken = isRestart ? restarts + 1 : restarts
+                    let end = successor.key.upperBound - StateKey.restartsLength(successor.node.restarts)
+                    let start = expansion.keys.count
+                    expansion.keys.append(
+                        contentsOf: UnsafeRawBufferPointer(rebasing: keys[successor.key.lowerBound..<end]))
+                    StateEncoder.appendInt(taken, to: &expansion.keys)
+                    successor.key = start..<expansion.keys.count
+                    successor.hash = expansion.keys.withUnsafeBytes {
+                        StateKey.hash(UnsafeRawBufferPointer(rebasing: $0[successor.key]))
+                    }
+                    if successor.node.restarts != taken { successor.node = successor.node.restarted(taken) }
+                    expansion.successors.append(successor)
+                }
+            }
+            return expansion
+        }
+    }
+}
