@@ -336,6 +336,7 @@ public enum HandlerReference {
             ("range", parameter.range.map { .object([("min", .int($0.lowerBound)), ("max", .int($0.upperBound))]) }),
             ("mayBeSecret", .bool(parameter.mayBeSecret)),
             ("namesSecretStoreKey", .bool(parameter.namesSecretStoreKey)),
+            ("namesAction", .bool(parameter.namesAction)),
         ]
         if case .value = parameter.kind {
         } else {

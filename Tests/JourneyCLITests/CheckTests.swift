@@ -196,6 +196,64 @@ struct CheckTests {
         }
     }
 
+    @Test("a form's submit that names no action of its screen is reported where it is written, or at the step")
+    func formSubmitNamesAnAction() async throws {
+        let text = """
+            journey: demo.forms
+            version: 1
+            title: Forms
+            start: named
+            steps:
+              named:
+                handler: ui.form
+                with: { submit: sned }
+                screen:
+                  title: Your details
+                  fields: { name: { kind: text } }
+                  actions: { send: Send, back: Back }
+                on: { send: unnamed, back: unnamed, invalid: named }
+              unnamed:
+                handler: ui.form
+                screen:
+                  title: Your code
+                  fields: { code: { kind: digits } }
+                  actions: { next: Continue }
+                on: { next: computed, invalid: unnamed }
+              computed:
+                handler: ui.form
+                with: { submit: "${params.button}" }
+                screen:
+                  title: Your email
+                  fields: { email: { kind: email } }
+                  actions: { send: Send }
+                on: { send: done, invalid: computed }
+            params:
+              button: { type: string, default: send }
+            ends:
+              done: { kind: success }
+            """
+        try await withTemporaryDirectory { directory in
+            try writeText(text, to: directory.appendingPathComponent("journeys/forms.journey.yaml"))
+            let result = try await runJourney(["check", "journeys"], cwd: directory)
+            expectNoCrash(result)
+            #expect(result.status == Exit.invalid)
+            let found = result.diagnostics.filter { $0.severity == "error" }.map { ($0.id, [$0.line, $0.column]) }
+            // The written one at its value; the default one at the step; a template's value is
+            // the run's to check.
+            #expect(found.count == 2, "\(result.stderr)")
+            #expect(found.contains { $0.0 == "param.action" && $0.1 == [8, 21] }, "\(result.stderr)")
+            #expect(found.contains { $0.0 == "param.action" && $0.1 == [14, 3] }, "\(result.stderr)")
+            #expect(
+                result.stderr.contains(
+                    "parameter 'submit' of ui.form names action 'sned', which the screen of step 'named' does not show (it has 'send', 'back'); did you mean 'send'?"
+                ), "\(result.stderr)")
+            #expect(
+                result.stderr.contains(
+                    "step 'unnamed': ui.form's 'submit' is 'submit' unless the step says otherwise, and its screen has 'next'"
+                ), "\(result.stderr)")
+        }
+    }
+
     @Test("a capture's misuse is reported where it is written: its type, path, keys, and what it is written into")
     func capturesAreCheckedWhereWritten() async throws {
         let text = """

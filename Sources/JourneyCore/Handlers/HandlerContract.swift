@@ -317,12 +317,16 @@ public struct ParameterSpec: Sendable {
     /// it is right. `journey check` reports a literal that breaks it; a template's value that
     /// breaks it fails the step with the message, like ``range``.
     public var check: (@Sendable (Value) -> String?)?
+    /// The parameter names one of the step's screen actions (a form's submit). `journey check`
+    /// reports a literal that names none of them, and a step that gives none when its default
+    /// names none.
+    public var namesAction: Bool
 
     public init(
         name: String, kind: Kind, required: Bool = false, defaultValue: Value? = nil, summary: String,
         mayBeSecret: Bool = false, range: ClosedRange<Int>? = nil, namesSecretStoreKey: Bool = false,
         shown: (@Sendable (Value) -> Value)? = nil, keys: TextRule = .any, texts: TextRule = .any,
-        tableNames: TextRule = .any, check: (@Sendable (Value) -> String?)? = nil
+        tableNames: TextRule = .any, check: (@Sendable (Value) -> String?)? = nil, namesAction: Bool = false
     ) {
         self.name = name
         self.kind = kind
@@ -337,6 +341,7 @@ public struct ParameterSpec: Sendable {
         self.texts = texts
         self.tableNames = tableNames
         self.check = check
+        self.namesAction = namesAction
     }
 }
 

@@ -31,6 +31,7 @@ public struct JourneyCompiler: Sendable {
     static let leadingZero = "value.leading-zero"
     static let outOfRange = "value.range"
     static let invalidValue = "value.invalid"
+    static let unknownAction = "param.action"
     static let credentialOutcomes = "verifies.outcomes"
 
     /// Where the format reference says how a handler of one's own is added.
@@ -364,6 +365,32 @@ struct JourneyContext {
 
     // MARK: Steps
 
+    /// Reports a parameter that names an action (``ParameterSpec/namesAction``) when its value,
+    /// written or the default, is none of the step's screen actions: at the value, or at the
+    /// step when it gives none. A value computed by a template is checked when the step runs.
+    mutating func checkAction(
+        _ spec: ParameterSpec, of handler: String, in step: Step,
+        parameters: [(name: String, value: CompiledValue)]
+    ) {
+        guard let value = parameters.first(where: { $0.name == spec.name })?.value,
+            case .constant(let constant) = value, case .string(let id) = constant.revealed
+        else { return }
+        let actions = step.screen?.actions.map(\.id.value) ?? []
+        guard !actions.contains(id) else { return }
+        let has = actions.isEmpty ? "has no actions" : "has \(actions.map { "'\($0)'" }.joined(separator: ", "))"
+        if let written = step.with.first(where: { $0.name.value == spec.name }) {
+            diagnostics.error(
+                C.unknownAction,
+                "parameter '\(spec.name)' of \(handler) names action '\(id)', which the screen of step '\(step.id.value)' does not show (it \(has))\(Suggestion.hint(for: id, in: actions))",
+                at: written.value.location)
+        } else {
+            diagnostics.error(
+                C.unknownAction,
+                "step '\(step.id.value)': \(handler)'s '\(spec.name)' is '\(id)' unless the step says otherwise, and its screen \(has): name one with 'with: { \(spec.name): ACTION }'",
+                at: step.id.location)
+        }
+    }
+
     mutating func step(_ step: Step) -> CompiledStep? {
         let what = "step '\(step.id.value)'"
         if let screen = step.screen { check(screen) }
@@ -453,6 +480,9 @@ struct JourneyContext {
             }
             for spec in specs where !step.with.contains(where: { $0.name.value == spec.name }) {
                 if let value = spec.defaultValue { parameters.append((spec.name, .constant(value))) }
+            }
+            for spec in specs where spec.namesAction {
+                checkAction(spec, of: name.value, in: step, parameters: parameters)
             }
             var constants: [String: Value] = [:]
             for (name, value) in parameters { if case .constant(let v) = value { constants[name] = v } }

@@ -16,7 +16,7 @@ public struct FormHandler: StepHandler {
         parameters: [
             ParameterSpec(
                 name: "submit", kind: .value(TypeInfo(.string)), defaultValue: .string("submit"),
-                summary: "the action that submits the form")
+                summary: "the action that submits the form: one of the step's screen actions", namesAction: true)
         ],
         actionsAreOutcomes: true,
         refinedInputs: [

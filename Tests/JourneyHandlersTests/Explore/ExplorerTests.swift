@@ -445,10 +445,13 @@ extension ExplorerTests {
 extension ExplorerTests {
     @Test("a handler that fails at a step is a failed run of its own, never the step still waiting")
     func aFailureIsItsOwnState() async throws {
-        // The form presses `send`, which its screen does not show: the handler fails without
-        // changing anything else, and the failure must be found, not merged into the form.
+        // The form presses `send`, which its screen does not show (a param's value, which
+        // `journey check` cannot see): the handler fails without changing anything else, and
+        // the failure must be found, not merged into the form.
         let text = Self.twoFields.replacingOccurrences(
-            of: "    handler: ui.form\n", with: "    handler: ui.form\n    with: { submit: send }\n")
+            of: "    handler: ui.form\n", with: "    handler: ui.form\n    with: { submit: \"${params.button}\" }\n"
+        ).replacingOccurrences(
+            of: "start: details\n", with: "start: details\nparams:\n  button: { type: string, default: send }\n")
         let result = try await InvariantTests.explore(text, id: "t.two-fields")
         let violation = try #require(result.violations.first, "\(result.states) states")
         #expect(result.violations.count == 1)
