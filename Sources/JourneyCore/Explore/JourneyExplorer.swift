@@ -549,9 +549,9 @@ public struct JourneyExplorer: Sendable {
                     leftOut.formUnion(expansion.leftOut)
                     // A step some of whose input cannot be made is not judged: where it leads is unknown.
                     if expansion.incomplete { unknown[index] = true }
-                    for successor in expansion.successors {
-                        let (played, key, hash) = (successor.played, successor.key, successor.hash)
-                        var (move, successor) = (played.move, successor.node)
+                    for step in expansion.successors {
+                        let (move, played) = (step.move, step.played)
+                        var successor = step.node
                         result.transitions += 1
                         if !reused && !played.edges.isEmpty { result.taken.formUnion(played.edges) }
                         // A move into what the scenario's stubs do not cover is not judged.
@@ -566,7 +566,7 @@ public struct JourneyExplorer: Sendable {
                         }
                         let (target, new) = expansion.keys.withUnsafeBytes { keys in
                             add(
-                                successor, key: UnsafeRawBufferPointer(rebasing: keys[key]), hash: hash,
+                                successor, key: UnsafeRawBufferPointer(rebasing: keys[step.key]), hash: step.hash,
                                 parent: (index, move))
                         }
                         arcs.append((Int32(index), Int32(target)))
@@ -826,6 +826,7 @@ public struct JourneyExplorer: Sendable {
         switch move {
         case .restart:
             var restarted = node.machine
+            restarted.countStepsAfresh()
             let action =
                 scratch.recorder.keeping
                 ? restarted.handle(.restart, recordingInto: scratch.recorder)
@@ -837,15 +838,16 @@ public struct JourneyExplorer: Sendable {
         case .input(_, let label, let values):
             (machine, run, unstubbed, answered) = await runStep(
                 node.machine, invocation, reply: .input(values), answered: node.answered,
-                seed: Self.seed(journey, invocation.step, label), scratch: scratch)
+                seed: Self.seed(journey, invocation.step, label), startsMove: true, scratch: scratch)
         case .network(let online):
             (machine, run, unstubbed, answered) = await runStep(
                 node.machine, invocation, reply: .network(online: online), answered: node.answered,
-                seed: Self.seed(journey, invocation.step, online ? "online" : "offline"), scratch: scratch)
+                seed: Self.seed(journey, invocation.step, online ? "online" : "offline"), startsMove: true,
+                scratch: scratch)
         case .clock(let milliseconds):
             (machine, run, unstubbed, answered) = await runStep(
                 node.machine, invocation, reply: .advance(milliseconds: milliseconds), answered: node.answered,
-                seed: Self.seed(journey, invocation.step, "clock"), scratch: scratch)
+                seed: Self.seed(journey, invocation.step, "clock"), startsMove: true, scratch: scratch)
         }
         switch run {
         case .asked(let request):
@@ -963,10 +965,13 @@ public struct JourneyExplorer: Sendable {
     /// answered after.
     func runStep(
         _ machine: JourneyMachine, _ invocation: HandlerInvocation, reply: DriverReply?, answered: [Int],
-        seed: UInt64, scratch: Scratch
+        seed: UInt64, startsMove: Bool = false, scratch: Scratch
     ) async -> (JourneyMachine, StepRun, outOfScope: Bool, answered: [Int]) {
         var machine = machine
         machine.random = .seeded(seed)
+        // A move's steps are counted from zero: the step budget stops a runaway loop, not a
+        // long path (the steps a path took are no part of its state).
+        if startsMove { machine.countStepsAfresh() }
         scratch.driver.reset(reply)
         // A scenario's network is made for every move, as the path left it; without one, the
         // context is reused.

@@ -428,6 +428,59 @@ extension ExplorerTests {
           cancelled: { kind: cancel }
         """
 
+    /// A tap counts one more and goes through two decisions back to the screen: three steps a
+    /// move, 4 000 moves to the end. `loops` makes the first decision's way out one no count
+    /// reaches, so that a tap spins between the two decisions for ever.
+    static func longPath(loops: Bool) -> String {
+        """
+        journey: t.long-path
+        version: 1
+        title: A long path
+        start: tap
+        state:
+          n: { type: int, default: 0 }
+        steps:
+          tap:
+            handler: ui.screen
+            screen:
+              title: "Tapped ${state.n} times"
+              actions: { more: More, stop: Stop }
+            on:
+              more:
+                set: { state.n: "${state.n + 1}" }
+                to: count
+              stop: done
+          count:
+            handler: flow.decide
+            on:
+              next:
+                - if: \(loops ? "state.n < 0" : "state.n >= 4000")
+                  to: done
+                - else: again
+          again:
+            handler: flow.decide
+            on:
+              next: \(loops ? "count" : "tap")
+        ends:
+          done: { kind: success }
+        """
+    }
+
+    @Test(
+        "a path longer than the step budget is no runaway loop: each move's steps are counted afresh; a busy loop still is one"
+    )
+    func stepBudgetPerMove() async throws {
+        // 12 000 steps on the longest path, more than the budget of 10 000 a run has.
+        let long = try await InvariantTests.explore(
+            Self.longPath(loops: false), id: "t.long-path", bounds: .init(depth: 5000, restarts: 0))
+        #expect(long.violations.isEmpty, "\(long.violations.map { "\($0.id): \($0.message)" })")
+        #expect((long.states, long.depth) == (8001, 4000), "\(long.states) \(long.depth)")
+        let busy = try await InvariantTests.explore(Self.longPath(loops: true), id: "t.long-path")
+        #expect(busy.violations.map(\.id) == ["explore.never-fails"], "\(busy.violations.map(\.message))")
+        #expect(busy.violations.first?.message.contains("step budget of 10000 exhausted") == true)
+        #expect(busy.violations.first?.path.map(\.description) == ["tap: more"])
+    }
+
     @Test("a form's moves are its choices, each with every field and its submit: never one field alone")
     func formMovesAreItsChoices() async throws {
         let result = try await InvariantTests.explore(Self.twoFields, id: "t.two-fields")

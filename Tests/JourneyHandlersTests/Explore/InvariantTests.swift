@@ -42,14 +42,16 @@ struct InvariantTests {
         """
     }
 
-    static func explore(_ text: String, id: String) async throws -> JourneyExplorer.Result {
+    static func explore(
+        _ text: String, id: String, bounds: JourneyExplorer.Bounds = .init()
+    ) async throws -> JourneyExplorer.Result {
         let project = ProjectLoader(handlers: BuiltinHandlers.registry).load([
             SourceFile(path: "j.yaml", data: Data(text.utf8))
         ])
         let errors = project.diagnostics.items.filter { $0.severity == .error }
         try #require(errors.isEmpty, "\(errors)")
         let library = try #require(project.library)
-        return await JourneyExplorer(library: library, device: JourneyExplorer.defaultDevice)
+        return await JourneyExplorer(library: library, device: JourneyExplorer.defaultDevice, bounds: bounds)
             .explore(try #require(library[id]))
     }
 
