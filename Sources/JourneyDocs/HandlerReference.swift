@@ -316,6 +316,7 @@ public enum HandlerReference {
             ("outcomesDescribed", .bool(contract.describesOutcomes)),
             ("verifiesCredential", .strings(contract.verifiedOutcomes)),
             ("deterministic", .bool(contract.deterministic)),
+            ("readsTimeAtStep", .bool(contract.readsTimeAtStep)),
         ])
     }
 

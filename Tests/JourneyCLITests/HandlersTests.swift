@@ -234,7 +234,17 @@ struct HandlersTests {
             #expect(handler["outcomesDescribed"] as? Bool == true)
             #expect(handler["verifiesCredential"] as? [String] == contract.verifiedOutcomes)
             #expect(handler["deterministic"] as? Bool == true, "every built-in handler is deterministic")
+            #expect(handler["readsTimeAtStep"] as? Bool == contract.readsTimeAtStep, "\(id)")
+            for (parameter, spec) in zip(parameters, contract.parameters) {
+                #expect(parameter["namesAction"] as? Bool == spec.namesAction, "\(id).\(spec.name)")
+            }
         }
+        // The time away of app.background, and a form's submit, are said as such.
+        let background = try #require(handlers.first { $0["id"] as? String == "app.background" })
+        #expect(background["readsTimeAtStep"] as? Bool == true)
+        let form = try #require(handlers.first { $0["id"] as? String == "ui.form" })
+        let submit = try #require((form["parameters"] as? [[String: Any]])?.first { $0["name"] as? String == "submit" })
+        #expect(submit["namesAction"] as? Bool == true)
         let verify = try #require(handlers.first { $0["id"] as? String == "pin.verify" })
         #expect(verify["verifiesCredential"] as? [String] == ["correct"])
         let token = try #require(handlers.first { $0["id"] as? String == "oidc.token" })

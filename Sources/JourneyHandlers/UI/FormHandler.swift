@@ -44,6 +44,12 @@ public struct FormHandler: StepHandler {
             contract.outcomes.append(FormHandler.invalid)
         })
 
+    /// The action that submits the step's form: its `submit` parameter, `submit` by default.
+    static func submit(of invocation: HandlerInvocation) -> String {
+        if case .string(let action)? = invocation[parameter: "submit"]?.revealed { return action }
+        return "submit"
+    }
+
     static let invalid = OutcomeSpec(
         name: "invalid", summary: "the form was submitted with fields that fail their checks",
         data: [
@@ -56,10 +62,7 @@ public struct FormHandler: StepHandler {
     ) async throws -> HandlerResult {
         let (action, values) = try await context.ask(invocation)
         guard let action else { throw HandlerError("form '\(invocation.step)' needs an 'action' (the button pressed)") }
-        let submit =
-            invocation[parameter: "submit"].flatMap { if case .string(let s) = $0.revealed { s } else { nil } }
-            ?? "submit"
-        guard action == submit else { return HandlerResult(action) }
+        guard action == Self.submit(of: invocation) else { return HandlerResult(action) }
         var errors: [String] = []
         var messages: [String] = []
         var data: [String: Value] = [:]

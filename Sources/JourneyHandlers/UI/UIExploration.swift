@@ -9,9 +9,7 @@ extension FormHandler: ExplorableHandler {
     public func explorationChoices(
         _ request: InputRequest, invocation: HandlerInvocation, device: DeviceState, hints: ExplorationHints
     ) -> [ExplorationChoice] {
-        let submit =
-            invocation[parameter: "submit"].flatMap { if case .string(let s) = $0.revealed { s } else { nil } }
-            ?? "submit"
+        let submit = Self.submit(of: invocation)
         let fields = invocation.screen?.fields ?? []
         var choices: [ExplorationChoice] = []
         var passing: [[Value]] = []
