@@ -139,11 +139,28 @@ struct Tmux: Sendable {
         throw CancellationError()
     }
 
+    /// Stops the server and the pane's programs. A program the test starts inherits the
+    /// signals its thread blocks (a dispatch thread blocks nearly all), and so do the server and
+    /// the pane: the hang-up `kill-server` sends them never arrives, and they would live on for
+    /// the pane's ten minutes. So the pane's process group and the server are killed outright.
     func stop() {
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = ["-L", socket, "kill-server"]
-        try? process.run()
-        process.waitUntilExit()
+        let ask = Process()
+        let out = Pipe()
+        ask.executableURL = Self.binary
+        ask.arguments = ["-L", socket, "display-message", "-p", "-t", "play", "#{pid} #{pane_pid}"]
+        ask.standardOutput = out
+        ask.standardError = FileHandle.nullDevice
+        guard (try? ask.run()) != nil else { return }
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        ask.waitUntilExit()
+        let pids = String(decoding: data, as: UTF8.self).split(separator: " ").compactMap {
+            pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        guard pids.count == 2 else { return }
+        kill(-pids[1], SIGKILL)
+        kill(pids[0], SIGKILL)
+        // A server killed so leaves its socket behind.
+        let folder = ProcessInfo.processInfo.environment["TMUX_TMPDIR"] ?? "/tmp"
+        try? FileManager.default.removeItem(atPath: "\(folder)/tmux-\(getuid())/\(socket)")
     }
 }
