@@ -6,10 +6,12 @@ extension JourneyExplorer {
     /// kept, each successor on a path with this state's restarts, and the restart move only
     /// while the bound allows one more.
     ///
-    /// Kept and looked up on the exploring thread, in the order the states were found, so that
-    /// the same states are reused on any number of threads. Holding an expansion keeps its
-    /// successors alive: at most `capacity` are kept, and all are let go when a chunk of the
-    /// search starts with that many (``startChunk()``), never while one is merged.
+    /// Kept and looked up on the exploring thread, in the order the states were found, between
+    /// the chunks the threads play. What is taken over is what the state would have played, so
+    /// the search finds the same on any number of threads; how many moves are taken over
+    /// depends on the chunks, which are larger with more threads. Holding an expansion keeps
+    /// its successors alive: at most `capacity` are kept, and all are let go when a chunk of
+    /// the search starts with that many (``startChunk()``), never while one is merged.
     struct Reuse {
         /// Whether expansions are kept: only when a path may restart, since only then can two
         /// states differ in their restarts alone.
