@@ -140,6 +140,23 @@ public struct JourneyExplorer: Sendable {
 
         /// The transitions no explored path takes.
         public var unreached: [Edge] { declared.filter { !taken.contains($0) } }
+
+        /// Whether a violation of `id` is reported.
+        func reports(_ id: String) -> Bool { violations.contains { $0.id == id } }
+
+        /// Reports a violation of `invariant` (or of the journey's own `declared` one) at `step`
+        /// with its path, unless one of it is reported already: the first found stands, and a
+        /// breadth-first search finds the shortest first.
+        mutating func report(
+            _ invariant: ExplorationInvariant?, declared: (id: String, summary: String?)?, _ message: String,
+            path: () -> [Move], step: String?, expected: Violation.Expected?
+        ) {
+            guard let id = invariant?.rawValue ?? declared?.id, !reports(id) else { return }
+            violations.append(
+                Violation(
+                    invariant: invariant, declared: declared, message: message, path: path(), step: step,
+                    expected: expected))
+        }
     }
 
     /// A step's outcome as journeys write it under `on:`.
@@ -431,7 +448,6 @@ public struct JourneyExplorer: Sendable {
         /// so the first of each end is at the end of one of its shortest paths.
         var endOf: [String?] = []
         var leftOut = Set<String>()
-        var violated = Set<String>()
         /// States at a step with input the explorer cannot make.
         var unknown: [Bool] = []
         var expanded: [Bool] = []
@@ -482,13 +498,11 @@ public struct JourneyExplorer: Sendable {
             _ invariant: ExplorationInvariant?, _ message: String, at index: Int, then move: Move? = nil, node: Node?,
             expected: Violation.Expected? = nil, declared: (id: String, summary: String?)? = nil
         ) {
-            guard let id = invariant?.rawValue ?? declared?.id, violated.insert(id).inserted else { return }
             var step = node == nil ? waitsAt[index] : nil
             if case .runStep(let invocation)? = node?.action { step = invocation.step }
-            result.violations.append(
-                Violation(
-                    invariant: invariant, declared: declared, message: message,
-                    path: path(to: index) + (move.map { [$0] } ?? []), step: step, expected: expected))
+            result.report(
+                invariant, declared: declared, message, path: { path(to: index) + (move.map { [$0] } ?? []) },
+                step: step, expected: expected)
         }
         /// Reports the invariant the node broke, if any: the path goes no further.
         func reportBroken(_ node: Node, at index: Int) -> Bool {
@@ -521,7 +535,7 @@ public struct JourneyExplorer: Sendable {
             while position < level.count && !result.truncated {
                 let chunk = level[position..<min(level.count, position + chunkSize * max(1, jobs))]
                 position = chunk.endIndex
-                let watching = watchesSecrets && !violated.contains(ExplorationInvariant.noSecretLeak.rawValue)
+                let watching = watchesSecrets && !result.reports(ExplorationInvariant.noSecretLeak.rawValue)
                 // States equal to one expanded before but for their restarts take its expansion;
                 // the others are played.
                 reuse.startChunk()

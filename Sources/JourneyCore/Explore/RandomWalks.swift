@@ -15,19 +15,14 @@ extension JourneyExplorer {
 
         var seen = StateTable()
         var leftOut = Set<String>()
-        var violated = Set<String>()
         var draws = RandomSource.seeded(seed)
         func report(
             _ invariant: ExplorationInvariant?, _ message: String, path: [Move], node: Node,
             expected: Violation.Expected? = nil, declared: (id: String, summary: String?)? = nil
         ) {
-            guard let id = invariant?.rawValue ?? declared?.id, violated.insert(id).inserted else { return }
             var step: String?
             if case .runStep(let invocation) = node.action { step = invocation.step }
-            result.violations.append(
-                Violation(
-                    invariant: invariant, declared: declared, message: message, path: path, step: step,
-                    expected: expected))
+            result.report(invariant, declared: declared, message, path: { path }, step: step, expected: expected)
         }
         /// Reports what is wrong with the state a walk reached; whether the walk stops there.
         func judge(_ node: Node, path: [Move]) -> Bool {
@@ -58,7 +53,7 @@ extension JourneyExplorer {
                 let move = moves[Int(draws.next() % UInt64(moves.count))]
                 result.transitions += 1
                 scratch.recorder.begin(
-                    keeping: watchesSecrets && !violated.contains(ExplorationInvariant.noSecretLeak.rawValue))
+                    keeping: watchesSecrets && !result.reports(ExplorationInvariant.noSecretLeak.rawValue))
                 let (next, edges) = await play(move, from: node, journey: journey.id, scratch: scratch)
                 result.taken.formUnion(edges)
                 path.append(move)
