@@ -221,6 +221,9 @@ public enum JSONReport {
                 #""status": \#(string(outcome.status.rawValue))"#, #""steps": \#(outcome.steps)"#,
                 #""milliseconds": \#(String(format: "%.3f", outcome.milliseconds))"#,
             ]
+            // Where the run stopped: the end it reached, or the step it waits at.
+            if let end = outcome.end { fields.append(#""end": \#(string(end))"#) }
+            if let waiting = outcome.waiting { fields.append(#""waits": \#(string(waiting))"#) }
             let problems = outcome.problems.map { problem in
                 var parts = [#""kind": \#(string(problem.kind.rawValue))"#, #""message": \#(string(problem.message))"#]
                 if let diff = problem.diff { parts.append(#""diff": \#(string(diff))"#) }

@@ -82,12 +82,16 @@ public struct ScenarioOutcome: Sendable, Codable, Equatable {
     public var milliseconds: Double
     public var steps: Int
     public var problems: [Problem]
+    /// The end the run reached, when it reached one.
+    public var end: String?
+    /// The step the run waits at, when its script ran out there (a scenario that expects `at:`).
+    public var waiting: String?
 
     public var name: String { "\(journey) › \(scenario)" }
 
     public init(
         journey: String, scenario: String, file: String, tags: [String], status: Status, milliseconds: Double,
-        steps: Int, problems: [Problem]
+        steps: Int, problems: [Problem], end: String? = nil, waiting: String? = nil
     ) {
         self.journey = journey
         self.scenario = scenario
@@ -97,6 +101,8 @@ public struct ScenarioOutcome: Sendable, Codable, Equatable {
         self.milliseconds = milliseconds
         self.steps = steps
         self.problems = problems
+        self.end = end
+        self.waiting = waiting
     }
 
     /// The outcome of a scenario that could not run.
@@ -205,6 +211,7 @@ public struct SuiteRunner: Sendable {
         var problems: [ScenarioOutcome.Problem] = []
         var first: (text: String, jsonl: String)?
         var steps = 0
+        var reached: (end: String?, waiting: String?) = (nil, nil)
         for round in 1...max(1, options.repeats) {
             let transcript = TranscriptStrings()
             let report = await player.run(
@@ -216,6 +223,7 @@ public struct SuiteRunner: Sendable {
                     problems: [.init(kind: .expectation, message: reason, diff: nil)])
             }
             steps = report.result.steps
+            reached = (report.result.end, report.result.waiting)
             if round == 1 {
                 first = (transcript.text, transcript.jsonl)
                 problems += report.problems.map { .init(kind: .expectation, message: $0, diff: nil) }
@@ -259,7 +267,8 @@ public struct SuiteRunner: Sendable {
         let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         return ScenarioOutcome(
             journey: scenario.journey.id, scenario: scenario.id, file: scenario.file, tags: scenario.tags,
-            status: status, milliseconds: ms, steps: steps, problems: problems)
+            status: status, milliseconds: ms, steps: steps, problems: problems, end: reached.end,
+            waiting: reached.waiting)
     }
 
     /// The golden's problems with this run. The JSON Lines golden is the transcript: its events

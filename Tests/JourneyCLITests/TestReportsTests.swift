@@ -43,7 +43,34 @@ struct TestReportsTests {
                 try JSONSerialization.jsonObject(
                     with: Data(contentsOf: directory.appendingPathComponent("out.json"))) as? [String: Any]
             #expect((json?["summary"] as? [String: Int])?["failed"] == 1)
+            // Each scenario says where its run stopped: the end it reached.
+            let scenarios = json?["scenarios"] as? [[String: Any]] ?? []
+            let correct = scenarios.first { $0["scenario"] as? String == "correct-pin" }
+            #expect(
+                correct?["end"] as? String == "unlocked" && correct?["waits"] == nil, "\(String(describing: correct))")
+            #expect(scenarios.count == total && scenarios.allSatisfy { $0["end"] is String || $0["waits"] is String })
             #expect(entries(of: directory).filter { $0.hasSuffix(".tmp") }.isEmpty, "reports are written atomically")
+        }
+    }
+
+    @Test("--json says the step a scenario's run waits at when its script ran out there")
+    func jsonSaysWhereARunWaits() async throws {
+        try await withTemporaryDirectory { directory in
+            let fixtures = Paths.root.appendingPathComponent("Tests/Fixtures/explore")
+            for file in ["server.journey.yaml", "scenarios/server-refuses-all.scenario.yaml"] {
+                try writeText(
+                    try String(contentsOf: fixtures.appendingPathComponent(file), encoding: .utf8),
+                    to: directory.appendingPathComponent("journeys/" + file))
+            }
+            let result = try await runJourney(["test", "journeys", "--update", "--json", "out.json"], cwd: directory)
+            #expect(result.status == Exit.ok, "\(result)")
+            let json =
+                try JSONSerialization.jsonObject(
+                    with: Data(contentsOf: directory.appendingPathComponent("out.json"))) as? [String: Any]
+            let scenario = (json?["scenarios"] as? [[String: Any]])?.first
+            #expect(scenario?["status"] as? String == "recorded")
+            #expect(
+                scenario?["waits"] as? String == "code" && scenario?["end"] == nil, "\(String(describing: scenario))")
         }
     }
 
