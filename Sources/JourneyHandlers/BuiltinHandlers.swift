@@ -39,7 +39,10 @@ public enum BuiltinHandlers {
             var request = HTTPRequest(method: "GET", url: url)
             request.trustedCAs = trustedCAs
             do {
-                _ = try await URLSessionTransport(timeout: 2).send(request)
+                // A refused connection answers at once; 5 s leaves room for a TLS handshake on
+                // a machine busy with a whole suite (2 s once skipped a scenario whose
+                // provider was up).
+                _ = try await URLSessionTransport(timeout: 5).send(request)
                 return true
             } catch {
                 return false
