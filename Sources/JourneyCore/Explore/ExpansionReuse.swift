@@ -19,8 +19,6 @@ extension JourneyExplorer {
         let capacity: Int
         private var keys = StateTable()
         private var kept: [Expansion] = []
-        /// Whether each kept expansion has a restart move.
-        private var restartable: [Bool] = []
 
         /// Expansions kept at most, unless told otherwise.
         static let capacity = 4096
@@ -36,36 +34,43 @@ extension JourneyExplorer {
             guard kept.count >= capacity else { return }
             keys = StateTable()
             kept.removeAll()
-            restartable.removeAll()
         }
 
         /// The expansion kept for state `index` of `table`, whose path took `restarts` of the
         /// `bound`, when one serves (it has the restart move, or this state may not restart).
         func find(_ index: Int, restarts: Int, bound: Int, in table: StateTable) -> Int? {
-            guard enabled, !kept.isEmpty else { return nil }
-            return table.withKey(index) { key in
-                let prefix = UnsafeRawBufferPointer(rebasing: key[..<(key.count - StateKey.restartsLength(restarts))])
-                guard let found = keys.index(of: prefix, hash: StateKey.hash(prefix)) else { return nil }
-                return restartable[found] || restarts >= bound ? found : nil
-            }
+            guard !kept.isEmpty,
+                let found = Self.situation(of: index, restarts: restarts, in: table, { keys.index(of: $0, hash: $1) })
+            else { return nil }
+            return restarts >= bound || Self.restarts(kept[found]) ? found : nil
         }
 
         /// Keeps the expansion of state `index` of `table`, whose path took `restarts`: in
         /// place of one kept without a restart move, or when none is kept.
         mutating func keep(_ expansion: Expansion, of index: Int, restarts: Int, in table: StateTable) {
             guard enabled else { return }
-            let restartable = expansion.successors.contains { $0.move == .restart }
+            let (found, new) = Self.situation(of: index, restarts: restarts, in: table) { keys.insert($0, hash: $1) }
+            if new {
+                kept.append(expansion)
+            } else if !Self.restarts(kept[found]) && Self.restarts(expansion) {
+                kept[found] = expansion
+            }
+        }
+
+        /// Calls `body` with the key of state `index` of `table` without its restarts (the
+        /// bytes every state equal to it but for its restarts has), and that prefix's hash.
+        private static func situation<R>(
+            of index: Int, restarts: Int, in table: StateTable, _ body: (UnsafeRawBufferPointer, UInt64) -> R
+        ) -> R {
             table.withKey(index) { key in
                 let prefix = UnsafeRawBufferPointer(rebasing: key[..<(key.count - StateKey.restartsLength(restarts))])
-                let (found, new) = keys.insert(prefix, hash: StateKey.hash(prefix))
-                if new {
-                    kept.append(expansion)
-                    self.restartable.append(restartable)
-                } else if restartable && !self.restartable[found] {
-                    kept[found] = expansion
-                    self.restartable[found] = true
-                }
+                return body(prefix, StateKey.hash(prefix))
             }
+        }
+
+        /// Whether an expansion has the restart move.
+        private static func restarts(_ expansion: Expansion) -> Bool {
+            expansion.successors.contains { $0.move == .restart }
         }
 
         /// Expansion `found`, for a state whose path took `restarts` restarts of the `bound`.

@@ -320,6 +320,10 @@ public struct JourneyExplorer: Sendable {
             horizon: Self.horizon(journey, in: library, jumps: jumps, params: params))
     }
 
+    /// An invariant a move breaks, with what to say and the value the counterexample's
+    /// scenario expects (``edgeProblem(from:move:to:taking:_:)``).
+    typealias MoveProblem = (ExplorationInvariant, String, Violation.Expected?)
+
     /// A node's moves, played: what each led to, in the order of the moves.
     struct Expansion: Sendable {
         struct Successor: Sendable {
@@ -333,11 +337,11 @@ public struct JourneyExplorer: Sendable {
                 let leak: String?
                 /// The invariant the move itself breaks (``edgeProblem(from:move:to:taking:_:)``),
                 /// when it leads anywhere the journey answers for.
-                let problem: (ExplorationInvariant, String, Violation.Expected?)?
+                let problem: MoveProblem?
 
                 init(
                     move: Move, edges: [Edge], leak: String?,
-                    problem: (ExplorationInvariant, String, Violation.Expected?)?
+                    problem: MoveProblem?
                 ) {
                     self.move = move
                     self.edges = edges
@@ -833,35 +837,36 @@ public struct JourneyExplorer: Sendable {
     func play(_ move: Move, from node: Node, journey: String, scratch: Scratch) async -> (Node, [Edge]) {
         guard case .runStep(let invocation) = node.action else { return (node, []) }
         var edges: [Edge] = []
+        // A move's steps are counted from zero: the step budget stops a runaway loop, not a
+        // long path (the steps a path took are no part of its state).
+        var start = node.machine
+        start.countStepsAfresh()
         let machine: JourneyMachine
         let run: StepRun
         let unstubbed: Bool
         let answered: [Int]
         switch move {
         case .restart:
-            var restarted = node.machine
-            restarted.countStepsAfresh()
             let action =
                 scratch.recorder.keeping
-                ? restarted.handle(.restart, recordingInto: scratch.recorder)
-                : restarted.handleDiscardingRecords(.restart)
+                ? start.handle(.restart, recordingInto: scratch.recorder)
+                : start.handleDiscardingRecords(.restart)
             let next = await settle(
-                restarted, action, restarts: node.restarts + 1, answered: node.answered, journey: journey,
+                start, action, restarts: node.restarts + 1, answered: node.answered, journey: journey,
                 taking: &edges, monitor: node.monitor, scratch: scratch)
             return (next, edges)
         case .input(_, let label, let values):
             (machine, run, unstubbed, answered) = await runStep(
-                node.machine, invocation, reply: .input(values), answered: node.answered,
-                seed: Self.seed(journey, invocation.step, label), startsMove: true, scratch: scratch)
+                start, invocation, reply: .input(values), answered: node.answered,
+                seed: Self.seed(journey, invocation.step, label), scratch: scratch)
         case .network(let online):
             (machine, run, unstubbed, answered) = await runStep(
-                node.machine, invocation, reply: .network(online: online), answered: node.answered,
-                seed: Self.seed(journey, invocation.step, online ? "online" : "offline"), startsMove: true,
-                scratch: scratch)
+                start, invocation, reply: .network(online: online), answered: node.answered,
+                seed: Self.seed(journey, invocation.step, online ? "online" : "offline"), scratch: scratch)
         case .clock(let milliseconds):
             (machine, run, unstubbed, answered) = await runStep(
-                node.machine, invocation, reply: .advance(milliseconds: milliseconds), answered: node.answered,
-                seed: Self.seed(journey, invocation.step, "clock"), startsMove: true, scratch: scratch)
+                start, invocation, reply: .advance(milliseconds: milliseconds), answered: node.answered,
+                seed: Self.seed(journey, invocation.step, "clock"), scratch: scratch)
         }
         switch run {
         case .asked(let request):
@@ -979,13 +984,10 @@ public struct JourneyExplorer: Sendable {
     /// answered after.
     func runStep(
         _ machine: JourneyMachine, _ invocation: HandlerInvocation, reply: DriverReply?, answered: [Int],
-        seed: UInt64, startsMove: Bool = false, scratch: Scratch
+        seed: UInt64, scratch: Scratch
     ) async -> (JourneyMachine, StepRun, outOfScope: Bool, answered: [Int]) {
         var machine = machine
         machine.random = .seeded(seed)
-        // A move's steps are counted from zero: the step budget stops a runaway loop, not a
-        // long path (the steps a path took are no part of its state).
-        if startsMove { machine.countStepsAfresh() }
         scratch.driver.reset(reply)
         // A scenario's network is made for every move, as the path left it; without one, the
         // context is reused.
@@ -1052,7 +1054,7 @@ public struct JourneyExplorer: Sendable {
 
     func edgeProblem(
         from node: Node, move: Move, to next: Node, taking edges: [Edge] = [], _ journey: CompiledJourney
-    ) -> (ExplorationInvariant, String, Violation.Expected?)? {
+    ) -> MoveProblem? {
         switch move {
         case .input, .network: return dodgedLimit(from: node, to: next, taking: edges, journey)
         case .restart, .clock: break
@@ -1080,7 +1082,7 @@ public struct JourneyExplorer: Sendable {
     /// the limit, each turn of which buys attempts against the same secret.
     func dodgedLimit(
         from node: Node, to next: Node, taking edges: [Edge], _ journey: CompiledJourney
-    ) -> (ExplorationInvariant, String, Violation.Expected?)? {
+    ) -> MoveProblem? {
         for limit in journey.limitsByName {
             let before = Self.counter(limit.counter, node.machine, journey: journey.id)
             let after = Self.counter(limit.counter, next.machine, journey: journey.id)

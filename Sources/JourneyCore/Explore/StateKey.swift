@@ -220,12 +220,26 @@ struct StateEncoder {
 
     /// Appends `n` as a zigzag LEB128 varint.
     static func appendInt(_ n: Int, to bytes: inout [UInt8]) {
-        var rest = UInt64(bitPattern: Int64((n << 1) ^ (n >> (Int.bitWidth - 1))))
+        var rest = zigzag(n)
         while rest >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
             rest >>= 7
         }
         bytes.append(UInt8(rest))
+    }
+
+    /// `n` with its sign in the lowest bit, so that small negative numbers stay small.
+    static func zigzag(_ n: Int) -> UInt64 { UInt64(bitPattern: Int64((n << 1) ^ (n >> (Int.bitWidth - 1)))) }
+
+    /// How many bytes ``appendInt(_:to:)`` writes for `n`.
+    static func intLength(_ n: Int) -> Int {
+        var rest = zigzag(n)
+        var length = 1
+        while rest >= 0x80 {
+            length += 1
+            rest >>= 7
+        }
+        return length
     }
 }
 
@@ -247,15 +261,7 @@ struct StateKey: Sendable {
 
     /// How many bytes at the end of a key its restarts take: the key of a state equal but for
     /// its restarts is the same bytes before them.
-    static func restartsLength(_ restarts: Int) -> Int {
-        var rest = UInt64(bitPattern: Int64((restarts << 1) ^ (restarts >> (Int.bitWidth - 1))))
-        var length = 1
-        while rest >= 0x80 {
-            length += 1
-            rest >>= 7
-        }
-        return length
-    }
+    static func restartsLength(_ restarts: Int) -> Int { StateEncoder.intLength(restarts) }
 
     /// A fast 64-bit hash of bytes (eight at a time, multiplied and folded): it only places
     /// states in the table, so it needs to spread well, not to resist an adversary.

@@ -15,7 +15,7 @@ public struct FormHandler: StepHandler {
             "A form: the submit action checks each field (required, kind, pattern, length) and carries their values as `outcome.NAME`, or gives `invalid` naming the fields that fail, never their values; any other action is its own outcome.",
         parameters: [
             ParameterSpec(
-                name: "submit", kind: .value(TypeInfo(.string)), defaultValue: .string("submit"),
+                name: "submit", kind: .value(TypeInfo(.string)), defaultValue: .string(FormHandler.defaultSubmit),
                 summary: "the action that submits the form: one of the step's screen actions", namesAction: true)
         ],
         actionsAreOutcomes: true,
@@ -36,7 +36,8 @@ public struct FormHandler: StepHandler {
             }
             contract.inputs.insert(contentsOf: fieldInputs, at: 0)
             let submit =
-                shape.constants["submit"].flatMap { if case .string(let s) = $0 { s } else { nil } } ?? "submit"
+                shape.constants["submit"].flatMap { if case .string(let s) = $0 { s } else { nil } }
+                ?? FormHandler.defaultSubmit
             if let index = contract.outcomes.firstIndex(where: { $0.name == submit }) {
                 contract.outcomes[index].data = fieldInputs.map { DataSpec(name: $0.name, type: $0.type) }
                 contract.outcomes[index].summary = "the form was submitted with valid fields"
@@ -44,10 +45,13 @@ public struct FormHandler: StepHandler {
             contract.outcomes.append(FormHandler.invalid)
         })
 
+    /// The action that submits a form unless its step says otherwise.
+    static let defaultSubmit = "submit"
+
     /// The action that submits the step's form: its `submit` parameter, `submit` by default.
     static func submit(of invocation: HandlerInvocation) -> String {
         if case .string(let action)? = invocation[parameter: "submit"]?.revealed { return action }
-        return "submit"
+        return defaultSubmit
     }
 
     static let invalid = OutcomeSpec(
