@@ -82,8 +82,9 @@ public struct InvariantMonitor: Sendable, Hashable {
         var end = ""
         switch action {
         case .runStep:
-            guard let root, root.journey.steps.indices.contains(root.step) else { return nil }
-            step = root.journey.steps[root.step].id
+            let at = machine.run.step(of: 0)
+            guard let root, root.journey.steps.indices.contains(at) else { return nil }
+            step = root.journey.steps[at].id
         case .finished(let result):
             guard let id = result.end, let kind = result.kind else { return nil }
             step = id

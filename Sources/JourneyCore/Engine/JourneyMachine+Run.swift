@@ -6,6 +6,9 @@ extension JourneyMachine {
         let setup: Setup
         /// The journeys running, the root first; empty before the run starts.
         var frames: [Frame] = []
+        /// The step the innermost journey is at. Kept here rather than in its frame, so that
+        /// entering a step changes no frame: a fork's first step would otherwise copy them all.
+        var at = 0
         var device: DeviceState
         var stepsTaken = 0
         /// Whether the current step visit has charged its attempt limit.
@@ -39,7 +42,8 @@ extension JourneyMachine {
         let journey: CompiledJourney
         var params: [String: Value]
         var state: [String: Value]
-        /// The step the journey is at (for a caller, the step that calls).
+        /// For a journey that calls a sub-journey, the step that calls. The innermost journey's
+        /// step is the run's ``Run/at`` (``Run/step(of:)``).
         var step = 0
         /// The maximum of each limit whose `max` is computed from params, by limit name:
         /// evaluated when the journey starts, fixed for this run of it.
@@ -55,8 +59,13 @@ extension JourneyMachine.Run {
     /// The step the innermost journey is at (frames must not be empty). Read in place, so the
     /// frame's params and state are not copied.
     var topStep: CompiledStep {
-        let top = frames.count - 1
-        return frames[top].journey.steps[frames[top].step]
+        frames[frames.count - 1].journey.steps[at]
+    }
+
+    /// The step frame `index` is at: for the innermost journey the run's ``at``, for a caller
+    /// the step that calls.
+    func step(of index: Int) -> Int {
+        index == frames.count - 1 ? at : frames[index].step
     }
 
     mutating func complete(_ result: HandlerResult, inputs: [String: Value]) -> Action {
@@ -136,7 +145,7 @@ extension JourneyMachine.Run {
         guard !attemptCharged, !frames.isEmpty else { return .proceed }
         let step = topStep
         guard let limit = step.attempts?.limit else { return .proceed }
-        let count = counter(limit) + 1
+        let count = count(of: limit) + 1
         setCounter(limit, count)
         attemptCharged = true
         emitAttempt(step, .charged, count: count)
@@ -144,12 +153,14 @@ extension JourneyMachine.Run {
     }
 
     mutating func recordHTTP(method: String, url: String, status: Int?, error: String?) -> Action {
-        emit(.http(step: topStep.id, method: method, url: URLRedaction.redact(url), status: status, error: error))
+        let step = topStep.id
+        emit(.http(step: step, method: method, url: URLRedaction.redact(url), status: status, error: error))
         return .proceed
     }
 
     mutating func recordRefusedInput(_ values: [String: Value], reason: String) -> Action {
-        emit(.inputRefused(step: topStep.id, values: .sorted(values), reason: reason))
+        let step = topStep.id
+        emit(.inputRefused(step: step, values: .sorted(values), reason: reason))
         return .proceed
     }
 
@@ -219,14 +230,14 @@ extension JourneyMachine.Run {
             return .stop(
                 failure(step.id, "step budget of \(budget) exhausted at step '\(step.id)'; the journey seems to loop"))
         }
-        frames[frames.count - 1].step = index
+        at = index
         emit(.stepEnter(step: step.id, handler: step.label), encoded: step.enterEvent)
         attemptCharged = false
         if let limit = step.attempts?.limit {
-            if limit.lockedUntil != nil, lockedUntil(limit) > 0 {
+            if limit.lockedUntil != nil, lockedUntil(of: limit) > 0 {
                 if isLocked(limit) {
                     // Locked out: the step is not shown until the lockout ends.
-                    emitAttempt(step, .locked, count: counter(limit))
+                    emitAttempt(step, .locked, count: count(of: limit))
                     switch take(
                         limit.exceeded, from: step.id, outcome: "limit (limit \(limit.name) locked)", inputs: [:],
                         data: [:])
@@ -240,8 +251,8 @@ extension JourneyMachine.Run {
                 emitAttempt(step, .unlocked, count: 0)
                 if let ref = limit.lockedUntil { assign(ref, .int(0)) }
             }
-            let count = counter(limit)
-            if count >= maximum(limit) {
+            let count = count(of: limit)
+            if count >= maximum(of: limit) {
                 emitAttempt(step, .exceeded, count: count)
                 switch exceed(limit, from: step.id, outcome: "limit") {
                 case .success(let next): return .to(next)
@@ -315,6 +326,8 @@ extension JourneyMachine.Run {
         {
             return .stop(failure(step.id, message))
         }
+        // The caller's frame keeps the step that calls; the run's `at` is the callee's.
+        frames[frames.count - 1].step = at
         frames.append(frame)
         return .to(callee.start)
     }
@@ -355,8 +368,9 @@ extension JourneyMachine.Run {
         let journey = frames[frames.count - 1].journey
         let end = journey.ends[index]
         if frames.count == 1 {
-            emit(.journeyEnd(journey: journey.id, end: end.id, kind: end.kind, steps: stepsTaken))
-            return .stop(.finished(RunResult(end: end.id, kind: end.kind, failure: nil, steps: stepsTaken)))
+            let steps = stepsTaken
+            emit(.journeyEnd(journey: journey.id, end: end.id, kind: end.kind, steps: steps))
+            return .stop(.finished(RunResult(end: end.id, kind: end.kind, failure: nil, steps: steps)))
         }
         var outputs: [String: Value] = [:]
         let lookup = lookup()
@@ -368,6 +382,7 @@ extension JourneyMachine.Run {
             }
         }
         frames.removeLast()
+        at = frames[frames.count - 1].step
         emit(.subjourneyExit(journey: journey.id, end: end.id, kind: end.kind, outputs: .sorted(outputs)))
         let caller = topStep
         emit(.outcome(step: caller.id, outcome: end.id, data: .sorted(outputs)))
@@ -398,8 +413,8 @@ extension JourneyMachine.Run {
             let limit = attempts.limit
             if attempts.counts.contains(outcome) {
                 if !attemptCharged { _ = chargeAttempt() }
-                let count = counter(limit)
-                if count >= maximum(limit) {
+                let count = count(of: limit)
+                if count >= maximum(of: limit) {
                     emitAttempt(step, .exceeded, count: count)
                     return exceed(limit, from: step.id, outcome: outcome, inputs: inputs, data: data)
                 }
@@ -407,7 +422,7 @@ extension JourneyMachine.Run {
                 setCounter(limit, 0)
                 emitAttempt(step, .reset, count: 0)
             } else if attemptCharged {
-                let count = max(0, counter(limit) - 1)
+                let count = max(0, count(of: limit) - 1)
                 setCounter(limit, count)
                 emitAttempt(step, .refunded, count: count)
             }
@@ -496,24 +511,6 @@ extension JourneyMachine.Run {
         }
     }
 
-    func counter(_ limit: CompiledLimit) -> Int {
-        JourneyMachine.count(of: limit, in: frames[frames.count - 1], device: device)
-    }
-
-    /// The limit's maximum in the innermost journey's run.
-    func maximum(_ limit: CompiledLimit) -> Int {
-        JourneyMachine.maximum(of: limit, in: frames[frames.count - 1])
-    }
-
-    /// When the limit's lockout ends, in seconds since 1970; 0 when it is not locked.
-    func lockedUntil(_ limit: CompiledLimit) -> Int {
-        JourneyMachine.lockedUntil(of: limit, in: frames[frames.count - 1], device: device)
-    }
-
-    func isLocked(_ limit: CompiledLimit) -> Bool {
-        JourneyMachine.isLocked(limit, in: frames[frames.count - 1], device: device)
-    }
-
     /// Writes a limit's counter at once: it is on the device before the result is acted on.
     mutating func setCounter(_ limit: CompiledLimit, _ count: Int) {
         switch limit.counter.scope {
@@ -536,8 +533,9 @@ extension JourneyMachine.Run {
     mutating func emitAttempt(_ step: CompiledStep, _ action: TranscriptEvent.AttemptAction, count: Int) {
         guard let attempts = step.attempts else { return }
         let limit = attempts.limit
+        let max = maximum(of: limit)
         emit(
-            .attempt(step: step.id, limit: limit.name, action: action, count: count, max: maximum(limit)),
+            .attempt(step: step.id, limit: limit.name, action: action, count: count, max: max),
             encoded: attempts.event(action, count: count))
     }
 
@@ -560,15 +558,114 @@ extension JourneyMachine.Run {
     /// Records a transcript record, to the lent sink or the queue; `encoded` is the event's JSON when it was prepared ahead.
     ///
     /// While the caller discards records (``JourneyMachine/handleDiscardingRecords(_:)``), nothing
-    /// is recorded: an explorer plays millions of steps and keeps none of their records.
-    mutating func emit(_ event: consuming TranscriptEvent, encoded: consuming [UInt8]? = nil) {
+    /// is recorded: an explorer plays millions of steps and keeps none of their records. The
+    /// event is made only when it is recorded: making one costs its texts and fields.
+    mutating func emit(_ make: @autoclosure () -> TranscriptEvent, encoded: consuming [UInt8]? = nil) {
         guard !discardsRecords, !(discardsPrepared && encoded != nil) else { return }
+        let event = make()
         assert(
             encoded == nil || encoded == JSONLinesEncoder.encodedEvent(event),
             "a prepared event's JSON must be the event's own: \(event)")
         let record = TranscriptRecord(
             time: device.elapsed, depth: max(0, frames.count - 1), event: event, encoded: encoded)
         if lentSink == nil { records.append(record) } else { lentSink?.record(record) }
+    }
+}
+
+// MARK: Limits
+
+/// What a journey's limits are read from: the journey's state and the maximums computed when it
+/// started, the device's store and its clock. The run reads its innermost journey's in place
+/// (``JourneyMachine/Run``); ``JourneyMachine/FrameOnDevice`` and the names expressions read
+/// (``JourneyMachine/Lookup``) read those of the frame they hold.
+protocol LimitReading {
+    /// The journey whose limits are read.
+    var limitJourney: CompiledJourney { get }
+    /// A variable of the journey's state.
+    func stateValue(_ name: String) -> Value?
+    /// A value in the device's store.
+    func storedValue(_ name: String) -> Value?
+    /// The maximum of a limit whose `max` is computed, as it was when the journey started.
+    func computedMaximum(_ limit: String) -> Int?
+    /// The device's clock, in milliseconds since 1970.
+    var clockNow: Int { get }
+}
+
+extension LimitReading {
+    /// A limit's count: its counter's value, or the counter's declared default while it was
+    /// never written; 0 once a lockout has passed (the count starts again).
+    func count(of limit: CompiledLimit) -> Int {
+        if limit.lockedUntil != nil, lockedUntil(of: limit) > 0, !isLocked(limit) { return 0 }
+        return int(limit.counter)
+    }
+
+    /// An int a limit keeps (its counter, the end of its lockout), or its declared default;
+    /// 0 when it has neither.
+    func int(_ ref: VariableReference) -> Int {
+        let value: Value?
+        switch ref.scope {
+        case .state: value = stateValue(ref.name)
+        case .stored:
+            value = storedValue(ref.name) ?? limitJourney.stored.first { $0.name == ref.name }?.defaultValue
+        }
+        switch value {
+        case .int(let n)?: return n
+        case .secret(let inner)?:
+            if case .int(let n) = inner.revealed { return n }
+            return 0
+        default: return 0
+        }
+    }
+
+    /// A limit's maximum in the journey's run: written, or computed when the journey started.
+    func maximum(of limit: CompiledLimit) -> Int {
+        switch limit.max {
+        case .fixed(let n): n
+        case .computed: computedMaximum(limit.name) ?? NumberRange.attempts.lowerBound
+        }
+    }
+
+    /// When a limit's lockout ends, in seconds since 1970; 0 when it has none.
+    func lockedUntil(of limit: CompiledLimit) -> Int {
+        guard let ref = limit.lockedUntil else { return 0 }
+        return int(ref)
+    }
+
+    /// Whether a limit is locked out now, on the virtual clock.
+    func isLocked(_ limit: CompiledLimit) -> Bool {
+        let until = lockedUntil(of: limit)
+        guard until > 0 else { return false }
+        let (end, overflow) = until.multipliedReportingOverflow(by: 1000)
+        return overflow || clockNow < end
+    }
+
+    /// How long until a limit's lockout ends, in milliseconds; 0 when it is not locked.
+    func unlocksIn(_ limit: CompiledLimit) -> Int {
+        guard isLocked(limit) else { return 0 }
+        let (end, overflow) = lockedUntil(of: limit).multipliedReportingOverflow(by: 1000)
+        return overflow ? Duration.maximum : min(Duration.maximum, end - clockNow)
+    }
+}
+
+extension JourneyMachine.Run: LimitReading {
+    var limitJourney: CompiledJourney { frames[frames.count - 1].journey }
+    func stateValue(_ name: String) -> Value? { frames[frames.count - 1].state[name] }
+    func storedValue(_ name: String) -> Value? { device.store[name] }
+    func computedMaximum(_ limit: String) -> Int? { frames[frames.count - 1].maximums[limit] }
+    var clockNow: Int { device.clock }
+}
+
+extension JourneyMachine {
+    /// A frame of a run, on the run's device: its limits as that journey reads them.
+    struct FrameOnDevice: LimitReading {
+        let frame: Frame
+        let device: DeviceState
+
+        var limitJourney: CompiledJourney { frame.journey }
+        func stateValue(_ name: String) -> Value? { frame.state[name] }
+        func storedValue(_ name: String) -> Value? { device.store[name] }
+        func computedMaximum(_ limit: String) -> Int? { frame.maximums[limit] }
+        var clockNow: Int { device.clock }
     }
 }
 
@@ -592,60 +689,6 @@ extension JourneyMachine {
         case .list: .list([])
         case .duration: .duration(0)
         }
-    }
-
-    /// A limit's count: its counter's value, or the counter's declared default while it was
-    /// never written; 0 once a lockout has passed (the count starts again).
-    static func count(of limit: CompiledLimit, in frame: Frame, device: DeviceState) -> Int {
-        if limit.lockedUntil != nil, lockedUntil(of: limit, in: frame, device: device) > 0,
-            !isLocked(limit, in: frame, device: device)
-        {
-            return 0
-        }
-        return int(limit.counter, in: frame, device: device)
-    }
-
-    /// An int a limit keeps (its counter, the end of its lockout), or its declared default;
-    /// 0 when it has neither.
-    static func int(_ ref: VariableReference, in frame: Frame, device: DeviceState) -> Int {
-        let value: Value?
-        switch ref.scope {
-        case .state: value = frame.state[ref.name]
-        case .stored:
-            value = device.store[ref.name] ?? frame.journey.stored.first { $0.name == ref.name }?.defaultValue
-        }
-        if case .int(let n)? = value?.revealed { return n }
-        return 0
-    }
-
-    /// A limit's maximum in a journey's run: written, or computed when the journey started.
-    static func maximum(of limit: CompiledLimit, in frame: Frame) -> Int {
-        switch limit.max {
-        case .fixed(let n): n
-        case .computed: frame.maximums[limit.name] ?? NumberRange.attempts.lowerBound
-        }
-    }
-
-    /// When a limit's lockout ends, in seconds since 1970; 0 when it has none.
-    static func lockedUntil(of limit: CompiledLimit, in frame: Frame, device: DeviceState) -> Int {
-        guard let ref = limit.lockedUntil else { return 0 }
-        return int(ref, in: frame, device: device)
-    }
-
-    /// Whether a limit is locked out now, on the virtual clock.
-    static func isLocked(_ limit: CompiledLimit, in frame: Frame, device: DeviceState) -> Bool {
-        let until = lockedUntil(of: limit, in: frame, device: device)
-        guard until > 0 else { return false }
-        let (end, overflow) = until.multipliedReportingOverflow(by: 1000)
-        return overflow || device.clock < end
-    }
-
-    /// How long until a limit's lockout ends, in milliseconds; 0 when it is not locked.
-    static func unlocksIn(_ limit: CompiledLimit, in frame: Frame, device: DeviceState) -> Int {
-        guard isLocked(limit, in: frame, device: device) else { return 0 }
-        let until = lockedUntil(of: limit, in: frame, device: device)
-        let (end, overflow) = until.multipliedReportingOverflow(by: 1000)
-        return overflow ? Duration.maximum : min(Duration.maximum, end - device.clock)
     }
 
     /// Evaluates the maximums of a journey's limits written as expressions, when the journey
@@ -729,13 +772,19 @@ extension JourneyMachine {
     }
 
     /// Reads names for expressions: params, state, stored values, the device, inputs and outcome data.
-    struct Lookup: ValueProvider {
+    struct Lookup: ValueProvider, LimitReading {
         var frame: Frame
         var device: DeviceState
         /// Says which stored keys are secret in the project (``CompiledLibrary/isSecretStored(_:)``).
         let library: CompiledLibrary
         var inputs: [String: Value] = [:]
         var outcome: [String: Value] = [:]
+
+        var limitJourney: CompiledJourney { frame.journey }
+        func stateValue(_ name: String) -> Value? { frame.state[name] }
+        func storedValue(_ name: String) -> Value? { device.store[name] }
+        func computedMaximum(_ limit: String) -> Int? { frame.maximums[limit] }
+        var clockNow: Int { device.clock }
 
         func value(at path: [String]) -> Value? {
             guard path.count >= 2 else { return nil }
@@ -761,16 +810,14 @@ extension JourneyMachine {
                 }
             case "limits":
                 guard path.count == 3, let limit = frame.journey.limits[name] else { return nil }
-                let count = JourneyMachine.count(of: limit, in: frame, device: device)
-                let maximum = JourneyMachine.maximum(of: limit, in: frame)
+                let count = count(of: limit)
+                let maximum = maximum(of: limit)
                 switch path[2] {
                 case "count": return .int(count)
                 case "max": return .int(maximum)
                 case "remaining": return .int(max(0, maximum - count))
-                case "locked" where limit.lockout != nil:
-                    return .bool(JourneyMachine.isLocked(limit, in: frame, device: device))
-                case "unlocksIn" where limit.lockout != nil:
-                    return .duration(JourneyMachine.unlocksIn(limit, in: frame, device: device))
+                case "locked" where limit.lockout != nil: return .bool(isLocked(limit))
+                case "unlocksIn" where limit.lockout != nil: return .duration(unlocksIn(limit))
                 default: return nil
                 }
             default: return nil

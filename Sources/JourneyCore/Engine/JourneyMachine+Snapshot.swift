@@ -68,11 +68,13 @@ extension JourneyMachine {
         }
         return Snapshot(
             phase: phase,
-            frames: run.frames.map {
-                Snapshot.Frame(
-                    journey: $0.journey.id,
-                    step: $0.journey.steps.indices.contains($0.step) ? $0.journey.steps[$0.step].id : nil,
-                    params: $0.params, state: $0.state)
+            frames: run.frames.indices.map { index in
+                let frame = run.frames[index]
+                let step = run.step(of: index)
+                return Snapshot.Frame(
+                    journey: frame.journey.id,
+                    step: frame.journey.steps.indices.contains(step) ? frame.journey.steps[step].id : nil,
+                    params: frame.params, state: frame.state)
             },
             store: run.device.store, device: run.device.profile, attemptCharged: run.attemptCharged,
             stepsTaken: includingGrowth ? run.stepsTaken : nil, clock: includingGrowth ? run.device.clock : nil,

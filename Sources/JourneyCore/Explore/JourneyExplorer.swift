@@ -380,6 +380,13 @@ public struct JourneyExplorer: Sendable {
         /// move that enters a step where a known state waits is that state, and its handler
         /// need not run to say what it asks (the path is deterministic from there).
         var known: StateTable?
+        /// The states this thread found waiting while it plays a chunk of moves
+        /// (``startChunk(known:)``): a later move of the chunk that enters a step where one of
+        /// them waits has reached that state, as one that enters where a ``known`` state waits
+        /// has. The first move that found it comes first in the chunk's order, so the merge
+        /// keeps the node it made, whose handler was asked. Only states found on a path the
+        /// exploration judges (in scope, with nothing left out) are kept.
+        private var found = StateTable()
         /// Whether the encoder holds the key of the node `settle` returned (it wrote it to look
         /// the state up), with this hash: the same bytes ``key(_:)`` would write.
         var settled: UInt64?
@@ -388,6 +395,32 @@ public struct JourneyExplorer: Sendable {
             recorder = Recorder(keeping: false, keepsPrepared: keepingEveryRecord)
             encoder = StateEncoder(
                 defaults: abstraction.defaults, unread: abstraction.unread, horizon: abstraction.horizon)
+        }
+
+        /// Starts a chunk of moves with the states found before it.
+        func startChunk(known: StateTable) {
+            self.known = known
+            found.removeAll()
+        }
+
+        /// Ends the chunk: nothing is looked up while a move is played again or a walk goes on.
+        func endChunk() {
+            known = nil
+            found.removeAll()
+        }
+
+        /// Whether the state whose key the encoder holds (with this hash) is known: found
+        /// before this chunk, or by an earlier move of it.
+        func isKnown(hash: UInt64, judged: Bool) -> Bool {
+            guard let known else { return false }
+            return encoder.bytes.withUnsafeBytes { key in
+                known.contains(key, hash: hash) || (judged && !found.isEmpty && found.contains(key, hash: hash))
+            }
+        }
+
+        /// Keeps the state whose key the encoder holds (with this hash) as found in this chunk.
+        func keepFound(hash: UInt64) {
+            encoder.bytes.withUnsafeBytes { _ = found.insert($0, hash: hash) }
         }
 
         /// Appends the node's key to `keys`, the one `settle` wrote or written now, and answers
@@ -686,7 +719,7 @@ public struct JourneyExplorer: Sendable {
             monitor: InvariantMonitor(journey, library: library), scratch: scratch)
         let leak =
             watchesSecrets
-            ? scratch.secrets.leak(scratch.recorder.records, move: .restart, from: first, to: first) : nil
+            ? scratch.secrets.leak(scratch.recorder.texts, move: .restart, from: first, to: first) : nil
         if !recording { scratch.recorder.begin(keeping: false) }
         result.taken.formUnion(startEdges)
         return (result, first, watchesSecrets, leak)
@@ -700,8 +733,8 @@ public struct JourneyExplorer: Sendable {
         abstraction: Abstraction, watchesSecrets: Bool, known: StateTable, scratch: Scratch
     ) async -> [Expansion] {
         let threads = min(jobs, nodes.count / 4)
-        scratch.known = known
-        defer { scratch.known = nil }
+        scratch.startChunk(known: known)
+        defer { scratch.endChunk() }
         guard threads > 1 else {
             var expansions: [Expansion] = []
             expansions.reserveCapacity(nodes.count)
@@ -719,7 +752,7 @@ public struct JourneyExplorer: Sendable {
                     (nodes.startIndex + part * share)..<min(nodes.endIndex, nodes.startIndex + (part + 1) * share)]
                 group.addTask {
                     let scratch = Scratch(abstraction)
-                    scratch.known = known
+                    scratch.startChunk(known: known)
                     var expansions: [Expansion] = []
                     expansions.reserveCapacity(mine.count)
                     for (_, node) in mine {
@@ -752,7 +785,7 @@ public struct JourneyExplorer: Sendable {
             let (successor, edges) = await play(move, from: node, journey: journey.id, scratch: scratch)
             let leak =
                 watchesSecrets
-                ? scratch.secrets.leak(scratch.recorder.records, move: move, from: node, holding: held, to: successor)
+                ? scratch.secrets.leak(scratch.recorder.texts, move: move, from: node, holding: held, to: successor)
                 : nil
             let (key, hash) = scratch.appendKey(successor, to: &expansion.keys)
             // A move into what the scenario's stubs do not cover is not judged.
@@ -922,10 +955,10 @@ public struct JourneyExplorer: Sendable {
                 // Where a known state waits, the path is that state: its handler would ask what
                 // it asked there. (A handler that takes no input never waits: not looked up.)
                 var entered: UInt64?
-                if let known = scratch.known, machine.currentCompiledStep?.takesInput == true {
+                if scratch.known != nil, machine.currentCompiledStep?.takesInput == true {
                     let hash = scratch.encoder.encode(
                         machine, restarts: restarts, answered: answered, monitor: monitor?.bits, broken: nil)
-                    if scratch.encoder.bytes.withUnsafeBytes({ known.contains($0, hash: hash) }) {
+                    if scratch.isKnown(hash: hash, judged: !outOfScope && note == nil) {
                         scratch.settled = hash
                         return Node(
                             machine: machine, action: action, request: nil, restarts: restarts,
@@ -945,9 +978,11 @@ public struct JourneyExplorer: Sendable {
                     // and the network as it was. (A program's step that waits is left out by
                     // `moves`, which says why.)
                     scratch.settled = entered
-                    return Node(
+                    let node = Node(
                         machine: machine, action: action, request: request, restarts: restarts, outOfScope: outOfScope,
                         answered: answered, monitor: monitor, note: note)
+                    if let entered, !outOfScope, note == nil { scratch.keepFound(hash: entered) }
+                    return node
                 case .done(let next, let outcome):
                     // A program not declared deterministic that ran a step on its own may do
                     // otherwise next time: what follows is not judged.
@@ -1090,7 +1125,7 @@ public struct JourneyExplorer: Sendable {
             // Once spent, the limit has led to `exceeded`: what follows (signing in again) may
             // start the count afresh.
             if let frame = node.machine.run.frames.first(where: { $0.journey.id == journey.id }),
-                before >= JourneyMachine.maximum(of: limit, in: frame)
+                before >= JourneyMachine.FrameOnDevice(frame: frame, device: node.machine.device).maximum(of: limit)
             {
                 continue
             }
@@ -1135,7 +1170,7 @@ public struct JourneyExplorer: Sendable {
         return found
     }
 
-    /// A limit's counter as the root journey reads it (``JourneyMachine/int(_:in:device:)``: a
+    /// A limit's counter as the root journey reads it (``LimitReading/int(_:)``: a
     /// stored counter not written is its declared default), or as the device keeps it once the
     /// run has ended.
     static func counter(_ reference: VariableReference, _ machine: JourneyMachine, journey: String) -> Int {
@@ -1146,7 +1181,7 @@ public struct JourneyExplorer: Sendable {
             }
             return 0
         }
-        return JourneyMachine.int(reference, in: machine.run.frames[index], device: machine.run.device)
+        return JourneyMachine.FrameOnDevice(frame: machine.run.frames[index], device: machine.run.device).int(reference)
     }
 
     // MARK: - What a journey gives the explorer
@@ -1315,13 +1350,16 @@ final class Watched: NetworkTransport {
 
 /// What one move records, kept only when the explorer looks for secrets in it: an exploration
 /// plays millions of steps and writes transcripts only for the paths it reports. Of those, only
-/// the records a run filled in: an event prepared when the journey was compiled holds nothing a
-/// run made.
+/// the texts of the records a run filled in (``EventTexts``): an event prepared when the journey
+/// was compiled holds nothing a run made. The records themselves are kept only for a person
+/// playing the journey, who reads them all (`keepsPrepared`).
 final class Recorder: TranscriptSink, @unchecked Sendable {
     private(set) var keeping: Bool
-    /// Whether prepared records are kept too: a person playing the journey reads them all.
+    /// Whether the records are kept, prepared ones too: a person playing the journey reads them.
     let keepsPrepared: Bool
     private(set) var records: [TranscriptRecord] = []
+    /// The texts of the records a run filled in, for the secret search.
+    private(set) var texts = EventTexts()
 
     init(keeping: Bool, keepsPrepared: Bool = false) {
         self.keeping = keeping
@@ -1332,13 +1370,16 @@ final class Recorder: TranscriptSink, @unchecked Sendable {
     func begin(keeping: Bool) {
         self.keeping = keeping
         if !records.isEmpty { records.removeAll(keepingCapacity: true) }
+        texts.removeAll()
     }
 
     var discardsRecords: Bool { !keeping }
     var discardsPrepared: Bool { !keepsPrepared }
 
     func record(_ record: TranscriptRecord) {
-        if keeping, keepsPrepared || record.encodedEvent == nil { records.append(record) }
+        guard keeping else { return }
+        if keepsPrepared { records.append(record) }
+        if record.encodedEvent == nil { texts.add(record.event) }
     }
 }
 

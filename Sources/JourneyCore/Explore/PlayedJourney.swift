@@ -75,8 +75,8 @@ public final class PlayedJourney {
             let index = journey.stepIndex[request.step], let limit = journey.steps[index].attempts?.limit,
             let frame = machine.run.frames.first(where: { $0.journey.id == journey.id })
         else { return [] }
-        let used = JourneyMachine.count(of: limit, in: frame, device: machine.device)
-        return [(limit.name, max(0, JourneyMachine.maximum(of: limit, in: frame) - used))]
+        let limits = JourneyMachine.FrameOnDevice(frame: frame, device: machine.device)
+        return [(limit.name, max(0, limits.maximum(of: limit) - limits.count(of: limit)))]
     }
 
     /// The moves the explorer would play from `position`, one per input class: suggestions for

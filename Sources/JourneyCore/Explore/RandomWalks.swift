@@ -59,7 +59,7 @@ extension JourneyExplorer {
                 path.append(move)
                 if !next.outOfScope {
                     if scratch.recorder.keeping,
-                        let leak = scratch.secrets.leak(scratch.recorder.records, move: move, from: node, to: next)
+                        let leak = scratch.secrets.leak(scratch.recorder.texts, move: move, from: node, to: next)
                     {
                         report(.noSecretLeak, leak, path: path, node: next)
                     }

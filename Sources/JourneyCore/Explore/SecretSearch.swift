@@ -8,7 +8,10 @@ extension JourneyExplorer {
     /// fewer than 4 characters is not looked for (it would be found by chance), nor digits that
     /// are part of a longer number. Each explorer thread keeps one search and reuses its buffers
     /// from move to move; a state's own secrets are gathered once for all of its moves
-    /// (``held(by:)``).
+    /// (``held(by:)``), and the secrets after a move are gathered again only when the move
+    /// recorded a change to what the run keeps (``TranscriptEvent/changesWhatTheRunKeeps``):
+    /// otherwise they are the state's own. Where a secret comes from is worked out only when
+    /// one shows.
     struct SecretSearch {
         /// Where a secret was found, said when it shows (never the secret itself).
         enum Source: Sendable {
@@ -32,81 +35,119 @@ extension JourneyExplorer {
             var source: Source
         }
 
-        private var secrets: [Secret] = []
-        private var distinct: [Int] = []
+        /// The texts looked for in the move being searched, each once.
+        private var texts: [String] = []
 
-        /// The secrets a machine keeps: its store's, and each frame's state and params.
-        static func held(by machine: borrowing JourneyMachine) -> [Secret] {
-            var found: [Secret] = []
-            gather(machine, into: &found)
+        /// The texts of the secrets a machine keeps: its store's, and each frame's state and
+        /// params, of 4 characters or more.
+        static func held(by machine: borrowing JourneyMachine) -> [String] {
+            var found: [String] = []
+            gather(machine) { found.append($0) }
             return found
         }
 
-        /// Appends the secrets a machine keeps (``held(by:)``) to `found`.
-        static func gather(_ machine: borrowing JourneyMachine, into found: inout [Secret]) {
+        /// Calls `body` with each secret text a machine keeps (the names that hold them are not
+        /// read: see ``sources(_:)``).
+        static func gather(_ machine: borrowing JourneyMachine, _ body: (String) -> Void) {
+            for value in machine.device.store.values { secretText(value).map(body) }
+            let frames = machine.run.frames
+            for index in frames.indices {
+                for value in frames[index].state.values { secretText(value).map(body) }
+                for value in frames[index].params.values { secretText(value).map(body) }
+            }
+        }
+
+        /// The secrets a machine keeps, with where each comes from.
+        static func sources(_ machine: borrowing JourneyMachine) -> [Secret] {
+            var found: [Secret] = []
             func add(_ value: Value, _ source: @autoclosure () -> Source) {
-                guard value.isSecret, case .string(let text) = value.revealed, text.utf8.count >= 4 else { return }
-                found.append(Secret(text: text, source: source()))
+                if let text = secretText(value) { found.append(Secret(text: text, source: source())) }
             }
             for (name, value) in machine.device.store { add(value, .stored(name)) }
             for frame in machine.run.frames {
                 for (name, value) in frame.state { add(value, .state(name, journey: frame.journey.id)) }
                 for (name, value) in frame.params { add(value, .param(name, journey: frame.journey.id)) }
             }
+            return found
         }
 
-        /// Where a secret shows in `records` (what `move` from `node` to `next` recorded), said
-        /// without the secret; nil when none does. `held` is ``held(by:)`` of `node`'s machine,
-        /// when the caller has it.
+        /// The text of a secret worth looking for: a secret string of 4 characters or more.
+        private static func secretText(_ value: Value) -> String? {
+            guard case .secret(let inner) = value, case .string(let text) = inner.revealed, text.utf8.count >= 4
+            else { return nil }
+            return text
+        }
+
+        /// Where a secret shows in what `move` from `node` to `next` recorded (the texts of its
+        /// events), said without the secret; nil when none does. `held` is ``held(by:)`` of
+        /// `node`'s machine, when the caller has it.
         mutating func leak(
-            _ records: [TranscriptRecord], move: Move, from node: Node, holding held: [Secret]? = nil, to next: Node
+            _ recorded: EventTexts, move: Move, from node: Node, holding held: [String]? = nil, to next: Node
         ) -> String? {
-            // Events prepared when the journey was compiled (entering a step, a fixed screen, a
-            // transition) hold nothing a run made: only the others are looked at.
-            guard records.contains(where: { $0.encodedEvent == nil }) else { return nil }
-            secrets.removeAll(keepingCapacity: true)
+            guard !recorded.isEmpty else { return nil }
+            texts.removeAll(keepingCapacity: true)
             var typedInPublic: [String] = []
-            if case .input(let step, _, let values) = move, let request = node.request {
-                for input in request.inputs {
-                    guard case .string(let text)? = values[input.name]?.revealed else { continue }
-                    if !input.type.secret {
-                        // A text typed into an input that is not secret was public before it was kept.
+            Self.typed(move, at: node) { text, _, secret in
+                if !secret {
+                    typedInPublic.append(text)
+                } else if text.utf8.count >= 4 {
+                    texts.append(text)
+                }
+            }
+            if let held { texts += held } else { Self.gather(node.machine) { texts.append($0) } }
+            // What the run keeps changes only where the move records it; otherwise the state
+            // after keeps the secrets of the state before.
+            if recorded.changesWhatTheRunKeeps {
+                Self.gather(next.machine) { texts.append($0) }
+            } else {
+                assert(Self.held(by: next.machine).allSatisfy(texts.contains), "a secret kept after a move unrecorded")
+            }
+            // A text typed into an input that is not secret was public before it was kept.
+            if !typedInPublic.isEmpty { texts.removeAll { typedInPublic.contains($0) } }
+            guard !texts.isEmpty else { return nil }
+            // Each text once: a state and the next keep mostly the same secrets.
+            var distinct = 0
+            for index in texts.indices where !texts[..<distinct].contains(texts[index]) {
+                texts.swapAt(distinct, index)
+                distinct += 1
+            }
+            texts.removeSubrange(distinct...)
+            // The texts of each event alone: when and how deep it happened is the run's clock,
+            // and its numbers are counts and durations, never a secret shown.
+            guard let event = recorded.firstEvent(showing: texts) else { return nil }
+            return Self.message(event, of: recorded, move: move, from: node, to: next)
+        }
+
+        /// Calls `body` with each text the move types into an input the step asks for, the
+        /// input's name, and whether the input is secret.
+        private static func typed(_ move: Move, at node: Node, _ body: (String, String, Bool) -> Void) {
+            guard case .input(_, _, let values) = move, let request = node.request else { return }
+            for input in request.inputs {
+                guard case .string(let text)? = values[input.name]?.revealed else { continue }
+                body(text, input.name, input.type.secret)
+            }
+        }
+
+        /// What to say of event `event` of `recorded`, where a secret shows: the first by name of
+        /// the sources of every secret text that shows in it.
+        private static func message(
+            _ event: Int, of recorded: EventTexts, move: Move, from node: Node, to next: Node
+        ) -> String {
+            var secrets: [Secret] = []
+            var typedInPublic: [String] = []
+            if case .input(let step, _, _) = move {
+                typed(move, at: node) { text, input, secret in
+                    if !secret {
                         typedInPublic.append(text)
                     } else if text.utf8.count >= 4 {
-                        secrets.append(Secret(text: text, source: .typed(input: input.name, step: step)))
+                        secrets.append(Secret(text: text, source: .typed(input: input, step: step)))
                     }
                 }
             }
-            if let held { secrets += held } else { Self.gather(node.machine, into: &secrets) }
-            Self.gather(next.machine, into: &secrets)
-            if !typedInPublic.isEmpty { secrets.removeAll { typedInPublic.contains($0.text) } }
-            guard !secrets.isEmpty else { return nil }
-            // Each text once: a state and the next keep mostly the same secrets.
-            distinct.removeAll(keepingCapacity: true)
-            for index in secrets.indices where !distinct.contains(where: { secrets[$0].text == secrets[index].text }) {
-                distinct.append(index)
-            }
-            for record in records where record.encodedEvent == nil {
-                // The texts of the event alone: when and how deep it happened is the run's clock,
-                // and its numbers are counts and durations, never a secret shown.
-                var shown: [Int] = []
-                for index in distinct {
-                    var secret = secrets[index].text
-                    let found = secret.withUTF8 { needle in
-                        record.event.containsText { text in
-                            var text = text
-                            return text.withUTF8 { Self.occurs(needle, in: $0) }
-                        }
-                    }
-                    if found { shown.append(index) }
-                }
-                guard !shown.isEmpty else { continue }
-                // Every source of a text that shows, and the first of them by name is said.
-                let what = secrets.filter { secret in shown.contains { secrets[$0].text == secret.text } }
-                    .map(\.source.description).min()
-                return "\(what ?? "a secret"), a secret, shows in the transcript's '\(record.event.name)' event"
-            }
-            return nil
+            secrets += sources(node.machine) + sources(next.machine)
+            secrets.removeAll { typedInPublic.contains($0.text) }
+            let what = secrets.filter { recorded.shows($0.text, in: event) }.map(\.source.description).min()
+            return "\(what ?? "a secret"), a secret, shows in the transcript's '\(recorded.name(of: event))' event"
         }
 
         /// Whether `needle` occurs in `text` (one text of an event) as a whole: no letter or digit
@@ -136,6 +177,79 @@ extension JourneyExplorer {
                 start += 1
             }
             return false
+        }
+    }
+}
+
+/// The texts of the events a move recorded, for the secret search: each event's texts
+/// (``TranscriptEvent/containsText(where:)``) copied as UTF-8 one after another when it is
+/// recorded, so that the search reads bytes in one buffer and holds none of the events.
+struct EventTexts {
+    private var bytes: [UInt8] = []
+    /// Where each text ends in `bytes`.
+    private var ends: [Int] = []
+    /// Each event's name, and where its texts end in `ends`.
+    private var events: [(name: String, texts: Int)] = []
+    /// Whether an event recorded a change to what the run keeps (``TranscriptEvent/changesWhatTheRunKeeps``).
+    private(set) var changesWhatTheRunKeeps = false
+
+    var isEmpty: Bool { events.isEmpty }
+
+    mutating func removeAll() {
+        guard !events.isEmpty else { return }
+        bytes.removeAll(keepingCapacity: true)
+        ends.removeAll(keepingCapacity: true)
+        events.removeAll(keepingCapacity: true)
+        changesWhatTheRunKeeps = false
+    }
+
+    mutating func add(_ event: borrowing TranscriptEvent) {
+        _ = event.containsText { text in
+            if text.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
+                bytes.append(contentsOf: text.utf8)
+            }
+            ends.append(bytes.count)
+            return false
+        }
+        events.append((event.name, ends.count))
+        if event.changesWhatTheRunKeeps { changesWhatTheRunKeeps = true }
+    }
+
+    /// The name of event `index`.
+    func name(of index: Int) -> String { events[index].name }
+
+    /// The first event one of whose texts holds one of `secrets` (``JourneyExplorer/SecretSearch/occurs(_:in:)``).
+    func firstEvent(showing secrets: [String]) -> Int? {
+        events.indices.first { event in secrets.contains { shows($0, in: event) } }
+    }
+
+    /// Whether `secret` shows in one of the texts of event `index`.
+    func shows(_ secret: String, in index: Int) -> Bool {
+        let texts = (index == 0 ? 0 : events[index - 1].texts)..<events[index].texts
+        return bytes.withUnsafeBufferPointer { bytes in
+            var secret = secret
+            return secret.withUTF8 { needle in
+                texts.contains { text in
+                    let start = text == 0 ? 0 : ends[text - 1]
+                    let haystack = UnsafeBufferPointer(rebasing: bytes[start..<ends[text]])
+                    return JourneyExplorer.SecretSearch.occurs(needle, in: haystack)
+                }
+            }
+        }
+    }
+}
+
+extension TranscriptEvent {
+    /// Whether the event records a change to what the run keeps that can hold a secret: a
+    /// value set in the state or the store, a journey started or left (its params and initial
+    /// state), a restart. Every such change is recorded; after a move that records none, the
+    /// run keeps the secrets it kept before (``JourneyExplorer/SecretSearch``).
+    var changesWhatTheRunKeeps: Bool {
+        switch self {
+        case .stateSet, .journeyStart, .subjourneyEnter, .subjourneyExit, .restart: true
+        case .header, .journeyEnd, .stepEnter, .screen, .screenUpdated, .input, .inputRefused, .handlerCall,
+            .handlerError, .outcome, .attempt, .transition, .session, .network, .http, .clockAdvance, .failure:
+            false
         }
     }
 }

@@ -15,14 +15,15 @@ import Foundation
 /// dictionaries were built. Strings are compared by their UTF-8 bytes, which is finer than
 /// Swift's canonical equivalence only for text no journey writes two ways.
 struct StateEncoder {
-    /// Each stored key's declared default: a value equal to it is as good as none.
-    let defaults: [String: Value]
+    /// Each stored key's declared default, sorted by key: a value equal to it is as good as none.
+    let defaults: [(key: String, value: Value)]
     /// State no expression reads, by journey id: left out.
     let unread: [String: Set<String>]
     /// How far apart (in seconds) times the journey keeps can be told.
     let horizon: Int
     private(set) var bytes: [UInt8] = []
-    private var entries: [(key: String, value: Value)] = []
+    /// The entries of a dictionary being written: where each goes, and where it is.
+    private var order: [(position: Int, index: Dictionary<String, Value>.Index)] = []
     /// For each journey met, whether each of its declared state variables is unread: the
     /// journeys are the library's, alive while the encoder is.
     private var unreadByJourney: [ObjectIdentifier: [Bool]?] = [:]
@@ -30,7 +31,7 @@ struct StateEncoder {
     private var now = 0
 
     init(defaults: [String: Value], unread: [String: Set<String>] = [:], horizon: Int = 1) {
-        self.defaults = defaults
+        self.defaults = defaults.sorted { $0.key < $1.key }
         self.unread = unread
         self.horizon = horizon
         bytes.reserveCapacity(256)
@@ -49,7 +50,8 @@ struct StateEncoder {
     /// making a copy of it, and answers its hash: an explorer copies the bytes only where it
     /// keeps them.
     mutating func encode(
-        _ machine: JourneyMachine, restarts: Int, answered: [Int] = [], monitor: [Bool]? = nil, broken: String? = nil
+        _ machine: borrowing JourneyMachine, restarts: Int, answered: [Int] = [], monitor: [Bool]? = nil,
+        broken: String? = nil
     ) -> UInt64 {
         bytes.removeAll(keepingCapacity: true)
         write(machine)
@@ -77,7 +79,7 @@ struct StateEncoder {
         return bytes.withUnsafeBytes { StateKey.hash($0) }
     }
 
-    private mutating func write(_ machine: JourneyMachine) {
+    private mutating func write(_ machine: borrowing JourneyMachine) {
         now = machine.device.clock / 1000
         switch machine.state {
         case .idle: bytes.append(0)
@@ -92,18 +94,21 @@ struct StateEncoder {
                 writeString(result.failure ?? "")
             }
         }
-        let run = machine.run
-        writeInt(run.frames.count)
-        for frame in run.frames {
-            writeString(frame.journey.id)
-            writeInt(frame.journey.steps.indices.contains(frame.step) ? frame.step : -1)
-            writeVariables(frame.params, declared: frame.journey.params)
+        // Read in place: the run and its frames are not copied out of the machine.
+        let frames = machine.run.frames
+        writeInt(frames.count)
+        for index in frames.indices {
+            let journey = frames[index].journey
+            writeString(journey.id)
+            let step = machine.run.step(of: index)
+            writeInt(journey.steps.indices.contains(step) ? step : -1)
+            writeVariables(frames[index].params, declared: journey.params)
             writeVariables(
-                frame.state, declared: frame.journey.state, leaving: unreadFlags(frame.journey), timesRelative: true)
+                frames[index].state, declared: journey.state, leaving: unreadFlags(journey), timesRelative: true)
         }
-        writeStore(run.device.store)
-        writeProfile(run.device.profile)
-        bytes.append(run.attemptCharged ? 1 : 0)
+        writeStore(machine.run.device.store)
+        writeProfile(machine.run.device.profile)
+        bytes.append(machine.run.attemptCharged ? 1 : 0)
     }
 
     /// Whether each of `journey`'s declared state variables is one no expression reads; nil
@@ -129,50 +134,86 @@ struct StateEncoder {
         for ca in profile.trustedCAs { writeString(ca) }
     }
 
-    /// A frame's params or state: the declared names in order, then any others sorted.
+    /// A frame's params or state: the declared names in order, then any others sorted. Each
+    /// name is found among the declared ones by comparing, not hashing: a journey declares few.
     private mutating func writeVariables(
         _ values: [String: Value], declared: [CompiledVariable], leaving unread: [Bool]? = nil,
         timesRelative: Bool = false
     ) {
-        var found = 0
-        for (position, variable) in declared.enumerated() {
-            if let unread, unread[position] {
-                if values[variable.name] != nil { found += 1 }
-                bytes.append(0)
-            } else if let value = values[variable.name] {
-                found += 1
-                bytes.append(1)
-                writeValue(value, timesRelative: timesRelative)
-            } else {
-                bytes.append(0)
-            }
+        order.removeAll(keepingCapacity: true)
+        var others = false
+        for index in values.indices {
+            let name = values.keys[index]
+            var position = 0
+            while position < declared.count && declared[position].name != name { position += 1 }
+            if position < declared.count { order.append((position, index)) } else { others = true }
         }
-        guard found < values.count else {
+        Self.sort(&order) { $0.position < $1.position }
+        var next = 0
+        for position in declared.indices {
+            guard next < order.count, order[next].position == position else {
+                bytes.append(0)
+                continue
+            }
+            if let unread, unread[position] {
+                bytes.append(0)
+            } else {
+                bytes.append(1)
+                writeValue(values.values[order[next].index], timesRelative: timesRelative)
+            }
+            next += 1
+        }
+        guard others else {
             writeInt(0)
             return
         }
-        entries.removeAll(keepingCapacity: true)
-        for (name, value) in values where !declared.contains(where: { $0.name == name }) {
-            entries.append((name, value))
+        order.removeAll(keepingCapacity: true)
+        for index in values.indices where !declared.contains(where: { $0.name == values.keys[index] }) {
+            order.append((0, index))
         }
-        writeEntries(timesRelative: timesRelative)
+        writeEntries(values, timesRelative: timesRelative)
     }
 
     /// The device store without the values equal to their declared defaults, sorted by key.
     private mutating func writeStore(_ store: [String: Value]) {
-        entries.removeAll(keepingCapacity: true)
-        for (key, value) in store where value.isSecret || defaults[key] != value {
-            entries.append((key, value))
+        order.removeAll(keepingCapacity: true)
+        for index in store.indices {
+            let value = store.values[index]
+            if value.isSecret || defaultValue(of: store.keys[index]) != value { order.append((0, index)) }
         }
-        writeEntries(timesRelative: true)
+        writeEntries(store, timesRelative: true)
     }
 
-    private mutating func writeEntries(timesRelative: Bool) {
-        if entries.count > 1 { entries.sort { $0.key < $1.key } }
-        writeInt(entries.count)
-        for index in entries.indices {
-            writeString(entries[index].key)
-            writeValue(entries[index].value, timesRelative: timesRelative)
+    /// The entries of `values` at the indices in ``order``, sorted by name.
+    private mutating func writeEntries(_ values: [String: Value], timesRelative: Bool) {
+        Self.sort(&order) { values.keys[$0.index] < values.keys[$1.index] }
+        writeInt(order.count)
+        for entry in order {
+            writeString(values.keys[entry.index])
+            writeValue(values.values[entry.index], timesRelative: timesRelative)
+        }
+    }
+
+    /// The declared default of a stored key, found by halving ``defaults`` (sorted by key).
+    private func defaultValue(of key: String) -> Value? {
+        var low = 0
+        var high = defaults.count
+        while low < high {
+            let middle = (low + high) / 2
+            if defaults[middle].key < key { low = middle + 1 } else { high = middle }
+        }
+        return low < defaults.count && defaults[low].key == key ? defaults[low].value : nil
+    }
+
+    /// Sorts a few entries in place, by insertion: the lists written are short.
+    private static func sort<T>(_ items: inout [T], by less: (T, T) -> Bool) {
+        guard items.count > 1 else { return }
+        for i in 1..<items.count {
+            var j = i
+            while j > 0 && less(items[j], items[j - 1]) {
+                items.swapAt(j, j - 1)
+                j -= 1
+            }
         }
     }
 
@@ -301,6 +342,8 @@ struct StateTable: Sendable {
 
     var count: Int { hashes.count }
 
+    var isEmpty: Bool { hashes.isEmpty }
+
     /// Bytes the table holds: keys, their positions and hashes, and the slots.
     var bytesUsed: Int { arena.capacity + starts.capacity * 8 + hashes.capacity * 8 + slots.capacity * 4 }
 
@@ -321,6 +364,16 @@ struct StateTable: Sendable {
         slots[slot] = Int32(index + 1)
         if hashes.count * 2 > slots.count { grow() }
         return (index, true)
+    }
+
+    /// Forgets every state, keeping the storage.
+    mutating func removeAll() {
+        guard !hashes.isEmpty else { return }
+        arena.removeAll(keepingCapacity: true)
+        starts.removeAll(keepingCapacity: true)
+        starts.append(0)
+        hashes.removeAll(keepingCapacity: true)
+        slots.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
     }
 
     /// Calls `body` with the key of state `index`.
