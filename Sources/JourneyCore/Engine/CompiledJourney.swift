@@ -64,6 +64,8 @@ public final class CompiledJourney: Sendable {
     let limits: [String: CompiledLimit]
     /// ``limits`` in the order of their names, as reports list them.
     let limitsByName: [CompiledLimit]
+    /// Whether a limit's maximum is an expression, computed each time the journey starts.
+    let computesMaximums: Bool
     let outputs: [(name: String, value: Template)]
     /// The rules the journey states about itself, checked as it runs and explored.
     let invariants: [CompiledInvariant]
@@ -91,6 +93,7 @@ public final class CompiledJourney: Sendable {
         self.stored = stored
         self.limits = limits
         self.limitsByName = limits.values.sorted { $0.name < $1.name }
+        self.computesMaximums = limits.values.contains { $0.fixedMax == nil }
         self.outputs = outputs
         self.invariants = invariants
         self.credentialSteps = credentialSteps
@@ -231,9 +234,49 @@ final class CompiledStep: Sendable {
     /// The names a visit of the step reads, when the visit is a function of their values alone:
     /// what its parameters' templates, its screen's texts and its actions' conditions read. Nil
     /// for a fixed visit, a sub-journey's call, and a visit something of which reads the clock.
-    let visitReads: [[String]]?
+    var visitReads: [[String]]? { visitNames?.map(\.path) }
+    /// ``visitReads``, each resolved to where the run keeps it.
+    let visitNames: [VisitRead]?
     /// Visits already prepared, by the values of ``visitReads`` they were prepared with.
     let visitMemo = VisitMemo()
+
+    /// A name a step's visit reads (``visitReads``), resolved when the journey is compiled: a
+    /// param, a variable of the state, or a number of one of the journey's limits, read where
+    /// the run keeps them; any other name read as an expression reads it.
+    enum VisitRead: Sendable {
+        case param(String)
+        case state(String)
+        case limit(CompiledLimit, LimitField)
+        case other([String])
+
+        /// What a limit tells an expression (`limits.NAME.FIELD`).
+        enum LimitField: String, Sendable {
+            case count, max, remaining, locked, unlocksIn
+        }
+
+        init(_ path: [String], limits: [String: CompiledLimit]) {
+            switch path.first {
+            case "params" where path.count == 2: self = .param(path[1])
+            case "state" where path.count == 2: self = .state(path[1])
+            case "limits" where path.count == 3:
+                if let limit = limits[path[1]], let field = LimitField(rawValue: path[2]) {
+                    self = .limit(limit, field)
+                } else {
+                    self = .other(path)
+                }
+            default: self = .other(path)
+            }
+        }
+
+        var path: [String] {
+            switch self {
+            case .param(let name): ["params", name]
+            case .state(let name): ["state", name]
+            case .limit(let limit, let field): ["limits", limit.name, field.rawValue]
+            case .other(let path): path
+            }
+        }
+    }
     /// The `input` event of pressing each of the screen's actions, when the step takes its
     /// `action` as plain input.
     let actionInputs: [(action: String, values: TranscriptEvent.Fields, event: [UInt8])]
@@ -291,7 +334,8 @@ final class CompiledStep: Sendable {
         rules: [String: ParameterRule] = [:], maps: [String: [(key: String, value: String)]],
         tables: [String: LiteralTables] = [:], captures: [String: [Capture]] = [:], screen: Screen?,
         actionConditions: [String: Expression], clockActions: Set<String> = [], contract: StepContract,
-        attempts: CompiledAttempts?, transitions: [String: CompiledTransition], journey: String, defaultLocale: String
+        attempts: CompiledAttempts?, transitions: [String: CompiledTransition], journey: String, defaultLocale: String,
+        limits: [String: CompiledLimit] = [:]
     ) {
         self.id = id
         self.label = label
@@ -335,9 +379,11 @@ final class CompiledStep: Sendable {
             id: id, label: label, runner: runner, parameters: parameters, rules: rules, maps: maps, tables: tables,
             captures: captures, screen: screen, conditions: actionConditions, contract: contract, journey: journey,
             fallback: defaultLocale)
-        self.visitReads =
+        self.visitNames =
             fixedVisit == nil && handler != nil
-            ? Self.visitReads(parameters: parameters, screen: screen, conditions: actionConditions) : nil
+            ? Self.visitReads(parameters: parameters, screen: screen, conditions: actionConditions)?.map {
+                VisitRead($0, limits: limits)
+            } : nil
     }
 
     /// The names ``visitReads`` lists, each once, in the order first read; nil when something
@@ -421,7 +467,8 @@ final class CompiledStep: Sendable {
 /// that uses the compiled journey; it keeps at most ``capacity`` visits a step, starting again
 /// when full.
 final class VisitMemo: @unchecked Sendable {
-    struct Key: Hashable {
+    /// What decides a visit: the locale and the values of the names it reads.
+    struct Key: Equatable {
         var locale: String
         var values: [Value?]
     }
@@ -434,9 +481,10 @@ final class VisitMemo: @unchecked Sendable {
 
     static let capacity = 64
     private let lock = NSLock()
-    private var visits: [Key: Visit] = [:]
+    /// The visits prepared, the latest last. A step reads few values and shows few visits, so
+    /// they are found by comparing, latest first, without hashing.
+    private var visits: [(key: Key, visit: Visit)] = []
 
-    /// The visits kept now.
     var count: Int {
         lock.lock()
         defer { lock.unlock() }
@@ -447,18 +495,23 @@ final class VisitMemo: @unchecked Sendable {
         get {
             lock.lock()
             defer { lock.unlock() }
-            return visits[key]
+            var index = visits.count
+            while index > 0 {
+                index -= 1
+                if visits[index].key == key { return visits[index].visit }
+            }
+            return nil
         }
         set {
+            guard let newValue else { return }
             lock.lock()
             defer { lock.unlock() }
             if visits.count >= Self.capacity { visits.removeAll(keepingCapacity: true) }
-            visits[key] = newValue
+            visits.append((key, newValue))
         }
     }
 }
 
-/// Answers no name: what literal templates are rendered with.
 private struct NoValues: ValueProvider {
     func value(at path: [String]) -> Value? { nil }
 }

@@ -193,6 +193,10 @@ extension JourneyMachine.Run {
         case .failure(let problem): return failure(nil, problem.message)
         }
         emit(.journeyStart(journey: root.id, params: launch.shown))
+        if let prepared = setup.launchFrames {
+            frames = prepared
+            return go(to: root.start)
+        }
         var frame = JourneyMachine.Frame(journey: root, params: launch.params, state: launch.state)
         if let message = JourneyMachine.evaluateMaximums(
             &frame, device: device, library: setup.library)
@@ -269,11 +273,10 @@ extension JourneyMachine.Run {
             emit(.handlerCall(step: step.id, handler: step.label, params: fixed.callFields), encoded: fixed.callEvent)
             return .stop(.runStep(visit.invocation))
         }
-        let lookup = lookup()
         // A visit with the values it reads as an earlier one had is that visit, prepared then.
         var memoKey: VisitMemo.Key?
-        if let reads = step.visitReads {
-            let key = VisitMemo.Key(locale: setup.locale, values: reads.map { lookup.value(at: $0) })
+        if let reads = step.visitNames {
+            let key = VisitMemo.Key(locale: setup.locale, values: reads.map { value(of: $0) })
             if let prepared = step.visitMemo[key] {
                 if let screen = prepared.screen { emit(.screen(step: step.id, screen: screen)) }
                 emit(.handlerCall(step: step.id, handler: step.label, params: prepared.callFields))
@@ -281,6 +284,7 @@ extension JourneyMachine.Run {
             }
             memoKey = key
         }
+        let lookup = lookup()
         var params: [String: Value] = [:]
         params.reserveCapacity(step.parameters.count)
         var displays: [String: String] = [:]
@@ -389,6 +393,17 @@ extension JourneyMachine.Run {
         switch resolve(outcome: end.id, transition: caller.transition(for: end.id), data: outputs, inputs: [:]) {
         case .success(let next): return .to(next)
         case .failure(let error): return .stop(failure(caller.id, error.message))
+        }
+    }
+
+    /// The value of a name a visit of the innermost journey's step reads, read in place: what
+    /// ``JourneyMachine/Lookup/value(at:)`` gives for it.
+    func value(of read: CompiledStep.VisitRead) -> Value? {
+        switch read {
+        case .param(let name): return frames[frames.count - 1].params[name]
+        case .state(let name): return frames[frames.count - 1].state[name]
+        case .limit(let limit, let field): return value(of: field, of: limit)
+        case .other(let path): return lookup().value(at: path)
         }
     }
 
@@ -639,6 +654,18 @@ extension LimitReading {
         return overflow || clockNow < end
     }
 
+    /// What `limits.NAME.FIELD` reads of `limit`: its count, maximum, attempts remaining, and
+    /// for a limit that locks out, whether it is locked and for how long.
+    func value(of field: CompiledStep.VisitRead.LimitField, of limit: CompiledLimit) -> Value? {
+        switch field {
+        case .count: .int(count(of: limit))
+        case .max: .int(maximum(of: limit))
+        case .remaining: .int(max(0, maximum(of: limit) - count(of: limit)))
+        case .locked: limit.lockout == nil ? nil : .bool(isLocked(limit))
+        case .unlocksIn: limit.lockout == nil ? nil : .duration(unlocksIn(limit))
+        }
+    }
+
     /// How long until a limit's lockout ends, in milliseconds; 0 when it is not locked.
     func unlocksIn(_ limit: CompiledLimit) -> Int {
         guard isLocked(limit) else { return 0 }
@@ -656,16 +683,33 @@ extension JourneyMachine.Run: LimitReading {
 }
 
 extension JourneyMachine {
-    /// A frame of a run, on the run's device: its limits as that journey reads them.
+    /// A frame of a machine's run, on its device: that journey's limits as it reads them. It
+    /// holds the run's frames and store, not a copy of the frame and device.
     struct FrameOnDevice: LimitReading {
-        let frame: Frame
-        let device: DeviceState
+        private let frames: [Frame]
+        private let index: Int
+        private let store: [String: Value]
+        let clockNow: Int
 
-        var limitJourney: CompiledJourney { frame.journey }
-        func stateValue(_ name: String) -> Value? { frame.state[name] }
-        func storedValue(_ name: String) -> Value? { device.store[name] }
-        func computedMaximum(_ limit: String) -> Int? { frame.maximums[limit] }
-        var clockNow: Int { device.clock }
+        /// Frame `index` of `machine`'s run.
+        init(_ machine: borrowing JourneyMachine, frame index: Int) {
+            frames = machine.run.frames
+            self.index = index
+            store = machine.run.device.store
+            clockNow = machine.run.device.clock
+        }
+
+        /// The first frame of `machine`'s run that runs journey `id`, if one does.
+        init?(_ machine: borrowing JourneyMachine, running id: String) {
+            let frames = machine.run.frames
+            guard let index = frames.indices.first(where: { frames[$0].journey.id == id }) else { return nil }
+            self.init(machine, frame: index)
+        }
+
+        var limitJourney: CompiledJourney { frames[index].journey }
+        func stateValue(_ name: String) -> Value? { frames[index].state[name] }
+        func storedValue(_ name: String) -> Value? { store[name] }
+        func computedMaximum(_ limit: String) -> Int? { frames[index].maximums[limit] }
     }
 }
 
@@ -695,11 +739,7 @@ extension JourneyMachine {
     /// starts; the message says why one cannot be used.
     static func evaluateMaximums(_ frame: inout Frame, device: DeviceState, library: CompiledLibrary) -> String? {
         // Most limits have a written maximum: nothing to evaluate, nothing to sort.
-        guard
-            frame.journey.limits.values.contains(where: {
-                if case .computed = $0.max { true } else { false }
-            })
-        else { return nil }
+        guard frame.journey.computesMaximums else { return nil }
         for (name, limit) in frame.journey.limits.sorted(by: { $0.key < $1.key }) {
             guard case .computed(let template) = limit.max else { continue }
             let lookup = Lookup(frame: frame, device: device, library: library)
@@ -794,8 +834,11 @@ extension JourneyMachine {
             case "state": return frame.state[name]
             case "stored":
                 let decl = frame.journey.stored.first { $0.name == name }
-                let value = device.store[name] ?? decl?.defaultValue ?? decl.map { JourneyMachine.zero($0.type.type) }
-                return value?.secret(if: decl?.type.secret ?? false || library.isSecretStored(name))
+                let declared = decl.map { $0.defaultValue ?? JourneyMachine.zero($0.type.type) }
+                guard let value = device.store[name] ?? declared else { return nil }
+                // Kept secret already, or secret where declared, or anywhere in the project.
+                if value.isSecret || decl?.type.secret == true { return value.secret(if: true) }
+                return value.secret(if: library.isSecretStored(name))
             case "input": return inputs[name]
             case "outcome": return outcome[name]
             case "device":
@@ -809,17 +852,10 @@ extension JourneyMachine {
                 default: return nil
                 }
             case "limits":
-                guard path.count == 3, let limit = frame.journey.limits[name] else { return nil }
-                let count = count(of: limit)
-                let maximum = maximum(of: limit)
-                switch path[2] {
-                case "count": return .int(count)
-                case "max": return .int(maximum)
-                case "remaining": return .int(max(0, maximum - count))
-                case "locked" where limit.lockout != nil: return .bool(isLocked(limit))
-                case "unlocksIn" where limit.lockout != nil: return .duration(unlocksIn(limit))
-                default: return nil
-                }
+                guard path.count == 3, let limit = frame.journey.limits[name],
+                    let field = CompiledStep.VisitRead.LimitField(rawValue: path[2])
+                else { return nil }
+                return value(of: field, of: limit)
             default: return nil
             }
         }

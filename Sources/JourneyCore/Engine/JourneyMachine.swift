@@ -125,6 +125,9 @@ public struct JourneyMachine: Sendable {
         /// and its initial state; or why it cannot start.
         let launch:
             Result<(params: [String: Value], shown: TranscriptEvent.Fields, state: [String: Value]), Unlaunchable>
+        /// The frames a launch starts with, made once when the root journey's limits all have a
+        /// written maximum (none is computed from what the device keeps when it starts).
+        let launchFrames: [Frame]?
 
         struct Unlaunchable: Error {
             var message: String
@@ -153,6 +156,11 @@ public struct JourneyMachine: Sendable {
                 } else {
                     .success((params, .sorted(params), JourneyMachine.initialState(root)))
                 }
+            if case .success(let launch) = launch, !root.computesMaximums {
+                launchFrames = [Frame(journey: root, params: launch.params, state: launch.state)]
+            } else {
+                launchFrames = nil
+            }
         }
     }
 

@@ -370,26 +370,29 @@ public struct JourneyExplorer: Sendable {
     /// What one thread of an exploration reuses from move to move: the driver that answers
     /// handlers, the context they run in (when no network is made for the move), the recorder
     /// of what a move records (kept only when looking for secrets), and the key encoder.
+    ///
+    /// One thread uses a scratch at a time, and only from the explorer's own calls: its
+    /// properties skip the dynamic exclusivity checks, as ``RunContext``'s do.
     final class Scratch {
         let driver = Replies([])
         let recorder: Recorder
-        var secrets = SecretSearch()
-        var context: RunContext<Replies, Recorder>?
-        var encoder: StateEncoder
+        @exclusivity(unchecked) var secrets = SecretSearch()
+        @exclusivity(unchecked) var context: RunContext<Replies, Recorder>?
+        @exclusivity(unchecked) var encoder: StateEncoder
         /// The states found before this chunk of moves, when the exploration shares them: a
         /// move that enters a step where a known state waits is that state, and its handler
         /// need not run to say what it asks (the path is deterministic from there).
-        var known: StateTable?
+        @exclusivity(unchecked) var known: StateTable?
         /// The states this thread found waiting while it plays a chunk of moves
         /// (``startChunk(known:)``): a later move of the chunk that enters a step where one of
         /// them waits has reached that state, as one that enters where a ``known`` state waits
         /// has. The first move that found it comes first in the chunk's order, so the merge
         /// keeps the node it made, whose handler was asked. Only states found on a path the
         /// exploration judges (in scope, with nothing left out) are kept.
-        private var found = StateTable()
+        @exclusivity(unchecked) private var found = StateTable()
         /// Whether the encoder holds the key of the node `settle` returned (it wrote it to look
         /// the state up), with this hash: the same bytes ``key(_:)`` would write.
-        var settled: UInt64?
+        @exclusivity(unchecked) var settled: UInt64?
 
         init(_ abstraction: Abstraction, keepingEveryRecord: Bool = false) {
             recorder = Recorder(keeping: false, keepsPrepared: keepingEveryRecord)
@@ -704,18 +707,17 @@ public struct JourneyExplorer: Sendable {
         let watchesSecrets = !journey.source.exceptions.contains {
             $0.rule.value == ExplorationInvariant.noSecretLeak.rawValue
         }
-        var machine = JourneyMachine(
+        let machine = JourneyMachine(
             library: library, journey: journey, params: params, device: device,
             configuration: JourneyMachine.Configuration(
                 locale: locale, random: .seeded(0), wallClock: wallClock ?? .pinned(milliseconds: device.clock)))
         // What the start records, up to the first step that waits, is searched for secrets too.
         scratch.recorder.begin(keeping: watchesSecrets || recording)
-        let start =
-            scratch.recorder.keeping
-            ? machine.handle(.start, recordingInto: scratch.recorder) : machine.handleDiscardingRecords(.start)
+        let (context, _) = self.context(for: machine, answered: [], scratch: scratch)
+        let start = context.handle(.start)
         var startEdges: [Edge] = []
         let first = await settle(
-            machine, start, restarts: 0, answered: [], journey: journey.id, taking: &startEdges,
+            in: context, start, restarts: 0, answered: [], journey: journey.id, taking: &startEdges,
             monitor: InvariantMonitor(journey, library: library), scratch: scratch)
         let leak =
             watchesSecrets
@@ -825,8 +827,8 @@ public struct JourneyExplorer: Sendable {
             if input.name == "action" {
                 // Each action the screen shows enabled now: time can enable one (a resend after
                 // its cooldown) while the step waits.
-                let disabled = Set((request.screen?.actions ?? []).filter { !$0.enabled }.map(\.id))
-                for id in input.classes where !disabled.contains(id) {
+                let shown = request.screen?.actions ?? []
+                for id in input.classes where !shown.contains(where: { $0.id == id && !$0.enabled }) {
                     actions.append(.input(step: request.step, label: id, values: ["action": .string(id)]))
                 }
             } else if input.name == "network" {
@@ -849,11 +851,13 @@ public struct JourneyExplorer: Sendable {
             }
         }
         // An action a choice already presses with its values (a form's submit) is that choice.
-        let pressed = Set(
-            moves.compactMap { move -> String? in
+        let pressed =
+            actions.isEmpty
+            ? []
+            : moves.compactMap { move -> String? in
                 guard case .input(_, _, let values) = move, case .string(let id)? = values["action"] else { return nil }
                 return id
-            })
+            }
         moves += actions.filter { move in
             guard case .input(_, let id, _) = move else { return true }
             return !pressed.contains(id)
@@ -867,49 +871,43 @@ public struct JourneyExplorer: Sendable {
     }
 
     /// The node after `move`, and the root journey's steps and outcomes it took.
+    ///
+    /// The move is played on one machine, the node's copied into the context its handlers run in
+    /// and changed there in place, step after step, until a step waits or the run ends; the node
+    /// that stands for the state reached copies it once more.
     func play(_ move: Move, from node: Node, journey: String, scratch: Scratch) async -> (Node, [Edge]) {
         guard case .runStep(let invocation) = node.action else { return (node, []) }
         var edges: [Edge] = []
+        let (context, watched) = self.context(for: node.machine, answered: node.answered, scratch: scratch)
         // A move's steps are counted from zero: the step budget stops a runaway loop, not a
         // long path (the steps a path took are no part of its state).
-        var start = node.machine
-        start.countStepsAfresh()
-        let machine: JourneyMachine
-        let run: StepRun
-        let unstubbed: Bool
-        let answered: [Int]
+        context.machine.countStepsAfresh()
+        let reply: DriverReply
+        let label: String
         switch move {
         case .restart:
-            let action =
-                scratch.recorder.keeping
-                ? start.handle(.restart, recordingInto: scratch.recorder)
-                : start.handleDiscardingRecords(.restart)
+            let action = context.handle(.restart)
             let next = await settle(
-                start, action, restarts: node.restarts + 1, answered: node.answered, journey: journey,
+                in: context, action, restarts: node.restarts + 1, answered: node.answered, journey: journey,
                 taking: &edges, monitor: node.monitor, scratch: scratch)
             return (next, edges)
-        case .input(_, let label, let values):
-            (machine, run, unstubbed, answered) = await runStep(
-                start, invocation, reply: .input(values), answered: node.answered,
-                seed: Self.seed(journey, invocation.step, label), scratch: scratch)
-        case .network(let online):
-            (machine, run, unstubbed, answered) = await runStep(
-                start, invocation, reply: .network(online: online), answered: node.answered,
-                seed: Self.seed(journey, invocation.step, online ? "online" : "offline"), scratch: scratch)
-        case .clock(let milliseconds):
-            (machine, run, unstubbed, answered) = await runStep(
-                start, invocation, reply: .advance(milliseconds: milliseconds), answered: node.answered,
-                seed: Self.seed(journey, invocation.step, "clock"), scratch: scratch)
+        case .input(_, let name, let values): (reply, label) = (.input(values), name)
+        case .network(let online): (reply, label) = (.network(online: online), online ? "online" : "offline")
+        case .clock(let milliseconds): (reply, label) = (.advance(milliseconds: milliseconds), "clock")
         }
+        context.machine.random = .seeded(Self.seed(journey, invocation.step, label))
+        scratch.driver.reset(reply)
+        let run = await run(handlerOf: invocation, in: context)
+        let unstubbed = watched?.unstubbed ?? false
         switch run {
         case .asked(let request):
             // The step still waits, with its screen as it shows now (time may have enabled an
             // action): the next move runs its handler with that screen.
-            let current = machine.currentInvocation.map(JourneyMachine.Action.runStep) ?? node.action
+            let current = context.machine.currentInvocation.map(JourneyMachine.Action.runStep) ?? node.action
             // The handler runs from its start on the next move: the network is as it was.
             let next = Node(
-                machine: machine, action: current, request: request, restarts: node.restarts, outOfScope: unstubbed,
-                answered: node.answered, monitor: node.monitor)
+                machine: context.machine, action: current, request: request, restarts: node.restarts,
+                outOfScope: unstubbed, answered: node.answered, monitor: node.monitor)
             return (next, [])
         case .done(let action, let outcome):
             var monitor = node.monitor
@@ -918,75 +916,78 @@ public struct JourneyExplorer: Sendable {
                 monitor?.completed(journey: invocation.journey, step: invocation.step, outcome: outcome)
             }
             let next = await settle(
-                machine, action, restarts: node.restarts, answered: answered, journey: journey, taking: &edges,
-                outOfScope: unstubbed, monitor: monitor, scratch: scratch)
+                in: context, action, restarts: node.restarts, answered: watched?.answered ?? node.answered,
+                journey: journey, taking: &edges, outOfScope: unstubbed, monitor: monitor, scratch: scratch)
             return (next, edges)
         }
     }
 
     /// Runs the steps that ask for nothing (a decision, a save, a wipe) until one asks or the
     /// run ends, checking the journey's invariants at each step entered and at the end; the
-    /// first one broken stops the path there.
+    /// first one broken stops the path there. The steps run on the context's machine, in place.
     func settle(
-        _ machine: JourneyMachine, _ action: JourneyMachine.Action, restarts: Int, answered: [Int], journey: String,
-        taking edges: inout [Edge], outOfScope: Bool = false, monitor: InvariantMonitor? = nil, scratch: Scratch
+        in context: RunContext<Replies, Recorder>, _ action: JourneyMachine.Action, restarts: Int, answered: [Int],
+        journey: String, taking edges: inout [Edge], outOfScope: Bool = false, monitor: InvariantMonitor? = nil,
+        scratch: Scratch
     ) async -> Node {
-        var machine = machine
+        var context = context
         var action = action
         var outOfScope = outOfScope
         var answered = answered
         var monitor = monitor
         var note: String?
         while true {
-            if let broken = monitor?.check(action, machine) {
+            if let broken = monitor?.check(action, context.machine) {
                 return Node(
-                    machine: machine, action: action, request: nil, restarts: restarts, outOfScope: outOfScope,
-                    answered: answered, monitor: monitor, broken: broken, note: note)
+                    machine: context.machine, action: action, request: nil, restarts: restarts,
+                    outOfScope: outOfScope, answered: answered, monitor: monitor, broken: broken, note: note)
             }
             switch action {
             case .finished, .failed:
                 return Node(
-                    machine: machine, action: action, request: nil, restarts: restarts, outOfScope: outOfScope,
-                    answered: answered, monitor: monitor, note: note)
+                    machine: context.machine, action: action, request: nil, restarts: restarts,
+                    outOfScope: outOfScope, answered: answered, monitor: monitor, note: note)
             case .proceed:
-                action = machine.handle(
-                    .abort("the machine waited for a handler that was not running"), recordingInto: scratch.recorder)
+                action = context.handle(.abort("the machine waited for a handler that was not running"))
             case .runStep(let invocation):
                 // Where a known state waits, the path is that state: its handler would ask what
                 // it asked there. (A handler that takes no input never waits: not looked up.)
                 var entered: UInt64?
-                if scratch.known != nil, machine.currentCompiledStep?.takesInput == true {
+                if scratch.known != nil, context.machine.currentCompiledStep?.takesInput == true {
                     let hash = scratch.encoder.encode(
-                        machine, restarts: restarts, answered: answered, monitor: monitor?.bits, broken: nil)
+                        context.machine, restarts: restarts, answered: answered, monitor: monitor?.bits, broken: nil)
                     if scratch.isKnown(hash: hash, judged: !outOfScope && note == nil) {
                         scratch.settled = hash
                         return Node(
-                            machine: machine, action: action, request: nil, restarts: restarts,
+                            machine: context.machine, action: action, request: nil, restarts: restarts,
                             outOfScope: outOfScope, answered: answered, monitor: monitor, note: note, known: true)
                     }
                     entered = hash
                 }
-                let (after, run, unstubbed, served) = await runStep(
-                    machine, invocation, reply: nil, answered: answered, seed: Self.seed(journey, invocation.step, ""),
-                    scratch: scratch)
+                // The state waits here with the machine as it is before the step's handler runs.
+                let before = context.machine
+                let watched: Watched?
+                (context, watched) = self.context(for: context, answered: answered, scratch: scratch)
+                context.machine.random = .seeded(Self.seed(journey, invocation.step, ""))
+                scratch.driver.reset(nil)
+                let run = await run(handlerOf: invocation, in: context)
                 // A program not declared deterministic may answer otherwise next time: where
                 // its step led is not the journey's to answer for.
-                outOfScope = outOfScope || unstubbed
+                outOfScope = outOfScope || watched?.unstubbed == true
                 switch run {
                 case .asked(let request):
                     // The step waits for input: the node is the machine before the handler ran,
                     // and the network as it was. (A program's step that waits is left out by
                     // `moves`, which says why.)
                     scratch.settled = entered
-                    let node = Node(
-                        machine: machine, action: action, request: request, restarts: restarts, outOfScope: outOfScope,
-                        answered: answered, monitor: monitor, note: note)
                     if let entered, !outOfScope, note == nil { scratch.keepFound(hash: entered) }
-                    return node
+                    return Node(
+                        machine: before, action: action, request: request, restarts: restarts, outOfScope: outOfScope,
+                        answered: answered, monitor: monitor, note: note)
                 case .done(let next, let outcome):
                     // A program not declared deterministic that ran a step on its own may do
                     // otherwise next time: what follows is not judged.
-                    if let step = machine.currentCompiledStep, !step.deterministic, let handler = step.handler {
+                    if let step = before.currentCompiledStep, !step.deterministic, let handler = step.handler {
                         outOfScope = true
                         note = Self.undeclared(invocation.journey, invocation.step, handler.contract.id)
                     }
@@ -994,9 +995,8 @@ public struct JourneyExplorer: Sendable {
                         if invocation.journey == journey { edges.append(Edge(step: invocation.step, outcome: outcome)) }
                         monitor?.completed(journey: invocation.journey, step: invocation.step, outcome: outcome)
                     }
-                    machine = after
                     action = next
-                    answered = served
+                    answered = watched?.answered ?? answered
                 }
             }
         }
@@ -1014,67 +1014,65 @@ public struct JourneyExplorer: Sendable {
         case done(JourneyMachine.Action, outcome: String?)
     }
 
-    /// Runs the current step's handler, answering its first request with `reply` (none: the
-    /// first request stops it), on the network as `answered` left it; and what the network has
-    /// answered after.
-    func runStep(
-        _ machine: JourneyMachine, _ invocation: HandlerInvocation, reply: DriverReply?, answered: [Int],
-        seed: UInt64, scratch: Scratch
-    ) async -> (JourneyMachine, StepRun, outOfScope: Bool, answered: [Int]) {
-        var machine = machine
-        machine.random = .seeded(seed)
-        scratch.driver.reset(reply)
-        // A scenario's network is made for every move, as the path left it; without one, the
-        // context is reused.
-        let watched = network.map { Watched($0(answered)) }
-        let context: RunContext<Replies, Recorder>
-        if watched == nil, let reused = scratch.context {
-            reused.machine = machine
-            context = reused
-        } else {
-            context = RunContext(machine: machine, driver: scratch.driver, network: watched, sink: scratch.recorder)
-            if watched == nil { scratch.context = context }
+    /// The context a handler runs in, holding `machine`: the scratch's, reused, when there is no
+    /// network; otherwise one made for the handler, with the scenario's network as `answered`
+    /// left it (``network``), watched for requests no stub answers.
+    func context(
+        for machine: consuming JourneyMachine, answered: [Int], scratch: Scratch
+    ) -> (RunContext<Replies, Recorder>, Watched?) {
+        guard let network else {
+            if let reused = scratch.context {
+                reused.machine = machine
+                return (reused, nil)
+            }
+            let context = RunContext(machine: machine, driver: scratch.driver, network: nil, sink: scratch.recorder)
+            scratch.context = context
+            return (context, nil)
         }
-        let (after, run) = await run(handlerOf: invocation, in: context)
-        return (after, run, watched?.unstubbed ?? false, watched?.answered ?? answered)
+        let watched = Watched(network(answered))
+        return (
+            RunContext(machine: machine, driver: scratch.driver, network: watched, sink: scratch.recorder), watched
+        )
     }
 
+    /// The context the next handler of a move runs in: `context` itself when there is no network;
+    /// otherwise one with the network as `answered` left it, holding `context`'s machine.
+    func context(
+        for context: RunContext<Replies, Recorder>, answered: [Int], scratch: Scratch
+    ) -> (RunContext<Replies, Recorder>, Watched?) {
+        guard network != nil else { return (context, nil) }
+        return self.context(for: context.machine, answered: answered, scratch: scratch)
+    }
+
+    /// Runs the handler of the step the context's machine is at, with `invocation`, answering
+    /// its requests from the scratch's driver; the machine is left as the run leaves it. Each
+    /// outcome is given to the machine before it is read: the node a failure makes is the run
+    /// failed, never the step still waiting.
     private func run(
         handlerOf invocation: HandlerInvocation, in context: RunContext<Replies, Recorder>
-    ) async -> (JourneyMachine, StepRun) {
-        // Each machine is read after the event it answers: the node a failure makes is the run
-        // failed, never the step still waiting.
+    ) async -> StepRun {
         guard let handler = context.machine.currentHandler else {
-            let action = context.handle(.abort("step '\(invocation.step)' has no handler to run"))
-            return (context.machine, .done(action, outcome: nil))
+            return .done(context.handle(.abort("step '\(invocation.step)' has no handler to run")), outcome: nil)
         }
         context.inputs = [:]
         do {
             let result = try await handler.run(invocation, context: context)
-            let action = context.handle(.complete(result, inputs: context.inputs))
-            return (context.machine, .done(action, outcome: result.outcome))
+            return .done(context.handle(.complete(result, inputs: context.inputs)), outcome: result.outcome)
         } catch let stop as Replies.Exhausted {
-            return (context.machine, .asked(stop.request))
+            return .asked(stop.request)
         } catch let interruption as RunInterruption {
             switch interruption {
-            case .restart:
-                let action = context.handle(.restart)
-                return (context.machine, .done(action, outcome: nil))
-            case .abort(let message):
-                let action = context.handle(.abort(message))
-                return (context.machine, .done(action, outcome: nil))
+            case .restart: return .done(context.handle(.restart), outcome: nil)
+            case .abort(let message): return .done(context.handle(.abort(message)), outcome: nil)
             case .ended:
                 let result = context.machine.result ?? RunResult(end: nil, kind: nil, failure: "ended", steps: 0)
-                return (context.machine, .done(.failed(result), outcome: nil))
-            case .waiting:
-                return (context.machine, .asked(invocation.request()))
+                return .done(.failed(result), outcome: nil)
+            case .waiting: return .asked(invocation.request())
             }
         } catch let error as HandlerError {
-            let action = context.handle(.fail(error.message))
-            return (context.machine, .done(action, outcome: nil))
+            return .done(context.handle(.fail(error.message)), outcome: nil)
         } catch {
-            let action = context.handle(.fail("\(type(of: error)) was thrown"))
-            return (context.machine, .done(action, outcome: nil))
+            return .done(context.handle(.fail("\(type(of: error)) was thrown")), outcome: nil)
         }
     }
 
@@ -1124,8 +1122,8 @@ public struct JourneyExplorer: Sendable {
             guard after < before else { continue }
             // Once spent, the limit has led to `exceeded`: what follows (signing in again) may
             // start the count afresh.
-            if let frame = node.machine.run.frames.first(where: { $0.journey.id == journey.id }),
-                before >= JourneyMachine.FrameOnDevice(frame: frame, device: node.machine.device).maximum(of: limit)
+            if let frame = JourneyMachine.FrameOnDevice(node.machine, running: journey.id),
+                before >= frame.maximum(of: limit)
             {
                 continue
             }
@@ -1173,15 +1171,17 @@ public struct JourneyExplorer: Sendable {
     /// A limit's counter as the root journey reads it (``LimitReading/int(_:)``: a
     /// stored counter not written is its declared default), or as the device keeps it once the
     /// run has ended.
-    static func counter(_ reference: VariableReference, _ machine: JourneyMachine, journey: String) -> Int {
-        guard let index = machine.run.frames.firstIndex(where: { $0.journey.id == journey }) else {
+    static func counter(
+        _ reference: VariableReference, _ machine: borrowing JourneyMachine, journey: String
+    ) -> Int {
+        guard let frame = JourneyMachine.FrameOnDevice(machine, running: journey) else {
             // The run has ended: what the device keeps is all there is.
             if reference.scope == .stored, case .int(let n)? = machine.run.device.store[reference.name]?.revealed {
                 return n
             }
             return 0
         }
-        return JourneyMachine.FrameOnDevice(frame: machine.run.frames[index], device: machine.run.device).int(reference)
+        return frame.int(reference)
     }
 
     // MARK: - What a journey gives the explorer
@@ -1287,8 +1287,12 @@ public struct JourneyExplorer: Sendable {
             hash = hash &* 0x0000_0100_0000_01B3
         }
         func add(_ text: String) {
-            var text = text
-            text.withUTF8 { for byte in $0 { add(byte) } }
+            let read: Void? = text.utf8.withContiguousStorageIfAvailable { bytes in
+                for byte in bytes { add(byte) }
+            }
+            if read == nil {
+                for byte in text.utf8 { add(byte) }
+            }
         }
         add(journey)
         add(0)
@@ -1299,15 +1303,16 @@ public struct JourneyExplorer: Sendable {
     }
 }
 
-/// Answers a handler's requests with the replies given, then stops it: the step waits.
+/// Answers a handler's requests with the replies given, then stops it: the step waits. Used by
+/// one thread at a time, as its ``JourneyExplorer/Scratch`` is.
 final class Replies: InputDriver {
     struct Exhausted: Error {
         var request: InputRequest
     }
 
-    private var replies: [DriverReply]
+    @exclusivity(unchecked) private var replies: [DriverReply]
     /// The first reply, kept apart: a move answers one request, and needs no array for it.
-    private var first: DriverReply?
+    @exclusivity(unchecked) private var first: DriverReply?
 
     init(_ replies: [DriverReply]) { self.replies = replies }
 
@@ -1352,14 +1357,15 @@ final class Watched: NetworkTransport {
 /// plays millions of steps and writes transcripts only for the paths it reports. Of those, only
 /// the texts of the records a run filled in (``EventTexts``): an event prepared when the journey
 /// was compiled holds nothing a run made. The records themselves are kept only for a person
-/// playing the journey, who reads them all (`keepsPrepared`).
+/// playing the journey, who reads them all (`keepsPrepared`). Used by one thread at a time, as
+/// its ``JourneyExplorer/Scratch`` is.
 final class Recorder: TranscriptSink, @unchecked Sendable {
-    private(set) var keeping: Bool
+    @exclusivity(unchecked) private(set) var keeping: Bool
     /// Whether the records are kept, prepared ones too: a person playing the journey reads them.
     let keepsPrepared: Bool
-    private(set) var records: [TranscriptRecord] = []
+    @exclusivity(unchecked) private(set) var records: [TranscriptRecord] = []
     /// The texts of the records a run filled in, for the secret search.
-    private(set) var texts = EventTexts()
+    @exclusivity(unchecked) private(set) var texts = EventTexts()
 
     init(keeping: Bool, keepsPrepared: Bool = false) {
         self.keeping = keeping

@@ -73,9 +73,8 @@ public final class PlayedJourney {
         let machine = position.node.machine
         guard let request = position.request, request.journey == journey.id,
             let index = journey.stepIndex[request.step], let limit = journey.steps[index].attempts?.limit,
-            let frame = machine.run.frames.first(where: { $0.journey.id == journey.id })
+            let limits = JourneyMachine.FrameOnDevice(machine, running: journey.id)
         else { return [] }
-        let limits = JourneyMachine.FrameOnDevice(frame: frame, device: machine.device)
         return [(limit.name, max(0, limits.maximum(of: limit) - limits.count(of: limit)))]
     }
 

@@ -606,7 +606,7 @@ struct JourneyContext {
             tables: tables, captures: captures, screen: step.screen,
             actionConditions: conditions, clockActions: clockActions, contract: contract, attempts: attempts,
             transitions: transitions,
-            journey: journey.id.value, defaultLocale: journey.defaultLocale)
+            journey: journey.id.value, defaultLocale: journey.defaultLocale, limits: compiledLimits)
     }
 
     /// Whether an expression's value can change as the virtual clock moves: it reads the

@@ -3,9 +3,21 @@ import JourneyCore
 /// The PINs `journey explore` types: two that are not weak, so that a PIN can be chosen and then
 /// replaced by another, and one that is; each as long as the step's pad.
 enum ExplorationPINs {
-    static func good(_ length: Int) -> String { digits("2580369147", length) }
-    static func other(_ length: Int) -> String { digits("1397048526", length) }
-    static func weak(_ length: Int) -> String { String(repeating: "1", count: max(1, length)) }
+    static func good(_ length: Int) -> String { pins(length).good }
+    static func other(_ length: Int) -> String { pins(length).other }
+    static func weak(_ length: Int) -> String { pins(length).weak }
+
+    /// The three PINs of each length a pad may have (``lengthParameter``'s range), made once:
+    /// an exploration asks for them at every step that shows a pad.
+    private static let byLength = (0...64).map(make)
+
+    private static func pins(_ length: Int) -> (good: String, other: String, weak: String) {
+        byLength.indices.contains(length) ? byLength[length] : make(length)
+    }
+
+    private static func make(_ length: Int) -> (good: String, other: String, weak: String) {
+        (digits("2580369147", length), digits("1397048526", length), String(repeating: "1", count: max(1, length)))
+    }
 
     private static func digits(_ pattern: String, _ length: Int) -> String {
         String(String(repeating: pattern, count: length / pattern.count + 1).prefix(max(1, length)))

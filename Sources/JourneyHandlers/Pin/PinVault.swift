@@ -101,22 +101,37 @@ public enum PinVault {
         static let capacity = 4096
         private let lock = NSLock()
         private var keys: [KeyID: SymmetricKey] = [:]
-        private var records: [String: (rounds: Int, salt: Data, box: AES.GCM.SealedBox)] = [:]
+        private var records: [Record: (rounds: Int, salt: Data, box: AES.GCM.SealedBox)] = [:]
         private var openings: [Opening: Bool] = [:]
 
+        /// A record as a key: equal when the records are, hashed by its length and last 16 bytes
+        /// (the end of its AES-GCM tag, random for every record sealed), not by its every byte:
+        /// an exploration looks records up on every move.
+        struct Record: Hashable {
+            var text: String
+
+            func hash(into hasher: inout Hasher) {
+                var text = text
+                text.withUTF8 { bytes in
+                    hasher.combine(bytes.count)
+                    hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes.suffix(16))))
+                }
+            }
+        }
+
         struct Opening: Hashable {
-            var record: String
+            var record: Record
             var pin: String
         }
 
         func opens(_ record: String, _ pin: String) -> Bool? {
-            lock.withLock { openings[Opening(record: record, pin: pin)] }
+            lock.withLock { openings[Opening(record: Record(text: record), pin: pin)] }
         }
 
         func remember(_ record: String, _ pin: String, opens: Bool) {
             lock.withLock {
                 if openings.count >= Self.capacity { openings.removeAll(keepingCapacity: true) }
-                openings[Opening(record: record, pin: pin)] = opens
+                openings[Opening(record: Record(text: record), pin: pin)] = opens
             }
         }
 
@@ -130,13 +145,13 @@ public enum PinVault {
         }
 
         func record(_ record: String) -> (rounds: Int, salt: Data, box: AES.GCM.SealedBox)? {
-            lock.withLock { records[record] }
+            lock.withLock { records[Record(text: record)] }
         }
 
         func remember(_ record: String, _ parts: (rounds: Int, salt: Data, box: AES.GCM.SealedBox)) {
             lock.withLock {
                 if records.count >= Self.capacity { records.removeAll(keepingCapacity: true) }
-                records[record] = parts
+                records[Record(text: record)] = parts
             }
         }
     }
