@@ -229,9 +229,10 @@ public struct JourneyExplorer: Sendable {
     // MARK: - Exploring
 
     /// One explored situation: the machine waiting at a step (or ended), and how it got here.
-    /// A reference, never changed once made: a level of the search, a move's successors and a
-    /// path share it instead of copying the machine.
-    final class Node: Sendable {
+    /// Its situation is a reference, never changed once made: a level of the search, a move's
+    /// successors and a path share it instead of copying the machine, and a node costs one
+    /// allocation.
+    struct Node: Sendable {
         /// Everything but the restarts: the same for a state equal but for its restarts, which
         /// shares it (``restarted(_:)``).
         final class Situation: Sendable {
@@ -772,7 +773,7 @@ public struct JourneyExplorer: Sendable {
     }
 
     /// Plays every move of `node`, looking for secrets in what each records when told to.
-    func expand(
+    nonisolated(nonsending) func expand(
         _ node: Node, journey: CompiledJourney, jumps: [Int], watchesSecrets: Bool, scratch: Scratch
     ) async -> Expansion {
         var expansion = Expansion()
@@ -874,8 +875,11 @@ public struct JourneyExplorer: Sendable {
     ///
     /// The move is played on one machine, the node's copied into the context its handlers run in
     /// and changed there in place, step after step, until a step waits or the run ends; the node
-    /// that stands for the state reached copies it once more.
-    func play(_ move: Move, from node: Node, journey: String, scratch: Scratch) async -> (Node, [Edge]) {
+    /// that stands for the state reached copies it once more. Like the handlers it runs, a move
+    /// runs on its caller's executor (`nonisolated(nonsending)`): it pays no hop.
+    nonisolated(nonsending) func play(
+        _ move: Move, from node: Node, journey: String, scratch: Scratch
+    ) async -> (Node, [Edge]) {
         guard case .runStep(let invocation) = node.action else { return (node, []) }
         var edges: [Edge] = []
         let (context, watched) = self.context(for: node.machine, answered: node.answered, scratch: scratch)
@@ -925,7 +929,7 @@ public struct JourneyExplorer: Sendable {
     /// Runs the steps that ask for nothing (a decision, a save, a wipe) until one asks or the
     /// run ends, checking the journey's invariants at each step entered and at the end; the
     /// first one broken stops the path there. The steps run on the context's machine, in place.
-    func settle(
+    nonisolated(nonsending) func settle(
         in context: RunContext<Replies, Recorder>, _ action: JourneyMachine.Action, restarts: Int, answered: [Int],
         journey: String, taking edges: inout [Edge], outOfScope: Bool = false, monitor: InvariantMonitor? = nil,
         scratch: Scratch
@@ -1048,7 +1052,7 @@ public struct JourneyExplorer: Sendable {
     /// its requests from the scratch's driver; the machine is left as the run leaves it. Each
     /// outcome is given to the machine before it is read: the node a failure makes is the run
     /// failed, never the step still waiting.
-    private func run(
+    private nonisolated(nonsending) func run(
         handlerOf invocation: HandlerInvocation, in context: RunContext<Replies, Recorder>
     ) async -> StepRun {
         guard let handler = context.machine.currentHandler else {

@@ -27,6 +27,8 @@ struct StateEncoder {
     /// For each journey met, whether each of its declared state variables is unread: the
     /// journeys are the library's, alive while the encoder is.
     private var unreadByJourney: [ObjectIdentifier: [Bool]?] = [:]
+    /// The journey ``unreadFlags(_:)`` was last asked for, and its answer.
+    private var last: (journey: CompiledJourney, flags: [Bool]?)?
     /// The machine's clock, in seconds, while its key is written.
     private var now = 0
 
@@ -114,10 +116,17 @@ struct StateEncoder {
     /// Whether each of `journey`'s declared state variables is one no expression reads; nil
     /// when none is.
     private mutating func unreadFlags(_ journey: CompiledJourney) -> [Bool]? {
-        if let flags = unreadByJourney[ObjectIdentifier(journey)] { return flags }
-        let names = unread[journey.id] ?? []
-        let flags = names.isEmpty ? nil : journey.state.map { names.contains($0.name) }
-        unreadByJourney[ObjectIdentifier(journey)] = .some(flags)
+        // A run is mostly in one journey: the last one asked for is kept at hand.
+        if let last, last.journey === journey { return last.flags }
+        let flags: [Bool]?
+        if let known = unreadByJourney[ObjectIdentifier(journey)] {
+            flags = known
+        } else {
+            let names = unread[journey.id] ?? []
+            flags = names.isEmpty ? nil : journey.state.map { names.contains($0.name) }
+            unreadByJourney[ObjectIdentifier(journey)] = .some(flags)
+        }
+        last = (journey, flags)
         return flags
     }
 
@@ -247,10 +256,13 @@ struct StateEncoder {
     }
 
     private mutating func writeString(_ text: String) {
-        var text = text
-        text.withUTF8 { utf8 in
+        let written: Void? = text.utf8.withContiguousStorageIfAvailable { utf8 in
             writeInt(utf8.count)
             bytes.append(contentsOf: utf8)
+        }
+        if written == nil {
+            writeInt(text.utf8.count)
+            bytes.append(contentsOf: text.utf8)
         }
     }
 
