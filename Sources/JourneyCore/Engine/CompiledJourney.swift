@@ -155,6 +155,9 @@ final class CompiledStep: Sendable {
     let takesInput: Bool
     let deterministic: Bool
     let readsTimeAtStep: Bool
+    /// The handler, when it makes the inputs an explorer gives it (``ExplorableHandler``): cast
+    /// once, not at every state an exploration reaches.
+    let explorable: (any ExplorableHandler)?
     let parameters: [(name: String, value: CompiledValue)]
     /// What the handler's contract says about some parameters: secret whatever they are built
     /// from, a range their values keep to, what transcripts show of them. By name.
@@ -345,6 +348,7 @@ final class CompiledStep: Sendable {
         self.takesInput = handlerContract?.takesInput ?? false
         self.deterministic = handlerContract?.deterministic ?? true
         self.readsTimeAtStep = handlerContract?.readsTimeAtStep ?? false
+        self.explorable = handler as? any ExplorableHandler
         self.parameters = parameters
         self.rules = rules
         self.maps = maps

@@ -171,6 +171,13 @@ public struct JourneyExplorer: Sendable {
 
         public var description: String { "\(step) --\(outcome)-->" }
         public static func < (a: Self, b: Self) -> Bool { (a.step, a.outcome) < (b.step, b.outcome) }
+
+        /// Hashed by the lengths and last bytes of its names, not all their bytes: a journey has
+        /// few edges, and an exploration adds the edges of every move it plays to a set.
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(step.utf8.count &<< 32 | outcome.utf8.count)
+            hasher.combine(UInt16(step.utf8.last ?? 0) &<< 8 | UInt16(outcome.utf8.last ?? 0))
+        }
     }
 
     public let library: CompiledLibrary
@@ -814,7 +821,8 @@ public struct JourneyExplorer: Sendable {
         _ node: Node, journey: CompiledJourney, leftOut: inout Set<String>, jumps: [Int]? = nil
     ) -> (moves: [Move], incomplete: Bool) {
         guard case .runStep(let invocation) = node.action, let request = node.request else { return ([], false) }
-        if let step = node.machine.currentCompiledStep, !step.deterministic, let handler = step.handler {
+        let step = node.machine.currentCompiledStep
+        if let step, !step.deterministic, let handler = step.handler {
             leftOut.insert(Self.undeclared(request.journey, request.step, handler.contract.id))
             return ([], true)
         }
@@ -822,7 +830,7 @@ public struct JourneyExplorer: Sendable {
         var moves: [Move] = []
         moves.reserveCapacity(8)
         var actions: [Move] = []
-        let handler = node.machine.currentHandler
+        let handler = step?.handler
         var asked = false
         for input in request.inputs {
             if input.name == "action" {
@@ -834,7 +842,7 @@ public struct JourneyExplorer: Sendable {
                 }
             } else if input.name == "network" {
                 continue  // a device event, not the user's input
-            } else if let explorable = handler as? any ExplorableHandler {
+            } else if let explorable = step?.explorable {
                 // Its choices give every input the step takes at once (a form's fields and
                 // its submit): asked once, not once more for each input.
                 guard !asked else { continue }

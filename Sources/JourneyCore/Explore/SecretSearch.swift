@@ -35,14 +35,14 @@ extension JourneyExplorer {
             var source: Source
         }
 
-        /// The texts looked for in the move being searched, each once.
+        /// The texts looked for in the move being searched besides those the state kept, each once.
         private var texts: [String] = []
 
-        /// The texts of the secrets a machine keeps: its store's, and each frame's state and
-        /// params, of 4 characters or more.
+        /// The texts of the secrets a machine keeps, each once: its store's, and each frame's
+        /// state and params, of 4 characters or more.
         static func held(by machine: borrowing JourneyMachine) -> [String] {
             var found: [String] = []
-            gather(machine) { found.append($0) }
+            gather(machine) { if !found.contains($0) { found.append($0) } }
             return found
         }
 
@@ -85,36 +85,37 @@ extension JourneyExplorer {
             _ recorded: EventTexts, move: Move, from node: Node, holding held: [String]? = nil, to next: Node
         ) -> String? {
             guard !recorded.isEmpty else { return nil }
+            var held = held ?? Self.held(by: node.machine)
+            // Each text once: a state and the next keep mostly the same secrets.
             texts.removeAll(keepingCapacity: true)
+            func add(_ text: String) {
+                if !held.contains(text) && !texts.contains(text) { texts.append(text) }
+            }
             var typedInPublic: [String] = []
             Self.typed(move, at: node) { text, _, secret in
                 if !secret {
                     typedInPublic.append(text)
                 } else if text.utf8.count >= 4 {
-                    texts.append(text)
+                    add(text)
                 }
             }
-            if let held { texts += held } else { Self.gather(node.machine) { texts.append($0) } }
             // What the run keeps changes only where the move records it; otherwise the state
             // after keeps the secrets of the state before.
             if recorded.changesWhatTheRunKeeps {
-                Self.gather(next.machine) { texts.append($0) }
+                Self.gather(next.machine, add)
             } else {
-                assert(Self.held(by: next.machine).allSatisfy(texts.contains), "a secret kept after a move unrecorded")
+                assert(Self.held(by: next.machine).allSatisfy(held.contains), "a secret kept after a move unrecorded")
             }
             // A text typed into an input that is not secret was public before it was kept.
-            if !typedInPublic.isEmpty { texts.removeAll { typedInPublic.contains($0) } }
-            guard !texts.isEmpty else { return nil }
-            // Each text once: a state and the next keep mostly the same secrets.
-            var distinct = 0
-            for index in texts.indices where !texts[..<distinct].contains(texts[index]) {
-                texts.swapAt(distinct, index)
-                distinct += 1
+            if !typedInPublic.isEmpty {
+                held.removeAll { typedInPublic.contains($0) }
+                texts.removeAll { typedInPublic.contains($0) }
             }
-            texts.removeSubrange(distinct...)
             // The texts of each event alone: when and how deep it happened is the run's clock,
             // and its numbers are counts and durations, never a secret shown.
-            guard let event = recorded.firstEvent(showing: texts) else { return nil }
+            guard !(held.isEmpty && texts.isEmpty), let event = recorded.firstEvent(showing: held, texts) else {
+                return nil
+            }
             return Self.message(event, of: recorded, move: move, from: node, to: next)
         }
 
@@ -218,9 +219,12 @@ struct EventTexts {
     /// The name of event `index`.
     func name(of index: Int) -> String { events[index].name }
 
-    /// The first event one of whose texts holds one of `secrets` (``JourneyExplorer/SecretSearch/occurs(_:in:)``).
-    func firstEvent(showing secrets: [String]) -> Int? {
-        events.indices.first { event in secrets.contains { shows($0, in: event) } }
+    /// The first event one of whose texts holds one of `secrets` or `more`
+    /// (``JourneyExplorer/SecretSearch/occurs(_:in:)``).
+    func firstEvent(showing secrets: [String], _ more: [String] = []) -> Int? {
+        events.indices.first { event in
+            secrets.contains { shows($0, in: event) } || more.contains { shows($0, in: event) }
+        }
     }
 
     /// Whether `secret` shows in one of the texts of event `index`.
