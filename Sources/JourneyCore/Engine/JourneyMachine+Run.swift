@@ -573,11 +573,9 @@ extension JourneyMachine.Run {
     /// Records a transcript record, to the lent sink or the queue; `encoded` is the event's JSON when it was prepared ahead.
     ///
     /// While the caller discards records (``JourneyMachine/handleDiscardingRecords(_:)``), nothing
-    /// is recorded: an explorer plays millions of steps and keeps none of their records. The
-    /// event is made only when it is recorded: making one costs its texts and fields.
-    mutating func emit(_ make: @autoclosure () -> TranscriptEvent, encoded: consuming [UInt8]? = nil) {
+    /// is recorded: an explorer plays millions of steps and keeps none of their records.
+    mutating func emit(_ event: consuming TranscriptEvent, encoded: consuming [UInt8]? = nil) {
         guard !discardsRecords, !(discardsPrepared && encoded != nil) else { return }
-        let event = make()
         assert(
             encoded == nil || encoded == JSONLinesEncoder.encodedEvent(event),
             "a prepared event's JSON must be the event's own: \(event)")
