@@ -489,6 +489,7 @@ final class VisitMemo: @unchecked Sendable {
     /// they are found by comparing, latest first, without hashing.
     private var visits: [(key: Key, visit: Visit)] = []
 
+    /// The visits kept now.
     var count: Int {
         lock.lock()
         defer { lock.unlock() }
