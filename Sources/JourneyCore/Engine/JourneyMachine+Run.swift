@@ -153,14 +153,12 @@ extension JourneyMachine.Run {
     }
 
     mutating func recordHTTP(method: String, url: String, status: Int?, error: String?) -> Action {
-        let step = topStep.id
-        emit(.http(step: step, method: method, url: URLRedaction.redact(url), status: status, error: error))
+        emit(.http(step: topStep.id, method: method, url: URLRedaction.redact(url), status: status, error: error))
         return .proceed
     }
 
     mutating func recordRefusedInput(_ values: [String: Value], reason: String) -> Action {
-        let step = topStep.id
-        emit(.inputRefused(step: step, values: .sorted(values), reason: reason))
+        emit(.inputRefused(step: topStep.id, values: .sorted(values), reason: reason))
         return .proceed
     }
 
@@ -372,9 +370,8 @@ extension JourneyMachine.Run {
         let journey = frames[frames.count - 1].journey
         let end = journey.ends[index]
         if frames.count == 1 {
-            let steps = stepsTaken
-            emit(.journeyEnd(journey: journey.id, end: end.id, kind: end.kind, steps: steps))
-            return .stop(.finished(RunResult(end: end.id, kind: end.kind, failure: nil, steps: steps)))
+            emit(.journeyEnd(journey: journey.id, end: end.id, kind: end.kind, steps: stepsTaken))
+            return .stop(.finished(RunResult(end: end.id, kind: end.kind, failure: nil, steps: stepsTaken)))
         }
         var outputs: [String: Value] = [:]
         let lookup = lookup()
@@ -399,6 +396,11 @@ extension JourneyMachine.Run {
     /// The value of a name a visit of the innermost journey's step reads, read in place: what
     /// ``JourneyMachine/Lookup/value(at:)`` gives for it.
     func value(of read: CompiledStep.VisitRead) -> Value? {
+        assert(resolvedValue(of: read) == lookup().value(at: read.path), "'\(read.path)' read in place reads otherwise")
+        return resolvedValue(of: read)
+    }
+
+    private func resolvedValue(of read: CompiledStep.VisitRead) -> Value? {
         switch read {
         case .param(let name): return frames[frames.count - 1].params[name]
         case .state(let name): return frames[frames.count - 1].state[name]
@@ -548,9 +550,8 @@ extension JourneyMachine.Run {
     mutating func emitAttempt(_ step: CompiledStep, _ action: TranscriptEvent.AttemptAction, count: Int) {
         guard let attempts = step.attempts else { return }
         let limit = attempts.limit
-        let max = maximum(of: limit)
         emit(
-            .attempt(step: step.id, limit: limit.name, action: action, count: count, max: max),
+            .attempt(step: step.id, limit: limit.name, action: action, count: count, max: maximum(of: limit)),
             encoded: attempts.event(action, count: count))
     }
 

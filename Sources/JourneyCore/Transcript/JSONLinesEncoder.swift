@@ -227,47 +227,24 @@ extension TranscriptEvent {
     /// `"•••"` the line writes for it; numbers and booleans are not texts. The keys and the event
     /// name that every line of its kind writes are left out: no run chose them. Stops at the
     /// first text `body` is true of.
-    ///
-    /// The texts are read in place (by index, never copied out of their arrays): a search that
-    /// runs on every move of an exploration pays no reference counting for them.
     func containsText(where body: (String) -> Bool) -> Bool {
-        func holds(_ value: borrowing Value) -> Bool {
+        func holds(_ value: Value) -> Bool {
             switch value {
-            case .string(let text): return body(text)
-            case .duration: return body(value.displayText)
-            case .secret: return body(Value.redacted)
-            case .list(let items):
-                for index in items.indices where holds(items[index]) { return true }
-                return false
-            case .int, .bool: return false
+            case .string(let text): body(text)
+            case .duration: body(value.displayText)
+            case .secret: body(Value.redacted)
+            case .list(let items): items.contains(where: holds)
+            case .int, .bool: false
             }
         }
-        func fields(_ pairs: borrowing Fields) -> Bool {
-            for index in pairs.indices where body(pairs[index].name) || holds(pairs[index].value) { return true }
-            return false
-        }
-        func any(_ texts: borrowing [String]) -> Bool {
-            for index in texts.indices where body(texts[index]) { return true }
-            return false
-        }
-        func screenHolds(_ screen: borrowing RenderedScreen) -> Bool {
-            if let title = screen.title, body(title) { return true }
-            if let text = screen.text, body(text) { return true }
-            for index in screen.actions.indices
-            where body(screen.actions[index].id) || body(screen.actions[index].label) {
-                return true
-            }
-            for index in screen.fields.indices {
-                if body(screen.fields[index].name) || body(screen.fields[index].kind.rawValue) { return true }
-                if let label = screen.fields[index].label, body(label) { return true }
-            }
-            return false
+        func fields(_ pairs: Fields) -> Bool {
+            pairs.contains { body($0.name) || holds($0.value) }
         }
         switch self {
         case .header(let h):
             return body(h.journey) || (h.scenario.map(body) ?? false) || body(h.locale)
-                || body(h.device.biometry.rawValue) || any(h.device.apps)
-                || any(h.device.trustedCAs) || fields(h.store) || fields(h.settings)
+                || body(h.device.biometry.rawValue) || h.device.apps.contains(where: body)
+                || h.device.trustedCAs.contains(where: body) || fields(h.store) || fields(h.settings)
         case .journeyStart(let journey, let params): return body(journey) || fields(params)
         case .journeyEnd(let journey, let end, let kind, _): return body(journey) || body(end) || body(kind.rawValue)
         case .subjourneyEnter(let journey, let step, let params): return body(journey) || body(step) || fields(params)
@@ -275,7 +252,9 @@ extension TranscriptEvent {
             return body(journey) || body(end) || body(kind.rawValue) || fields(outputs)
         case .stepEnter(let step, let handler): return body(step) || body(handler)
         case .screen(let step, let screen), .screenUpdated(let step, let screen):
-            return body(step) || screenHolds(screen)
+            return body(step) || (screen.title.map(body) ?? false) || (screen.text.map(body) ?? false)
+                || screen.actions.contains { body($0.id) || body($0.label) }
+                || screen.fields.contains { body($0.name) || ($0.label.map(body) ?? false) || body($0.kind.rawValue) }
         case .input(let step, let values): return body(step) || fields(values)
         case .inputRefused(let step, let values, let reason): return body(step) || fields(values) || body(reason)
         case .handlerCall(let step, let handler, let params): return body(step) || body(handler) || fields(params)
