@@ -20,7 +20,12 @@ extension ScenarioRunner {
         seeded.configuration.random = .seeded(0)
         let prepared = try seeded.prepare(scenario)
         var network: (@Sendable ([Int]) -> any NetworkTransport)?
-        if live || !scenario.network.isEmpty {
+        if live && !scenario.needs.isEmpty {
+            // One request at a time reaches a needed server, and none while a scenario of
+            // journey test plays against it: a person's play lasts too long to hold its lock.
+            let needs = scenario.needs
+            network = { ServiceLockedNetwork(prepared.makeNetwork(answered: $0), services: needs) }
+        } else if live || !scenario.network.isEmpty {
             network = { prepared.makeNetwork(answered: $0) }
         }
         // The PINs the scenario sets and types: the right PIN for the seal it made is one of them.

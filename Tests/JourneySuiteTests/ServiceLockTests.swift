@@ -1,5 +1,6 @@
 import Foundation
 import JourneyCore
+import JourneyHandlers
 import JourneyTestSupport
 import Testing
 
@@ -68,5 +69,95 @@ struct ServiceLockTests {
         }
         // The lock is the server's (its origin, port included), whichever path names it.
         #expect(result == .success(.failure(ServiceLock.Busy(server: server + ":80", seconds: 0.2))))
+    }
+
+    /// A transport that asks, while it answers, whether its server's lock is free.
+    final class Probe: NetworkTransport, @unchecked Sendable {
+        private(set) var lockFree: [String: Bool] = [:]
+
+        nonisolated(nonsending) func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            let free = await ServiceLock.withLocks(for: [request.url], timeout: 0) { true }
+            lockFree[request.url] = (try? free.get()) ?? false
+            return HTTPResponse(status: 200)
+        }
+    }
+
+    @Test func aPlayedRequestToANeededServerHoldsItsLockAndOthersGoStraightThrough() async throws {
+        let id = UUID().uuidString.lowercased()
+        let needed = "http://lock-play-\(id).invalid", other = "http://lock-other-\(id).invalid"
+        let probe = Probe()
+        let network = ServiceLockedNetwork(probe, services: [needed + "/api/oidc/.well-known/openid-configuration"])
+        try await withTaskExecutorPreference(Self.executor) {
+            _ = try await network.send(HTTPRequest(method: "POST", url: needed + "/api/oidc/token"))
+            _ = try await network.send(HTTPRequest(method: "GET", url: other + "/api"))
+        }
+        #expect(probe.lockFree == [needed + "/api/oidc/token": false, other + "/api": true])
+        // Sent, the lock is free again.
+        let after = await ServiceLock.withLocks(for: [needed], timeout: 0) { true }
+        #expect((try? after.get()) == true)
+    }
+
+    @Test func aPlayedRequestToAServerKeptBusyFailsWithoutBeingSent() async {
+        let server = "http://lock-kept-\(UUID().uuidString.lowercased()).invalid"
+        let probe = Probe()
+        let network = ServiceLockedNetwork(probe, services: [server], timeout: 0.2)
+        let failure = await withTaskExecutorPreference(Self.executor) {
+            await ServiceLock.withLocks(for: [server], timeout: 30) { () async -> NetworkError? in
+                do {
+                    _ = try await network.send(HTTPRequest(method: "GET", url: server + "/api"))
+                    return nil
+                } catch {
+                    return error as? NetworkError
+                }
+            }
+        }
+        guard case .success(.failed(let message)?) = failure else {
+            Issue.record("the request must fail: \(failure)")
+            return
+        }
+        #expect(message.contains("waited 0 s for \(server):80"), "\(message)")
+        #expect(probe.lockFree.isEmpty, "the request must not be sent")
+    }
+
+    /// A person playing a scenario that needs a live service (`journey play --from`) plays on a
+    /// network that takes the service's lock for each request to it; its stubs answer unlocked.
+    @Test func aScenarioPlayedLiveTakesItsServicesLockPerRequest() throws {
+        let journey = """
+            journey: t.ping
+            version: 1
+            title: Ping
+            start: ping
+            steps:
+              ping:
+                handler: http.request
+                with: { method: GET, url: "http://lock-live.invalid/api/ping" }
+                on: { ok: done, failed: done, offline: done }
+            ends:
+              done: { kind: success }
+            """
+        let scenario = """
+            scenario: s
+            journey: t.ping
+            needs: ["http://lock-live.invalid/api"]
+            network:
+              - { request: GET http://stubbed.invalid/x, response: { status: 200 } }
+            script: []
+            expect: { end: done }
+            """
+        let project = ProjectLoader(handlers: BuiltinHandlers.registry).load([
+            SourceFile(path: "j.yaml", data: Data(journey.utf8)), SourceFile(path: "s.yaml", data: Data(scenario.utf8)),
+        ])
+        let errors = project.diagnostics.items.filter { $0.severity == .error }
+        try #require(errors.isEmpty, "\(errors)")
+        let compiled = try #require(project.scenarios.first)
+        let runner = ScenarioRunner(services: BuiltinHandlers.services)
+        let explorer = try runner.explorer(
+            from: compiled, in: try #require(project.library), bounds: .init(), live: true)
+        let network = try #require(explorer.network?([]))
+        #expect(network is ServiceLockedNetwork, "\(type(of: network))")
+        // Explored (not live), a scenario that needs a service is refused, as before.
+        #expect(throws: ScenarioRunner.SetupError.self) {
+            try runner.explorer(from: compiled, in: try #require(project.library), bounds: .init())
+        }
     }
 }

@@ -250,7 +250,8 @@ struct LiveOAuthSecurityTests {
             method: "GET", url: "http://127.0.0.1:4593/api/oidcshort/userinfo",
             headers: [.init("Authorization", "Bearer " + accessToken)])
         let answer = try await withTaskExecutorPreference(Self.executor) {
-            try await URLSessionTransport().send(userinfo)
+            // Asked as a scenario would ask it: never together with another run's requests.
+            try await ServiceLockedNetwork(URLSessionTransport(), services: ["http://127.0.0.1:4593"]).send(userinfo)
         }
         #expect(answer.status == 401, "an expired access token must be refused, got \(answer.status)")
     }
