@@ -94,7 +94,8 @@ public final class ServiceLockedNetwork: CountingNetwork {
         case .success(let answer): return try answer.get()
         case .failure(let busy):
             throw NetworkError.failed(
-                "waited \(Int(busy.seconds)) s for \(busy.server), which other runs kept busy; the request was not sent")
+                "waited \(Int(busy.seconds)) s for \(busy.server), which other runs kept busy; the request was not sent"
+            )
         }
     }
 }
