@@ -44,12 +44,7 @@ struct RunSetupTests {
     }
 
     static func compile(_ scenario: String) throws -> (CompiledScenario, CompiledLibrary) {
-        let project = ProjectLoader(handlers: BuiltinHandlers.registry).load([
-            SourceFile(path: "j.yaml", data: Data(journey.utf8)), SourceFile(path: "s.yaml", data: Data(scenario.utf8)),
-        ])
-        let errors = project.diagnostics.items.filter { $0.severity == .error }
-        try #require(errors.isEmpty, "\(errors)")
-        return (try #require(project.scenarios.first), try #require(project.library))
+        try compiled(journey: journey, scenario: scenario)
     }
 
     @Test("preset PINs are sealed by the services, with the device's rounds, and the header says so")

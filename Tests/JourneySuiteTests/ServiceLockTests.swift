@@ -144,20 +144,14 @@ struct ServiceLockTests {
             script: []
             expect: { end: done }
             """
-        let project = ProjectLoader(handlers: BuiltinHandlers.registry).load([
-            SourceFile(path: "j.yaml", data: Data(journey.utf8)), SourceFile(path: "s.yaml", data: Data(scenario.utf8)),
-        ])
-        let errors = project.diagnostics.items.filter { $0.severity == .error }
-        try #require(errors.isEmpty, "\(errors)")
-        let compiled = try #require(project.scenarios.first)
+        let (compiled, library) = try compiled(journey: journey, scenario: scenario)
         let runner = ScenarioRunner(services: BuiltinHandlers.services)
-        let explorer = try runner.explorer(
-            from: compiled, in: try #require(project.library), bounds: .init(), live: true)
+        let explorer = try runner.explorer(from: compiled, in: library, bounds: .init(), live: true)
         let network = try #require(explorer.network?([]))
         #expect(network is ServiceLockedNetwork, "\(type(of: network))")
         // Explored (not live), a scenario that needs a service is refused, as before.
         #expect(throws: ScenarioRunner.SetupError.self) {
-            try runner.explorer(from: compiled, in: try #require(project.library), bounds: .init())
+            try runner.explorer(from: compiled, in: library, bounds: .init())
         }
     }
 }

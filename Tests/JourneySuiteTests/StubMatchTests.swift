@@ -47,14 +47,10 @@ struct StubMatchTests {
             script: []
             expect: { end: done }
             """
-        let project = ProjectLoader(handlers: BuiltinHandlers.registry).load([
-            SourceFile(path: "j.yaml", data: Data(journey.utf8)), SourceFile(path: "s.yaml", data: Data(scenario.utf8)),
-        ])
-        let errors = project.diagnostics.items.filter { $0.severity == .error }
-        try #require(errors.isEmpty, "\(errors)")
+        let (compiled, library) = try compiled(journey: journey, scenario: scenario)
         let sink = TranscriptBuffer()
         let report = await ScenarioRunner(services: BuiltinHandlers.services).run(
-            try #require(project.scenarios.first), in: try #require(project.library), transcript: sink)
+            compiled, in: library, transcript: sink)
         return (report, sink.records.map { TranscriptTextRenderer().render($0) }.joined())
     }
 
