@@ -108,31 +108,37 @@ enum BenchExplore {
         return .success(object)
     }
 
-    /// Every journey under `folder`, from the default device with the default bounds, as
-    /// `journey explore FOLDER` plays them: how many, the states and transitions, and the
-    /// seconds it took to load them and to explore them.
+    /// Every journey under `folder` with the default bounds, from where `journey explore
+    /// FOLDER` explores it (``ExploreCommand/starts(of:scenarios:library:player:bounds:jobs:)``):
+    /// how many journeys and starts, the states and transitions, and the seconds it took to load
+    /// them and to explore them.
     static func shipped(
         folder: String, jobs: Int
-    ) async throws -> (journeys: Int, states: Int, transitions: Int, load: Double, explore: Double) {
+    ) async throws -> (journeys: Int, starts: Int, states: Int, transitions: Int, load: Double, explore: Double) {
         let start = DispatchTime.now().uptimeNanoseconds
         let (project, diagnostics) = Workspace.load(paths: [folder])
         guard !diagnostics.hasErrors, let library = project.library else {
             throw CLIError("the journeys under \(folder) have errors: run journey check \(folder)")
         }
         let loaded = DispatchTime.now().uptimeNanoseconds
-        let explorer = JourneyExplorer(
-            library: library, device: JourneyExplorer.defaultDevice, bounds: JourneyExplorer.Bounds(), jobs: jobs)
         let ids = project.journeys.filter { $0.file.hasPrefix(folder + "/") }.map(\.id.value).sorted()
+        let starts = try ExploreCommand.starts(
+            of: ids.compactMap { library[$0] }, scenarios: project.scenarios, library: library,
+            player: Toolkit.current.player(), bounds: JourneyExplorer.Bounds(), jobs: jobs)
+        var explored = Set<String>()
         var states = 0
         var transitions = 0
-        for id in ids {
-            guard let journey = library[id] else { continue }
+        for case .explore(let journey, let explorer, _, _) in starts {
             let result = await explorer.explore(journey)
+            explored.insert(journey.id)
             states += result.states
             transitions += result.transitions
         }
         let end = DispatchTime.now().uptimeNanoseconds
-        return (ids.count, states, transitions, Double(loaded - start) / 1e9, Double(end - loaded) / 1e9)
+        return (
+            explored.count, starts.count { if case .explore = $0 { true } else { false } }, states, transitions,
+            Double(loaded - start) / 1e9, Double(end - loaded) / 1e9
+        )
     }
 
     static func describe(_ rates: Rates) -> String {
@@ -231,8 +237,8 @@ extension BenchCommand {
         report(
             "every shipped journey, default bounds",
             String(
-                format: "%d journeys, %d states, %d transitions: %.3f s to explore (%.3f s to load), ",
-                shipped.journeys, shipped.states, shipped.transitions, shipped.explore, shipped.load)
+                format: "%d journeys from %d starts, %d states, %d transitions: %.3f s to explore (%.3f s to load), ",
+                shipped.journeys, shipped.starts, shipped.states, shipped.transitions, shipped.explore, shipped.load)
                 + "\(cores) thread\(cores == 1 ? "" : "s")")
     }
 }

@@ -54,6 +54,11 @@ struct ExploreCommand: AsyncParsableCommand {
             alone: the same seed gives the same result. Every state and move is checked, but for \
             explore.reaches-an-end, which needs every way out of a state.
 
+            A journey starts on the default device with its default params; one with a param \
+            that has no default is explored from where each of its scenarios among the files \
+            starts, as journey test --explore does, or, when none can start it, not explored, \
+            saying why.
+
             Each level of the search is played on --jobs threads and merged in order, so the \
             states, transitions and counterexamples are the same on any number of cores \
             (--jobs 1: one core).
@@ -152,7 +157,7 @@ struct ExploreCommand: AsyncParsableCommand {
             clockJumps: clockJumps.isEmpty ? nil : clockJumps.compactMap { JourneyCore.Duration.parse($0) },
             offline: offline)
         let threads = jobs ?? ProcessInfo.processInfo.activeProcessorCount
-        var runs: [(journey: CompiledJourney, explorer: JourneyExplorer, from: String?, file: String?)] = []
+        var runs: [Start] = []
         if from.isEmpty || !paths.isEmpty {
             // The journeys of the files given, not those found only to be called.
             let roots = context.paths(paths).map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
@@ -166,28 +171,37 @@ struct ExploreCommand: AsyncParsableCommand {
                     "no journey '\(unknown[0])' in \(context.paths(paths).joined(separator: ", "))\(Suggestion.hint(for: unknown[0], in: found))"
                 )
             }
-            let explorer = JourneyExplorer(
-                library: library, device: JourneyExplorer.defaultDevice, bounds: bounds, jobs: threads)
-            for id in journeys.isEmpty ? found.sorted() : journeys {
-                if let journey = library[id] { runs.append((journey, explorer, nil, nil)) }
-            }
+            runs += try Self.starts(
+                of: (journeys.isEmpty ? found.sorted() : journeys).compactMap { library[$0] },
+                scenarios: project.scenarios, library: library,
+                player: context.toolkit.player(defaults: context.scenarioDefaults), bounds: bounds, jobs: threads)
         }
         for file in from {
             guard let scenario = project.scenarios.first(where: { $0.file == file }) else {
                 throw CLIError("\(file) is not a scenario file")
             }
             runs.append(
-                (
+                .explore(
                     scenario.journey, try Self.explorer(from: scenario, library, context, bounds, jobs: threads),
-                    scenario.id, file
-                ))
+                    from: scenario.id, file: file))
         }
 
         var results: [(JourneyExplorer.Result, [RuleException])] = []
+        var notExplored: [(journey: String, why: String)] = []
+        /// Each entry of the output in order: a result, or a journey not explored.
+        var entries: [Int?] = []
         var written: [String: String] = [:]
         var coverage: [String: ScenarioCoverage] = [:]
         var transcripts: [String: String] = [:]
-        for (journey, explorer, start, file) in runs {
+        for run in runs {
+            guard case .explore(let journey, let explorer, let start, let file) = run else {
+                if case .notExplored(let journey, let why) = run {
+                    notExplored.append((journey, why))
+                    entries.append(nil)
+                    if !json { console.out("\(journey): not explored: \(PrintableText.escaped(why))\n") }
+                }
+                continue
+            }
             var result =
                 random ? await explorer.walk(journey, seed: seed, walks: walks) : await explorer.explore(journey)
             if let start { result.start = start }
@@ -229,18 +243,92 @@ struct ExploreCommand: AsyncParsableCommand {
                         result, excepted: excepted, written: written, coverage: coverage[journey.id],
                         transcripts: transcripts))
             }
+            entries.append(results.count)
             results.append((result, excepted))
         }
         if json {
-            console.out(Self.json(results, written: written, coverage: coverage))
+            var skipped = notExplored.makeIterator()
+            console.out(
+                Self.json(
+                    entries.map { index in
+                        index.map { .explored(results[$0].0, results[$0].1) } ?? .notExplored(skipped.next()!)
+                    },
+                    written: written, coverage: coverage))
         } else {
-            let broken = results.filter { !Self.reported($0.0, $0.1).isEmpty }.count
-            console.err(
-                "explored \(results.count) journey\(results.count == 1 ? "" : "s"): \(results.count - broken) clean, \(broken) with violations\n"
-            )
+            console.err(Self.summary(results, notExplored: notExplored) + "\n")
         }
         try console.requireOutputWritten()
         if results.contains(where: { !Self.reported($0.0, $0.1).isEmpty }) { throw ExitCode(ExitStatus.failed) }
+    }
+
+    /// One exploration `journey explore` plays: a journey, its explorer, and the scenario it
+    /// starts from (nil: the default device); or a journey it cannot start, and why.
+    enum Start {
+        case explore(CompiledJourney, JourneyExplorer, from: String?, file: String?)
+        case notExplored(journey: String, why: String)
+    }
+
+    /// Where `journey explore PATHS` explores each of `journeys` from, in their order: the
+    /// default device, with the journey's default params; a journey with a param that has no
+    /// default cannot start there, and is explored from where each of its scenarios among
+    /// `scenarios` starts, as `journey test --explore` explores it (``ExplorationStarts``:
+    /// scenarios that start alike once, those that need a live service not at all). A journey
+    /// no start can run is not explored, and says why.
+    static func starts(
+        of journeys: [CompiledJourney], scenarios: [CompiledScenario], library: CompiledLibrary,
+        player: ScenarioRunner, bounds: JourneyExplorer.Bounds, jobs: Int
+    ) throws -> [Start] {
+        let device = JourneyExplorer(
+            library: library, device: JourneyExplorer.defaultDevice, bounds: bounds, jobs: jobs)
+        var found: [Start] = []
+        for journey in journeys {
+            let needed = journey.source.params.filter { $0.defaultValue == nil }.map(\.name.value)
+            guard !needed.isEmpty else {
+                found.append(.explore(journey, device, from: nil, file: nil))
+                continue
+            }
+            let own = scenarios.filter { $0.journey.id == journey.id }
+            let starts: ExplorationStarts
+            do {
+                starts = try ExplorationStarts(
+                    journeys: [], scenarios: own, library: library, player: player, bounds: bounds, jobs: jobs)
+            } catch { throw CLIError(error.message) }
+            for start in starts.starts {
+                found.append(
+                    .explore(start.journey, start.explorer, from: start.scenario?.id, file: start.scenario?.file))
+            }
+            guard starts.starts.isEmpty else { continue }
+            let params =
+                "param\(needed.count == 1 ? "" : "s") \(needed.map { "'\($0)'" }.joined(separator: ", ")), which \(needed.count == 1 ? "has" : "have") no default"
+            found.append(
+                .notExplored(
+                    journey: journey.id,
+                    why: own.isEmpty
+                        ? "it needs \(params), and none of its scenarios is among the files explored (give their folder, or start from one with --from)"
+                        : "it needs \(params), and each of its scenarios among the files needs a live service, which journey explore does not play against"
+                ))
+        }
+        return found
+    }
+
+    /// The last line: the journeys explored (and from how many starts, when some journey was
+    /// explored from more than one), how many are clean, and those not explored.
+    static func summary(
+        _ results: [(JourneyExplorer.Result, [RuleException])], notExplored: [(journey: String, why: String)]
+    ) -> String {
+        var journeys: [String] = []
+        var broken = Set<String>()
+        for (result, excepted) in results {
+            if !journeys.contains(result.journey) { journeys.append(result.journey) }
+            if !reported(result, excepted).isEmpty { broken.insert(result.journey) }
+        }
+        var line = "explored \(journeys.count) journey\(journeys.count == 1 ? "" : "s")"
+        if results.count != journeys.count { line += " from \(results.count) starts" }
+        line += ": \(journeys.count - broken.count) clean, \(broken.count) with violations"
+        if !notExplored.isEmpty {
+            line += "; \(notExplored.count) not explored: \(notExplored.map(\.journey).joined(separator: ", "))"
+        }
+        return line
     }
 
     /// An explorer that starts where `scenario` starts (``ScenarioRunner/explorer(from:in:bounds:jobs:live:)``),
@@ -323,13 +411,26 @@ struct ExploreCommand: AsyncParsableCommand {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// An entry of `--json`'s array: a journey explored from a start, or one not explored.
+    enum Entry {
+        case explored(JourneyExplorer.Result, [RuleException])
+        case notExplored((journey: String, why: String))
+    }
+
     static func json(
-        _ results: [(JourneyExplorer.Result, [RuleException])], written: [String: String],
-        coverage: [String: ScenarioCoverage] = [:]
+        _ entries: [Entry], written: [String: String], coverage: [String: ScenarioCoverage] = [:]
     ) -> String {
         JSONTree.array(
-            results.map { result, excepted in
-                JSONTree.members([
+            entries.map { entry in
+                let (result, excepted): (JourneyExplorer.Result, [RuleException])
+                switch entry {
+                case .explored(let explored, let exceptions): (result, excepted) = (explored, exceptions)
+                case .notExplored(let skipped):
+                    return JSONTree.members([
+                        ("journey", .string(skipped.journey)), ("notExplored", .string(skipped.why)),
+                    ])
+                }
+                return JSONTree.members([
                     ("journey", .string(result.journey)), ("from", result.start.map(JSONTree.string)),
                     (
                         "random",

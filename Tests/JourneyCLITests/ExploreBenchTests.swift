@@ -55,7 +55,7 @@ struct ExploreBenchTests {
             #expect(
                 shipped.wholeMatch(
                     of:
-                        #/[0-9]+ journeys, [0-9]+ states, [0-9]+ transitions: [0-9.]+ s to explore \([0-9.]+ s to load\), [0-9]+ threads?/#
+                        #/[0-9]+ journeys from [0-9]+ starts, [0-9]+ states, [0-9]+ transitions: [0-9.]+ s to explore \([0-9.]+ s to load\), [0-9]+ threads?/#
                 ) != nil, "\(shipped)")
         }
     }

@@ -192,6 +192,46 @@ struct ExploreCommandTests {
 }
 
 extension ExploreCommandTests {
+    /// A journey with a param that has no default cannot start on the default device: explored
+    /// from there, its start failed and was reported as `explore.never-fails`, the journey's
+    /// fault. It is explored from where its scenarios start, as `journey test --explore` does,
+    /// or not explored, saying why.
+    @Test("a journey that needs params is explored from its scenarios' starts, or not at all, saying why")
+    func journeyThatNeedsParams() async throws {
+        let folder = try await runJourney(["explore", "journeys/examples"], timeout: 120)
+        #expect(folder.status == Exit.ok, "\(folder)")
+        #expect(!folder.stdout.contains("explore.never-fails"), "\(folder)")
+        let tree = folder.stdoutLines.filter { $0.hasPrefix("examples.tree-login") }
+        #expect(tree.first?.hasPrefix("examples.tree-login from tree-code-expired: ") == true, "\(tree)")
+        #expect(tree.count == 7 && tree.allSatisfy { $0.contains(" from ") && $0.hasSuffix(": clean") }, "\(tree)")
+        #expect(
+            folder.stderr.contains(
+                "explored 4 journeys from 10 starts: 4 clean, 0 with violations"), "\(folder)")
+
+        let alone = try await runJourney(["explore", "journeys/examples/tree-login.journey.yaml"])
+        #expect(alone.status == Exit.ok, "\(alone)")
+        #expect(
+            alone.stdout
+                == "examples.tree-login: not explored: it needs param 'hotpSecret', which has no default, and none of its scenarios is among the files explored (give their folder, or start from one with --from)\n",
+            "\(alone)")
+        #expect(
+            alone.stderr.contains(
+                "explored 0 journeys: 0 clean, 0 with violations; 1 not explored: examples.tree-login"),
+            "\(alone)")
+
+        // Each scenario of the provider checks needs the live provider: none is a start.
+        let live = try await runJourney(["explore", "--json", "journeys/eiam", "--journey", "eiam.provider-checks"])
+        #expect(live.status == Exit.ok, "\(live)")
+        let entries = try #require(
+            try JSONSerialization.jsonObject(with: Data(live.stdout.utf8)) as? [[String: Any]], "\(live)")
+        #expect(entries.count == 1 && entries[0]["journey"] as? String == "eiam.provider-checks", "\(entries)")
+        let why = try #require(entries[0]["notExplored"] as? String, "\(entries)")
+        #expect(
+            why.hasSuffix(
+                "each of its scenarios among the files needs a live service, which journey explore does not play against"
+            ), "\(why)")
+    }
+
     @Test("from a scenario, the server answers in turn along each path: the second code is taken")
     func serverAnswersInTurn() async throws {
         let result = try await runJourney([
