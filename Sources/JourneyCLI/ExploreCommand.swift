@@ -186,18 +186,15 @@ struct ExploreCommand: AsyncParsableCommand {
                     from: scenario.id, file: file))
         }
 
-        var results: [(JourneyExplorer.Result, [RuleException])] = []
-        var notExplored: [(journey: String, why: String)] = []
-        /// Each entry of the output in order: a result, or a journey not explored.
-        var entries: [Int?] = []
+        /// What is printed, in order: each result, and each journey not explored.
+        var entries: [Entry] = []
         var written: [String: String] = [:]
         var coverage: [String: ScenarioCoverage] = [:]
         var transcripts: [String: String] = [:]
         for run in runs {
             guard case .explore(let journey, let explorer, let start, let file) = run else {
                 if case .notExplored(let journey, let why) = run {
-                    notExplored.append((journey, why))
-                    entries.append(nil)
+                    entries.append(.notExplored(journey: journey, why: why))
                     if !json { console.out("\(journey): not explored: \(PrintableText.escaped(why))\n") }
                 }
                 continue
@@ -243,22 +240,19 @@ struct ExploreCommand: AsyncParsableCommand {
                         result, excepted: excepted, written: written, coverage: coverage[journey.id],
                         transcripts: transcripts))
             }
-            entries.append(results.count)
-            results.append((result, excepted))
+            entries.append(.explored(result, excepted))
         }
         if json {
-            var skipped = notExplored.makeIterator()
-            console.out(
-                Self.json(
-                    entries.map { index in
-                        index.map { .explored(results[$0].0, results[$0].1) } ?? .notExplored(skipped.next()!)
-                    },
-                    written: written, coverage: coverage))
+            console.out(Self.json(entries, written: written, coverage: coverage))
         } else {
-            console.err(Self.summary(results, notExplored: notExplored) + "\n")
+            console.err(Self.summary(entries) + "\n")
         }
         try console.requireOutputWritten()
-        if results.contains(where: { !Self.reported($0.0, $0.1).isEmpty }) { throw ExitCode(ExitStatus.failed) }
+        let broken = entries.contains { entry in
+            guard case .explored(let result, let excepted) = entry else { return false }
+            return !Self.reported(result, excepted).isEmpty
+        }
+        if broken { throw ExitCode(ExitStatus.failed) }
     }
 
     /// One exploration `journey explore` plays: a journey, its explorer, and the scenario it
@@ -313,20 +307,25 @@ struct ExploreCommand: AsyncParsableCommand {
 
     /// The last line: the journeys explored (and from how many starts, when some journey was
     /// explored from more than one), how many are clean, and those not explored.
-    static func summary(
-        _ results: [(JourneyExplorer.Result, [RuleException])], notExplored: [(journey: String, why: String)]
-    ) -> String {
+    static func summary(_ entries: [Entry]) -> String {
         var journeys: [String] = []
+        var starts = 0
         var broken = Set<String>()
-        for (result, excepted) in results {
-            if !journeys.contains(result.journey) { journeys.append(result.journey) }
-            if !reported(result, excepted).isEmpty { broken.insert(result.journey) }
+        var notExplored: [String] = []
+        for entry in entries {
+            switch entry {
+            case .explored(let result, let excepted):
+                starts += 1
+                if !journeys.contains(result.journey) { journeys.append(result.journey) }
+                if !reported(result, excepted).isEmpty { broken.insert(result.journey) }
+            case .notExplored(let journey, _): notExplored.append(journey)
+            }
         }
         var line = "explored \(journeys.count) journey\(journeys.count == 1 ? "" : "s")"
-        if results.count != journeys.count { line += " from \(results.count) starts" }
+        if starts != journeys.count { line += " from \(starts) starts" }
         line += ": \(journeys.count - broken.count) clean, \(broken.count) with violations"
         if !notExplored.isEmpty {
-            line += "; \(notExplored.count) not explored: \(notExplored.map(\.journey).joined(separator: ", "))"
+            line += "; \(notExplored.count) not explored: \(notExplored.joined(separator: ", "))"
         }
         return line
     }
@@ -411,10 +410,11 @@ struct ExploreCommand: AsyncParsableCommand {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// An entry of `--json`'s array: a journey explored from a start, or one not explored.
+    /// An entry of the output: a journey explored from a start, with the invariants it
+    /// excepts, or one not explored.
     enum Entry {
         case explored(JourneyExplorer.Result, [RuleException])
-        case notExplored((journey: String, why: String))
+        case notExplored(journey: String, why: String)
     }
 
     static func json(
@@ -425,10 +425,8 @@ struct ExploreCommand: AsyncParsableCommand {
                 let (result, excepted): (JourneyExplorer.Result, [RuleException])
                 switch entry {
                 case .explored(let explored, let exceptions): (result, excepted) = (explored, exceptions)
-                case .notExplored(let skipped):
-                    return JSONTree.members([
-                        ("journey", .string(skipped.journey)), ("notExplored", .string(skipped.why)),
-                    ])
+                case .notExplored(let journey, let why):
+                    return JSONTree.members([("journey", .string(journey)), ("notExplored", .string(why))])
                 }
                 return JSONTree.members([
                     ("journey", .string(result.journey)), ("from", result.start.map(JSONTree.string)),
