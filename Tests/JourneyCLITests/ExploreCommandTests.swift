@@ -232,6 +232,28 @@ extension ExploreCommandTests {
             ), "\(why)")
     }
 
+    /// With no network but a scenario's stubs, a request goes as if the device were offline:
+    /// what the server would answer is not played, and the output says so at the step.
+    @Test("a step that sends a request with no network to send it to is said to be left out; from stubs it is played")
+    func requestWithoutNetwork() async throws {
+        let alone = try await runJourney(["explore", "journeys/examples/mfa-enrolment.journey.yaml"])
+        #expect(alone.status == Exit.ok, "\(alone)")
+        #expect(
+            alone.stdoutLines.contains(
+                "  left out: examples.mfa-enrolment.status: sends a request with no network to send it to: it goes as if offline (a server's answers are played from a scenario that stubs them, with --from)"
+            ), "\(alone)")
+        let stubbed = try await runJourney([
+            "explore", "--from", "journeys/examples/scenarios/mfa-app-enrolment.scenario.yaml",
+        ])
+        #expect(stubbed.status == Exit.ok, "\(stubbed)")
+        #expect(!stubbed.stdout.contains("no network"), "\(stubbed)")
+        // Said the same whatever the number of threads.
+        let one = try await runJourney(["explore", "--jobs", "1", "journeys/eduid"], timeout: 120)
+        let two = try await runJourney(["explore", "--jobs", "2", "journeys/eduid"], timeout: 120)
+        #expect(one.stdout.contains("  left out: eduid.app.me: sends a request"), "\(one)")
+        #expect(one.stdout == two.stdout)
+    }
+
     @Test("from a scenario, the server answers in turn along each path: the second code is taken")
     func serverAnswersInTurn() async throws {
         let result = try await runJourney([

@@ -115,6 +115,9 @@ final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContex
     let network: NetworkTransport?
     let sink: Sink
     @exclusivity(unchecked) var inputs: [String: Value] = [:]
+    /// The steps (`journey.step`) whose handler sent a request while there was no network to
+    /// send it to, since the set was last emptied: it went as if the device were offline.
+    @exclusivity(unchecked) var sentWithoutNetwork: Set<String> = []
 
     init(machine: JourneyMachine, driver: Driver, network: NetworkTransport?, sink: Sink) {
         self.machine = machine
@@ -137,6 +140,9 @@ final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContex
             throw NetworkError.offline
         }
         guard let network else {
+            if let invocation = machine.currentInvocation {
+                sentWithoutNetwork.insert("\(invocation.journey).\(invocation.step)")
+            }
             handle(.recordHTTP(method: request.method, url: url, status: nil, error: "no network"))
             throw NetworkError.noTransport
         }

@@ -408,6 +408,14 @@ public struct JourneyExplorer: Sendable {
                 defaults: abstraction.defaults, unread: abstraction.unread, horizon: abstraction.horizon)
         }
 
+        /// What the moves played since the last call could not play, for want of a network:
+        /// each step whose handler sent a request with no network to send it to, said once.
+        func takeSentWithoutNetwork() -> [String] {
+            guard let context, !context.sentWithoutNetwork.isEmpty else { return [] }
+            defer { context.sentWithoutNetwork.removeAll() }
+            return context.sentWithoutNetwork.map(JourneyExplorer.sentWithoutNetwork)
+        }
+
         /// Starts a chunk of moves with the states found before it.
         func startChunk(known: StateTable) {
             self.known = known
@@ -495,7 +503,7 @@ public struct JourneyExplorer: Sendable {
         /// The end each state is, when it is the journey's end: states are added breadth first,
         /// so the first of each end is at the end of one of its shortest paths.
         var endOf: [String?] = []
-        var leftOut = Set<String>()
+        var leftOut = Set(scratch.takeSentWithoutNetwork())
         /// States at a step with input the explorer cannot make.
         var unknown: [Bool] = []
         var expanded: [Bool] = []
@@ -697,6 +705,8 @@ public struct JourneyExplorer: Sendable {
         result.states = parents.count
         result.depth = depth
         result.frontier = level.count
+        // A move played again in the merge may have sent a request too.
+        leftOut.formUnion(scratch.takeSentWithoutNetwork())
         result.leftOut = leftOut.sorted()
         return result
     }
@@ -808,6 +818,7 @@ public struct JourneyExplorer: Sendable {
                     hash: hash))
         }
         scratch.recorder.begin(keeping: false)
+        expansion.leftOut.formUnion(scratch.takeSentWithoutNetwork())
         return expansion
     }
 
@@ -1012,6 +1023,12 @@ public struct JourneyExplorer: Sendable {
                 }
             }
         }
+    }
+
+    /// What is left out at a step whose handler sent a request with no network to send it to
+    /// (`journey.step`): the server's answers; the request went as if the device were offline.
+    static func sentWithoutNetwork(_ step: String) -> String {
+        "\(step): sends a request with no network to send it to: it goes as if offline (a server's answers are played from a scenario that stubs them, with --from)"
     }
 
     /// Why a step of a handler not declared deterministic is left out.

@@ -14,7 +14,7 @@ extension JourneyExplorer {
         result.random = (seed, walks)
 
         var seen = StateTable()
-        var leftOut = Set<String>()
+        var leftOut = Set(scratch.takeSentWithoutNetwork())
         var draws = RandomSource.seeded(seed)
         func report(
             _ invariant: ExplorationInvariant?, _ message: String, path: [Move], node: Node,
@@ -55,6 +55,7 @@ extension JourneyExplorer {
                 scratch.recorder.begin(
                     keeping: watchesSecrets && !result.reports(ExplorationInvariant.noSecretLeak.rawValue))
                 let (next, edges) = await play(move, from: node, journey: journey.id, scratch: scratch)
+                leftOut.formUnion(scratch.takeSentWithoutNetwork())
                 result.taken.formUnion(edges)
                 path.append(move)
                 if !next.outOfScope {
