@@ -59,6 +59,9 @@ struct ExploreCommand: AsyncParsableCommand {
             starts, as journey test --explore does, or, when none can start it, not explored, \
             saying why.
 
+            On a terminal, a long exploration says how far it has got on standard error, on a \
+            line taken away before its result is printed.
+
             Each level of the search is played on --jobs threads and merged in order, so the \
             states, transitions and counterexamples are the same on any number of cores \
             (--jobs 1: one core).
@@ -192,15 +195,21 @@ struct ExploreCommand: AsyncParsableCommand {
         var coverage: [String: ScenarioCoverage] = [:]
         var transcripts: [String: String] = [:]
         for run in runs {
-            guard case .explore(let journey, let explorer, let start, let file) = run else {
+            guard case .explore(let journey, var explorer, let start, let file) = run else {
                 if case .notExplored(let journey, let why) = run {
                     entries.append(.notExplored(journey: journey, why: why))
                     if !json { console.out("\(journey): not explored: \(PrintableText.escaped(why))\n") }
                 }
                 continue
             }
+            // A long exploration says how far it has got, on a terminal.
+            let line =
+                console.isInteractive && !json
+                ? ProgressLine(console: console, name: start.map { "\(journey.id) from \($0)" } ?? journey.id) : nil
+            if let line { explorer.progress = { line.show($0) } }
             var result =
                 random ? await explorer.walk(journey, seed: seed, walks: walks) : await explorer.explore(journey)
+            line?.clear()
             if let start { result.start = start }
             let excepted = journey.source.exceptions.filter { ExplorationInvariant(rawValue: $0.rule.value) != nil }
             if let emit {

@@ -80,3 +80,52 @@ final class TranscriptWriter: TranscriptSink {
         emit(format == .text ? text.render(record) : json.encode(record))
     }
 }
+
+/// A line on standard error that says how far a long exploration has got, rewritten in place
+/// at most five times a second, and only once the run has lasted half a second (a short one
+/// shows nothing); ``clear()`` takes it away before the result is printed. For a terminal only.
+final class ProgressLine: @unchecked Sendable {
+    private let console: Console
+    private let name: String
+    private let lock = NSLock()
+    private let started = ContinuousClock.now
+    private var lastShown: ContinuousClock.Instant?
+    private var shown = false
+
+    init(console: Console, name: String) {
+        self.console = console
+        self.name = name
+    }
+
+    func show(_ progress: JourneyExplorer.Progress) {
+        let now = ContinuousClock.now
+        lock.lock()
+        defer { lock.unlock() }
+        guard now - started >= .milliseconds(500), lastShown.map({ now - $0 >= .milliseconds(200) }) ?? true else {
+            return
+        }
+        lastShown = now
+        shown = true
+        console.err("\r\u{1B}[2K" + Self.text(name, progress))
+    }
+
+    /// Whether the line shows now.
+    var hasShown: Bool { lock.withLock { shown } }
+
+    /// Takes the line away, when one was shown.
+    func clear() {
+        lock.lock()
+        defer { lock.unlock() }
+        if shown { console.err("\r\u{1B}[2K") }
+        shown = false
+    }
+
+    /// What the line says.
+    static func text(_ name: String, _ progress: JourneyExplorer.Progress) -> String {
+        guard let walks = progress.walks else {
+            return "\(name): \(progress.states) states, \(progress.transitions) transitions, depth \(progress.depth)…"
+        }
+        return
+            "\(name): \(walks) random walk\(walks == 1 ? "" : "s"), \(progress.states) states seen, \(progress.transitions) moves, the longest \(progress.depth)…"
+    }
+}

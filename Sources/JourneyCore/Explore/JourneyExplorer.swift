@@ -203,6 +203,10 @@ public struct JourneyExplorer: Sendable {
     /// expansion instead of playing its moves again (``Reuse``): the same result, found with
     /// fewer handler runs. Off, every move runs through the interpreter and its handler.
     public var reusesExpansions = true
+    /// How far an exploration has got, told after each chunk of a level it plays (``chunk``
+    /// states a thread) and after each random walk: for a progress line on a long run. Called
+    /// on the exploring task, in order.
+    public var progress: (@Sendable (Progress) -> Void)? = nil
     /// Nodes a thread expands at a time (``chunk``); smaller in tests, to play a small
     /// journey's levels in many chunks.
     var chunkSize = Self.chunk
@@ -221,6 +225,23 @@ public struct JourneyExplorer: Sendable {
         self.network = network
         self.hints = hints
         self.jobs = max(1, jobs)
+    }
+
+    /// How far an exploration has got (``progress``).
+    public struct Progress: Sendable, Equatable {
+        /// The level being played (moves from the start), or the longest walk so far.
+        public var depth: Int
+        public var states: Int
+        public var transitions: Int
+        /// The random walks played so far; nil when exploring every path.
+        public var walks: Int?
+
+        public init(depth: Int, states: Int, transitions: Int, walks: Int? = nil) {
+            self.depth = depth
+            self.states = states
+            self.transitions = transitions
+            self.walks = walks
+        }
     }
 
     /// The device exploration starts on unless told otherwise: online, Face ID enrolled, and
@@ -662,6 +683,7 @@ public struct JourneyExplorer: Sendable {
                     }
                     if result.truncated { break }
                 }
+                progress?(Progress(depth: depth, states: parents.count, transitions: result.transitions))
             }
             if !next.isEmpty { depth += 1 }
             level = next

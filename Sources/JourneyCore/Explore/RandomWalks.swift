@@ -44,7 +44,12 @@ extension JourneyExplorer {
 
         if let startLeak, !first.outOfScope { report(.noSecretLeak, startLeak, path: [], node: first) }
         if judge(first, path: []) { return finish(result, seen: seen, leftOut: leftOut) }
-        for _ in 0..<walks {
+        for walk in 0..<walks {
+            defer {
+                progress?(
+                    Progress(
+                        depth: result.depth, states: seen.count, transitions: result.transitions, walks: walk + 1))
+            }
             var node = first
             var path: [Move] = []
             while path.count < bounds.depth {

@@ -513,3 +513,42 @@ extension ExplorerTests {
         #expect(violation.path.map(\.description) == ["details: valid"])
     }
 }
+
+extension ExplorerTests {
+    /// What a progress line is told: how far the exploration has got, in order, ending with
+    /// what the result says.
+    final class Told: @unchecked Sendable {
+        private let lock = NSLock()
+        private var all: [JourneyExplorer.Progress] = []
+        func add(_ progress: JourneyExplorer.Progress) { lock.withLock { all.append(progress) } }
+        var progress: [JourneyExplorer.Progress] { lock.withLock { all } }
+    }
+
+    @Test("an exploration tells how far it has got, level after level, ending where the result ends")
+    func progress() async throws {
+        let (library, _) = try Self.library(["journeys/examples/pin-model.journey.yaml"])
+        let journey = try #require(library["examples.pin-model"])
+        for jobs in [1, 2] {
+            let told = Told()
+            var explorer = JourneyExplorer(
+                library: library, device: JourneyExplorer.defaultDevice, bounds: .init(depth: 2000, restarts: 100),
+                jobs: jobs)
+            explorer.progress = { told.add($0) }
+            let result = await explorer.explore(journey)
+            let progress = told.progress
+            #expect(progress.count >= result.depth, "\(progress.count) for depth \(result.depth)")
+            #expect(zip(progress, progress.dropFirst()).allSatisfy { $0.depth <= $1.depth && $0.states <= $1.states })
+            #expect(
+                progress.last == .init(depth: result.depth, states: result.states, transitions: result.transitions),
+                "\(String(describing: progress.last)) \(result.states) \(result.transitions) \(result.depth)")
+        }
+        let told = Told()
+        var walker = JourneyExplorer(library: library, device: JourneyExplorer.defaultDevice)
+        walker.progress = { told.add($0) }
+        let walked = await walker.walk(journey, seed: 3, walks: 50)
+        #expect(told.progress.map(\.walks) == (1...50).map { $0 })
+        #expect(
+            told.progress.last
+                == .init(depth: walked.depth, states: walked.states, transitions: walked.transitions, walks: 50))
+    }
+}
