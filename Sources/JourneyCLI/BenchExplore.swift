@@ -1,6 +1,7 @@
 import Foundation
 import JourneyCore
 import JourneyHandlers
+import JourneySuite
 
 #if canImport(Glibc)
 import Glibc
@@ -109,7 +110,7 @@ enum BenchExplore {
     }
 
     /// Every journey under `folder` with the default bounds, from where `journey explore
-    /// FOLDER` explores it (``ExploreCommand/starts(of:scenarios:library:player:bounds:jobs:)``):
+    /// FOLDER` explores it (``ExplorationStarts/Scenarios/whereTheDeviceCannot``):
     /// how many journeys and starts, the states and transitions, and the seconds it took to load
     /// them and to explore them.
     static func shipped(
@@ -122,21 +123,23 @@ enum BenchExplore {
         }
         let loaded = DispatchTime.now().uptimeNanoseconds
         let ids = project.journeys.filter { $0.file.hasPrefix(folder + "/") }.map(\.id.value).sorted()
-        let starts = try ExploreCommand.starts(
-            of: ids.compactMap { library[$0] }, scenarios: project.scenarios, library: library,
-            player: Toolkit.current.player(), bounds: JourneyExplorer.Bounds(), jobs: jobs)
-        var explored = Set<String>()
+        let found: ExplorationStarts
+        do {
+            found = try ExplorationStarts(
+                journeys: ids.compactMap { library[$0] }, scenarios: project.scenarios, library: library,
+                player: Toolkit.current.player(), bounds: JourneyExplorer.Bounds(), jobs: jobs,
+                from: .whereTheDeviceCannot)
+        } catch { throw CLIError(error.message) }
         var states = 0
         var transitions = 0
-        for case .explore(let journey, let explorer, _, _) in starts {
-            let result = await explorer.explore(journey)
-            explored.insert(journey.id)
+        for start in found.starts {
+            let result = await start.explorer.explore(start.journey)
             states += result.states
             transitions += result.transitions
         }
         let end = DispatchTime.now().uptimeNanoseconds
         return (
-            explored.count, starts.count { if case .explore = $0 { true } else { false } }, states, transitions,
+            Set(found.starts.map(\.journey.id)).count, found.starts.count, states, transitions,
             Double(loaded - start) / 1e9, Double(end - loaded) / 1e9
         )
     }

@@ -274,44 +274,27 @@ struct ExploreCommand: AsyncParsableCommand {
     /// Where `journey explore PATHS` explores each of `journeys` from, in their order: the
     /// default device, with the journey's default params; a journey with a param that has no
     /// default cannot start there, and is explored from where each of its scenarios among
-    /// `scenarios` starts, as `journey test --explore` explores it (``ExplorationStarts``:
-    /// scenarios that start alike once, those that need a live service not at all). A journey
-    /// no start can run is not explored, and says why.
+    /// `scenarios` starts (``ExplorationStarts/Scenarios/whereTheDeviceCannot``). A journey no
+    /// start can run is not explored, and says why.
     static func starts(
         of journeys: [CompiledJourney], scenarios: [CompiledScenario], library: CompiledLibrary,
         player: ScenarioRunner, bounds: JourneyExplorer.Bounds, jobs: Int
     ) throws -> [Start] {
-        let device = JourneyExplorer(
-            library: library, device: JourneyExplorer.defaultDevice, bounds: bounds, jobs: jobs)
-        var found: [Start] = []
-        for journey in journeys {
-            let needed = journey.source.params.filter { $0.defaultValue == nil }.map(\.name.value)
-            guard !needed.isEmpty else {
-                found.append(.explore(journey, device, from: nil, file: nil))
-                continue
+        let found: ExplorationStarts
+        do {
+            found = try ExplorationStarts(
+                journeys: journeys, scenarios: scenarios, library: library, player: player, bounds: bounds, jobs: jobs,
+                from: .whereTheDeviceCannot)
+        } catch { throw CLIError(error.message) }
+        return journeys.flatMap { journey -> [Start] in
+            if let unexplored = found.unexplored.first(where: { $0.journey == journey.id }) {
+                let hint = unexplored.onlyLiveScenarios ? "" : " (give their folder, or start from one with --from)"
+                return [.notExplored(journey: journey.id, why: "\(unexplored)\(hint)")]
             }
-            let own = scenarios.filter { $0.journey.id == journey.id }
-            let starts: ExplorationStarts
-            do {
-                starts = try ExplorationStarts(
-                    journeys: [], scenarios: own, library: library, player: player, bounds: bounds, jobs: jobs)
-            } catch { throw CLIError(error.message) }
-            for start in starts.starts {
-                found.append(
-                    .explore(start.journey, start.explorer, from: start.scenario?.id, file: start.scenario?.file))
+            return found.starts.filter { $0.journey.id == journey.id }.map {
+                .explore($0.journey, $0.explorer, from: $0.scenario?.id, file: $0.scenario?.file)
             }
-            guard starts.starts.isEmpty else { continue }
-            let params =
-                "param\(needed.count == 1 ? "" : "s") \(needed.map { "'\($0)'" }.joined(separator: ", ")), which \(needed.count == 1 ? "has" : "have") no default"
-            found.append(
-                .notExplored(
-                    journey: journey.id,
-                    why: own.isEmpty
-                        ? "it needs \(params), and none of its scenarios is among the files explored (give their folder, or start from one with --from)"
-                        : "it needs \(params), and each of its scenarios among the files needs a live service, which journey explore does not play against"
-                ))
         }
-        return found
     }
 
     /// The last line: the journeys explored (and from how many starts, when some journey was

@@ -1,8 +1,11 @@
 import JourneyCore
 
-/// Where `journey test --explore` explores each journey from: the default device, when the
-/// journey can start with no params given, and where each of its scenarios starts (its device,
-/// params, network stubs and typed values), scenarios that start alike explored once.
+/// Where each journey is explored from: the default device, when the journey can start with no
+/// params given, and where its scenarios start (their device, params, network stubs and typed
+/// values), scenarios that start alike explored once. `journey test --explore` explores every
+/// scenario's start (``Scenarios/all``); `journey explore` only those of a journey the default
+/// device cannot start (``Scenarios/whereTheDeviceCannot``). A journey no start can run is
+/// ``unexplored``, with why.
 public struct ExplorationStarts: Sendable {
     public struct Start: Sendable {
         public var journey: CompiledJourney
@@ -13,9 +16,38 @@ public struct ExplorationStarts: Sendable {
         public var alike: [String] = []
     }
 
+    /// Which scenarios' starts are explored.
+    public enum Scenarios: Sendable {
+        /// Every scenario's, besides the default device.
+        case all
+        /// Only those of a journey that needs a param with no default, which cannot start on
+        /// the default device.
+        case whereTheDeviceCannot
+    }
+
+    /// Why a journey has no start.
+    public struct Unexplored: Sendable, CustomStringConvertible {
+        public var journey: String
+        /// The params it needs that have no default.
+        public var params: [String]
+        /// Whether it has scenarios among those given, each of which needs a live service (else
+        /// it has none).
+        public var onlyLiveScenarios: Bool
+
+        public var description: String {
+            let params =
+                "param\(params.count == 1 ? "" : "s") \(params.map { "'\($0)'" }.joined(separator: ", ")), which \(params.count == 1 ? "has" : "have") no default"
+            return onlyLiveScenarios
+                ? "it needs \(params), and each of its scenarios needs a live service, which exploring does not play against (it plays against a scenario's stubs)"
+                : "it needs \(params), and none of its scenarios is among those given"
+        }
+    }
+
+    /// The starts, journey by journey in the order given (the default device first, then the
+    /// scenarios by id); the starts of scenarios of other journeys after them, by journey.
     public var starts: [Start] = []
-    /// Journeys not explored from the default device: the params they need.
-    public var unexplored: [(id: String, needs: String)] = []
+    /// The journeys given that no start can run, in the order given.
+    public var unexplored: [Unexplored] = []
 
     /// What makes two starts one: the journey, the device, the params, the stubs (where they
     /// are written aside) and the values handlers may use.
@@ -27,29 +59,27 @@ public struct ExplorationStarts: Sendable {
         var hints: ExplorationHints
     }
 
-    /// The starts of `journeys` and of `scenarios` (those that need no live service), scenarios
-    /// set up by `player`, each explored on `jobs` threads.
+    /// The starts of `journeys` and of `scenarios` (those that need no live service, and, with
+    /// ``Scenarios/whereTheDeviceCannot``, only of journeys that need params), scenarios set up
+    /// by `player`, each explored on `jobs` threads.
     public init(
         journeys: [CompiledJourney], scenarios: [CompiledScenario], library: CompiledLibrary, player: ScenarioRunner,
-        bounds: JourneyExplorer.Bounds, jobs: Int = 1
+        bounds: JourneyExplorer.Bounds, jobs: Int = 1, from which: Scenarios = .all
     ) throws(ScenarioRunner.SetupError) {
         let defaultExplorer = JourneyExplorer(
             library: library, device: JourneyExplorer.defaultDevice, bounds: bounds, jobs: jobs)
-        for journey in journeys.sorted(by: { $0.id < $1.id }) {
+        var needing: [String: [String]] = [:]
+        for journey in journeys {
             let needed = journey.source.params.filter { $0.defaultValue == nil }.map(\.name.value)
             if needed.isEmpty {
                 starts.append(Start(journey: journey, explorer: defaultExplorer))
             } else {
-                unexplored.append(
-                    (
-                        journey.id,
-                        "param\(needed.count == 1 ? "" : "s") " + needed.map { "'\($0)'" }.joined(separator: ", ")
-                    ))
+                needing[journey.id] = needed
             }
         }
         var seen: [Fingerprint: Int] = [:]
         for scenario in scenarios.sorted(by: { ($0.journey.id, $0.id, $0.file) < ($1.journey.id, $1.id, $1.file) })
-        where scenario.needs.isEmpty {
+        where scenario.needs.isEmpty && (which == .all || needing[scenario.journey.id] != nil) {
             let explorer = try player.explorer(from: scenario, in: library, bounds: bounds, jobs: jobs)
             let stubs = scenario.network.map { stub in
                 var stub = stub
@@ -66,6 +96,18 @@ public struct ExplorationStarts: Sendable {
             seen[fingerprint] = starts.count
             starts.append(Start(journey: scenario.journey, explorer: explorer, scenario: scenario))
         }
-        starts.sort { ($0.journey.id, $0.scenario?.id ?? "") < ($1.journey.id, $1.scenario?.id ?? "") }
+        let rank = Dictionary(journeys.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+        starts.sort {
+            (rank[$0.journey.id] ?? journeys.count, $0.journey.id, $0.scenario?.id ?? "")
+                < (rank[$1.journey.id] ?? journeys.count, $1.journey.id, $1.scenario?.id ?? "")
+        }
+        let started = Set(starts.map(\.journey.id))
+        for journey in journeys where !started.contains(journey.id) {
+            guard let needed = needing[journey.id] else { continue }
+            unexplored.append(
+                Unexplored(
+                    journey: journey.id, params: needed,
+                    onlyLiveScenarios: scenarios.contains { $0.journey.id == journey.id }))
+        }
     }
 }

@@ -212,7 +212,7 @@ extension ExploreCommandTests {
         #expect(alone.status == Exit.ok, "\(alone)")
         #expect(
             alone.stdout
-                == "examples.tree-login: not explored: it needs param 'hotpSecret', which has no default, and none of its scenarios is among the files explored (give their folder, or start from one with --from)\n",
+                == "examples.tree-login: not explored: it needs param 'hotpSecret', which has no default, and none of its scenarios is among those given (give their folder, or start from one with --from)\n",
             "\(alone)")
         #expect(
             alone.stderr.contains(
@@ -228,7 +228,7 @@ extension ExploreCommandTests {
         let why = try #require(entries[0]["notExplored"] as? String, "\(entries)")
         #expect(
             why.hasSuffix(
-                "each of its scenarios among the files needs a live service, which journey explore does not play against"
+                "each of its scenarios needs a live service, which exploring does not play against (it plays against a scenario's stubs)"
             ), "\(why)")
     }
 

@@ -517,6 +517,7 @@ final class VisitMemo: @unchecked Sendable {
     }
 }
 
+/// Answers no name: what literal templates are rendered with.
 private struct NoValues: ValueProvider {
     func value(at path: [String]) -> Value? { nil }
 }
