@@ -4,7 +4,8 @@ import Testing
 /// The JSON Schemas in schemas/ agree with the loader: every shipped journey, scenario and
 /// transcript line validates with a real JSON Schema validator (Python's jsonschema), the
 /// schema rejects every file in Tests/Fixtures/schema-bad that `journey check` rejects, and
-/// accepts the good ones it accepts. `./scripts/test` installs jsonschema when it is missing.
+/// accepts the good ones it accepts; the reports of `journey explore --json` and `journey test
+/// --json` validate, show every property their schemas declare, and broken ones are rejected. `./scripts/test` installs jsonschema when it is missing.
 @Suite("JSON Schemas")
 struct SchemaTests {
     @Test("shipped files validate and the schemas agree with the loader")

@@ -21,7 +21,12 @@
 (g) with --journey-bin, the files `journey new` writes (a new project's project file, journey,
     scenario and golden transcript, and a journey and a scenario added to it) are valid against
     their schemas, and link the published schema (its `$id`) outside this repository, or
-    this repository's schemas/ inside it.
+    this repository's schemas/ inside it;
+(h) with --journey-bin, what `journey explore --json` prints and `journey test --json` writes
+    (clean, with violations, random, from scenarios, not explored, skipped, failing with a diff,
+    invalid files) is valid against explore-report.schema.json and test-report.schema.json,
+    together they show every property those schemas declare, and a report with a member
+    missing, unknown or of the wrong kind is rejected.
 
 The last line of output is `N passed, N failed`; the exit status is 1 if anything failed.
 Needs Python 3.9+, PyYAML and jsonschema (>= 4.18 for draft 2020-12).
@@ -281,7 +286,7 @@ def rel(path: Path) -> str:
         return str(path)
 
 
-SCHEMA_NAMES = ("journey", "handlers", "scenario", "transcript", "project")
+SCHEMA_NAMES = ("journey", "handlers", "scenario", "transcript", "project", "explore-report", "test-report")
 
 
 def check_schemas_are_valid(report: Report) -> dict:
@@ -526,6 +531,118 @@ def check_new_files(report: Report, validators: dict, binary: str):
                 report.ok(f"journey new's {name} is a valid {kind}")
 
 
+# Properties no run of the check can show: a report's `message` is written only while a run
+# is under way or when a signal stops it (the Swift tests interrupt runs and read it).
+UNSHOWN_REPORT_PROPERTIES = {"test-report": {"message"}}
+
+
+def declared_properties(schema) -> set[str]:
+    """Every property name any object in the schema declares."""
+    found = set()
+    if isinstance(schema, dict):
+        for name, value in schema.items():
+            if name == "properties" and isinstance(value, dict):
+                found |= set(value)
+            found |= declared_properties(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            found |= declared_properties(value)
+    return found
+
+
+def shown_properties(instance) -> set[str]:
+    """Every member name in a JSON value."""
+    if isinstance(instance, dict):
+        return set(instance).union(*(shown_properties(value) for value in instance.values()))
+    if isinstance(instance, list):
+        return set().union(*(shown_properties(value) for value in instance))
+    return set()
+
+
+def check_reports(report: Report, validators: dict, binary: str):
+    """(h): runs `journey explore --json` and `journey test --json` the ways a CI job would, and
+    validates what they print and write."""
+    with tempfile.TemporaryDirectory() as temporary:
+        folder = Path(temporary)
+        # A copy of a fixture project whose golden no longer matches: a failure with a diff.
+        stale = folder / "stale"
+        subprocess.run(["cp", "-R", str(FIXTURES / "timers"), str(stale)], check=True)
+        golden = stale / "transcripts" / "resend-after-a-minute.jsonl"
+        golden.write_text(golden.read_text(encoding="utf-8").replace('"resend"', '"send again"', 1), encoding="utf-8")
+        explores = [
+            ["journeys"],
+            ["--emit", str(folder / "emitted"), "Tests/Fixtures/explore"],
+            ["--random", "--seed", "3", "--walks", "20", "Tests/Fixtures/explore/pin-model-bug.journey.yaml"],
+        ]
+        tests = [
+            [str(FIXTURES / "timers")],
+            ["Tests/Fixtures/explore", "--explore"],
+            ["journeys/eiam/provider-checks.journey.yaml", "--explore"],
+            [str(stale)],
+            [str(FIXTURES / "bad" / "attempts-too-many.yaml")],
+        ]
+        outputs = {"explore-report": [], "test-report": []}
+
+        def shown(arguments):
+            return " ".join(rel(Path(a)) if a.startswith(str(ROOT)) else a.replace(temporary, "TMP") for a in arguments)
+
+        for arguments in explores:
+            what = f"`journey explore --json {shown(arguments)}`"
+            run = subprocess.run([binary, "explore", "--json", *arguments], cwd=ROOT, capture_output=True, text=True,
+                                 errors="replace", timeout=300)
+            if run.returncode not in (0, 1):
+                report.fail(f"{what} prints a report", [f"exit {run.returncode}"] + run.stderr.strip().splitlines())
+                continue
+            outputs["explore-report"].append((what, json.loads(run.stdout)))
+        for index, arguments in enumerate(tests):
+            written = folder / f"report-{index}.json"
+            what = f"`journey test {shown(arguments)} --json`"
+            run = subprocess.run([binary, "test", *arguments, "--json", str(written)], cwd=ROOT, capture_output=True,
+                                 text=True, errors="replace", timeout=300)
+            if run.returncode not in (0, 1, 2) or not written.is_file():
+                report.fail(f"{what} writes a report", [f"exit {run.returncode}"] + run.stderr.strip().splitlines())
+                continue
+            outputs["test-report"].append((what, json.loads(written.read_text(encoding="utf-8"))))
+        for kind, reports in outputs.items():
+            validator = validators[kind]
+            for what, instance in reports:
+                errors = schema_errors(validator, instance)
+                if errors:
+                    report.fail(f"{what} is a valid {kind}", errors)
+                else:
+                    report.ok(f"{what} is a valid {kind}")
+            declared = declared_properties(load_schema(kind)) - UNSHOWN_REPORT_PROPERTIES.get(kind, set())
+            shown = set().union(*(shown_properties(instance) for _, instance in reports)) if reports else set()
+            unshown = sorted(declared - shown)
+            if unshown:
+                report.fail(f"the reports checked show every property of {kind}.schema.json",
+                            f"never shown: {', '.join(unshown)}")
+            else:
+                report.ok(f"the reports checked show every property of {kind}.schema.json ({len(declared)})")
+        # The schemas are not so loose that anything passes.
+        broken = []
+        if outputs["explore-report"]:
+            entry = next(e for e in outputs["explore-report"][0][1] if "states" in e)
+            broken += [("explore-report", "without `states`", [{k: v for k, v in entry.items() if k != "states"}]),
+                       ("explore-report", "with an unknown member", [{**entry, "statez": 1}]),
+                       ("explore-report", "with a violation of an unknown invariant",
+                        [{**entry, "violations": [{"invariant": "explore.nope", "message": "m", "path": []}]}]),
+                       ("explore-report", "with a negative count", [{**entry, "transitions": -1}])]
+        if outputs["test-report"]:
+            instance = outputs["test-report"][0][1]
+            scenario = instance["scenarios"][0]
+            broken += [("test-report", "with an unknown status",
+                        {**instance, "scenarios": [{**scenario, "status": "flaky"}]}),
+                       ("test-report", "without `summary`", {k: v for k, v in instance.items() if k != "summary"}),
+                       ("test-report", "with a state it never has", {**instance, "state": "done"})]
+        for kind, how, instance in broken:
+            what = f"{kind}.schema.json rejects a report {how}"
+            if schema_errors(validators[kind], instance):
+                report.ok(what)
+            else:
+                report.fail(what, "it validates")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--journey-bin", metavar="PATH", help="the `journey` executable; checks that it agrees")
@@ -579,6 +696,9 @@ def main() -> int:
         report.run(check_handlers_schema_is_generated, binary)
         # (g) what `journey new` writes is valid against the schemas
         report.run(check_new_files, validators, binary)
+        # (h) the reports `journey explore --json` and `journey test --json` give
+        if {"explore-report", "test-report"} <= set(validators):
+            report.run(check_reports, validators, binary)
 
     # (e) the bad-input corpus is consistent
     report.run(check_bad_corpus)
