@@ -340,6 +340,9 @@ struct ExploreCommand: AsyncParsableCommand {
         return result.violations.filter { !ids.contains($0.id) }
     }
 
+    /// `n` and the noun, plural unless `n` is 1.
+    static func counted(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+
     static func text(
         _ result: JourneyExplorer.Result, excepted: [RuleException], written: [String: String],
         coverage: ScenarioCoverage? = nil, transcripts: [String: String] = [:]
@@ -350,11 +353,11 @@ struct ExploreCommand: AsyncParsableCommand {
         let name = result.start.map { "\(result.journey) from \($0)" } ?? result.journey
         if let random = result.random {
             lines.append(
-                "\(name): \(random.walks) random walk\(random.walks == 1 ? "" : "s") (seed \(random.seed)): \(result.states) states seen, \(result.transitions) moves, the longest \(result.depth): \(verdict)"
+                "\(name): \(random.walks) random walk\(random.walks == 1 ? "" : "s") (seed \(random.seed)): \(counted(result.states, "state")) seen, \(counted(result.transitions, "move")), the longest \(result.depth): \(verdict)"
             )
         } else {
             lines.append(
-                "\(name): \(result.states) states, \(result.transitions) transitions, depth \(result.depth): \(verdict)"
+                "\(name): \(counted(result.states, "state")), \(counted(result.transitions, "transition")), depth \(result.depth): \(verdict)"
             )
         }
         let jumps =
@@ -364,10 +367,13 @@ struct ExploreCommand: AsyncParsableCommand {
                 + result.clockJumps.map { JourneyCore.Duration.format(milliseconds: $0) }.joined(separator: ", ")
         var bounds =
             result.random == nil
-            ? "bounds: depth \(result.bounds.depth), \(result.bounds.states) states"
+            ? "bounds: depth \(result.bounds.depth), \(counted(result.bounds.states, "state"))"
             : "bounds: depth \(result.bounds.depth) per walk; explore.reaches-an-end is not judged on random walks"
         if result.truncated { bounds += " (reached: the exploration stopped there)" }
-        if result.frontier > 0 { bounds += "; \(result.frontier) states at the depth bound not expanded" }
+        if result.frontier > 0 {
+            bounds +=
+                "; \(counted(result.frontier, "state")) \(result.truncated ? "found but" : "at the depth bound") not expanded"
+        }
         lines.append(
             "  played: every input class\(result.random == nil ? "" : ", drawn at random"),\(result.offline ? " the network going away and coming back," : "") up to \(result.bounds.restarts) restart\(result.bounds.restarts == 1 ? "" : "s"), \(jumps); \(bounds)"
         )

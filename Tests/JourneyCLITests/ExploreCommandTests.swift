@@ -152,6 +152,24 @@ struct ExploreCommandTests {
         ])
         #expect(small.stdout.contains("up to 0 restarts, clock jumps of 1m"), "\(small)")
         #expect(small.stdout.contains("10 states (reached: the exploration stopped there)"), "\(small)")
+        // The state bound is kept from the start, and what was found but not expanded is said as such.
+        for bound in [1, 2, 10] {
+            let bounded = try await runJourney([
+                "explore", "journeys/examples/pin-model.journey.yaml", "--states", "\(bound)", "--json",
+            ])
+            let entry = try #require(
+                (try JSONSerialization.jsonObject(with: Data(bounded.stdout.utf8)) as? [[String: Any]])?.first,
+                "\(bounded)")
+            #expect(entry["states"] as? Int == bound && entry["truncated"] as? Bool == true, "\(bounded)")
+            #expect((entry["frontier"] as? Int ?? 0) >= 1, "\(bounded)")
+        }
+        let one = try await runJourney(["explore", "journeys/examples/pin-model.journey.yaml", "--states", "1"])
+        #expect(one.stdoutLines.first == "examples.pin-model: 1 state, 0 transitions, depth 0: clean", "\(one)")
+        #expect(
+            one.stdout.contains("1 state (reached: the exploration stopped there); 1 state found but not expanded"),
+            "\(one)")
+        let deep = try await runJourney(["explore", "journeys/examples/pin-model.journey.yaml", "--depth", "3"])
+        #expect(deep.stdout.contains("states at the depth bound not expanded"), "\(deep)")
         let bad = try await runJourney(["explore", "--clock-jump", "soon"])
         #expect(bad.status != Exit.ok && bad.stderr.contains("--clock-jump takes"), "\(bad)")
         let unknown = try await runJourney(["explore", "journeys/examples", "--journey", "examples.pin-modl"])
@@ -169,8 +187,8 @@ struct ExploreCommandTests {
         #expect(first.hasPrefix("diia.pin-enter from d5-count-survives-restart: "), "\(result)")
         // From the empty device the journey ends at once; from the scenario's, a PIN is asked for.
         let alone = try await runJourney(["explore", "journeys/diia/pin-enter.journey.yaml"])
-        #expect(alone.stdoutLines.first?.hasPrefix("diia.pin-enter: 1 states, 0 transitions") == true, "\(alone)")
-        #expect(!first.contains(" 1 states"), "\(first)")
+        #expect(alone.stdoutLines.first?.hasPrefix("diia.pin-enter: 1 state, 0 transitions") == true, "\(alone)")
+        #expect(!first.contains(": 1 state,"), "\(first)")
         // The scenario's PIN (4826) opens the seal it made: the right PIN is played too.
         let unreached = result.stdoutLines.first { $0.contains("transitions no path takes") } ?? ""
         #expect(

@@ -116,7 +116,8 @@ public struct JourneyExplorer: Sendable {
         public var transitions: Int
         /// The deepest level reached.
         public var depth: Int
-        /// States at the depth bound, not expanded: where they lead is unknown.
+        /// States found but not expanded, at the depth bound or past the state bound
+        /// (``truncated``): where they lead is unknown.
         public var frontier: Int
         /// Whether the state bound stopped the exploration before the space was exhausted.
         public var truncated: Bool
@@ -603,6 +604,10 @@ public struct JourneyExplorer: Sendable {
                 report(problem.0, problem.1, at: root.index, node: first)
             }
         }
+        // States queued to be expanded, and those expanded: the rest are the frontier.
+        var queued = level.count
+        var expandedCount = 0
+        if parents.count >= bounds.states { result.truncated = true }
 
         var reuse = Reuse(enabled: reusesExpansions && bounds.restarts > 0, capacity: reuseCapacity)
         var depth = 0
@@ -637,6 +642,7 @@ public struct JourneyExplorer: Sendable {
                         reuse.keep(expansion, of: index, restarts: node.restarts, in: table)
                     }
                     expanded[index] = true
+                    expandedCount += 1
                     leftOut.formUnion(expansion.leftOut)
                     // A step some of whose input cannot be made is not judged: where it leads is unknown.
                     if expansion.incomplete { unknown[index] = true }
@@ -675,7 +681,10 @@ public struct JourneyExplorer: Sendable {
                         if let problem = stateProblem(successor, journey) {
                             report(problem.0, problem.1, at: target, node: successor)
                         }
-                        if !reportBroken(successor, at: target) { next.append((target, successor)) }
+                        if !reportBroken(successor, at: target) {
+                            next.append((target, successor))
+                            queued += 1
+                        }
                         if parents.count >= bounds.states {
                             result.truncated = true
                             break
@@ -726,7 +735,7 @@ public struct JourneyExplorer: Sendable {
         }
         result.states = parents.count
         result.depth = depth
-        result.frontier = level.count
+        result.frontier = queued - expandedCount
         // A move played again in the merge may have sent a request too.
         leftOut.formUnion(scratch.takeSentWithoutNetwork())
         result.leftOut = leftOut.sorted()
