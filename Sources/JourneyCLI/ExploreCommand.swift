@@ -366,14 +366,13 @@ struct ExploreCommand: AsyncParsableCommand {
             : "clock jumps of "
                 + result.clockJumps.map { JourneyCore.Duration.format(milliseconds: $0) }.joined(separator: ", ")
         var bounds =
-            result.random == nil
-            ? "bounds: depth \(result.bounds.depth), \(counted(result.bounds.states, "state"))"
-            : "bounds: depth \(result.bounds.depth) per walk; explore.reaches-an-end is not judged on random walks"
+            "bounds: depth \(result.bounds.depth)\(result.random == nil ? "" : " per walk"), \(counted(result.bounds.states, "state"))"
         if result.truncated { bounds += " (reached: the exploration stopped there)" }
         if result.frontier > 0 {
             bounds +=
                 "; \(counted(result.frontier, "state")) \(result.truncated ? "found but" : "at the depth bound") not expanded"
         }
+        if result.random != nil { bounds += "; explore.reaches-an-end is not judged on random walks" }
         lines.append(
             "  played: every input class\(result.random == nil ? "" : ", drawn at random"),\(result.offline ? " the network going away and coming back," : "") up to \(result.bounds.restarts) restart\(result.bounds.restarts == 1 ? "" : "s"), \(jumps); \(bounds)"
         )

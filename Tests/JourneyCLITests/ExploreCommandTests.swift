@@ -408,6 +408,15 @@ extension ExploreCommandTests {
                 "\(result)")
             #expect(result.stdout.contains("  explore.counter-survives: "), "\(result)")
             #expect(result.stdout.contains("explore.reaches-an-end is not judged on random walks"), "\(result)")
+            // The state bound stops the walks too, and the result says how many were played.
+            let bounded = try await runJourney(
+                [
+                    "explore", "--random", "--walks", "1000", "--states", "5",
+                    "\(Self.fixtures)/pin-model-bug.journey.yaml",
+                ])
+            let first = try #require(bounded.stdoutLines.first, "\(bounded)")
+            #expect(first.contains(": 5 states seen, ") && !first.contains(" 1000 random walks"), "\(bounded)")
+            #expect(bounded.stdout.contains("5 states (reached: the exploration stopped there)"), "\(bounded)")
             let again = try await runJourney(arguments)
             #expect(
                 again.stdoutLines.filter { !$0.contains("written to") }

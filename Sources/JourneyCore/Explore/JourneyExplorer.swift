@@ -124,8 +124,8 @@ public struct JourneyExplorer: Sendable {
         public var violations: [Violation]
         /// Steps whose input the explorer cannot make, with why: they are left out.
         public var leftOut: [String]
-        /// For random walks (``walk(_:seed:walks:)``): the seed and the number of walks; nil
-        /// for an exhaustive exploration.
+        /// For random walks (``walk(_:seed:walks:)``): the seed and the number of walks played
+        /// (fewer than asked when the state bound stopped them); nil for an exhaustive exploration.
         public var random: (seed: UInt64, walks: Int)? = nil
         /// Whether the network went away and came back on the paths (there was one to lose).
         public var offline = false

@@ -5,7 +5,8 @@ extension JourneyExplorer {
     /// exhaust. The draws come from `seed` alone: the same seed plays the same walks and
     /// reports the same result. Every state and move is checked as when exploring, but for
     /// `explore.reaches-an-end`, which needs every way out of a state and is not judged; a
-    /// violation's path is the walk up to it, not the shortest.
+    /// violation's path is the walk up to it, not the shortest. The walks stop, and the result
+    /// says so (``Result/truncated``), once they have seen `bounds.states` states.
     public func walk(_ journey: CompiledJourney, seed: UInt64, walks: Int) async -> Result {
         let jumps = bounds.clockJumps ?? Self.durations(of: journey)
         let scratch = Scratch(abstraction(journey, jumps: jumps))
@@ -26,7 +27,7 @@ extension JourneyExplorer {
         }
         /// Reports what is wrong with the state a walk reached; whether the walk stops there.
         func judge(_ node: Node, path: [Move]) -> Bool {
-            _ = seen.insert(scratch.key(node))
+            if seen.insert(scratch.key(node)).new, seen.count >= bounds.states { result.truncated = true }
             // What the scenario's stubs do not cover is not judged.
             if node.outOfScope {
                 if let note = node.note { leftOut.insert(note) }
@@ -44,7 +45,9 @@ extension JourneyExplorer {
 
         if let startLeak, !first.outOfScope { report(.noSecretLeak, startLeak, path: [], node: first) }
         if judge(first, path: []) { return finish(result, seen: seen, leftOut: leftOut) }
-        for walk in 0..<walks {
+        for walk in 0..<walks where !result.truncated {
+            // The walks played: fewer than asked when the state bound stops them.
+            result.random = (seed, walk + 1)
             defer {
                 progress?(
                     Progress(
@@ -52,7 +55,7 @@ extension JourneyExplorer {
             }
             var node = first
             var path: [Move] = []
-            while path.count < bounds.depth {
+            while path.count < bounds.depth && !result.truncated {
                 let (moves, _) = self.moves(node, journey: journey, leftOut: &leftOut)
                 guard !moves.isEmpty else { break }
                 let move = moves[Int(draws.next() % UInt64(moves.count))]
