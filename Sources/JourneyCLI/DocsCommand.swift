@@ -94,7 +94,7 @@ struct DocsCommand: AsyncParsableCommand {
         let locale = self.locale ?? context.settings.locale
         let (project, diagnostics) = Workspace.load(
             paths: context.paths(paths), journeyFolders: context.searchFolders, toolkit: context.toolkit)
-        console.print(diagnostics.errors)
+        console.print(diagnostics.shownWhenRunning)
         guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
 
         // Walkthroughs come from the committed goldens, which `journey test` keeps equal to
@@ -171,7 +171,7 @@ struct DocsCommand: AsyncParsableCommand {
             console.err("\(out): error: cannot write the docs: \(error.reason)\n")
             throw ExitCode(ExitStatus.invalid)
         }
-        console.err("wrote \(files.count) files to \(out)\(source)\n")
+        console.err("wrote \(files.count) file\(files.count == 1 ? "" : "s") to \(out)\(source)\n")
     }
 
     /// What the summary line says of where the walkthroughs come from, given the services

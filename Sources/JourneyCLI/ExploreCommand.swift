@@ -153,7 +153,7 @@ struct ExploreCommand: AsyncParsableCommand {
         let given = paths.isEmpty && !from.isEmpty ? from : context.paths(paths) + from
         let (project, diagnostics) = Workspace.load(
             paths: given, journeyFolders: context.searchFolders, toolkit: context.toolkit)
-        console.print(diagnostics.errors)
+        console.print(diagnostics.shownWhenRunning)
         guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
         let bounds = JourneyExplorer.Bounds(
             depth: depth, restarts: restarts, states: states,

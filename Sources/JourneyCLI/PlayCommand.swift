@@ -99,7 +99,7 @@ struct PlayCommand: AsyncParsableCommand {
         let given = paths.isEmpty && !files.isEmpty ? files : context.paths(paths) + files
         let (project, diagnostics) = Workspace.load(
             paths: given, journeyFolders: context.searchFolders, toolkit: context.toolkit)
-        console.print(diagnostics.errors)
+        console.print(diagnostics.shownWhenRunning)
         guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
         let bounds = JourneyExplorer.Bounds(restarts: 1_000_000)
 

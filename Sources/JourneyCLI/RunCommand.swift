@@ -92,7 +92,7 @@ struct RunCommand: AsyncParsableCommand {
         let named = [scenario] + (journey.map { [$0] } ?? [])
         let (project, diagnostics) = Workspace.load(
             paths: named, journeyFolders: journeyFolders + context.searchFolders, toolkit: context.toolkit)
-        console.print(diagnostics.errors)
+        console.print(diagnostics.shownWhenRunning)
         guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
         guard let compiled = project.scenarios.first(where: { $0.file == scenario }) else {
             throw CLIError("\(scenario) is not a scenario file")

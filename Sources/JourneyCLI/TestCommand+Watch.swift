@@ -93,7 +93,7 @@ extension TestCommand {
         let unrunnable = runner.select(project.unrunnable).filter { chosen($0.file) }.map(
             ScenarioOutcome.init(unrunnable:))
         if let only { console.err("\n" + Self.describe(only.changed, running: selected.count + unrunnable.count)) }
-        console.print(diagnostics.errors)
+        console.print(diagnostics.shownWhenRunning)
         if only != nil && selected.isEmpty && unrunnable.isEmpty { return nil }
         for outcome in unrunnable { console.out(render(outcome, console: console)) }
         let jobs = jobs ?? context.settings.jobs ?? ProcessInfo.processInfo.activeProcessorCount

@@ -154,7 +154,7 @@ struct TestCommand: AsyncParsableCommand {
             return try runWatching(
                 paths: paths, context: context, loaded: (project, diagnostics), console: console)
         }
-        console.print(diagnostics.errors)
+        console.print(diagnostics.shownWhenRunning)
         let options = SuiteOptions(
             filter: filter, tags: tags, shard: try shard.map(Self.parseShard),
             jobs: jobs ?? context.settings.jobs ?? ProcessInfo.processInfo.activeProcessorCount, repeats: repeats,

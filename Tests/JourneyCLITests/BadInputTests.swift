@@ -158,6 +158,29 @@ struct BadInputTests {
         #expect(others.isEmpty, "diagnostics for files that were not named: \(others.sorted())")
     }
 
+    @Test("a folder with nothing to read is warned about by every command, not passed in silence")
+    func emptyFolder() async throws {
+        try await withTemporaryDirectory { directory in
+            let empty = directory.appendingPathComponent("journeys")
+            try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+            try Data("not a journey".utf8).write(to: empty.appendingPathComponent("README.md"))
+            let warning = "journeys:1:1: warning: no journey or scenario files (.yaml) in this folder [files.none]"
+            for command in [["check"], ["test"], ["explore"], ["docs", "--out", "site"]] {
+                let result = try await runJourney(command + ["journeys"], cwd: directory)
+                expectNoCrash(result)
+                #expect(result.stderrLines.contains(warning), "\(command): \(result)")
+            }
+            // A missing folder is an error, not this warning as well.
+            let missing = try await runJourney(["test", "jouneys"], cwd: directory)
+            #expect(missing.status == Exit.invalid, "\(missing)")
+            #expect(!missing.stderr.contains("files.none") && missing.stderr.contains("file.missing"), "\(missing)")
+            // A folder with a journey in it is not warned about.
+            try Data("journey: t.one\n".utf8).write(to: empty.appendingPathComponent("one.journey.yaml"))
+            let found = try await runJourney(["check", "journeys"], cwd: directory)
+            #expect(!found.stderr.contains("files.none"), "\(found)")
+        }
+    }
+
     // MARK: Generated inputs
 
     enum Generated: String, CaseIterable, Sendable, CustomTestStringConvertible {

@@ -10,13 +10,21 @@ import Darwin
 /// Reading inputs and writing outputs for the CLI; the libraries never touch files.
 enum Files {
     /// Every `.yaml`/`.yml` file under the paths (directories are searched recursively), in a
-    /// stable order. Missing paths are reported as diagnostics.
+    /// stable order. Missing paths are reported as errors, folders with no such file as warnings.
     static func yamlFiles(in paths: [String], diagnostics: inout DiagnosticList) -> [String] {
         var result: [String] = []
         for path in paths {
+            let errors = diagnostics.errorCount
             guard let found = yamlFiles(under: path, diagnostics: &diagnostics) else {
                 result.append(path)
                 continue
+            }
+            // A folder with nothing to read is most likely the wrong one: a run that checks
+            // nothing must not pass unremarked.
+            if found.isEmpty && diagnostics.errorCount == errors {
+                diagnostics.warning(
+                    "files.none", "no journey or scenario files (.yaml) in this folder",
+                    at: SourceLocation(file: path, line: 1, column: 1))
             }
             result.append(contentsOf: found.map { Path.join(path, $0) })
         }

@@ -133,6 +133,18 @@ public struct DiagnosticList: Sendable {
         return result
     }
 
+    /// What `run`, `test`, `explore` and `docs` print: the errors, and the warnings about the
+    /// paths they were given (``pathWarnings``: a folder with nothing to read, which a run
+    /// would otherwise pass in silence).
+    public var shownWhenRunning: DiagnosticList {
+        var result = errors
+        result.items += items.filter { $0.severity == .warning && Self.pathWarnings.contains($0.id) }
+        return result
+    }
+
+    /// The ids of the warnings about the paths a command was given.
+    public static let pathWarnings: Set<String> = ["files.none"]
+
     /// Diagnostics in file order, de-duplicated, so output is deterministic; a file that had
     /// more than ``perFileLimit`` ends with a note counting the ones left out.
     public var sorted: [Diagnostic] {
