@@ -145,6 +145,11 @@ struct ExploreCommand: AsyncParsableCommand {
                 throw ValidationError("--clock-jump takes \(JourneyCore.Duration.rule), found '\(jump)'")
             }
         }
+        // Said before exploring, not after: the folder is made when a counterexample is written.
+        var isFolder: ObjCBool = false
+        if let emit, FileManager.default.fileExists(atPath: emit, isDirectory: &isFolder), !isFolder.boolValue {
+            throw ValidationError("--emit takes a folder to write scenarios into; \(emit) is a file")
+        }
     }
 
     func run() async throws {

@@ -170,6 +170,8 @@ struct ExploreCommandTests {
             "\(one)")
         let deep = try await runJourney(["explore", "journeys/examples/pin-model.journey.yaml", "--depth", "3"])
         #expect(deep.stdout.contains("states at the depth bound not expanded"), "\(deep)")
+        let file = try await runJourney(["explore", "--emit", "README.md", "journeys/examples/pin-model.journey.yaml"])
+        #expect(file.status == Exit.invalid && file.stderr.contains("README.md is a file"), "\(file)")
         let bad = try await runJourney(["explore", "--clock-jump", "soon"])
         #expect(bad.status != Exit.ok && bad.stderr.contains("--clock-jump takes"), "\(bad)")
         let unknown = try await runJourney(["explore", "journeys/examples", "--journey", "examples.pin-modl"])
