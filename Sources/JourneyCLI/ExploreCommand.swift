@@ -407,7 +407,10 @@ struct ExploreCommand: AsyncParsableCommand {
                 "  transitions no \(result.random == nil ? "path" : "walk") takes (\(unreached.count) of \(result.declared.count)): "
                     + unreached.map(\.description).joined(separator: ", "))
         }
-        if let coverage { lines.append(coverage.line(result)) }
+        if let coverage {
+            lines.append(coverage.line(result))
+            if let hint = coverage.hint(result) { lines.append(hint) }
+        }
         for item in result.leftOut { lines.append("  left out: \(PrintableText.escaped(item))") }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -497,12 +500,32 @@ struct ScenarioCoverage {
     /// Its scenarios without one (not counted).
     var withoutGolden: Int
     var taken: Set<JourneyExplorer.Edge>
+    /// The transitions each scenario with a golden takes, with its file, in the scenarios' order.
+    var byScenario: [(file: String, taken: Set<JourneyExplorer.Edge>)]
 
     init(journey: String, _ all: [CompiledScenario]) {
         let (recordings, missing) = DocsCommand.recordings(all.filter { $0.journey.id == journey })
         scenarios = recordings.count
         withoutGolden = missing.count
         taken = DocsBuilder.edgesTaken(recordings, journey: journey)
+        byScenario = recordings.map { ($0.file, DocsBuilder.edgesTaken([$0], journey: journey)) }
+    }
+
+    /// For an exploration from the default device that the scenarios outreach (they take
+    /// transitions it never does, since they start on a device set up for them: a PIN sealed,
+    /// values stored), where to explore from instead: the scenario that takes most of those.
+    func hint(_ result: JourneyExplorer.Result) -> String? {
+        guard result.start == nil, result.random == nil, !result.truncated, result.frontier == 0 else { return nil }
+        let missed = taken.subtracting(result.taken)
+        guard !missed.isEmpty else { return nil }
+        var best: (file: String, count: Int)?
+        for (file, edges) in byScenario {
+            let count = edges.intersection(missed).count
+            if count > (best?.count ?? 0) { best = (file, count) }
+        }
+        guard let best else { return nil }
+        return
+            "  hint: the scenarios take \(missed.count) transition\(missed.count == 1 ? "" : "s") no path from the default device takes (they start on a device of their own); to explore from where one starts: journey explore --from \(best.file)"
     }
 
     /// The transitions the exploration takes that no scenario does, in the journey's order.

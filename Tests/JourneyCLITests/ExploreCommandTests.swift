@@ -462,6 +462,31 @@ extension ExploreCommandTests {
             "\(json)")
         let alone = try await runJourney(["explore", "journeys/examples/pin-model.journey.yaml"])
         #expect(alone.stdout.contains("no scenario of the journey is among the files explored"), "\(alone)")
+        // Every transition its scenario takes is reachable from the default device: no hint.
+        #expect(!result.stdout.contains("hint:"), "\(result)")
+    }
+
+    @Test("where the scenarios reach further than the default device, the coverage says where to explore from")
+    func startHint() async throws {
+        try await withTemporaryDirectory { directory in
+            // A new project: its journey asks for the PIN the device keeps, which only its
+            // scenario seals; from the default device the journey ends at once.
+            let made = try await runJourney(["new", "project", "app"], cwd: directory)
+            #expect(made.status == Exit.ok, "\(made)")
+            let project = directory.appendingPathComponent("app")
+            let result = try await runJourney(["explore"], cwd: project)
+            #expect(result.stdoutLines.first == "app.unlock: 1 state, 0 transitions, depth 0: clean", "\(result)")
+            let scenario = "journeys/app/scenarios/wrong-then-right.scenario.yaml"
+            #expect(
+                result.stdoutLines.contains(
+                    "  hint: the scenarios take 2 transitions no path from the default device takes (they start on a device of their own); to explore from where one starts: journey explore --from \(scenario)"
+                ), "\(result)")
+            // The command it gives explores all but the step's PIN missing, which the scenario's device has.
+            let from = try await runJourney(["explore", "--from", scenario], cwd: project)
+            #expect(from.status == Exit.ok, "\(from)")
+            #expect(from.stdout.contains("  transitions no path takes (1 of 4): enterPin --missing-->\n"), "\(from)")
+            #expect(!from.stdout.contains("hint:"), "\(from)")
+        }
     }
 }
 
