@@ -110,7 +110,7 @@ enum BenchExplore {
     }
 
     /// Every journey under `folder` with the default bounds, from where `journey explore
-    /// FOLDER` explores it (``ExplorationStarts/Scenarios/whereTheDeviceCannot``):
+    /// FOLDER` explores it (``ExplorationStarts``):
     /// how many journeys and starts, the states and transitions, and the seconds it took to load
     /// them and to explore them.
     static func shipped(
@@ -127,8 +127,7 @@ enum BenchExplore {
         do {
             found = try ExplorationStarts(
                 journeys: ids.compactMap { library[$0] }, scenarios: project.scenarios, library: library,
-                player: Toolkit.current.player(), bounds: JourneyExplorer.Bounds(), jobs: jobs,
-                from: .whereTheDeviceCannot)
+                player: Toolkit.current.player(), bounds: JourneyExplorer.Bounds(), jobs: jobs)
         } catch { throw CLIError(error.message) }
         var states = 0
         var transitions = 0

@@ -199,7 +199,9 @@ struct ExploreCommand: AsyncParsableCommand {
         var written: [String: String] = [:]
         var coverage: [String: ScenarioCoverage] = [:]
         var transcripts: [String: String] = [:]
-        for run in runs {
+        /// The starts of the journey being explored so far.
+        var group: [(result: JourneyExplorer.Result, excepted: [RuleException])] = []
+        for (index, run) in runs.enumerated() {
             guard case .explore(let journey, var explorer, let start, let file) = run else {
                 if case .notExplored(let journey, let why) = run {
                     entries.append(.notExplored(journey: journey, why: why))
@@ -249,12 +251,15 @@ struct ExploreCommand: AsyncParsableCommand {
                     transcripts["\(journey.id) \(start ?? "") \(violation.id)"] = await Counterexample.transcript(
                         of: scenario, in: library, context)
                 }
-                console.out(
-                    Self.text(
-                        result, excepted: excepted, written: written, coverage: coverage[journey.id],
-                        transcripts: transcripts))
             }
             entries.append(.explored(result, excepted))
+            group.append((result, excepted))
+            // A journey's starts are said together, once the last of them is explored.
+            if !json, runs.indices.contains(index + 1) ? runs[index + 1].journey != journey.id : true {
+                console.out(
+                    Self.text(group: group, written: written, coverage: coverage[journey.id], transcripts: transcripts))
+                group = []
+            }
         }
         if json {
             console.out(Self.json(entries, written: written, coverage: coverage))
@@ -274,13 +279,19 @@ struct ExploreCommand: AsyncParsableCommand {
     enum Start {
         case explore(CompiledJourney, JourneyExplorer, from: String?, file: String?)
         case notExplored(journey: String, why: String)
+
+        var journey: String {
+            switch self {
+            case .explore(let journey, _, _, _): journey.id
+            case .notExplored(let journey, _): journey
+            }
+        }
     }
 
-    /// Where `journey explore PATHS` explores each of `journeys` from, in their order: the
-    /// default device, with the journey's default params; a journey with a param that has no
-    /// default cannot start there, and is explored from where each of its scenarios among
-    /// `scenarios` starts (``ExplorationStarts/Scenarios/whereTheDeviceCannot``). A journey no
-    /// start can run is not explored, and says why.
+    /// Where `journey explore PATHS` explores each of `journeys` from, in their order
+    /// (``ExplorationStarts``): the default device, with the journey's default params (unless
+    /// it has a param with no default), and where each of its scenarios among `scenarios`
+    /// starts. A journey no start can run is not explored, and says why.
     static func starts(
         of journeys: [CompiledJourney], scenarios: [CompiledScenario], library: CompiledLibrary,
         player: ScenarioRunner, bounds: JourneyExplorer.Bounds, jobs: Int
@@ -288,8 +299,7 @@ struct ExploreCommand: AsyncParsableCommand {
         let found: ExplorationStarts
         do {
             found = try ExplorationStarts(
-                journeys: journeys, scenarios: scenarios, library: library, player: player, bounds: bounds, jobs: jobs,
-                from: .whereTheDeviceCannot)
+                journeys: journeys, scenarios: scenarios, library: library, player: player, bounds: bounds, jobs: jobs)
         } catch { throw CLIError(error.message) }
         return journeys.flatMap { journey -> [Start] in
             if let unexplored = found.unexplored.first(where: { $0.journey == journey.id }) {
@@ -365,36 +375,8 @@ struct ExploreCommand: AsyncParsableCommand {
                 "\(name): \(counted(result.states, "state")), \(counted(result.transitions, "transition")), depth \(result.depth): \(verdict)"
             )
         }
-        let jumps =
-            result.clockJumps.isEmpty
-            ? "no clock jumps"
-            : "clock jumps of "
-                + result.clockJumps.map { JourneyCore.Duration.format(milliseconds: $0) }.joined(separator: ", ")
-        var bounds =
-            "bounds: depth \(result.bounds.depth)\(result.random == nil ? "" : " per walk"), \(counted(result.bounds.states, "state"))"
-        if result.truncated { bounds += " (reached: the exploration stopped there)" }
-        if result.frontier > 0 {
-            bounds +=
-                "; \(counted(result.frontier, "state")) \(result.truncated ? "found but" : "at the depth bound") not expanded"
-        }
-        if result.random != nil { bounds += "; explore.reaches-an-end is not judged on random walks" }
-        lines.append(
-            "  played: every input class\(result.random == nil ? "" : ", drawn at random"),\(result.offline ? " the network going away and coming back," : "") up to \(result.bounds.restarts) restart\(result.bounds.restarts == 1 ? "" : "s"), \(jumps); \(bounds)"
-        )
-        for violation in violations {
-            lines.append("  \(violation.id): \(PrintableText.escaped(violation.message))")
-            let moves = violation.path.map(\.description).joined(separator: " → ")
-            lines.append(
-                "    \(violation.path.count) move\(violation.path.count == 1 ? "" : "s"): \(moves.isEmpty ? "at the start" : PrintableText.escaped(moves))"
-            )
-            if let path = written["\(result.journey) \(result.start ?? "") \(violation.id)"] {
-                lines.append("    written to \(path)")
-            }
-            if let transcript = transcripts["\(result.journey) \(result.start ?? "") \(violation.id)"] {
-                lines.append("    transcript:")
-                lines += transcript.split(separator: "\n").map { "      " + $0 }
-            }
-        }
+        lines.append(played(result))
+        lines += violationLines(result, violations, written: written, transcripts: transcripts)
         for exception in excepted {
             let found = result.violations.contains { $0.id == exception.rule.value }
             lines.append(
@@ -407,11 +389,132 @@ struct ExploreCommand: AsyncParsableCommand {
                 "  transitions no \(result.random == nil ? "path" : "walk") takes (\(unreached.count) of \(result.declared.count)): "
                     + unreached.map(\.description).joined(separator: ", "))
         }
-        if let coverage {
-            lines.append(coverage.line(result))
-            if let hint = coverage.hint(result) { lines.append(hint) }
-        }
+        if let coverage { lines.append(coverage.line(result)) }
         for item in result.leftOut { lines.append("  left out: \(PrintableText.escaped(item))") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// What was played and within which bounds; with `stops`, where the bounds stopped it (said
+    /// start by start when there are several).
+    static func played(
+        _ result: JourneyExplorer.Result, stops: Bool = true, network: String = "", seed: Bool = false
+    ) -> String {
+        let jumps =
+            result.clockJumps.isEmpty
+            ? "no clock jumps"
+            : "clock jumps of "
+                + result.clockJumps.map { JourneyCore.Duration.format(milliseconds: $0) }.joined(separator: ", ")
+        var bounds =
+            "bounds: depth \(result.bounds.depth)\(result.random == nil ? "" : " per walk"), \(counted(result.bounds.states, "state"))"
+        if stops, result.truncated { bounds += " (reached: the exploration stopped there)" }
+        if stops, result.frontier > 0 {
+            bounds +=
+                "; \(counted(result.frontier, "state")) \(result.truncated ? "found but" : "at the depth bound") not expanded"
+        }
+        if result.random != nil { bounds += "; explore.reaches-an-end is not judged on random walks" }
+        return
+            "  played: every input class\(result.random.map { seed ? ", drawn at random from seed \($0.seed)" : ", drawn at random" } ?? ""),\(result.offline ? " the network going away and coming back\(network)," : "") up to \(result.bounds.restarts) restart\(result.bounds.restarts == 1 ? "" : "s"), \(jumps); \(bounds)"
+    }
+
+    /// What is said of each violation: its invariant (and, of one start among several, which),
+    /// its message, its path, where its scenario was written, and its replay's transcript.
+    static func violationLines(
+        _ result: JourneyExplorer.Result, _ violations: [JourneyExplorer.Violation], labelled: Bool = false,
+        written: [String: String], transcripts: [String: String]
+    ) -> [String] {
+        var lines: [String] = []
+        let from = labelled ? " (from \(result.start ?? "the default device"))" : ""
+        for violation in violations {
+            lines.append("  \(violation.id)\(from): \(PrintableText.escaped(violation.message))")
+            let moves = violation.path.map(\.description).joined(separator: " → ")
+            lines.append(
+                "    \(violation.path.count) move\(violation.path.count == 1 ? "" : "s"): \(moves.isEmpty ? "at the start" : PrintableText.escaped(moves))"
+            )
+            if let path = written["\(result.journey) \(result.start ?? "") \(violation.id)"] {
+                lines.append("    written to \(path)")
+            }
+            if let transcript = transcripts["\(result.journey) \(result.start ?? "") \(violation.id)"] {
+                lines.append("    transcript:")
+                lines += transcript.split(separator: "\n").map { "      " + $0 }
+            }
+        }
+        return lines
+    }
+
+    /// What is said of a journey explored from several starts (the default device and where
+    /// its scenarios start): the counts over them all and one line for each start, then each
+    /// violation with the start it was found from, and the transitions, coverage and what was
+    /// left out over them all. One start is said as ``text(_:excepted:written:coverage:transcripts:)`` says it.
+    static func text(
+        group: [(result: JourneyExplorer.Result, excepted: [RuleException])], written: [String: String],
+        coverage: ScenarioCoverage? = nil, transcripts: [String: String] = [:]
+    ) -> String {
+        guard let first = group.first else { return "" }
+        let excepted = first.excepted
+        guard group.count > 1 else {
+            return text(
+                first.result, excepted: excepted, written: written, coverage: coverage, transcripts: transcripts)
+        }
+        // The starts as one: what they found together.
+        var all = first.result
+        all.start = nil
+        all.violations = []
+        for (result, _) in group.dropFirst() {
+            all.states += result.states
+            all.transitions += result.transitions
+            all.depth = max(all.depth, result.depth)
+            all.frontier += result.frontier
+            all.truncated = all.truncated || result.truncated
+            all.offline = all.offline || result.offline
+            all.taken.formUnion(result.taken)
+            all.leftOut = Array(Set(all.leftOut).union(result.leftOut)).sorted()
+        }
+        let broken = group.map { reported($0.result, excepted) }
+        let count = broken.reduce(0) { $0 + $1.count }
+        let verdict = count == 0 ? "clean" : counted(count, "violation")
+        let scenarios = group.count { $0.result.start != nil }
+        let starts =
+            scenarios == group.count
+            ? counted(scenarios, "scenario") : "the default device and \(counted(scenarios, "scenario"))"
+        // Each start's counts are its own: a state found from two starts is counted in both.
+        var lines = ["\(all.journey) from \(group.count) starts (\(starts)): \(verdict)"]
+        // The same for every start but for the network, said when some start had one to lose.
+        let offline = group.count { $0.result.offline }
+        lines.append(
+            played(all, stops: false, network: offline < group.count ? " (from the starts with stubs)" : "", seed: true)
+        )
+        for (index, (result, _)) in group.enumerated() {
+            var line =
+                result.random.map {
+                    "  from \(result.start ?? "the default device"): \(counted($0.walks, "random walk")): \(counted(result.states, "state")) seen, \(counted(result.transitions, "move")), the longest \(result.depth)"
+                }
+                ?? "  from \(result.start ?? "the default device"): \(counted(result.states, "state")), \(counted(result.transitions, "transition")), depth \(result.depth)"
+            if result.truncated { line += ", stopped at the state bound" }
+            if result.frontier > 0 {
+                line +=
+                    ", \(counted(result.frontier, "state")) \(result.truncated ? "found but" : "at the depth bound") not expanded"
+            }
+            if !broken[index].isEmpty { line += ": \(counted(broken[index].count, "violation"))" }
+            lines.append(line)
+        }
+        for (index, (result, _)) in group.enumerated() {
+            lines += violationLines(
+                result, broken[index], labelled: true, written: written, transcripts: transcripts)
+        }
+        for exception in excepted {
+            let found = group.contains { $0.result.violations.contains { $0.id == exception.rule.value } }
+            lines.append(
+                "  \(exception.rule.value) \(found ? "broken on purpose" : "declared as an exception but not broken"): \(PrintableText.escaped(exception.reason))"
+            )
+        }
+        let unreached = all.unreached
+        if !unreached.isEmpty, !all.truncated, all.frontier == 0 {
+            lines.append(
+                "  transitions no \(all.random == nil ? "path" : "walk") takes from any start (\(unreached.count) of \(all.declared.count)): "
+                    + unreached.map(\.description).joined(separator: ", "))
+        }
+        if let coverage { lines.append(coverage.line(all)) }
+        for item in all.leftOut { lines.append("  left out: \(PrintableText.escaped(item))") }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -500,32 +603,12 @@ struct ScenarioCoverage {
     /// Its scenarios without one (not counted).
     var withoutGolden: Int
     var taken: Set<JourneyExplorer.Edge>
-    /// The transitions each scenario with a golden takes, with its file, in the scenarios' order.
-    var byScenario: [(file: String, taken: Set<JourneyExplorer.Edge>)]
 
     init(journey: String, _ all: [CompiledScenario]) {
         let (recordings, missing) = DocsCommand.recordings(all.filter { $0.journey.id == journey })
         scenarios = recordings.count
         withoutGolden = missing.count
         taken = DocsBuilder.edgesTaken(recordings, journey: journey)
-        byScenario = recordings.map { ($0.file, DocsBuilder.edgesTaken([$0], journey: journey)) }
-    }
-
-    /// For an exploration from the default device that the scenarios outreach (they take
-    /// transitions it never does, since they start on a device set up for them: a PIN sealed,
-    /// values stored), where to explore from instead: the scenario that takes most of those.
-    func hint(_ result: JourneyExplorer.Result) -> String? {
-        guard result.start == nil, result.random == nil, !result.truncated, result.frontier == 0 else { return nil }
-        let missed = taken.subtracting(result.taken)
-        guard !missed.isEmpty else { return nil }
-        var best: (file: String, count: Int)?
-        for (file, edges) in byScenario {
-            let count = edges.intersection(missed).count
-            if count > (best?.count ?? 0) { best = (file, count) }
-        }
-        guard let best else { return nil }
-        return
-            "  hint: the scenarios take \(missed.count) transition\(missed.count == 1 ? "" : "s") no path from the default device takes (they start on a device of their own); to explore from where one starts: journey explore --from \(best.file)"
     }
 
     /// The transitions the exploration takes that no scenario does, in the journey's order.

@@ -1,10 +1,9 @@
 import JourneyCore
 
-/// Where each journey is explored from: the default device, when the journey can start with no
-/// params given, and where its scenarios start (their device, params, network stubs and typed
-/// values), scenarios that start alike explored once. `journey test --explore` explores every
-/// scenario's start (``Scenarios/all``); `journey explore` only those of a journey the default
-/// device cannot start (``Scenarios/whereTheDeviceCannot``). A journey no start can run is
+/// Where each journey is explored from, by `journey explore` and `journey test --explore` alike:
+/// the default device, when the journey can start with no params given, and where its scenarios
+/// start (their device, params, network stubs and typed values), scenarios that start alike
+/// explored once, scenarios that need a live service never. A journey no start can run is
 /// ``unexplored``, with why.
 public struct ExplorationStarts: Sendable {
     public struct Start: Sendable {
@@ -14,15 +13,6 @@ public struct ExplorationStarts: Sendable {
         public var scenario: CompiledScenario?
         /// The other scenarios that start where `scenario` does.
         public var alike: [String] = []
-    }
-
-    /// Which scenarios' starts are explored.
-    public enum Scenarios: Sendable {
-        /// Every scenario's, besides the default device.
-        case all
-        /// Only those of a journey that needs a param with no default, which cannot start on
-        /// the default device.
-        case whereTheDeviceCannot
     }
 
     /// Why a journey has no start.
@@ -59,12 +49,11 @@ public struct ExplorationStarts: Sendable {
         var hints: ExplorationHints
     }
 
-    /// The starts of `journeys` and of `scenarios` (those that need no live service, and, with
-    /// ``Scenarios/whereTheDeviceCannot``, only of journeys that need params), scenarios set up
-    /// by `player`, each explored on `jobs` threads.
+    /// The starts of `journeys` and of `scenarios` (those that need no live service), scenarios
+    /// set up by `player`, each explored on `jobs` threads.
     public init(
         journeys: [CompiledJourney], scenarios: [CompiledScenario], library: CompiledLibrary, player: ScenarioRunner,
-        bounds: JourneyExplorer.Bounds, jobs: Int = 1, from which: Scenarios = .all
+        bounds: JourneyExplorer.Bounds, jobs: Int = 1
     ) throws(ScenarioRunner.SetupError) {
         let defaultExplorer = JourneyExplorer(
             library: library, device: JourneyExplorer.defaultDevice, bounds: bounds, jobs: jobs)
@@ -79,7 +68,7 @@ public struct ExplorationStarts: Sendable {
         }
         var seen: [Fingerprint: Int] = [:]
         for scenario in scenarios.sorted(by: { ($0.journey.id, $0.id, $0.file) < ($1.journey.id, $1.id, $1.file) })
-        where scenario.needs.isEmpty && (which == .all || needing[scenario.journey.id] != nil) {
+        where scenario.needs.isEmpty {
             let explorer = try player.explorer(from: scenario, in: library, bounds: bounds, jobs: jobs)
             let stubs = scenario.network.map { stub in
                 var stub = stub

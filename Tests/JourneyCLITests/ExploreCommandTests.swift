@@ -221,12 +221,16 @@ extension ExploreCommandTests {
         let folder = try await runJourney(["explore", "journeys/examples"], timeout: 120)
         #expect(folder.status == Exit.ok, "\(folder)")
         #expect(!folder.stdout.contains("explore.never-fails"), "\(folder)")
-        let tree = folder.stdoutLines.filter { $0.hasPrefix("examples.tree-login") }
-        #expect(tree.first?.hasPrefix("examples.tree-login from tree-code-expired: ") == true, "\(tree)")
-        #expect(tree.count == 7 && tree.allSatisfy { $0.contains(" from ") && $0.hasSuffix(": clean") }, "\(tree)")
+        // Said together: the counts over its starts, then a line for each.
+        let lines = folder.stdoutLines
+        let tree = try #require(lines.firstIndex { $0.hasPrefix("examples.tree-login") }, "\(folder)")
+        #expect(lines[tree] == "examples.tree-login from 7 starts (7 scenarios): clean", "\(lines[tree])")
+        let starts = lines[(tree + 2)...].prefix { $0.hasPrefix("  from ") }
+        #expect(starts.first?.hasPrefix("  from tree-code-expired: ") == true, "\(starts)")
+        #expect(starts.count == 7 && !starts.contains { $0.contains("the default device") }, "\(starts)")
         #expect(
             folder.stderr.contains(
-                "explored 4 journeys from 10 starts: 4 clean, 0 with violations"), "\(folder)")
+                "explored 4 journeys from 29 starts: 4 clean, 0 with violations"), "\(folder)")
 
         let alone = try await runJourney(["explore", "journeys/examples/tree-login.journey.yaml"])
         #expect(alone.status == Exit.ok, "\(alone)")
@@ -466,8 +470,8 @@ extension ExploreCommandTests {
         #expect(!result.stdout.contains("hint:"), "\(result)")
     }
 
-    @Test("where the scenarios reach further than the default device, the coverage says where to explore from")
-    func startHint() async throws {
+    @Test("a journey is explored from the default device and from where each of its scenarios starts, said together")
+    func scenarioStarts() async throws {
         try await withTemporaryDirectory { directory in
             // A new project: its journey asks for the PIN the device keeps, which only its
             // scenario seals; from the default device the journey ends at once.
@@ -475,17 +479,28 @@ extension ExploreCommandTests {
             #expect(made.status == Exit.ok, "\(made)")
             let project = directory.appendingPathComponent("app")
             let result = try await runJourney(["explore"], cwd: project)
-            #expect(result.stdoutLines.first == "app.unlock: 1 state, 0 transitions, depth 0: clean", "\(result)")
-            let scenario = "journeys/app/scenarios/wrong-then-right.scenario.yaml"
+            #expect(result.status == Exit.ok, "\(result)")
             #expect(
-                result.stdoutLines.contains(
-                    "  hint: the scenarios take 2 transitions no path from the default device takes (they start on a device of their own); to explore from where one starts: journey explore --from \(scenario)"
-                ), "\(result)")
-            // The command it gives explores all but the step's PIN missing, which the scenario's device has.
+                Array(result.stdoutLines.prefix(4)) == [
+                    "app.unlock from 2 starts (the default device and 1 scenario): clean",
+                    "  played: every input class, up to 2 restarts, no clock jumps; bounds: depth 30, 200000 states",
+                    "  from the default device: 1 state, 0 transitions, depth 0",
+                    "  from wrong-then-right: 24 states, 33 transitions, depth 5",
+                ], "\(result)")
+            // Every transition is taken from one start or the other; the coverage is over both.
+            #expect(!result.stdout.contains("transitions no path takes"), "\(result)")
+            #expect(result.stdout.contains("  coverage: the explored paths take 4 of 4 transitions"), "\(result)")
+            #expect(result.stderr.contains("explored 1 journey from 2 starts: 1 clean"), "\(result)")
+            // --json gives each start on its own.
+            let json = try await runJourney(["explore", "--json"], cwd: project)
+            let entries = try #require(
+                try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]], "\(json)")
+            #expect(entries.map { $0["from"] as? String } == [nil, "wrong-then-right"], "\(json)")
+            // From the one scenario alone, the step's PIN is never missing: that transition is not taken.
+            let scenario = "journeys/app/scenarios/wrong-then-right.scenario.yaml"
             let from = try await runJourney(["explore", "--from", scenario], cwd: project)
             #expect(from.status == Exit.ok, "\(from)")
             #expect(from.stdout.contains("  transitions no path takes (1 of 4): enterPin --missing-->\n"), "\(from)")
-            #expect(!from.stdout.contains("hint:"), "\(from)")
         }
     }
 }
