@@ -54,10 +54,12 @@ struct ExploreCommand: AsyncParsableCommand {
             alone: the same seed gives the same result. Every state and move is checked, but for \
             explore.reaches-an-end, which needs every way out of a state.
 
-            A journey starts on the default device with its default params; one with a param \
-            that has no default is explored from where each of its scenarios among the files \
-            starts, as journey test --explore does, or, when none can start it, not explored, \
-            saying why.
+            A journey is explored from the default device with its default params, and from \
+            where each of its scenarios among the files starts (its device, sealed PINs, \
+            params and stubs), as journey test --explore does; its starts are said together. \
+            One with a param that has no default does not start on the default device; when \
+            no scenario can start it either, it is not explored, saying why. --from explores \
+            from a scenario's start alone.
 
             On a terminal, a long exploration says how far it has got on standard error, on a \
             line taken away before its result is printed.
@@ -127,7 +129,7 @@ struct ExploreCommand: AsyncParsableCommand {
     @Option(name: .customLong("emit"), help: "Write each counterexample as a scenario into this folder.")
     var emit: String?
 
-    @Flag(help: "Print the results as JSON.")
+    @Flag(help: "Print the results as JSON, an entry for each start (described by schemas/explore-report.schema.json).")
     var json = false
 
     func validate() throws {

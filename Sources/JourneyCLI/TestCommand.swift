@@ -100,7 +100,7 @@ struct TestCommand: AsyncParsableCommand {
     @Option(help: "Write a JUnit XML report to this file.")
     var junit: String?
 
-    @Option(help: "Write a JSON report to this file.")
+    @Option(help: "Write a JSON report to this file (described by schemas/test-report.schema.json).")
     var json: String?
 
     @Option(
