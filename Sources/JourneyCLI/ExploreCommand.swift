@@ -190,10 +190,15 @@ struct ExploreCommand: AsyncParsableCommand {
             guard let scenario = project.scenarios.first(where: { $0.file == file }) else {
                 throw CLIError("\(file) is not a scenario file")
             }
-            runs.append(
+            // A start already to be explored (its scenario among the paths, or named twice) is
+            // explored once; another start of a journey explored is said with its other starts.
+            let same = runs.indices.filter { runs[$0].journey == scenario.journey.id }
+            if same.contains(where: { runs[$0].file == scenario.file }) { continue }
+            runs.insert(
                 .explore(
                     scenario.journey, try Self.explorer(from: scenario, library, context, bounds, jobs: threads),
-                    from: scenario.id, file: file))
+                    from: scenario.id, file: file),
+                at: same.last.map { $0 + 1 } ?? runs.endIndex)
         }
 
         /// What is printed, in order: each result, and each journey not explored.
@@ -287,6 +292,12 @@ struct ExploreCommand: AsyncParsableCommand {
             case .explore(let journey, _, _, _): journey.id
             case .notExplored(let journey, _): journey
             }
+        }
+
+        /// The file of the scenario it starts from.
+        var file: String? {
+            guard case .explore(_, _, _, let file) = self else { return nil }
+            return file
         }
     }
 

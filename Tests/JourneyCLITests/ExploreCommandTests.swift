@@ -501,6 +501,11 @@ extension ExploreCommandTests {
             let from = try await runJourney(["explore", "--from", scenario], cwd: project)
             #expect(from.status == Exit.ok, "\(from)")
             #expect(from.stdout.contains("  transitions no path takes (1 of 4): enterPin --missing-->\n"), "\(from)")
+            // A start named again, or already among the paths, is explored once.
+            let twice = try await runJourney(["explore", "--from", scenario, "--from", scenario], cwd: project)
+            #expect(twice.stdout == from.stdout, "\(twice)")
+            let again = try await runJourney(["explore", "journeys", "--from", scenario], cwd: project)
+            #expect(again.stdout == result.stdout, "\(again)")
         }
     }
 }
