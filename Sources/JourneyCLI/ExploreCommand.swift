@@ -455,9 +455,10 @@ struct ExploreCommand: AsyncParsableCommand {
     }
 
     /// What is said of a journey explored from several starts (the default device and where
-    /// its scenarios start): the counts over them all and one line for each start, then each
-    /// violation with the start it was found from, and the transitions, coverage and what was
-    /// left out over them all. One start is said as ``text(_:excepted:written:coverage:transcripts:)`` says it.
+    /// its scenarios start): the verdict over them all, a line for each start with its counts
+    /// (its own: a state found from two starts is counted in both), each violation with the
+    /// start it was found from, and the transitions, coverage and what was left out over them
+    /// all. One start is said as ``text(_:excepted:written:coverage:transcripts:)`` says it.
     static func text(
         group: [(result: JourneyExplorer.Result, excepted: [RuleException])], written: [String: String],
         coverage: ScenarioCoverage? = nil, transcripts: [String: String] = [:]
@@ -468,14 +469,11 @@ struct ExploreCommand: AsyncParsableCommand {
             return text(
                 first.result, excepted: excepted, written: written, coverage: coverage, transcripts: transcripts)
         }
-        // The starts as one: what they found together.
+        // The starts as one: the transitions they took and what they left out, together.
         var all = first.result
         all.start = nil
         all.violations = []
         for (result, _) in group.dropFirst() {
-            all.states += result.states
-            all.transitions += result.transitions
-            all.depth = max(all.depth, result.depth)
             all.frontier += result.frontier
             all.truncated = all.truncated || result.truncated
             all.offline = all.offline || result.offline
@@ -489,7 +487,6 @@ struct ExploreCommand: AsyncParsableCommand {
         let starts =
             scenarios == group.count
             ? counted(scenarios, "scenario") : "the default device and \(counted(scenarios, "scenario"))"
-        // Each start's counts are its own: a state found from two starts is counted in both.
         var lines = ["\(all.journey) from \(group.count) starts (\(starts)): \(verdict)"]
         // The same for every start but for the network, said when some start had one to lose.
         let offline = group.count { $0.result.offline }

@@ -501,6 +501,20 @@ extension ExploreCommandTests {
             let from = try await runJourney(["explore", "--from", scenario], cwd: project)
             #expect(from.status == Exit.ok, "\(from)")
             #expect(from.stdout.contains("  transitions no path takes (1 of 4): enterPin --missing-->\n"), "\(from)")
+            // A violation found from one start among several says which.
+            let fixtures = try await runJourney([
+                "explore", "\(Paths.root.path)/\(Self.fixtures)", "--journey", "explore.server",
+            ])
+            #expect(fixtures.status == Exit.failed, "\(fixtures)")
+            #expect(
+                Array(fixtures.stdoutLines.prefix(5)) == [
+                    "explore.server from 3 starts (the default device and 2 scenarios): 2 violations",
+                    "  played: every input class, the network going away and coming back (from the starts with stubs), up to 2 restarts, no clock jumps; bounds: depth 30, 200000 states",
+                    "  from the default device: 6 states, 16 transitions, depth 3: 1 violation",
+                    "  from server-answers-in-turn: 40 states, 158 transitions, depth 5",
+                    "  from server-refuses-all: 12 states, 44 transitions, depth 4: 1 violation",
+                ], "\(fixtures)")
+            #expect(fixtures.stdout.contains("\n  explore.reaches-an-end (from server-refuses-all): "), "\(fixtures)")
             // A start named again, or already among the paths, is explored once.
             let twice = try await runJourney(["explore", "--from", scenario, "--from", scenario], cwd: project)
             #expect(twice.stdout == from.stdout, "\(twice)")
