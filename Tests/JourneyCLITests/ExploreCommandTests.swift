@@ -264,7 +264,7 @@ extension ExploreCommandTests {
         #expect(alone.status == Exit.ok, "\(alone)")
         #expect(
             alone.stdoutLines.contains(
-                "  left out: examples.mfa-enrolment.status: sends a request with no network to send it to: it goes as if offline (a server's answers are played from a scenario that stubs them, with --from)"
+                "  left out: examples.mfa-enrolment.status: sends a request with no network to send it to: it goes as if offline (a server's answers are played from where a scenario that stubs them starts: give its folder, or --from it)"
             ), "\(alone)")
         let stubbed = try await runJourney([
             "explore", "--from", "journeys/examples/scenarios/mfa-app-enrolment.scenario.yaml",

@@ -1059,7 +1059,7 @@ public struct JourneyExplorer: Sendable {
     /// What is left out at a step whose handler sent a request with no network to send it to
     /// (`journey.step`): the server's answers; the request went as if the device were offline.
     static func sentWithoutNetwork(_ step: String) -> String {
-        "\(step): sends a request with no network to send it to: it goes as if offline (a server's answers are played from a scenario that stubs them, with --from)"
+        "\(step): sends a request with no network to send it to: it goes as if offline (a server's answers are played from where a scenario that stubs them starts: give its folder, or --from it)"
     }
 
     /// Why a step of a handler not declared deterministic is left out.
