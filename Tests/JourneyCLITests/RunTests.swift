@@ -315,6 +315,13 @@ struct RunTests {
                     run.stdout.contains(expected == "uk" ? "screen \"Вітаємо\"" : "screen \"Welcome\""), "\(run.stdout)"
                 )
             }
+            // A locale the journey has no texts in is refused, not written into the header over
+            // texts in another.
+            let french = try await runJourney(
+                ["run", "--scenario", "s.scenario.yaml", "--locale", "fr"], cwd: directory)
+            expectNoCrash(french)
+            #expect(french.status == Exit.invalid && french.stdout.isEmpty, "\(french)")
+            #expect(french.stderr.contains("journey 't.greet' has no locale 'fr': it has uk, en"), "\(french)")
         }
     }
 }
