@@ -12,7 +12,7 @@ extension JourneyExplorer {
         let scratch = Scratch(abstraction(journey, jumps: jumps))
         let (begun, first, watchesSecrets, startLeak) = await begin(journey, jumps: jumps, scratch: scratch)
         var result = begun
-        result.random = (seed, walks)
+        result.random = (seed, 0)
 
         var seen = StateTable()
         var leftOut = Set(scratch.takeSentWithoutNetwork())
