@@ -58,8 +58,8 @@ struct ExploreCommand: AsyncParsableCommand {
             where each of its scenarios among the files starts (its device, sealed PINs, \
             params and stubs), as journey test --explore does; its starts are said together. \
             One with a param that has no default does not start on the default device; when \
-            no scenario can start it either, it is not explored, saying why. --from explores \
-            from a scenario's start alone.
+            no scenario can start it either, it is not explored, saying why. --from adds a \
+            scenario's start; given alone, it is the only one explored.
 
             On a terminal, a long exploration says how far it has got on standard error, on a \
             line taken away before its result is printed.
@@ -88,7 +88,7 @@ struct ExploreCommand: AsyncParsableCommand {
     @Option(help: "The most app restarts on one path.")
     var restarts = 2
 
-    @Option(help: "The most states to keep per journey; past them the exploration stops and says so.")
+    @Option(help: "The most states to keep per start of a journey; past them its exploration stops and says so.")
     var states = 200_000
 
     @Option(
@@ -181,23 +181,29 @@ struct ExploreCommand: AsyncParsableCommand {
                     "no journey '\(unknown[0])' in \(context.paths(paths).joined(separator: ", "))\(Suggestion.hint(for: unknown[0], in: found))"
                 )
             }
+            // Each journey once, however often it is named; only its scenarios' starts are made.
+            var chosen: [String] = []
+            for id in journeys.isEmpty ? found.sorted() : journeys where !chosen.contains(id) { chosen.append(id) }
             runs += try Self.starts(
-                of: (journeys.isEmpty ? found.sorted() : journeys).compactMap { library[$0] },
-                scenarios: project.scenarios, library: library,
+                of: chosen.compactMap { library[$0] },
+                scenarios: project.scenarios.filter { chosen.contains($0.journey.id) }, library: library,
                 player: context.toolkit.player(defaults: context.scenarioDefaults), bounds: bounds, jobs: threads)
         }
         for file in from {
             guard let scenario = project.scenarios.first(where: { $0.file == file }) else {
                 throw CLIError("\(file) is not a scenario file")
             }
-            // A start already to be explored (its scenario among the paths, or named twice) is
-            // explored once; another start of a journey explored is said with its other starts.
+            // A start already to be explored (its scenario, or one that starts alike, among the
+            // paths, or named twice) is explored once; another start of a journey explored is
+            // said with its other starts.
             let same = runs.indices.filter { runs[$0].journey == scenario.journey.id }
-            if same.contains(where: { runs[$0].file == scenario.file }) { continue }
+            if same.contains(where: { runs[$0].file == scenario.file || runs[$0].alike.contains(scenario.id) }) {
+                continue
+            }
             runs.insert(
                 .explore(
                     scenario.journey, try Self.explorer(from: scenario, library, context, bounds, jobs: threads),
-                    from: scenario.id, file: file),
+                    from: scenario.id, file: file, alike: []),
                 at: same.last.map { $0 + 1 } ?? runs.endIndex)
         }
 
@@ -209,7 +215,7 @@ struct ExploreCommand: AsyncParsableCommand {
         /// The starts of the journey being explored so far.
         var group: [(result: JourneyExplorer.Result, excepted: [RuleException])] = []
         for (index, run) in runs.enumerated() {
-            guard case .explore(let journey, var explorer, let start, let file) = run else {
+            guard case .explore(let journey, var explorer, let start, let file, _) = run else {
                 if case .notExplored(let journey, let why) = run {
                     entries.append(.notExplored(journey: journey, why: why))
                     if !json { console.out("\(journey): not explored: \(PrintableText.escaped(why))\n") }
@@ -284,20 +290,26 @@ struct ExploreCommand: AsyncParsableCommand {
     /// One exploration `journey explore` plays: a journey, its explorer, and the scenario it
     /// starts from (nil: the default device); or a journey it cannot start, and why.
     enum Start {
-        case explore(CompiledJourney, JourneyExplorer, from: String?, file: String?)
+        /// `alike`: the other scenarios that start where `from` does.
+        case explore(CompiledJourney, JourneyExplorer, from: String?, file: String?, alike: [String])
         case notExplored(journey: String, why: String)
 
         var journey: String {
             switch self {
-            case .explore(let journey, _, _, _): journey.id
+            case .explore(let journey, _, _, _, _): journey.id
             case .notExplored(let journey, _): journey
             }
         }
 
         /// The file of the scenario it starts from.
         var file: String? {
-            guard case .explore(_, _, _, let file) = self else { return nil }
+            guard case .explore(_, _, _, let file, _) = self else { return nil }
             return file
+        }
+
+        var alike: [String] {
+            guard case .explore(_, _, _, _, let alike) = self else { return [] }
+            return alike
         }
     }
 
@@ -320,7 +332,7 @@ struct ExploreCommand: AsyncParsableCommand {
                 return [.notExplored(journey: journey.id, why: "\(unexplored)\(hint)")]
             }
             return found.starts.filter { $0.journey.id == journey.id }.map {
-                .explore($0.journey, $0.explorer, from: $0.scenario?.id, file: $0.scenario?.file)
+                .explore($0.journey, $0.explorer, from: $0.scenario?.id, file: $0.scenario?.file, alike: $0.alike)
             }
         }
     }

@@ -466,8 +466,6 @@ extension ExploreCommandTests {
             "\(json)")
         let alone = try await runJourney(["explore", "journeys/examples/pin-model.journey.yaml"])
         #expect(alone.stdout.contains("no scenario of the journey is among the files explored"), "\(alone)")
-        // Every transition its scenario takes is reachable from the default device: no hint.
-        #expect(!result.stdout.contains("hint:"), "\(result)")
     }
 
     @Test("a journey is explored from the default device and from where each of its scenarios starts, said together")
@@ -520,6 +518,18 @@ extension ExploreCommandTests {
             #expect(twice.stdout == from.stdout, "\(twice)")
             let again = try await runJourney(["explore", "journeys", "--from", scenario], cwd: project)
             #expect(again.stdout == result.stdout, "\(again)")
+            let named = try await runJourney(
+                ["explore", "journeys", "--journey", "app.unlock", "--journey", "app.unlock"], cwd: project)
+            #expect(named.stdout == result.stdout, "\(named)")
+            // So is a scenario that starts where another does, named with --from.
+            let copy = "journeys/app/scenarios/copy.scenario.yaml"
+            let text = try String(contentsOf: project.appendingPathComponent(scenario), encoding: .utf8)
+            try writeText(
+                text.replacingOccurrences(of: "scenario: wrong-then-right", with: "scenario: copy"),
+                to: project.appendingPathComponent(copy))
+            let alike = try await runJourney(["explore", "journeys", "--from", copy], cwd: project)
+            #expect(alike.stdoutLines.first == "app.unlock from 2 starts (the default device and 1 scenario): clean")
+            #expect(alike.stdoutLines.filter { $0.hasPrefix("  from ") }.count == 2, "\(alike)")
         }
     }
 }

@@ -635,6 +635,14 @@ def check_reports(report: Report, validators: dict, binary: str):
                         {**instance, "scenarios": [{**scenario, "status": "flaky"}]}),
                        ("test-report", "without `summary`", {k: v for k, v in instance.items() if k != "summary"}),
                        ("test-report", "with a state it never has", {**instance, "state": "done"})]
+        # What the loader takes is taken: a journey id part may start with a digit (`demo.2fa`).
+        if outputs["explore-report"]:
+            what = "explore-report.schema.json accepts every journey id the loader accepts (demo.2fa)"
+            errors = schema_errors(validators["explore-report"], [{**entry, "journey": "demo.2fa"}])
+            if errors:
+                report.fail(what, errors)
+            else:
+                report.ok(what)
         for kind, how, instance in broken:
             what = f"{kind}.schema.json rejects a report {how}"
             if schema_errors(validators[kind], instance):

@@ -607,7 +607,8 @@ public struct JourneyExplorer: Sendable {
         // States queued to be expanded, and those expanded: the rest are the frontier.
         var queued = level.count
         var expandedCount = 0
-        if parents.count >= bounds.states { result.truncated = true }
+        // At the bound already: the start, if it waits for a move, is not expanded.
+        if parents.count >= bounds.states, !level.isEmpty, case .runStep = first.action { result.truncated = true }
 
         var reuse = Reuse(enabled: reusesExpansions && bounds.restarts > 0, capacity: reuseCapacity)
         var depth = 0
