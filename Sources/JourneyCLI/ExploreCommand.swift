@@ -167,7 +167,7 @@ struct ExploreCommand: AsyncParsableCommand {
             clockJumps: clockJumps.isEmpty ? nil : clockJumps.compactMap { JourneyCore.Duration.parse($0) },
             offline: offline)
         let threads = jobs ?? ProcessInfo.processInfo.activeProcessorCount
-        var runs: [Start] = []
+        var chosen: [String] = []
         if from.isEmpty || !paths.isEmpty {
             // The journeys of the files given, not those found only to be called.
             let roots = context.paths(paths).map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
@@ -181,31 +181,21 @@ struct ExploreCommand: AsyncParsableCommand {
                     "no journey '\(unknown[0])' in \(context.paths(paths).joined(separator: ", "))\(Suggestion.hint(for: unknown[0], in: found))"
                 )
             }
-            // Each journey once, however often it is named; only its scenarios' starts are made.
-            var chosen: [String] = []
+            // Each journey once, however often it is named.
             for id in journeys.isEmpty ? found.sorted() : journeys where !chosen.contains(id) { chosen.append(id) }
-            runs += try Self.starts(
-                of: chosen.compactMap { library[$0] },
-                scenarios: project.scenarios.filter { chosen.contains($0.journey.id) }, library: library,
-                player: context.toolkit.player(defaults: context.scenarioDefaults), bounds: bounds, jobs: threads)
         }
-        for file in from {
+        let named = try from.map { file in
             guard let scenario = project.scenarios.first(where: { $0.file == file }) else {
                 throw CLIError("\(file) is not a scenario file")
             }
-            // A start already to be explored (its scenario, or one that starts alike, among the
-            // paths, or named twice) is explored once; another start of a journey explored is
-            // said with its other starts.
-            let same = runs.indices.filter { runs[$0].journey == scenario.journey.id }
-            if same.contains(where: { runs[$0].file == scenario.file || runs[$0].alike.contains(scenario.id) }) {
-                continue
-            }
-            runs.insert(
-                .explore(
-                    scenario.journey, try Self.explorer(from: scenario, library, context, bounds, jobs: threads),
-                    from: scenario.id, file: file, alike: []),
-                at: same.last.map { $0 + 1 } ?? runs.endIndex)
+            return scenario
         }
+        // Only the chosen journeys' scenarios are set up as starts, and those named.
+        let runs = try Self.starts(
+            of: chosen.compactMap { library[$0] },
+            scenarios: project.scenarios.filter { chosen.contains($0.journey.id) },
+            named: named, library: library, player: context.toolkit.player(defaults: context.scenarioDefaults),
+            bounds: bounds, jobs: threads)
 
         /// What is printed, in order: each result, and each journey not explored.
         var entries: [Entry] = []
@@ -215,7 +205,7 @@ struct ExploreCommand: AsyncParsableCommand {
         /// The starts of the journey being explored so far.
         var group: [(result: JourneyExplorer.Result, excepted: [RuleException])] = []
         for (index, run) in runs.enumerated() {
-            guard case .explore(let journey, var explorer, let start, let file, _) = run else {
+            guard case .explore(let journey, var explorer, let start, let file) = run else {
                 if case .notExplored(let journey, let why) = run {
                     entries.append(.notExplored(journey: journey, why: why))
                     if !json { console.out("\(journey): not explored: \(PrintableText.escaped(why))\n") }
@@ -290,51 +280,44 @@ struct ExploreCommand: AsyncParsableCommand {
     /// One exploration `journey explore` plays: a journey, its explorer, and the scenario it
     /// starts from (nil: the default device); or a journey it cannot start, and why.
     enum Start {
-        /// `alike`: the other scenarios that start where `from` does.
-        case explore(CompiledJourney, JourneyExplorer, from: String?, file: String?, alike: [String])
+        case explore(CompiledJourney, JourneyExplorer, from: String?, file: String?)
         case notExplored(journey: String, why: String)
 
         var journey: String {
             switch self {
-            case .explore(let journey, _, _, _, _): journey.id
+            case .explore(let journey, _, _, _): journey.id
             case .notExplored(let journey, _): journey
             }
         }
-
-        /// The file of the scenario it starts from.
-        var file: String? {
-            guard case .explore(_, _, _, let file, _) = self else { return nil }
-            return file
-        }
-
-        var alike: [String] {
-            guard case .explore(_, _, _, _, let alike) = self else { return [] }
-            return alike
-        }
     }
 
-    /// Where `journey explore PATHS` explores each of `journeys` from, in their order
+    /// Where `journey explore` explores each of `journeys` from, in their order
     /// (``ExplorationStarts``): the default device, with the journey's default params (unless
     /// it has a param with no default), and where each of its scenarios among `scenarios`
-    /// starts. A journey no start can run is not explored, and says why.
+    /// starts; then the starts of the `named` scenarios (`--from`) of other journeys. A journey
+    /// no start can run is not explored, and says why.
     static func starts(
-        of journeys: [CompiledJourney], scenarios: [CompiledScenario], library: CompiledLibrary,
-        player: ScenarioRunner, bounds: JourneyExplorer.Bounds, jobs: Int
+        of journeys: [CompiledJourney], scenarios: [CompiledScenario], named: [CompiledScenario],
+        library: CompiledLibrary, player: ScenarioRunner, bounds: JourneyExplorer.Bounds, jobs: Int
     ) throws -> [Start] {
         let found: ExplorationStarts
         do {
             found = try ExplorationStarts(
-                journeys: journeys, scenarios: scenarios, library: library, player: player, bounds: bounds, jobs: jobs)
+                journeys: journeys, scenarios: scenarios, named: named, library: library, player: player,
+                bounds: bounds, jobs: jobs)
         } catch { throw CLIError(error.message) }
-        return journeys.flatMap { journey -> [Start] in
+        func explore(_ start: ExplorationStarts.Start) -> Start {
+            .explore(start.journey, start.explorer, from: start.scenario?.id, file: start.scenario?.file)
+        }
+        let given = Set(journeys.map(\.id))
+        let own = journeys.flatMap { journey -> [Start] in
             if let unexplored = found.unexplored.first(where: { $0.journey == journey.id }) {
                 let hint = unexplored.onlyLiveScenarios ? "" : " (give their folder, or start from one with --from)"
                 return [.notExplored(journey: journey.id, why: "\(unexplored)\(hint)")]
             }
-            return found.starts.filter { $0.journey.id == journey.id }.map {
-                .explore($0.journey, $0.explorer, from: $0.scenario?.id, file: $0.scenario?.file, alike: $0.alike)
-            }
+            return found.starts.filter { $0.journey.id == journey.id }.map(explore)
         }
+        return own + found.starts.filter { !given.contains($0.journey.id) }.map(explore)
     }
 
     /// The last line: the journeys explored (and from how many starts, when some journey was
@@ -402,8 +385,22 @@ struct ExploreCommand: AsyncParsableCommand {
         }
         lines.append(played(result))
         lines += violationLines(result, violations, written: written, transcripts: transcripts)
+        lines += closingLines(
+            result, excepted: excepted, broken: Set(result.violations.map(\.id)), coverage: coverage, starts: 1)
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// What follows the violations: each exception the journey declares, and whether a path
+    /// broke it (`broken`: the ids of the violations found); the transitions no path takes,
+    /// when every state was expanded; the coverage; what was left out. `result` holds what
+    /// the `starts` took and left out together.
+    static func closingLines(
+        _ result: JourneyExplorer.Result, excepted: [RuleException], broken: Set<String>,
+        coverage: ScenarioCoverage?, starts: Int
+    ) -> [String] {
+        var lines: [String] = []
         for exception in excepted {
-            let found = result.violations.contains { $0.id == exception.rule.value }
+            let found = broken.contains(exception.rule.value)
             lines.append(
                 "  \(exception.rule.value) \(found ? "broken on purpose" : "declared as an exception but not broken"): \(PrintableText.escaped(exception.reason))"
             )
@@ -411,12 +408,12 @@ struct ExploreCommand: AsyncParsableCommand {
         let unreached = result.unreached
         if !unreached.isEmpty, !result.truncated, result.frontier == 0 {
             lines.append(
-                "  transitions no \(result.random == nil ? "path" : "walk") takes (\(unreached.count) of \(result.declared.count)): "
+                "  transitions no \(result.random == nil ? "path" : "walk") takes\(starts > 1 ? " from any start" : "") (\(unreached.count) of \(result.declared.count)): "
                     + unreached.map(\.description).joined(separator: ", "))
         }
         if let coverage { lines.append(coverage.line(result)) }
         for item in result.leftOut { lines.append("  left out: \(PrintableText.escaped(item))") }
-        return lines.joined(separator: "\n") + "\n"
+        return lines
     }
 
     /// What was played and within which bounds; with `stops`, where the bounds stopped it (said
@@ -523,20 +520,9 @@ struct ExploreCommand: AsyncParsableCommand {
             lines += violationLines(
                 result, broken[index], labelled: true, written: written, transcripts: transcripts)
         }
-        for exception in excepted {
-            let found = group.contains { $0.result.violations.contains { $0.id == exception.rule.value } }
-            lines.append(
-                "  \(exception.rule.value) \(found ? "broken on purpose" : "declared as an exception but not broken"): \(PrintableText.escaped(exception.reason))"
-            )
-        }
-        let unreached = all.unreached
-        if !unreached.isEmpty, !all.truncated, all.frontier == 0 {
-            lines.append(
-                "  transitions no \(all.random == nil ? "path" : "walk") takes from any start (\(unreached.count) of \(all.declared.count)): "
-                    + unreached.map(\.description).joined(separator: ", "))
-        }
-        if let coverage { lines.append(coverage.line(all)) }
-        for item in all.leftOut { lines.append("  left out: \(PrintableText.escaped(item))") }
+        lines += closingLines(
+            all, excepted: excepted, broken: Set(group.flatMap { $0.result.violations.map(\.id) }),
+            coverage: coverage, starts: group.count)
         return lines.joined(separator: "\n") + "\n"
     }
 

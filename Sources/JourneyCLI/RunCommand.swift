@@ -60,7 +60,10 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Transcript format: text (for people) or jsonl (JSON Lines, one event per line).")
     var format: TranscriptWriter.Format?
 
-    @Option(help: "Render texts in this locale instead of the scenario's, the project's or the journey's default.")
+    @Option(
+        help:
+            "Render texts in this locale, one of the journey's, instead of the scenario's, the project's or the journey's default."
+    )
     var locale: String?
 
     @Option(

@@ -49,11 +49,13 @@ public struct ExplorationStarts: Sendable {
         var hints: ExplorationHints
     }
 
-    /// The starts of `journeys` and of `scenarios` (those that need no live service), scenarios
-    /// set up by `player`, each explored on `jobs` threads.
+    /// The starts of `journeys` and of `scenarios` (those that need no live service), and of
+    /// `named` (those a person names, `journey explore --from`: even one that needs a live
+    /// service, played against its stubs alone), scenarios set up by `player`, each explored on
+    /// `jobs` threads. A scenario given twice, or one that starts where another does, is one start.
     public init(
-        journeys: [CompiledJourney], scenarios: [CompiledScenario], library: CompiledLibrary, player: ScenarioRunner,
-        bounds: JourneyExplorer.Bounds, jobs: Int = 1
+        journeys: [CompiledJourney], scenarios: [CompiledScenario], named: [CompiledScenario] = [],
+        library: CompiledLibrary, player: ScenarioRunner, bounds: JourneyExplorer.Bounds, jobs: Int = 1
     ) throws(ScenarioRunner.SetupError) {
         let defaultExplorer = JourneyExplorer(
             library: library, device: JourneyExplorer.defaultDevice, bounds: bounds, jobs: jobs)
@@ -66,9 +68,10 @@ public struct ExplorationStarts: Sendable {
                 needing[journey.id] = needed
             }
         }
+        var given = scenarios.filter { $0.needs.isEmpty }
+        for scenario in named where !given.contains(where: { $0.file == scenario.file }) { given.append(scenario) }
         var seen: [Fingerprint: Int] = [:]
-        for scenario in scenarios.sorted(by: { ($0.journey.id, $0.id, $0.file) < ($1.journey.id, $1.id, $1.file) })
-        where scenario.needs.isEmpty {
+        for scenario in given.sorted(by: { ($0.journey.id, $0.id, $0.file) < ($1.journey.id, $1.id, $1.file) }) {
             let explorer = try player.explorer(from: scenario, in: library, bounds: bounds, jobs: jobs)
             let stubs = scenario.network.map { stub in
                 var stub = stub

@@ -122,10 +122,12 @@ final class ProgressLine: @unchecked Sendable {
 
     /// What the line says.
     static func text(_ name: String, _ progress: JourneyExplorer.Progress) -> String {
+        let counted = ExploreCommand.counted
         guard let walks = progress.walks else {
-            return "\(name): \(progress.states) states, \(progress.transitions) transitions, depth \(progress.depth)…"
+            return
+                "\(name): \(counted(progress.states, "state")), \(counted(progress.transitions, "transition")), depth \(progress.depth)…"
         }
         return
-            "\(name): \(walks) random walk\(walks == 1 ? "" : "s"), \(progress.states) states seen, \(progress.transitions) moves, the longest \(progress.depth)…"
+            "\(name): \(counted(walks, "random walk")), \(counted(progress.states, "state")) seen, \(counted(progress.transitions, "move")), the longest \(progress.depth)…"
     }
 }

@@ -143,7 +143,7 @@ public struct DiagnosticList: Sendable {
     }
 
     /// The ids of the warnings about the paths a command was given.
-    public static let pathWarnings: Set<String> = ["files.none"]
+    private static let pathWarnings: Set<String> = ["files.none"]
 
     /// Diagnostics in file order, de-duplicated, so output is deterministic; a file that had
     /// more than ``perFileLimit`` ends with a note counting the ones left out.
