@@ -153,14 +153,12 @@ extension JourneyMachine.Run {
     }
 
     mutating func recordHTTP(method: String, url: String, status: Int?, error: String?) -> Action {
-        let step = topStep.id
-        emit(.http(step: step, method: method, url: URLRedaction.redact(url), status: status, error: error))
+        emit(.http(step: topStep.id, method: method, url: URLRedaction.redact(url), status: status, error: error))
         return .proceed
     }
 
     mutating func recordRefusedInput(_ values: [String: Value], reason: String) -> Action {
-        let step = topStep.id
-        emit(.inputRefused(step: step, values: .sorted(values), reason: reason))
+        emit(.inputRefused(step: topStep.id, values: .sorted(values), reason: reason))
         return .proceed
     }
 
@@ -372,8 +370,7 @@ extension JourneyMachine.Run {
         let journey = frames[frames.count - 1].journey
         let end = journey.ends[index]
         if frames.count == 1 {
-            let steps = stepsTaken
-            emit(.journeyEnd(journey: journey.id, end: end.id, kind: end.kind, steps: steps))
+            emit(.journeyEnd(journey: journey.id, end: end.id, kind: end.kind, steps: stepsTaken))
             return .stop(.finished(RunResult(end: end.id, kind: end.kind, failure: nil, steps: stepsTaken)))
         }
         var outputs: [String: Value] = [:]
@@ -553,9 +550,8 @@ extension JourneyMachine.Run {
     mutating func emitAttempt(_ step: CompiledStep, _ action: TranscriptEvent.AttemptAction, count: Int) {
         guard let attempts = step.attempts else { return }
         let limit = attempts.limit
-        let max = maximum(of: limit)
         emit(
-            .attempt(step: step.id, limit: limit.name, action: action, count: count, max: max),
+            .attempt(step: step.id, limit: limit.name, action: action, count: count, max: maximum(of: limit)),
             encoded: attempts.event(action, count: count))
     }
 
@@ -579,18 +575,8 @@ extension JourneyMachine.Run {
     ///
     /// While the caller discards records (``JourneyMachine/handleDiscardingRecords(_:)``), nothing
     /// is recorded: an explorer plays millions of steps and keeps none of their records.
-    ///
-    /// The event and its JSON are made only when they are recorded: an explorer's move would
-    /// otherwise build every event its steps write, to throw them away.
-    @inline(__always)
-    mutating func emit(_ event: @autoclosure () -> TranscriptEvent, encoded: @autoclosure () -> [UInt8]? = nil) {
-        guard !discardsRecords else { return }
-        let encoded = encoded()
-        guard !(discardsPrepared && encoded != nil) else { return }
-        record(event(), encoded: encoded)
-    }
-
-    private mutating func record(_ event: consuming TranscriptEvent, encoded: consuming [UInt8]?) {
+    mutating func emit(_ event: consuming TranscriptEvent, encoded: consuming [UInt8]? = nil) {
+        guard !discardsRecords, !(discardsPrepared && encoded != nil) else { return }
         assert(
             encoded == nil || encoded == JSONLinesEncoder.encodedEvent(event),
             "a prepared event's JSON must be the event's own: \(event)")
