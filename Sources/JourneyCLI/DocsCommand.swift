@@ -171,7 +171,7 @@ struct DocsCommand: AsyncParsableCommand {
             console.err("\(out): error: cannot write the docs: \(error.reason)\n")
             throw ExitCode(ExitStatus.invalid)
         }
-        console.err("wrote \(files.count) file\(files.count == 1 ? "" : "s") to \(out)\(source)\n")
+        console.err("wrote \(counted(files.count, "file")) to \(out)\(source)\n")
     }
 
     /// What the summary line says of where the walkthroughs come from, given the services

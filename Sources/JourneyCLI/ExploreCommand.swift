@@ -336,7 +336,7 @@ struct ExploreCommand: AsyncParsableCommand {
             case .notExplored(let journey, _): notExplored.append(journey)
             }
         }
-        var line = "explored \(journeys.count) journey\(journeys.count == 1 ? "" : "s")"
+        var line = "explored \(counted(journeys.count, "journey"))"
         if starts != journeys.count { line += " from \(starts) starts" }
         line += ": \(journeys.count - broken.count) clean, \(broken.count) with violations"
         if !notExplored.isEmpty {
@@ -363,8 +363,21 @@ struct ExploreCommand: AsyncParsableCommand {
         return result.violations.filter { !ids.contains($0.id) }
     }
 
-    /// `n` and the noun, plural unless `n` is 1.
-    static func counted(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+    /// What a result counts: its states, transitions and depth; of random walks, how many were
+    /// played (with `seed`, from which) and what they saw.
+    static func counts(_ result: JourneyExplorer.Result, seed: Bool) -> String {
+        guard let random = result.random else {
+            return
+                "\(counted(result.states, "state")), \(counted(result.transitions, "transition")), depth \(result.depth)"
+        }
+        return
+            "\(counted(random.walks, "random walk"))\(seed ? " (seed \(random.seed))" : ""): \(counted(result.states, "state")) seen, \(counted(result.transitions, "move")), the longest \(result.depth)"
+    }
+
+    /// The states found but not expanded, and where they were left.
+    static func notExpanded(_ result: JourneyExplorer.Result) -> String {
+        "\(counted(result.frontier, "state")) \(result.truncated ? "found but" : "at the depth bound") not expanded"
+    }
 
     static func text(
         _ result: JourneyExplorer.Result, excepted: [RuleException], written: [String: String],
@@ -372,17 +385,9 @@ struct ExploreCommand: AsyncParsableCommand {
     ) -> String {
         let violations = reported(result, excepted)
         var lines: [String] = []
-        let verdict = violations.isEmpty ? "clean" : "\(violations.count) violation\(violations.count == 1 ? "" : "s")"
+        let verdict = violations.isEmpty ? "clean" : counted(violations.count, "violation")
         let name = result.start.map { "\(result.journey) from \($0)" } ?? result.journey
-        if let random = result.random {
-            lines.append(
-                "\(name): \(random.walks) random walk\(random.walks == 1 ? "" : "s") (seed \(random.seed)): \(counted(result.states, "state")) seen, \(counted(result.transitions, "move")), the longest \(result.depth): \(verdict)"
-            )
-        } else {
-            lines.append(
-                "\(name): \(counted(result.states, "state")), \(counted(result.transitions, "transition")), depth \(result.depth): \(verdict)"
-            )
-        }
+        lines.append("\(name): \(counts(result, seed: true)): \(verdict)")
         lines.append(played(result))
         lines += violationLines(result, violations, written: written, transcripts: transcripts)
         lines += closingLines(
@@ -429,10 +434,7 @@ struct ExploreCommand: AsyncParsableCommand {
         var bounds =
             "bounds: depth \(result.bounds.depth)\(result.random == nil ? "" : " per walk"), \(counted(result.bounds.states, "state"))"
         if stops, result.truncated { bounds += " (reached: the exploration stopped there)" }
-        if stops, result.frontier > 0 {
-            bounds +=
-                "; \(counted(result.frontier, "state")) \(result.truncated ? "found but" : "at the depth bound") not expanded"
-        }
+        if stops, result.frontier > 0 { bounds += "; \(notExpanded(result))" }
         if result.random != nil { bounds += "; explore.reaches-an-end is not judged on random walks" }
         return
             "  played: every input class\(result.random.map { seed ? ", drawn at random from seed \($0.seed)" : ", drawn at random" } ?? ""),\(result.offline ? " the network going away and coming back\(network)," : "") up to \(result.bounds.restarts) restart\(result.bounds.restarts == 1 ? "" : "s"), \(jumps); \(bounds)"
@@ -450,7 +452,7 @@ struct ExploreCommand: AsyncParsableCommand {
             lines.append("  \(violation.id)\(from): \(PrintableText.escaped(violation.message))")
             let moves = violation.path.map(\.description).joined(separator: " → ")
             lines.append(
-                "    \(violation.path.count) move\(violation.path.count == 1 ? "" : "s"): \(moves.isEmpty ? "at the start" : PrintableText.escaped(moves))"
+                "    \(counted(violation.path.count, "move")): \(moves.isEmpty ? "at the start" : PrintableText.escaped(moves))"
             )
             if let path = written["\(result.journey) \(result.start ?? "") \(violation.id)"] {
                 lines.append("    written to \(path)")
@@ -503,16 +505,9 @@ struct ExploreCommand: AsyncParsableCommand {
             played(all, stops: false, network: offline < group.count ? " (from the starts with stubs)" : "", seed: true)
         )
         for (index, (result, _)) in group.enumerated() {
-            var line =
-                result.random.map {
-                    "  from \(result.start ?? "the default device"): \(counted($0.walks, "random walk")): \(counted(result.states, "state")) seen, \(counted(result.transitions, "move")), the longest \(result.depth)"
-                }
-                ?? "  from \(result.start ?? "the default device"): \(counted(result.states, "state")), \(counted(result.transitions, "transition")), depth \(result.depth)"
+            var line = "  from \(result.start ?? "the default device"): \(counts(result, seed: false))"
             if result.truncated { line += ", stopped at the state bound" }
-            if result.frontier > 0 {
-                line +=
-                    ", \(counted(result.frontier, "state")) \(result.truncated ? "found but" : "at the depth bound") not expanded"
-            }
+            if result.frontier > 0 { line += ", \(notExpanded(result))" }
             if !broken[index].isEmpty { line += ": \(counted(broken[index].count, "violation"))" }
             lines.append(line)
         }

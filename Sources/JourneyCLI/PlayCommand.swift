@@ -136,11 +136,7 @@ struct PlayCommand: AsyncParsableCommand {
         if let journey, from != nil, !journey.hasSuffix(".yaml"), journey != compiled.id {
             throw CLIError("\(from ?? "") plays journey '\(compiled.id)', not '\(journey)'")
         }
-        if let locale, !compiled.source.locales.contains(locale) {
-            throw CLIError(
-                "journey '\(compiled.id)' has no locale '\(locale)': it has \(compiled.source.locales.joined(separator: ", "))"
-            )
-        }
+        try compiled.requireLocale(locale)
         explorer.locale = locale ?? start?.locale ?? context.scenarioDefaults.locale
         let session = PlaySession(
             played: PlayedJourney(explorer, journey: compiled), console: console, context: context,

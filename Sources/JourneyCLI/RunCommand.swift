@@ -107,13 +107,8 @@ struct RunCommand: AsyncParsableCommand {
                 "the scenario plays journey '\(compiled.journey.id)', not '\(chosen.id.value)' from \(journey)")
         }
 
-        // As `journey play --locale`: a locale the journey has no texts in is refused, not
-        // written into the transcript's header over texts in another.
-        if let locale, !compiled.journey.source.locales.contains(locale) {
-            throw CLIError(
-                "journey '\(compiled.journey.id)' has no locale '\(locale)': it has \(compiled.journey.source.locales.joined(separator: ", "))"
-            )
-        }
+        // Refused rather than written into the transcript's header over texts in another.
+        try compiled.journey.requireLocale(locale)
         let format = format ?? (transcript?.hasSuffix(".jsonl") == true ? .jsonl : .text)
         let file = try transcript.map { try OutputFile(path: $0, content: "the transcript") }
         let writer = TranscriptWriter(format: format) { text in

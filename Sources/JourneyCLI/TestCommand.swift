@@ -292,7 +292,7 @@ struct TestCommand: AsyncParsableCommand {
                             ScenarioOutcome.Problem(
                                 kind: .invariant,
                                 message:
-                                    "explored \(group.count) start\(group.count == 1 ? "" : "s") (\(fromDevice ? "the default device, " : "")\(scenarios) scenario\(scenarios == 1 ? "" : "s")): \(ExploreCommand.counted(states, "state")), \(ExploreCommand.counted(transitions, "transition"))"
+                                    "explored \(group.count) start\(group.count == 1 ? "" : "s") (\(fromDevice ? "the default device, " : "")\(scenarios) scenario\(scenarios == 1 ? "" : "s")): \(counted(states, "state")), \(counted(transitions, "transition"))"
                             )
                         ]))
         }

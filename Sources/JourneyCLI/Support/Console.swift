@@ -122,7 +122,6 @@ final class ProgressLine: @unchecked Sendable {
 
     /// What the line says.
     static func text(_ name: String, _ progress: JourneyExplorer.Progress) -> String {
-        let counted = ExploreCommand.counted
         guard let walks = progress.walks else {
             return
                 "\(name): \(counted(progress.states, "state")), \(counted(progress.transitions, "transition")), depth \(progress.depth)…"
@@ -131,3 +130,6 @@ final class ProgressLine: @unchecked Sendable {
             "\(name): \(counted(walks, "random walk")), \(counted(progress.states, "state")) seen, \(counted(progress.transitions, "move")), the longest \(progress.depth)…"
     }
 }
+
+/// `n` and the noun, plural unless `n` is 1: what every count the commands print says.
+func counted(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }

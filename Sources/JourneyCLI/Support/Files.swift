@@ -484,6 +484,14 @@ struct WriteError: Error, CustomStringConvertible {
 }
 
 /// A user-facing error with a message and the invalid-input exit code.
+extension CompiledJourney {
+    /// Refuses a locale given with `--locale` that the journey has no texts in, naming those it has.
+    func requireLocale(_ locale: String?) throws {
+        guard let locale, !source.locales.contains(locale) else { return }
+        throw CLIError("journey '\(id)' has no locale '\(locale)': it has \(source.locales.joined(separator: ", "))")
+    }
+}
+
 struct CLIError: Error, Equatable, CustomStringConvertible {
     var message: String
     init(_ message: String) { self.message = message }

@@ -604,9 +604,8 @@ public struct JourneyExplorer: Sendable {
                 report(problem.0, problem.1, at: root.index, node: first)
             }
         }
-        // States queued to be expanded, and those expanded: the rest are the frontier.
+        // States queued to be expanded: those not expanded are the frontier.
         var queued = level.count
-        var expandedCount = 0
         // At the bound already: the start, if it waits for a move, is not expanded.
         if parents.count >= bounds.states, !level.isEmpty, case .runStep = first.action { result.truncated = true }
 
@@ -643,7 +642,6 @@ public struct JourneyExplorer: Sendable {
                         reuse.keep(expansion, of: index, restarts: node.restarts, in: table)
                     }
                     expanded[index] = true
-                    expandedCount += 1
                     leftOut.formUnion(expansion.leftOut)
                     // A step some of whose input cannot be made is not judged: where it leads is unknown.
                     if expansion.incomplete { unknown[index] = true }
@@ -736,7 +734,7 @@ public struct JourneyExplorer: Sendable {
         }
         result.states = parents.count
         result.depth = depth
-        result.frontier = queued - expandedCount
+        result.frontier = queued - expanded.count { $0 }
         // A move played again in the merge may have sent a request too.
         leftOut.formUnion(scratch.takeSentWithoutNetwork())
         result.leftOut = leftOut.sorted()
