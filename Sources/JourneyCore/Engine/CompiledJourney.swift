@@ -477,10 +477,17 @@ final class VisitMemo: @unchecked Sendable {
         var values: [Value?]
     }
 
-    struct Visit {
-        var screen: RenderedScreen?
-        var callFields: TranscriptEvent.Fields
-        var invocation: HandlerInvocation
+    /// A prepared visit: shared, not copied, by every run that finds it.
+    final class Visit: Sendable {
+        let screen: RenderedScreen?
+        let callFields: TranscriptEvent.Fields
+        let invocation: HandlerInvocation
+
+        init(screen: RenderedScreen?, callFields: TranscriptEvent.Fields, invocation: HandlerInvocation) {
+            self.screen = screen
+            self.callFields = callFields
+            self.invocation = invocation
+        }
     }
 
     static let capacity = 64

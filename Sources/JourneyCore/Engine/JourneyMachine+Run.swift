@@ -29,6 +29,16 @@ extension JourneyMachine {
         var discardsRecords = false
         /// Whether the lent sink keeps no prepared records: set only while an event is handled.
         var discardsPrepared = false
+        /// What `input.` and `outcome.` read while a transition is taken: the result being
+        /// handled; nil otherwise, so that a fork copies nothing for it. The run reads every
+        /// other name in place (``JourneyMachine/NameReading``), so evaluating copies no frame
+        /// and no device.
+        var given: Given?
+
+        struct Given: Sendable {
+            var inputs: [String: Value] = [:]
+            var outcome: [String: Value] = [:]
+        }
 
         init(setup: Setup, device: DeviceState) {
             self.setup = setup
@@ -80,9 +90,12 @@ extension JourneyMachine.Run {
         for d in specs {
             if let value = result.data[d.name] { data[d.name] = value.secret(if: d.type.secret) }
         }
-        emit(
-            .outcome(step: step.id, outcome: result.outcome, data: data.isEmpty ? [] : .sorted(data)),
-            encoded: transition?.outcomeEvent)
+        let outcomeEvent = transition?.outcomeEvent
+        if keepsRecord(prepared: outcomeEvent != nil) {
+            emit(
+                .outcome(step: step.id, outcome: result.outcome, data: data.isEmpty ? [] : .sorted(data)),
+                encoded: outcomeEvent)
+        }
         switch resolve(outcome: result.outcome, transition: transition, data: data, inputs: inputs) {
         case .success(let target): return go(to: target)
         case .failure(let error): return failure(step.id, error.message)
@@ -117,7 +130,7 @@ extension JourneyMachine.Run {
         guard step.fixedVisit == nil, step.screen != nil, step.id == invocation.step else { return .success(nil) }
         let journey = frames[frames.count - 1].journey
         switch JourneyMachine.render(
-            step.screen, step.actionConditions, locale: setup.locale, fallback: journey.source.defaultLocale, lookup())
+            step.screen, step.actionConditions, locale: setup.locale, fallback: journey.source.defaultLocale, self)
         {
         case .success(let screen):
             guard let screen, screen != invocation.screen else { return .success(nil) }
@@ -163,9 +176,12 @@ extension JourneyMachine.Run {
     }
 
     mutating func recordInput(_ values: [String: Value]) -> Action {
+        guard !discardsRecords else { return .proceed }
         let step = topStep
         if let prepared = step.preparedInput(values) {
-            emit(.input(step: step.id, values: prepared.values), encoded: prepared.event)
+            if keepsRecord(prepared: true) {
+                emit(.input(step: step.id, values: prepared.values), encoded: prepared.event)
+            }
         } else {
             emit(.input(step: step.id, values: .sorted(values)))
         }
@@ -233,7 +249,9 @@ extension JourneyMachine.Run {
                 failure(step.id, "step budget of \(budget) exhausted at step '\(step.id)'; the journey seems to loop"))
         }
         at = index
-        emit(.stepEnter(step: step.id, handler: step.label), encoded: step.enterEvent)
+        if keepsRecord(prepared: step.enterEvent != nil) {
+            emit(.stepEnter(step: step.id, handler: step.label), encoded: step.enterEvent)
+        }
         attemptCharged = false
         if let limit = step.attempts?.limit {
             if limit.lockedUntil != nil, lockedUntil(of: limit) > 0 {
@@ -265,10 +283,14 @@ extension JourneyMachine.Run {
         // A step whose parameters and screen never change: nothing to evaluate or render.
         if let fixed = step.fixedVisit {
             let visit = fixed.visit(in: setup.locale)
-            if let screen = visit.screen {
+            if let screen = visit.screen, keepsRecord(prepared: visit.screenEvent != nil) {
                 emit(.screen(step: step.id, screen: screen), encoded: visit.screenEvent)
             }
-            emit(.handlerCall(step: step.id, handler: step.label, params: fixed.callFields), encoded: fixed.callEvent)
+            if keepsRecord(prepared: fixed.callEvent != nil) {
+                emit(
+                    .handlerCall(step: step.id, handler: step.label, params: fixed.callFields),
+                    encoded: fixed.callEvent)
+            }
             return .stop(.runStep(visit.invocation))
         }
         // A visit with the values it reads as an earlier one had is that visit, prepared then.
@@ -282,12 +304,11 @@ extension JourneyMachine.Run {
             }
             memoKey = key
         }
-        let lookup = lookup()
         var params: [String: Value] = [:]
         params.reserveCapacity(step.parameters.count)
         var displays: [String: String] = [:]
         for (name, value) in step.parameters {
-            switch JourneyMachine.evaluate(value, lookup) {
+            switch JourneyMachine.evaluate(value, self) {
             case .success(let evaluated):
                 let v: Value
                 switch step.checked(name, evaluated) {
@@ -298,7 +319,7 @@ extension JourneyMachine.Run {
                 // A value computed partly from secrets (a URL with a code in it) is shown
                 // with just those parts redacted; a parameter secret by type never is.
                 if v.isSecret, step.rules[name]?.secret != true, case .template(let t) = value, !t.isSingleExpression {
-                    displays[name] = try? t.display(in: lookup)
+                    displays[name] = try? t.display(in: self)
                 }
             case .failure(let error):
                 return .stop(failure(step.id, "cannot evaluate '\(name)' of step '\(step.id)': \(error.message)"))
@@ -306,7 +327,7 @@ extension JourneyMachine.Run {
         }
         switch step.runner {
         case .call(let id): return call(id, from: step, params: params)
-        case .handler: return .stop(visit(step, params: params, displays: displays, lookup, remembering: memoKey))
+        case .handler: return .stop(visit(step, params: params, displays: displays, remembering: memoKey))
         }
     }
 
@@ -337,13 +358,13 @@ extension JourneyMachine.Run {
     /// A handler step's visit: its screen rendered, its call recorded, its handler to run.
     @inline(__always)
     mutating func visit(
-        _ step: CompiledStep, params: [String: Value], displays: [String: String], _ lookup: JourneyMachine.Lookup,
+        _ step: CompiledStep, params: [String: Value], displays: [String: String],
         remembering key: VisitMemo.Key? = nil
     ) -> Action {
         let journey = frames[frames.count - 1].journey
         let screen: RenderedScreen?
         switch JourneyMachine.render(
-            step.screen, step.actionConditions, locale: setup.locale, fallback: journey.source.defaultLocale, lookup)
+            step.screen, step.actionConditions, locale: setup.locale, fallback: journey.source.defaultLocale, self)
         {
         case .success(let s): screen = s
         case .failure(let error): return failure(step.id, "cannot render the screen: \(error.message)")
@@ -374,10 +395,9 @@ extension JourneyMachine.Run {
             return .stop(.finished(RunResult(end: end.id, kind: end.kind, failure: nil, steps: stepsTaken)))
         }
         var outputs: [String: Value] = [:]
-        let lookup = lookup()
         for (name, template) in journey.outputs {
             do {
-                outputs[name] = try template.evaluate(in: lookup)
+                outputs[name] = try template.evaluate(in: self)
             } catch {
                 return .stop(failure(nil, "cannot evaluate output '\(name)' of \(journey.id): \(error.message)"))
             }
@@ -396,7 +416,7 @@ extension JourneyMachine.Run {
     /// The value of a name a visit of the innermost journey's step reads, read in place: what
     /// ``JourneyMachine/Lookup/value(at:)`` gives for it.
     func value(of read: CompiledStep.VisitRead) -> Value? {
-        assert(resolvedValue(of: read) == lookup().value(at: read.path), "'\(read.path)' read in place reads otherwise")
+        assert(resolvedValue(of: read) == value(at: read.path), "'\(read.path)' read in place reads otherwise")
         return resolvedValue(of: read)
     }
 
@@ -405,15 +425,8 @@ extension JourneyMachine.Run {
         case .param(let name): return frames[frames.count - 1].params[name]
         case .state(let name): return frames[frames.count - 1].state[name]
         case .limit(let limit, let field): return value(of: field, of: limit)
-        case .other(let path): return lookup().value(at: path)
+        case .other(let path): return value(at: path)
         }
-    }
-
-    /// Names for expressions at the innermost journey.
-    func lookup(inputs: [String: Value] = [:], outcome: [String: Value] = [:]) -> JourneyMachine.Lookup {
-        JourneyMachine.Lookup(
-            frame: frames[frames.count - 1], device: device, library: setup.library,
-            inputs: inputs, outcome: outcome)
     }
 }
 
@@ -476,40 +489,45 @@ extension JourneyMachine.Run {
         if transition.branches.count == 1, let branch = transition.branches.first, branch.condition == nil,
             branch.assignments.isEmpty
         {
-            let journey = frames[frames.count - 1].journey
-            emit(
-                .transition(from: step, outcome: outcome, branch: branch.label, to: journey.name(of: branch.target)),
-                encoded: prepared ? branch.event : nil)
+            emitTransition(from: step, outcome: outcome, branch, prepared: prepared)
             return .success(branch.target)
         }
-        var lookup = lookup(inputs: inputs, outcome: data)
+        // Conditions and values read the run in place, the result being handled with it.
+        given = Given(inputs: inputs, outcome: data)
+        defer { given = nil }
         for branch in transition.branches {
             if let condition = branch.condition {
                 do {
-                    guard try condition.evaluate(in: lookup).revealed == .bool(true) else { continue }
+                    guard try condition.evaluate(in: self).revealed == .bool(true) else { continue }
                 } catch {
                     return .failure(.init("cannot evaluate '\(condition.source)' at step '\(step)': \(error.message)"))
                 }
             }
             for (variable, value) in branch.assignments {
                 let result: Value
-                switch JourneyMachine.evaluate(value, lookup) {
+                switch JourneyMachine.evaluate(value, self) {
                 case .success(let v): result = v
                 case .failure(let error):
                     return .failure(
                         .init("cannot evaluate the value of '\(variable)' at step '\(step)': \(error.message)"))
                 }
                 assign(variable, result)
-                lookup.frame = frames[frames.count - 1]
-                lookup.device = device
             }
-            let journey = frames[frames.count - 1].journey
-            emit(
-                .transition(from: step, outcome: outcome, branch: branch.label, to: journey.name(of: branch.target)),
-                encoded: prepared ? branch.event : nil)
+            emitTransition(from: step, outcome: outcome, branch, prepared: prepared)
             return .success(branch.target)
         }
         return .failure(.init("no branch matched for '\(outcome)' at step '\(step)'"))
+    }
+
+    /// Records the transition taken: with its branch's prepared event when taken for its
+    /// step's own outcome.
+    mutating func emitTransition(from step: String, outcome: String, _ branch: CompiledBranch, prepared: Bool) {
+        let encoded = prepared ? branch.event : nil
+        guard keepsRecord(prepared: encoded != nil) else { return }
+        let journey = frames[frames.count - 1].journey
+        emit(
+            .transition(from: step, outcome: outcome, branch: branch.label, to: journey.name(of: branch.target)),
+            encoded: encoded)
     }
 
     mutating func assign(_ variable: VariableReference, _ value: Value) {
@@ -548,11 +566,13 @@ extension JourneyMachine.Run {
     /// Records what happened to the step's attempt limit, with the event prepared when the
     /// count is one the limit can reach.
     mutating func emitAttempt(_ step: CompiledStep, _ action: TranscriptEvent.AttemptAction, count: Int) {
-        guard let attempts = step.attempts else { return }
+        guard let attempts = step.attempts, !discardsRecords else { return }
         let limit = attempts.limit
+        let encoded = attempts.event(action, count: count)
+        guard keepsRecord(prepared: encoded != nil) else { return }
         emit(
             .attempt(step: step.id, limit: limit.name, action: action, count: count, max: maximum(of: limit)),
-            encoded: attempts.event(action, count: count))
+            encoded: encoded)
     }
 
     /// Gives the queued records to `sink`, in order, and empties the queue keeping its storage.
@@ -568,6 +588,13 @@ extension JourneyMachine.Run {
         records.removeAll(keepingCapacity: true)
     }
 
+    /// Whether a record made now is kept, one whose JSON was prepared ahead (`prepared`) or
+    /// not. Where making a record costs, it is asked first: an explorer keeps none of the
+    /// prepared records of the millions of steps it plays, and makes none.
+    func keepsRecord(prepared: Bool) -> Bool {
+        !discardsRecords && !(prepared && discardsPrepared)
+    }
+
     /// What a drained record's slot holds until the queue is emptied.
     private static let vacated = TranscriptRecord(time: 0, depth: 0, event: .restart)
 
@@ -576,7 +603,7 @@ extension JourneyMachine.Run {
     /// While the caller discards records (``JourneyMachine/handleDiscardingRecords(_:)``), nothing
     /// is recorded: an explorer plays millions of steps and keeps none of their records.
     mutating func emit(_ event: consuming TranscriptEvent, encoded: consuming [UInt8]? = nil) {
-        guard !discardsRecords, !(discardsPrepared && encoded != nil) else { return }
+        guard keepsRecord(prepared: encoded != nil) else { return }
         assert(
             encoded == nil || encoded == JSONLinesEncoder.encodedEvent(event),
             "a prepared event's JSON must be the event's own: \(event)")
@@ -790,7 +817,7 @@ extension JourneyMachine {
         }
     }
 
-    static func evaluate(_ value: CompiledValue, _ lookup: Lookup) -> Result<Value, EvaluationError> {
+    static func evaluate(_ value: CompiledValue, _ lookup: some ValueProvider) -> Result<Value, EvaluationError> {
         switch value {
         case .constant(let v): return .success(v)
         case .template(let t):
@@ -810,8 +837,10 @@ extension JourneyMachine {
         }
     }
 
-    /// Reads names for expressions: params, state, stored values, the device, inputs and outcome data.
-    struct Lookup: ValueProvider, LimitReading {
+    /// Reads names for expressions from a frame and device it holds: params, state, stored
+    /// values, the device, inputs and outcome data. The run reads its own in place instead
+    /// (``NameReading``).
+    struct Lookup: NameReading {
         var frame: Frame
         var device: DeviceState
         /// Says which stored keys are secret in the project (``CompiledLibrary/isSecretStored(_:)``).
@@ -824,39 +853,74 @@ extension JourneyMachine {
         func storedValue(_ name: String) -> Value? { device.store[name] }
         func computedMaximum(_ limit: String) -> Int? { frame.maximums[limit] }
         var clockNow: Int { device.clock }
+        func paramValue(_ name: String) -> Value? { frame.params[name] }
+        func inputValue(_ name: String) -> Value? { inputs[name] }
+        func outcomeValue(_ name: String) -> Value? { outcome[name] }
+        func deviceValue(_ name: String) -> Value? { device.value(named: name) }
+    }
 
-        func value(at path: [String]) -> Value? {
-            guard path.count >= 2 else { return nil }
-            let name = path[1]
-            switch path[0] {
-            case "params": return frame.params[name]
-            case "state": return frame.state[name]
-            case "stored":
-                let decl = frame.journey.stored.first { $0.name == name }
-                let declared = decl.map { $0.defaultValue ?? JourneyMachine.zero($0.type.type) }
-                guard let value = device.store[name] ?? declared else { return nil }
-                // Kept secret already, or secret where declared, or anywhere in the project.
-                if value.isSecret || decl?.type.secret == true { return value.secret(if: true) }
-                return value.secret(if: library.isSecretStored(name))
-            case "input": return inputs[name]
-            case "outcome": return outcome[name]
-            case "device":
-                switch name {
-                case "biometry": return .string(device.profile.biometry.rawValue)
-                case "biometryEnrolled": return .bool(device.profile.biometryEnrolled)
-                case "online": return .bool(device.profile.online)
-                case "apps": return .list(device.profile.apps.map(Value.string))
-                case "opensLinks": return .bool(device.profile.opensLinks)
-                case "now": return .int(device.clock / 1000)
-                default: return nil
-                }
-            case "limits":
-                guard path.count == 3, let limit = frame.journey.limits[name],
-                    let field = CompiledStep.VisitRead.LimitField(rawValue: path[2])
-                else { return nil }
-                return value(of: field, of: limit)
-            default: return nil
-            }
+    /// What expressions read names from: a journey's params and state, with its limits
+    /// (``LimitReading``), the device, and the input and outcome data of the result being
+    /// handled. ``value(at:)`` reads them all the same way for each reader.
+    protocol NameReading: ValueProvider, LimitReading {
+        /// Says which stored keys are secret in the project (``CompiledLibrary/isSecretStored(_:)``).
+        var library: CompiledLibrary { get }
+        func paramValue(_ name: String) -> Value?
+        func inputValue(_ name: String) -> Value?
+        func outcomeValue(_ name: String) -> Value?
+        /// `device.NAME` (``DeviceState/value(named:)``).
+        func deviceValue(_ name: String) -> Value?
+    }
+}
+
+extension JourneyMachine.NameReading {
+    func value(at path: [String]) -> Value? {
+        guard path.count >= 2 else { return nil }
+        let name = path[1]
+        switch path[0] {
+        case "params": return paramValue(name)
+        case "state": return stateValue(name)
+        case "stored":
+            let decl = limitJourney.stored.first { $0.name == name }
+            let declared = decl.map { $0.defaultValue ?? JourneyMachine.zero($0.type.type) }
+            guard let value = storedValue(name) ?? declared else { return nil }
+            // Kept secret already, or secret where declared, or anywhere in the project.
+            if value.isSecret || decl?.type.secret == true { return value.secret(if: true) }
+            return value.secret(if: library.isSecretStored(name))
+        case "input": return inputValue(name)
+        case "outcome": return outcomeValue(name)
+        case "device": return deviceValue(name)
+        case "limits":
+            guard path.count == 3, let limit = limitJourney.limits[name],
+                let field = CompiledStep.VisitRead.LimitField(rawValue: path[2])
+            else { return nil }
+            return value(of: field, of: limit)
+        default: return nil
+        }
+    }
+}
+
+/// The run reads the names of its innermost journey in place.
+extension JourneyMachine.Run: JourneyMachine.NameReading {
+    var library: CompiledLibrary { setup.library }
+    func paramValue(_ name: String) -> Value? { frames[frames.count - 1].params[name] }
+    func inputValue(_ name: String) -> Value? { given?.inputs[name] }
+    func outcomeValue(_ name: String) -> Value? { given?.outcome[name] }
+    func deviceValue(_ name: String) -> Value? { device.value(named: name) }
+}
+
+extension DeviceState {
+    /// What `device.NAME` reads: the profile's biometry, enrolment, network, apps and links,
+    /// and `now`, the clock in seconds since 1970.
+    func value(named name: String) -> Value? {
+        switch name {
+        case "biometry": .string(profile.biometry.rawValue)
+        case "biometryEnrolled": .bool(profile.biometryEnrolled)
+        case "online": .bool(profile.online)
+        case "apps": .list(profile.apps.map(Value.string))
+        case "opensLinks": .bool(profile.opensLinks)
+        case "now": .int(clock / 1000)
+        default: nil
         }
     }
 }

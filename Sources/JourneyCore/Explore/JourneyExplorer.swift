@@ -1005,8 +1005,10 @@ public struct JourneyExplorer: Sendable {
             case .runStep(let invocation):
                 // Where a known state waits, the path is that state: its handler would ask what
                 // it asked there. (A handler that takes no input never waits: not looked up.)
+                let step = context.machine.currentCompiledStep
+                let takesInput = step?.takesInput == true
                 var entered: UInt64?
-                if scratch.known != nil, context.machine.currentCompiledStep?.takesInput == true {
+                if scratch.known != nil, takesInput {
                     let hash = scratch.encoder.encode(
                         context.machine, restarts: restarts, answered: answered, monitor: monitor?.bits, broken: nil)
                     if scratch.isKnown(hash: hash, judged: !outOfScope && note == nil) {
@@ -1017,8 +1019,9 @@ public struct JourneyExplorer: Sendable {
                     }
                     entered = hash
                 }
-                // The state waits here with the machine as it is before the step's handler runs.
-                let before = context.machine
+                // The state waits here with the machine as it is before the step's handler runs:
+                // kept where it may wait (a handler that takes no input never waits).
+                let before = takesInput ? context.machine : nil
                 let watched: Watched?
                 (context, watched) = self.context(for: context, answered: answered, scratch: scratch)
                 context.machine.random = .seeded(Self.seed(journey, invocation.step, ""))
@@ -1029,6 +1032,10 @@ public struct JourneyExplorer: Sendable {
                 outOfScope = outOfScope || watched?.unstubbed == true
                 switch run {
                 case .asked(let request):
+                    guard let before else {
+                        action = context.handle(.fail("it asked for input, but its contract declares none"))
+                        continue
+                    }
                     // The step waits for input: the node is the machine before the handler ran,
                     // and the network as it was. (A program's step that waits is left out by
                     // `moves`, which says why.)
@@ -1040,7 +1047,7 @@ public struct JourneyExplorer: Sendable {
                 case .done(let next, let outcome):
                     // A program not declared deterministic that ran a step on its own may do
                     // otherwise next time: what follows is not judged.
-                    if let step = before.currentCompiledStep, !step.deterministic, let handler = step.handler {
+                    if let step, !step.deterministic, let handler = step.handler {
                         outOfScope = true
                         note = Self.undeclared(invocation.journey, invocation.step, handler.contract.id)
                     }
@@ -1189,11 +1196,10 @@ public struct JourneyExplorer: Sendable {
             // A lockout that has ended gives the attempts back when its step is next entered.
             if let until = limit.lockedUntil, Self.counter(until, node.machine, journey: journey.id) > 0 { continue }
             let settled = edges.contains { edge in
-                journey.source.steps.contains { step in
-                    guard step.id.value == edge.step, let charge = step.attempts, charge.limit.value == limit.name
-                    else { return false }
-                    return (charge.counts + charge.resets).contains { $0.value == edge.outcome }
-                }
+                guard let index = journey.stepIndex[edge.step], let charge = journey.steps[index].attempts,
+                    charge.limit.name == limit.name
+                else { return false }
+                return charge.counts.contains(edge.outcome) || charge.resets.contains(edge.outcome)
             }
             if settled { continue }
             // A move that replaces what the limit guards (a new PIN sealed, a new code's

@@ -222,8 +222,29 @@ struct EventTexts {
     /// The first event one of whose texts holds one of `secrets` or `more`
     /// (``JourneyExplorer/SecretSearch/occurs(_:in:)``).
     func firstEvent(showing secrets: [String], _ more: [String] = []) -> Int? {
-        events.indices.first { event in
-            secrets.contains { shows($0, in: event) } || more.contains { shows($0, in: event) }
+        // Each secret is looked for once through every text, up to the first event found so far.
+        var first: Int?
+        for secret in secrets { first = firstEvent(showing: secret, before: first) ?? first }
+        for secret in more { first = firstEvent(showing: secret, before: first) ?? first }
+        return first
+    }
+
+    /// The first event before event `end` (before none: every event) one of whose texts holds `secret`.
+    private func firstEvent(showing secret: String, before end: Int?) -> Int? {
+        var secret = secret
+        return secret.withUTF8 { needle in
+            bytes.withUnsafeBufferPointer { bytes in
+                var text = 0
+                for event in 0..<(end ?? events.count) {
+                    while text < events[event].texts {
+                        let haystack = UnsafeBufferPointer(
+                            rebasing: bytes[(text == 0 ? 0 : ends[text - 1])..<ends[text]])
+                        if JourneyExplorer.SecretSearch.occurs(needle, in: haystack) { return event }
+                        text += 1
+                    }
+                }
+                return nil
+            }
         }
     }
 

@@ -27,8 +27,10 @@ struct StateEncoder {
     /// For each journey met, whether each of its declared state variables is unread: the
     /// journeys are the library's, alive while the encoder is.
     private var unreadByJourney: [ObjectIdentifier: [Bool]?] = [:]
-    /// The journey ``unreadFlags(_:)`` was last asked for, and its answer.
-    private var last: (journey: CompiledJourney, flags: [Bool]?)?
+    /// The journey ``unreadFlags(_:)`` was last asked for (one of the library's, alive while
+    /// the encoder is), and its answer.
+    private var lastJourney: ObjectIdentifier?
+    private var lastFlags: [Bool]?
     /// The machine's clock, in seconds, while its key is written.
     private var now = 0
 
@@ -117,16 +119,18 @@ struct StateEncoder {
     /// when none is.
     private mutating func unreadFlags(_ journey: CompiledJourney) -> [Bool]? {
         // A run is mostly in one journey: the last one asked for is kept at hand.
-        if let last, last.journey === journey { return last.flags }
+        let id = ObjectIdentifier(journey)
+        if lastJourney == id { return lastFlags }
         let flags: [Bool]?
-        if let known = unreadByJourney[ObjectIdentifier(journey)] {
+        if let known = unreadByJourney[id] {
             flags = known
         } else {
             let names = unread[journey.id] ?? []
             flags = names.isEmpty ? nil : journey.state.map { names.contains($0.name) }
-            unreadByJourney[ObjectIdentifier(journey)] = .some(flags)
+            unreadByJourney[id] = .some(flags)
         }
-        last = (journey, flags)
+        lastJourney = id
+        lastFlags = flags
         return flags
     }
 
@@ -138,9 +142,9 @@ struct StateEncoder {
                 | (profile.kdfRounds == nil ? 0 : 8))
         if let rounds = profile.kdfRounds { writeInt(rounds) }
         writeInt(profile.apps.count)
-        for app in profile.apps { writeString(app) }
+        if !profile.apps.isEmpty { for app in profile.apps { writeString(app) } }
         writeInt(profile.trustedCAs.count)
-        for ca in profile.trustedCAs { writeString(ca) }
+        if !profile.trustedCAs.isEmpty { for ca in profile.trustedCAs { writeString(ca) } }
     }
 
     /// A frame's params or state: the declared names in order, then any others sorted. Each

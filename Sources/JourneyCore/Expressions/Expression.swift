@@ -6,11 +6,20 @@
 public struct Expression: Hashable, Sendable, CustomStringConvertible {
     /// The expression's text, as written.
     public let source: String
-    let tree: ExpressionTree
+    /// The parsed tree, shared: a copy of an expression (a branch's condition read out of its
+    /// journey) takes a reference to it, not one to each of its lists.
+    private let parsed: Parsed
+
+    private final class Parsed: Sendable {
+        let tree: ExpressionTree
+        init(_ tree: ExpressionTree) { self.tree = tree }
+    }
+
+    var tree: ExpressionTree { _read { yield parsed.tree } }
 
     init(source: String, tree: ExpressionTree) {
         self.source = source
-        self.tree = tree
+        self.parsed = Parsed(tree)
     }
 
     /// Parses `source`, or returns its first syntax error or unknown root name or function.

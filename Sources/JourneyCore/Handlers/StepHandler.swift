@@ -217,19 +217,59 @@ public struct RenderedScreen: Sendable, Hashable {
         }
     }
 
-    public var title: String?
-    public var text: String?
+    /// The screen's parts, shared: a screen goes into every event, request and invocation
+    /// that shows it, and a copy takes one reference, not one for each part.
+    private final class Storage: Sendable {
+        let title: String?
+        let text: String?
+        let actions: [Action]
+        let fields: [Field]
+
+        init(title: String?, text: String?, actions: [Action], fields: [Field]) {
+            self.title = title
+            self.text = text
+            self.actions = actions
+            self.fields = fields
+        }
+    }
+
+    private var storage: Storage
+
+    public var title: String? {
+        get { storage.title }
+        set { storage = Storage(title: newValue, text: text, actions: actions, fields: fields) }
+    }
+    public var text: String? {
+        get { storage.text }
+        set { storage = Storage(title: title, text: newValue, actions: actions, fields: fields) }
+    }
     /// The buttons, in the order the journey writes them.
-    public var actions: [Action]
+    public var actions: [Action] {
+        get { storage.actions }
+        set { storage = Storage(title: title, text: text, actions: newValue, fields: fields) }
+    }
     /// A form's fields, in the order the journey writes them.
-    public var fields: [Field]
+    public var fields: [Field] {
+        get { storage.fields }
+        set { storage = Storage(title: title, text: text, actions: actions, fields: newValue) }
+    }
 
     /// A screen as the run renders it; a handler's own tests make one to give an invocation.
     public init(title: String?, text: String?, actions: [Action], fields: [Field]) {
-        self.title = title
-        self.text = text
-        self.actions = actions
-        self.fields = fields
+        storage = Storage(title: title, text: text, actions: actions, fields: fields)
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.storage === rhs.storage
+            || (lhs.title == rhs.title && lhs.text == rhs.text && lhs.actions == rhs.actions
+                && lhs.fields == rhs.fields)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(title)
+        hasher.combine(text)
+        hasher.combine(actions)
+        hasher.combine(fields)
     }
 }
 

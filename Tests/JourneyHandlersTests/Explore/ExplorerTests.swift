@@ -89,6 +89,20 @@ struct EchoingHandler: StepHandler {
     }
 }
 
+/// A handler with a mistake: its contract declares no input, and it asks for some anyway.
+struct MuteHandler: StepHandler {
+    let contract = HandlerContract(
+        id: "test.mute", summary: "Asks, though its contract says it takes nothing.",
+        outcomes: [OutcomeSpec(name: "done", summary: "")])
+
+    nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
+        _ = try await context.input(invocation.request())
+        return HandlerResult("done")
+    }
+}
+
 extension EchoingHandler: ExplorableHandler {
     func explorationChoices(
         _ request: InputRequest, invocation: HandlerInvocation, device: DeviceState, hints: ExplorationHints
@@ -153,6 +167,36 @@ extension ExplorerTests {
         let quiet = await JourneyExplorer(library: library2, device: JourneyExplorer.defaultDevice)
             .explore(try #require(library2["t.echo"]))
         #expect(quiet.violations.isEmpty, "\(quiet.violations)")
+    }
+
+    @Test("a handler that asks for input its contract does not declare fails its step, saying so")
+    func undeclaredAsk() async throws {
+        let journey = """
+            journey: t.mute
+            version: 1
+            title: A step that asks though it says it takes nothing
+            start: ask
+            steps:
+              ask:
+                handler: test.mute
+                on:
+                  done: finished
+            ends:
+              finished: { kind: success }
+            """
+        let registry = try BuiltinHandlers.registry.adding([MuteHandler()])
+        let project = ProjectLoader(handlers: registry).load([SourceFile(path: "j.yaml", data: Data(journey.utf8))])
+        let errors = project.diagnostics.items.filter { $0.severity == .error }
+        try #require(errors.isEmpty, "\(errors)")
+        let library = try #require(project.library)
+        let result = await JourneyExplorer(library: library, device: JourneyExplorer.defaultDevice)
+            .explore(try #require(library["t.mute"]))
+        let violation = try #require(result.violations.first { $0.invariant == .neverFails }, "\(result.violations)")
+        #expect(violation.path.isEmpty, "\(violation.path)")
+        #expect(
+            violation.message.contains(
+                "handler 'test.mute' failed: it asked for input, but its contract declares none"),
+            "\(violation.message)")
     }
 
     @Test("time away at a step that waits in the background is told apart: coming back after five minutes locks")
