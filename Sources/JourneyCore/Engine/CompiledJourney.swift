@@ -504,16 +504,7 @@ final class VisitMemo: @unchecked Sendable {
     }
 
     subscript(key: Key) -> Visit? {
-        get {
-            lock.lock()
-            defer { lock.unlock() }
-            var index = visits.count
-            while index > 0 {
-                index -= 1
-                if visits[index].key == key { return visits[index].visit }
-            }
-            return nil
-        }
+        get { key.values.withUnsafeBufferPointer { visit(locale: key.locale, values: $0) } }
         set {
             guard let newValue else { return }
             lock.lock()
@@ -521,6 +512,22 @@ final class VisitMemo: @unchecked Sendable {
             if visits.count >= Self.capacity { visits.removeAll(keepingCapacity: true) }
             visits.append((key, newValue))
         }
+    }
+
+    /// The visit prepared in `locale` for these values of the names the step reads, if one was:
+    /// what ``subscript(key:)`` finds, for values the caller holds where it likes (a run reads
+    /// them into a buffer on its stack, so that finding a visit allocates nothing).
+    func visit(locale: String, values: UnsafeBufferPointer<Value?>) -> Visit? {
+        lock.lock()
+        defer { lock.unlock() }
+        var index = visits.count
+        while index > 0 {
+            index -= 1
+            if visits[index].key.locale == locale, visits[index].key.values.elementsEqual(values) {
+                return visits[index].visit
+            }
+        }
+        return nil
     }
 }
 

@@ -296,13 +296,20 @@ extension JourneyMachine.Run {
         // A visit with the values it reads as an earlier one had is that visit, prepared then.
         var memoKey: VisitMemo.Key?
         if let reads = step.visitNames {
-            let key = VisitMemo.Key(locale: setup.locale, values: reads.map { value(of: $0) })
-            if let prepared = step.visitMemo[key] {
+            // The values are read into a buffer on the stack: a visit found allocates nothing.
+            let found = withUnsafeTemporaryAllocation(of: Value?.self, capacity: reads.count) { buffer in
+                let base = buffer.baseAddress!
+                for index in reads.indices { (base + index).initialize(to: value(of: reads[index])) }
+                defer { base.deinitialize(count: reads.count) }
+                return step.visitMemo.visit(
+                    locale: setup.locale, values: UnsafeBufferPointer(start: base, count: reads.count))
+            }
+            if let prepared = found {
                 if let screen = prepared.screen { emit(.screen(step: step.id, screen: screen)) }
                 emit(.handlerCall(step: step.id, handler: step.label, params: prepared.callFields))
                 return .stop(.runStep(prepared.invocation))
             }
-            memoKey = key
+            memoKey = VisitMemo.Key(locale: setup.locale, values: reads.map { value(of: $0) })
         }
         var params: [String: Value] = [:]
         params.reserveCapacity(step.parameters.count)

@@ -827,8 +827,11 @@ public struct JourneyExplorer: Sendable {
         let (played, incomplete) = moves(node, journey: journey, leftOut: &expansion.leftOut, jumps: jumps)
         expansion.incomplete = incomplete
         expansion.successors.reserveCapacity(played.count)
-        // The state's own secrets, gathered once for all of its moves.
+        // Room for every successor's key at about the length of the last key written.
+        expansion.keys.reserveCapacity(played.count * (scratch.encoder.bytes.count + 8))
+        // The state's own secrets, gathered once for all of its moves, and its limits' counts.
         let held = watchesSecrets ? SecretSearch.held(by: node.machine) : []
+        let counts = Self.counts(journey, node.machine)
         for move in played {
             scratch.recorder.begin(keeping: watchesSecrets)
             scratch.settled = nil
@@ -841,7 +844,7 @@ public struct JourneyExplorer: Sendable {
             // A move into what the scenario's stubs do not cover is not judged.
             let problem =
                 successor.outOfScope
-                ? nil : edgeProblem(from: node, move: move, to: successor, taking: edges, journey)
+                ? nil : edgeProblem(from: node, move: move, to: successor, taking: edges, journey, counts: counts)
             expansion.successors.append(
                 .init(
                     played: .init(move: move, edges: edges, leak: leak, problem: problem), node: successor, key: key,
@@ -890,9 +893,13 @@ public struct JourneyExplorer: Sendable {
                 asked = true
                 let choices = explorable.explorationChoices(
                     request, invocation: invocation, device: node.machine.device, hints: hints)
-                moves += choices.map { .input(step: request.step, label: $0.label, values: $0.values) }
+                for choice in choices {
+                    moves.append(.input(step: request.step, label: choice.label, values: choice.values))
+                }
             } else if !input.type.secret, !input.classes.isEmpty, input.type.type == .string {
-                moves += input.classes.map { .input(step: request.step, label: $0, values: [input.name: .string($0)]) }
+                for label in input.classes {
+                    moves.append(.input(step: request.step, label: label, values: [input.name: .string(label)]))
+                }
             } else if !asked {
                 incomplete = true
                 leftOut.insert(
@@ -908,13 +915,14 @@ public struct JourneyExplorer: Sendable {
                 guard case .input(_, _, let values) = move, case .string(let id)? = values["action"] else { return nil }
                 return id
             }
-        moves += actions.filter { move in
-            guard case .input(_, let id, _) = move else { return true }
-            return !pressed.contains(id)
+        for move in actions {
+            if case .input(_, let id, _) = move, pressed.contains(id) { continue }
+            moves.append(move)
         }
         if node.restarts < bounds.restarts { moves.append(.restart) }
         let jumps = jumps ?? bounds.clockJumps ?? Self.durations(of: journey)
-        moves += jumps.map { .clock(milliseconds: $0) }
+        // Appended one by one: a move list is made for every state expanded.
+        for milliseconds in jumps { moves.append(.clock(milliseconds: milliseconds)) }
         // Without a network every request fails already: going offline changes nothing.
         if bounds.offline, network != nil { moves.append(.network(online: !node.machine.device.profile.online)) }
         return (moves, incomplete)
@@ -1151,18 +1159,22 @@ public struct JourneyExplorer: Sendable {
         return (.neverFails, "the run fails: \(result.failure ?? "without a message")")
     }
 
+    /// - Parameter counts: the counts of `journey`'s limits (``CompiledJourney/limitsByName``) at `node`
+    ///   (``counts(_:_:)``), when the caller has them: a node's moves share them.
     func edgeProblem(
-        from node: Node, move: Move, to next: Node, taking edges: [Edge] = [], _ journey: CompiledJourney
+        from node: Node, move: Move, to next: Node, taking edges: [Edge] = [], _ journey: CompiledJourney,
+        counts: [Int]? = nil
     ) -> MoveProblem? {
+        let counts = counts ?? Self.counts(journey, node.machine)
         switch move {
-        case .input, .network: return dodgedLimit(from: node, to: next, taking: edges, journey)
+        case .input, .network: return dodgedLimit(from: node, to: next, taking: edges, journey, counts: counts)
         case .restart, .clock: break
         }
         let isRestart = move == .restart
-        for limit in journey.limitsByName {
+        for (position, limit) in journey.limitsByName.enumerated() {
             // A lockout that ends with time gives the attempts back on purpose.
             if !isRestart && (limit.lockout != nil || limit.lockedUntil != nil) { continue }
-            let before = Self.counter(limit.counter, node.machine, journey: journey.id)
+            let before = counts[position]
             let after = Self.counter(limit.counter, next.machine, journey: journey.id)
             if after < before {
                 return (
@@ -1180,10 +1192,10 @@ public struct JourneyExplorer: Sendable {
     /// which resets it) or resets on, and changing nothing else the journey keeps: a way round
     /// the limit, each turn of which buys attempts against the same secret.
     func dodgedLimit(
-        from node: Node, to next: Node, taking edges: [Edge], _ journey: CompiledJourney
+        from node: Node, to next: Node, taking edges: [Edge], _ journey: CompiledJourney, counts: [Int]
     ) -> MoveProblem? {
-        for limit in journey.limitsByName {
-            let before = Self.counter(limit.counter, node.machine, journey: journey.id)
+        for (position, limit) in journey.limitsByName.enumerated() {
+            let before = counts[position]
             let after = Self.counter(limit.counter, next.machine, journey: journey.id)
             guard after < before else { continue }
             // Once spent, the limit has led to `exceeded`: what follows (signing in again) may
@@ -1231,6 +1243,13 @@ public struct JourneyExplorer: Sendable {
         }
         for name in own { found[name] = nil }
         return found
+    }
+
+    /// The counters of `journey`'s limits (``CompiledJourney/limitsByName``) as `machine` keeps
+    /// them (``counter(_:_:journey:)``).
+    static func counts(_ journey: CompiledJourney, _ machine: borrowing JourneyMachine) -> [Int] {
+        journey.limitsByName.isEmpty
+            ? [] : journey.limitsByName.map { counter($0.counter, machine, journey: journey.id) }
     }
 
     /// A limit's counter as the root journey reads it (``LimitReading/int(_:)``: a
