@@ -173,7 +173,7 @@ struct BenchCommand: AsyncParsableCommand {
         report(
             "load + validate",
             String(format: "%.1f MB/s (%d files, %.1f MB, ", load.mbPerSecond, load.files, load.megabytes)
-                + "\(cores) core\(cores == 1 ? "" : "s"))")
+                + "\(counted(cores, "core")))")
 
         let timed = try executable.map { URL(fileURLWithPath: $0) } ?? BenchSuite.executable()
         if processRuns > 0 {

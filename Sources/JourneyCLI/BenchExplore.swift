@@ -241,6 +241,6 @@ extension BenchCommand {
             String(
                 format: "%d journeys from %d starts, %d states, %d transitions: %.3f s to explore (%.3f s to load), ",
                 shipped.journeys, shipped.starts, shipped.states, shipped.transitions, shipped.explore, shipped.load)
-                + "\(cores) thread\(cores == 1 ? "" : "s")")
+                + "\(counted(cores, "thread"))")
     }
 }

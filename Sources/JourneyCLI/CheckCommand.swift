@@ -48,9 +48,9 @@ struct CheckCommand: AsyncParsableCommand {
         let warnings = diagnostics.warningCount
         if !quiet {
             let files =
-                "\(project.journeyFiles) journey\(project.journeyFiles == 1 ? "" : "s") and \(project.scenarioFiles) scenario\(project.scenarioFiles == 1 ? "" : "s")"
+                "\(counted(project.journeyFiles, "journey")) and \(counted(project.scenarioFiles, "scenario"))"
             console.err(
-                "checked \(files): \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")\n"
+                "checked \(files): \(counted(errors, "error")), \(counted(warnings, "warning"))\n"
             )
         }
         if errors > 0 || (strict && warnings > 0) { throw ExitCode(ExitStatus.invalid) }

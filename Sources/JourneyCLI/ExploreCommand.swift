@@ -437,7 +437,7 @@ struct ExploreCommand: AsyncParsableCommand {
         if stops, result.frontier > 0 { bounds += "; \(notExpanded(result))" }
         if result.random != nil { bounds += "; explore.reaches-an-end is not judged on random walks" }
         return
-            "  played: every input class\(result.random.map { seed ? ", drawn at random from seed \($0.seed)" : ", drawn at random" } ?? ""),\(result.offline ? " the network going away and coming back\(network)," : "") up to \(result.bounds.restarts) restart\(result.bounds.restarts == 1 ? "" : "s"), \(jumps); \(bounds)"
+            "  played: every input class\(result.random.map { seed ? ", drawn at random from seed \($0.seed)" : ", drawn at random" } ?? ""),\(result.offline ? " the network going away and coming back\(network)," : "") up to \(counted(result.bounds.restarts, "restart")), \(jumps); \(bounds)"
     }
 
     /// What is said of each violation: its invariant (and, of one start among several, which),
@@ -627,7 +627,7 @@ struct ScenarioCoverage {
         let tested = result.declared.filter { taken.contains($0) }.count
         let untested = self.untested(result)
         let counted =
-            "\(scenarios) scenario\(scenarios == 1 ? "" : "s") with goldens"
+            "\(counted(scenarios, "scenario")) with goldens"
             + (withoutGolden > 0 ? ", \(withoutGolden) without" : "")
         var line =
             "  coverage: the explored paths take \(reachable) of \(result.declared.count) transitions, the scenarios \(tested) (\(counted))"

@@ -308,7 +308,7 @@ struct NewScenarioCommand: AsyncParsableCommand {
                 guard await Self.passes(text, at: path, journey: source, context: context) else { continue }
                 chosen = (
                     text,
-                    "it plays \(journey) from its start to \(end.id.value) (\(end.kind.rawValue)) in \(moves.count) move\(moves.count == 1 ? "" : "s")",
+                    "it plays \(journey) from its start to \(end.id.value) (\(end.kind.rawValue)) in \(counted(moves.count, "move"))",
                     end.kind == .success
                 )
                 break

@@ -140,7 +140,7 @@ struct RunCommand: AsyncParsableCommand {
             let end = report.result.end.map { "\($0) (\(report.result.kind?.rawValue ?? ""))" } ?? "no end"
             let reached = report.result.waiting.map { "waits at step '\($0)'" } ?? "reached \(end)"
             console.err(
-                "\(console.paint("PASS", .green, stderr: true)) \(name): \(reached) after \(report.result.steps) step\(report.result.steps == 1 ? "" : "s")\n"
+                "\(console.paint("PASS", .green, stderr: true)) \(name): \(reached) after \(counted(report.result.steps, "step"))\n"
             )
         } else {
             console.err("\(console.paint("FAIL", .red, stderr: true)) \(name)\n")

@@ -52,7 +52,7 @@ extension TestCommand {
             project, diagnostics, only: nil, paths: paths, context: context, console: console)
         while interruption == nil {
             let count = events.folderCount
-            console.err("watching \(count) folder\(count == 1 ? "" : "s") — press Ctrl-C to stop\n")
+            console.err("watching \(counted(count, "folder")) — press Ctrl-C to stop\n")
             var changed: [String] = []
             while changed.isEmpty && interruption == nil {
                 switch FileWatch.next(events) {
@@ -132,7 +132,7 @@ extension TestCommand {
         case 2, 3: what = "\(names.count) files (\(names.joined(separator: ", ")))"
         default: what = "\(names.count) files (\(names.prefix(2).joined(separator: ", ")) and \(names.count - 2) more)"
         }
-        let run = running == 0 ? "no scenario to run" : "running \(running) scenario\(running == 1 ? "" : "s")"
+        let run = running == 0 ? "no scenario to run" : "running \(counted(running, "scenario"))"
         return "\(what) changed: \(run)\n"
     }
 }

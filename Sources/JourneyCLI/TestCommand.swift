@@ -272,7 +272,7 @@ struct TestCommand: AsyncParsableCommand {
                         ScenarioOutcome.Problem(
                             kind: .invariant,
                             message:
-                                "\(violation.id)\(from): \(violation.message); \(violation.path.count) move\(violation.path.count == 1 ? "" : "s"): \(moves.isEmpty ? "at the start" : moves) (journey explore\(start.scenario.map { " --from \($0.file)" } ?? " --journey \(id)") --emit DIR writes it as a scenario)"
+                                "\(violation.id)\(from): \(violation.message); \(counted(violation.path.count, "move")): \(moves.isEmpty ? "at the start" : moves) (journey explore\(start.scenario.map { " --from \($0.file)" } ?? " --journey \(id)") --emit DIR writes it as a scenario)"
                         ))
                 }
             }
@@ -292,7 +292,7 @@ struct TestCommand: AsyncParsableCommand {
                             ScenarioOutcome.Problem(
                                 kind: .invariant,
                                 message:
-                                    "explored \(group.count) start\(group.count == 1 ? "" : "s") (\(fromDevice ? "the default device, " : "")\(scenarios) scenario\(scenarios == 1 ? "" : "s")): \(counted(states, "state")), \(counted(transitions, "transition"))"
+                                    "explored \(counted(group.count, "start")) (\(fromDevice ? "the default device, " : "")\(counted(scenarios, "scenario"))): \(counted(states, "state")), \(counted(transitions, "transition"))"
                             )
                         ]))
         }

@@ -483,7 +483,6 @@ struct WriteError: Error, CustomStringConvertible {
     var description: String { "cannot write \(path): \(reason)" }
 }
 
-/// A user-facing error with a message and the invalid-input exit code.
 extension CompiledJourney {
     /// Refuses a locale given with `--locale` that the journey has no texts in, naming those it has.
     func requireLocale(_ locale: String?) throws {
@@ -492,6 +491,7 @@ extension CompiledJourney {
     }
 }
 
+/// A user-facing error with a message and the invalid-input exit code.
 struct CLIError: Error, Equatable, CustomStringConvertible {
     var message: String
     init(_ message: String) { self.message = message }

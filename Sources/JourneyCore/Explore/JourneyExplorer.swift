@@ -1248,8 +1248,7 @@ public struct JourneyExplorer: Sendable {
     /// The counters of `journey`'s limits (``CompiledJourney/limitsByName``) as `machine` keeps
     /// them (``counter(_:_:journey:)``).
     static func counts(_ journey: CompiledJourney, _ machine: borrowing JourneyMachine) -> [Int] {
-        journey.limitsByName.isEmpty
-            ? [] : journey.limitsByName.map { counter($0.counter, machine, journey: journey.id) }
+        journey.limitsByName.map { counter($0.counter, machine, journey: journey.id) }
     }
 
     /// A limit's counter as the root journey reads it (``LimitReading/int(_:)``: a

@@ -142,9 +142,9 @@ struct StateEncoder {
                 | (profile.kdfRounds == nil ? 0 : 8))
         if let rounds = profile.kdfRounds { writeInt(rounds) }
         writeInt(profile.apps.count)
-        if !profile.apps.isEmpty { for app in profile.apps { writeString(app) } }
+        for app in profile.apps { writeString(app) }
         writeInt(profile.trustedCAs.count)
-        if !profile.trustedCAs.isEmpty { for ca in profile.trustedCAs { writeString(ca) } }
+        for ca in profile.trustedCAs { writeString(ca) }
     }
 
     /// A frame's params or state: the declared names in order, then any others sorted. Each

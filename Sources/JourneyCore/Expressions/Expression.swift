@@ -6,20 +6,15 @@
 public struct Expression: Hashable, Sendable, CustomStringConvertible {
     /// The expression's text, as written.
     public let source: String
-    /// The parsed tree, shared: a copy of an expression (a branch's condition read out of its
-    /// journey) takes a reference to it, not one to each of its lists.
-    private let parsed: Parsed
+    /// The parsed tree, ``Shared``: a copy of an expression (a branch's condition read out of
+    /// its journey) takes one reference, not one for each of the tree's lists.
+    private let parsed: Shared<ExpressionTree>
 
-    private final class Parsed: Sendable {
-        let tree: ExpressionTree
-        init(_ tree: ExpressionTree) { self.tree = tree }
-    }
-
-    var tree: ExpressionTree { _read { yield parsed.tree } }
+    var tree: ExpressionTree { _read { yield parsed.value } }
 
     init(source: String, tree: ExpressionTree) {
         self.source = source
-        self.parsed = Parsed(tree)
+        self.parsed = Shared(tree)
     }
 
     /// Parses `source`, or returns its first syntax error or unknown root name or function.

@@ -217,59 +217,45 @@ public struct RenderedScreen: Sendable, Hashable {
         }
     }
 
-    /// The screen's parts, shared: a screen goes into every event, request and invocation
-    /// that shows it, and a copy takes one reference, not one for each part.
-    private final class Storage: Sendable {
-        let title: String?
-        let text: String?
-        let actions: [Action]
-        let fields: [Field]
+    /// The screen's parts, ``Shared``: one reference for every event, request and invocation
+    /// that shows the screen.
+    private var parts: Shared<Parts>
 
-        init(title: String?, text: String?, actions: [Action], fields: [Field]) {
-            self.title = title
-            self.text = text
-            self.actions = actions
-            self.fields = fields
-        }
+    private struct Parts: Sendable, Hashable {
+        var title: String?
+        var text: String?
+        var actions: [Action]
+        var fields: [Field]
     }
-
-    private var storage: Storage
 
     public var title: String? {
-        get { storage.title }
-        set { storage = Storage(title: newValue, text: text, actions: actions, fields: fields) }
+        get { parts.value.title }
+        set { change { $0.title = newValue } }
     }
     public var text: String? {
-        get { storage.text }
-        set { storage = Storage(title: title, text: newValue, actions: actions, fields: fields) }
+        get { parts.value.text }
+        set { change { $0.text = newValue } }
     }
     /// The buttons, in the order the journey writes them.
     public var actions: [Action] {
-        get { storage.actions }
-        set { storage = Storage(title: title, text: text, actions: newValue, fields: fields) }
+        get { parts.value.actions }
+        set { change { $0.actions = newValue } }
     }
     /// A form's fields, in the order the journey writes them.
     public var fields: [Field] {
-        get { storage.fields }
-        set { storage = Storage(title: title, text: text, actions: actions, fields: newValue) }
+        get { parts.value.fields }
+        set { change { $0.fields = newValue } }
     }
 
     /// A screen as the run renders it; a handler's own tests make one to give an invocation.
     public init(title: String?, text: String?, actions: [Action], fields: [Field]) {
-        storage = Storage(title: title, text: text, actions: actions, fields: fields)
+        parts = Shared(Parts(title: title, text: text, actions: actions, fields: fields))
     }
 
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.storage === rhs.storage
-            || (lhs.title == rhs.title && lhs.text == rhs.text && lhs.actions == rhs.actions
-                && lhs.fields == rhs.fields)
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(title)
-        hasher.combine(text)
-        hasher.combine(actions)
-        hasher.combine(fields)
+    private mutating func change(_ body: (inout Parts) -> Void) {
+        var changed = parts.value
+        body(&changed)
+        parts = Shared(changed)
     }
 }
 
@@ -347,47 +333,28 @@ extension HandlerContext {
 /// A request for input: which step is asking, and what it needs. Shared, not copied, like
 /// the invocation it usually comes from.
 public struct InputRequest: Sendable, Hashable {
-    private final class Storage: Sendable {
+    /// The request's parts, ``Shared``.
+    private let parts: Shared<Parts>
+
+    private struct Parts: Sendable, Hashable {
         let journey: String
         let step: String
         let inputs: [InputSpec]
         let screen: RenderedScreen?
-
-        init(journey: String, step: String, inputs: [InputSpec], screen: RenderedScreen?) {
-            self.journey = journey
-            self.step = step
-            self.inputs = inputs
-            self.screen = screen
-        }
     }
 
-    private let storage: Storage
-
     /// The id of the journey whose step asks.
-    public var journey: String { storage.journey }
+    public var journey: String { parts.value.journey }
     /// The step that asks; a scenario's `at:` names it.
-    public var step: String { storage.step }
+    public var step: String { parts.value.step }
     /// What the step asks for; a scenario gives values under these names.
-    public var inputs: [InputSpec] { storage.inputs }
+    public var inputs: [InputSpec] { parts.value.inputs }
     /// The screen the user sees while asked, if the step has one.
-    public var screen: RenderedScreen? { storage.screen }
+    public var screen: RenderedScreen? { parts.value.screen }
 
     /// A request; handlers usually take theirs from ``HandlerInvocation/request(_:)``.
     public init(journey: String, step: String, inputs: [InputSpec], screen: RenderedScreen?) {
-        storage = Storage(journey: journey, step: step, inputs: inputs, screen: screen)
-    }
-
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.storage === rhs.storage
-            || (lhs.journey == rhs.journey && lhs.step == rhs.step && lhs.inputs == rhs.inputs
-                && lhs.screen == rhs.screen)
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(journey)
-        hasher.combine(step)
-        hasher.combine(inputs)
-        hasher.combine(screen)
+        parts = Shared(Parts(journey: journey, step: step, inputs: inputs, screen: screen))
     }
 }
 

@@ -14,13 +14,28 @@ struct ExplorerTests {
 
     /// The library of the given journey files (paths from the repository's root).
     static func library(_ paths: [String]) throws -> (CompiledLibrary, Project) {
-        let sources = try paths.map {
-            SourceFile(path: $0, data: try Data(contentsOf: root.appendingPathComponent($0)))
-        }
-        let project = ProjectLoader(handlers: BuiltinHandlers.registry).load(sources)
+        try library(
+            paths.map { SourceFile(path: $0, data: try Data(contentsOf: root.appendingPathComponent($0))) })
+    }
+
+    /// The library of these sources, which must load without an error, with the built-in
+    /// handlers and `handlers` of a test's own.
+    static func library(
+        _ sources: [SourceFile], adding handlers: [any StepHandler] = []
+    ) throws -> (CompiledLibrary, Project) {
+        let project = ProjectLoader(handlers: try BuiltinHandlers.registry.adding(handlers)).load(sources)
         let errors = project.diagnostics.items.filter { $0.severity == .error }
         try #require(errors.isEmpty, "\(errors)")
         return (try #require(project.library), project)
+    }
+
+    /// Explores journey `id`, written as `yaml`, with the built-in handlers and `handlers`.
+    static func explore(
+        yaml: String, id: String, adding handlers: [any StepHandler]
+    ) async throws -> JourneyExplorer.Result {
+        let (library, _) = try library([SourceFile(path: "j.yaml", data: Data(yaml.utf8))], adding: handlers)
+        return await JourneyExplorer(library: library, device: JourneyExplorer.defaultDevice)
+            .explore(try #require(library[id]))
     }
 
     static func explore(
@@ -147,13 +162,7 @@ extension ExplorerTests {
             ends:
               finished: { kind: success }
             """
-        let registry = try BuiltinHandlers.registry.adding([EchoingHandler()])
-        let project = ProjectLoader(handlers: registry).load([SourceFile(path: "j.yaml", data: Data(journey.utf8))])
-        let errors = project.diagnostics.items.filter { $0.severity == .error }
-        try #require(errors.isEmpty, "\(errors)")
-        let library = try #require(project.library)
-        let result = await JourneyExplorer(library: library, device: JourneyExplorer.defaultDevice)
-            .explore(try #require(library["t.echo"]))
+        let result = try await Self.explore(yaml: journey, id: "t.echo", adding: [EchoingHandler()])
         let violation = try #require(result.violations.first { $0.invariant == .noSecretLeak }, "\(result.violations)")
         #expect(violation.path.map(\.description) == ["code: any"])
         #expect(
@@ -162,10 +171,7 @@ extension ExplorerTests {
         // Declared broken on purpose, it is not looked for.
         let excepted = journey.replacingOccurrences(
             of: "start: code", with: "exceptions:\n  explore.no-secret-leak: a demo\nstart: code")
-        let project2 = ProjectLoader(handlers: registry).load([SourceFile(path: "j.yaml", data: Data(excepted.utf8))])
-        let library2 = try #require(project2.library)
-        let quiet = await JourneyExplorer(library: library2, device: JourneyExplorer.defaultDevice)
-            .explore(try #require(library2["t.echo"]))
+        let quiet = try await Self.explore(yaml: excepted, id: "t.echo", adding: [EchoingHandler()])
         #expect(quiet.violations.isEmpty, "\(quiet.violations)")
     }
 
@@ -184,13 +190,7 @@ extension ExplorerTests {
             ends:
               finished: { kind: success }
             """
-        let registry = try BuiltinHandlers.registry.adding([MuteHandler()])
-        let project = ProjectLoader(handlers: registry).load([SourceFile(path: "j.yaml", data: Data(journey.utf8))])
-        let errors = project.diagnostics.items.filter { $0.severity == .error }
-        try #require(errors.isEmpty, "\(errors)")
-        let library = try #require(project.library)
-        let result = await JourneyExplorer(library: library, device: JourneyExplorer.defaultDevice)
-            .explore(try #require(library["t.mute"]))
+        let result = try await Self.explore(yaml: journey, id: "t.mute", adding: [MuteHandler()])
         let violation = try #require(result.violations.first { $0.invariant == .neverFails }, "\(result.violations)")
         #expect(violation.path.isEmpty, "\(violation.path)")
         #expect(
@@ -243,12 +243,7 @@ extension ExplorerTests {
             ends:
               finished: { kind: success }
             """
-        let project = ProjectLoader(handlers: BuiltinHandlers.registry).load([
-            SourceFile(path: "j.yaml", data: Data(journey.utf8))
-        ])
-        let library = try #require(project.library, "\(project.diagnostics.items)")
-        let result = await JourneyExplorer(library: library, device: JourneyExplorer.defaultDevice)
-            .explore(try #require(library["t.clock"]))
+        let result = try await Self.explore(yaml: journey, id: "t.clock", adding: [])
         #expect(result.clockJumps == [2580])
         #expect(result.violations.isEmpty, "\(result.violations.map(\.message))")
         // The same PIN in an event's text is found, and only there: not in its numbers, nor
