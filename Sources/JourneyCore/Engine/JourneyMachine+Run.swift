@@ -429,8 +429,8 @@ extension JourneyMachine.Run {
 
     private func resolvedValue(of read: CompiledStep.VisitRead) -> Value? {
         switch read {
-        case .param(let name): return frames[frames.count - 1].params[name]
-        case .state(let name): return frames[frames.count - 1].state[name]
+        case .param(let name): return frames[frames.count - 1].params.value(named: name)
+        case .state(let name): return frames[frames.count - 1].state.value(named: name)
         case .limit(let limit, let field): return value(of: field, of: limit)
         case .other(let path): return value(at: path)
         }
@@ -709,8 +709,8 @@ extension LimitReading {
 
 extension JourneyMachine.Run: LimitReading {
     var limitJourney: CompiledJourney { frames[frames.count - 1].journey }
-    func stateValue(_ name: String) -> Value? { frames[frames.count - 1].state[name] }
-    func storedValue(_ name: String) -> Value? { device.store[name] }
+    func stateValue(_ name: String) -> Value? { frames[frames.count - 1].state.value(named: name) }
+    func storedValue(_ name: String) -> Value? { device.store.value(named: name) }
     func computedMaximum(_ limit: String) -> Int? { frames[frames.count - 1].maximums[limit] }
     var clockNow: Int { device.clock }
 }
@@ -740,8 +740,8 @@ extension JourneyMachine {
         }
 
         var limitJourney: CompiledJourney { frames[index].journey }
-        func stateValue(_ name: String) -> Value? { frames[index].state[name] }
-        func storedValue(_ name: String) -> Value? { store[name] }
+        func stateValue(_ name: String) -> Value? { frames[index].state.value(named: name) }
+        func storedValue(_ name: String) -> Value? { store.value(named: name) }
         func computedMaximum(_ limit: String) -> Int? { frames[index].maximums[limit] }
     }
 }
@@ -856,13 +856,13 @@ extension JourneyMachine {
         var outcome: [String: Value] = [:]
 
         var limitJourney: CompiledJourney { frame.journey }
-        func stateValue(_ name: String) -> Value? { frame.state[name] }
-        func storedValue(_ name: String) -> Value? { device.store[name] }
+        func stateValue(_ name: String) -> Value? { frame.state.value(named: name) }
+        func storedValue(_ name: String) -> Value? { device.store.value(named: name) }
         func computedMaximum(_ limit: String) -> Int? { frame.maximums[limit] }
         var clockNow: Int { device.clock }
-        func paramValue(_ name: String) -> Value? { frame.params[name] }
-        func inputValue(_ name: String) -> Value? { inputs[name] }
-        func outcomeValue(_ name: String) -> Value? { outcome[name] }
+        func paramValue(_ name: String) -> Value? { frame.params.value(named: name) }
+        func inputValue(_ name: String) -> Value? { inputs.value(named: name) }
+        func outcomeValue(_ name: String) -> Value? { outcome.value(named: name) }
         func deviceValue(_ name: String) -> Value? { device.value(named: name) }
     }
 
@@ -910,9 +910,9 @@ extension JourneyMachine.NameReading {
 /// The run reads the names of its innermost journey in place.
 extension JourneyMachine.Run: JourneyMachine.NameReading {
     var library: CompiledLibrary { setup.library }
-    func paramValue(_ name: String) -> Value? { frames[frames.count - 1].params[name] }
-    func inputValue(_ name: String) -> Value? { given?.inputs[name] }
-    func outcomeValue(_ name: String) -> Value? { given?.outcome[name] }
+    func paramValue(_ name: String) -> Value? { frames[frames.count - 1].params.value(named: name) }
+    func inputValue(_ name: String) -> Value? { given?.inputs.value(named: name) }
+    func outcomeValue(_ name: String) -> Value? { given?.outcome.value(named: name) }
     func deviceValue(_ name: String) -> Value? { device.value(named: name) }
 }
 

@@ -264,7 +264,7 @@ final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContex
         handle(.advanceClock(milliseconds: milliseconds, reason: reason))
     }
 
-    func stored(_ key: String) -> Value? { machine.device.store[key] }
+    func stored(_ key: String) -> Value? { machine.device.store.value(named: key) }
 
     var storedKeys: [String] { machine.device.store.keys.sorted() }
 

@@ -9,9 +9,10 @@ extension JourneyExplorer {
     /// are part of a longer number. Each explorer thread keeps one search and reuses its buffers
     /// from move to move; a state's own secrets are gathered once for all of its moves
     /// (``held(by:)``), and the secrets after a move are gathered again only when the move
-    /// recorded a change to what the run keeps (``TranscriptEvent/changesWhatTheRunKeeps``):
-    /// otherwise they are the state's own. Where a secret comes from is worked out only when
-    /// one shows.
+    /// started or left a journey or restarted the app; otherwise they are the state's own and
+    /// those the move's `state.set` events wrote (every change to what the run keeps is
+    /// recorded: ``TranscriptEvent/changesWhatTheRunKeeps``). Where a secret comes from is
+    /// worked out only when one shows.
     struct SecretSearch {
         /// Where a secret was found, said when it shows (never the secret itself).
         enum Source: Sendable {
@@ -37,6 +38,8 @@ extension JourneyExplorer {
 
         /// The texts looked for in the move being searched besides those the state kept, each once.
         private var texts: [String] = []
+        /// The texts the move being searched typed into inputs that are not secret.
+        private var typedInPublic: [String] = []
 
         /// The texts of the secrets a machine keeps, each once: its store's, and each frame's
         /// state and params, of 4 characters or more.
@@ -72,7 +75,7 @@ extension JourneyExplorer {
         }
 
         /// The text of a secret worth looking for: a secret string of 4 characters or more.
-        private static func secretText(_ value: Value) -> String? {
+        static func secretText(_ value: Value) -> String? {
             guard case .secret(let inner) = value, case .string(let text) = inner.revealed, text.utf8.count >= 4
             else { return nil }
             return text
@@ -91,7 +94,7 @@ extension JourneyExplorer {
             func add(_ text: String) {
                 if !held.contains(text) && !texts.contains(text) { texts.append(text) }
             }
-            var typedInPublic: [String] = []
+            typedInPublic.removeAll(keepingCapacity: true)
             Self.typed(move, at: node) { text, _, secret in
                 if !secret {
                     typedInPublic.append(text)
@@ -99,17 +102,22 @@ extension JourneyExplorer {
                     add(text)
                 }
             }
-            // What the run keeps changes only where the move records it; otherwise the state
-            // after keeps the secrets of the state before.
-            if recorded.changesWhatTheRunKeeps {
+            // What the run keeps changes only where the move records it: a journey started or
+            // left, or a restart, changes it whole; a value set adds at most that value.
+            // Otherwise the state after keeps the secrets of the state before.
+            if recorded.relaunches {
                 Self.gather(next.machine, add)
             } else {
-                assert(Self.held(by: next.machine).allSatisfy(held.contains), "a secret kept after a move unrecorded")
+                for text in recorded.secretsSet { add(text) }
+                assert(
+                    Self.held(by: next.machine).allSatisfy { held.contains($0) || texts.contains($0) },
+                    "a secret kept after a move unrecorded")
             }
             // A text typed into an input that is not secret was public before it was kept.
             if !typedInPublic.isEmpty {
-                held.removeAll { typedInPublic.contains($0) }
-                texts.removeAll { typedInPublic.contains($0) }
+                let typedInPublic = typedInPublic
+                if held.contains(where: typedInPublic.contains) { held.removeAll { typedInPublic.contains($0) } }
+                if texts.contains(where: typedInPublic.contains) { texts.removeAll { typedInPublic.contains($0) } }
             }
             // The texts of each event alone: when and how deep it happened is the run's clock,
             // and its numbers are counts and durations, never a secret shown.
@@ -191,8 +199,12 @@ struct EventTexts {
     private var ends: [Int] = []
     /// Each event's name, and where its texts end in `ends`.
     private var events: [(name: String, texts: Int)] = []
-    /// Whether an event recorded a change to what the run keeps (``TranscriptEvent/changesWhatTheRunKeeps``).
-    private(set) var changesWhatTheRunKeeps = false
+    /// Whether an event started or left a journey, or restarted the app: what the run keeps
+    /// after it is not what it kept before and a few values more.
+    private(set) var relaunches = false
+    /// The texts of the secrets the `state.set` events wrote (``JourneyExplorer/SecretSearch/secretText(_:)``):
+    /// besides these, a move that does not relaunch keeps no secret it did not keep before.
+    private(set) var secretsSet: [String] = []
 
     var isEmpty: Bool { events.isEmpty }
 
@@ -201,7 +213,8 @@ struct EventTexts {
         bytes.removeAll(keepingCapacity: true)
         ends.removeAll(keepingCapacity: true)
         events.removeAll(keepingCapacity: true)
-        changesWhatTheRunKeeps = false
+        relaunches = false
+        secretsSet.removeAll(keepingCapacity: true)
     }
 
     mutating func add(_ event: borrowing TranscriptEvent) {
@@ -213,7 +226,14 @@ struct EventTexts {
             return false
         }
         events.append((event.name, ends.count))
-        if event.changesWhatTheRunKeeps { changesWhatTheRunKeeps = true }
+        switch event {
+        case .stateSet(_, let value):
+            if let text = JourneyExplorer.SecretSearch.secretText(value) { secretsSet.append(text) }
+        case .journeyStart, .subjourneyEnter, .subjourneyExit, .restart:
+            relaunches = true
+        default:
+            assert(!event.changesWhatTheRunKeeps, "'\(event.name)' changes what the run keeps")
+        }
     }
 
     /// The name of event `index`.

@@ -129,7 +129,7 @@ public struct HandlerInvocation: Sendable {
     }
 
     /// The parameter's value, or nil when it was not given and has no default.
-    public subscript(parameter name: String) -> Value? { storage.parameters[name] }
+    public subscript(parameter name: String) -> Value? { storage.parameters.value(named: name) }
 
     /// The screen's action with this id, if the step shows one.
     public func action(_ id: String) -> RenderedScreen.Action? {

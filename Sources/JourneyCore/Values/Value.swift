@@ -174,10 +174,16 @@ public enum Duration {
 }
 
 extension [String: Value] {
-    /// The value named `name`. Inputs and outcome data usually hold one entry, which is
-    /// compared directly instead of hashing the name.
+    /// The value named `name`. A run's inputs, outcome data, params, state and store mostly
+    /// hold a few entries, whose names are compared one by one instead of hashing the name:
+    /// up to six entries that is the quicker of the two.
     public func value(named name: String) -> Value? {
-        if count == 1, let only = first { return only.key == name ? only.value : nil }
-        return self[name]
+        guard count <= 6 else { return self[name] }
+        var index = startIndex
+        while index != endIndex {
+            if keys[index] == name { return values[index] }
+            formIndex(after: &index)
+        }
+        return nil
     }
 }

@@ -104,6 +104,20 @@ struct EchoingHandler: StepHandler {
     }
 }
 
+/// A handler that issues a code and gives it back as data its contract does not declare
+/// secret: a journey that keeps it secret and shows it anyway leaks it.
+struct IssuingHandler: StepHandler {
+    let contract = HandlerContract(
+        id: "test.issue", summary: "Issues a code.",
+        outcomes: [OutcomeSpec(name: "issued", summary: "", data: [DataSpec(name: "code", type: TypeInfo(.string))])])
+
+    nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
+        HandlerResult("issued", data: ["code": .string("271828")])
+    }
+}
+
 /// A handler with a mistake: its contract declares no input, and it asks for some anyway.
 struct MuteHandler: StepHandler {
     let contract = HandlerContract(
@@ -173,6 +187,47 @@ extension ExplorerTests {
             of: "start: code", with: "exceptions:\n  explore.no-secret-leak: a demo\nstart: code")
         let quiet = try await Self.explore(yaml: excepted, id: "t.echo", adding: [EchoingHandler()])
         #expect(quiet.violations.isEmpty, "\(quiet.violations)")
+    }
+
+    @Test("a secret a move sets, shown by the same move, is caught though the state before kept none")
+    func secretSetAndShown() async throws {
+        let journey = """
+            journey: t.issue
+            version: 1
+            title: A code issued, kept secret, and shown anyway
+            state:
+              code: { type: string, secret: true, default: "" }
+              shown: { type: string, default: "" }
+            start: welcome
+            steps:
+              welcome:
+                handler: ui.screen
+                screen:
+                  title: Welcome
+                  actions: { next: Next }
+                on:
+                  next: issue
+              issue:
+                handler: test.issue
+                on:
+                  issued:
+                    set: { state.code: "${outcome.code}", state.shown: "${outcome.code}" }
+                    to: show
+              show:
+                handler: ui.screen
+                screen:
+                  title: "Your code: ${state.shown}"
+                  actions: { done: Done }
+                on:
+                  done: finished
+            ends:
+              finished: { kind: success }
+            """
+        let result = try await Self.explore(yaml: journey, id: "t.issue", adding: [IssuingHandler()])
+        let violation = try #require(result.violations.first { $0.invariant == .noSecretLeak }, "\(result.violations)")
+        #expect(violation.path.map(\.description) == ["welcome: next"], "\(violation.path)")
+        #expect(violation.message.contains("state.code of t.issue, a secret"), "\(violation.message)")
+        #expect(!violation.message.contains("271828"))
     }
 
     @Test("a handler that asks for input its contract does not declare fails its step, saying so")
