@@ -23,7 +23,7 @@ extension InputRequest {
     /// not show, or shows disabled, cannot be pressed. The run checks every input with it (and
     /// a scenario may expect a refusal); handlers hold other contexts to the same rule.
     public func refusal(of values: [String: Value]) -> String? {
-        guard let screen, case .string(let action)? = values.value(named: "action")?.revealed else { return nil }
+        guard case .string(let action)? = values.value(named: "action")?.revealed, let screen else { return nil }
         guard let shown = screen.actions.first(where: { $0.id == action }) else {
             return "step '\(step)' has no action '\(action)'"
         }

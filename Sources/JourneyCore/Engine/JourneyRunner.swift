@@ -241,6 +241,9 @@ final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContex
         return (typed, shown)
     }
 
+    /// Input the driver gives is checked against the screen as it shows (``input(_:until:)``).
+    var refusesInput: Bool { true }
+
     func current(_ request: InputRequest) -> InputRequest {
         guard let invocation = machine.currentInvocation, invocation.step == request.step,
             invocation.journey == request.journey, invocation.screen != request.screen

@@ -294,7 +294,9 @@ final class Connection {
             let values = try await context.input(request)
             var action: String?
             if case .string(let pressed)? = values.value(named: "action")?.revealed {
-                if let reason = context.current(request).refusal(of: values) { throw HandlerError(reason) }
+                if !context.refusesInput, let reason = context.current(request).refusal(of: values) {
+                    throw HandlerError(reason)
+                }
                 action = pressed
             }
             return Message.result { w in

@@ -96,7 +96,7 @@ extension HandlerContext {
         _ values: [String: Value], _ request: InputRequest
     ) throws -> (action: String?, values: [String: Value]) {
         guard case .string(let action)? = values.value(named: "action")?.revealed else { return (nil, values) }
-        if let reason = current(request).refusal(of: values) { throw HandlerError(reason) }
+        if !refusesInput, let reason = current(request).refusal(of: values) { throw HandlerError(reason) }
         return (action, values)
     }
 

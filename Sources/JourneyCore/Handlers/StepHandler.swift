@@ -303,6 +303,10 @@ public protocol HandlerContext: AnyObject {
     /// clock moved on while the step waited (an action that enables after 60 s). What the
     /// driver was asked with and what input is checked against (``InputRequest/refusal(of:)``).
     func current(_ request: InputRequest) -> InputRequest
+    /// Whether ``input(_:)`` gives only input the step takes: it refuses, as the app would, an
+    /// action the screen does not show enabled (``InputRequest/refusal(of:)``), so a handler
+    /// need not check it again. False unless the context says so.
+    var refusesInput: Bool { get }
     /// Charges the step's attempt limit (if it has one) and writes the counter to the device
     /// now. Handlers that check a secret call this after reading the input and before
     /// comparing, so that no restart can undo a failed attempt. Steps whose handler does not
@@ -321,6 +325,9 @@ extension HandlerContext {
 
     /// A context whose screens never change while they show gives the request as it is.
     public func current(_ request: InputRequest) -> InputRequest { request }
+
+    /// A context checks nothing its driver gives unless it says so: handlers check it.
+    public var refusesInput: Bool { false }
 
     /// A context whose clock the driver never moves never reaches a deadline.
     public nonisolated(nonsending) func input(
