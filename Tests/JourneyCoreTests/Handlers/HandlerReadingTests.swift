@@ -22,8 +22,13 @@ struct HandlerReadingTests {
         let now = 0
         let wallClock = 0
         let storedKeys: [String] = []
+        let refusesInput: Bool
 
-        init(_ reply: [String: Value]) { self.reply = reply }
+        /// - Parameter refusesInput: whether the context says it refuses what the step does not take.
+        init(_ reply: [String: Value], refusesInput: Bool = false) {
+            self.reply = reply
+            self.refusesInput = refusesInput
+        }
 
         nonisolated(nonsending) func input(_ request: InputRequest) async throws -> [String: Value] {
             asked.append(request)
@@ -98,6 +103,10 @@ struct HandlerReadingTests {
         await #expect(throws: HandlerError("action 'resend' is disabled on step 'risk'; it cannot be pressed")) {
             _ = try await disabled.ask(Self.invocation([:], screen: screen))
         }
+        // A context that says it refuses what the step does not take (the runner's) is not
+        // checked again: the action it gives is the handler's.
+        let trusted = Answering(["action": .string("resend")], refusesInput: true)
+        #expect(try await trusted.ask(Self.invocation([:], screen: screen)).action == "resend")
         let nothing = Answering([:])
         await #expect(throws: HandlerError("step 'risk' needs a 'code' or an 'action'")) {
             _ = try await nothing.askText("code", Self.invocation([:], screen: screen))
