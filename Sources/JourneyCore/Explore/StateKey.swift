@@ -1,7 +1,8 @@
 import Foundation
 
 /// Writes where a run is as compact bytes, for the explorer to tell states apart: two machines
-/// give the same bytes exactly when their snapshots without growth
+/// of the same root journey (an exploration's states all have one) give the same bytes exactly
+/// when their snapshots without growth
 /// (``JourneyMachine/snapshot(includingGrowth:)`` with `false`), with stored values at their
 /// declared defaults and state no expression reads left out, are equal, the times they keep
 /// are as far from the clock as the journey can tell (``writeValue(_:timesRelative:)``),
@@ -103,7 +104,9 @@ struct StateEncoder {
         writeInt(frames.count)
         for index in frames.indices {
             let journey = frames[index].journey
-            writeString(journey.id)
+            // The first frame's journey is the root's in every key of an exploration: only
+            // the sub-journeys it calls are named.
+            writeString(index == 0 ? "" : journey.id)
             let step = machine.run.step(of: index)
             writeInt(journey.steps.indices.contains(step) ? step : -1)
             writeVariables(frames[index].params, declared: journey.params)
