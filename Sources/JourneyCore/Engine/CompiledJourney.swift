@@ -503,20 +503,17 @@ final class VisitMemo: @unchecked Sendable {
         return visits.count
     }
 
-    subscript(key: Key) -> Visit? {
-        get { key.values.withUnsafeBufferPointer { visit(locale: key.locale, values: $0) } }
-        set {
-            guard let newValue else { return }
-            lock.lock()
-            defer { lock.unlock() }
-            if visits.count >= Self.capacity { visits.removeAll(keepingCapacity: true) }
-            visits.append((key, newValue))
-        }
+    /// Keeps `visit`, prepared for `key`.
+    func remember(_ visit: Visit, under key: Key) {
+        lock.lock()
+        defer { lock.unlock() }
+        if visits.count >= Self.capacity { visits.removeAll(keepingCapacity: true) }
+        visits.append((key, visit))
     }
 
-    /// The visit prepared in `locale` for these values of the names the step reads, if one was:
-    /// what ``subscript(key:)`` finds, for values the caller holds where it likes (a run reads
-    /// them into a buffer on its stack, so that finding a visit allocates nothing).
+    /// The visit prepared in `locale` for these values of the names the step reads, if one was
+    /// (``remember(_:under:)``). The caller holds the values where it likes: a run reads them
+    /// into a buffer on its stack, so that finding a visit allocates nothing.
     func visit(locale: String, values: UnsafeBufferPointer<Value?>) -> Visit? {
         lock.lock()
         defer { lock.unlock() }

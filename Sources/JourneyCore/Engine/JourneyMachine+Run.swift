@@ -296,20 +296,22 @@ extension JourneyMachine.Run {
         // A visit with the values it reads as an earlier one had is that visit, prepared then.
         var memoKey: VisitMemo.Key?
         if let reads = step.visitNames {
-            // The values are read into a buffer on the stack: a visit found allocates nothing.
+            // The values are read into a buffer on the stack: a visit found allocates nothing;
+            // one not found is prepared below and kept under them.
             let found = withUnsafeTemporaryAllocation(of: Value?.self, capacity: reads.count) { buffer in
                 let base = buffer.baseAddress!
                 for index in reads.indices { (base + index).initialize(to: value(of: reads[index])) }
                 defer { base.deinitialize(count: reads.count) }
-                return step.visitMemo.visit(
-                    locale: setup.locale, values: UnsafeBufferPointer(start: base, count: reads.count))
+                let values = UnsafeBufferPointer(start: base, count: reads.count)
+                let visit = step.visitMemo.visit(locale: setup.locale, values: values)
+                if visit == nil { memoKey = VisitMemo.Key(locale: setup.locale, values: Array(values)) }
+                return visit
             }
             if let prepared = found {
                 if let screen = prepared.screen { emit(.screen(step: step.id, screen: screen)) }
                 emit(.handlerCall(step: step.id, handler: step.label, params: prepared.callFields))
                 return .stop(.runStep(prepared.invocation))
             }
-            memoKey = VisitMemo.Key(locale: setup.locale, values: reads.map { value(of: $0) })
         }
         var params: [String: Value] = [:]
         params.reserveCapacity(step.parameters.count)
@@ -386,7 +388,8 @@ extension JourneyMachine.Run {
             captures: step.captures, screen: screen, contract: step.contract, displays: displays,
             clockActions: step.clockActions)
         if let key {
-            step.visitMemo[key] = VisitMemo.Visit(screen: screen, callFields: callFields, invocation: invocation)
+            step.visitMemo.remember(
+                VisitMemo.Visit(screen: screen, callFields: callFields, invocation: invocation), under: key)
         }
         return .runStep(invocation)
     }
