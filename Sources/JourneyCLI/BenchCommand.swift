@@ -51,22 +51,26 @@ struct BenchCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Scenarios in the suite.")
+    // A number option takes the next word as its value even when it starts with a dash, so that
+    // `-1` is refused by validate() with the range, not reported as a missing value.
+    @Option(parsing: .unconditional, help: "Scenarios in the suite.")
     var scenarios: Int = 10_000
 
-    @Option(help: "Megabytes of journey YAML to load and validate.")
+    @Option(parsing: .unconditional, help: "Megabytes of journey YAML to load and validate.")
     var loadMegabytes: Int = 8
 
-    @Option(help: "Whole-process runs of `journey run` to time (0 skips).")
+    @Option(parsing: .unconditional, help: "Whole-process runs of `journey run` to time (0 skips).")
     var processRuns: Int = 30
 
     @Option(
+        parsing: .unconditional,
         help:
             "Journeys in the generated project that `journey run` starts inside, timed against the same run alone (0 skips)."
     )
     var projectJourneys: Int = 1_000
 
     @Option(
+        parsing: .unconditional,
         help:
             "Steps to run through a handler program that answers at once, in Python and, when `cc` is found, in C (0 skips)."
     )
@@ -97,6 +101,7 @@ struct BenchCommand: AsyncParsableCommand {
     var peers: String?
 
     @Option(
+        parsing: .unconditional,
         help:
             "With --explore: the restarts of the larger exploration, whose depth is twice as many (the peers' figures use 1000)."
     )
@@ -178,7 +183,9 @@ struct BenchCommand: AsyncParsableCommand {
         let timed = try executable.map { URL(fileURLWithPath: $0) } ?? BenchSuite.executable()
         if processRuns > 0 {
             let median = try BenchSuite.processMedian(runs: processRuns, executable: timed)
-            report("journey run, whole process", String(format: "%.1f ms median of %d runs", median, processRuns))
+            report(
+                "journey run, whole process", String(format: "%.1f ms median of ", median) + counted(processRuns, "run")
+            )
         }
         if processRuns > 0 && projectJourneys > 0 {
             let startUp = try BenchProject.startUp(
@@ -187,8 +194,8 @@ struct BenchCommand: AsyncParsableCommand {
             report(
                 "journey run in a \(projectJourneys)-journey project",
                 String(
-                    format: "%.1f ms inside, %.1f ms alone: %.2f× (median of %d pairs)", startUp.inside, startUp.alone,
-                    startUp.ratio, processRuns))
+                    format: "%.1f ms inside, %.1f ms alone: %.2f× (median of ", startUp.inside, startUp.alone,
+                    startUp.ratio) + counted(processRuns, "pair") + ")")
         }
         if externalSteps > 0 { try await external(report) }
         if json { console.out(Self.json(results)) }
@@ -443,7 +450,9 @@ enum BenchSuite {
     /// The middle of `values` (the upper one of an even count).
     static func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
-    /// The median wall time of `journey run` on the bench scenario, as a whole process.
+    /// The median wall time of `journey run` on the bench scenario, as a whole process, run in
+    /// a folder of its own: wherever the bench is started (inside a project, whose project file
+    /// `journey run` would find and read), the same run is timed.
     static func processMedian(runs: Int, executable: URL) throws -> Double {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("journey-bench-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -453,7 +462,7 @@ enum BenchSuite {
         try AtomicFile.write(scenario, to: scenarioPath)
         var times: [Double] = []
         for _ in 0..<(runs + warmUps) {
-            times.append(try timeRun(executable, arguments: ["run", "--scenario", scenarioPath]))
+            times.append(try timeRun(executable, arguments: ["run", "--scenario", scenarioPath], in: directory))
         }
         return median(Array(times.dropFirst(warmUps)))
     }

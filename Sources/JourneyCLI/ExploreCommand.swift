@@ -82,13 +82,17 @@ struct ExploreCommand: AsyncParsableCommand {
     @Option(name: .customLong("journey"), help: "Explore only this journey (repeatable).")
     var journeys: [String] = []
 
-    @Option(help: "The most moves from the start on one path.")
+    // A number option takes the next word as its value even when it starts with a dash, so that
+    // `-1` is refused by validate() with the range, not reported as a missing value.
+    @Option(parsing: .unconditional, help: "The most moves from the start on one path.")
     var depth = 30
 
-    @Option(help: "The most app restarts on one path.")
+    @Option(parsing: .unconditional, help: "The most app restarts on one path.")
     var restarts = 2
 
-    @Option(help: "The most states to keep per start of a journey; past them its exploration stops and says so.")
+    @Option(
+        parsing: .unconditional,
+        help: "The most states to keep per start of a journey; past them its exploration stops and says so.")
     var states = 200_000
 
     @Option(
@@ -114,13 +118,14 @@ struct ExploreCommand: AsyncParsableCommand {
     )
     var random = false
 
-    @Option(help: "The seed of the random walks: the same seed plays the same walks.")
+    @Option(parsing: .unconditional, help: "The seed of the random walks: the same seed plays the same walks.")
     var seed: UInt64 = 1
 
-    @Option(help: "How many random walks to play.")
+    @Option(parsing: .unconditional, help: "How many random walks to play.")
     var walks = 1000
 
     @Option(
+        parsing: .unconditional,
         help:
             "Threads that play the moves of each level side by side (default: the number of cores); the result is the same with any number."
     )

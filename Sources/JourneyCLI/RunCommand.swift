@@ -71,7 +71,9 @@ struct RunCommand: AsyncParsableCommand {
     )
     var journeyFolders: [String] = []
 
-    @Option(help: "Stop the run after this many steps (catches loops): 1 to 10 000 000.")
+    // A number option takes the next word as its value even when it starts with a dash, so that
+    // `-1` is refused by validate() with the range, not reported as a missing value.
+    @Option(parsing: .unconditional, help: "Stop the run after this many steps (catches loops): 1 to 10 000 000.")
     var stepBudget: Int = 10_000
 
     @Option(

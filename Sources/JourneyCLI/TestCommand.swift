@@ -88,13 +88,18 @@ struct TestCommand: AsyncParsableCommand {
     @Option(help: "Run one part of the suite, as I/N (1-based), for a CI matrix of N machines.")
     var shard: String?
 
+    // A number option takes the next word as its value even when it starts with a dash, so that
+    // `-1` is refused by validate() with the range, not reported as a missing value.
     @Option(
+        parsing: .unconditional,
         help:
             "Scenarios to run at the same time, and threads each exploration plays on with --explore (default: the project's jobs, else the number of cores)."
     )
     var jobs: Int?
 
-    @Option(name: .customLong("repeat"), help: "Run each scenario this many times; differing transcripts fail it.")
+    @Option(
+        name: .customLong("repeat"), parsing: .unconditional,
+        help: "Run each scenario this many times; differing transcripts fail it.")
     var repeats: Int = 1
 
     @Option(help: "Write a JUnit XML report to this file.")

@@ -139,6 +139,25 @@ struct LazyProjectTests {
         }
     }
 
+    @Test("`journey bench` times its whole-process run in a folder of its own, not in the project it is started from")
+    func benchRunsInItsOwnFolder() async throws {
+        try await withTemporaryDirectory { directory in
+            // A project file that `journey run` would refuse, were it started here.
+            try "journeys: [missing-folder\n".write(
+                to: directory.appendingPathComponent("journeykit.yaml"), atomically: true, encoding: .utf8)
+            let here = try await runJourney(["check"], cwd: directory)
+            #expect(here.status != Exit.ok, "\(here)")
+            let bench = try await runJourney(
+                [
+                    "bench", "--scenarios", "100", "--load-megabytes", "1", "--process-runs", "1",
+                    "--project-journeys", "0", "--external-steps", "0", "--json",
+                ], cwd: directory, timeout: 120)
+            #expect(bench.status == Exit.ok, "\(bench)")
+            let json = try JSONSerialization.jsonObject(with: bench.stdoutData) as? [String: String]
+            #expect(json?["journey run, whole process"]?.hasSuffix(" ms median of 1 run") == true, "\(bench)")
+        }
+    }
+
     @Test("`journey bench` times a run inside a generated project against the same run alone, and can keep both")
     func benchProject() async throws {
         try await withTemporaryDirectory { directory in

@@ -209,6 +209,30 @@ struct RunTests {
         }
     }
 
+    @Test(
+        "a negative number is refused with the option's range, not taken for a missing value",
+        arguments: [
+            (["run", "--scenario", RunTests.happyPath, "--step-budget", "-5"], "--step-budget must be from 1 to"),
+            (["explore", "journeys/examples/pin-model.journey.yaml", "--depth", "-1"], "--depth must be from 1 to"),
+            (
+                ["explore", "--restarts", "-2", "journeys/examples/pin-model.journey.yaml"],
+                "--restarts must be from 0 to"
+            ),
+            (["explore", "--random", "--walks", "-10", "journeys/examples"], "--walks must be from 1 to"),
+            (["explore", "--random", "--seed", "-1", "journeys/examples"], "'-1' is invalid for '--seed <seed>'"),
+            (["test", "journeys/examples", "--repeat", "-3"], "--repeat must be from 1 to 1000"),
+            (["test", "journeys/examples", "--jobs", "-1"], "--jobs must be from 1 to 1024"),
+            (["bench", "--process-runs", "-1"], "--process-runs cannot be negative"),
+        ])
+    func negativeNumbers(arguments: [String], says: String) async throws {
+        let result = try await runJourney(arguments, cwd: Paths.root)
+        expectNoCrash(result)
+        #expect(result.status == Exit.invalid, "\(result)")
+        #expect(result.stderr.contains(says), "\(result.stderr)")
+        #expect(!result.stderr.contains("Missing value"), "\(result.stderr)")
+        #expect(result.stdoutData.isEmpty)
+    }
+
     @Test("--help and --version exit 0")
     func helpAndVersion() async throws {
         let help = try await runJourney(["--help"])
