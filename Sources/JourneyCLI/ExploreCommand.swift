@@ -35,7 +35,8 @@ struct ExploreCommand: AsyncParsableCommand {
             For each broken invariant the shortest path is printed, with its transcript as \
             `journey run` prints it and how that replay ends, and with --emit written as \
             a scenario that stops where the rule breaks and expects what the rule demands, so \
-            that `journey run --scenario` replays it to the same violation.
+            that `journey run --scenario` replays it to the same violation. --emit replaces \
+            only the scenarios an earlier `journey explore` wrote; any other file is kept.
 
             When a journey's scenarios are among the files explored, a coverage line lists the \
             transitions the explored paths take that no committed scenario (golden) takes.
@@ -205,6 +206,8 @@ struct ExploreCommand: AsyncParsableCommand {
         /// What is printed, in order: each result, and each journey not explored.
         var entries: [Entry] = []
         var written: [String: String] = [:]
+        /// Counterexamples that could not be written: the command fails when done (exit 2).
+        var unwritten = 0
         var coverage: [String: ScenarioCoverage] = [:]
         var transcripts: [String: String] = [:]
         /// The starts of the journey being explored so far.
@@ -236,6 +239,16 @@ struct ExploreCommand: AsyncParsableCommand {
                 for violation in Self.reported(result, excepted) {
                     let path = Path.join(
                         emit, "\(journey.id)\(start.map { ".from-\($0)" } ?? "").\(violation.name).scenario.yaml")
+                    // A file explore did not write is the user's: never replaced. A file that
+                    // cannot be written is said, and the exploration goes on.
+                    let kept =
+                        written.values.contains(path)
+                        ? "holds another counterexample of this run" : Self.notReplaceable(path)
+                    if let taken = kept {
+                        console.err("error: \(path) \(taken): not written\n")
+                        unwritten += 1
+                        continue
+                    }
                     do {
                         let text = try file.map { try String(contentsOfFile: $0, encoding: .utf8) }
                         try AtomicFile.write(
@@ -243,7 +256,8 @@ struct ExploreCommand: AsyncParsableCommand {
                             to: path)
                     } catch {
                         console.err("error: \(error)\n")
-                        throw ExitCode(ExitStatus.invalid)
+                        unwritten += 1
+                        continue
                     }
                     written["\(journey.id) \(start ?? "") \(violation.id)"] = path
                 }
@@ -275,11 +289,29 @@ struct ExploreCommand: AsyncParsableCommand {
             console.err(Self.summary(entries) + "\n")
         }
         try console.requireOutputWritten()
+        if unwritten > 0 {
+            console.err("error: \(counted(unwritten, "counterexample")) not written to \(emit ?? "")\n")
+            throw ExitCode(ExitStatus.invalid)
+        }
         let broken = entries.contains { entry in
             guard case .explored(let result, let excepted) = entry else { return false }
             return !Self.reported(result, excepted).isEmpty
         }
         if broken { throw ExitCode(ExitStatus.failed) }
+    }
+
+    /// Why the file at `path` is not one `--emit` may replace, or nil when it may: none is
+    /// there, or a counterexample an earlier `journey explore` wrote (its second line says so).
+    /// Anything else (a scenario of the user's, a link, a folder) is kept as it is.
+    static func notReplaceable(_ path: String) -> String? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return nil }
+        guard attributes[.type] as? FileAttributeType == .typeRegular else { return "is not a regular file" }
+        let head = FileHandle(forReadingAtPath: path).flatMap { try? $0.read(upToCount: 512) } ?? Data()
+        let lines = String(decoding: head, as: UTF8.self).split(separator: "\n", maxSplits: 2)
+        guard lines.count > 1, lines[1].hasPrefix(Counterexample.mark) else {
+            return "exists and was not written by journey explore"
+        }
+        return nil
     }
 
     /// One exploration `journey explore` plays: a journey, its explorer, and the scenario it
@@ -410,10 +442,16 @@ struct ExploreCommand: AsyncParsableCommand {
     ) -> [String] {
         var lines: [String] = []
         for exception in excepted {
-            let found = broken.contains(exception.rule.value)
-            lines.append(
-                "  \(exception.rule.value) \(found ? "broken on purpose" : "declared as an exception but not broken"): \(PrintableText.escaped(exception.reason))"
-            )
+            let said =
+                if broken.contains(exception.rule.value) {
+                    "broken on purpose"
+                } else if result.unchecked.contains(where: { $0.rawValue == exception.rule.value }) {
+                    // Not looked for: that it was not found says nothing.
+                    "declared as an exception, so not looked for"
+                } else {
+                    "declared as an exception but not broken"
+                }
+            lines.append("  \(exception.rule.value) \(said): \(PrintableText.escaped(exception.reason))")
         }
         let unreached = result.unreached
         if !unreached.isEmpty, !result.truncated, result.frontier == 0 {
@@ -588,6 +626,10 @@ struct ExploreCommand: AsyncParsableCommand {
                                         .bool(
                                             result.violations.contains { $0.id == exception.rule.value }
                                         )
+                                    ),
+                                    (
+                                        "checked",
+                                        .bool(!result.unchecked.contains { $0.rawValue == exception.rule.value })
                                     ),
                                 ])
                             })

@@ -4,6 +4,10 @@ import JourneyCore
 /// breaks and expecting what the rule demands there, so that replaying it fails with the
 /// violation.
 public enum Counterexample {
+    /// How the second line of every scenario `journey explore` writes begins: a file that has
+    /// it may be written again by a later exploration; any other is the user's.
+    public static let mark = "# Written by journey explore"
+
     /// The scenario, starting on the default device, or where `start` (the text of the
     /// scenario the exploration started from) starts: its device, params, network stubs and
     /// needs are kept as written, its script and expectations replaced.
@@ -13,7 +17,7 @@ public enum Counterexample {
     ) -> String {
         var lines = [
             "# yaml-language-server: $schema=https://journeykit.dev/schemas/scenario.schema.json",
-            "# Written by journey explore: the shortest path that breaks \(violation.id)"
+            "\(mark): the shortest path that breaks \(violation.id)"
                 + (result.start.map { ", starting where scenario \($0) starts." } ?? "."),
             "# \(violation.id): \(PrintableText.escaped(violation.message))",
             "scenario: \(id(violation, of: result))",

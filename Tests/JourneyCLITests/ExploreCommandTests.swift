@@ -97,6 +97,131 @@ struct ExploreCommandTests {
         }
     }
 
+    @Test(
+        "--emit replaces only what an earlier exploration wrote: a file of the user's, or a folder, of the same name is kept, said, and the run goes on to exit 2"
+    )
+    func emitKeepsTheUsersFiles() async throws {
+        try await withTemporaryDirectory { directory in
+            let out = directory.appendingPathComponent("out")
+            let bug = "\(Self.fixtures)/pin-model-bug.journey.yaml"
+            let first = try await runJourney(["explore", bug, "--emit", out.path])
+            #expect(first.status == Exit.failed, "\(first)")
+            let name = "examples.pin-model-bug.counter-survives.scenario.yaml"
+            let emitted = out.appendingPathComponent(name)
+            let written = try String(contentsOf: emitted, encoding: .utf8)
+            // Its own file, written again: the same bytes.
+            let again = try await runJourney(["explore", bug, "--emit", out.path])
+            #expect(again.status == Exit.failed, "\(again)")
+            #expect(try String(contentsOf: emitted, encoding: .utf8) == written)
+            // The user's own scenario of that name stays as it was.
+            try "scenario: mine\n# kept\n".write(to: emitted, atomically: true, encoding: .utf8)
+            let kept = try await runJourney(["explore", bug, "--emit", out.path])
+            #expect(kept.status == Exit.invalid, "\(kept)")
+            #expect(try String(contentsOf: emitted, encoding: .utf8) == "scenario: mine\n# kept\n")
+            #expect(
+                kept.stderr.contains("\(emitted.path) exists and was not written by journey explore: not written"),
+                "\(kept)")
+            // The exploration is still printed whole, with its summary.
+            #expect(kept.stdout.contains("explore.counter-survives: an app restart takes limit"), "\(kept)")
+            #expect(kept.stderr.contains("explored 1 journey: 0 clean, 1 with violations"), "\(kept)")
+            #expect(kept.stderr.hasSuffix("error: 1 counterexample not written to \(out.path)\n"), "\(kept)")
+            // A folder in its place: kept too.
+            try FileManager.default.removeItem(at: emitted)
+            try FileManager.default.createDirectory(at: emitted, withIntermediateDirectories: false)
+            let folder = try await runJourney(["explore", bug, "--emit", out.path])
+            #expect(folder.status == Exit.invalid, "\(folder)")
+            #expect(folder.stderr.contains("\(emitted.path) is not a regular file: not written"), "\(folder)")
+            #expect(folder.stdout.contains("explore.counter-survives"), "\(folder)")
+        }
+    }
+
+    @Test(
+        "a rule broken while a sub-journey waits: the counterexample stops at the sub-journey's step and replays to the violation",
+        arguments: ["step == 'sub'", "end == 'success'"])
+    func brokenInsideASubJourney(never: String) async throws {
+        try await withTemporaryDirectory { directory in
+            try writeText(
+                """
+                journey: t.callee
+                version: 1
+                title: Callee
+                start: inner
+                steps:
+                  inner:
+                    handler: ui.screen
+                    screen: { title: Inner, actions: { ok: OK } }
+                    on: { ok: fine }
+                ends:
+                  fine: { kind: success }
+
+                """, to: directory.appendingPathComponent("journeys/callee.journey.yaml"))
+            try writeText(
+                """
+                journey: t.caller
+                version: 1
+                title: Caller
+                invariants:
+                  caller-rule:
+                    summary: a rule the path breaks
+                    never: "\(never)"
+                start: sub
+                steps:
+                  sub:
+                    call: t.callee
+                    on: { fine: done }
+                ends:
+                  done: { kind: success }
+
+                """, to: directory.appendingPathComponent("journeys/caller.journey.yaml"))
+            let result = try await runJourney(["explore", "journeys", "--emit", "out"], cwd: directory)
+            #expect(result.status == Exit.failed, "\(result)")
+            #expect(result.stdout.contains("written to out/t.caller.caller-rule.scenario.yaml"), "\(result)")
+            #expect(result.stdout.contains("the replay fails: invariant 'caller-rule' is broken"), "\(result)")
+            let replay = try await runJourney(
+                ["run", "--scenario", "out/t.caller.caller-rule.scenario.yaml", "--journeys", "journeys"],
+                cwd: directory)
+            #expect(replay.status == Exit.failed, "\(replay)")
+            #expect(replay.stderr.contains("invariant 'caller-rule' is broken"), "\(replay)")
+        }
+    }
+
+    @Test(
+        "an excepted invariant the explorer does not look for is said not looked for, never 'not broken'; one looked for and not found is said not broken"
+    )
+    func exceptionNotLookedFor() async throws {
+        // examples.unlock excepts explore.credential-before-success, and without the exception breaks it.
+        let journey = "journeys/examples/unlock.journey.yaml"
+        let result = try await runJourney(["explore", journey])
+        #expect(result.status == Exit.ok, "\(result)")
+        #expect(
+            result.stdout.contains(
+                "explore.credential-before-success declared as an exception, so not looked for: a PIN just chosen"),
+            "\(result)")
+        #expect(!result.stdout.contains("not broken"), "\(result)")
+        let json = try await runJourney(["explore", "--json", journey])
+        let decoded = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
+        let exception = try #require(decoded?.first?["exceptions"] as? [[String: Any]]).first
+        #expect(exception?["checked"] as? Bool == false && exception?["broken"] as? Bool == false, "\(json)")
+        try await withTemporaryDirectory { directory in
+            let text = try String(contentsOf: Paths.root.appendingPathComponent(journey), encoding: .utf8)
+            try writeText(
+                text.replacingOccurrences(of: "explore.credential-before-success:", with: "explore.never-fails:"),
+                to: directory.appendingPathComponent("journeys/unlock.journey.yaml"))
+            let withoutIt = try await runJourney(["explore", "journeys"], cwd: directory)
+            #expect(withoutIt.status == Exit.failed, "\(withoutIt)")
+            #expect(
+                withoutIt.stdout.contains("explore.credential-before-success: success end 'unlocked' is reached"),
+                "\(withoutIt)")
+            #expect(
+                withoutIt.stdout.contains(
+                    "explore.never-fails declared as an exception but not broken: a PIN just chosen"), "\(withoutIt)")
+            let json = try await runJourney(["explore", "--json", "journeys"], cwd: directory)
+            let decoded = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
+            let exception = try #require(decoded?.first?["exceptions"] as? [[String: Any]]).first
+            #expect(exception?["checked"] as? Bool == true && exception?["broken"] as? Bool == false, "\(json)")
+        }
+    }
+
     @Test("a journey that keeps the invariants it states explores clean; one that misuses them does not check")
     func invariants() async throws {
         let clean = try await runJourney(["explore", "\(Self.fixtures)/invariants-hold.journey.yaml"])
@@ -583,6 +708,13 @@ extension ExploreCommandTests {
         let bugMany = try await runJourney(large + ["--jobs", "4"], timeout: 120)
         #expect(bugOne.status == Exit.failed, "\(bugOne)")
         #expect(bugOne.stdout == bugMany.stdout)
+        // Seven threads and more share a level of 29 states (and others) without a run past its end.
+        let starts = try await runJourney(["explore", "journeys/tinkoff", "--jobs", "1"], timeout: 120)
+        #expect(starts.status == Exit.ok && starts.stdout.contains("from 13 starts"), "\(starts)")
+        for jobs in ["7", "8"] {
+            let more = try await runJourney(["explore", "journeys/tinkoff", "--jobs", jobs], timeout: 120)
+            #expect(more.status == starts.status && more.stdout == starts.stdout, "\(jobs) jobs: \(more)")
+        }
         let zero = try await runJourney(["explore", "--jobs", "0", "journeys/examples/pin-model.journey.yaml"])
         #expect(zero.status == Exit.invalid && zero.stderr.contains("--jobs must be from 1 to 1024"), "\(zero)")
     }

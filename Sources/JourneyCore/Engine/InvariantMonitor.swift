@@ -51,14 +51,22 @@ public struct InvariantMonitor: Sendable, Hashable {
     /// end is behind in the journey's steps alone (or it declares that it breaks
     /// ``ExplorationInvariant/credentialBeforeSuccess`` on purpose).
     public init?(_ journey: CompiledJourney, library: CompiledLibrary) {
-        let excepted = journey.source.exceptions.contains {
-            $0.rule.value == ExplorationInvariant.credentialBeforeSuccess.rawValue
-        }
-        checksCredential = journey.watchesCredential && !excepted
+        checksCredential = Self.checksCredential(journey)
         invariants = journey.invariants
         guard checksCredential || !invariants.isEmpty else { return nil }
         self.library = library
         bits = Array(repeating: false, count: invariants.count + (checksCredential ? 1 : 0))
+    }
+
+    /// Whether runs of `journey` are watched for a success end reached without passing a step
+    /// that verifies a credential: it has such a step, not every success end is behind one in
+    /// its steps alone, and it does not declare
+    /// ``ExplorationInvariant/credentialBeforeSuccess`` broken on purpose.
+    static func checksCredential(_ journey: CompiledJourney) -> Bool {
+        journey.watchesCredential
+            && !journey.source.exceptions.contains {
+                $0.rule.value == ExplorationInvariant.credentialBeforeSuccess.rawValue
+            }
     }
 
     public static func == (a: Self, b: Self) -> Bool { a.bits == b.bits }

@@ -34,6 +34,9 @@ extension JourneyMachine {
         /// other name in place (``JourneyMachine/NameReading``), so evaluating copies no frame
         /// and no device.
         var given: Given?
+        /// The sub-journeys the event being handled returned from, in order: cleared when the
+        /// next event comes (``JourneyMachine/callReturns``).
+        var callReturns: [JourneyMachine.CallReturn] = []
 
         struct Given: Sendable {
             var inputs: [String: Value] = [:]
@@ -416,6 +419,8 @@ extension JourneyMachine.Run {
         at = frames[frames.count - 1].step
         emit(.subjourneyExit(journey: journey.id, end: end.id, kind: end.kind, outputs: .sorted(outputs)))
         let caller = topStep
+        callReturns.append(
+            JourneyMachine.CallReturn(journey: frames[frames.count - 1].journey.id, step: caller.id, outcome: end.id))
         emit(.outcome(step: caller.id, outcome: end.id, data: .sorted(outputs)))
         switch resolve(outcome: end.id, transition: caller.transition(for: end.id), data: outputs, inputs: [:]) {
         case .success(let next): return .to(next)

@@ -230,6 +230,26 @@ public struct JourneyMachine: Sendable {
         return run.topStep
     }
 
+    /// A sub-journey's end returned to the step that called it, as that step's outcome: the
+    /// caller's journey and step, and the end.
+    public struct CallReturn: Sendable, Hashable {
+        public var journey: String
+        public var step: String
+        public var outcome: String
+
+        public init(journey: String, step: String, outcome: String) {
+            self.journey = journey
+            self.step = step
+            self.outcome = outcome
+        }
+    }
+
+    /// The sub-journeys the last event returned from, innermost first: each a call step
+    /// completed with the end its sub-journey reached (which a handler's result does not
+    /// show). A driver that follows the outcomes steps complete (an invariant monitor, an
+    /// explorer's transitions taken) reads them after each event.
+    public var callReturns: [CallReturn] { run.callReturns }
+
     /// The state of the current (innermost) journey.
     public var currentState: [String: Value] { run.frames.last?.state ?? [:] }
 
@@ -246,6 +266,7 @@ public struct JourneyMachine: Sendable {
 
     /// Moves the machine by `event` and returns what the caller must do next.
     public mutating func handle(_ event: consuming Event) -> Action {
+        if !run.callReturns.isEmpty { run.callReturns.removeAll() }
         let atStep: Bool
         if case .atStep = state { atStep = true } else { atStep = false }
         let action: Action

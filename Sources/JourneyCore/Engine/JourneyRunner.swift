@@ -40,6 +40,10 @@ public struct JourneyRunner {
         // breaks one fails, saying which.
         var monitor = InvariantMonitor(journey, library: library)
         while true {
+            // A call step completes when its sub-journey returns, inside the machine.
+            for called in context.machine.callReturns {
+                monitor?.completed(journey: called.journey, step: called.step, outcome: called.outcome)
+            }
             if monitor != nil, let broken = monitor?.check(action, context.machine) {
                 action = context.handle(.abort(broken.message))
             }

@@ -124,6 +124,12 @@ public struct JourneyExplorer: Sendable {
         public var violations: [Violation]
         /// Steps whose input the explorer cannot make, with why: they are left out.
         public var leftOut: [String]
+        /// The built-in invariants the journey declares broken on purpose that the exploration
+        /// did not look for, which saves work: ``ExplorationInvariant/noSecretLeak`` (what
+        /// moves record is not searched) and ``ExplorationInvariant/credentialBeforeSuccess``
+        /// (the paths do not remember passing a credential). That none of them was found says
+        /// nothing of whether the journey breaks it.
+        public var unchecked: [ExplorationInvariant] = []
         /// For random walks (``walk(_:seed:walks:)``): the seed and the number of walks played
         /// (fewer than asked when the state bound stopped them); nil for an exhaustive exploration.
         public var random: (seed: UInt64, walks: Int)? = nil
@@ -755,6 +761,10 @@ public struct JourneyExplorer: Sendable {
         let watchesSecrets = !journey.source.exceptions.contains {
             $0.rule.value == ExplorationInvariant.noSecretLeak.rawValue
         }
+        if !watchesSecrets { result.unchecked.append(.noSecretLeak) }
+        if journey.watchesCredential && !InvariantMonitor.checksCredential(journey) {
+            result.unchecked.append(.credentialBeforeSuccess)
+        }
         let machine = JourneyMachine(
             library: library, journey: journey, params: params, device: device,
             configuration: JourneyMachine.Configuration(
@@ -795,11 +805,9 @@ public struct JourneyExplorer: Sendable {
             }
             return expansions
         }
-        let share = (nodes.count + threads - 1) / threads
         return await withTaskGroup(of: (Int, [Expansion]).self) { group in
-            for part in 0..<threads {
-                let mine = nodes[
-                    (nodes.startIndex + part * share)..<min(nodes.endIndex, nodes.startIndex + (part + 1) * share)]
+            for (part, range) in Self.parts(of: nodes.count, threads: threads).enumerated() {
+                let mine = nodes[(nodes.startIndex + range.lowerBound)..<(nodes.startIndex + range.upperBound)]
                 group.addTask {
                     let scratch = Scratch(abstraction)
                     scratch.startChunk(known: known)
@@ -817,6 +825,12 @@ public struct JourneyExplorer: Sendable {
             for await (part, expansions) in group { parts[part] = expansions }
             return parts.flatMap { $0 }
         }
+    }
+
+    /// `count` nodes shared among `threads` threads (at most `count`): contiguous runs of
+    /// positions, in order, that cover them all, none empty, their sizes at most one apart.
+    static func parts(of count: Int, threads: Int) -> [Range<Int>] {
+        (0..<threads).map { part in (count * part / threads)..<(count * (part + 1) / threads) }
     }
 
     /// Plays every move of `node`, looking for secrets in what each records when told to.
@@ -998,6 +1012,12 @@ public struct JourneyExplorer: Sendable {
         var monitor = monitor
         var note: String?
         while true {
+            // A call step completes when its sub-journey returns, inside the machine: after the
+            // event that gave `action`.
+            for called in context.machine.callReturns {
+                if called.journey == journey { edges.append(Edge(step: called.step, outcome: called.outcome)) }
+                monitor?.completed(journey: called.journey, step: called.step, outcome: called.outcome)
+            }
             if let broken = monitor?.check(action, context.machine) {
                 return Node(
                     machine: context.machine, action: action, request: nil, restarts: restarts,

@@ -95,8 +95,8 @@ public struct ScenarioChecker: Sendable {
             }
             let script = compileScript(session.script, steps: steps, journey: journey, context: &context, into: &d)
             let expectation = compileExpectation(
-                session.expect, journey: journey, storedDecls: storedDecls, library: library, context: &context,
-                into: &d)
+                session.expect, journey: journey, calledSteps: steps.keys, storedDecls: storedDecls,
+                library: library, context: &context, into: &d)
             sessions.append(
                 .init(after: session.after, script: script, expectation: expectation, location: session.location))
         }
@@ -169,9 +169,13 @@ public struct ScenarioChecker: Sendable {
     }
 
     /// A session's expectation, each value typed as its state or stored value is declared.
+    /// A session's expectation. `calledSteps` are the handler steps of the journey and of every
+    /// journey it calls: a run can wait at any of them (a counterexample that breaks a rule inside
+    /// a sub-journey stops there).
     private func compileExpectation(
-        _ expect: Scenario.Expectation, journey: CompiledJourney, storedDecls: [CompiledVariable],
-        library: CompiledLibrary, context: inout JourneyContext, into d: inout DiagnosticList
+        _ expect: Scenario.Expectation, journey: CompiledJourney, calledSteps: Dictionary<String, StepContract>.Keys,
+        storedDecls: [CompiledVariable], library: CompiledLibrary, context: inout JourneyContext,
+        into d: inout DiagnosticList
     ) -> CompiledScenario.Expectation {
         func compile(_ check: ValueCheck<RawValue>, _ type: TypeInfo, _ what: String) -> ValueCheck<Value>? {
             switch check {
@@ -211,8 +215,8 @@ public struct ScenarioChecker: Sendable {
                     at: end.location)
             }
         }
-        if let at = expect.at, journey.stepIndex[at.value] == nil {
-            let stepNames = journey.steps.map(\.id)
+        if let at = expect.at, journey.stepIndex[at.value] == nil, !calledSteps.contains(at.value) {
+            let stepNames = journey.steps.map(\.id) + calledSteps.filter { journey.stepIndex[$0] == nil }.sorted()
             d.error(
                 Self.badExpectation,
                 "journey '\(journey.id)' has no step '\(at.value)'\(Suggestion.hint(for: at.value, in: stepNames))",

@@ -401,6 +401,23 @@ extension ExplorerTests {
         }
     }
 
+    @Test("a level's nodes are shared among any number of threads in contiguous runs that cover them all, in order")
+    func nodesSharedAmongThreads() {
+        for count in 4...600 {
+            // As `expand` asks: never more threads than a quarter of the nodes.
+            for threads in 2...max(2, min(64, count / 4)) {
+                let parts = JourneyExplorer.parts(of: count, threads: threads)
+                #expect(parts.count == threads, "\(count) nodes, \(threads) threads")
+                #expect(parts.first?.lowerBound == 0 && parts.last?.upperBound == count, "\(count), \(threads)")
+                #expect(
+                    zip(parts, parts.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound }, "\(count), \(threads)")
+                #expect(parts.allSatisfy { !$0.isEmpty }, "\(count), \(threads)")
+                let sizes = parts.map(\.count)
+                #expect(sizes.max()! - sizes.min()! <= 1, "\(count), \(threads): \(sizes)")
+            }
+        }
+    }
+
     @Test(
         "a state equal to one expanded before but for its restarts takes over its expansion: the same result as playing every move",
         arguments: [

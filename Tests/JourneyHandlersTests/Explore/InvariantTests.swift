@@ -246,6 +246,75 @@ struct InvariantTests {
         #expect(kept.end == "done" && kept.failure == nil, "\(kept)")
     }
 
+    /// A sign-in whose credential is checked in a sub-journey: the call step verifies, and a
+    /// guard only the run can judge keeps the success end behind it.
+    static let calledCredential = [
+        SourceFile(
+            path: "caller.yaml",
+            data: Data(
+                """
+                journey: t.caller
+                version: 1
+                title: Caller
+                state:
+                  verified: { type: bool, default: false }
+                start: decide
+                steps:
+                  decide:
+                    handler: flow.decide
+                    on:
+                      next:
+                        - if: state.verified
+                          to: done
+                        - else: check
+                  check:
+                    call: t.callee
+                    verifies: { credential: [fine] }
+                    on:
+                      fine: { set: { state.verified: true }, to: decide }
+                      refused: check
+                ends:
+                  done: { kind: success }
+                """.utf8)),
+        SourceFile(
+            path: "callee.yaml",
+            data: Data(
+                """
+                journey: t.callee
+                version: 1
+                title: Callee
+                start: code
+                steps:
+                  code:
+                    handler: ui.screen
+                    screen: { title: Code, actions: { ok: OK, wrong: Wrong } }
+                    on: { ok: fine, wrong: refused }
+                ends:
+                  fine: { kind: success }
+                  refused: { kind: failure }
+                """.utf8)),
+    ]
+
+    @Test(
+        "a call step completes with the end its sub-journey returns: its transitions are taken, and one that verifies a credential counts"
+    )
+    func callStepCompletes() async throws {
+        let (library, _) = try ExplorerTests.library(Self.calledCredential)
+        let journey = try #require(library["t.caller"])
+        // The static rule cannot see the guard: the run watches for the credential.
+        #expect(InvariantMonitor(journey, library: library)?.bits == [false])
+        let result = await JourneyExplorer(library: library, device: JourneyExplorer.defaultDevice).explore(journey)
+        #expect(result.violations.isEmpty, "\(result.violations.map(\.message))")
+        #expect(result.unreached.isEmpty, "\(result.unreached)")
+        #expect(result.taken.contains(JourneyExplorer.Edge(step: "check", outcome: "fine")))
+        #expect(result.taken.contains(JourneyExplorer.Edge(step: "check", outcome: "refused")))
+        let run = await JourneyRunner(configuration: .init(random: .seeded(0))).run(
+            journey, in: library, device: JourneyExplorer.defaultDevice,
+            driver: Script([["action": .string("wrong")], ["action": .string("ok")]]), transcript: Drop()
+        ).result
+        #expect(run.end == "done" && run.failure == nil, "\(run)")
+    }
+
     @Test("what 'after' saw outlives an app restart: the code asked again after one breaks the rule")
     func restartKeepsTheBit() async throws {
         let (library, _) = try ExplorerTests.library(["\(Self.fixtures)/invariant-never-after.journey.yaml"])
