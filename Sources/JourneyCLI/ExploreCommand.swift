@@ -97,8 +97,10 @@ struct ExploreCommand: AsyncParsableCommand {
     var states = 200_000
 
     @Option(
-        name: .customLong("clock-jump"),
-        help: "A clock jump to play (a duration, repeatable; default: the durations each journey writes).")
+        name: .customLong("clock-jump"), parsing: .unconditionalSingleValue,
+        help:
+            "A clock jump to play (a duration, repeatable; default: the durations each journey writes; given, they replace them)."
+    )
     var clockJumps: [String] = []
 
     @Option(
@@ -154,6 +156,7 @@ struct ExploreCommand: AsyncParsableCommand {
             }
         }
         // Said before exploring, not after: the folder is made when a counterexample is written.
+        if emit?.isEmpty == true { throw ValidationError("--emit takes a folder to write scenarios into") }
         var isFolder: ObjCBool = false
         if let emit, FileManager.default.fileExists(atPath: emit, isDirectory: &isFolder), !isFolder.boolValue {
             throw ValidationError("--emit takes a folder to write scenarios into; \(emit) is a file")
@@ -190,11 +193,27 @@ struct ExploreCommand: AsyncParsableCommand {
             // Each journey once, however often it is named.
             for id in journeys.isEmpty ? found.sorted() : journeys where !chosen.contains(id) { chosen.append(id) }
         }
-        let named = try from.map { file in
+        // A scenario among the paths: its start is what --from explores.
+        for path in paths where project.scenarios.contains(where: { $0.file == path }) {
+            throw CLIError(
+                "\(path) is a scenario, not a journey: to explore its journey from where it starts, give it with --from"
+            )
+        }
+        var named = try from.map { file in
             guard let scenario = project.scenarios.first(where: { $0.file == file }) else {
                 throw CLIError("\(file) is not a scenario file")
             }
             return scenario
+        }
+        if paths.isEmpty, !journeys.isEmpty {
+            // Only the scenarios given: --journey chooses among the journeys they play.
+            let playing = Set(named.map(\.journey.id))
+            if let other = journeys.first(where: { !playing.contains($0) }) {
+                throw CLIError(
+                    "--journey \(other): no scenario given with --from plays it (they play \(playing.sorted().joined(separator: ", ")))"
+                )
+            }
+            named = named.filter { journeys.contains($0.journey.id) }
         }
         // Only the chosen journeys' scenarios are set up as starts, and those named.
         let runs = try Self.starts(

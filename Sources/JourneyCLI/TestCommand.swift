@@ -249,6 +249,16 @@ struct TestCommand: AsyncParsableCommand {
     /// Explores each start, and makes one outcome per journey: `journey › explore`, passed when
     /// no start breaks an invariant the journey does not except, else failed with each broken
     /// one and its shortest path.
+    /// `text` as one word of a shell command: as it is when it needs no quoting, else in single
+    /// quotes.
+    static func shellWord(_ text: String) -> String {
+        let plain = text.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+                || "._/-+@:,".unicodeScalars.contains($0)
+        }
+        return plain && !text.isEmpty ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
     static func explore(
         _ starts: ExplorationStarts, files: [String: String], console: Console, progress: Bool
     ) async -> [ScenarioOutcome] {
@@ -277,7 +287,7 @@ struct TestCommand: AsyncParsableCommand {
                         ScenarioOutcome.Problem(
                             kind: .invariant,
                             message:
-                                "\(violation.id)\(from): \(violation.message); \(counted(violation.path.count, "move")): \(moves.isEmpty ? "at the start" : moves) (journey explore\(start.scenario.map { " --from \($0.file)" } ?? " --journey \(id)") --emit DIR writes it as a scenario)"
+                                "\(violation.id)\(from): \(violation.message); \(counted(violation.path.count, "move")): \(moves.isEmpty ? "at the start" : moves) (journey explore \(start.scenario.map { "--from \(Self.shellWord($0.file))" } ?? Self.shellWord(journey.source.file)) --emit DIR writes it as a scenario)"
                         ))
                 }
             }

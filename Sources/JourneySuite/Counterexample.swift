@@ -17,7 +17,7 @@ public enum Counterexample {
     ) -> String {
         var lines = [
             "# yaml-language-server: $schema=https://journeykit.dev/schemas/scenario.schema.json",
-            "\(mark): the shortest path that breaks \(violation.id)"
+            "\(mark): \(result.random.map { "a path of the random walks from seed \($0.seed)" } ?? "the shortest path") that breaks \(violation.id)"
                 + (result.start.map { ", starting where scenario \($0) starts." } ?? "."),
             "# \(violation.id): \(PrintableText.escaped(violation.message))",
             "scenario: \(id(violation, of: result))",

@@ -97,6 +97,32 @@ struct ExploreCommandTests {
         }
     }
 
+    @Test("what explore cannot do as asked is a usage error, said before anything is explored")
+    func usageErrors() async throws {
+        let scenario = "journeys/examples/scenarios/correct-pin.scenario.yaml"
+        let cases: [([String], String)] = [
+            (["--emit", "", "journeys/examples"], "--emit takes a folder to write scenarios into"),
+            (
+                [scenario],
+                "\(scenario) is a scenario, not a journey: to explore its journey from where it starts, give it with --from"
+            ),
+            (
+                ["--from", scenario, "--journey", "diia.login"],
+                "--journey diia.login: no scenario given with --from plays it (they play examples.unlock)"
+            ),
+        ]
+        for (arguments, message) in cases {
+            let result = try await runJourney(["explore"] + arguments, cwd: Paths.root)
+            #expect(result.status == Exit.invalid, "\(arguments): \(result)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+            #expect(result.stdout.isEmpty, "\(arguments): \(result)")
+        }
+        // Named with the scenario it is played from, the journey is explored from there.
+        let chosen = try await runJourney(
+            ["explore", "--from", scenario, "--journey", "examples.unlock"], cwd: Paths.root)
+        #expect(chosen.status == Exit.ok && chosen.stdout.hasPrefix("examples.unlock"), "\(chosen)")
+    }
+
     @Test(
         "--emit replaces only what an earlier exploration wrote: a file of the user's, or a folder, of the same name is kept, said, and the run goes on to exit 2"
     )
@@ -460,6 +486,16 @@ struct TestExploreTests {
             #expect(failing.stdout.contains("FAIL explore.trap › explore"), "\(failing)")
             #expect(failing.stdout.contains("explore.reaches-an-end: from here no end can be reached"), "\(failing)")
             #expect(failing.stdout.contains("1 move: again: stay"), "\(failing)")
+            // The command it suggests writes the counterexample, wherever the journey is.
+            let suggested = "(journey explore journeys/trap.journey.yaml --emit DIR writes it as a scenario)"
+            #expect(failing.stdout.contains(suggested), "\(failing)")
+            let emitted = try await runJourney(
+                ["explore", "journeys/trap.journey.yaml", "--emit", "out"], cwd: directory)
+            #expect(emitted.status == Exit.failed, "\(emitted)")
+            #expect(
+                FileManager.default.fileExists(
+                    atPath: directory.appendingPathComponent("out/explore.trap.reaches-an-end.scenario.yaml").path),
+                "\(emitted)")
             #expect(failing.stdout.contains("PASS examples.unlock › explore"), "\(failing)")
             #expect(failing.stdoutLines.last == "1 passed, 1 failed", "\(failing)")
             // Without --explore only scenarios run: there are none.
@@ -563,6 +599,13 @@ extension ExploreCommandTests {
                 Self.fixtures,
             ])
             #expect(replay.status == Exit.failed && replay.stderr.contains("expected state.failures = 1"), "\(replay)")
+            // Not the shortest path: one a walk took.
+            let emitted = try String(
+                contentsOfFile: "\(out)/examples.pin-model-bug.counter-survives.scenario.yaml", encoding: .utf8)
+            #expect(
+                emitted.split(separator: "\n")[1]
+                    == "# Written by journey explore: a path of the random walks from seed 3 that breaks explore.counter-survives.",
+                "\(emitted)")
         }
         // Enough walks see every state of the model an exhaustive exploration finds.
         let many = try await runJourney([

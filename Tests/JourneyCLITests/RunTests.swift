@@ -223,6 +223,10 @@ struct RunTests {
             (["test", "journeys/examples", "--repeat", "-3"], "--repeat must be from 1 to 1000"),
             (["test", "journeys/examples", "--jobs", "-1"], "--jobs must be from 1 to 1024"),
             (["bench", "--process-runs", "-1"], "--process-runs cannot be negative"),
+            (
+                ["explore", "--clock-jump", "-5m", "journeys/examples/pin-model.journey.yaml"],
+                "--clock-jump takes"
+            ),
         ])
     func negativeNumbers(arguments: [String], says: String) async throws {
         let result = try await runJourney(arguments, cwd: Paths.root)
