@@ -279,6 +279,8 @@ struct NewScenarioCommand: AsyncParsableCommand {
         }
         var chosen: (text: String, summary: String, success: Bool)?
         var fallback: String?
+        /// A rule the exploration found broken: what stops the ways to an end.
+        var broken: JourneyExplorer.Violation?
         for pins in Self.pins(of: source).map({ [$0, [:]] }) ?? [[:]] {
             let draft = Draft(name: name, journey: source, schema: schema, pins: pins)
             let text = draft.text(script: ["script: []"], end: expected, found: false)
@@ -298,6 +300,7 @@ struct NewScenarioCommand: AsyncParsableCommand {
             if fallback == nil { fallback = text }
             let explorer = try ExploreCommand.explorer(from: scenario, library, context, Self.bounds)
             let result = await explorer.explore(scenario.journey)
+            broken = broken ?? result.violations.first
             // Success ends first, then the shortest way, then the journey's order of its ends.
             let ends = source.ends.enumerated().compactMap { order, end in
                 result.endPaths[end.id.value].map { (end: end, rank: (end.kind == .success ? 0 : 1, $0.count, order)) }
@@ -321,8 +324,12 @@ struct NewScenarioCommand: AsyncParsableCommand {
             (text, summary) = (chosen.text, chosen.summary)
         } else if let fallback {
             text = fallback
+            let why =
+                broken.map {
+                    "no way from the start to an end was found to play without breaking \($0.id) (\($0.message); journey explore shows where)"
+                } ?? "no way from the start to an end was found to play"
             summary =
-                "no way from the start to an end was found to play: its script is empty, and it expects \(expected.id.value) (\(expected.kind.rawValue)); add what the user does at each step (journey run shows where it stops)"
+                "\(why): its script is empty, and it expects \(expected.id.value) (\(expected.kind.rawValue)); add what the user does at each step (journey run shows where it stops)"
         } else {
             throw CLIError("cannot write a scenario of '\(journey)' that passes journey check; nothing was written")
         }

@@ -181,6 +181,25 @@ struct BadInputTests {
         }
     }
 
+    @Test("a loop of links named on the command line says so, as it does when found in a folder")
+    func linkLoopNamed() async throws {
+        try await withTemporaryDirectory { directory in
+            let a = directory.appendingPathComponent("a.journey.yaml")
+            let b = directory.appendingPathComponent("b.journey.yaml")
+            try FileManager.default.createSymbolicLink(atPath: a.path, withDestinationPath: b.path)
+            try FileManager.default.createSymbolicLink(atPath: b.path, withDestinationPath: a.path)
+            for command in [["check"], ["explore"]] {
+                let result = try await runJourney(command + ["a.journey.yaml"], cwd: directory)
+                expectNoCrash(result)
+                #expect(result.status == Exit.invalid, "\(command): \(result)")
+                #expect(
+                    result.stderrLines.contains(
+                        "a.journey.yaml:1:1: error: cannot open a.journey.yaml: Too many levels of symbolic links [file.unreadable]"
+                    ), "\(command): \(result)")
+            }
+        }
+    }
+
     // MARK: Generated inputs
 
     enum Generated: String, CaseIterable, Sendable, CustomTestStringConvertible {

@@ -241,6 +241,38 @@ struct NewCommandTests {
         }
     }
 
+    @Test("new scenario of a journey whose own rule every path breaks says which rule stops the ways to an end")
+    func newScenarioBlockedByARule() async throws {
+        try await withTemporaryDirectory { directory in
+            try writeText("journeys: [journeys]\n", to: directory.appendingPathComponent("journeykit.yaml"))
+            try writeText(
+                """
+                journey: t.blocked
+                version: 1
+                title: Blocked
+                invariants:
+                  not-here:
+                    summary: the welcome screen is never shown
+                    never: "step == 'welcome'"
+                start: welcome
+                steps:
+                  welcome:
+                    handler: ui.screen
+                    screen: { title: Welcome, actions: { go: Go } }
+                    on: { go: done }
+                ends:
+                  done: { kind: success }
+
+                """, to: directory.appendingPathComponent("journeys/blocked.journey.yaml"))
+            let made = try await runJourney(["new", "scenario", "--journey", "t.blocked", "first"], cwd: directory)
+            #expect(made.status == Exit.ok, "\(made)")
+            #expect(
+                made.stderr.contains(
+                    "note: no way from the start to an end was found to play without breaking invariant.not-here"),
+                "\(made)")
+        }
+    }
+
     @Test("new scenario rejects a name that is not a safe file name, and writes nothing")
     func newScenarioBadNames() async throws {
         try await withTemporaryDirectory { directory in

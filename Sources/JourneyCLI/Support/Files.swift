@@ -63,8 +63,17 @@ enum Files {
     ) -> [FolderWalk.File]? {
         var status = stat()
         guard stat(path, &status) == 0 else {
-            diagnostics.error(
-                "file.missing", "no such file or directory", at: SourceLocation(file: path, line: 1, column: 1))
+            let error = SystemError()
+            // Not there at all, or there but not to be opened (a loop of links, no permission
+            // to look in its folder): said as a folder's walk says it of a file inside.
+            if error.code == ENOENT || error.code == ENOTDIR {
+                diagnostics.error(
+                    "file.missing", "no such file or directory", at: SourceLocation(file: path, line: 1, column: 1))
+            } else {
+                diagnostics.error(
+                    "file.unreadable", "cannot open \(path): \(error)",
+                    at: SourceLocation(file: path, line: 1, column: 1))
+            }
             return []
         }
         guard status.st_mode & S_IFMT == S_IFDIR else { return nil }
