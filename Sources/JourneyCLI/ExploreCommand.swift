@@ -121,11 +121,18 @@ struct ExploreCommand: AsyncParsableCommand {
     )
     var random = false
 
-    @Option(parsing: .unconditional, help: "The seed of the random walks: the same seed plays the same walks.")
-    var seed: UInt64 = 1
+    @Option(
+        name: .customLong("seed"), parsing: .unconditional,
+        help: "With --random: the seed of the walks; the same seed plays the same walks (default: 1).")
+    var givenSeed: UInt64?
 
-    @Option(parsing: .unconditional, help: "How many random walks to play.")
-    var walks = 1000
+    @Option(
+        name: .customLong("walks"), parsing: .unconditional,
+        help: "With --random: how many random walks to play (default: 1000).")
+    var givenWalks: Int?
+
+    var seed: UInt64 { givenSeed ?? 1 }
+    var walks: Int { givenWalks ?? 1000 }
 
     @Option(
         parsing: .unconditional,
@@ -150,6 +157,9 @@ struct ExploreCommand: AsyncParsableCommand {
             throw ValidationError("--states must be from 1 to 100000000")
         }
         guard (1...10_000_000).contains(walks) else { throw ValidationError("--walks must be from 1 to 10000000") }
+        if !random, givenSeed != nil || givenWalks != nil {
+            throw ValidationError("--seed and --walks go with --random, which plays random walks instead of every path")
+        }
         for jump in clockJumps {
             guard let ms = JourneyCore.Duration.parse(jump), ms >= 1 else {
                 throw ValidationError("--clock-jump takes \(JourneyCore.Duration.rule), found '\(jump)'")

@@ -102,6 +102,8 @@ struct ExploreCommandTests {
         let scenario = "journeys/examples/scenarios/correct-pin.scenario.yaml"
         let cases: [([String], String)] = [
             (["--emit", "", "journeys/examples"], "--emit takes a folder to write scenarios into"),
+            (["--seed", "7", "journeys/examples"], "--seed and --walks go with --random"),
+            (["--walks", "10", "journeys/examples"], "--seed and --walks go with --random"),
             (
                 [scenario],
                 "\(scenario) is a scenario, not a journey: to explore its journey from where it starts, give it with --from"
