@@ -205,7 +205,7 @@ extension ExpressionTree {
 
     // MARK: - Operators
 
-    private static func arithmetic(
+    static func arithmetic(
         _ op: ExpressionNode.BinaryOperator, _ left: consuming Value, _ right: consuming Value
     ) throws(EvaluationError) -> Value {
         let (a, secretA) = left.unwrapped()

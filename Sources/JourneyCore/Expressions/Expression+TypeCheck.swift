@@ -102,6 +102,18 @@ struct ExpressionTypeChecker<Scope: ExpressionScope> {
     private mutating func binary(
         _ op: ExpressionNode.BinaryOperator, _ left: Ref, _ right: Ref, at offset: Int
     ) -> TypeInfo? {
+        let type = binaryType(op, left, right, at: offset)
+        // Types that fit, but a value that can never be computed.
+        if type != nil, let problem = constantProblem(op, left, right) {
+            fail(problem, at: offset)
+            return nil
+        }
+        return type
+    }
+
+    private mutating func binaryType(
+        _ op: ExpressionNode.BinaryOperator, _ left: Ref, _ right: Ref, at offset: Int
+    ) -> TypeInfo? {
         let checkedLeft = check(left)
         let checkedRight = check(right)
         let secret = (checkedLeft?.secret ?? false) || (checkedRight?.secret ?? false)
@@ -277,6 +289,37 @@ struct ExpressionTypeChecker<Scope: ExpressionScope> {
     /// What to say when ints and durations meet: the functions that turn one into the other.
     private static var durationHint: String {
         "; seconds(d) gives a duration's seconds, since(t) and until(t) the time from or to t"
+    }
+
+    /// What evaluating `left op right` throws whenever it runs, when that is known from the
+    /// text alone: a division by a literal zero, or arithmetic on two literals that overflows.
+    private func constantProblem(_ op: ExpressionNode.BinaryOperator, _ left: Ref, _ right: Ref) -> String? {
+        switch op {
+        case .add, .subtract, .multiply, .divide, .remainder: break
+        default: return nil
+        }
+        let divisor = literal(right)
+        if op == .divide || op == .remainder, divisor == .int(0) { return "division by zero in '\(op.rawValue)'" }
+        guard let dividend = literal(left), let divisor else { return nil }
+        do {
+            _ = try ExpressionTree.arithmetic(op, dividend, divisor)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    /// The value of a literal (a number written with a minus too), or nil for anything else.
+    private func literal(_ ref: Ref) -> Value? {
+        switch tree[ref] {
+        case .constant(let constant): return tree.constant(constant)
+        case .negate(let operand):
+            guard case .constant(let constant) = tree[operand], case .int(let number) = tree.constant(constant),
+                number != .min
+            else { return nil }
+            return .int(-number)
+        default: return nil
+        }
     }
 
     private mutating func fail(_ message: String, at offset: Int) {

@@ -59,6 +59,30 @@ struct ExpressionTypeCheckTests {
         #expect(type == expected)
     }
 
+    @Test(
+        "arithmetic that can never be computed is an error before anything runs; near it, none is",
+        arguments: [
+            ("state.tries / 0", "division by zero in '/'"),
+            ("state.tries % 0", "division by zero in '%'"),
+            ("1h / 0", "division by zero in '/'"),
+            ("9223372036854775807 + 1", "integer overflow in '+'"),
+            ("-9223372036854775807 - 2", "integer overflow in '-'"),
+            ("4611686018427387904 * 2", "integer overflow in '*'"),
+            ("9223372036854775807 - 1", nil),
+            ("state.tries / 1", nil),
+            ("state.tries / (1 - 1)", nil),  // only a literal zero is known without running
+            ("'a' + 'b'", nil),
+        ] as [(String, String?)])
+    func constantArithmetic(source: String, message: String?) throws {
+        let (type, errors) = try Expr.check(source)
+        if let message {
+            #expect(type == nil)
+            #expect(errors.map(\.message) == [message], "\(errors)")
+        } else {
+            #expect(errors == [], "\(errors)")
+        }
+    }
+
     @Test("an unknown name suggests a known path")
     func unknownName() throws {
         let (type, errors) = try Expr.check("1 + 1 == 2 && state.emial == 'x'")
