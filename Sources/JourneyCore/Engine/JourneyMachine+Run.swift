@@ -649,10 +649,13 @@ protocol LimitReading {
 
 extension LimitReading {
     /// A limit's count: its counter's value, or the counter's declared default while it was
-    /// never written; 0 once a lockout has passed (the count starts again).
+    /// never written; 0 once a lockout has passed (the count starts again). A counter outside
+    /// 0 to the maximum was not written by a run (a store changed by hand, or restored from an
+    /// older state): below 0 it counts as 0, so it gives no attempts beyond the maximum, and
+    /// above the maximum as the maximum, spent.
     func count(of limit: CompiledLimit) -> Int {
         if limit.lockedUntil != nil, lockedUntil(of: limit) > 0, !isLocked(limit) { return 0 }
-        return int(limit.counter)
+        return min(max(int(limit.counter), 0), maximum(of: limit))
     }
 
     /// An int a limit keeps (its counter, the end of its lockout), or its declared default;

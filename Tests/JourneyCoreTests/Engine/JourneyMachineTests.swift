@@ -77,6 +77,25 @@ struct JourneyMachineTests {
         #expect(attempts == ["charged 1", "charged 2", "charged 3", "exceeded 3"])
     }
 
+    @Test(
+        "a counter a run never wrote, outside 0 to max, gives no attempts beyond max and never overflows",
+        arguments: [
+            (Int.min, 3), (-100, 3), (-1, 3), (4, 0), (Int.max, 0), (Int.max - 1, 0),
+        ])
+    func counterOutOfRange(stored: Int, attemptsLeft: Int) throws {
+        var m = try machine(Self.pinJourney, store: ["failures": .int(stored)])
+        var wrong = 0
+        var action = m.handle(.start)
+        while action.step == "a" {
+            _ = m.handle(.chargeAttempt)
+            action = m.handle(.complete(HandlerResult("wrong")))
+            wrong += 1
+            try #require(wrong <= 3, "a fourth wrong PIN was taken")
+        }
+        #expect(action.end == "failed")
+        #expect(wrong == attemptsLeft, "\(stored)")
+    }
+
     @Test func aRestartBeforeTheInputCostsNothing() throws {
         var m = try machine(Self.pinJourney, store: ["failures": .int(2)])
         _ = m.handle(.start)
