@@ -153,4 +153,66 @@ struct SecretTests {
             #expect(!secret.occurs(in: output), "\(secret)")
         }
     }
+
+    @Test(
+        "a secret written where it does not fit, or with a leading zero, is never shown in check's messages or the reports"
+    )
+    func secretsInDiagnostics() async throws {
+        try await withTemporaryDirectory { directory in
+            try writeText("journeys: [journeys]\n", to: directory.appendingPathComponent("journeykit.yaml"))
+            try writeText(
+                """
+                journey: s.j
+                version: 1
+                title: Secrets of the wrong type
+                params:
+                  seed: { type: int, secret: true }
+                  when: { type: duration, secret: true }
+                state:
+                  code: { type: int, secret: true }
+                stored:
+                  vault: { type: int, secret: true }
+                  flag: { type: bool, secret: true }
+                  pin: { type: string, secret: true }
+                start: s
+                steps:
+                  s:
+                    handler: ui.screen
+                    screen: { title: Hi, actions: { ok: OK } }
+                    on: { ok: done }
+                ends:
+                  done: { kind: success, title: Done }
+
+                """, to: directory.appendingPathComponent("journeys/j.journey.yaml"))
+            try writeText(
+                """
+                scenario: x
+                journey: s.j
+                params: { seed: "seed-LEAK-1", when: "dur-LEAK-2" }
+                device:
+                  store: { vault: "vault-LEAK-3", flag: "flag-LEAK-4", pin: 0420 }
+                script:
+                  - at: s
+                    action: ok
+                expect:
+                  end: done
+                  state: { code: "code-LEAK-5" }
+                  stored: { vault: "vault-LEAK-6", flag: maybe-LEAK-7, pin: 0420 }
+
+                """, to: directory.appendingPathComponent("journeys/scenarios/x.scenario.yaml"))
+            let check = try await runJourney(["check"], cwd: directory)
+            #expect(check.status == Exit.invalid, "\(check)")
+            #expect(check.stderr.contains("found a value that is not one (secret, not shown)"), "\(check)")
+            #expect(check.stderr.contains("quote this secret"), "\(check)")
+            let test = try await runJourney(
+                ["test", "--json", "report.json", "--junit", "report.xml"], cwd: directory)
+            #expect(test.status == Exit.invalid, "\(test)")
+            let reports = try ["report.json", "report.xml"].map {
+                try String(contentsOf: directory.appendingPathComponent($0), encoding: .utf8)
+            }
+            for text in [check.output, test.output] + reports {
+                #expect(!text.contains("LEAK") && !text.contains("0420"), "\(text)")
+            }
+        }
+    }
 }

@@ -816,13 +816,15 @@ struct JourneyContext {
                 return nil
             }
             guard let value = LiteralParser.value(text, plain: plain, as: expected.type) else {
+                // A secret's text is never shown, not even in a message about it.
                 if expected.type == .duration, Duration.isTooLong(text) {
-                    diagnostics.error(
-                        C.outOfRange, "\(what): \(Duration.problem(with: text) ?? "")", at: location)
+                    let problem = expected.secret ? "too long (secret, not shown)" : Duration.problem(with: text) ?? ""
+                    diagnostics.error(C.outOfRange, "\(what): \(problem)", at: location)
                     return nil
                 }
+                let found = expected.secret ? "a value that is not one (secret, not shown)" : "'\(text)'"
                 diagnostics.error(
-                    C.typeMismatch, "\(what) is \(expected.type), found '\(text)'\(hint(for: text, expected.type))",
+                    C.typeMismatch, "\(what) is \(expected.type), found \(found)\(hint(for: text, expected.type))",
                     at: location)
                 return nil
             }
@@ -831,7 +833,9 @@ struct JourneyContext {
             {
                 diagnostics.warning(
                     C.leadingZero,
-                    "quote '\(text)' so that every YAML tool reads it as text; JourneyKit keeps it as the string \"\(text)\"",
+                    expected.secret
+                        ? "quote this secret so that every YAML tool reads it as text (its leading zero kept); JourneyKit keeps it as a string"
+                        : "quote '\(text)' so that every YAML tool reads it as text; JourneyKit keeps it as the string \"\(text)\"",
                     at: location)
             }
             return .constant(value.secret(if: expected.secret))
