@@ -112,6 +112,12 @@ struct RunCommand: AsyncParsableCommand {
         // Refused rather than written into the transcript's header over texts in another.
         try compiled.journey.requireLocale(locale)
         let format = format ?? (transcript?.hasSuffix(".jsonl") == true ? .jsonl : .text)
+        if let transcript,
+            let input = Workspace.replaced(
+                by: transcript, among: Workspace.inputs(of: project, projectFile: context.file))
+        {
+            throw CLIError("--transcript \(transcript) is \(input), which the run reads: give another path")
+        }
         let file = try transcript.map { try OutputFile(path: $0, content: "the transcript") }
         let writer = TranscriptWriter(format: format) { text in
             if let file { file.write(text) } else { console.out(text) }

@@ -160,6 +160,7 @@ struct TestCommand: AsyncParsableCommand {
                 paths: paths, context: context, loaded: (project, diagnostics), console: console)
         }
         console.print(diagnostics.shownWhenRunning)
+        try requireReportsApart(from: Workspace.inputs(of: project, projectFile: context.file))
         let options = SuiteOptions(
             filter: filter, tags: tags, shard: try shard.map(Self.parseShard),
             jobs: jobs ?? context.settings.jobs ?? ProcessInfo.processInfo.activeProcessorCount, repeats: repeats,
@@ -167,6 +168,21 @@ struct TestCommand: AsyncParsableCommand {
         let runner = SuiteRunner(options: options, player: context.toolkit.player(defaults: context.scenarioDefaults))
         let selected = runner.select(project.scenarios)
         let unrunnable = runner.select(project.unrunnable).map(ScenarioOutcome.init(unrunnable:))
+        // A filter that chooses nothing is a mistake (a misspelt name or tag), not a suite that
+        // passed; a shard may be empty.
+        let among = project.scenarios.count + project.unrunnable.count
+        var unsharded = options
+        unsharded.shard = nil
+        let chooser = SuiteRunner(
+            options: unsharded, player: context.toolkit.player(defaults: context.scenarioDefaults))
+        if filter != nil || !tags.isEmpty, selected.isEmpty, unrunnable.isEmpty, among > 0,
+            chooser.select(project.scenarios).isEmpty, chooser.select(project.unrunnable).isEmpty
+        {
+            let chosen = [filter.map { "--filter '\($0)'" }] + tags.map { "--tag '\($0)'" }
+            throw CLIError(
+                "\(chosen.compactMap { $0 }.joined(separator: " and ")) chooses none of the \(counted(among, "scenario")) found"
+            )
+        }
         let errors = diagnostics.errors.items
         let total = selected.count + unrunnable.count
         // Before anything runs, the reports say so: a run killed now leaves no old report that
@@ -214,6 +230,20 @@ struct TestCommand: AsyncParsableCommand {
         if let interruption { throw ExitCode(interruption == "SIGTERM" ? 143 : 130) }
         if !reportsWritten || !errors.isEmpty || summary.errors > 0 { throw ExitCode(ExitStatus.invalid) }
         if summary.failed > 0 { throw ExitCode(ExitStatus.failed) }
+    }
+
+    /// Refuses, before anything runs, a report that would replace a file the suite reads (a
+    /// journey, a scenario, a golden, the project file) or the other report.
+    func requireReportsApart(from inputs: [String: String]) throws {
+        for (option, path) in [("--junit", junit), ("--json", json)] {
+            guard let path, let input = Workspace.replaced(by: path, among: inputs) else { continue }
+            throw CLIError("\(option) \(path) is \(input), which the suite reads: give another path")
+        }
+        if let junit, let json,
+            junit == json || Workspace.replaced(by: json, among: Files.realPath(junit).map { [$0: ""] } ?? [:]) != nil
+        {
+            throw CLIError("--junit and --json name the same file, \(json): give each its own")
+        }
     }
 
     /// Plays `selected` in worker processes (see ``SuiteSupervisor``), printing each outcome

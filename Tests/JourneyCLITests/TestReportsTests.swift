@@ -142,6 +142,54 @@ struct TestReportsTests {
         }
     }
 
+    @Test("an output that would replace a file the run reads is refused before anything runs, and the file is kept")
+    func outputOverAnInput() async throws {
+        try await withTemporaryDirectory { directory in
+            try copyShippedJourneys(into: directory)
+            try writeText("journeys: [journeys]\n", to: directory.appendingPathComponent("journeykit.yaml"))
+            let journey = "journeys/examples/unlock.journey.yaml"
+            let scenario = "journeys/examples/scenarios/correct-pin.scenario.yaml"
+            let golden = "journeys/examples/transcripts/correct-pin.jsonl"
+            let cases: [([String], String)] = [
+                (
+                    ["test", "journeys/examples", "--junit", journey],
+                    "--junit \(journey) is journey examples.unlock's file, which the suite reads: give another path"
+                ),
+                (
+                    ["test", "journeys/examples", "--json", golden],
+                    "--json \(golden) is a golden transcript, which the suite reads: give another path"
+                ),
+                (
+                    ["test", "journeys/examples", "--json", "journeykit.yaml"],
+                    "--json journeykit.yaml is the project file, which the suite reads: give another path"
+                ),
+                (
+                    ["test", "journeys/examples", "--junit", "out/r.xml", "--json", "out/r.xml"],
+                    "--junit and --json name the same file, out/r.xml: give each its own"
+                ),
+                (
+                    ["run", "--scenario", scenario, "--transcript", "./\(scenario)"],
+                    "--transcript ./\(scenario) is a scenario, which the run reads: give another path"
+                ),
+            ]
+            let before = try [journey, scenario, golden, "journeykit.yaml"].map {
+                try Data(contentsOf: directory.appendingPathComponent($0))
+            }
+            for (arguments, message) in cases {
+                let result = try await runJourney(arguments, cwd: directory)
+                expectNoCrash(result)
+                #expect(result.status == Exit.invalid, "\(arguments): \(result)")
+                #expect(result.stderr.contains("error: \(message)"), "\(arguments): \(result)")
+                #expect(!result.stdout.contains("PASS"), "nothing ran: \(result)")
+            }
+            let after = try [journey, scenario, golden, "journeykit.yaml"].map {
+                try Data(contentsOf: directory.appendingPathComponent($0))
+            }
+            #expect(before == after)
+            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("out").path))
+        }
+    }
+
     @Test("reports follow the --transcript rules: a link is written through and kept; stale temporaries go")
     func reportsThroughLinks() async throws {
         try await withTemporaryDirectory { directory in
@@ -203,6 +251,23 @@ struct TestReportsTests {
     func badOptions(arguments: [String]) async throws {
         let result = try await runJourney(["test", "journeys"] + arguments, cwd: Paths.root)
         #expect(result.status == Exit.invalid, "\(result)")
+    }
+
+    @Test("a --filter or --tag that chooses no scenario is a usage error, not a suite that passed")
+    func filterChoosesNothing() async throws {
+        for (arguments, says) in [
+            (["--filter", "zzznomatch"], "error: --filter 'zzznomatch' chooses none of the"),
+            (["--tag", "no-such-tag"], "error: --tag 'no-such-tag' chooses none of the"),
+        ] {
+            let result = try await runJourney(["test", "journeys/examples"] + arguments, cwd: Paths.root)
+            #expect(result.status == Exit.invalid, "\(arguments): \(result)")
+            #expect(result.stderr.contains(says), "\(arguments): \(result)")
+            #expect(!result.stdout.contains("0 passed"), "\(result)")
+        }
+        // An empty shard is no mistake.
+        let shard = try await runJourney(
+            ["test", "journeys/examples", "--filter", "correct-pin", "--shard", "3/3"], cwd: Paths.root)
+        #expect(shard.status == Exit.ok, "\(shard)")
     }
 
     @Test("--repeat runs every scenario several times and passes when they agree")

@@ -143,6 +143,34 @@ enum Workspace {
         return (folder, false)
     }
 
+    /// Every file `project` was read from, and those its scenarios are compared with, by real
+    /// path (links resolved), with what each is: for an output that must not replace one.
+    static func inputs(of project: Project, projectFile: String?) -> [String: String] {
+        var inputs: [String: String] = [:]
+        func add(_ path: String, _ what: String) {
+            if let real = Files.realPath(path), inputs[real] == nil { inputs[real] = what }
+        }
+        if let projectFile { add(projectFile, "the project file") }
+        for journey in project.journeys { add(journey.file, "journey \(journey.id.value)'s file") }
+        let scenarios = project.scenarios.map(\.file) + project.unrunnable.map(\.file)
+        for file in scenarios { add(file, "a scenario") }
+        for file in scenarios {
+            let base = goldenBase(for: file)
+            add(base + ".txt", "a golden transcript")
+            add(base + ".jsonl", "a golden transcript")
+        }
+        return inputs
+    }
+
+    /// What of `inputs` (``inputs(of:projectFile:)``) an output written to `path` would
+    /// replace, or nil when it would replace none of them.
+    static func replaced(by path: String, among inputs: [String: String]) -> String? {
+        let real =
+            Files.realPath(path)
+            ?? Files.realPath(Path.parent(path)).map { Path.join($0, Path.lastComponent(path)) }
+        return real.flatMap { inputs[$0] }
+    }
+
     /// Where a scenario's golden transcripts live: `transcripts/NAME.txt` and `.jsonl` beside
     /// the `scenarios` folder that holds it.
     static func goldenBase(for scenarioFile: String) -> String {
