@@ -228,9 +228,10 @@ struct TestCommandTests {
             #expect(ran.allSatisfy { $0.contains("happy") })
             #expect(result.stdoutLines.last == "\(matching.count) passed, 0 failed")
 
+            // A filter that chooses nothing is a misspelt name, not a suite that passed.
             let none = try await runJourney(["test", "--filter", "no-such-scenario-name"], cwd: directory)
-            #expect(none.status == Exit.ok)
-            #expect(none.stdoutLines.last == "0 passed, 0 failed")
+            #expect(none.status == Exit.invalid, "\(none)")
+            #expect(none.stderr.contains("error: --filter 'no-such-scenario-name' chooses none of the"), "\(none)")
         }
     }
 
