@@ -145,13 +145,22 @@ struct DocsCommand: AsyncParsableCommand {
         }
 
         if check {
-            let stale = (folder.changed + folder.obsolete).map { Path.join(out, $0) }
-            if stale.isEmpty {
+            if folder.changed.isEmpty && folder.obsolete.isEmpty {
                 console.err("\(files.count) pages in \(out) are up to date\(source)\n")
                 return
             }
-            for path in stale {
-                console.err("\(path): stale: the journeys changed since it was generated\n")
+            // Each page said as it is: not there, out of date, or made by none of the journeys.
+            var problems: [String: String] = [:]
+            for name in folder.changed {
+                problems[name] =
+                    existing.files[name] == nil
+                    ? "missing: not generated in this folder" : "stale: the journeys changed since it was generated"
+            }
+            for name in folder.obsolete {
+                problems[name] = "obsolete: none of the journeys given makes it any more"
+            }
+            for name in problems.keys.sorted() {
+                console.err("\(Path.join(out, name)): \(problems[name]!)\n")
             }
             console.err("regenerate with \(command) and commit the result\n")
             throw ExitCode(ExitStatus.failed)
@@ -193,7 +202,9 @@ struct DocsCommand: AsyncParsableCommand {
 
     /// The command that writes these docs, as the user would type it.
     var command: String {
-        "`journey docs \(paths.joined(separator: " ")) --out \(out)\(format == .md ? "" : " --format \(format.rawValue)")`"
+        "`"
+            + (["journey docs"] + paths + ["--out", out] + (format == .md ? [] : ["--format", format.rawValue]))
+            .joined(separator: " ") + "`"
     }
 
     /// The regular files of this format in `folder`, name → content (none when it does not

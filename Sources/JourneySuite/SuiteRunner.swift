@@ -116,6 +116,10 @@ public struct ScenarioOutcome: Sendable, Codable, Equatable {
 
 /// Runs scenarios as a regression suite: each run's transcript is compared with its golden.
 public struct SuiteRunner: Sendable {
+    /// How the problem of a golden `--update` could not write begins: the suite's output, not
+    /// the scenario, failed (`journey test` exits 2 for it, as for any output not written).
+    public static let cannotRecord = "cannot record the golden transcript"
+
     public var options: SuiteOptions
     /// How each scenario is played: set up once for the whole suite.
     public var player: ScenarioRunner
@@ -247,7 +251,7 @@ public struct SuiteRunner: Sendable {
                     status = .recorded
                 } catch {
                     problems.append(
-                        .init(kind: .golden, message: "cannot record the golden transcript: \(error)", diff: nil))
+                        .init(kind: .golden, message: "\(Self.cannotRecord): \(error)", diff: nil))
                     status = .failed
                 }
             } else if goldens.isHalfUpdated(for: scenario) {

@@ -35,6 +35,14 @@ struct DocsTests {
             #expect(result.stderr.contains("docs/journeys/index.md: stale"))
             #expect(!result.stderr.contains("eduid.onboarding.md"), "only stale pages are named")
             #expect(result.stderr.contains("regenerate with `journey docs journeys --out docs/journeys`"))
+            // A page removed is missing, not stale; the command to run again names no empty path.
+            try FileManager.default.removeItem(at: directory.appendingPathComponent("docs/journeys/diia.login.md"))
+            let missing = try await runJourney(["docs", "--out", "docs/journeys", "--check"], cwd: directory)
+            #expect(missing.status == Exit.failed, "\(missing)")
+            #expect(
+                missing.stderr.contains("docs/journeys/diia.login.md: missing: not generated in this folder"),
+                "\(missing.stderr)")
+            #expect(missing.stderr.contains("regenerate with `journey docs --out docs/journeys`"), "\(missing.stderr)")
         }
     }
 
