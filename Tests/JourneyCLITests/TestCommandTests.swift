@@ -292,6 +292,35 @@ struct TestCommandTests {
         }
     }
 
+    @Test("two scenario files that would share their goldens are an error at the second, before anything is recorded")
+    func sharedGoldens() async throws {
+        try await withTemporaryDirectory { directory in
+            let journeys = try copyShippedJourneys(into: directory)
+            let scenarios = journeys.appendingPathComponent("examples/scenarios")
+            // Another scenario, whose golden would differ, under the name of one that has goldens.
+            try FileManager.default.copyItem(
+                at: scenarios.appendingPathComponent("correct-pin.scenario.yaml"),
+                to: scenarios.appendingPathComponent("forgot-pin.yaml"))
+            let copy = scenarios.appendingPathComponent("forgot-pin.yaml")
+            try writeText(
+                try String(contentsOf: copy, encoding: .utf8).replacingOccurrences(
+                    of: "scenario: correct-pin", with: "scenario: correct-pin-again"), to: copy)
+            let message =
+                "journeys/examples/scenarios/forgot-pin.yaml:1:1: error: its golden transcripts, journeys/examples/transcripts/forgot-pin.txt and .jsonl, are those of journeys/examples/scenarios/forgot-pin.scenario.yaml too; rename one of the two files [scenario.golden]"
+            let check = try await runJourney(["check", "journeys/examples"], cwd: directory)
+            #expect(check.status == Exit.invalid, "\(check)")
+            #expect(check.stderrLines.contains(message), "\(check)")
+            let golden = journeys.appendingPathComponent("examples/transcripts/forgot-pin.jsonl")
+            let before = try Data(contentsOf: golden)
+            let update = try await runJourney(["test", "journeys/examples", "--update"], cwd: directory)
+            #expect(update.status == Exit.invalid, "\(update)")
+            #expect(update.stderrLines.contains(message), "\(update)")
+            #expect(!update.stdout.contains("PASS examples.unlock › forgot-pin"), "neither runs: \(update)")
+            #expect(update.stdout.contains("ERROR examples.unlock › correct-pin-again"), "\(update)")
+            #expect(try Data(contentsOf: golden) == before)
+        }
+    }
+
     @Test("a journey with errors: its scenarios are errors, every other scenario still runs, exit 2")
     func invalidInput() async throws {
         try await withTemporaryDirectory { directory in

@@ -37,9 +37,38 @@ enum Workspace {
         }
         sources += nearbyJourneys(for: paths, search: &search)
         sources += extra
-        let project = toolkit.loader().load(sources)
+        var project = toolkit.loader().load(sources)
         diagnostics.append(contentsOf: project.diagnostics)
+        sharedGoldens(&project, into: &diagnostics)
         return (project, diagnostics)
+    }
+
+    /// Two scenario files whose golden transcripts would be the same files (`a.scenario.yaml`
+    /// and `a.yaml` in one folder): each would compare with, and `--update` write over, the
+    /// other's. An error at each file after the first, in path order, and neither runs.
+    static func sharedGoldens(_ project: inout Project, into diagnostics: inout DiagnosticList) {
+        let files = Set(project.scenarios.map(\.file) + project.unrunnable.map(\.file)).sorted()
+        var first: [String: String] = [:]
+        var shared: [String: String] = [:]
+        for file in files {
+            let base = goldenBase(for: file)
+            guard let earlier = first[base] else {
+                first[base] = file
+                continue
+            }
+            let message =
+                "its golden transcripts, \(display(base)).txt and .jsonl, are those of \(earlier) too; rename one of the two files"
+            diagnostics.error("scenario.golden", message, at: SourceLocation(file: file, line: 1, column: 1))
+            shared[file] = message
+            shared[earlier] = shared[earlier] ?? "\(file) shares its golden transcripts"
+        }
+        guard !shared.isEmpty else { return }
+        project.unrunnable += project.scenarios.filter { shared[$0.file] != nil }.map { scenario in
+            UnrunnableScenario(
+                file: scenario.file, journey: scenario.journey.id, scenario: scenario.id, tags: scenario.tags,
+                reason: "\(scenario.file): \(shared[scenario.file]!)")
+        }
+        project.scenarios.removeAll { shared[$0.file] != nil }
     }
 
     /// Starts listing and reading the project's journey folders (those of the

@@ -47,6 +47,14 @@ public struct UnrunnableScenario: Sendable, Equatable {
     public var tags: [String]
     /// Why it cannot run: where the errors are.
     public var reason: String
+
+    public init(file: String, journey: String, scenario: String, tags: [String], reason: String) {
+        self.file = file
+        self.journey = journey
+        self.scenario = scenario
+        self.tags = tags
+        self.reason = reason
+    }
 }
 
 /// Runs the ``Pipeline`` over a set of files: each file is parsed and loaded as a journey or a
