@@ -525,6 +525,43 @@ struct ExternalHandlerFaultTests {
         }
     }
 
+    @Test func aSecretInAStoredKeyIsRefusedAndOneSentBackAsANumberOrAnIdIsNeverShown() async throws {
+        try await withTemporaryDirectory { folder in
+            let digits = "48151623"
+            let journey = ExternalProject.journey(word: "hello").replacingOccurrences(
+                of: ExternalProject.pin, with: digits)
+            let project = try ExternalProject(
+                in: folder,
+                program: """
+                    def step(m):
+                        pin = m["params"]["parameters"]["pin"]
+                        refused = call("store/set", {"key": "k" + pin, "value": "v"})
+                        note("refused.txt", refused["error"]["code"])
+                        call("store/set", {"key": "n", "value": int(pin)})
+                        answer(m["id"], {"outcome": "yes", "data": {"heard": "ok"}})
+                    serve(step)
+                    """, journey: journey)
+            let result = try await project.runText()
+            #expect(result.status == Exit.ok, "\(result)")
+            #expect(project.notes("refused.txt") == ["-32602"])
+            #expect(result.stdoutLines.contains { $0.hasSuffix("  set stored.n = •••") }, "\(result)")
+            #expect(!result.output.contains(digits), "\(result)")
+
+            let answering = try ExternalProject(
+                in: folder,
+                program: """
+                    def step(m):
+                        answer("id-" + m["params"]["parameters"]["pin"], {"outcome": "yes", "data": {"heard": "ok"}})
+                        time.sleep(30)
+                    serve(step)
+                    """, journey: journey)
+            let failed = try await answering.runText()
+            #expect(failed.status == Exit.failed, "\(failed)")
+            #expect(failed.output.contains("answered a request it was not sent (id 'id-•••')"), "\(failed)")
+            #expect(!failed.output.contains(digits), "\(failed)")
+        }
+    }
+
     // MARK: - Requests the program may make
 
     @Test func anUnknownMethodGetsMethodNotFoundAndTheStepGoesOn() async throws {
@@ -642,6 +679,38 @@ struct ExternalHandlerFaultTests {
             #expect(result.status == Exit.ok, "\(result)")
             #expect(result.stdoutLines.last == "8 passed, 0 failed", "\(result)")
             #expect((1...2).contains(project.pids.count), "\(project.pids)")
+            #expect(await project.leftovers(after: 2) == [])
+        }
+    }
+
+    @Test func aProgramThatEndsRightAfterItsAnswerEndedBetweenStepsHoweverSoon() async throws {
+        try await withTemporaryDirectory { folder in
+            // Eight steps in a row of the same handler, each given to the program at once.
+            let steps = (1...8).map { n in
+                "  s\(n):\n    handler: acme.x\n    with: {word: \"w\", pin: \"\(ExternalProject.pin)\"}\n"
+                    + "    on: {yes: \(n == 8 ? "done" : "s\(n + 1)"), no: nope}\n"
+            }
+            let journey =
+                "journey: acme.flow\nversion: 1\ntitle: Flow\nstart: s1\nsteps:\n" + steps.joined()
+                + "ends:\n  done: {kind: success}\n  nope: {kind: failure}\n"
+            let script = (1...8).map { "  - at: s\($0)\n    answer: \"yes\"\n" }.joined()
+            let project = try ExternalProject(
+                in: folder,
+                program: """
+                    def step(m):
+                        call("driver/ask", {"inputs": ["answer"]})
+                        answer(m["id"], {"outcome": "yes", "data": {"heard": "ok"}})
+                        os._exit(0)
+                    serve(step)
+                    """, journey: journey,
+                scenarios: ["eight": "scenario: eight\njourney: acme.flow\nscript:\n\(script)expect: {end: done}\n"])
+            // Whether its end is seen before the next step is sent or after, the next step goes
+            // to a fresh program: every run passes alike.
+            for _ in 1...4 {
+                let result = try await project.runText("eight")
+                #expect(result.status == Exit.ok, "\(result)")
+            }
+            #expect(project.pids.count == 32, "\(project.pids)")
             #expect(await project.leftovers(after: 2) == [])
         }
     }

@@ -40,6 +40,19 @@ public struct ExternalHandler: StepHandler {
             let result = try await connection.run(invocation, context: context)
             pool.giveBack(connection)
             return result
+        } catch is Connection.EndedBetweenSteps {
+            // It ended after its last answer, before it said anything of this step: as if it
+            // had ended before the step was sent, however soon after its answer it ended.
+            pool.giveBack(connection)
+            let fresh = try pool.take()
+            do {
+                let result = try await fresh.run(invocation, context: context, afresh: true)
+                pool.giveBack(fresh)
+                return result
+            } catch {
+                pool.giveBack(fresh)
+                throw error
+            }
         } catch {
             pool.giveBack(connection)
             throw error
@@ -163,6 +176,8 @@ final class Connection {
     private var id: String { declaration.id.value }
 
     var isRunning: Bool { process.ending == nil }
+    /// Whether the program has answered a step.
+    private var hasAnswered = false
 
     /// Starts the program and agrees on the protocol (`initialize`).
     init(
@@ -202,35 +217,46 @@ final class Connection {
         }
     }
 
+    /// A program that had answered a step ended before it said anything of the next one: it
+    /// ended between steps, and the step goes to a fresh program.
+    struct EndedBetweenSteps: Error {}
+
     /// Runs one step: sends `step/run`, answers the program's requests until it answers, and
-    /// returns its outcome.
+    /// returns its outcome. A program that had answered a step before, and ends having sent
+    /// nothing for this one, throws ``EndedBetweenSteps`` (unless the step was sent `afresh`).
     nonisolated(nonsending) func run(
-        _ invocation: HandlerInvocation, context: HandlerContext
+        _ invocation: HandlerInvocation, context: HandlerContext, afresh: Bool = false
     ) async throws -> HandlerResult {
         let stepID = nextID
         nextID += 1
         let request = Message.request(id: stepID, method: "step/run") { w in
             self.writeStep(invocation, into: &w)
         }
+        let betweenSteps = hasAnswered && !afresh
         do {
             try process.send(request)
         } catch {
+            if betweenSteps, case .ended = error { throw EndedBetweenSteps() }
             throw stopped(error, while: "running step '\(invocation.step)'")
         }
+        var heard = false
         while true {
             let message: Message
             do {
                 message = try next(for: "step '\(invocation.step)'")
             } catch {
+                if betweenSteps, !heard, case .process(.ended) = error { throw EndedBetweenSteps() }
                 throw stopped(error, while: "running step '\(invocation.step)'")
             }
+            heard = true
             switch message {
             case .response(let answered, let outcome):
                 guard answered == .int(stepID) else {
                     throw stopped(
-                        .protocolError("answered a request it was not sent (id \(answered.description))"),
+                        .protocolError("answered a request it was not sent (id \(redacted(answered.description)))"),
                         while: "running step '\(invocation.step)'")
                 }
+                hasAnswered = true
                 switch outcome {
                 case .success(let result): return try self.result(result, of: invocation)
                 case .failure(let error):
@@ -325,6 +351,14 @@ final class Connection {
             }
         case "store/set":
             let key = try text(params, "key", method)
+            // A key is shown in the transcript as it is: it cannot be made secret, so it may
+            // not hold one.
+            guard !holdsSecret(.string(key)) else {
+                throw CallRefusal(
+                    code: HandlerProtocol.invalidParams,
+                    message: "a stored key must not hold a secret the program was given (keys are shown in transcripts)"
+                )
+            }
             guard let node = params?["value"] else {
                 throw CallRefusal(
                     code: HandlerProtocol.invalidParams, message: "'store/set' needs a 'value' (null removes)")
@@ -544,6 +578,8 @@ final class Connection {
         switch value.revealed {
         case .string(let text): secrets.contains { text.contains($0) }
         case .list(let items): items.contains { holdsSecret($0) }
+        // A number written as a secret's digits (a PIN sent back as 4321) shows them too.
+        case .int(let number): holdsSecret(.string(String(number)))
         default: false
         }
     }
