@@ -715,6 +715,33 @@ struct ExternalHandlerFaultTests {
         }
     }
 
+    @Test func explorationNeverRunsAProgramNotDeclaredDeterministic() async throws {
+        try await withTemporaryDirectory { folder in
+            let project = try ExternalProject(
+                in: folder,
+                program: """
+                    def step(m):
+                        note("steps.txt", m["params"]["step"])
+                        call("driver/ask", {"inputs": ["answer"]})
+                        answer(m["id"], {"outcome": "yes", "data": {"heard": "ok"}})
+                    serve(step)
+                    """, scenarios: ["yes": Self.scenario("yes")])
+            let explored = try await runJourney(["explore", "journeys"], cwd: folder, timeout: 60)
+            #expect(explored.status == Exit.ok, "\(explored)")
+            #expect(
+                explored.stdout.contains(
+                    "acme.flow.ask: acme.x is not declared deterministic (for a program, 'deterministic: true' in journeykit.yaml), so where its step leads is not judged"
+                ), "\(explored)")
+            // Not started at all: what it would do (a live service, a side effect) is not caused.
+            #expect(project.pids.isEmpty, "\(project.pids)")
+            #expect(project.notes("steps.txt").isEmpty)
+            // A run still runs it.
+            let run = try await project.run()
+            #expect(run.status == Exit.ok, "\(run)")
+            #expect(project.notes("steps.txt") == ["ask"])
+        }
+    }
+
     @Test func theScenariosAfterOneWhoseProgramCrashedStartItAfreshAndPass() async throws {
         try await withTemporaryDirectory { folder in
             let project = try ExternalProject(

@@ -210,6 +210,11 @@ public struct JourneyExplorer: Sendable {
     /// expansion instead of playing its moves again (``Reuse``): the same result, found with
     /// fewer handler runs. Off, every move runs through the interpreter and its handler.
     public var reusesExpansions = true
+    /// Whether a step of a handler not declared deterministic (a program's) is run at all. An
+    /// exploration does not run one: what it does is not the exploration's to judge, nor to
+    /// cause (it may reach a live service), and the path is left out there. A person playing
+    /// the journey (``PlayedJourney``) runs it.
+    var runsUndeclared = false
     /// How far an exploration has got, told after each chunk of a level it plays (``chunk``
     /// states a thread) and after each random walk: for a progress line on a long run. Called
     /// on the exploring task, in order.
@@ -1046,6 +1051,12 @@ public struct JourneyExplorer: Sendable {
                             outOfScope: outOfScope, answered: answered, monitor: monitor, note: note, known: true)
                     }
                     entered = hash
+                }
+                if !runsUndeclared, let step, !step.deterministic, let handler = step.handler {
+                    return Node(
+                        machine: context.machine, action: action, request: nil, restarts: restarts, outOfScope: true,
+                        answered: answered, monitor: monitor,
+                        note: Self.undeclared(invocation.journey, invocation.step, handler.contract.id))
                 }
                 // The state waits here with the machine as it is before the step's handler runs:
                 // kept where it may wait (a handler that takes no input never waits).

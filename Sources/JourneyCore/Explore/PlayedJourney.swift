@@ -45,6 +45,9 @@ public final class PlayedJourney {
     private let jumps: [Int]
 
     public init(_ explorer: JourneyExplorer, journey: CompiledJourney) {
+        var explorer = explorer
+        // A person playing runs every step, a program's too.
+        explorer.runsUndeclared = true
         self.explorer = explorer
         self.journey = journey
         jumps = explorer.bounds.clockJumps ?? JourneyExplorer.durations(of: journey)
