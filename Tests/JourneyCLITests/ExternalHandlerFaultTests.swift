@@ -715,6 +715,27 @@ struct ExternalHandlerFaultTests {
         }
     }
 
+    @Test func aProgramThatClosesItsOutputIsSaidToHaveDoneSoNotToHaveBeenKilled() async throws {
+        try await withTemporaryDirectory { folder in
+            let project = try ExternalProject(
+                in: folder,
+                program: """
+                    def step(m):
+                        os.close(1)
+                        print("closed my output", file=sys.stderr, flush=True)
+                        time.sleep(30)
+                    serve(step)
+                    """)
+            let result = try await project.run()
+            #expect(result.status == Exit.failed, "\(result)")
+            #expect(
+                Self.failure(result)
+                    == "handler 'acme.x' failed: its program closed its output and was stopped while running step 'ask'; its standard error ends: closed my output",
+                "\(result)")
+            #expect(await project.leftovers(after: 2) == [])
+        }
+    }
+
     @Test func explorationNeverRunsAProgramNotDeclaredDeterministic() async throws {
         try await withTemporaryDirectory { folder in
             let project = try ExternalProject(

@@ -124,7 +124,9 @@ final class HandlerProcess: HandlerTransport {
             }
             if errno == EINTR { continue }
             // EPIPE: nobody reads its input any more.
-            guard errno == EAGAIN || errno == EWOULDBLOCK else { throw .ended(reap(waiting: 100)) }
+            guard errno == EAGAIN || errno == EWOULDBLOCK else {
+                throw .ended(reap(waiting: 100, after: "closed its input"))
+            }
             let remaining = deadline - Self.monotonicMilliseconds()
             guard remaining > 0 else { throw .notReading }
             var descriptor = pollfd(fd: input, events: Int16(POLLOUT), revents: 0)
@@ -188,7 +190,7 @@ final class HandlerProcess: HandlerTransport {
                 if errno == EINTR || errno == EAGAIN { continue }
                 throw .ended(reap(waiting: 100))
             }
-            if count == 0 { throw .ended(reap(waiting: 100)) }
+            if count == 0 { throw .ended(reap(waiting: 100, after: "closed its output")) }
         }
     }
 
@@ -202,9 +204,14 @@ final class HandlerProcess: HandlerTransport {
     }
 
     /// Waits up to `milliseconds` for the program to end by itself, then stops its group; how
-    /// it ended, in words.
+    /// it ended, in words. `cause` is what the program did that ends the conversation (it
+    /// closed its output): a program still running then, stopped here, is said to have done
+    /// that, not to have been killed.
     @discardableResult
-    func reap(waiting milliseconds: Int) -> String {
+    func reap(waiting milliseconds: Int) -> String { reap(waiting: milliseconds, after: nil) }
+
+    @discardableResult
+    func reap(waiting milliseconds: Int, after cause: String?) -> String {
         if let ended { return ended }
         var status: Int32 = 0
         let deadline = Self.monotonicMilliseconds() + milliseconds
@@ -217,7 +224,10 @@ final class HandlerProcess: HandlerTransport {
         }
         _ = kill(-pid, SIGKILL)
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        return finish(status)
+        let killed = finish(status)
+        guard let cause else { return killed }
+        ended = "\(cause) and was stopped"
+        return ended!
     }
 
     /// After the program was reaped with `status`: whatever it started goes with it, and its
