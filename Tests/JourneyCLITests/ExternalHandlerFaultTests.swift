@@ -593,6 +593,8 @@ struct ExternalHandlerFaultTests {
                     def step(m):
                         got = call("driver/ask", {"inputs": ["password"]})
                         note("errors.txt", json.dumps(got["error"]))
+                        none = call("driver/ask", {"inputs": []})
+                        note("errors.txt", json.dumps(none["error"]))
                         ask = call("driver/ask", {"inputs": ["answer"]})
                         answer(m["id"], {"outcome": ask["result"]["values"]["answer"], "data": {"heard": "ok"}})
                     serve(step)
@@ -601,7 +603,8 @@ struct ExternalHandlerFaultTests {
             #expect(result.status == Exit.ok, "\(result)")
             #expect(
                 project.notes("errors.txt") == [
-                    #"{"code": -32602, "message": "'inputs' must name inputs of step 'ask': answer, code"}"#
+                    #"{"code": -32602, "message": "'inputs' must name inputs of step 'ask': answer, code"}"#,
+                    #"{"code": -32602, "message": "'inputs' names no input; leave it out to ask for every input of step 'ask'"}"#,
                 ])
         }
     }

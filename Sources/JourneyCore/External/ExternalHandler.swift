@@ -315,6 +315,12 @@ final class Connection {
                     }
                     inputs?.append(spec)
                 }
+                guard inputs?.isEmpty == false else {
+                    throw CallRefusal(
+                        code: HandlerProtocol.invalidParams,
+                        message:
+                            "'inputs' names no input; leave it out to ask for every input of step '\(invocation.step)'")
+                }
             }
             let request = invocation.request(inputs)
             let values = try await context.input(request)
@@ -608,6 +614,7 @@ final class Connection {
         } catch {
             throw .process(error)
         }
+        guard !line.isEmpty else { throw .protocolError("wrote an empty line where a JSON-RPC message belongs") }
         do {
             return try Message.parse(line)
         } catch {
@@ -762,7 +769,7 @@ final class Connection {
         switch node.kind {
         case .string: "a text"
         case .int: "a whole number"
-        case .fraction: "a number with a fraction"
+        case .fraction: "a number written with a fraction or an exponent"
         case .bool: "true or false"
         case .array: "a list"
         case .object: "an object"
