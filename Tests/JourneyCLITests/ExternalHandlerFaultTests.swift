@@ -309,6 +309,18 @@ struct ExternalHandlerFaultTests {
             "answer(m['id'] + 41, {'outcome': 'yes'})",
             "handler 'acme.x' failed: its program answered a request it was not sent (id 42) while running step 'ask'"
         ),
+        (
+            "sys.stdout.write('\\n'); sys.stdout.flush()",
+            "handler 'acme.x' failed: its program wrote an empty line where a JSON-RPC message belongs while running step 'ask'"
+        ),
+        (
+            "sys.stdout.write('{\"jsonrpc\": \"2.0\", \"id\": 1\\n'); sys.stdout.flush()",
+            "handler 'acme.x' failed: its program wrote a line that is not a JSON-RPC message (the line ends in the middle of the message at byte 27)"
+        ),
+        (
+            "sys.stdout.write('[' * 100 + '\\n'); sys.stdout.flush()",
+            "handler 'acme.x' failed: its program wrote a line that is not a JSON-RPC message (values nest more than 64 deep at byte 65)"
+        ),
     ])
     func aProgramThatWritesGarbageFailsTheStepSayingWhat(line: String, expected: String) async throws {
         try await withTemporaryDirectory { folder in

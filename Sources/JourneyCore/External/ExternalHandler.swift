@@ -852,7 +852,7 @@ enum Message {
     static func parse(_ line: [UInt8]) throws(Problem) -> Message {
         let node: JSONNode
         do {
-            node = try JSONLineParser.parse(line, fractions: true)
+            node = try JSONLineParser.parse(line, fractions: true, subject: "message")
         } catch {
             throw Problem(text: "\(error.message) at byte \(error.offset + 1)")
         }

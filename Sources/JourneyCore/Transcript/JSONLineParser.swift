@@ -47,22 +47,28 @@ struct JSONLineParser {
     private var position = 0
     private var nesting = 0
     private let fractions: Bool
+    /// What a line holds, for messages: a transcript's event, or a handler program's message.
+    private let subject: String
 
-    private init(_ bytes: [UInt8], fractions: Bool) {
+    private init(_ bytes: [UInt8], fractions: Bool, subject: String) {
         self.bytes = bytes
         self.fractions = fractions
+        self.subject = subject
     }
 
     /// The line's one value; anything but whitespace after it is an error. Numbers with a
     /// fraction or an exponent are an error too, unless `fractions` (they are then kept as
-    /// written).
-    static func parse(_ line: [UInt8], fractions: Bool = false) throws(JSONLineError) -> JSONNode {
-        var parser = JSONLineParser(line, fractions: fractions)
+    /// written). `subject` names what a line is in messages: a transcript's `event` unless told.
+    static func parse(
+        _ line: [UInt8], fractions: Bool = false, subject: String = "event"
+    ) throws(JSONLineError) -> JSONNode {
+        var parser = JSONLineParser(line, fractions: fractions, subject: subject)
         parser.skipWhitespace()
         let node = try parser.value()
         parser.skipWhitespace()
         guard parser.position == line.count else {
-            throw JSONLineError(offset: parser.position, message: "unexpected text after the event's closing brace")
+            throw JSONLineError(
+                offset: parser.position, message: "unexpected text after the \(subject)'s closing brace")
         }
         return node
     }
@@ -74,7 +80,9 @@ struct JSONLineParser {
     }
 
     private var endOfLine: JSONLineError {
-        fail("the line ends in the middle of the event (a truncated or hand-edited line?)")
+        fail(
+            "the line ends in the middle of the \(subject)"
+                + (subject == "event" ? " (a truncated or hand-edited line?)" : ""))
     }
 
     private mutating func skipWhitespace() {
@@ -108,7 +116,9 @@ struct JSONLineParser {
     private mutating func nest() throws(JSONLineError) {
         nesting += 1
         guard nesting <= Self.maximumNesting else {
-            throw fail("values nest more than \(Self.maximumNesting) deep, more than any transcript does")
+            throw fail(
+                "values nest more than \(Self.maximumNesting) deep"
+                    + (subject == "event" ? ", more than any transcript does" : ""))
         }
     }
 
