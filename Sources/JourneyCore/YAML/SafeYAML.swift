@@ -376,11 +376,13 @@ public struct SafeYAML: Sendable {
             if let anchor = node.anchor {
                 return fail(
                     alias,
-                    "anchor '&\(anchor.rawValue)' (or an alias to it); anchors, aliases and merge keys are not allowed in journey files",
+                    "anchor '&\(anchor.rawValue)' (or an alias to it); anchors, aliases and merge keys are not allowed in JourneyKit's files (journeys, scenarios, the project file)",
                     node.mark)
             }
             if case .alias = node {
-                return fail(alias, "aliases are not allowed in journey files", node.mark)
+                return fail(
+                    alias, "aliases are not allowed in JourneyKit's files (journeys, scenarios, the project file)",
+                    node.mark)
             }
             let tagName = Self.explicitTag(of: node, isKey: isKey)
             if let tagName {
@@ -432,7 +434,9 @@ public struct SafeYAML: Sendable {
                 if entries.count > 1 { checkCommas(entries) }
                 return YAMLNode(kind: .mapping(entries), location: loc)
             case .alias:
-                return fail(alias, "aliases are not allowed in journey files", node.mark)
+                return fail(
+                    alias, "aliases are not allowed in JourneyKit's files (journeys, scenarios, the project file)",
+                    node.mark)
             }
         }
 

@@ -94,6 +94,14 @@ struct SafeYAMLTests {
         #expect(problem("a:\n  <<: {b: 1}\n")?.id == "yaml.alias")
     }
 
+    /// The same reader reads journeys, scenarios and the project file: its words fit them all.
+    @Test func anAnchorIsRefusedInWordsThatFitEveryFileItReads() {
+        #expect(
+            problem("journeys: &j [journeys]\n")?.message
+                == "anchor '&j' (or an alias to it); anchors, aliases and merge keys are not allowed in JourneyKit's files (journeys, scenarios, the project file)"
+        )
+    }
+
     @Test func encodings() {
         #expect(
             problem(bytes: [0xFF, 0xFE] + Array("a: 1\n".utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] })?.id
