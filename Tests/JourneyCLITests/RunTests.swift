@@ -40,6 +40,63 @@ struct RunTests {
         #expect(!result.stdout.contains("PASS"))
     }
 
+    /// Seed-flows L9 and the state table of 2.1: VerifiedOffline holds no token, even one that
+    /// background access fetched before. (Not a shipped scenario: a start with a token endpoint
+    /// stubbed explores to some hundred thousand states, which `journey test --explore` would
+    /// play on every run.)
+    @Test("Locker: offline verification after background access drops the background token")
+    func offlineVerificationDropsABackgroundToken() async throws {
+        try await withTemporaryDirectory { directory in
+            try copyShippedJourneys(into: directory)
+            try writeText("journeys: [journeys]\n", to: directory.appendingPathComponent("journeykit.yaml"))
+            let path = "journeys/locker/scenarios/l9-drops-a-background-token.scenario.yaml"
+            try writeText(
+                """
+                # yaml-language-server: $schema=../../../schemas/scenario.schema.json
+                # Source (ErsteLockerSDK v2's code is not public; its README is the reference):
+                #   ErsteLockerSDK v2 README.md "Offline Verification" (the password checked on the device, no token)
+                #   seed-flows 2.1, the state table: VerifiedOffline holds no token; L9
+                scenario: l9-offline-verification-drops-a-background-token
+                journey: locker.session
+                title: "L9: background access, then offline verification → VerifiedOffline, the background token gone"
+                tags: [L9, L5]
+                device:
+                  kdfRounds: 1000
+                  store:
+                    vault: "locker-v1:1000:dWuxOjvVZ9subO3JTZlbWQ==:/cpKlodXSv215QVtM/JjZKlO1LdF0DS5t6PDhzjdkkt7egdNf+MtvB+0qlMB7x5nBpkusQ72kHM99VRl8hEhN+oeyQBc0VqdRabO+4nswWH6mjZbGNe+vB5t7N6rcMYnzJAXVDJ0JrX8SlE+RKZoeFo0T5C3AqqwXR1nCYKRAEDWWlfOzjeZh4d1bhiwKJmiQSLlsx/iQ5zYcCeK+ER4f8ysBnaUgHo+JvKdZMGxhoQC4eAI2WuROQgFLabZSRnYYJJZZJsAYWIURzDC0BGWmGEj8S9dR9FXvqjKwKdPLOvPBAWEoSBtuNSPfDD+SUcXib7Dc7YYS4U="
+                    deviceWrap: "locker-v1:QUb+baGqMjsPw8b6uSIHap196s04glH27vgNvEEJh4c=:XPIuOswtfq6O4WzLy8HWF0HdTYc3ipo55AMUgQnzbujFgwBZKA8mZ52M24vsCvvcRPOtai+Gc1eNcekiTuf06hken6AC5fJBFLbW24PCCClxJPzV33SFHvsVoCgotHX6iKo7up9N+ZTUG1M1LC98RvWZuioN726EzV00ZbBBDTquExyhdauSH2qo9lbQviY="
+                    refreshToken: refresh-1
+                    tokenEndpoint: "https://login.example-bank.test/oidc/token"
+                network:
+                  - request: POST https://login.example-bank.test/oidc/token
+                    times: 1
+                    response:
+                      status: 200
+                      json: { access_token: bgTok9Qz, refresh_token: rfTok4Wv, token_type: Bearer, expires_in: 300, scope: openid }
+                script:
+                  - at: home
+                    action: backgroundAccess
+                  - online: false
+                  - at: home
+                    action: startAuthSession
+                  - at: offlineCheck
+                    password: Correct-Horse-7
+                  - at: home
+                    action: close
+                expect:
+                  end: closed
+                  state: { status: VerifiedOffline }
+                  stored: { accessToken: { is: empty } }
+
+                """, to: directory.appendingPathComponent(path))
+            let result = try await runJourney(["run", "--scenario", path], cwd: directory)
+            #expect(result.status == Exit.ok, "\(result)")
+            #expect(result.stdout.contains("status = \"BackgroundAccess\""), "\(result)")
+            #expect(result.stdout.contains("status = \"VerifiedOffline\""), "\(result)")
+            #expect(!result.output.contains("bgTok9Qz"), "\(result)")
+        }
+    }
+
     @Test("--format text is the default, and --format jsonl equals the .jsonl golden")
     func jsonlMatchesGolden() async throws {
         let text = try await runJourney(["run", "--scenario", Self.happyPath, "--format", "text"])
