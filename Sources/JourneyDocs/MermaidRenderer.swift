@@ -58,9 +58,13 @@ public enum MermaidRenderer {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// A label's text as Mermaid reads it back: `#` first (every entity begins with one, so a
+    /// `#…;` the author wrote stays text), then quotes, angle brackets, bars and `%` (two of
+    /// which, `%%`, would begin a comment or a directive such as `%%{init: …}%%`).
     static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "\"", with: "#quot;").replacingOccurrences(of: "<", with: "#lt;")
-            .replacingOccurrences(of: ">", with: "#gt;").replacingOccurrences(of: "|", with: "#124;")
+        text.replacingOccurrences(of: "#", with: "#35;").replacingOccurrences(of: "\"", with: "#quot;")
+            .replacingOccurrences(of: "<", with: "#lt;").replacingOccurrences(of: ">", with: "#gt;")
+            .replacingOccurrences(of: "|", with: "#124;").replacingOccurrences(of: "%", with: "#37;")
     }
 
     static func oneLine(_ text: String) -> String {

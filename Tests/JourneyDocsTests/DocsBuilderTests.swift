@@ -245,6 +245,10 @@ struct DocsBuilderTests {
         #expect(mermaid.contains(#"s0 -->|"go · if device.online and not (stored.fails #gt; 0)"| e0"#))
         #expect(mermaid.contains(#"s0 -->|"go · otherwise"| s0"#))
         #expect(mermaid.contains(#"s0 -.->|"limit pin reached"| e1"#))
+        // A directive or an entity written in a label stays text.
+        #expect(
+            MermaidRenderer.escape("Enter %%{init: {'theme':'forest'}}%% #lt;")
+                == "Enter #37;#37;{init: {'theme':'forest'}}#37;#37; #35;lt;")
         #expect(mermaid.contains("e0([\"done\"]):::success"))
         let markdown = MarkdownRenderer.page(doc)
         #expect(markdown.contains("# Docs \"quoted\" | piped"))
