@@ -111,9 +111,7 @@ struct NewProjectCommand: AsyncParsableCommand {
             NewTemplates.project(schema: NewTemplates.publishedSchemas + "project.schema.json"),
             at: Path.join(root, ProjectSettings.fileName))
         try files.write(replacing: force)
-        let plain = root.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-/".contains($0)) }
-        let shown = plain ? root : "'" + root.replacingOccurrences(of: "'", with: "'\\''") + "'"
-        let enter = root == "." ? "" : "cd \(PrintableText.escaped(shown)) && "
+        let enter = root == "." ? "" : "cd \(PrintableText.escaped(Path.shellWord(root))) && "
         files.report(
             console,
             next: [

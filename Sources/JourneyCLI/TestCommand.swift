@@ -245,9 +245,7 @@ struct TestCommand: AsyncParsableCommand {
             guard let path, let input = Workspace.replaced(by: path, among: inputs) else { continue }
             throw CLIError("\(option) \(path) is \(input), which the suite reads: give another path")
         }
-        if let junit, let json,
-            junit == json || Workspace.replaced(by: json, among: Files.realPath(junit).map { [$0: ""] } ?? [:]) != nil
-        {
+        if let junit, let json, Workspace.resolved(junit) == Workspace.resolved(json) {
             throw CLIError("--junit and --json name the same file, \(json): give each its own")
         }
     }
@@ -285,16 +283,6 @@ struct TestCommand: AsyncParsableCommand {
     /// Explores each start, and makes one outcome per journey: `journey › explore`, passed when
     /// no start breaks an invariant the journey does not except, else failed with each broken
     /// one and its shortest path.
-    /// `text` as one word of a shell command: as it is when it needs no quoting, else in single
-    /// quotes.
-    static func shellWord(_ text: String) -> String {
-        let plain = text.unicodeScalars.allSatisfy {
-            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
-                || "._/-+@:,".unicodeScalars.contains($0)
-        }
-        return plain && !text.isEmpty ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
-    }
-
     static func explore(
         _ starts: ExplorationStarts, files: [String: String], console: Console, progress: Bool
     ) async -> [ScenarioOutcome] {
@@ -323,7 +311,7 @@ struct TestCommand: AsyncParsableCommand {
                         ScenarioOutcome.Problem(
                             kind: .invariant,
                             message:
-                                "\(violation.id)\(from): \(violation.message); \(counted(violation.path.count, "move")): \(moves.isEmpty ? "at the start" : moves) (journey explore \(start.scenario.map { "--from \(Self.shellWord($0.file))" } ?? Self.shellWord(journey.source.file)) --emit DIR writes it as a scenario)"
+                                "\(violation.id)\(from): \(violation.message); \(counted(violation.path.count, "move")): \(moves.isEmpty ? "at the start" : moves) (journey explore \(start.scenario.map { "--from \(Path.shellWord($0.file))" } ?? Path.shellWord(journey.source.file)) --emit DIR writes it as a scenario)"
                         ))
                 }
             }

@@ -4,6 +4,14 @@ import JourneyCore
 /// one-character paths such as `.` or `a`, so the CLI does not use them.)
 enum Path {
     /// The last component: `a/b.yaml` → `b.yaml`, `a/b/` → `b`, `/` → `/`.
+    /// `path` as one word of a shell command, for a command a message suggests: as it is when
+    /// it needs no quoting, else in single quotes.
+    static func shellWord(_ path: String) -> String {
+        let plain =
+            !path.isEmpty && path.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-/".contains($0)) }
+        return plain ? path : "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
     static func lastComponent(_ path: String) -> String {
         let trimmed = trimTrailingSlashes(path)
         if trimmed == "/" { return "/" }

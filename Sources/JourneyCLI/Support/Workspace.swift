@@ -194,10 +194,14 @@ enum Workspace {
     /// What of `inputs` (``inputs(of:projectFile:)``) an output written to `path` would
     /// replace, or nil when it would replace none of them.
     static func replaced(by path: String, among inputs: [String: String]) -> String? {
-        let real =
-            Files.realPath(path)
-            ?? Files.realPath(Path.parent(path)).map { Path.join($0, Path.lastComponent(path)) }
-        return real.flatMap { inputs[$0] }
+        inputs[resolved(path)]
+    }
+
+    /// The file a path names, links resolved: the real path of the file, else of its folder
+    /// with the name, else the path as given (nothing of it exists yet).
+    static func resolved(_ path: String) -> String {
+        Files.realPath(path)
+            ?? Files.realPath(Path.parent(path)).map { Path.join($0, Path.lastComponent(path)) } ?? path
     }
 
     /// Where a scenario's golden transcripts live: `transcripts/NAME.txt` and `.jsonl` beside

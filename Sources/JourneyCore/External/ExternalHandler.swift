@@ -35,28 +35,22 @@ public struct ExternalHandler: StepHandler {
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext
     ) async throws -> HandlerResult {
-        let connection = try pool.take()
         do {
-            let result = try await connection.run(invocation, context: context)
-            pool.giveBack(connection)
-            return result
+            return try await runOnce(invocation, context: context, afresh: false)
         } catch is Connection.EndedBetweenSteps {
             // It ended after its last answer, before it said anything of this step: as if it
             // had ended before the step was sent, however soon after its answer it ended.
-            pool.giveBack(connection)
-            let fresh = try pool.take()
-            do {
-                let result = try await fresh.run(invocation, context: context, afresh: true)
-                pool.giveBack(fresh)
-                return result
-            } catch {
-                pool.giveBack(fresh)
-                throw error
-            }
-        } catch {
-            pool.giveBack(connection)
-            throw error
+            return try await runOnce(invocation, context: context, afresh: true)
         }
+    }
+
+    /// Runs the step on a program from the pool, which gets it back whatever happens.
+    private nonisolated(nonsending) func runOnce(
+        _ invocation: HandlerInvocation, context: HandlerContext, afresh: Bool
+    ) async throws -> HandlerResult {
+        let connection = try pool.take()
+        defer { pool.giveBack(connection) }
+        return try await connection.run(invocation, context: context, afresh: afresh)
     }
 
     /// Asks every idle program of every external handler to shut down (`shutdown`, then
