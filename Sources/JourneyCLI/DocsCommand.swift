@@ -25,8 +25,8 @@ struct DocsCommand: AsyncParsableCommand {
             equal to a real run: nothing is played, so no service needs to be running and the \
             pages show what the committed goldens show, byte for byte, whether a service a \
             scenario `needs` answers or not (the summary line names those services). A scenario without a golden, or with one \
-            that does not read as a transcript, is an error naming it (`path:line:column` for \
-            the golden); record goldens with `journey test --update`, and run `journey test` \
+            that does not read as a transcript or shows a secret the scenario gives in clear, is \
+            an error naming it (`path:line:column` for the golden); record goldens with `journey test --update`, and run `journey test` \
             before the docs to be sure they are current.
 
             Formats: md (Markdown with Mermaid diagrams, as GitHub renders it), html (an offline \

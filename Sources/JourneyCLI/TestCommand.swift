@@ -39,7 +39,9 @@ struct TestCommand: AsyncParsableCommand {
             plain `journey test` fails that scenario as half-updated and the next --update \
             finishes the change (and deletes what the killed run left). Goldens are written only \
             inside the project: a transcripts folder that is a link out of the folder holding \
-            scenarios/ fails the scenario and nothing is written. Results print in the same \
+            scenarios/ fails the scenario and nothing is written. A golden that shows a secret \
+            the scenario gives in clear (JourneyKit writes ••• for it) fails the scenario with \
+            no diff, naming the line, never the secret. Results print in the same \
             order whatever --jobs is.
 
             --junit and --json are written before the first scenario runs, marked as running, \

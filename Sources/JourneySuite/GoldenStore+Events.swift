@@ -53,6 +53,8 @@ extension GoldenStore {
                         "this is not the transcript of scenario '\(scenario.id)' of journey '\(scenario.journey.id)' (its header says otherwise); re-record it with `journey test --update`"
                 ))
         }
+        // A golden that shows a secret is never shown in docs.
+        if let problem = secretShown(for: scenario) { return .failure(problem) }
         return .success(records)
     }
 }

@@ -215,4 +215,49 @@ struct SecretTests {
             }
         }
     }
+
+    @Test(
+        "a golden that holds a scenario's secret in clear is refused by docs and test, which never print it"
+    )
+    func goldenHoldingASecret() async throws {
+        try await withTemporaryDirectory { directory in
+            let journeys = directory.appendingPathComponent("journeys")
+            try FileManager.default.copyItem(
+                at: Paths.journeys.appendingPathComponent("examples"), to: journeys.appendingPathComponent("examples"))
+            try writeText("journeys: [journeys]\n", to: directory.appendingPathComponent("journeykit.yaml"))
+            let golden = journeys.appendingPathComponent("examples/transcripts/correct-pin.jsonl")
+            let recorded = try String(contentsOf: golden, encoding: .utf8)
+            // A hand-edited golden: the PIN the scenario types, where JourneyKit wrote •••.
+            let lines = recorded.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            let input = try #require(lines.firstIndex { $0.contains(#""event":"input""#) })
+            var edited = lines
+            edited[input] = lines[input].replacingOccurrences(of: #""pin":"•••""#, with: #""pin":"0420""#)
+            #expect(edited[input] != lines[input])
+            try writeText(edited.joined(separator: "\n"), to: golden)
+
+            let docs = try await runJourney(["docs", "--out", "site"], cwd: directory)
+            expectNoCrash(docs)
+            #expect(docs.status == Exit.invalid, "\(docs)")
+            #expect(
+                docs.stderr.contains(
+                    "journeys/examples/transcripts/correct-pin.jsonl:\(input + 1):1: error: the golden shows what the scenario types into 'pin' at step 'enterPin', a secret, in clear"
+                ), "\(docs)")
+            #expect(!docs.output.contains("0420"), "\(docs)")
+            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("site").path))
+
+            let test = try await runJourney(["test", "--filter", "correct-pin"], cwd: directory)
+            expectNoCrash(test)
+            #expect(test.status == Exit.failed, "\(test)")
+            #expect(test.stdout.contains("FAIL examples.unlock › correct-pin"), "\(test)")
+            #expect(test.stdout.contains("the golden shows what the scenario types into 'pin'"), "\(test)")
+            #expect(!test.output.contains("0420"), "\(test)")
+
+            // Recorded again, the golden writes ••• and both commands take it.
+            let update = try await runJourney(["test", "--filter", "correct-pin", "--update"], cwd: directory)
+            #expect(update.status == Exit.ok, "\(update)")
+            #expect(try String(contentsOf: golden, encoding: .utf8) == recorded)
+            let again = try await runJourney(["docs", "--out", "site"], cwd: directory)
+            #expect(again.status == Exit.ok, "\(again)")
+        }
+    }
 }

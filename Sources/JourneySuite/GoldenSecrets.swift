@@ -1,0 +1,83 @@
+import JourneyCore
+
+extension CompiledScenario {
+    /// A secret the scenario itself gives the run, and where it gives it (never the text).
+    public struct GivenSecret: Sendable, Equatable {
+        public var text: String
+        public var source: String
+    }
+
+    /// The secrets the scenario gives: what it types into inputs its steps declare secret, the
+    /// PINs it seals, its secret params and the secret values it puts in the device store. A
+    /// transcript of it writes each as `•••`, so a golden that shows one in clear was not
+    /// recorded by JourneyKit. Texts shorter than ``SecretText/shortest`` are left out (they would
+    /// be found by chance), and so is a text the scenario also types into an input that is not
+    /// secret.
+    public var givenSecrets: [GivenSecret] {
+        var found: [GivenSecret] = []
+        var typedInPublic: Set<String> = []
+        func add(_ value: Value, _ source: String) {
+            guard let text = SecretText.of(value), !found.contains(where: { $0.text == text }) else { return }
+            found.append(GivenSecret(text: text, source: source))
+        }
+        for entry in script {
+            guard case .input(let step, let values) = entry.kind else { continue }
+            for (name, value) in values.sorted(by: { $0.key < $1.key }) {
+                if value.isSecret {
+                    add(value, "what the scenario types into '\(name)' at step '\(step)'")
+                } else if let text = SecretText.of(value) {
+                    typedInPublic.insert(text)
+                }
+            }
+        }
+        for (key, pin) in pins.sorted(by: { $0.key < $1.key }) { add(pin, "the PIN the scenario seals as '\(key)'") }
+        for (name, value) in params.sorted(by: { $0.key < $1.key }) where value.isSecret {
+            add(value, "params.\(name) as the scenario gives it")
+        }
+        for (key, value) in device.store.sorted(by: { $0.key < $1.key }) where value.isSecret {
+            add(value, "stored.\(key) as the scenario sets it")
+        }
+        return found.filter { !typedInPublic.contains($0.text) }
+    }
+}
+
+extension GoldenStore {
+    /// Where the scenario's golden transcripts show one of the secrets the scenario gives
+    /// (``CompiledScenario/givenSecrets``) in clear, as a problem that names the place and
+    /// where the secret comes from, never the secret; nil when they show none. JourneyKit writes
+    /// every secret as `•••`, so such a golden was written by hand or by something else; it is
+    /// neither shown in docs nor compared (a diff would print it).
+    public func secretShown(for scenario: CompiledScenario) -> GoldenProblem? {
+        let secrets = scenario.givenSecrets
+        guard !secrets.isEmpty else { return nil }
+        let name = self.name(for: scenario)
+        let golden = goldens(for: scenario)
+        func problem(_ file: String, line: Int, _ secret: CompiledScenario.GivenSecret) -> GoldenProblem {
+            GoldenProblem(
+                location: "\(file):\(line):1",
+                message:
+                    "the golden shows \(secret.source), a secret, in clear (JourneyKit writes ••• for it); record it again with `journey test --update`"
+            )
+        }
+        if let jsonl = golden.jsonl {
+            // The decoded events find a secret the line escapes; the line itself, one it holds
+            // as a number or where no event reads.
+            let decoder = JSONLinesDecoder()
+            for (index, line) in jsonl.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let event = try? decoder.decode(line: String(line)).event
+                for secret in secrets
+                where SecretText.occurs(secret.text, in: String(line)) || event?.shows(secret: secret.text) == true {
+                    return problem(name + ".jsonl", line: index + 1, secret)
+                }
+            }
+        }
+        if let text = golden.text {
+            for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                for secret in secrets where SecretText.occurs(secret.text, in: String(line)) {
+                    return problem(name + ".txt", line: index + 1, secret)
+                }
+            }
+        }
+        return nil
+    }
+}
