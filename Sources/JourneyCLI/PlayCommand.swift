@@ -32,7 +32,8 @@ struct PlayCommand: AsyncParsableCommand {
               :store            what the device keeps (secrets hidden)
               :hint             the inputs `journey explore` would try here
               :save FILE        save what was played as a scenario, and record its golden
-              :quit             stop (saving to --save first, when given)
+              :quit             stop, saving to --save first when given (if that
+                                writes nothing, play goes on: :save FILE or :quit again)
               :help             this list
 
             A step that takes several inputs takes them as name=value words on one line \
@@ -78,7 +79,10 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(help: "The locale screens are shown in (default: the scenario's, the project's, else the journey's).")
     var locale: String?
 
-    @Option(help: ArgumentHelp("Save what was played to this scenario file when the play ends.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Save what was played to this new scenario file when the play ends (checked before play starts; unsaved at the end: exit 1).",
+            valueName: "file"))
     var save: String?
 
     func validate() throws {
@@ -87,6 +91,10 @@ struct PlayCommand: AsyncParsableCommand {
         }
         if from != nil, !device.isEmpty {
             throw ValidationError("--device sets up a device; --from takes the scenario's: give one of them")
+        }
+        // Before anything is played: a file that cannot take the play would lose it at the end.
+        if let save, let problem = PlaySession.unsavable(save) {
+            throw ValidationError("--save \(PrintableText.escaped(save)): \(problem)")
         }
     }
 
@@ -191,6 +199,8 @@ final class PlaySession {
     private let renderer = TranscriptTextRenderer()
     /// The files saved so far: `--save` is not written again at the end when `:save` wrote it.
     private var saved: Set<String> = []
+    /// Whether the last save tried wrote nothing: play that was to be saved ends with exit 1.
+    private var lastSaveFailed = false
 
     init(played: PlayedJourney, console: Console, context: ProjectContext, startText: String?, save: String?) {
         self.played = played
@@ -225,12 +235,25 @@ final class PlaySession {
             }
             console.out(paint("played the script of \(scenario.file)\n", .dim))
         }
+        // A :quit whose save to --save failed stays, so that what was played can still be
+        // saved elsewhere; a second :quit leaves.
+        var leaving = false
         while true {
             describe()
             guard let line = input.line(prompt: paint("› ", .bold)) else { break }
-            if try await !handle(line) { break }
+            if try await handle(line) { continue }
+            guard let save, !saved.contains(save), !leaving, !(await write(to: save)) else { break }
+            leaving = true
+            console.out(
+                "what was played is not saved: :save FILE saves it to another file; :quit again leaves without saving it\n"
+            )
         }
-        if let save, !saved.contains(save) { await write(to: save) }
+        guard let save, !saved.contains(save) else { return }
+        if !leaving { await write(to: save) }
+        if lastSaveFailed {
+            console.err("journey play: what was played was not saved to \(PrintableText.escaped(save))\n")
+            throw ExitCode(ExitStatus.failed)
+        }
     }
 
     // MARK: Showing
@@ -507,33 +530,55 @@ final class PlaySession {
 
     // MARK: Saving
 
-    /// Writes what was played as a scenario to `path`, then records its golden transcript as
-    /// `journey test --update` does.
-    func write(to path: String) async {
+    /// Why a scenario cannot be saved to `path` (its name, an existing file, where its goldens
+    /// would go), or nil; said before a play starts for `--save`, and at each save.
+    static func unsavable(_ path: String) -> String? {
         let name = Path.removingSuffix(Path.lastComponent(path), [".scenario.yaml"])
         guard name != Path.lastComponent(path) else {
-            console.out("a scenario file's name ends in .scenario.yaml: \(PrintableText.escaped(path))\n")
-            return
+            return "a scenario file's name ends in .scenario.yaml: \(PrintableText.escaped(path))"
         }
         guard JourneyLoader.isIdentifier(name) else {
-            console.out(
-                "'\(PrintableText.escaped(name))' cannot be a scenario's id: use letters, digits, '_' and '-', starting with a letter, at most 64\n"
-            )
             return
+                "'\(PrintableText.escaped(name))' cannot be a scenario's id: use letters, digits, '_' and '-', starting with a letter, at most 64"
         }
+        let base = Workspace.goldenBase(for: path)
+        // The scenario and its goldens are new files: play never replaces one.
+        let existing = [path, base + ".jsonl", base + ".txt"].filter(Files.exists)
+        if !existing.isEmpty {
+            let names = existing.map { PrintableText.escaped(Workspace.display($0)) }.joined(separator: ", ")
+            return "\(names) already exist\(existing.count == 1 ? "s" : ""): save to another file"
+        }
+        do { try FileGoldenStore.requireInsideProject(Path.parent(base)) } catch {
+            return (error as? CLIError)?.message ?? "\(error)"
+        }
+        return nil
+    }
+
+    /// Writes what was played as a scenario to `path`, then records its golden transcript as
+    /// `journey test --update` does. False when nothing was written.
+    @discardableResult
+    func write(to path: String) async -> Bool {
+        let written = await tryWrite(to: path)
+        lastSaveFailed = !written
+        return written
+    }
+
+    private func tryWrite(to path: String) async -> Bool {
+        if let problem = Self.unsavable(path) {
+            console.out(problem + "\n")
+            return false
+        }
+        let name = Path.removingSuffix(Path.lastComponent(path), [".scenario.yaml"])
         if here.result != nil && here.result?.end == nil {
             console.out("the run failed, and a scenario expects an end or a step: :undo first\n")
-            return
+            return false
         }
         let text = PlayedScenario.text(
             id: name, journey: played.journey, moves: moves.map(\.move), startingFrom: startText,
             end: here.result?.end, waitingAt: here.step)
         var files = NewFiles()
+        files.replacedBy = nil
         files.add(text, at: path)
-        do { try files.checkTargets(replacing: false) } catch {
-            console.out("\(PrintableText.escaped(path)) exists: save to another file\n")
-            return
-        }
         if let secret = moves.firstIndex(where: \.secret), case .input(let step, _, _) = moves[secret].move {
             guard
                 let answer = input.line(
@@ -542,7 +587,7 @@ final class PlaySession {
                 ), ["y", "yes"].contains(answer.lowercased())
             else {
                 console.out("not saved\n")
-                return
+                return false
             }
         }
         // Checked and played as `journey test --update` plays it, before anything is written:
@@ -556,7 +601,7 @@ final class PlaySession {
         else {
             console.print(diagnostics)
             console.out("not saved: what was played does not check as a scenario\n")
-            return
+            return false
         }
         let goldens = RecordedGoldens()
         let outcomes = await SuiteRunner(
@@ -565,7 +610,7 @@ final class PlaySession {
         guard let recorded = goldens.goldens(of: compiled.file) else {
             let problems = outcomes.flatMap(\.problems).map(\.message).joined(separator: "; ")
             console.out("not saved: replayed, the scenario does not pass (\(PrintableText.escaped(problems)))\n")
-            return
+            return false
         }
         let base = Workspace.goldenBase(for: path)
         files.add(recorded.jsonl, at: base + ".jsonl")
@@ -575,10 +620,11 @@ final class PlaySession {
             try files.write(replacing: false)
         } catch {
             console.out("\((error as? CLIError)?.message ?? "\(error)")\n")
-            return
+            return false
         }
         saved.insert(path)
         files.report(console, next: ["journey test \(path)"])
+        return true
     }
 }
 

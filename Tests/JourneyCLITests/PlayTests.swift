@@ -60,6 +60,12 @@ struct PlayTests {
                     """), "\(text)")
             let transcripts = folder.appendingPathComponent("journeys/examples/transcripts")
             #expect(FileManager.default.fileExists(atPath: transcripts.appendingPathComponent("played.txt").path))
+            // The end play shows counts the steps of the whole path, as the golden does (the
+            // undone move's steps not among them).
+            let golden = try String(contentsOf: transcripts.appendingPathComponent("played.txt"), encoding: .utf8)
+            let end = try #require(RunResult.lines(golden).first { $0.contains("■ end") })
+            #expect(end.hasSuffix("after 10 steps"), "\(end)")
+            #expect(out.contains(end), "\(out)")
             let test = try await runJourney(["test", saved], cwd: folder, timeout: 120)
             #expect(test.status == 0, "\(test)")
             #expect(test.stdout.contains("PASS examples.pin-model › played"), "\(test)")
@@ -84,9 +90,74 @@ struct PlayTests {
                 ["play", "examples.pin-model"], cwd: folder,
                 input: (Self.played + [":save \(existing)", ":save journeys/bad name.scenario.yaml", ":quit"])
                     .joined(separator: "\n") + "\n", timeout: 120)
-            #expect(refused.stdout.contains("\(existing) exists"), "\(refused)")
+            #expect(
+                refused.stdout.contains(
+                    "\(existing), journeys/examples/transcripts/correct-pin.jsonl, journeys/examples/transcripts/correct-pin.txt already exist: save to another file"
+                ), "\(refused)")
             #expect(refused.stdout.contains("'bad name' cannot be a scenario's id"), "\(refused)")
             #expect(try Data(contentsOf: folder.appendingPathComponent(existing)) == before)
+        }
+    }
+
+    @Test(
+        "--save that cannot take the play is refused before anything is played; a save that fails at the end keeps play going, then exits 1"
+    )
+    func saveOption() async throws {
+        try await withTemporaryDirectory { folder in
+            try copyShippedJourneys(into: folder)
+            // Refused up front, with the usage, before a move is played.
+            let existing = "journeys/examples/scenarios/correct-pin.scenario.yaml"
+            for (path, says) in [
+                (
+                    existing,
+                    "\(existing), journeys/examples/transcripts/correct-pin.jsonl, journeys/examples/transcripts/correct-pin.txt already exist: save to another file"
+                ),
+                ("journeys/examples/scenarios/x.yaml", "a scenario file's name ends in .scenario.yaml"),
+                ("journeys/examples/scenarios/bad name.scenario.yaml", "'bad name' cannot be a scenario's id"),
+            ] {
+                let refused = try await runJourney(
+                    ["play", "examples.pin-model", "--save", path], cwd: folder, input: "2580\n", timeout: 60)
+                #expect(refused.status == Exit.invalid, "\(refused)")
+                #expect(refused.stderr.contains("Error: --save \(path): \(says)"), "\(refused)")
+                #expect(refused.stdout.isEmpty, "nothing is played: \(refused)")
+            }
+            // A golden left where the scenario's would go is not replaced either.
+            let orphan = "journeys/examples/transcripts/orphan.txt"
+            try writeText("mine\n", to: folder.appendingPathComponent(orphan))
+            let kept = try await runJourney(
+                ["play", "examples.pin-model", "--save", "journeys/examples/scenarios/orphan.scenario.yaml"],
+                cwd: folder, input: "", timeout: 60)
+            #expect(kept.status == Exit.invalid, "\(kept)")
+            #expect(kept.stderr.contains("\(orphan) already exists: save to another file"), "\(kept)")
+            #expect(try String(contentsOf: folder.appendingPathComponent(orphan), encoding: .utf8) == "mine\n")
+
+            // Declined at the end (a PIN was typed), the save keeps play going: saved elsewhere,
+            // the play ends well; left without saving, it ends with exit 1.
+            let target = "journeys/examples/scenarios/target.scenario.yaml"
+            let elsewhere = "journeys/examples/scenarios/elsewhere.scenario.yaml"
+            let rescued = try await runJourney(
+                ["play", "examples.pin-model", "--save", target], cwd: folder,
+                input: (Self.played + [":quit", "n", ":save \(elsewhere)", "y", ":quit"]).joined(separator: "\n")
+                    + "\n",
+                timeout: 120)
+            #expect(rescued.status == Exit.ok, "\(rescued)")
+            #expect(
+                rescued.stdout.contains("what was played is not saved: :save FILE saves it to another file"),
+                "\(rescued)")
+            #expect(rescued.stdout.contains("wrote \(elsewhere)"), "\(rescued)")
+            #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent(target).path))
+
+            let lost = try await runJourney(
+                ["play", "examples.pin-model", "--save", target], cwd: folder,
+                input: (Self.played + [":quit", "n", ":quit"]).joined(separator: "\n") + "\n", timeout: 120)
+            #expect(lost.status == Exit.failed, "\(lost)")
+            #expect(lost.stderr.contains("journey play: what was played was not saved to \(target)"), "\(lost)")
+            // The input ends before the question is answered: nothing saved, exit 1.
+            let ended = try await runJourney(
+                ["play", "examples.pin-model", "--save", target], cwd: folder,
+                input: Self.played.joined(separator: "\n") + "\n", timeout: 120)
+            #expect(ended.status == Exit.failed, "\(ended)")
+            #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent(target).path))
         }
     }
 

@@ -20,6 +20,9 @@ struct NewFiles {
 
     /// The files, in the order they are put in place.
     private(set) var files: [File] = []
+    /// What an existing target's error says replaces it, when the command has a way to (its
+    /// `--force`); nil says nothing of replacing.
+    var replacedBy: String? = "--force"
 
     mutating func add(_ text: String, at path: String) {
         files.append(File(path: path, text: text))
@@ -39,7 +42,8 @@ struct NewFiles {
             let names = existing.map(Workspace.display).joined(separator: ", ")
             let one = existing.count == 1
             throw CLIError(
-                "\(names) already exist\(one ? "s" : ""); nothing was written (--force replaces \(one ? "it" : "them"))"
+                "\(names) already exist\(one ? "s" : ""); nothing was written"
+                    + (replacedBy.map { " (\($0) replaces \(one ? "it" : "them"))" } ?? "")
             )
         }
     }

@@ -11,6 +11,9 @@ extension JourneyMachine {
         var at = 0
         var device: DeviceState
         var stepsTaken = 0
+        /// Steps counted against the step budget: those since the run started, or since an
+        /// explorer's move began (``JourneyMachine/countStepsAfresh()``).
+        var budgetSpent = 0
         /// Whether the current step visit has charged its attempt limit.
         var attemptCharged = false
         /// When the current step was entered, on the device's clock.
@@ -245,9 +248,10 @@ extension JourneyMachine.Run {
     @inline(__always)
     mutating func enter(step index: Int) -> Move {
         stepsTaken += 1
+        budgetSpent += 1
         let step = frames[frames.count - 1].journey.steps[index]
         let budget = setup.configuration.stepBudget
-        if stepsTaken > budget {
+        if budgetSpent > budget {
             return .stop(
                 failure(step.id, "step budget of \(budget) exhausted at step '\(step.id)'; the journey seems to loop"))
         }

@@ -196,9 +196,10 @@ public struct JourneyMachine: Sendable {
     /// Steps entered since the run started.
     public var stepsTaken: Int { run.stepsTaken }
 
-    /// Counts the steps entered from zero again, for the step budget: to an explorer each move
-    /// is a run of its own as far as a runaway loop goes, however long the path before it.
-    mutating func countStepsAfresh() { run.stepsTaken = 0 }
+    /// Counts the steps entered from zero again for the step budget: to an explorer each move
+    /// is a run of its own as far as a runaway loop goes, however long the path before it. The
+    /// steps the run took (``stepsTaken``, what its end records) still count from its start.
+    mutating func countStepsAfresh() { run.budgetSpent = 0 }
 
     /// The stream the running handler draws random bytes from (through
     /// ``HandlerContext/random``), started from the configuration's. The machine draws none;
