@@ -19,7 +19,7 @@ public enum MarkdownRenderer {
             md += ["## Params", "", "| param | type | default | |", "|---|---|---|---|"]
             for param in doc.params {
                 md.append(
-                    "| `\(param.name)` | \(param.type) | \(param.defaultValue.map { "`\(cell($0))`" } ?? "required") | \(cell(param.description ?? "")) |"
+                    "| `\(param.name)` | \(param.type) | \(param.defaultValue.map { "`\(code($0))`" } ?? "required") | \(cell(param.description ?? "")) |"
                 )
             }
             md.append("")
@@ -43,11 +43,11 @@ public enum MarkdownRenderer {
             let handler = step.calls.map { "calls [`\($0)`](\($0).md)" } ?? "`\(step.handler)`"
             let outcomes = step.edges.map { edge -> String in
                 var text = "`\(edge.outcome)`"
-                if let condition = edge.condition { text += " if `\(cell(condition))`" }
+                if let condition = edge.condition { text += " if `\(code(condition))`" }
                 if edge.branch == "else" { text += " otherwise" }
                 text += " → `\(edge.to)`"
                 if !edge.sets.isEmpty {
-                    text += " (sets " + edge.sets.map { "`\(cell($0))`" }.joined(separator: ", ") + ")"
+                    text += " (sets " + edge.sets.map { "`\(code($0))`" }.joined(separator: ", ") + ")"
                 }
                 return text
             }
@@ -73,7 +73,7 @@ public enum MarkdownRenderer {
                 "| invariant | what it protects | rule |", "|---|---|---|",
             ]
             for invariant in doc.invariants {
-                md.append("| `\(invariant.id)` | \(cell(invariant.summary ?? "")) | `\(cell(invariant.rule))` |")
+                md.append("| `\(invariant.id)` | \(cell(invariant.summary ?? "")) | `\(code(invariant.rule))` |")
             }
             md.append("")
         }
@@ -105,7 +105,7 @@ public enum MarkdownRenderer {
             if !walk.tags.isEmpty { about.append("tags: " + walk.tags.map { "`\($0)`" }.joined(separator: " ")) }
             about.append("[scenario](\(link(walk.file)))")
             md += [about.joined(separator: " · "), ""]
-            md += walk.lines
+            md += walk.lines.map(outsideCode)
             md.append("")
             md.append("**End:** " + (walk.end.map { "`\($0)`" } ?? "none — the run failed") + (walk.passed ? "" : " ✗"))
             md.append("")
@@ -116,7 +116,7 @@ public enum MarkdownRenderer {
         if !doc.uncovered.isEmpty {
             md += ["", "Not taken by any scenario:", ""]
             md += doc.uncovered.map { edge in
-                "- `\(edge.from)` — \(edge.outcome)" + (edge.condition.map { " if `\(cell($0))`" } ?? "")
+                "- `\(edge.from)` — \(edge.outcome)" + (edge.condition.map { " if `\(code($0))`" } ?? "")
                     + (edge.branch == "else" ? " otherwise" : "") + " → `\(edge.to)`"
             }
         }
@@ -149,13 +149,58 @@ public enum MarkdownRenderer {
         return md.joined(separator: "\n")
     }
 
-    /// Text for a table cell: one line, pipes escaped.
+    /// A journey's text for a table cell: one line, pipes escaped, HTML shown as text.
     static func cell(_ text: String) -> String {
+        outsideCode(code(text))
+    }
+
+    /// A journey's text written inside a code span of a table cell, where HTML is already text
+    /// (and an entity would show as written): one line, pipes escaped.
+    static func code(_ text: String) -> String {
         text.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "|", with: "\\|")
     }
 
+    /// A journey's text as a line of prose: one line, HTML shown as text.
     static func inline(_ text: String) -> String {
-        text.replacingOccurrences(of: "\n", with: " ")
+        outsideCode(text.replacingOccurrences(of: "\n", with: " "))
+    }
+
+    /// A line whose code spans (between backticks) are left as they are, where HTML is text
+    /// already, and whose other text shows HTML as text: a journey's text, and a walkthrough's
+    /// line, which spells screens' titles and what was typed.
+    static func outsideCode(_ line: String) -> String {
+        line.split(separator: "`", omittingEmptySubsequences: false).enumerated().map { index, part in
+            index % 2 == 1 ? String(part) : escapingHTML(String(part))
+        }
+        .joined(separator: "`")
+    }
+
+    /// `text` with what a Markdown renderer would take for HTML written as text. CommonMark
+    /// reads raw HTML only where a `<` is followed by a tag's name, `/`, `!` or `?`, and an
+    /// entity only from `&` to its `;`; only those are escaped (`&lt;`, `&amp;`), so a
+    /// comparison such as `retries < 3` or a URL's query stays as written. A journey's title
+    /// is text, never markup that runs in the reader's browser.
+    static func escapingHTML(_ text: String) -> String {
+        guard text.contains(where: { $0 == "<" || $0 == "&" }) else { return text }
+        var out = ""
+        var rest = Substring(text)
+        while let c = rest.first {
+            rest = rest.dropFirst()
+            switch c {
+            case "<"
+            where rest.first.map { $0 == "/" || $0 == "!" || $0 == "?" || ($0.isASCII && $0.isLetter) } ?? false:
+                out += "&lt;"
+            case "&" where startsEntity(rest): out += "&amp;"
+            default: out.append(c)
+            }
+        }
+        return out
+    }
+
+    /// Whether the text after an `&` makes it an entity: a name or `#` number, then `;`.
+    private static func startsEntity(_ rest: Substring) -> Bool {
+        let name = rest.prefix { $0 == "#" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }
+        return !name.isEmpty && rest.dropFirst(name.count).first == ";"
     }
 
 }

@@ -257,6 +257,41 @@ struct DocsBuilderTests {
         #expect(dot.contains(#"label="Docs \"quoted\" | piped""#))
     }
 
+    @Test(
+        "a journey's HTML is text on a Markdown page, as on an HTML one; a comparison, a URL's query and code spans stay as written"
+    )
+    func markdownShowsHTMLAsText() async throws {
+        let hostile = Self.journey
+            .replacingOccurrences(
+                of: #"title: { en: "Docs \"quoted\" | piped", nl: Documentatie }"#,
+                with: #"title: "<img src=x onerror=alert(1)> &amp; <!-- x -->""#
+            )
+            .replacingOccurrences(
+                of: "screen: { title: { en: Start, nl: Begin }, actions: { go: Go, quit: Quit } }",
+                with:
+                    #"screen: { title: "<script>alert(1)</script>", text: "fails < 3 & a=1&b=2 `<b>`", actions: { go: "</td><td>Go", quit: Quit } }"#
+            )
+            .replacingOccurrences(
+                of: "    attempts:", with: "    note: \"<iframe src=x> `<i>`\"\n    attempts:")
+        let doc = try await build(journey: hostile, script: "  - at: a\n    action: go")
+        let markdown = MarkdownRenderer.page(doc)
+        #expect(markdown.contains("# &lt;img src=x onerror=alert(1)> &amp;amp; &lt;!-- x -->"), "\(markdown)")
+        #expect(
+            markdown.contains(
+                "| `a` | **&lt;script>alert(1)&lt;/script>**<br/>fails < 3 & a=1&b=2 `<b>`<br/>actions: [&lt;/td>&lt;td>Go]"
+            ), "\(markdown)")
+        #expect(markdown.contains("<br/>*&lt;iframe src=x> `<i>`*"), "\(markdown)")
+        // The walkthrough spells the screen's title.
+        #expect(markdown.contains("- `a` — “&lt;script>alert(1)&lt;/script>”"), "\(markdown)")
+        // No tag a journey wrote is left on the page: only the renderer's own.
+        for tag in ["<img", "<script", "<iframe", "</td>", "<!--  x", "<!-- x"] {
+            #expect(!markdown.contains(tag), "\(tag)")
+        }
+        #expect(
+            MarkdownRenderer.escapingHTML("a <b> <3 x<y &lt; &#60; &x &;")
+                == "a &lt;b> <3 x&lt;y &amp;lt; &amp;#60; &x &;")
+    }
+
     @Test func guardsReadAsWords() {
         #expect(Guards.words("a == 'x' && !b || c != 2") == "a is 'x' and not b or c is not 2")
         #expect(Guards.words("n >= 3") == "n ≥ 3")
