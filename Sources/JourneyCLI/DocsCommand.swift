@@ -202,9 +202,11 @@ struct DocsCommand: AsyncParsableCommand {
 
     /// The command that writes these docs, as the user would type it.
     var command: String {
-        "`"
-            + (["journey docs"] + paths + ["--out", out] + (format == .md ? [] : ["--format", format.rawValue]))
-            .joined(separator: " ") + "`"
+        let words =
+            paths.map(Path.shellWord) + ["--out", Path.shellWord(out)]
+            + (format == .md ? [] : ["--format", format.rawValue])
+            + (locale.map { ["--locale", Path.shellWord($0)] } ?? [])
+        return "`" + (["journey docs"] + words).joined(separator: " ") + "`"
     }
 
     /// The regular files of this format in `folder`, name → content (none when it does not

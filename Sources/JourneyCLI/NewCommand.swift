@@ -191,12 +191,24 @@ struct NewJourneyCommand: AsyncParsableCommand {
             throw CLIError("the journey does not pass journey check; nothing was written")
         }
         try files.write(replacing: force)
+        // Outside the project's journey folders, commands find the journey by its file only.
+        let cwd = FileManager.default.currentDirectoryPath
+        let file = Path.absoluteComponents(path, cwd: cwd)
+        let found = context.paths([]).contains { folder in
+            let components = Path.absoluteComponents(folder, cwd: cwd)
+            return file.count > components.count && Array(file.prefix(components.count)) == components
+        }
         files.report(
             console,
             next: [
-                "journey check \(path)",
-                "journey new scenario --journey \(id) NAME",
+                "journey check \(Path.shellWord(path))",
+                "journey new scenario --journey \(found ? id : Path.shellWord(path)) NAME",
             ])
+        if !found {
+            console.out(
+                "\nnote: \(PrintableText.escaped(Path.parent(path))) is outside the project's journey folders (\(context.paths([]).joined(separator: ", "))): journey test and journey docs find the journey only when given its folder, or when the folder is added to \(context.file.map { Workspace.display($0) } ?? "a journeykit.yaml")'s journeys\n"
+            )
+        }
     }
 
     /// The project's first journey folder (else `journeys` beside the project file) and a folder
@@ -232,7 +244,9 @@ struct NewScenarioCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .customLong("journey"), help: "The id of the journey it plays.")
+    @Option(
+        name: .customLong("journey"),
+        help: "The journey it plays: its id, or its file (a journey outside the project's journey folders).")
     var journey: String
 
     @Argument(
@@ -258,14 +272,21 @@ struct NewScenarioCommand: AsyncParsableCommand {
     func run() async throws {
         let console = Console()
         let context = try ProjectContext.load(console: console)
-        let paths = context.paths([])
+        // A journey named by its file is loaded with what it calls; one named by its id is
+        // looked for in the project's journey folders.
+        let byFile = self.journey.hasSuffix(".yaml")
+        let paths = byFile ? [self.journey] : context.paths([])
         let (project, _) = Workspace.load(
             paths: paths.filter(Files.exists), journeyFolders: context.searchFolders, toolkit: context.toolkit)
-        guard let source = project.journeys.first(where: { $0.id.value == journey }) else {
+        let given = self.journey
+        let named = project.journeys.first { byFile ? $0.file == given : $0.id.value == given }
+        guard let source = named else {
+            if byFile { throw CLIError("\(PrintableText.escaped(given)) defines no journey") }
             throw CLIError(
-                "no journey '\(PrintableText.escaped(journey))' in \(paths.joined(separator: ", "))\(Suggestion.hint(for: journey, in: project.journeys.map(\.id.value)))"
+                "no journey '\(PrintableText.escaped(given))' in \(paths.joined(separator: ", "))\(Suggestion.hint(for: given, in: project.journeys.map(\.id.value)))"
             )
         }
+        let journey = source.id.value
         let path = Path.join(Path.join(Path.parent(source.file), "scenarios"), "\(name).scenario.yaml")
         var files = NewFiles()
         files.add("", at: path)

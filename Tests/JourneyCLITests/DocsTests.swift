@@ -43,6 +43,14 @@ struct DocsTests {
                 missing.stderr.contains("docs/journeys/diia.login.md: missing: not generated in this folder"),
                 "\(missing.stderr)")
             #expect(missing.stderr.contains("regenerate with `journey docs --out docs/journeys`"), "\(missing.stderr)")
+            // The command said is the one that writes these pages: their locale included.
+            let dutch = try await runJourney(
+                ["docs", "journeys/eduid", "--out", "docs/eduid nl", "--locale", "nl", "--check"], cwd: directory)
+            #expect(dutch.status == Exit.failed, "\(dutch)")
+            #expect(
+                dutch.stderr.contains(
+                    "regenerate with `journey docs journeys/eduid --out 'docs/eduid nl' --locale nl`"),
+                "\(dutch.stderr)")
         }
     }
 

@@ -134,6 +134,33 @@ struct NewCommandTests {
             #expect(chosen.status == Exit.ok, "\(chosen)")
             #expect(
                 FileManager.default.fileExists(atPath: below.appendingPathComponent("flows/sign-up.journey.yaml").path))
+            // Inside the project's journey folders, the next command names the journey by its id.
+            #expect(chosen.stdout.contains("      journey new scenario --journey acme.sign-up NAME\n"), "\(chosen)")
+            #expect(!chosen.stdout.contains("note:"), "\(chosen)")
+
+            // Outside them, by its file, which is what finds it; and a note says so.
+            let outside = try await runJourney(
+                ["new", "journey", "acme.log-in", "--folder", "flows/acme"], cwd: project)
+            #expect(outside.status == Exit.ok, "\(outside)")
+            #expect(
+                outside.stdout.contains("      journey new scenario --journey flows/acme/log-in.journey.yaml NAME\n"),
+                "\(outside)")
+            #expect(
+                outside.stdout.contains(
+                    "note: flows/acme is outside the project's journey folders (journeys): journey test and journey docs find the journey only when given its folder"
+                ), "\(outside)")
+            let scenario = try await runJourney(
+                ["new", "scenario", "--journey", "flows/acme/log-in.journey.yaml", "happy"], cwd: project, timeout: 60)
+            #expect(scenario.status == Exit.ok, "\(scenario)")
+            #expect(scenario.stdout.hasPrefix("wrote flows/acme/scenarios/happy.scenario.yaml\n"), "\(scenario)")
+            let test = try await runJourney(["test", "flows/acme", "--update"], cwd: project, timeout: 60)
+            #expect(test.status == Exit.ok, "\(test)")
+            #expect(test.stdout.contains("PASS acme.log-in › happy"), "\(test)")
+            // A file that defines no journey is said as such.
+            let none = try await runJourney(
+                ["new", "scenario", "--journey", "flows/acme/nothing.journey.yaml", "happy"], cwd: project)
+            #expect(none.status == Exit.invalid, "\(none)")
+            #expect(none.stderr.contains("flows/acme/nothing.journey.yaml defines no journey"), "\(none)")
         }
     }
 
