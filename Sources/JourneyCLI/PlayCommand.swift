@@ -148,7 +148,7 @@ struct PlayCommand: AsyncParsableCommand {
         explorer.locale = locale ?? start?.locale ?? context.scenarioDefaults.locale
         let session = PlaySession(
             played: PlayedJourney(explorer, journey: compiled), console: console, context: context,
-            startText: startText, save: save)
+            startText: startText, locale: locale, save: save)
         try await session.run(continuing: start)
         try console.requireOutputWritten()
     }
@@ -191,6 +191,8 @@ final class PlaySession {
     let console: Console
     let context: ProjectContext
     let startText: String?
+    /// The locale `--locale` chose, which a saved scenario keeps.
+    let locale: String?
     let save: String?
     let input = PlayInput()
     private var positions: [PlayedJourney.Position] = []
@@ -202,11 +204,15 @@ final class PlaySession {
     /// Whether the last save tried wrote nothing: play that was to be saved ends with exit 1.
     private var lastSaveFailed = false
 
-    init(played: PlayedJourney, console: Console, context: ProjectContext, startText: String?, save: String?) {
+    init(
+        played: PlayedJourney, console: Console, context: ProjectContext, startText: String?, locale: String? = nil,
+        save: String?
+    ) {
         self.played = played
         self.console = console
         self.context = context
         self.startText = startText
+        self.locale = locale
         self.save = save
     }
 
@@ -574,7 +580,7 @@ final class PlaySession {
             return false
         }
         let text = PlayedScenario.text(
-            id: name, journey: played.journey, moves: moves.map(\.move), startingFrom: startText,
+            id: name, journey: played.journey, moves: moves.map(\.move), startingFrom: startText, locale: locale,
             end: here.result?.end, waitingAt: here.step)
         var files = NewFiles()
         files.replacedBy = nil

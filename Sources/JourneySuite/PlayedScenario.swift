@@ -11,10 +11,11 @@ public enum PlayedScenario {
     }
 
     /// The scenario `id` of `journey`: `moves` from where `start` (a scenario's text) starts, or
-    /// from the default device; expecting `end`, or else to wait at `step`.
+    /// from the default device, in `locale` when the play chose one; expecting `end`, or else to
+    /// wait at `step`.
     public static func text(
         id: String, journey: CompiledJourney, moves: [JourneyExplorer.Move], startingFrom start: String?,
-        end: String?, waitingAt step: String?
+        locale: String? = nil, end: String?, waitingAt step: String?
     ) -> String {
         var lines = [
             "# yaml-language-server: $schema=https://journeykit.dev/schemas/scenario.schema.json",
@@ -23,7 +24,13 @@ public enum PlayedScenario {
             "journey: \(journey.id)",
             "title: \(Counterexample.quoted("\(id), played with journey play"))",
         ]
-        lines += Counterexample.starting(start)
+        if let locale {
+            // The locale played in, over the one the start says.
+            lines += Counterexample.starting(start).filter { !$0.hasPrefix("locale:") }
+            lines.append("locale: \(locale)")
+        } else {
+            lines += Counterexample.starting(start)
+        }
         lines += Counterexample.script(moves)
         lines.append("expect:")
         lines.append(end.map { "  end: \($0)" } ?? "  at: \(step ?? journey.source.start.value)")

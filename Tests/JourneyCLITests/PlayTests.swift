@@ -161,6 +161,24 @@ struct PlayTests {
         }
     }
 
+    @Test("a play in another locale is saved in it: the scenario says its locale, and its golden shows what was played")
+    func saveKeepsTheLocale() async throws {
+        try await withTemporaryDirectory { folder in
+            try copyShippedJourneys(into: folder)
+            let saved = "journeys/examples/scenarios/dutch.scenario.yaml"
+            let result = try await runJourney(
+                ["play", "examples.unlock", "--device", "pins.pin=0420", "--locale", "nl"], cwd: folder,
+                input: "0420\n:save \(saved)\ny\n:quit\n", timeout: 120)
+            #expect(result.status == Exit.ok, "\(result)")
+            #expect(result.stdout.contains("Voer je pincode in"), "\(result)")
+            let text = try String(contentsOf: folder.appendingPathComponent(saved), encoding: .utf8)
+            #expect(RunResult.lines(text).contains("locale: nl"), "\(text)")
+            let golden = try String(
+                contentsOf: folder.appendingPathComponent("journeys/examples/transcripts/dutch.txt"), encoding: .utf8)
+            #expect(golden.contains("screen \"Voer je pincode in\""), "\(golden)")
+        }
+    }
+
     @Test("--from plays the scenario's script first and goes on where it ends")
     func fromScenario() async throws {
         let result = try await runJourney(
