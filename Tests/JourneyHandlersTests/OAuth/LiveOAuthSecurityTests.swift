@@ -197,7 +197,7 @@ struct LiveOAuthSecurityTests {
     /// Runs eiam.login against one of the provider's issuers (`/api/NAME`), signing in as Ada,
     /// and records the exchanges.
     static func signIn(
-        at issuer: String, expecting end: String = "loggedIn", state: String = "{ name: Ada Lovelace }"
+        at issuer: String, expecting end: String = "loggedIn"
     ) async throws -> (ScenarioRunner.Report, RecordingTransport) {
         let root = packageRoot.appendingPathComponent("journeys")
         let journey = SourceFile(
@@ -220,7 +220,7 @@ struct LiveOAuthSecurityTests {
                     action: signIn
                 expect:
                   end: \(end)
-                \(end == "loggedIn" ? "  state: \(state)" : "")
+                \(end == "loggedIn" ? "  stored: { accessToken: { is: set }, idToken: { is: set } }" : "")
                 """.utf8))
         let project = ProjectLoader(handlers: BuiltinHandlers.registry).load([journey, scenario])
         try #require(project.diagnostics.items.isEmpty, "\(project.diagnostics.sorted)")
@@ -244,15 +244,21 @@ struct LiveOAuthSecurityTests {
         let (report, recorder) = try await Self.signIn(at: "oidcshort")
         #expect(report.passed, "a fresh token must work: \(report.problems)")
         let accessToken = try #require(recorder.secrets().first { $0.kind == "access_token" }?.value)
-
-        try await Task.sleep(nanoseconds: 3_500_000_000)
         let userinfo = HTTPRequest(
             method: "GET", url: "http://127.0.0.1:4593/api/oidcshort/userinfo",
             headers: [.init("Authorization", "Bearer " + accessToken)])
-        let answer = try await withTaskExecutorPreference(Self.executor) {
-            // Asked as a scenario would ask it: never together with another run's requests.
-            try await ServiceLockedNetwork(URLSessionTransport(), services: ["http://127.0.0.1:4593"]).send(userinfo)
+        func ask() async throws -> HTTPResponse {
+            try await withTaskExecutorPreference(Self.executor) {
+                // Asked as a scenario would ask it: never together with another run's requests.
+                try await ServiceLockedNetwork(URLSessionTransport(), services: ["http://127.0.0.1:4593"]).send(
+                    userinfo)
+            }
         }
+        let fresh = try await ask()
+        #expect(fresh.status == 200, "a fresh access token must be taken, got \(fresh.status)")
+
+        try await Task.sleep(nanoseconds: 3_500_000_000)
+        let answer = try await ask()
         #expect(answer.status == 401, "an expired access token must be refused, got \(answer.status)")
     }
 
