@@ -98,6 +98,12 @@ struct AuthRuleTests {
         let noReason = Self.findings(
             Self.journey(Self.chooseAndSave, extra: Self.newPinState + "\nexceptions:\n  auth.weak-pin: \" \""))
         #expect(noReason.errors.count == 1 && noReason.errors[0].hasPrefix("value.type 7:18"), "\(noReason)")
+        // A number or a sign is no reason either.
+        for reason in ["42", "\"-\"", "\"…\""] {
+            let none = Self.findings(
+                Self.journey(Self.chooseAndSave, extra: Self.newPinState + "\nexceptions:\n  auth.weak-pin: \(reason)"))
+            #expect(none.errors.count == 1 && none.errors[0].hasPrefix("value.type 7:18"), "\(reason): \(none)")
+        }
     }
 
     @Test("a new PIN chosen after the old one was verified, without differentFrom")

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Prints the device store of journeys/locker/scenarios/tampered-data-needs-reauthentication:
 an app enrolled with the easy-access password below, holding the same note sealed at level
-offline (intact) and at level active (its ciphertext then altered by one bit).
+active (intact) and at level offline (its ciphertext then altered by one bit), which the
+scenario reads after verifying offline.
 
 It writes Locker's formats independently of the Swift code (LockerVault.swift), so the
 scenario also checks that the two agree (the password opens the vault, the intact note
@@ -35,12 +36,12 @@ vault = seal(kek, keyring(keys).encode(), b"journeykit.locker.vault.v1")
 device_key = os.urandom(32)
 device = {level: keys[level] for level in ["background", "base"]}
 wrap = seal(device_key, keyring(device).encode(), b"journeykit.locker.device.v1")
-offline = seal(keys["offline"], NOTE.encode(), b"journeykit.locker.data.v1|offline|offlineNote")
-note = bytearray(seal(keys["active"], NOTE.encode(), b"journeykit.locker.data.v1|active|activeNote"))
+active = seal(keys["active"], NOTE.encode(), b"journeykit.locker.data.v1|active|activeNote")
+note = bytearray(seal(keys["offline"], NOTE.encode(), b"journeykit.locker.data.v1|offline|offlineNote"))
 note[len(note) // 2] ^= 0x01  # the tampering
 
 sys.stdout.write(f"""    vault: "locker-v1:{ROUNDS}:{b64(salt)}:{b64(vault)}"
     deviceWrap: "locker-v1:{b64(device_key)}:{b64(wrap)}"
-    offlineNote: "locker-v1:offline:{b64(offline)}"
-    activeNote: "locker-v1:active:{b64(bytes(note))}"
+    offlineNote: "locker-v1:offline:{b64(bytes(note))}"
+    activeNote: "locker-v1:active:{b64(active)}"
 """)

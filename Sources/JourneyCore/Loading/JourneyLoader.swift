@@ -105,7 +105,7 @@ public struct JourneyLoader: Sendable {
         return journey
     }
 
-    /// `exceptions:`: each a known rule's id, with a reason that is not empty.
+    /// `exceptions:`: each a known rule's id, with a reason in words.
     func exceptions(_ node: YAMLNode, _ r: inout NodeReader) -> [RuleException] {
         let ids = AuthRule.allCases.map(\.rawValue) + ExplorationInvariant.allCases.map(\.rawValue)
         return r.namedEntries(node, "'exceptions'").compactMap { entry in
@@ -119,7 +119,8 @@ public struct JourneyLoader: Sendable {
                 return nil
             }
             guard let reason = r.string(entry.value, "the reason for '\(entry.key)'") else { return nil }
-            guard !reason.allSatisfy(\.isWhitespace) else {
+            // A reason is words: blank, a number or a sign says nothing of why.
+            guard reason.contains(where: \.isLetter) else {
                 r.diagnostics.error(
                     NodeReader.valueType,
                     "say why the journey breaks '\(entry.key)': the app's behaviour it reproduces, with its source",
