@@ -52,7 +52,8 @@ struct TestCommand: AsyncParsableCommand {
             explore`: from the default device when it needs no params, and from where each of its \
             scenarios starts (scenarios that start alike are explored once). A journey passes as \
             `journey › explore` when no path breaks an invariant it does not declare under \
-            `exceptions:`; a broken one fails it with the shortest path. With --filter, --tag or \
+            `exceptions:`; a broken one fails it with the shortest path. A start that explores \
+            20 000 states or more is named in a note under the result. With --filter, --tag or \
             --shard, only the journeys of the scenarios chosen are explored.
 
             With --watch, the suite runs once, then the folders it is read from are watched \
@@ -282,6 +283,9 @@ struct TestCommand: AsyncParsableCommand {
         return (finished.keys.sorted().map { finished[$0]! }, supervisor.interruption)
     }
 
+    /// A start that explores this many states or more is said under its journey's result.
+    static let manyStates = 20_000
+
     /// Explores each start, and makes one outcome per journey: `journey › explore`, passed when
     /// no start breaks an invariant the journey does not except, else failed with each broken
     /// one and its shortest path.
@@ -299,6 +303,8 @@ struct TestCommand: AsyncParsableCommand {
             var problems: [ScenarioOutcome.Problem] = []
             var states = 0
             var transitions = 0
+            /// The start that explored the most states, when it explored many.
+            var heaviest: (start: ExplorationStarts.Start, states: Int)?
             for start in group {
                 index += 1
                 if progress { console.err("\r\u{1B}[2K[\(index)/\(starts.starts.count)] exploring \(id)…") }
@@ -306,6 +312,9 @@ struct TestCommand: AsyncParsableCommand {
                 result.start = start.scenario?.id
                 states += result.states
                 transitions += result.transitions
+                if result.states >= Self.manyStates, result.states > heaviest?.states ?? 0 {
+                    heaviest = (start, result.states)
+                }
                 for violation in ExploreCommand.reported(result, excepted) {
                     let moves = violation.path.map(\.description).joined(separator: " → ")
                     let from = start.scenario.map { " from where scenario \($0.id) starts" } ?? ""
@@ -323,6 +332,15 @@ struct TestCommand: AsyncParsableCommand {
                 Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
             let fromDevice = group.contains { $0.scenario == nil }
             let scenarios = group.count - (fromDevice ? 1 : 0) + group.reduce(0) { $0 + $1.alike.count }
+            // A start that explores this much is worth knowing about before it slows every run.
+            let note = heaviest.map { heaviest in
+                let from = heaviest.start.scenario.map { "where scenario \($0.id) starts" } ?? "the default device"
+                let command =
+                    heaviest.start.scenario.map { "--from \(Path.shellWord($0.file))" }
+                    ?? Path.shellWord(journey.source.file)
+                return
+                    "from \(from): \(counted(heaviest.states, "state")) of the \(states) explored (`journey explore \(command)` shows what it plays)"
+            }
             outcomes.append(
                 ScenarioOutcome(
                     journey: id, scenario: "explore", file: files[id] ?? "", tags: ["explore"],
@@ -335,7 +353,7 @@ struct TestCommand: AsyncParsableCommand {
                                 message:
                                     "explored \(counted(group.count, "start")) (\(fromDevice ? "the default device, " : "")\(counted(scenarios, "scenario"))): \(counted(states, "state")), \(counted(transitions, "transition"))"
                             )
-                        ]))
+                        ], note: note))
         }
         // A journey that needs params and whose every scenario needs a live service has no
         // start to explore from: it is skipped, and says why.
@@ -384,7 +402,7 @@ struct TestCommand: AsyncParsableCommand {
     func render(_ outcome: ScenarioOutcome, console: Console) -> String {
         let time = console.paint(String(format: "(%.0f ms)", outcome.milliseconds), .dim)
         switch outcome.status {
-        case .passed: return "\(console.paint("PASS", .green)) \(outcome.name) \(time)\n"
+        case .passed: return "\(console.paint("PASS", .green)) \(outcome.name) \(time)\n" + noted(outcome, console)
         case .recorded: return "\(console.paint("PASS", .green)) \(outcome.name) \(time) (recorded)\n"
         case .skipped:
             return "\(console.paint("SKIP", .yellow)) \(outcome.name): \(outcome.problems.first?.message ?? "")\n"
@@ -407,8 +425,13 @@ struct TestCommand: AsyncParsableCommand {
                     text += "    " + painted + "\n"
                 }
             }
-            return text
+            return text + noted(outcome, console)
         }
+    }
+
+    /// The outcome's note as a line under it, if it has one.
+    func noted(_ outcome: ScenarioOutcome, _ console: Console) -> String {
+        outcome.note.map { "    " + console.paint("note: " + PrintableText.escaped($0), .dim) + "\n" } ?? ""
     }
 }
 

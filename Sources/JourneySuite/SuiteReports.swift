@@ -224,6 +224,7 @@ public enum JSONReport {
             // Where the run stopped: the end it reached, or the step it waits at.
             if let end = outcome.end { fields.append(#""end": \#(string(end))"#) }
             if let waiting = outcome.waiting { fields.append(#""waits": \#(string(waiting))"#) }
+            if let note = outcome.note { fields.append(#""note": \#(string(note))"#) }
             let problems = outcome.problems.map { problem in
                 var parts = [#""kind": \#(string(problem.kind.rawValue))"#, #""message": \#(string(problem.message))"#]
                 if let diff = problem.diff { parts.append(#""diff": \#(string(diff))"#) }

@@ -86,12 +86,15 @@ public struct ScenarioOutcome: Sendable, Codable, Equatable {
     public var end: String?
     /// The step the run waits at, when its script ran out there (a scenario that expects `at:`).
     public var waiting: String?
+    /// Said under the result whatever it is: for an exploration, a start that explored so many
+    /// states that its author should know.
+    public var note: String?
 
     public var name: String { "\(journey) › \(scenario)" }
 
     public init(
         journey: String, scenario: String, file: String, tags: [String], status: Status, milliseconds: Double,
-        steps: Int, problems: [Problem], end: String? = nil, waiting: String? = nil
+        steps: Int, problems: [Problem], end: String? = nil, waiting: String? = nil, note: String? = nil
     ) {
         self.journey = journey
         self.scenario = scenario
@@ -103,6 +106,7 @@ public struct ScenarioOutcome: Sendable, Codable, Equatable {
         self.problems = problems
         self.end = end
         self.waiting = waiting
+        self.note = note
     }
 
     /// The outcome of a scenario that could not run.

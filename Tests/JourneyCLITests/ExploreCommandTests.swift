@@ -563,6 +563,26 @@ struct TestExploreTests {
 }
 
 extension ExploreCommandTests {
+    @Test("journey test --explore says which start explored 20 000 states or more, under the result and in --json")
+    func aHeavyStartIsSaid() async throws {
+        try await withTemporaryDirectory { directory in
+            let report = directory.appendingPathComponent("report.json")
+            let result = try await runJourney(
+                ["test", "Tests/Fixtures/heavy", "--explore", "--json", report.path], timeout: 120)
+            #expect(result.status == Exit.ok, "\(result)")
+            let note =
+                "note: from the default device: 28426 states of the 28426 explored (`journey explore Tests/Fixtures/heavy/counters.journey.yaml` shows what it plays)"
+            #expect(result.stdout.hasPrefix("PASS t.counters › explore"), "\(result)")
+            #expect(result.stdout.contains(")\n    " + note + "\n"), "\(result)")
+            let json = try String(contentsOf: report, encoding: .utf8)
+            #expect(json.contains(#""note": "from the default device: 28426 states of the 28426 explored"#), "\(json)")
+        }
+        // Below it, nothing is said.
+        let small = try await runJourney(["test", "journeys/examples", "--explore"], timeout: 120)
+        #expect(small.status == Exit.ok, "\(small)")
+        #expect(!small.stdout.contains("note:"), "\(small)")
+    }
+
     @Test("--random plays seeded random walks: the bug is found, the same seed gives the same result, and it replays")
     func randomWalks() async throws {
         try await withTemporaryDirectory { directory in

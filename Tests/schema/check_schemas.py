@@ -578,6 +578,7 @@ def check_reports(report: Report, validators: dict, binary: str):
             [str(FIXTURES / "timers")],
             ["Tests/Fixtures/explore", "--explore"],
             ["journeys/eiam/provider-checks.journey.yaml", "--explore"],
+            [str(FIXTURES / "heavy"), "--explore"],
             [str(stale)],
             [str(FIXTURES / "bad" / "attempts-too-many.yaml")],
         ]
