@@ -253,7 +253,8 @@ public struct SafeYAML: Sendable {
             }
             if problem.contains("alias") {
                 return Diagnostic(
-                    .error, alias, "undefined alias; anchors and aliases are not allowed in journey files",
+                    .error, alias,
+                    "undefined alias; anchors and aliases are not allowed in JourneyKit's files (journeys, scenarios, the project file)",
                     at: at(mark))
             }
             return Diagnostic(.error, syntax, phrase(problem, context), at: at(mark))
@@ -425,7 +426,10 @@ public struct SafeYAML: Sendable {
                         return fail(keyType, "mapping keys must be plain names, found \(keyNode.shapeName)", key.mark)
                     }
                     if keyText == "<<" && keyNode.isPlainScalar {
-                        return fail(alias, "merge keys ('<<') are not allowed in journey files", key.mark)
+                        return fail(
+                            alias,
+                            "merge keys ('<<') are not allowed in JourneyKit's files (journeys, scenarios, the project file)",
+                            key.mark)
                     }
                     let valueNode = convert(value, depth: depth + 1)
                     if stopped { break }
