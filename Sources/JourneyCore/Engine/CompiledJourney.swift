@@ -154,6 +154,9 @@ final class CompiledStep: Sendable {
     /// (``HandlerContract/readsTimeAtStep``). A sub-journey's call takes no input.
     let takesInput: Bool
     let deterministic: Bool
+    /// A handler program declared deterministic: `journey explore` runs each of its steps twice
+    /// and judges where the step leads only when both runs end alike.
+    let heldToDeterminism: Bool
     let readsTimeAtStep: Bool
     /// The handler, when it makes the inputs an explorer gives it (``ExplorableHandler``): cast
     /// once, not at every state an exploration reaches.
@@ -347,6 +350,7 @@ final class CompiledStep: Sendable {
         let handlerContract = handler?.contract
         self.takesInput = handlerContract?.takesInput ?? false
         self.deterministic = handlerContract?.deterministic ?? true
+        self.heldToDeterminism = deterministic && handler is ExternalHandler
         self.readsTimeAtStep = handlerContract?.readsTimeAtStep ?? false
         self.explorable = handler as? any ExplorableHandler
         self.parameters = parameters

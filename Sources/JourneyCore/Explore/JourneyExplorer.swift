@@ -975,10 +975,26 @@ public struct JourneyExplorer: Sendable {
         case .network(let online): (reply, label) = (.network(online: online), online ? "online" : "offline")
         case .clock(let milliseconds): (reply, label) = (.advance(milliseconds: milliseconds), "clock")
         }
-        context.machine.random = .seeded(Self.seed(journey, invocation.step, label))
+        let seed = Self.seed(journey, invocation.step, label)
+        // A program declared deterministic is held to it (see ``settle``).
+        var trial: StepAnswer?
+        if !runsUndeclared, context.machine.currentCompiledStep?.heldToDeterminism == true {
+            trial = await self.trial(
+                invocation, machine: context.machine, seed: seed, reply: reply, answered: node.answered,
+                scratch: scratch)
+        }
+        context.machine.random = .seeded(seed)
         scratch.driver.reset(reply)
         let run = await run(handlerOf: invocation, in: context)
         let unstubbed = watched?.unstubbed ?? false
+        var note: String?
+        if let trial, let handler = node.machine.currentHandler {
+            let answer = StepAnswer(run, context.machine)
+            if answer != trial {
+                note = Self.unsteady(
+                    invocation.journey, invocation.step, handler.contract.id, first: trial, then: answer)
+            }
+        }
         switch run {
         case .asked(let request):
             // The step still waits, with its screen as it shows now (time may have enabled an
@@ -987,7 +1003,7 @@ public struct JourneyExplorer: Sendable {
             // The handler runs from its start on the next move: the network is as it was.
             let next = Node(
                 machine: context.machine, action: current, request: request, restarts: node.restarts,
-                outOfScope: unstubbed, answered: node.answered, monitor: node.monitor)
+                outOfScope: unstubbed || note != nil, answered: node.answered, monitor: node.monitor, note: note)
             return (next, [])
         case .done(let action, let outcome):
             var monitor = node.monitor
@@ -997,7 +1013,8 @@ public struct JourneyExplorer: Sendable {
             }
             let next = await settle(
                 in: context, action, restarts: node.restarts, answered: watched?.answered ?? node.answered,
-                journey: journey, taking: &edges, outOfScope: unstubbed, monitor: monitor, scratch: scratch)
+                journey: journey, taking: &edges, outOfScope: unstubbed, note: note, monitor: monitor,
+                scratch: scratch)
             return (next, edges)
         }
     }
@@ -1007,15 +1024,15 @@ public struct JourneyExplorer: Sendable {
     /// first one broken stops the path there. The steps run on the context's machine, in place.
     nonisolated(nonsending) func settle(
         in context: RunContext<Replies, Recorder>, _ action: JourneyMachine.Action, restarts: Int, answered: [Int],
-        journey: String, taking edges: inout [Edge], outOfScope: Bool = false, monitor: InvariantMonitor? = nil,
-        scratch: Scratch
+        journey: String, taking edges: inout [Edge], outOfScope: Bool = false, note: String? = nil,
+        monitor: InvariantMonitor? = nil, scratch: Scratch
     ) async -> Node {
         var context = context
         var action = action
-        var outOfScope = outOfScope
+        var outOfScope = outOfScope || note != nil
         var answered = answered
         var monitor = monitor
-        var note: String?
+        var note = note
         while true {
             // A call step completes when its sub-journey returns, inside the machine: after the
             // event that gave `action`.
@@ -1061,11 +1078,28 @@ public struct JourneyExplorer: Sendable {
                 // The state waits here with the machine as it is before the step's handler runs:
                 // kept where it may wait (a handler that takes no input never waits).
                 let before = takesInput ? context.machine : nil
+                // A program declared deterministic is held to it: its step is run first on a
+                // copy, and where the two runs part, what follows is not judged.
+                let seed = Self.seed(journey, invocation.step, "")
+                var trial: StepAnswer?
+                if !runsUndeclared, step?.heldToDeterminism == true {
+                    trial = await self.trial(
+                        invocation, machine: context.machine, seed: seed, reply: nil, answered: answered,
+                        scratch: scratch)
+                }
                 let watched: Watched?
                 (context, watched) = self.context(for: context, answered: answered, scratch: scratch)
-                context.machine.random = .seeded(Self.seed(journey, invocation.step, ""))
+                context.machine.random = .seeded(seed)
                 scratch.driver.reset(nil)
                 let run = await run(handlerOf: invocation, in: context)
+                if let trial, let handler = step?.handler {
+                    let answer = StepAnswer(run, context.machine)
+                    if answer != trial {
+                        outOfScope = true
+                        note = Self.unsteady(
+                            invocation.journey, invocation.step, handler.contract.id, first: trial, then: answer)
+                    }
+                }
                 // A program not declared deterministic may answer otherwise next time: where
                 // its step led is not the journey's to answer for.
                 outOfScope = outOfScope || watched?.unstubbed == true
@@ -1105,6 +1139,56 @@ public struct JourneyExplorer: Sendable {
     /// (`journey.step`): the server's answers; the request went as if the device were offline.
     static func sentWithoutNetwork(_ step: String) -> String {
         "\(step): sends a request with no network to send it to: it goes as if offline (a server's answers are played from where a scenario that stubs them starts: give its folder, or --from it)"
+    }
+
+    /// How a step ended, as far as where it leads goes: what it asked for, or its outcome and
+    /// the run's state after it.
+    enum StepAnswer: Equatable {
+        case asked(InputRequest)
+        case done(outcome: String?, JourneyMachine.Snapshot)
+
+        init(_ run: StepRun, _ machine: borrowing JourneyMachine) {
+            switch run {
+            case .asked(let request): self = .asked(request)
+            case .done(_, let outcome): self = .done(outcome: outcome, machine.snapshot(includingGrowth: false))
+            }
+        }
+
+        var shown: String {
+            switch self {
+            case .asked(let request): "asked for \(request.inputs.map(\.name).joined(separator: ", "))"
+            case .done(let outcome?, _): "outcome \(outcome)"
+            case .done(nil, _): "no outcome"
+            }
+        }
+    }
+
+    /// The step `invocation` names run on a copy of `machine`, in a context of its own (its own
+    /// network, records thrown away), as the explorer then runs it for real.
+    private nonisolated(nonsending) func trial(
+        _ invocation: HandlerInvocation, machine: JourneyMachine, seed: UInt64, reply: DriverReply?, answered: [Int],
+        scratch: Scratch
+    ) async -> StepAnswer {
+        let context = RunContext(
+            machine: machine, driver: scratch.driver, network: network.map { Watched($0(answered)) },
+            sink: Recorder(keeping: false))
+        context.machine.random = .seeded(seed)
+        scratch.driver.reset(reply)
+        let run = await run(handlerOf: invocation, in: context)
+        return StepAnswer(run, context.machine)
+    }
+
+    /// Why what follows a step of a program declared deterministic is left out: run twice from
+    /// the same state, it ended otherwise.
+    static func unsteady(
+        _ journey: String, _ step: String, _ handler: String, first: StepAnswer, then: StepAnswer
+    ) -> String {
+        let how =
+            first.shown == then.shown
+            ? "\(first.shown) both times, but the run's state after it differs"
+            : "\(first.shown), then \(then.shown)"
+        return
+            "\(journey).\(step): \(handler) is declared deterministic (journeykit.yaml), but the same step run twice from the same state ended otherwise (\(how)), so where its step leads is not judged; make the program answer alike, or declare it 'deterministic: false'"
     }
 
     /// Why a step of a handler not declared deterministic is left out.
