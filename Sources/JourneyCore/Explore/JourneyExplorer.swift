@@ -1142,8 +1142,9 @@ public struct JourneyExplorer: Sendable {
     }
 
     /// How a step ended, as far as where it leads goes: what it asked for, or its outcome and
-    /// the run's state after it.
-    enum StepAnswer: Equatable {
+    /// the run's state after it. Boxed (`indirect`): it waits across the move's `await`, and the
+    /// move's frame holds only its pointer.
+    indirect enum StepAnswer: Equatable {
         case asked(InputRequest)
         case done(outcome: String?, JourneyMachine.Snapshot)
 
