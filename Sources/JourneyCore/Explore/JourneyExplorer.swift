@@ -975,26 +975,10 @@ public struct JourneyExplorer: Sendable {
         case .network(let online): (reply, label) = (.network(online: online), online ? "online" : "offline")
         case .clock(let milliseconds): (reply, label) = (.advance(milliseconds: milliseconds), "clock")
         }
-        let seed = Self.seed(journey, invocation.step, label)
-        // A program declared deterministic is held to it (see ``settle``).
-        var trial: StepAnswer?
-        if !runsUndeclared, context.machine.currentCompiledStep?.heldToDeterminism == true {
-            trial = await self.trial(
-                invocation, machine: context.machine, seed: seed, reply: reply, answered: node.answered,
-                scratch: scratch)
-        }
-        context.machine.random = .seeded(seed)
-        scratch.driver.reset(reply)
-        let run = await run(handlerOf: invocation, in: context)
+        let (run, note) = await run(
+            invocation, in: context, seed: Self.seed(journey, invocation.step, label), reply: reply,
+            answered: node.answered, scratch: scratch)
         let unstubbed = watched?.unstubbed ?? false
-        var note: String?
-        if let trial, let handler = node.machine.currentHandler {
-            let answer = StepAnswer(run, context.machine)
-            if answer != trial {
-                note = Self.unsteady(
-                    invocation.journey, invocation.step, handler.contract.id, first: trial, then: answer)
-            }
-        }
         switch run {
         case .asked(let request):
             // The step still waits, with its screen as it shows now (time may have enabled an
@@ -1078,27 +1062,14 @@ public struct JourneyExplorer: Sendable {
                 // The state waits here with the machine as it is before the step's handler runs:
                 // kept where it may wait (a handler that takes no input never waits).
                 let before = takesInput ? context.machine : nil
-                // A program declared deterministic is held to it: its step is run first on a
-                // copy, and where the two runs part, what follows is not judged.
-                let seed = Self.seed(journey, invocation.step, "")
-                var trial: StepAnswer?
-                if !runsUndeclared, step?.heldToDeterminism == true {
-                    trial = await self.trial(
-                        invocation, machine: context.machine, seed: seed, reply: nil, answered: answered,
-                        scratch: scratch)
-                }
                 let watched: Watched?
                 (context, watched) = self.context(for: context, answered: answered, scratch: scratch)
-                context.machine.random = .seeded(seed)
-                scratch.driver.reset(nil)
-                let run = await run(handlerOf: invocation, in: context)
-                if let trial, let handler = step?.handler {
-                    let answer = StepAnswer(run, context.machine)
-                    if answer != trial {
-                        outOfScope = true
-                        note = Self.unsteady(
-                            invocation.journey, invocation.step, handler.contract.id, first: trial, then: answer)
-                    }
+                let (run, unsteady) = await run(
+                    invocation, in: context, seed: Self.seed(journey, invocation.step, ""), reply: nil,
+                    answered: answered, scratch: scratch)
+                if let unsteady {
+                    outOfScope = true
+                    note = unsteady
                 }
                 // A program not declared deterministic may answer otherwise next time: where
                 // its step led is not the journey's to answer for.
@@ -1164,19 +1135,39 @@ public struct JourneyExplorer: Sendable {
         }
     }
 
-    /// The step `invocation` names run on a copy of `machine`, in a context of its own (its own
-    /// network, records thrown away), as the explorer then runs it for real.
-    private nonisolated(nonsending) func trial(
-        _ invocation: HandlerInvocation, machine: JourneyMachine, seed: UInt64, reply: DriverReply?, answered: [Int],
-        scratch: Scratch
-    ) async -> StepAnswer {
-        let context = RunContext(
-            machine: machine, driver: scratch.driver, network: network.map { Watched($0(answered)) },
-            sink: Recorder(keeping: false))
+    /// Runs the handler of the step the context's machine is at, drawing from `seed` and given
+    /// `reply`, as ``run(handlerOf:in:)``. A program declared deterministic is held to it: the
+    /// step runs first on a copy of the machine, in a context of its own (the network as
+    /// `answered` left it, records thrown away), and where the two runs end otherwise, the note
+    /// says so and what follows is not judged.
+    private nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, in context: RunContext<Replies, Recorder>, seed: UInt64,
+        reply: DriverReply?, answered: [Int], scratch: Scratch
+    ) async -> (StepRun, unsteady: String?) {
+        var trial: StepAnswer?
+        let held =
+            !runsUndeclared
+            ? context.machine.currentCompiledStep.flatMap { step in
+                step.heldToDeterminism ? step.handler : nil
+            } : nil
+        if held != nil {
+            let copy = RunContext(
+                machine: context.machine, driver: scratch.driver, network: network.map { Watched($0(answered)) },
+                sink: Recorder(keeping: false))
+            copy.machine.random = .seeded(seed)
+            scratch.driver.reset(reply)
+            trial = StepAnswer(await run(handlerOf: invocation, in: copy), copy.machine)
+        }
         context.machine.random = .seeded(seed)
         scratch.driver.reset(reply)
         let run = await run(handlerOf: invocation, in: context)
-        return StepAnswer(run, context.machine)
+        guard let trial, let held else { return (run, nil) }
+        let answer = StepAnswer(run, context.machine)
+        guard answer != trial else { return (run, nil) }
+        return (
+            run,
+            Self.unsteady(invocation.journey, invocation.step, held.contract.id, first: trial, then: answer)
+        )
     }
 
     /// Why what follows a step of a program declared deterministic is left out: run twice from
