@@ -975,9 +975,19 @@ public struct JourneyExplorer: Sendable {
         case .network(let online): (reply, label) = (.network(online: online), online ? "online" : "offline")
         case .clock(let milliseconds): (reply, label) = (.advance(milliseconds: milliseconds), "clock")
         }
-        let (run, note) = await run(
-            invocation, in: context, seed: Self.seed(journey, invocation.step, label), reply: reply,
-            answered: node.answered, scratch: scratch)
+        let seed = Self.seed(journey, invocation.step, label)
+        // A program declared deterministic is held to it: its step runs first on a copy.
+        let held = heldProgram(context.machine)
+        let trial =
+            held == nil
+            ? nil
+            : await trial(
+                invocation, machine: context.machine, seed: seed, reply: reply, answered: node.answered,
+                scratch: scratch)
+        context.machine.random = .seeded(seed)
+        scratch.driver.reset(reply)
+        let run = await run(handlerOf: invocation, in: context)
+        let note = held.flatMap { Self.unsteady(invocation, $0, trial: trial, run: run, context.machine) }
         let unstubbed = watched?.unstubbed ?? false
         switch run {
         case .asked(let request):
@@ -1064,10 +1074,22 @@ public struct JourneyExplorer: Sendable {
                 let before = takesInput ? context.machine : nil
                 let watched: Watched?
                 (context, watched) = self.context(for: context, answered: answered, scratch: scratch)
-                let (run, unsteady) = await run(
-                    invocation, in: context, seed: Self.seed(journey, invocation.step, ""), reply: nil,
-                    answered: answered, scratch: scratch)
-                if let unsteady {
+                let seed = Self.seed(journey, invocation.step, "")
+                // A program declared deterministic is held to it: its step runs first on a copy,
+                // and where the two runs part, what follows is not judged.
+                let held = heldProgram(context.machine)
+                let trial =
+                    held == nil
+                    ? nil
+                    : await trial(
+                        invocation, machine: context.machine, seed: seed, reply: nil, answered: answered,
+                        scratch: scratch)
+                context.machine.random = .seeded(seed)
+                scratch.driver.reset(nil)
+                let run = await run(handlerOf: invocation, in: context)
+                if let unsteady = held.flatMap({
+                    Self.unsteady(invocation, $0, trial: trial, run: run, context.machine)
+                }) {
                     outOfScope = true
                     note = unsteady
                 }
@@ -1135,39 +1157,39 @@ public struct JourneyExplorer: Sendable {
         }
     }
 
-    /// Runs the handler of the step the context's machine is at, drawing from `seed` and given
-    /// `reply`, as ``run(handlerOf:in:)``. A program declared deterministic is held to it: the
-    /// step runs first on a copy of the machine, in a context of its own (the network as
-    /// `answered` left it, records thrown away), and where the two runs end otherwise, the note
-    /// says so and what follows is not judged.
-    private nonisolated(nonsending) func run(
-        _ invocation: HandlerInvocation, in context: RunContext<Replies, Recorder>, seed: UInt64,
-        reply: DriverReply?, answered: [Int], scratch: Scratch
-    ) async -> (StepRun, unsteady: String?) {
-        var trial: StepAnswer?
-        let held =
-            !runsUndeclared
-            ? context.machine.currentCompiledStep.flatMap { step in
-                step.heldToDeterminism ? step.handler : nil
-            } : nil
-        if held != nil {
-            let copy = RunContext(
-                machine: context.machine, driver: scratch.driver, network: network.map { Watched($0(answered)) },
-                sink: Recorder(keeping: false))
-            copy.machine.random = .seeded(seed)
-            scratch.driver.reset(reply)
-            trial = StepAnswer(await run(handlerOf: invocation, in: copy), copy.machine)
-        }
-        context.machine.random = .seeded(seed)
+    /// The program the step the machine is at runs when exploring holds it to its declared
+    /// determinism (``CompiledStep/heldToDeterminism``); nil for every other step, and in play.
+    func heldProgram(_ machine: borrowing JourneyMachine) -> (any StepHandler)? {
+        guard !runsUndeclared, let step = machine.currentCompiledStep, step.heldToDeterminism else { return nil }
+        return step.handler
+    }
+
+    /// The step `invocation` names run on a copy of `machine`, in a context of its own (the
+    /// network as `answered` left it, records thrown away), drawing from `seed` and given `reply`
+    /// as the explorer then runs it for real: what a program held to its determinism must
+    /// answer again.
+    private nonisolated(nonsending) func trial(
+        _ invocation: HandlerInvocation, machine: JourneyMachine, seed: UInt64, reply: DriverReply?, answered: [Int],
+        scratch: Scratch
+    ) async -> StepAnswer {
+        let copy = RunContext(
+            machine: machine, driver: scratch.driver, network: network.map { Watched($0(answered)) },
+            sink: Recorder(keeping: false))
+        copy.machine.random = .seeded(seed)
         scratch.driver.reset(reply)
-        let run = await run(handlerOf: invocation, in: context)
-        guard let trial, let held else { return (run, nil) }
-        let answer = StepAnswer(run, context.machine)
-        guard answer != trial else { return (run, nil) }
-        return (
-            run,
-            Self.unsteady(invocation.journey, invocation.step, held.contract.id, first: trial, then: answer)
-        )
+        return StepAnswer(await run(handlerOf: invocation, in: copy), copy.machine)
+    }
+
+    /// Why what follows a step of a program declared deterministic is left out, when its run
+    /// ended otherwise than the trial before it; nil when the two ended alike.
+    static func unsteady(
+        _ invocation: HandlerInvocation, _ handler: any StepHandler, trial: StepAnswer?, run: StepRun,
+        _ machine: borrowing JourneyMachine
+    ) -> String? {
+        guard let trial else { return nil }
+        let answer = StepAnswer(run, machine)
+        guard answer != trial else { return nil }
+        return unsteady(invocation.journey, invocation.step, handler.contract.id, first: trial, then: answer)
     }
 
     /// Why what follows a step of a program declared deterministic is left out: run twice from
