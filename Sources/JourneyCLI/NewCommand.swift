@@ -225,8 +225,8 @@ struct NewScenarioCommand: AsyncParsableCommand {
         commandName: "scenario",
         abstract: "Write a scenario that plays a journey of the project from its start to an end.",
         discussion: """
-            Finds the journey in the project's journey folders (as `journey check` and `journey \
-            test` do) and writes NAME.scenario.yaml in the scenarios folder beside it, as the \
+            Finds the journey by its id in the project's journey folders (as `journey check` and \
+            `journey test` do), or by its file, and writes NAME.scenario.yaml in the scenarios folder beside it, as the \
             shipped scenarios are laid out. Its device has Face ID enrolled and, when the journey \
             asks for a PIN with pin.verify, that PIN sealed on it; its script is the shortest \
             way from the start to an end that exploring the journey from that device finds (a \
@@ -241,6 +241,7 @@ struct NewScenarioCommand: AsyncParsableCommand {
             Examples:
               journey new scenario --journey app.unlock right-pin
               journey new scenario --journey acme.sign-in happy-path --force
+              journey new scenario --journey flows/acme/log-in.journey.yaml happy-path
             """
     )
 
