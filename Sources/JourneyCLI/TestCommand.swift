@@ -53,7 +53,8 @@ struct TestCommand: AsyncParsableCommand {
             scenarios starts (scenarios that start alike are explored once). A journey passes as \
             `journey › explore` when no path breaks an invariant it does not declare under \
             `exceptions:`; a broken one fails it with the shortest path. A start that explores \
-            20 000 states or more is named in a note under the result. With --filter, --tag or \
+            20 000 states or more, and a program declared deterministic that answered a step two \
+            ways, are named in a note under the result. With --filter, --tag or \
             --shard, only the journeys of the scenarios chosen are explored.
 
             With --watch, the suite runs once, then the folders it is read from are watched \
@@ -305,6 +306,8 @@ struct TestCommand: AsyncParsableCommand {
             var transitions = 0
             /// The start that explored the most states, when it explored many.
             var heaviest: (start: ExplorationStarts.Start, states: Int)?
+            /// Programs declared deterministic that answered a step two ways.
+            var unsteady: Set<String> = []
             for start in group {
                 index += 1
                 if progress { console.err("\r\u{1B}[2K[\(index)/\(starts.starts.count)] exploring \(id)…") }
@@ -315,6 +318,7 @@ struct TestCommand: AsyncParsableCommand {
                 if result.states >= Self.manyStates, result.states > heaviest?.states ?? 0 {
                     heaviest = (start, result.states)
                 }
+                unsteady.formUnion(result.unsteady)
                 for violation in ExploreCommand.reported(result, excepted) {
                     let moves = violation.path.map(\.description).joined(separator: " → ")
                     let from = start.scenario.map { " from where scenario \($0.id) starts" } ?? ""
@@ -332,8 +336,9 @@ struct TestCommand: AsyncParsableCommand {
                 Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
             let fromDevice = group.contains { $0.scenario == nil }
             let scenarios = group.count - (fromDevice ? 1 : 0) + group.reduce(0) { $0 + $1.alike.count }
-            // A start that explores this much is worth knowing about before it slows every run.
-            let note = heaviest.map { heaviest in
+            // A start that explores this much is worth knowing about before it slows every run;
+            // a program that does not keep its declared determinism, before it is relied on.
+            let heavy = heaviest.map { heaviest in
                 let from = heaviest.start.scenario.map { "where scenario \($0.id) starts" } ?? "the default device"
                 let command =
                     heaviest.start.scenario.map { "--from \(Path.shellWord($0.file))" }
@@ -341,6 +346,8 @@ struct TestCommand: AsyncParsableCommand {
                 return
                     "from \(from): \(counted(heaviest.states, "state")) of the \(states) explored (`journey explore \(command)` shows what it plays)"
             }
+            let notes = (heavy.map { [$0] } ?? []) + unsteady.sorted()
+            let note = notes.isEmpty ? nil : notes.joined(separator: "; ")
             outcomes.append(
                 ScenarioOutcome(
                     journey: id, scenario: "explore", file: files[id] ?? "", tags: ["explore"],

@@ -47,6 +47,14 @@ struct PythonHandlerExampleTests {
                 unsteady.stdout.contains(
                     "acme.directoryLogin is declared deterministic (journeykit.yaml), but the same step run twice from the same state ended otherwise (asked for username, password, action, then outcome wrong), so where its step leads is not judged"
                 ), "\(unsteady)")
+            // journey test --explore says it under the journey's result.
+            let suite = try await runJourney(["test", "--explore"], cwd: copy, timeout: 60)
+            let explored = try #require(
+                suite.stdout.components(separatedBy: "PASS acme.directory-sign-in › explore").last, "\(suite)")
+            #expect(
+                explored.contains(
+                    "\n    note: acme.directory-sign-in.login: acme.directoryLogin is declared deterministic (journeykit.yaml), but the same step run twice from the same state ended otherwise"
+                ), "\(suite)")
             try writeText(source, to: handler)
 
             try writeText(

@@ -148,6 +148,10 @@ public struct JourneyExplorer: Sendable {
         /// The transitions no explored path takes.
         public var unreached: [Edge] { declared.filter { !taken.contains($0) } }
 
+        /// What ``leftOut`` says of programs declared deterministic whose step, run twice from
+        /// the same state, ended otherwise: the project file says what the program does not do.
+        public var unsteady: [String] { leftOut.filter { $0.contains(JourneyExplorer.unsteadyMark) } }
+
         /// Whether a violation of `id` is reported.
         func reports(_ id: String) -> Bool { violations.contains { $0.id == id } }
 
@@ -1202,8 +1206,12 @@ public struct JourneyExplorer: Sendable {
             ? "\(first.shown) both times, but the run's state after it differs"
             : "\(first.shown), then \(then.shown)"
         return
-            "\(journey).\(step): \(handler) is declared deterministic (journeykit.yaml), but the same step run twice from the same state ended otherwise (\(how)), so where its step leads is not judged; make the program answer alike, or declare it 'deterministic: false'"
+            "\(journey).\(step): \(handler) \(unsteadyMark) (\(how)), so where its step leads is not judged; make the program answer alike, or declare it 'deterministic: false'"
     }
+
+    /// What every ``unsteady(_:_:_:first:then:)`` note says, by which a result finds them.
+    static let unsteadyMark =
+        "is declared deterministic (journeykit.yaml), but the same step run twice from the same state ended otherwise"
 
     /// Why a step of a handler not declared deterministic is left out.
     static func undeclared(_ journey: String, _ step: String, _ handler: String) -> String {
