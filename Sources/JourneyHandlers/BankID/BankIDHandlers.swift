@@ -139,6 +139,8 @@ struct URLParts {
     /// empty. An item without `=` (`?cancelled`) has no value, as with Foundation's
     /// `URLQueryItem`: it is in ``queryNames(_:)`` only.
     var query: [String: String] = [:]
+    /// Every query item written `name=value`, in order, repeated names included.
+    var items: [(name: String, value: String)] = []
 
     init(_ url: String) {
         guard let colon = url.firstIndex(of: ":") else { return }
@@ -160,7 +162,9 @@ struct URLParts {
                 let rawName = String(pair[..<equals])
                 let rawValue = String(pair[pair.index(after: equals)...])
                 let name = rawName.removingPercentEncoding ?? rawName
-                if query[name] == nil { query[name] = rawValue.removingPercentEncoding ?? rawValue }
+                let value = rawValue.removingPercentEncoding ?? rawValue
+                if query[name] == nil { query[name] = value }
+                items.append((name, value))
             }
         }
     }

@@ -156,7 +156,10 @@ public struct TinkoffCallbackHandler: StepHandler {
         let names = Set(URLParts.queryNames(url))
         if names.contains("cancelled") { return HandlerResult("cancelled") }
         if names.contains("unavailable") { return HandlerResult("unavailable") }
-        guard let code = URLParts(url).query["code"], !code.isEmpty else { return HandlerResult("ignored") }
+        // The first `code` with a value, as CallbackURLParser's compactMap(…).first takes it.
+        guard let code = URLParts(url).items.first(where: { $0.name == "code" && !$0.value.isEmpty })?.value else {
+            return HandlerResult("ignored")
+        }
         return HandlerResult("code", data: ["code": .secret(.string(code))])
     }
 }
