@@ -23,6 +23,15 @@ enum TinkoffID {
         pairs.keys.sorted().map { "\($0)=\(pairs[$0]!)" }.joined(separator: "&")
     }
 
+    /// A launch URL's query value as URLComponents.queryItems writes it: percent-encoded
+    /// except what a query component may hold (RFC 3986: unreserved, sub-delimiters, `:`, `@`,
+    /// `/`, `?`), and except `&`, `=`, `+` and `#`, which would end or change the item.
+    static func queryValue(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: queryAllowed) ?? text
+    }
+
+    static let queryAllowed = FormEncoding.unreserved.union(CharacterSet(charactersIn: "!$'()*,;:@/?"))
+
     /// The same body with secret values masked, for transcripts.
     static func shown(_ pairs: [String: String], secret: Set<String>) -> String {
         pairs.keys.sorted().map { "\($0)=\(secret.contains($0) ? Value.redacted : pairs[$0]!)" }.joined(separator: "&")
@@ -96,11 +105,14 @@ public struct TinkoffLaunchHandler: StepHandler {
         let pkce = PKCE(verifier: verifier)
         let clientId = try invocation.text("clientId")
         let callback = try invocation.text("callbackUrl")
+        // URLSchemeBuilder sets URLComponents.queryItems, which leaves what a query may hold
+        // (`:` and `/` of the callback URL) as it is. (It builds the items from a dictionary, in
+        // whatever order that gives; here they are in the order the SDK names them.)
         let request =
             try invocation.text("authUrl") + "?"
             + [
-                "clientId=\(FormEncoding.escape(clientId))", "codeChallenge=\(Value.redacted)",
-                "codeChallengeMethod=\(pkce.method)", "callbackUrl=\(FormEncoding.escape(callback))",
+                "clientId=\(TinkoffID.queryValue(clientId))", "codeChallenge=\(Value.redacted)",
+                "codeChallengeMethod=\(pkce.method)", "callbackUrl=\(TinkoffID.queryValue(callback))",
             ].joined(separator: "&")
         guard context.device.opensLinks else { return HandlerResult("failed") }
         let inApp = context.device.apps.contains(try invocation.text("appScheme"))
