@@ -569,14 +569,24 @@ public struct OIDCRefreshHandler: StepHandler {
             ParameterSpec(
                 name: "scope", kind: .value(TypeInfo(.string)),
                 summary: "a narrower scope for the new access token (RFC 6749 §6), e.g. a descoped background token"),
+            ParameterSpec(
+                name: "sendsEmpty", kind: .value(TypeInfo(.bool)), defaultValue: .bool(false),
+                summary:
+                    "with no refresh token, send the grant anyway with an empty one (as eduID's AppAuthController does) instead of `noRefreshToken`"
+            ),
         ] + Pinning.parameters,
         outcomes: [
             OutcomeSpec(
                 name: "fresh", summary: "the access token is still good for more than `skew` seconds; nothing was sent"),
             OutcomeSpec(
-                name: "refreshed", summary: "new tokens (the refresh token rotated)", data: OIDCTokenHandler.tokens),
+                name: "refreshed",
+                summary:
+                    "new tokens; `refreshToken` is the one the answer holds, else the one sent, and `rotated` says which",
+                data: OIDCTokenHandler.tokens + [DataSpec(name: "rotated", type: TypeInfo(.bool))]),
             OutcomeSpec(name: "invalidGrant", summary: "the refresh token was refused (expired, revoked or reused)"),
-            OutcomeSpec(name: "noRefreshToken", summary: "expired and nothing to refresh with; nothing was sent"),
+            OutcomeSpec(
+                name: "noRefreshToken",
+                summary: "expired and nothing to refresh with (without `sendsEmpty`); nothing was sent"),
             OutcomeSpec(
                 name: "failed", summary: "another error",
                 data: [
@@ -593,7 +603,10 @@ public struct OIDCRefreshHandler: StepHandler {
         let skew: Int = if case .int(let n)? = invocation[parameter: "skew"]?.revealed { n } else { 60 }
         let force = invocation[parameter: "force"]?.revealed == .bool(true)
         if !force && expiresAt - context.now / 1000 > skew { return HandlerResult("fresh") }
-        guard let refreshToken = invocation.optionalText("refreshToken") else { return HandlerResult("noRefreshToken") }
+        let sendsEmpty = invocation[parameter: "sendsEmpty"]?.revealed == .bool(true)
+        guard let refreshToken = invocation.optionalText("refreshToken") ?? (sendsEmpty ? "" : nil) else {
+            return HandlerResult("noRefreshToken")
+        }
         var pairs = [
             ("grant_type", "refresh_token"), ("refresh_token", refreshToken),
             ("client_id", try invocation.text("clientId")),
@@ -622,6 +635,7 @@ public struct OIDCRefreshHandler: StepHandler {
                 data: [
                     "accessToken": .secret(.string(access)),
                     "refreshToken": .secret(.string(body["refresh_token"] as? String ?? refreshToken)),
+                    "rotated": .bool(body["refresh_token"] is String),
                     "idToken": .secret(.string(body["id_token"] as? String ?? "")),
                     "expiresIn": .int((body["expires_in"] as? NSNumber)?.intValue ?? 0),
                 ])
