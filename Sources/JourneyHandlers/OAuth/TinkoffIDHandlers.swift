@@ -88,10 +88,11 @@ public struct TinkoffLaunchHandler: StepHandler {
             OutcomeSpec(
                 name: "launched",
                 summary:
-                    "the launch URL with a PKCE S256 challenge was opened; `outcome.inApp`: the bank app is installed, `outcome.verifier` (secret) for the exchange",
+                    "the launch URL with a PKCE S256 challenge was opened; `outcome.inApp`: the bank app is installed, `outcome.verifier` (secret) for the exchange, `outcome.challenge` the challenge the URL carries (written ••• like the verifier it is made from)",
                 data: [
                     DataSpec(name: "request", type: TypeInfo(.string)), DataSpec(name: "inApp", type: TypeInfo(.bool)),
                     DataSpec(name: "verifier", type: TypeInfo(.string, secret: true)),
+                    DataSpec(name: "challenge", type: TypeInfo(.string, secret: true)),
                 ]),
             OutcomeSpec(
                 name: "failed",
@@ -118,7 +119,10 @@ public struct TinkoffLaunchHandler: StepHandler {
         let inApp = context.device.apps.contains(try invocation.text("appScheme"))
         return HandlerResult(
             "launched",
-            data: ["request": .string(request), "inApp": .bool(inApp), "verifier": .secret(.string(verifier))])
+            data: [
+                "request": .string(request), "inApp": .bool(inApp), "verifier": .secret(.string(verifier)),
+                "challenge": .secret(.string(pkce.challenge)),
+            ])
     }
 }
 
