@@ -48,10 +48,15 @@ extension GoldenStore {
     /// every secret as `•••`, so such a golden was written by hand or by something else; it is
     /// neither shown in docs nor compared (a diff would print it).
     public func secretShown(for scenario: CompiledScenario) -> GoldenProblem? {
-        let secrets = scenario.givenSecrets
+        scenario.secretShown(in: goldens(for: scenario), name: name(for: scenario))
+    }
+}
+
+extension CompiledScenario {
+    /// ``GoldenStore/secretShown(for:)`` for goldens already read (`golden`), named `name`.
+    public func secretShown(in golden: (text: String?, jsonl: String?), name: String) -> GoldenProblem? {
+        let secrets = givenSecrets
         guard !secrets.isEmpty else { return nil }
-        let name = self.name(for: scenario)
-        let golden = goldens(for: scenario)
         func problem(_ file: String, line: Int, _ secret: CompiledScenario.GivenSecret) -> GoldenProblem {
             GoldenProblem(
                 location: "\(file):\(line):1",

@@ -266,12 +266,15 @@ public struct SuiteRunner: Sendable {
                             "its golden pair \(goldens.name(for: scenario)) (.txt and .jsonl) was left half-updated by an interrupted `journey test --update`; run `journey test --update` to finish it",
                         diff: nil))
                 status = .failed
-            } else if let shown = goldens.secretShown(for: scenario) {
-                // Compared, the golden's lines would be printed in the diff, the secret with them.
-                problems.append(.init(kind: .golden, message: shown.description, diff: nil))
-                status = .failed
             } else {
-                problems += compare(first, with: goldens.goldens(for: scenario), name: goldens.name(for: scenario))
+                let golden = goldens.goldens(for: scenario)
+                let name = goldens.name(for: scenario)
+                if let shown = scenario.secretShown(in: golden, name: name) {
+                    // Compared, the golden's lines would be printed in the diff, the secret with them.
+                    problems.append(.init(kind: .golden, message: shown.description, diff: nil))
+                } else {
+                    problems += compare(first, with: golden, name: name)
+                }
                 status = problems.isEmpty ? .passed : .failed
             }
         }

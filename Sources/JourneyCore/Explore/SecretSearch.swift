@@ -76,7 +76,8 @@ extension JourneyExplorer {
 
         /// The text of a secret worth looking for: a secret string of 4 characters or more.
         static func secretText(_ value: Value) -> String? {
-            guard case .secret(let inner) = value, case .string(let text) = inner.revealed, text.utf8.count >= 4
+            guard case .secret(let inner) = value, case .string(let text) = inner.revealed,
+                text.utf8.count >= SecretText.shortest
             else { return nil }
             return text
         }
@@ -98,7 +99,7 @@ extension JourneyExplorer {
             Self.typed(move, at: node) { text, _, secret in
                 if !secret {
                     typedInPublic.append(text)
-                } else if text.utf8.count >= 4 {
+                } else if text.utf8.count >= SecretText.shortest {
                     add(text)
                 }
             }
@@ -148,7 +149,7 @@ extension JourneyExplorer {
                 typed(move, at: node) { text, input, secret in
                     if !secret {
                         typedInPublic.append(text)
-                    } else if text.utf8.count >= 4 {
+                    } else if text.utf8.count >= SecretText.shortest {
                         secrets.append(Secret(text: text, source: .typed(input: input, step: step)))
                     }
                 }
