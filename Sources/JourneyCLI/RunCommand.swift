@@ -159,7 +159,8 @@ struct RunCommand: AsyncParsableCommand {
 }
 
 /// Ends the process when a run takes longer than its limit: prints the message, removes the
-/// unfinished temporary file, exits 1.
+/// unfinished temporary file, stops every handler program with what it started (no exit hook
+/// runs after `_exit`), exits 1.
 final class Watchdog: @unchecked Sendable {
     private let timer: DispatchSourceTimer
 
@@ -168,6 +169,7 @@ final class Watchdog: @unchecked Sendable {
         timer.schedule(deadline: .now() + seconds)
         timer.setEventHandler {
             if let temporaryFile { unlink(temporaryFile) }
+            HandlerProcess.killAllBeforeExit()
             var bytes = Array(message.utf8)
             _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
             _exit(ExitStatus.failed)

@@ -197,4 +197,28 @@ struct ExternalHandlerOrphanTests {
             }
         }
     }
+
+    @Test func aRunPastItsTimeoutStopsItsProgramsAndWhatTheyStarted() async throws {
+        try await withProcessSlot {
+            try await withTemporaryDirectory { folder in
+                let project = try ExternalProject(
+                    in: folder,
+                    program: """
+                        def step(m):
+                            subprocess.Popen([sys.executable, "-c", "import time; time.sleep(1000)", HERE])
+                            note("busy.txt", "yes")
+                            time.sleep(1000)
+                        serve(step)
+                        """, timeout: "60s")
+                let result = try await runJourney(
+                    ["run", "--scenario", "journeys/scenarios/yes.scenario.yaml", "--timeout", "2s"],
+                    cwd: folder)
+                #expect(project.notes("busy.txt") == ["yes"])
+                #expect(result.status == 1)
+                #expect(result.stderr.contains("did not finish within 2s (--timeout); stopped"))
+                let leftovers = await project.leftovers(after: 3)
+                #expect(leftovers == [])
+            }
+        }
+    }
 }
