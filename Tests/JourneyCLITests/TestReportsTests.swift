@@ -150,6 +150,9 @@ struct TestReportsTests {
             let journey = "journeys/examples/unlock.journey.yaml"
             let scenario = "journeys/examples/scenarios/correct-pin.scenario.yaml"
             let golden = "journeys/examples/transcripts/correct-pin.jsonl"
+            let other = "journeys/diia/login.journey.yaml"
+            let sibling = "journeys/examples/scenarios/forgot-pin.scenario.yaml"
+            let siblingGolden = "journeys/examples/transcripts/forgot-pin.txt"
             let cases: [([String], String)] = [
                 (
                     ["test", "journeys/examples", "--junit", journey],
@@ -171,8 +174,27 @@ struct TestReportsTests {
                     ["run", "--scenario", scenario, "--transcript", "./\(scenario)"],
                     "--transcript ./\(scenario) is a scenario, which the run reads: give another path"
                 ),
+                // Files of the project's folders that the run or the suite does not play are
+                // the project's all the same: another journey, and another scenario and its golden.
+                (
+                    ["run", "--scenario", scenario, "--transcript", other],
+                    "--transcript \(other) is a file of the project, which the run reads: give another path"
+                ),
+                (
+                    ["run", "--scenario", scenario, "--transcript", sibling],
+                    "--transcript \(sibling) is a scenario, which the run reads: give another path"
+                ),
+                (
+                    ["run", "--scenario", scenario, "--transcript", siblingGolden],
+                    "--transcript \(siblingGolden) is a golden transcript, which the run reads: give another path"
+                ),
+                (
+                    ["test", "journeys/examples", "--json", other],
+                    "--json \(other) is a file of the project, which the suite reads: give another path"
+                ),
             ]
-            let before = try [journey, scenario, golden, "journeykit.yaml"].map {
+            let kept = [journey, scenario, golden, "journeykit.yaml", other, sibling, siblingGolden]
+            let before = try kept.map {
                 try Data(contentsOf: directory.appendingPathComponent($0))
             }
             for (arguments, message) in cases {
@@ -182,7 +204,7 @@ struct TestReportsTests {
                 #expect(result.stderr.contains("error: \(message)"), "\(arguments): \(result)")
                 #expect(!result.stdout.contains("PASS"), "nothing ran: \(result)")
             }
-            let after = try [journey, scenario, golden, "journeykit.yaml"].map {
+            let after = try kept.map {
                 try Data(contentsOf: directory.appendingPathComponent($0))
             }
             #expect(before == after)

@@ -32,6 +32,9 @@ public struct Project: Sendable {
     /// How many files of each kind were read.
     public var journeyFiles: Int
     public var scenarioFiles: Int
+    /// Every file handed to the loader, whether it was parsed or not (those searched only for
+    /// the journeys they may declare too): the project's own files, which no output replaces.
+    public var files: [String] = []
 
     /// The compiled journeys, or nil when any file has an error.
     public var library: CompiledLibrary? { diagnostics.hasErrors ? nil : compiled }
@@ -335,7 +338,7 @@ public struct ProjectLoader: Sendable {
         unrunnable.sort { ($0.journey, $0.scenario, $0.file) < ($1.journey, $1.scenario, $1.file) }
         let project = Project(
             compiled: library, journeys: journeys, scenarios: compiled, unrunnable: unrunnable, diagnostics: d,
-            journeyFiles: journeyFiles, scenarioFiles: scenarioFiles)
+            journeyFiles: journeyFiles, scenarioFiles: scenarioFiles, files: files.map(\.path))
         return (project, others.parsed)
     }
 
