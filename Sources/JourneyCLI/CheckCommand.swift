@@ -18,7 +18,7 @@ struct CheckCommand: AsyncParsableCommand {
 
             Examples:
               journey check journeys/
-              journey check journeys/eduid/onboarding.journey.yaml journeys/shared/
+              journey check journeys/eduid/onboarding.journey.yaml journeys/eiam/
               journey check                # the project's journey folders, whole
 
             Exits 0 when there are no errors (warnings are printed but allowed; use --strict to \

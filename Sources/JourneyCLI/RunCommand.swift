@@ -33,7 +33,8 @@ struct RunCommand: AsyncParsableCommand {
                   --scenario journeys/eduid/scenarios/pin-mismatch.scenario.yaml \\
                   --transcript out/pin-mismatch.jsonl --format jsonl
 
-            --transcript writes to what the path is: a file (or a new one) is replaced \
+            --transcript writes to what the path is: a file (or a new one, its missing folders \
+            made) is replaced \
             atomically, so a failed run never leaves half a transcript; a symbolic link is written \
             through (the link stays, its target gets the transcript); a device such as /dev/null, a \
             FIFO or a socket is written directly (a FIFO waits for its reader); a folder is \
@@ -117,6 +118,12 @@ struct RunCommand: AsyncParsableCommand {
                 by: transcript, among: Workspace.inputs(of: project, projectFile: context.file))
         {
             throw CLIError("--transcript \(transcript) is \(input), which the run reads: give another path")
+        }
+        // Missing folders are made, as for `journey test --junit out/junit.xml`.
+        if let transcript {
+            do throws(WriteError) { try Files.makeFolders(Path.parent(transcript)) } catch {
+                throw CLIError("cannot write the transcript to \(transcript): \(error.reason)")
+            }
         }
         let file = try transcript.map { try OutputFile(path: $0, content: "the transcript") }
         let writer = TranscriptWriter(format: format) { text in

@@ -159,19 +159,28 @@ struct RunTests {
         }
     }
 
-    @Test("--transcript into a folder that does not exist: exit 2, a message, nothing created")
+    @Test("--transcript into folders that do not exist makes them, as --junit does; under a file: exit 2, nothing made")
     func transcriptIntoMissingFolder() async throws {
         try await withTemporaryDirectory { directory in
             let scenario = Paths.root.appendingPathComponent(Self.happyPath).path
-            let target = directory.appendingPathComponent("missing/out.txt")
             let result = try await runJourney(
-                ["run", "--scenario", scenario, "--transcript", target.path], cwd: directory)
+                ["run", "--scenario", scenario, "--transcript", "out/deeper/happy.txt"], cwd: directory)
             expectNoCrash(result)
-            #expect(result.status == Exit.invalid, "\(result)")
+            #expect(result.status == Exit.ok, "\(result)")
             #expect(
-                result.stderr.contains("cannot write") && result.stderr.contains("missing/out.txt"), "\(result.stderr)")
-            #expect(result.stdoutData.isEmpty)
-            #expect(entries(of: directory).isEmpty, "created: \(entries(of: directory))")
+                (try? Data(contentsOf: directory.appendingPathComponent("out/deeper/happy.txt")))
+                    == (try Data(contentsOf: Self.goldenText)))
+
+            try writeText("a file\n", to: directory.appendingPathComponent("blocker"))
+            let blocked = try await runJourney(
+                ["run", "--scenario", scenario, "--transcript", "blocker/new/out.txt"], cwd: directory)
+            expectNoCrash(blocked)
+            #expect(blocked.status == Exit.invalid, "\(blocked)")
+            #expect(
+                blocked.stderrLines == ["error: cannot write the transcript to blocker/new/out.txt: Not a directory"],
+                "\(blocked.stderr)")
+            #expect(blocked.stdoutData.isEmpty)
+            #expect(entries(of: directory) == ["blocker", "out"])
         }
     }
 
@@ -407,6 +416,53 @@ struct RunTests {
             expectNoCrash(french)
             #expect(french.status == Exit.invalid && french.stdout.isEmpty, "\(french)")
             #expect(french.stderr.contains("journey 't.greet' has no locale 'fr': it has uk, en"), "\(french)")
+        }
+    }
+
+    /// The commands under "Examples:" in a command's `--help`, continuation lines joined and
+    /// comments dropped, each as its arguments after `journey`.
+    static func examples(ofHelp help: String) -> [[String]] {
+        var commands: [String] = []
+        var inExamples = false
+        var pending = ""
+        for line in help.split(separator: "\n", omittingEmptySubsequences: false) {
+            let text = line.trimmingCharacters(in: .whitespaces)
+            if text == "Examples:" {
+                inExamples = true
+                continue
+            }
+            guard inExamples else { continue }
+            if text.isEmpty, pending.isEmpty { break }
+            let code = text.components(separatedBy: "  #").first ?? text
+            pending += (pending.isEmpty ? "" : " ") + code.trimmingCharacters(in: .whitespaces)
+            if pending.hasSuffix("\\") {
+                pending = String(pending.dropLast()).trimmingCharacters(in: .whitespaces)
+                continue
+            }
+            if pending.hasPrefix("journey ") { commands.append(pending) }
+            pending = ""
+        }
+        return commands.map { Array($0.split(separator: " ").dropFirst().map(String.init)) }
+    }
+
+    @Test("the examples of journey check --help and journey run --help work as shown, in a copy of the repository")
+    func helpExamplesWork() async throws {
+        try await withTemporaryDirectory { directory in
+            try copyShippedJourneys(into: directory)
+            try FileManager.default.copyItem(
+                at: Paths.root.appendingPathComponent("journeykit.yaml"),
+                to: directory.appendingPathComponent("journeykit.yaml"))
+            for command in ["check", "run"] {
+                let help = try await runJourney([command, "--help"])
+                let examples = Self.examples(ofHelp: help.stdout)
+                #expect(examples.count >= 2, "\(command): \(help.stdout)")
+                for example in examples {
+                    let result = try await runJourney(example, cwd: directory)
+                    expectNoCrash(result)
+                    #expect(result.status == Exit.ok, "journey \(example.joined(separator: " ")): \(result)")
+                }
+            }
+            #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("out/pin-mismatch.jsonl").path))
         }
     }
 }
