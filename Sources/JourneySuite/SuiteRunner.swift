@@ -90,7 +90,8 @@ public struct ScenarioOutcome: Sendable, Codable, Equatable {
     /// states that its author should know.
     public var note: String?
 
-    public var name: String { "\(journey) › \(scenario)" }
+    /// `journey › scenario`; a scenario file too broken to say its journey is named by itself.
+    public var name: String { journey.isEmpty ? scenario : "\(journey) › \(scenario)" }
 
     public init(
         journey: String, scenario: String, file: String, tags: [String], status: Status, milliseconds: Double,

@@ -185,21 +185,14 @@ enum Workspace {
         for file in scenarios { add(file, "a scenario") }
         // The files of the project's folders not parsed (searched only for the journeys they
         // may declare) are its files all the same; those named as scenarios have goldens.
-        let named = project.files.filter(isScenarioName)
-        for file in project.files { add(file, isScenarioName(file) ? "a scenario" : "a file of the project") }
+        let named = project.files.filter(ProjectLoader.isScenarioName)
+        for file in project.files { add(file, ProjectLoader.isScenarioName(file) ? "a scenario" : "a file of the project") }
         for file in scenarios + named {
             let base = goldenBase(for: file)
             add(base + ".txt", "a golden transcript")
             add(base + ".jsonl", "a golden transcript")
         }
         return inputs
-    }
-
-    /// Whether a file is named as a scenario: `NAME.scenario.yaml` (or `.yml`), or any YAML
-    /// file in a `scenarios` folder.
-    static func isScenarioName(_ file: String) -> Bool {
-        file.hasSuffix(".scenario.yaml") || file.hasSuffix(".scenario.yml")
-            || Path.lastComponent(Path.parent(file)) == "scenarios"
     }
 
     /// What of `inputs` (``inputs(of:projectFile:)``) an output written to `path` would

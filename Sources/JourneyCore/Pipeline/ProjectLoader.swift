@@ -183,6 +183,7 @@ public struct ProjectLoader: Sendable {
             // or a scenario points to its errors instead of saying "unknown journey".
             // (A scenario names its journey too, but only a scenario has `scenario:`.)
             let isScenario = Self.declaredKey("scenario", in: file.data) != nil
+                || (Self.declaredKey("journey", in: file.data) == nil && Self.isScenarioName(file.path))
             if !isScenario, let id = Self.declaredKey("journey", in: file.data), !id.isEmpty {
                 if file.journeyOnly {
                     return .candidate(id: id, file: file.path, journey: nil, diagnostics: d)
@@ -199,7 +200,7 @@ public struct ProjectLoader: Sendable {
                 Self.fileKind,
                 "expected a journey (starting with 'journey:') or a scenario (starting with 'scenario:')",
                 at: root.location)
-            return .problems(d)
+            return Self.isScenarioName(file.path) ? .scenario(nil, diagnostics: d, declared: declared(file)) : .problems(d)
         }
         if file.journeyOnly {
             guard first == "journey", let id = entries[0].value.scalar else { return .skipped }
@@ -220,8 +221,17 @@ public struct ProjectLoader: Sendable {
                 Self.fileKind,
                 "expected a journey (starting with 'journey:') or a scenario (starting with 'scenario:'), found '\(first):'\(Suggestion.hint(for: first, in: ["journey", "scenario"]))",
                 at: entries[0].keyLocation)
-            return .problems(d)
+            return Self.isScenarioName(file.path) ? .scenario(nil, diagnostics: d, declared: declared(file)) : .problems(d)
         }
+    }
+
+    /// Whether a file is named as a scenario: `NAME.scenario.yaml` (or `.yml`), or any file in
+    /// a `scenarios` folder. A file so named that cannot be read as one is a scenario that
+    /// cannot run (`journey test` counts it), not only a file with errors.
+    public static func isScenarioName(_ path: String) -> Bool {
+        if path.hasSuffix(".scenario.yaml") || path.hasSuffix(".scenario.yml") { return true }
+        let parts = path.split(separator: "/")
+        return parts.count >= 2 && parts[parts.count - 2] == "scenarios"
     }
 
     /// What a scenario file says it is, read from its text: for reporting it when it cannot run.

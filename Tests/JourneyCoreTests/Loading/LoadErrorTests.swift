@@ -111,6 +111,28 @@ struct LoadErrorTests {
         #expect(project.unrunnable.first?.reason == "s.scenario.yaml has errors")
     }
 
+    @Test(
+        "a file named as a scenario that says nothing of what it is still counts as a scenario that cannot run",
+        arguments: [
+            ("broken.scenario.yaml", "a: b: c\n"), ("app/scenarios/typo.yaml", "scenaro: x\njourney: t.other\n"),
+            ("app/scenarios/list.yml", "- a\n- b\n"),
+        ])
+    func scenarioByItsName(path: String, text: String) {
+        let project = ProjectLoader(handlers: testHandlers).load([
+            SourceFile(path: "other.yaml", data: Data(Self.other.utf8)),
+            SourceFile(path: path, data: Data(text.utf8)),
+        ])
+        #expect(project.unrunnable.map(\.file) == [path])
+        #expect(project.unrunnable.first?.reason == "\(path) has errors")
+        #expect(project.diagnostics.hasErrors)
+        // A file named otherwise stays a file with errors, no scenario.
+        let other = ProjectLoader(handlers: testHandlers).load([
+            SourceFile(path: "other.yaml", data: Data(Self.other.utf8)),
+            SourceFile(path: "notes.yaml", data: Data(text.utf8)),
+        ])
+        #expect(other.unrunnable.isEmpty && other.diagnostics.hasErrors)
+    }
+
     @Test("CRLF files load like LF files, searched sub-journeys included")
     func crlf() {
         func crlf(_ text: String) -> Data {
