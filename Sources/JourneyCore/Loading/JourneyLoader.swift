@@ -49,9 +49,10 @@ public struct JourneyLoader: Sendable {
         var locales = f["locales"].map { r.stringList($0, "'locales'").map(\.value) } ?? []
         if locales.isEmpty { locales = ["en"] }
 
-        let params = f["params"].map { declarations($0, "param", &r) } ?? []
-        let state = f["state"].map { declarations($0, "state value", &r) } ?? []
-        let stored = f["stored"].map { declarations($0, "stored value", &r) } ?? []
+        var unloadedNames: Set<String> = []
+        let params = f["params"].map { declarations($0, "param", &r, leavingOut: &unloadedNames) } ?? []
+        let state = f["state"].map { declarations($0, "state value", &r, leavingOut: &unloadedNames) } ?? []
+        let stored = f["stored"].map { declarations($0, "stored value", &r, leavingOut: &unloadedNames) } ?? []
         var outputs: [Output] = []
         for entry in f["outputs"].map({ r.namedEntries($0, "'outputs'") }) ?? [] {
             let name = Located(entry.key, at: entry.keyLocation)
@@ -64,7 +65,7 @@ public struct JourneyLoader: Sendable {
         }
         var limits: [AttemptLimit] = []
         for entry in f["limits"].map({ r.namedEntries($0, "'limits'") }) ?? [] {
-            if let limit = limit(entry, &r) { limits.append(limit) }
+            if let limit = limit(entry, &r) { limits.append(limit) } else { unloadedNames.insert("limits." + entry.key) }
         }
         let start = f["start"].flatMap { r.located($0, "'start'") } ?? Located("", at: root.location)
         if let node = f["start"], node.scalar?.isEmpty == true || node.isNull {
@@ -99,6 +100,7 @@ public struct JourneyLoader: Sendable {
             locales: locales, params: params, state: state, stored: stored, outputs: outputs, limits: limits,
             start: start, steps: steps, ends: ends, location: root.location)
         journey.unloadedSteps = unloaded
+        journey.unloadedNames = unloadedNames
         journey.exceptions = f["exceptions"].map { exceptions($0, &r) } ?? []
         journey.invariants = f["invariants"].map { invariants($0, &r) } ?? []
         journey.isIncomplete = r.diagnostics.hasErrors
@@ -212,7 +214,12 @@ public struct JourneyLoader: Sendable {
     /// starting with a letter, at most 64 characters.
     public static func isIdentifier(_ text: String) -> Bool { NodeReader.isIdentifier(text) }
 
-    func declarations(_ node: YAMLNode, _ what: String, _ r: inout NodeReader) -> [VariableDeclaration] {
+    /// The declarations under `params`, `state` or `stored` (`what` is "param", "state value" or
+    /// "stored value"); the names of those left out for their errors are added to `unloaded`.
+    func declarations(
+        _ node: YAMLNode, _ what: String, _ r: inout NodeReader, leavingOut unloaded: inout Set<String>
+    ) -> [VariableDeclaration] {
+        let scope = what == "param" ? "params." : what == "state value" ? "state." : "stored."
         var result: [VariableDeclaration] = []
         for entry in r.namedEntries(node, "'\(what)s'") {
             let name = Located(entry.key, at: entry.keyLocation)
@@ -220,11 +227,17 @@ public struct JourneyLoader: Sendable {
             guard
                 let f = r.mapping(
                     entry.value, "\(what) '\(entry.key)'", allowed: Self.declarationKeys, required: ["type"])
-            else { continue }
+            else {
+                unloaded.insert(scope + entry.key)
+                continue
+            }
             let type = f["type"].flatMap { r.enumValue($0, "type", as: DeclaredType.self) }
             let secret = f["secret"].flatMap { r.bool($0, "'secret'") } ?? false
             let description = f["description"].flatMap { r.string($0, "'description'") }
-            guard let type else { continue }
+            guard let type else {
+                unloaded.insert(scope + entry.key)
+                continue
+            }
             result.append(
                 VariableDeclaration(
                     name: name, type: TypeInfo(type.valueType, secret: secret),

@@ -24,6 +24,9 @@ public struct Journey: Sendable {
     /// Steps and ends whose definitions had errors and were left out; targets naming them are
     /// not reported again.
     public var unloadedSteps: Set<String> = []
+    /// Limits, params, state and stored values whose declarations had errors and were left
+    /// out (`limits.NAME`, `state.NAME`, …): what reads them is not reported again.
+    public var unloadedNames: Set<String> = []
     /// Whether loading found errors. An incomplete journey is still checked (so that all of a
     /// file's problems are reported at once) but never runs.
     public var isIncomplete = false

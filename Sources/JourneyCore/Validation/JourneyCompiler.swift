@@ -192,7 +192,7 @@ struct JourneyContext {
                         C.limitCounter, "counter '\(limit.counter.value)' must be an int, it is \(variable.type)",
                         at: limit.counter.location)
                 }
-            } else {
+            } else if !journey.unloadedNames.contains(limit.counter.value.description) {
                 diagnostics.error(
                     C.limitCounter,
                     "counter '\(limit.counter.value)' is not declared under '\(limit.counter.value.scope.rawValue)'\(Suggestion.hint(for: limit.counter.value.name, in: declared.map(\.name.value)))",
@@ -318,6 +318,7 @@ struct JourneyContext {
         let ref = located.value
         let declared = ref.scope == .stored ? journey.stored : journey.state
         guard let variable = declared.first(where: { $0.name.value == ref.name }) else {
+            if journey.unloadedNames.contains(ref.description) { return nil }
             diagnostics.error(
                 C.limitLockout,
                 "'lockedUntil' names '\(ref)', which is not declared under '\(ref.scope.rawValue)'\(Suggestion.hint(for: ref.name, in: declared.map(\.name.value)))",
@@ -550,7 +551,7 @@ struct JourneyContext {
                         step: step.id.value, limit: $0, counts: charge.counts.map(\.value),
                         resets: charge.resets.map(\.value))
                 }
-            } else {
+            } else if !journey.unloadedNames.contains("limits." + charge.limit.value) {
                 diagnostics.error(
                     C.unknownLimit,
                     "unknown limit '\(charge.limit.value)'\(Suggestion.hint(for: charge.limit.value, in: journey.limits.map(\.name.value)))",
@@ -750,6 +751,8 @@ struct JourneyContext {
                 let ref = assignment.target.value
                 let declared = ref.scope == .stored ? journey.stored : journey.state
                 guard let decl = declared.first(where: { $0.name.value == ref.name }) else {
+                    failed = true
+                    if journey.unloadedNames.contains(ref.description) { continue }
                     diagnostics.error(
                         C.unknownVariable,
                         "'\(ref)' is not declared under '\(ref.scope.rawValue)'\(Suggestion.hint(for: ref.name, in: declared.map(\.name.value)))",

@@ -24,6 +24,16 @@ struct TypeScope: ExpressionScope {
                 declare("limits.\(limit.name.value).unlocksIn", TypeInfo(.duration))
             }
         }
+        // What was declared with errors is read as anything: its declaration's error is enough.
+        for name in journey.unloadedNames {
+            if name.hasPrefix("limits.") {
+                for field in ["count", "max", "remaining", "locked", "unlocksIn"] {
+                    declare("\(name).\(field)", TypeInfo(.any))
+                }
+            } else {
+                declare(name, TypeInfo(.any))
+            }
+        }
         declare("device.biometry", TypeInfo(.string))
         declare("device.biometryEnrolled", TypeInfo(.bool))
         declare("device.online", TypeInfo(.bool))

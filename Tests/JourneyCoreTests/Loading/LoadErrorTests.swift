@@ -133,6 +133,58 @@ struct LoadErrorTests {
         #expect(other.unrunnable.isEmpty && other.diagnostics.hasErrors)
     }
 
+    @Test(
+        "a limit, state or stored value declared with an error is reported once, at its declaration, not at each use",
+        arguments: [
+            ("    max: 3\n", "    max: -1\n", "value.range"),
+            ("  tries: { type: int, default: 0 }\n", "  tries: { type: integer, default: 0 }\n", "value.type"),
+            ("  draft: { type: string, secret: true }\n", "  draft: { type: strng, secret: true }\n", "value.type"),
+            ("    counter: stored.tries\n", "    counter: tries\n", "value.type"),
+        ])
+    func declarationErrorsDoNotCascade(original: String, broken: String, id: String) throws {
+        let journey = """
+            journey: t.cascade
+            version: 1
+            title: Cascade
+            state:
+              draft: { type: string, secret: true }
+            stored:
+              tries: { type: int, default: 0 }
+            limits:
+              entry:
+                max: 3
+                counter: stored.tries
+                exceeded: out
+            start: pin
+            steps:
+              pin:
+                handler: t.secret
+                screen:
+                  title: "Tries left: ${limits.entry.remaining}"
+                attempts: { limit: entry, counts: [done] }
+                on:
+                  done:
+                    - if: stored.tries < 2 && state.draft == ''
+                      set: { state.draft: "${outcome.pin}", stored.tries: "${stored.tries + 1}" }
+                      to: pin
+                    - else: done
+            ends:
+              done: { kind: success }
+              out: { kind: failure }
+
+            """
+        let clean = ProjectLoader(handlers: testHandlers).load([
+            SourceFile(path: "j.yaml", data: Data(journey.utf8))
+        ])
+        #expect(clean.diagnostics.items.filter { $0.severity == .error }.isEmpty, "\(clean.diagnostics.sorted)")
+        #expect(journey.components(separatedBy: original).count == 2)
+        let project = ProjectLoader(handlers: testHandlers).load([
+            SourceFile(path: "j.yaml", data: Data(journey.replacingOccurrences(of: original, with: broken).utf8))
+        ])
+        let errors = project.diagnostics.items.filter { $0.severity == .error }
+        #expect(errors.map(\.id) == [id], "\(project.diagnostics.sorted)")
+    }
+
     @Test("CRLF files load like LF files, searched sub-journeys included")
     func crlf() {
         func crlf(_ text: String) -> Data {
