@@ -35,7 +35,8 @@ struct ExploreCommand: AsyncParsableCommand {
             For each broken invariant the shortest path is printed, with its transcript as \
             `journey run` prints it and how that replay ends, and with --emit written as \
             a scenario that stops where the rule breaks and expects what the rule demands, so \
-            that `journey run --scenario` replays it to the same violation. --emit replaces \
+            that `journey run --scenario` replays it to the same violation (the output says how, \
+            with --journeys for a journey outside the project's journey folders). --emit replaces \
             only the scenarios an earlier `journey explore` wrote; any other file is kept.
 
             When a journey's scenarios are among the files explored, a coverage line lists the \
@@ -235,6 +236,8 @@ struct ExploreCommand: AsyncParsableCommand {
         /// What is printed, in order: each result, and each journey not explored.
         var entries: [Entry] = []
         var written: [String: String] = [:]
+        /// For each scenario written, the command that replays it.
+        var replays: [String: String] = [:]
         /// Counterexamples that could not be written: the command fails when done (exit 2).
         var unwritten = 0
         var coverage: [String: ScenarioCoverage] = [:]
@@ -289,6 +292,7 @@ struct ExploreCommand: AsyncParsableCommand {
                         continue
                     }
                     written["\(journey.id) \(start ?? "") \(violation.id)"] = path
+                    replays[path] = Self.replay(path, journey: journey.source.file, searched: context.searchFolders)
                 }
             }
             if coverage[journey.id] == nil {
@@ -308,7 +312,9 @@ struct ExploreCommand: AsyncParsableCommand {
             // A journey's starts are said together, once the last of them is explored.
             if !json, runs.indices.contains(index + 1) ? runs[index + 1].journey != journey.id : true {
                 console.out(
-                    Self.text(group: group, written: written, coverage: coverage[journey.id], transcripts: transcripts))
+                    Self.text(
+                        group: group, written: written, replays: replays, coverage: coverage[journey.id],
+                        transcripts: transcripts))
                 group = []
             }
         }
@@ -447,7 +453,7 @@ struct ExploreCommand: AsyncParsableCommand {
 
     static func text(
         _ result: JourneyExplorer.Result, excepted: [RuleException], written: [String: String],
-        coverage: ScenarioCoverage? = nil, transcripts: [String: String] = [:]
+        replays: [String: String] = [:], coverage: ScenarioCoverage? = nil, transcripts: [String: String] = [:]
     ) -> String {
         let violations = reported(result, excepted)
         var lines: [String] = []
@@ -455,7 +461,7 @@ struct ExploreCommand: AsyncParsableCommand {
         let name = result.start.map { "\(result.journey) from \($0)" } ?? result.journey
         lines.append("\(name): \(counts(result, seed: true)): \(verdict)")
         lines.append(played(result))
-        lines += violationLines(result, violations, written: written, transcripts: transcripts)
+        lines += violationLines(result, violations, written: written, replays: replays, transcripts: transcripts)
         lines += closingLines(
             result, excepted: excepted, broken: Set(result.violations.map(\.id)), coverage: coverage, starts: 1)
         return lines.joined(separator: "\n") + "\n"
@@ -512,11 +518,24 @@ struct ExploreCommand: AsyncParsableCommand {
             "  played: every input class\(result.random.map { seed ? ", drawn at random from seed \($0.seed)" : ", drawn at random" } ?? ""),\(result.offline ? " the network going away and coming back\(network)," : "") up to \(counted(result.bounds.restarts, "restart")), \(jumps); \(bounds)"
     }
 
+    /// The command that replays the scenario written to `path`: `journey run` finds the journey
+    /// in the project's journey folders (`searched`); a journey outside them needs its folder
+    /// named.
+    static func replay(_ path: String, journey file: String, searched folders: [String]) -> String {
+        let command = "journey run --scenario \(Path.shellWord(path))"
+        guard let real = Files.realPath(file) else { return command }
+        let inside = folders.contains { folder in
+            guard let root = Files.realPath(folder) else { return false }
+            return real.hasPrefix(root.hasSuffix("/") ? root : root + "/")
+        }
+        return inside ? command : command + " --journeys \(Path.shellWord(Path.parent(file)))"
+    }
+
     /// What is said of each violation: its invariant (and, of one start among several, which),
     /// its message, its path, where its scenario was written, and its replay's transcript.
     static func violationLines(
         _ result: JourneyExplorer.Result, _ violations: [JourneyExplorer.Violation], labelled: Bool = false,
-        written: [String: String], transcripts: [String: String]
+        written: [String: String], replays: [String: String] = [:], transcripts: [String: String]
     ) -> [String] {
         var lines: [String] = []
         let from = labelled ? " (from \(result.start ?? "the default device"))" : ""
@@ -527,7 +546,7 @@ struct ExploreCommand: AsyncParsableCommand {
                 "    \(counted(violation.path.count, "move")): \(moves.isEmpty ? "at the start" : PrintableText.escaped(moves))"
             )
             if let path = written["\(result.journey) \(result.start ?? "") \(violation.id)"] {
-                lines.append("    written to \(path)")
+                lines.append("    written to \(path)" + (replays[path].map { "; replay it with `\($0)`" } ?? ""))
             }
             if let transcript = transcripts["\(result.journey) \(result.start ?? "") \(violation.id)"] {
                 lines.append("    transcript:")
@@ -544,13 +563,14 @@ struct ExploreCommand: AsyncParsableCommand {
     /// all. One start is said as ``text(_:excepted:written:coverage:transcripts:)`` says it.
     static func text(
         group: [(result: JourneyExplorer.Result, excepted: [RuleException])], written: [String: String],
-        coverage: ScenarioCoverage? = nil, transcripts: [String: String] = [:]
+        replays: [String: String] = [:], coverage: ScenarioCoverage? = nil, transcripts: [String: String] = [:]
     ) -> String {
         guard let first = group.first else { return "" }
         let excepted = first.excepted
         guard group.count > 1 else {
             return text(
-                first.result, excepted: excepted, written: written, coverage: coverage, transcripts: transcripts)
+                first.result, excepted: excepted, written: written, replays: replays, coverage: coverage,
+                transcripts: transcripts)
         }
         // The starts as one: the transitions they took and what they left out, together.
         var all = first.result
@@ -585,7 +605,7 @@ struct ExploreCommand: AsyncParsableCommand {
         }
         for (index, (result, _)) in group.enumerated() {
             lines += violationLines(
-                result, broken[index], labelled: true, written: written, transcripts: transcripts)
+                result, broken[index], labelled: true, written: written, replays: replays, transcripts: transcripts)
         }
         lines += closingLines(
             all, excepted: excepted, broken: Set(group.flatMap { $0.result.violations.map(\.id) }),

@@ -65,7 +65,11 @@ struct ExploreCommandTests {
             #expect(result.stdout.contains(": \(moves)\n"), "\(result)")
             let name = invariant.drop { $0 != "." }.dropFirst()
             let scenario = "\(out)/\(journey).\(name).scenario.yaml"
-            #expect(result.stdout.contains("written to \(scenario)"), "\(result)")
+            // The output says how to replay it: the fixtures are outside the project's folders.
+            #expect(
+                result.stdout.contains(
+                    "written to \(scenario); replay it with `journey run --scenario \(scenario) --journeys \(Self.fixtures)`"),
+                "\(result)")
             let replay = try await runJourney(["run", "--scenario", scenario, "--journeys", Self.fixtures])
             if let replayed {
                 #expect(replay.status == Exit.failed, "\(replay)")
@@ -203,7 +207,10 @@ struct ExploreCommandTests {
                 """, to: directory.appendingPathComponent("journeys/caller.journey.yaml"))
             let result = try await runJourney(["explore", "journeys", "--emit", "out"], cwd: directory)
             #expect(result.status == Exit.failed, "\(result)")
-            #expect(result.stdout.contains("written to out/t.caller.caller-rule.scenario.yaml"), "\(result)")
+            #expect(
+                result.stdout.contains(
+                    "written to out/t.caller.caller-rule.scenario.yaml; replay it with `journey run --scenario out/t.caller.caller-rule.scenario.yaml --journeys journeys`"
+                ), "\(result)")
             #expect(result.stdout.contains("the replay fails: invariant 'caller-rule' is broken"), "\(result)")
             let replay = try await runJourney(
                 ["run", "--scenario", "out/t.caller.caller-rule.scenario.yaml", "--journeys", "journeys"],

@@ -292,6 +292,24 @@ struct DocsBuilderTests {
                 == "a &lt;b> <3 x&lt;y &amp;lt; &amp;#60; &x &;")
     }
 
+    @Test("links to a journey's and a scenario's files with a space, a parenthesis or a letter beyond ASCII stay links")
+    func linksToAwkwardPathsAreEncoded() async throws {
+        var doc = try await build(script: "  - at: a\n    action: go")
+        doc.file = "journeys/app/ünlöck (2).journey.yaml"
+        doc.walkthroughs = doc.walkthroughs.map { walk in
+            var walk = walk
+            walk.file = "journeys/app/scenarios/right pin.scenario.yaml"
+            return walk
+        }
+        let markdown = MarkdownRenderer.page(doc)
+        #expect(
+            markdown.contains(
+                "[journeys/app/ünlöck (2).journey.yaml](../../journeys/app/%C3%BCnl%C3%B6ck%20%282%29.journey.yaml)"),
+            "\(markdown)")
+        #expect(markdown.contains("[scenario](../../journeys/app/scenarios/right%20pin.scenario.yaml)"), "\(markdown)")
+        #expect(MarkdownRenderer.destination("../../journeys/a-b_c.d~e/f.yaml") == "../../journeys/a-b_c.d~e/f.yaml")
+    }
+
     @Test func guardsReadAsWords() {
         #expect(Guards.words("a == 'x' && !b || c != 2") == "a is 'x' and not b or c is not 2")
         #expect(Guards.words("n >= 3") == "n ≥ 3")
