@@ -133,10 +133,11 @@ struct PlayCommand: AsyncParsableCommand {
             compiled = try Self.resolve(journey ?? "", in: project, library: library)
             if !device.isEmpty {
                 let text: String
-                do { text = try PlayedScenario.device(device, journey: compiled) } catch {
-                    throw ValidationError(error.message)
+                let origins: [PlayedScenario.Origin]
+                do { (text, origins) = try PlayedScenario.deviceScenario(device, journey: compiled) } catch {
+                    throw CLIError(PrintableText.escaped(error.message))
                 }
-                let scenario = try Self.compile(text, in: library, context, console: console)
+                let scenario = try Self.compile(text, in: library, context, console: console, origins: origins)
                 explorer = try ExploreCommand.explorer(from: scenario, library, context, bounds)
                 startText = text
             }
@@ -153,15 +154,25 @@ struct PlayCommand: AsyncParsableCommand {
         try console.requireOutputWritten()
     }
 
-    /// `text` checked as a scenario against the library; its problems printed, exit 2.
+    /// `text` checked as a scenario against the library; its problems printed, exit 2. A
+    /// problem in what `--device` wrote is said of the setting that wrote it (`origins`), a
+    /// PIN's value shown as `•••`.
     static func compile(
-        _ text: String, in library: CompiledLibrary, _ context: ProjectContext, console: Console
+        _ text: String, in library: CompiledLibrary, _ context: ProjectContext, console: Console,
+        origins: [PlayedScenario.Origin] = []
     ) throws -> CompiledScenario {
         let pipeline = Pipeline(handlers: context.toolkit.handlers, yaml: SafeYAML(limits: Workspace.limits))
         var diagnostics = DiagnosticList()
         let file = SourceFile(path: "--device", data: Data(text.utf8))
         if let compiled = pipeline.scenario(file, in: library, into: &diagnostics) { return compiled }
-        console.print(diagnostics)
+        for diagnostic in diagnostics.sorted {
+            let at = diagnostic.location
+            let setting = PlayedScenario.setting(at: at.line, column: at.column, in: origins).map { setting in
+                setting.hasPrefix("pins.") ? String(setting.prefix { $0 != "=" }) + "=\(Value.redacted)" : setting
+            }
+            let flag = setting.map { "--device \(PrintableText.escaped($0))" } ?? "--device"
+            console.err("\(diagnostic.severity.rawValue): \(flag): \(diagnostic.message) [\(diagnostic.id)]\n")
+        }
         throw ExitCode(ExitStatus.invalid)
     }
 

@@ -40,9 +40,34 @@ public enum PlayedScenario {
     /// A scenario of `journey` whose `device:` is `settings` (`biometry=touchID`,
     /// `pins.pin=2580`, `store.onboarded=true`, …), with no script.
     public static func device(_ settings: [String], journey: CompiledJourney) throws(BadSetting) -> String {
+        try deviceScenario(settings, journey: journey).text
+    }
+
+    /// Where a setting was written into the scenario's text: its line, and the columns of that
+    /// line it takes (1-based, the end excluded).
+    public struct Origin: Sendable, Equatable {
+        public var line: Int
+        public var columns: Range<Int>
+        public var setting: String
+
+        public init(line: Int, columns: Range<Int>, setting: String) {
+            self.line = line
+            self.columns = columns
+            self.setting = setting
+        }
+    }
+
+    /// ``device(_:journey:)``, and where each setting went in the text, so that a problem the
+    /// scenario loader finds there is said of the `--device` setting that made it.
+    public static func deviceScenario(
+        _ settings: [String], journey: CompiledJourney
+    ) throws(BadSetting) -> (text: String, origins: [Origin]) {
         var device: [String] = []
-        var pins: [String] = []
-        var store: [String] = []
+        var origins: [Origin] = []
+        var pins: [(text: String, setting: String)] = []
+        var store: [(text: String, setting: String)] = []
+        // The scenario's fourth line is the device's first.
+        let firstLine = 4
         for setting in settings {
             guard let equals = setting.firstIndex(of: "="), equals != setting.startIndex else {
                 throw BadSetting(message: "--device takes key=value, found '\(setting)'")
@@ -53,16 +78,30 @@ public enum PlayedScenario {
                 throw BadSetting(message: "--device takes key=value on one line, found '\(setting)'")
             }
             if key.hasPrefix("pins.") {
-                pins.append("\(key.dropFirst(5)): \(Counterexample.quoted(value))")
+                pins.append(("\(key.dropFirst(5)): \(Counterexample.quoted(value))", setting))
             } else if key.hasPrefix("store.") {
-                store.append("\(key.dropFirst(6)): \(value)")
+                store.append(("\(key.dropFirst(6)): \(value)", setting))
             } else {
-                device.append("  \(key): \(value)")
+                let line = "  \(key): \(value)"
+                origins.append(Origin(line: firstLine + device.count, columns: 1..<(line.count + 1), setting: setting))
+                device.append(line)
             }
         }
-        if !pins.isEmpty { device.append("  pins: { \(pins.joined(separator: ", ")) }") }
-        if !store.isEmpty { device.append("  store: { \(store.joined(separator: ", ")) }") }
-        return """
+        for (name, entries) in [("pins", pins), ("store", store)] where !entries.isEmpty {
+            var line = "  \(name): { "
+            for (index, entry) in entries.enumerated() {
+                if index > 0 { line += ", " }
+                let column = line.count + 1
+                line += entry.text
+                // A problem at the brace or the separator before an entry is that entry's.
+                let from = index == 0 ? 1 : column - 2
+                origins.append(
+                    Origin(line: firstLine + device.count, columns: from..<(line.count + 1), setting: entry.setting))
+            }
+            line += " }"
+            device.append(line)
+        }
+        let text = """
             scenario: played
             journey: \(journey.id)
             device:
@@ -71,5 +110,13 @@ public enum PlayedScenario {
             expect: { at: \(journey.source.start.value) }
 
             """
+        return (text, origins)
+    }
+
+    /// The setting a problem at `line`:`column` of ``deviceScenario(_:journey:)``'s text is in:
+    /// the one written there, or, past the last on its line, that line's last.
+    public static func setting(at line: Int, column: Int, in origins: [Origin]) -> String? {
+        let onLine = origins.filter { $0.line == line }
+        return onLine.first { $0.columns.contains(column) }?.setting ?? onLine.last?.setting
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import JourneySuite
 import Testing
 
 /// `journey play`: a journey played a line at a time from standard input (as a script or a
@@ -214,6 +215,25 @@ struct PlayTests {
         let bad = try await runJourney(["play", "examples.unlock", "--device", "biometry=faceid"], input: "")
         #expect(bad.status == 2, "\(bad)")
         #expect(bad.stderr.contains("did you mean 'faceID'"), "\(bad)")
+        // Each problem is said of the setting that made it, never of lines the user did not
+        // write, and a PIN's value is not shown.
+        let several = try await runJourney(
+            [
+                "play", "examples.unlock", "--device", "pins.pin=2580", "--device", "kdfRounds=0", "--device",
+                "pins.pin2=1", "--device", "wifi=on",
+            ], input: "")
+        #expect(several.status == 2, "\(several)")
+        #expect(
+            several.stderrLines == [
+                "error: --device kdfRounds=0: 'kdfRounds' must be from 1 to 600000, found 0 [value.range]",
+                "error: --device wifi=on: unknown key 'wifi' in 'device' [key.unknown]",
+            ], "\(several)")
+        let malformed = try await runJourney(["play", "examples.unlock", "--device", "pins.pin"], input: "")
+        #expect(malformed.status == 2, "\(malformed)")
+        #expect(malformed.stderrLines == ["error: --device takes key=value, found 'pins.pin'"], "\(malformed)")
+        #expect(PlayedScenario.setting(at: 6, column: 30, in: [
+            .init(line: 6, columns: 1..<20, setting: "pins.a=1"), .init(line: 6, columns: 18..<28, setting: "pins.b=2"),
+        ]) == "pins.b=2")
     }
 
     @Test("--from a scenario that needs the OpenID provider plays against it, as journey test does")
