@@ -68,7 +68,8 @@ struct ExploreCommandTests {
             // The output says how to replay it: the fixtures are outside the project's folders.
             #expect(
                 result.stdout.contains(
-                    "written to \(scenario); replay it with `journey run --scenario \(scenario) --journeys \(Self.fixtures)`"),
+                    "written to \(scenario); replay it with `journey run --scenario \(scenario) --journeys \(Self.fixtures)`"
+                ),
                 "\(result)")
             let replay = try await runJourney(["run", "--scenario", scenario, "--journeys", Self.fixtures])
             if let replayed {

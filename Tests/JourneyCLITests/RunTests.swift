@@ -462,7 +462,8 @@ struct RunTests {
                     #expect(result.status == Exit.ok, "journey \(example.joined(separator: " ")): \(result)")
                 }
             }
-            #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("out/pin-mismatch.jsonl").path))
+            #expect(
+                FileManager.default.fileExists(atPath: directory.appendingPathComponent("out/pin-mismatch.jsonl").path))
         }
     }
 }

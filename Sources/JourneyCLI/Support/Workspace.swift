@@ -186,7 +186,9 @@ enum Workspace {
         // The files of the project's folders not parsed (searched only for the journeys they
         // may declare) are its files all the same; those named as scenarios have goldens.
         let named = project.files.filter(ProjectLoader.isScenarioName)
-        for file in project.files { add(file, ProjectLoader.isScenarioName(file) ? "a scenario" : "a file of the project") }
+        for file in project.files {
+            add(file, ProjectLoader.isScenarioName(file) ? "a scenario" : "a file of the project")
+        }
         for file in scenarios + named {
             let base = goldenBase(for: file)
             add(base + ".txt", "a golden transcript")

@@ -65,7 +65,11 @@ public struct JourneyLoader: Sendable {
         }
         var limits: [AttemptLimit] = []
         for entry in f["limits"].map({ r.namedEntries($0, "'limits'") }) ?? [] {
-            if let limit = limit(entry, &r) { limits.append(limit) } else { unloadedNames.insert("limits." + entry.key) }
+            if let limit = limit(entry, &r) {
+                limits.append(limit)
+            } else {
+                unloadedNames.insert("limits." + entry.key)
+            }
         }
         let start = f["start"].flatMap { r.located($0, "'start'") } ?? Located("", at: root.location)
         if let node = f["start"], node.scalar?.isEmpty == true || node.isNull {

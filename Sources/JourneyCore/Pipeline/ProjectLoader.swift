@@ -182,7 +182,8 @@ public struct ProjectLoader: Sendable {
             // A file too broken to parse is still tied to what it declares, so that a caller
             // or a scenario points to its errors instead of saying "unknown journey".
             // (A scenario names its journey too, but only a scenario has `scenario:`.)
-            let isScenario = Self.declaredKey("scenario", in: file.data) != nil
+            let isScenario =
+                Self.declaredKey("scenario", in: file.data) != nil
                 || (Self.declaredKey("journey", in: file.data) == nil && Self.isScenarioName(file.path))
             if !isScenario, let id = Self.declaredKey("journey", in: file.data), !id.isEmpty {
                 if file.journeyOnly {
@@ -200,7 +201,8 @@ public struct ProjectLoader: Sendable {
                 Self.fileKind,
                 "expected a journey (starting with 'journey:') or a scenario (starting with 'scenario:')",
                 at: root.location)
-            return Self.isScenarioName(file.path) ? .scenario(nil, diagnostics: d, declared: declared(file)) : .problems(d)
+            return Self.isScenarioName(file.path)
+                ? .scenario(nil, diagnostics: d, declared: declared(file)) : .problems(d)
         }
         if file.journeyOnly {
             guard first == "journey", let id = entries[0].value.scalar else { return .skipped }
@@ -221,7 +223,8 @@ public struct ProjectLoader: Sendable {
                 Self.fileKind,
                 "expected a journey (starting with 'journey:') or a scenario (starting with 'scenario:'), found '\(first):'\(Suggestion.hint(for: first, in: ["journey", "scenario"]))",
                 at: entries[0].keyLocation)
-            return Self.isScenarioName(file.path) ? .scenario(nil, diagnostics: d, declared: declared(file)) : .problems(d)
+            return Self.isScenarioName(file.path)
+                ? .scenario(nil, diagnostics: d, declared: declared(file)) : .problems(d)
         }
     }
 
