@@ -162,19 +162,20 @@ struct ExternalHandlerOrphanTests {
         }
     }
 
+    /// A program whose step starts a sleeper of its own, says it is busy and never answers.
+    static let busy = """
+        def step(m):
+            subprocess.Popen([sys.executable, "-c", "import time; time.sleep(1000)", HERE])
+            note("busy.txt", "yes")
+            time.sleep(1000)
+        serve(step)
+        """
+
     @Test(arguments: [SIGINT, SIGTERM])
     func aSignalToJourneyRunStopsItsProgramsAndWhatTheyStarted(signal: Int32) async throws {
         try await withProcessSlot {
             try await withTemporaryDirectory { folder in
-                let project = try ExternalProject(
-                    in: folder,
-                    program: """
-                        def step(m):
-                            subprocess.Popen([sys.executable, "-c", "import time; time.sleep(1000)", HERE])
-                            note("busy.txt", "yes")
-                            time.sleep(1000)
-                        serve(step)
-                        """, timeout: "60s")
+                let project = try ExternalProject(in: folder, program: Self.busy, timeout: "60s")
                 guard let binary = Paths.journeyBinary else { throw SubprocessError.binaryNotFound }
                 let run = Process()
                 run.executableURL = binary
@@ -201,15 +202,7 @@ struct ExternalHandlerOrphanTests {
     @Test func aRunPastItsTimeoutStopsItsProgramsAndWhatTheyStarted() async throws {
         try await withProcessSlot {
             try await withTemporaryDirectory { folder in
-                let project = try ExternalProject(
-                    in: folder,
-                    program: """
-                        def step(m):
-                            subprocess.Popen([sys.executable, "-c", "import time; time.sleep(1000)", HERE])
-                            note("busy.txt", "yes")
-                            time.sleep(1000)
-                        serve(step)
-                        """, timeout: "60s")
+                let project = try ExternalProject(in: folder, program: Self.busy, timeout: "60s")
                 let result = try await runJourney(
                     ["run", "--scenario", "journeys/scenarios/yes.scenario.yaml", "--timeout", "2s"],
                     cwd: folder)
