@@ -509,6 +509,27 @@ struct ExternalHandlerFaultTests {
                     == "handler 'acme.x' failed: its program exited with status 9 while running step 'ask'; its standard error ends: pin was •••",
                 "\(crashed)")
             crashing.expectNoSecret(crashed)
+
+            // Written as a JSON encoder may escape it, every character as \uXXXX: the same secret.
+            let escaping = try ExternalProject(
+                in: folder,
+                program: """
+                    def step(m):
+                        pin = m["params"]["parameters"]["pin"]
+                        escaped = "".join("\\\\u%04X" % ord(c) for c in pin)
+                        print('{"pin": "' + escaped + '"}', file=sys.stderr, flush=True)
+                        sys.stdout.write('{"id": 1, "echo": "' + escaped + '"}\\n')
+                        sys.stdout.flush()
+                        time.sleep(30)
+                    serve(step)
+                    """)
+            let escaped = try await escaping.run()
+            #expect(
+                Self.failure(escaped)
+                    == #"handler 'acme.x' failed: its program wrote a line that is not a JSON-RPC message (a message must have "jsonrpc": "2.0"): '{"id": 1, "echo": "•••"}' while running step 'ask'; its standard error ends: {"pin": "•••"}"#,
+                "\(escaped)")
+            #expect(!escaped.output.contains("\\u0050"), "\(escaped)")
+            escaping.expectNoSecret(escaped)
         }
     }
 

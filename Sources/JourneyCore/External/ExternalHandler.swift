@@ -591,6 +591,8 @@ final class Connection {
         for secret in secrets.sorted(by: { $0.count > $1.count }) where result.contains(secret) {
             result = result.replacingOccurrences(of: secret, with: Value.redacted)
         }
+        // Written as JSON writes it (Python's json.dumps escapes `ł` as `\u0142`): the same secret.
+        if result.contains("\\") { result = SecretText.redacting(secrets, in: result) }
         let escaped = PrintableText.escaped(result)
         return escaped.count > 300 ? String(escaped.prefix(299)) + "…" : escaped
     }
@@ -619,7 +621,8 @@ final class Connection {
     /// The start of a line the program wrote, quoted for a message: secrets are replaced
     /// before it is cut, so that no part of one shows.
     private func quote(_ line: [UInt8]) -> String {
-        let longest = secrets.map(\.utf8.count).max() ?? 0
+        // Long enough for the longest secret however it is escaped, so that no part of one shows.
+        let longest = (secrets.map(\.unicodeScalars.count).max() ?? 0) * SecretText.longestEscape
         let start = String(decoding: line.prefix(80 + longest), as: UTF8.self)
         let shown = redacted(start)
         return "'" + (shown.count > 80 ? String(shown.prefix(80)) : shown) + "'"

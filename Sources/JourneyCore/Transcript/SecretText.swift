@@ -28,6 +28,102 @@ public enum SecretText {
     }
 }
 
+extension SecretText {
+    /// `text` with each of `secrets` replaced by `•••` wherever it shows, written as it is or
+    /// as a JSON encoder escapes it (`\u0142` for `ł`, in either case of hex, a surrogate pair
+    /// for a character beyond the BMP, `\"`, `\\`, `\/`, `\n` and the other short escapes, in
+    /// any mixture): what a program prints of its input is often JSON. Runs of replaced text
+    /// next to each other become one `•••`.
+    public static func redacting(_ secrets: some Collection<String>, in text: String) -> String {
+        let wanted = secrets.filter { !$0.isEmpty }.map { Array($0.unicodeScalars) }
+        guard !wanted.isEmpty else { return text }
+        let scalars = Array(text.unicodeScalars)
+        // The text as a JSON decoder reads its escapes, each character with where it was written.
+        var decoded: [Unicode.Scalar] = []
+        var origin: [Range<Int>] = []
+        decoded.reserveCapacity(scalars.count)
+        origin.reserveCapacity(scalars.count)
+        var index = 0
+        while index < scalars.count {
+            if scalars[index] == "\\", let (scalar, length) = escape(in: scalars, at: index) {
+                decoded.append(scalar)
+                origin.append(index..<(index + length))
+                index += length
+            } else {
+                decoded.append(scalars[index])
+                origin.append(index..<(index + 1))
+                index += 1
+            }
+        }
+        var covered = [Bool](repeating: false, count: scalars.count)
+        var found = false
+        for secret in wanted where secret.count <= decoded.count {
+            var start = 0
+            while start + secret.count <= decoded.count {
+                if decoded[start] == secret[0], Array(decoded[start..<(start + secret.count)]) == secret {
+                    for position in origin[start].lowerBound..<origin[start + secret.count - 1].upperBound {
+                        covered[position] = true
+                    }
+                    found = true
+                }
+                start += 1
+            }
+        }
+        guard found else { return text }
+        var result = String.UnicodeScalarView()
+        var position = 0
+        while position < scalars.count {
+            if covered[position] {
+                result.append(contentsOf: Value.redacted.unicodeScalars)
+                while position < scalars.count, covered[position] { position += 1 }
+            } else {
+                result.append(scalars[position])
+                position += 1
+            }
+        }
+        return String(result)
+    }
+
+    /// The character a JSON escape at `index` (a backslash) stands for, and how many scalars it
+    /// takes; nil where no escape starts.
+    private static func escape(in scalars: [Unicode.Scalar], at index: Int) -> (Unicode.Scalar, Int)? {
+        guard index + 1 < scalars.count else { return nil }
+        switch scalars[index + 1] {
+        case "\"", "\\", "/": return (scalars[index + 1], 2)
+        case "n": return ("\n", 2)
+        case "t": return ("\t", 2)
+        case "r": return ("\r", 2)
+        case "b": return (Unicode.Scalar(8), 2)
+        case "f": return (Unicode.Scalar(12), 2)
+        case "u":
+            guard let unit = hex(scalars, at: index + 2) else { return nil }
+            if (0xD800..<0xDC00).contains(unit), index + 11 < scalars.count, scalars[index + 6] == "\\",
+                scalars[index + 7] == "u", let low = hex(scalars, at: index + 8), (0xDC00..<0xE000).contains(low),
+                let scalar = Unicode.Scalar(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))
+            {
+                return (scalar, 12)
+            }
+            return Unicode.Scalar(unit).map { ($0, 6) }
+        default: return nil
+        }
+    }
+
+    /// The four hex digits at `index`, as a number.
+    private static func hex(_ scalars: [Unicode.Scalar], at index: Int) -> UInt32? {
+        guard index + 4 <= scalars.count else { return nil }
+        var value: UInt32 = 0
+        for scalar in scalars[index..<(index + 4)] {
+            guard let digit = Int(String(scalar), radix: 16) else { return nil }
+            value = value << 4 | UInt32(digit)
+        }
+        return value
+    }
+
+    /// How much longer than itself a secret can be written with JSON escapes: each character
+    /// at most 12 scalars (a surrogate pair).
+    public static let longestEscape = 12
+}
+
 extension TranscriptEvent {
     /// Whether `secret` occurs as a whole in one of the texts the event's JSON line holds
     /// (``containsText(where:)``): a value the event should have written as `•••`.

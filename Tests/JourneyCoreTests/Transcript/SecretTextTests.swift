@@ -1,0 +1,35 @@
+import Testing
+
+@testable import JourneyCore
+
+/// A secret a program prints back is hidden however a JSON encoder wrote it.
+@Suite struct SecretTextTests {
+    static let secret = "Hasło\"tajne\\2024🔑/x"
+
+    @Test(
+        "a secret written as it is, or JSON-escaped in any way an encoder writes it, is •••",
+        arguments: [
+            // As it is.
+            #"got Hasło"tajne\2024🔑/x!"#,
+            // Python's json.dumps: non-ASCII as \u in lower case, a surrogate pair, \" and \\.
+            #"got {"password": "Has\u0142o\"tajne\\2024\ud83d\udd11/x"}"#,
+            // Upper-case hex, and an escaped slash as PHP writes it.
+            #"got "Has\u0142o\"tajne\\2024\uD83D\uDD11\/x""#,
+            // Non-ASCII left as it is (JavaScript's JSON.stringify), the rest escaped.
+            #"got "Hasło\"tajne\\2024🔑\/x""#,
+        ])
+    func escapedSecretsAreHidden(line: String) {
+        let shown = SecretText.redacting([Self.secret], in: line)
+        #expect(!shown.contains("tajne") && !shown.contains("0142") && !shown.contains("2024"), "\(shown)")
+        #expect(shown.hasPrefix("got ") && shown.contains(Value.redacted), "\(shown)")
+    }
+
+    @Test("text that holds no secret, escapes and all, is left as it is; neighbouring secrets are one •••")
+    func otherTextIsKept() {
+        let line = #"{"a": "caf\u00e9 \"x\" \\ \/ \n", "b": "\uZZZZ", "c": "\"#
+        #expect(SecretText.redacting([Self.secret], in: line) == line)
+        #expect(SecretText.redacting(["abcd", "efgh"], in: "x abcd\u{65}fgh y") == "x ••• y")
+        #expect(SecretText.redacting(["abcd"], in: #"\u0061bcd and abcd"#) == "••• and •••")
+        #expect(SecretText.redacting([], in: "abcd") == "abcd")
+    }
+}
