@@ -69,6 +69,15 @@ struct DocsCommand: AsyncParsableCommand {
     var check = false
 
     /// The scenarios' committed goldens as recordings, and the goldens that cannot be read.
+    /// `file` (a path from `cwd`) as a path from `root`, when it is inside it; else as given.
+    static func fromRoot(_ file: String, root: String?, cwd: String) -> String {
+        guard let root else { return file }
+        let path = Path.absoluteComponents(file, cwd: cwd)
+        let base = Path.absoluteComponents(root, cwd: cwd)
+        guard path.count > base.count, Array(path.prefix(base.count)) == base else { return file }
+        return path.dropFirst(base.count).joined(separator: "/")
+    }
+
     static func recordings(_ scenarios: [CompiledScenario]) -> ([ScenarioRecording], [GoldenProblem]) {
         var recordings: [ScenarioRecording] = []
         var problems: [GoldenProblem] = []
@@ -105,11 +114,26 @@ struct DocsCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.invalid)
         }
         let source = Self.sourceNote(project.scenarios.map(\.needs))
+        // Pages name files from the project's folder (the one that holds journeykit.yaml), so
+        // they are the same from wherever in the project they are made; without a project
+        // file, from the working folder.
+        let cwd = FileManager.default.currentDirectoryPath
+        let root = context.file.map { "/" + Path.absoluteComponents(Path.parent($0), cwd: cwd).joined(separator: "/") }
+        let journeys = project.journeys.filter { library[$0.id.value] != nil }.map { journey in
+            var journey = journey
+            journey.file = Self.fromRoot(journey.file, root: root, cwd: cwd)
+            return journey
+        }
         let docs = DocsBuilder.build(
-            journeys: project.journeys.filter { library[$0.id.value] != nil }, recordings: recordings,
-            locale: locale, secretStoredKeys: library.secretStoredKeys)
+            journeys: journeys,
+            recordings: recordings.map { recording in
+                var recording = recording
+                recording.file = Self.fromRoot(recording.file, root: root, cwd: cwd)
+                return recording
+            }, locale: locale, secretStoredKeys: library.secretStoredKeys)
         let files: [String: String]
-        let link = SourceLink(pagesFolder: out, workingFolder: FileManager.default.currentDirectoryPath)
+        let link = SourceLink(
+            pagesFolder: "/" + Path.absoluteComponents(out, cwd: cwd).joined(separator: "/"), workingFolder: root ?? cwd)
         if format == .html {
             let dot = try Graphviz()
             files = try DocsSite.files(docs, format: format, link: link, svg: dot.svg)

@@ -15,6 +15,33 @@ struct DocsTests {
         #expect(result.status == Exit.ok, "\(result.stderr)")
     }
 
+    @Test(
+        "pages name files from the project's folder: --check agrees from a subfolder, and pages made there are the same",
+        arguments: ["md", "html"])
+    func sameFromAnywhereInTheProject(format: String) async throws {
+        try await withTemporaryDirectory { directory in
+            try copyShippedJourneys(into: directory)
+            try writeText("journeys: [journeys]\n", to: directory.appendingPathComponent("journeykit.yaml"))
+            let made = try await runJourney(["docs", "--out", "site", "--format", format], cwd: directory)
+            #expect(made.status == Exit.ok, "\(made)")
+            for (folder, out) in [("journeys", "../site"), ("journeys/examples/scenarios", "../../../site")] {
+                let check = try await runJourney(
+                    ["docs", "--out", out, "--format", format, "--check"],
+                    cwd: directory.appendingPathComponent(folder))
+                #expect(check.status == Exit.ok, "from \(folder): \(check)")
+            }
+            let again = try await runJourney(
+                ["docs", "--out", "../again", "--format", format], cwd: directory.appendingPathComponent("journeys"))
+            #expect(again.status == Exit.ok, "\(again)")
+            let site = directory.appendingPathComponent("site")
+            for name in entries(of: site) {
+                #expect(
+                    (try? Data(contentsOf: site.appendingPathComponent(name)))
+                        == (try? Data(contentsOf: directory.appendingPathComponent("again/\(name)"))), "\(name)")
+            }
+        }
+    }
+
     @Test("editing a journey without regenerating fails --check, naming the stale page")
     func stalePagesAreNamed() async throws {
         try await withTemporaryDirectory { directory in
