@@ -164,6 +164,7 @@ struct TestCommand: AsyncParsableCommand {
                 paths: paths, context: context, loaded: (project, diagnostics), console: console)
         }
         console.print(diagnostics.shownWhenRunning)
+        console.print(Workspace.orphanGoldens(of: project))
         try requireReportsApart(from: Workspace.inputs(of: project, projectFile: context.file))
         let options = SuiteOptions(
             filter: filter, tags: tags, shard: try shard.map(Self.parseShard),

@@ -212,6 +212,36 @@ struct TestReportsTests {
         }
     }
 
+    @Test("goldens no scenario plays any more (a scenario renamed) are warned of, once each; the suite still passes")
+    func orphanGoldensAreNamed() async throws {
+        try await withTemporaryDirectory { directory in
+            try copyShippedJourneys(into: directory)
+            try writeText("journeys: [journeys]\n", to: directory.appendingPathComponent("journeykit.yaml"))
+            let transcripts = directory.appendingPathComponent("journeys/examples/transcripts")
+            let scenarios = directory.appendingPathComponent("journeys/examples/scenarios")
+            try FileManager.default.moveItem(
+                at: scenarios.appendingPathComponent("forgot-pin.scenario.yaml"),
+                to: scenarios.appendingPathComponent("forgot-the-pin.scenario.yaml"))
+            try FileManager.default.copyItem(
+                at: transcripts.appendingPathComponent("forgot-pin.txt"),
+                to: transcripts.appendingPathComponent("forgot-the-pin.txt"))
+            try FileManager.default.copyItem(
+                at: transcripts.appendingPathComponent("forgot-pin.jsonl"),
+                to: transcripts.appendingPathComponent("forgot-the-pin.jsonl"))
+            let result = try await runJourney(["test", "journeys/examples"], cwd: directory)
+            #expect(result.status == Exit.ok, "\(result)")
+            let warnings = result.stderrLines.filter { $0.contains("[golden.orphan]") }
+            #expect(
+                warnings == ["jsonl", "txt"].map {
+                    "journeys/examples/transcripts/forgot-pin.\($0):1:1: warning: a golden transcript of no scenario: no scenarios/forgot-pin.scenario.yaml plays it (renamed or removed?); remove it, or give a scenario that name [golden.orphan]"
+                }, "\(result)")
+            // Run on the one scenario, the others' goldens are still theirs.
+            let one = try await runJourney(
+                ["test", "journeys/examples/scenarios/correct-pin.scenario.yaml"], cwd: directory)
+            #expect(one.stderrLines.filter { $0.contains("[golden.orphan]") }.count == 2, "\(one)")
+        }
+    }
+
     @Test("reports follow the --transcript rules: a link is written through and kept; stale temporaries go")
     func reportsThroughLinks() async throws {
         try await withTemporaryDirectory { directory in

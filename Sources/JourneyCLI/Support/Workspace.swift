@@ -197,6 +197,36 @@ enum Workspace {
         return inputs
     }
 
+    /// The golden transcripts in the golden folders of `project`'s scenarios that no scenario
+    /// plays any more (one renamed or removed), a warning at each: nothing reads them, and they
+    /// would come back to life, stale, if a scenario took the name again.
+    static func orphanGoldens(of project: Project) -> DiagnosticList {
+        var diagnostics = DiagnosticList()
+        let scenarios = project.scenarios.map(\.file) + project.unrunnable.map(\.file)
+            + project.files.filter(ProjectLoader.isScenarioName)
+        let played = Set(scenarios.map { Files.realPath(goldenBase(for: $0)) ?? resolved(goldenBase(for: $0)) })
+        let folders = Set(scenarios.map { Path.parent(goldenBase(for: $0)) })
+        for folder in folders.sorted() {
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
+            for name in names.sorted() where !name.hasPrefix(".") && (name.hasSuffix(".txt") || name.hasSuffix(".jsonl")) {
+                let base = Path.join(folder, Path.removingSuffix(name, [".jsonl", ".txt"]))
+                guard !played.contains(resolved(base)) else { continue }
+                // A scenario of that name beside the golden folder, not among the files read.
+                let home = Path.parent(folder)
+                let stem = Path.lastComponent(base)
+                let candidates =
+                    [".scenario.yaml", ".scenario.yml", ".yaml", ".yml"].map { Path.join(Path.join(home, "scenarios"), stem + $0) }
+                    + [".scenario.yaml", ".scenario.yml"].map { Path.join(home, stem + $0) }
+                guard !candidates.contains(where: { FileManager.default.fileExists(atPath: $0) }) else { continue }
+                diagnostics.warning(
+                    "golden.orphan",
+                    "a golden transcript of no scenario: no scenarios/\(stem).scenario.yaml plays it (renamed or removed?); remove it, or give a scenario that name",
+                    at: SourceLocation(file: Path.join(folder, name), line: 1, column: 1))
+            }
+        }
+        return diagnostics
+    }
+
     /// What of `inputs` (``inputs(of:projectFile:)``) an output written to `path` would
     /// replace, or nil when it would replace none of them.
     static func replaced(by path: String, among inputs: [String: String]) -> String? {
