@@ -133,7 +133,8 @@ struct DocsCommand: AsyncParsableCommand {
             }, locale: locale, secretStoredKeys: library.secretStoredKeys)
         let files: [String: String]
         let link = SourceLink(
-            pagesFolder: "/" + Path.absoluteComponents(out, cwd: cwd).joined(separator: "/"), workingFolder: root ?? cwd)
+            pagesFolder: "/" + Path.absoluteComponents(out, cwd: cwd).joined(separator: "/"), workingFolder: root ?? cwd
+        )
         if format == .html {
             let dot = try Graphviz()
             files = try DocsSite.files(docs, format: format, link: link, svg: dot.svg)

@@ -232,9 +232,10 @@ struct TestReportsTests {
             #expect(result.status == Exit.ok, "\(result)")
             let warnings = result.stderrLines.filter { $0.contains("[golden.orphan]") }
             #expect(
-                warnings == ["jsonl", "txt"].map {
-                    "journeys/examples/transcripts/forgot-pin.\($0):1:1: warning: a golden transcript of no scenario: no scenarios/forgot-pin.scenario.yaml plays it (renamed or removed?); remove it, or give a scenario that name [golden.orphan]"
-                }, "\(result)")
+                warnings
+                    == ["jsonl", "txt"].map {
+                        "journeys/examples/transcripts/forgot-pin.\($0):1:1: warning: a golden transcript of no scenario: no scenarios/forgot-pin.scenario.yaml plays it (renamed or removed?); remove it, or give a scenario that name [golden.orphan]"
+                    }, "\(result)")
             // Run on the one scenario, the others' goldens are still theirs.
             let one = try await runJourney(
                 ["test", "journeys/examples/scenarios/correct-pin.scenario.yaml"], cwd: directory)

@@ -77,7 +77,8 @@ struct RefusedInputTests {
         #expect(!report.passed)
         #expect(
             report.problems.contains {
-                $0.contains("the script says input for step 'code' (line 4) must be refused, but the step took it")
+                $0.contains(
+                    "the script says input for step 'code' (line 4) must be refused, but its screen does not refuse it")
             }, "\(report.problems)")
     }
 

@@ -202,20 +202,24 @@ enum Workspace {
     /// would come back to life, stale, if a scenario took the name again.
     static func orphanGoldens(of project: Project) -> DiagnosticList {
         var diagnostics = DiagnosticList()
-        let scenarios = project.scenarios.map(\.file) + project.unrunnable.map(\.file)
+        let scenarios =
+            project.scenarios.map(\.file) + project.unrunnable.map(\.file)
             + project.files.filter(ProjectLoader.isScenarioName)
         let played = Set(scenarios.map { Files.realPath(goldenBase(for: $0)) ?? resolved(goldenBase(for: $0)) })
         let folders = Set(scenarios.map { Path.parent(goldenBase(for: $0)) })
         for folder in folders.sorted() {
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
-            for name in names.sorted() where !name.hasPrefix(".") && (name.hasSuffix(".txt") || name.hasSuffix(".jsonl")) {
+            for name in names.sorted()
+            where !name.hasPrefix(".") && (name.hasSuffix(".txt") || name.hasSuffix(".jsonl")) {
                 let base = Path.join(folder, Path.removingSuffix(name, [".jsonl", ".txt"]))
                 guard !played.contains(resolved(base)) else { continue }
                 // A scenario of that name beside the golden folder, not among the files read.
                 let home = Path.parent(folder)
                 let stem = Path.lastComponent(base)
                 let candidates =
-                    [".scenario.yaml", ".scenario.yml", ".yaml", ".yml"].map { Path.join(Path.join(home, "scenarios"), stem + $0) }
+                    [".scenario.yaml", ".scenario.yml", ".yaml", ".yml"].map {
+                        Path.join(Path.join(home, "scenarios"), stem + $0)
+                    }
                     + [".scenario.yaml", ".scenario.yml"].map { Path.join(home, stem + $0) }
                 guard !candidates.contains(where: { FileManager.default.fileExists(atPath: $0) }) else { continue }
                 diagnostics.warning(

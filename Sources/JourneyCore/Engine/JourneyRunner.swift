@@ -196,7 +196,7 @@ final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContex
                 try checkAsked(values, request)
                 guard let reason = request.refusal(of: values) else {
                     throw RunInterruption.abort(
-                        "the script says input for step '\(request.step)' (line \(line)) must be refused, but the step took it"
+                        "the script says input for step '\(request.step)' (line \(line)) must be refused, but its screen does not refuse it (refused: is for what a screen refuses: an action it does not show enabled, a field that fails its checks)"
                     )
                 }
                 guard expected.isEmpty || reason.contains(expected) else {
