@@ -329,7 +329,11 @@ public struct OIDCCallbackHandler: StepHandler {
                 name: "error", summary: "the provider reported an error",
                 data: [DataSpec(name: "error", type: TypeInfo(.string))]),
             OutcomeSpec(name: "stateMismatch", summary: "state missing or not the one sent; nothing is exchanged"),
-            OutcomeSpec(name: "foreign", summary: "not a redirect to the registered URI"),
+            OutcomeSpec(
+                name: "foreign",
+                summary:
+                    "not a redirect to the registered URI; `outcome.sameScheme`: it has the registered URI's scheme (where a browser session waiting for that callback scheme, like ASWebAuthenticationSession, ends)",
+                data: [DataSpec(name: "sameScheme", type: TypeInfo(.bool))]),
         ])
 
     public nonisolated(nonsending) func run(
@@ -338,7 +342,11 @@ public struct OIDCCallbackHandler: StepHandler {
         let redirect = try invocation.text("redirect")
         let expected = try invocation.text("redirectUri")
         let address = String(redirect.prefix { $0 != "?" && $0 != "#" })
-        guard address == expected else { return HandlerResult("foreign") }
+        guard address == expected else {
+            let scheme = { (url: String) in url.prefix { $0 != ":" }.lowercased() }
+            return HandlerResult(
+                "foreign", data: ["sameScheme": .bool(redirect.contains(":") && scheme(redirect) == scheme(expected))])
+        }
         let query = URLParts(redirect).query
         guard let state = query["state"], ConstantTime.equal(state, try invocation.text("state")) else {
             return HandlerResult("stateMismatch")
