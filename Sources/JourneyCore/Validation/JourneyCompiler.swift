@@ -870,7 +870,11 @@ struct JourneyContext {
 
     func hint(for text: String, _ type: ValueType) -> String {
         switch type {
-        case .int where text.first == "0": "; numbers are written without leading zeros"
+        case .int where text.count > 1 && text.first == "0" && text.unicodeScalars.allSatisfy(\.isASCIIDigit):
+            "; numbers are written without leading zeros"
+        // A whole number that reached here as text was quoted.
+        case .int where !text.isEmpty && text.drop { $0 == "-" }.unicodeScalars.allSatisfy(\.isASCIIDigit):
+            "; write the number without quotes"
         case .bool: "; write true or false"
         case .duration: "; write \(Duration.rule)"
         default: ""

@@ -185,6 +185,32 @@ struct LoadErrorTests {
         #expect(errors.map(\.id) == [id], "\(project.diagnostics.sorted)")
     }
 
+    @Test(
+        "a whole number written as text says how to write it: without quotes, or without leading zeros",
+        arguments: [("\"0\"", "write the number without quotes"), ("007", "numbers are written without leading zeros")])
+    func numberWrittenAsText(written: String, hint: String) {
+        let journey = """
+            journey: t.count
+            version: 1
+            title: Count
+            stored:
+              tries: { type: int, default: 0 }
+            start: a
+            steps:
+              a:
+                handler: t.step
+                on: { next: done, back: done }
+            ends:
+              done: { kind: success }
+            """
+        let scenario = "scenario: s\njourney: t.count\nscript: []\nexpect:\n  at: a\n  stored: { tries: \(written) }\n"
+        let project = ProjectLoader(handlers: testHandlers).load([
+            SourceFile(path: "j.yaml", data: Data(journey.utf8)), SourceFile(path: "s.yaml", data: Data(scenario.utf8)),
+        ])
+        let messages = project.diagnostics.items.filter { $0.severity == .error }.map(\.message)
+        #expect(messages.count == 1 && messages.first?.hasSuffix("; \(hint)") == true, "\(messages)")
+    }
+
     @Test("CRLF files load like LF files, searched sub-journeys included")
     func crlf() {
         func crlf(_ text: String) -> Data {
