@@ -190,10 +190,10 @@ struct ExploreCommand: AsyncParsableCommand {
         var chosen: [String] = []
         if from.isEmpty || !paths.isEmpty {
             // The journeys of the files given, not those found only to be called.
-            let roots = context.paths(paths).map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+            let roots = context.paths(paths)
             let found = Set(
                 project.journeys.filter { journey in
-                    roots.contains { journey.file == $0 || journey.file.hasPrefix($0 + "/") }
+                    roots.contains { Workspace.path($0, covers: journey.file) }
                 }.map(\.id.value))
             let unknown = journeys.filter { !found.contains($0) }
             guard unknown.isEmpty else {

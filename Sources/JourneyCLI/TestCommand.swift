@@ -204,9 +204,8 @@ struct TestCommand: AsyncParsableCommand {
         if explore, interruption == nil, let library = project.library {
             let filtered = filter != nil || !tags.isEmpty || shard != nil
             let chosen = Set(selected.map(\.journey.id))
-            let roots = paths.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
             let journeys = project.journeys.filter { journey in
-                roots.contains { journey.file == $0 || journey.file.hasPrefix($0 + "/") }
+                paths.contains { Workspace.path($0, covers: journey.file) }
                     && (!filtered || chosen.contains(journey.id.value))
             }.compactMap { library[$0.id.value] }
             let starts: ExplorationStarts

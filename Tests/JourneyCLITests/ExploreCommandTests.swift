@@ -8,6 +8,20 @@ import Testing
 struct ExploreCommandTests {
     static let fixtures = "Tests/Fixtures/explore"
 
+    @Test(
+        "a folder named '.', './', '../x' or by its absolute path explores the journeys in it, in explore and in test --explore",
+        arguments: [".", "./", "../explore", "ABSOLUTE"])
+    func folderWrittenAnyWayIsExplored(path: String) async throws {
+        let folder = URL(fileURLWithPath: Self.fixtures)
+        let given = path == "ABSOLUTE" ? folder.path : path
+        let explored = try await runJourney(["explore", "--jobs", "1", given], cwd: folder)
+        #expect(explored.status == Exit.failed, "\(explored)")
+        #expect(!explored.stdout.contains("explored 0 journeys"), "\(explored)")
+        #expect(explored.stdout.contains("examples.pin-model-bug"), "\(explored)")
+        let tested = try await runJourney(["test", "--explore", given], cwd: folder, timeout: 120)
+        #expect(tested.stdout.contains("examples.pin-model-bug › explore"), "\(tested)")
+    }
+
     @Test("the PIN model journey explores clean with the peers' counts, and the exit status says so")
     func clean() async throws {
         let result = try await runJourney(["explore", "journeys/examples/pin-model.journey.yaml"])

@@ -39,7 +39,7 @@ struct SuiteFiles: Equatable, Sendable {
 
     /// Whether `path` is `file` or a folder holding it.
     static func path(_ path: String, covers file: String) -> Bool {
-        file == path || file.hasPrefix(path.hasSuffix("/") ? path : path + "/")
+        Workspace.path(path, covers: file)
     }
 
     /// Whether a change to `path` may matter to this suite: a YAML file (which may be a new

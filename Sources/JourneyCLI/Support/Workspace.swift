@@ -237,6 +237,15 @@ enum Workspace {
         inputs[resolved(path)]
     }
 
+    /// Whether `file` is `root` or inside the folder `root`, however each is written (`.`,
+    /// `./journeys/`, `../app`, absolute): compared as absolute paths from the working folder.
+    static func path(_ root: String, covers file: String) -> Bool {
+        let cwd = FileManager.default.currentDirectoryPath
+        let base = Path.absoluteComponents(root, cwd: cwd)
+        let path = Path.absoluteComponents(file, cwd: cwd)
+        return path.count >= base.count && Array(path.prefix(base.count)) == base
+    }
+
     /// The file a path names, links resolved: the real path of the file, else of its folder
     /// with the name, else the path as given (nothing of it exists yet).
     static func resolved(_ path: String) -> String {
