@@ -8,6 +8,54 @@ import Testing
 struct ExploreCommandTests {
     static let fixtures = "Tests/Fixtures/explore"
 
+    @Test("a duration written in an expression (a guard, an action's enabled:) is a clock jump the explorer plays")
+    func durationsInExpressionsAreJumps() async throws {
+        try await withTemporaryDirectory { directory in
+            try writeText(
+                """
+                journey: t.expiry
+                version: 1
+                title: A code that expires after five minutes
+                state:
+                  sentAt: { type: int, default: 0 }
+                  shownAt: { type: int, default: 0 }
+                invariants:
+                  code-never-expires:
+                    summary: the code never expires
+                    never: step == 'expired'
+                start: send
+                steps:
+                  send:
+                    handler: flow.decide
+                    on:
+                      next: { set: { state.sentAt: "${device.now}" }, to: code }
+                  code:
+                    handler: ui.screen
+                    screen: { title: Enter the code, actions: { submit: Submit } }
+                    on:
+                      submit:
+                        - if: since(state.sentAt) >= 5m
+                          to: expired
+                        - else: done
+                  expired:
+                    handler: ui.screen
+                    screen:
+                      title: "Expired ${since(state.sentAt) > 90s ? 'long ago' : ''}"
+                      actions: { ok: OK }
+                    on: { ok: gone }
+                ends:
+                  done: { kind: success }
+                  gone: { kind: failure }
+
+                """, to: directory.appendingPathComponent("expiry.journey.yaml"))
+            let result = try await runJourney(["explore", "--jobs", "1", "expiry.journey.yaml"], cwd: directory)
+            #expect(result.status == Exit.failed, "\(result)")
+            #expect(result.stdout.contains("clock jumps of 90s, 5m;"), "\(result)")
+            #expect(result.stdout.contains("invariant.code-never-expires"), "\(result)")
+            #expect(result.stdout.contains("clock +5m → code: submit"), "\(result)")
+        }
+    }
+
     @Test(
         "a folder named '.', './', '../x' or by its absolute path explores the journeys in it, in explore and in test --explore",
         arguments: [".", "./", "../explore", "ABSOLUTE"])

@@ -1421,6 +1421,27 @@ public struct JourneyExplorer: Sendable {
                 found.insert(ms)
             }
         }
+        // And those written in expressions: a guard `since(state.sentAt) >= 5m`, an action's
+        // `enabled:`, a template's `${…}`, an invariant.
+        func add(_ expression: Expression) {
+            for constant in expression.tree.constants {
+                if case .duration(let ms) = constant, ms > 0 { found.insert(ms) }
+            }
+        }
+        func walk(_ value: Any) {
+            guard let text = value as? String else {
+                for child in Mirror(reflecting: value).children { walk(child.value) }
+                return
+            }
+            if text.contains("${") {
+                guard case .success(let template) = Template.parse(text) else { return }
+                for case .expression(let expression, _) in template.parts { add(expression) }
+            } else if text.contains(where: \.isNumber), case .success(let expression) = Expression.parse(text) {
+                add(expression)
+            }
+        }
+        walk(journey.source.steps)
+        walk(journey.source.invariants)
         return found.sorted()
     }
 
