@@ -8,6 +8,43 @@ import Testing
 struct ExploreCommandTests {
     static let fixtures = "Tests/Fixtures/explore"
 
+    @Test(
+        "a limit in a called journey is checked too: a restart or a way round that lowers it is caught; its journey's exception holds"
+    )
+    func limitsOfCalledJourneys() async throws {
+        let folder = "Tests/Fixtures/explore-calls"
+        let result = try await runJourney(["explore", "--jobs", "1", folder])
+        #expect(result.status == Exit.failed, "\(result)")
+        #expect(
+            result.stdout.contains(
+                "explore.counter-survives: an app restart takes limit 'pinEntry' of t.state-check from 1 to 0 attempts (state.failures)"
+            ), "\(result)")
+        #expect(result.stdout.contains("3 moves: choosePin: strong → enterPin: wrong → restart"), "\(result)")
+        #expect(
+            result.stdout.contains(
+                "explore.exceeded-target: tryAgain --retry--> takes limit 'pinEntry' of t.pin-check from 1 to 0 attempts (stored.failures)"
+            ), "\(result)")
+        #expect(result.stderr.contains("explored 4 journeys: 2 clean, 2 with violations"), "\(result)")
+        // The called journey says a restart starts its count over on purpose: its callers are
+        // held to what it declares.
+        try await withTemporaryDirectory { directory in
+            let copy = directory.appendingPathComponent("calls")
+            try FileManager.default.copyItem(at: Paths.root.appendingPathComponent(folder), to: copy)
+            let file = copy.appendingPathComponent("state-check.journey.yaml")
+            try writeText(
+                try String(contentsOf: file, encoding: .utf8).replacingOccurrences(
+                    of: "exceptions:\n",
+                    with:
+                        "exceptions:\n  explore.counter-survives: \"a restart starts the check over, as the app does\"\n"
+                ),
+                to: file)
+            let excepted = try await runJourney(["explore", "--jobs", "1", "calls"], cwd: directory)
+            #expect(!excepted.stdout.contains("of t.state-check"), "\(excepted)")
+            #expect(
+                excepted.stdout.contains("t.restart-resets: 33 states, 60 transitions, depth 6: clean"), "\(excepted)")
+        }
+    }
+
     @Test("a duration written in an expression (a guard, an action's enabled:) is a clock jump the explorer plays")
     func durationsInExpressionsAreJumps() async throws {
         try await withTemporaryDirectory { directory in

@@ -356,13 +356,56 @@ public struct JourneyExplorer: Sendable {
         var defaults: [String: Value]
         var unread: [String: Set<String>]
         var horizon: Int
+        /// The attempt limits the moves are checked against: the root journey's, then those of
+        /// each journey it can call (``WatchedLimit``).
+        var watched: [WatchedLimit] = []
+    }
+
+    /// An attempt limit of the root journey or of a journey it can call, whose counter no
+    /// restart, clock jump or way round may lower (`explore.counter-survives`,
+    /// `explore.exceeded-target`): a limit in a shared sub-journey (a PIN check) guards the
+    /// same secret wherever it is called from.
+    struct WatchedLimit: Sendable {
+        let journey: CompiledJourney
+        let limit: CompiledLimit
+        /// Whether it is the root journey's own.
+        let root: Bool
+        /// The invariants a called journey declares broken on purpose (its `exceptions:`): they
+        /// hold for its limits wherever it is called. (The root's are applied to the result.)
+        let excepts: Set<String>
+
+        init(journey: CompiledJourney, limit: CompiledLimit, root: Bool) {
+            self.journey = journey
+            self.limit = limit
+            self.root = root
+            excepts = root ? [] : Set(journey.source.exceptions.map(\.rule.value))
+        }
+
+        /// The limit as messages name it: with its journey when that is not the root.
+        var name: String { root ? "limit '\(limit.name)'" : "limit '\(limit.name)' of \(journey.id)" }
+    }
+
+    /// The limits of `journey` and of every journey it can call, the root's first.
+    static func watchedLimits(_ journey: CompiledJourney, in library: CompiledLibrary) -> [WatchedLimit] {
+        ScenarioChecker.reachableJourneys(from: journey, in: library).flatMap { reached in
+            reached.limitsByName.map { WatchedLimit(journey: reached, limit: $0, root: reached.id == journey.id) }
+        }
     }
 
     /// The abstraction of `journey` for this explorer's library, with these clock jumps.
     func abstraction(_ journey: CompiledJourney, jumps: [Int]) -> Abstraction {
         Abstraction(
             defaults: Self.storedDefaults(library), unread: Self.unreadState(library),
-            horizon: Self.horizon(journey, in: library, jumps: jumps, params: params))
+            horizon: Self.horizon(journey, in: library, jumps: jumps, params: params),
+            watched: Self.watchedLimits(journey, in: library))
+    }
+
+    /// The clock jumps `journey`'s exploration plays: those of the bounds, else each duration
+    /// it or a journey it can call writes (a lockout in a shared PIN check counts too).
+    func clockJumps(_ journey: CompiledJourney) -> [Int] {
+        if let jumps = bounds.clockJumps { return jumps }
+        let reached = ScenarioChecker.reachableJourneys(from: journey, in: library)
+        return Set(reached.flatMap { Self.durations(of: $0) }).sorted()
     }
 
     /// An invariant a move breaks, with what to say and the value the counterexample's
@@ -438,8 +481,18 @@ public struct JourneyExplorer: Sendable {
         /// Whether the encoder holds the key of the node `settle` returned (it wrote it to look
         /// the state up), with this hash: the same bytes ``key(_:)`` would write.
         @exclusivity(unchecked) var settled: UInt64?
+        /// The limits moves are checked against (``Abstraction/watched``).
+        let watched: [WatchedLimit]
+        /// Whether a journey the root calls has a limit: then the steps it completes in a move
+        /// are kept (``completed``), for the check of its limits.
+        let watchesCallees: Bool
+        /// The steps journeys other than the root completed in the move being played, with
+        /// their outcomes (only when ``watchesCallees``).
+        @exclusivity(unchecked) var completed: [(journey: String, edge: Edge)] = []
 
         init(_ abstraction: Abstraction, keepingEveryRecord: Bool = false) {
+            watched = abstraction.watched
+            watchesCallees = abstraction.watched.contains { !$0.root }
             recorder = Recorder(keeping: false, keepsPrepared: keepingEveryRecord)
             encoder = StateEncoder(
                 defaults: abstraction.defaults, unread: abstraction.unread, horizon: abstraction.horizon)
@@ -526,7 +579,7 @@ public struct JourneyExplorer: Sendable {
     }
 
     public func explore(_ journey: CompiledJourney) async -> Result {
-        let jumps = bounds.clockJumps ?? Self.durations(of: journey)
+        let jumps = clockJumps(journey)
         let abstraction = abstraction(journey, jumps: jumps)
         let scratch = Scratch(abstraction)
         let (begun, first, watchesSecrets, startLeak) = await begin(journey, jumps: jumps, scratch: scratch)
@@ -854,10 +907,11 @@ public struct JourneyExplorer: Sendable {
         expansion.keys.reserveCapacity(played.count * (scratch.encoder.bytes.count + 8))
         // The state's own secrets, gathered once for all of its moves, and its limits' counts.
         let held = watchesSecrets ? SecretSearch.held(by: node.machine) : []
-        let counts = Self.counts(journey, node.machine)
+        let counts = Self.counts(scratch.watched, node.machine)
         for move in played {
             scratch.recorder.begin(keeping: watchesSecrets)
             scratch.settled = nil
+            if scratch.watchesCallees { scratch.completed.removeAll(keepingCapacity: true) }
             let (successor, edges) = await play(move, from: node, journey: journey.id, scratch: scratch)
             let leak =
                 watchesSecrets
@@ -867,7 +921,10 @@ public struct JourneyExplorer: Sendable {
             // A move into what the scenario's stubs do not cover is not judged.
             let problem =
                 successor.outOfScope
-                ? nil : edgeProblem(from: node, move: move, to: successor, taking: edges, journey, counts: counts)
+                ? nil
+                : edgeProblem(
+                    from: node, move: move, to: successor, taking: edges, journey, watched: scratch.watched,
+                    completed: scratch.completed, counts: counts)
             expansion.successors.append(
                 .init(
                     played: .init(move: move, edges: edges, leak: leak, problem: problem), node: successor, key: key,
@@ -1006,7 +1063,11 @@ public struct JourneyExplorer: Sendable {
         case .done(let action, let outcome):
             var monitor = node.monitor
             if let outcome {
-                if invocation.journey == journey { edges.append(Edge(step: invocation.step, outcome: outcome)) }
+                if invocation.journey == journey {
+                    edges.append(Edge(step: invocation.step, outcome: outcome))
+                } else if scratch.watchesCallees {
+                    scratch.completed.append((invocation.journey, Edge(step: invocation.step, outcome: outcome)))
+                }
                 monitor?.completed(journey: invocation.journey, step: invocation.step, outcome: outcome)
             }
             let next = await settle(
@@ -1035,7 +1096,11 @@ public struct JourneyExplorer: Sendable {
             // A call step completes when its sub-journey returns, inside the machine: after the
             // event that gave `action`.
             for called in context.machine.callReturns {
-                if called.journey == journey { edges.append(Edge(step: called.step, outcome: called.outcome)) }
+                if called.journey == journey {
+                    edges.append(Edge(step: called.step, outcome: called.outcome))
+                } else if scratch.watchesCallees {
+                    scratch.completed.append((called.journey, Edge(step: called.step, outcome: called.outcome)))
+                }
                 monitor?.completed(journey: called.journey, step: called.step, outcome: called.outcome)
             }
             if let broken = monitor?.check(action, context.machine) {
@@ -1122,7 +1187,12 @@ public struct JourneyExplorer: Sendable {
                         note = Self.undeclared(invocation.journey, invocation.step, handler.contract.id)
                     }
                     if let outcome {
-                        if invocation.journey == journey { edges.append(Edge(step: invocation.step, outcome: outcome)) }
+                        if invocation.journey == journey {
+                            edges.append(Edge(step: invocation.step, outcome: outcome))
+                        } else if scratch.watchesCallees {
+                            scratch.completed.append(
+                                (invocation.journey, Edge(step: invocation.step, outcome: outcome)))
+                        }
                         monitor?.completed(journey: invocation.journey, step: invocation.step, outcome: outcome)
                     }
                     action = next
@@ -1296,32 +1366,49 @@ public struct JourneyExplorer: Sendable {
         return (.neverFails, "the run fails: \(result.failure ?? "without a message")")
     }
 
-    /// - Parameter counts: the counts of `journey`'s limits (``CompiledJourney/limitsByName``) at `node`
-    ///   (``counts(_:_:)``), when the caller has them: a node's moves share them.
+    /// - Parameters:
+    ///   - watched: the limits to check (``Abstraction/watched``; nil: the root journey's and
+    ///     those of the journeys it can call).
+    ///   - completed: the steps journeys other than the root completed in the move.
+    ///   - counts: the counts of the watched limits at `node` (``counts(_:_:)``), when the
+    ///     caller has them: a node's moves share them.
     func edgeProblem(
         from node: Node, move: Move, to next: Node, taking edges: [Edge] = [], _ journey: CompiledJourney,
-        counts: [Int]? = nil
+        watched: [WatchedLimit]? = nil, completed: [(journey: String, edge: Edge)] = [], counts: [Int]? = nil
     ) -> MoveProblem? {
-        let counts = counts ?? Self.counts(journey, node.machine)
+        let watched = watched ?? Self.watchedLimits(journey, in: library)
+        let counts = counts ?? Self.counts(watched, node.machine)
         switch move {
-        case .input, .network: return dodgedLimit(from: node, to: next, taking: edges, journey, counts: counts)
+        case .input, .network:
+            return dodgedLimit(
+                from: node, to: next, taking: edges, completed: completed, watched: watched, counts: counts)
         case .restart, .clock: break
         }
         let isRestart = move == .restart
-        for (position, limit) in journey.limitsByName.enumerated() {
+        for (position, watching) in watched.enumerated()
+        where !watching.excepts.contains(ExplorationInvariant.counterSurvives.rawValue) {
+            let limit = watching.limit
             // A lockout that ends with time gives the attempts back on purpose.
             if !isRestart && (limit.lockout != nil || limit.lockedUntil != nil) { continue }
             let before = counts[position]
-            let after = Self.counter(limit.counter, next.machine, journey: journey.id)
+            let after = Self.counter(limit.counter, next.machine, journey: watching.journey.id)
             if after < before {
                 return (
                     .counterSurvives,
-                    "\(isRestart ? "an app restart" : "a clock jump") takes limit '\(limit.name)' from \(before) to \(after) attempts (\(limit.counter)): \(isRestart ? "restarting the app" : "waiting") buys more attempts",
-                    Violation.Expected(variable: limit.counter, value: before)
+                    "\(isRestart ? "an app restart" : "a clock jump") takes \(watching.name) from \(before) to \(after) attempts (\(limit.counter)): \(isRestart ? "restarting the app" : "waiting") buys more attempts",
+                    Self.expected(watching, before)
                 )
             }
         }
         return nil
+    }
+
+    /// What a counterexample's scenario expects of a limit's counter where the path ends: the
+    /// root journey's state or any stored counter (a scenario reads those); nil for a
+    /// sub-journey's state, which no scenario reads.
+    static func expected(_ watching: WatchedLimit, _ value: Int) -> Violation.Expected? {
+        guard watching.root || watching.limit.counter.scope == .stored else { return nil }
+        return Violation.Expected(variable: watching.limit.counter, value: value)
     }
 
     /// A user's move that lowers a limit's counter before it is spent, other than by an
@@ -1329,9 +1416,13 @@ public struct JourneyExplorer: Sendable {
     /// which resets it) or resets on, and changing nothing else the journey keeps: a way round
     /// the limit, each turn of which buys attempts against the same secret.
     func dodgedLimit(
-        from node: Node, to next: Node, taking edges: [Edge], _ journey: CompiledJourney, counts: [Int]
+        from node: Node, to next: Node, taking edges: [Edge], completed: [(journey: String, edge: Edge)] = [],
+        watched: [WatchedLimit], counts: [Int]
     ) -> MoveProblem? {
-        for (position, limit) in journey.limitsByName.enumerated() {
+        for (position, watching) in watched.enumerated()
+        where !watching.excepts.contains(ExplorationInvariant.exceededTarget.rawValue) {
+            let limit = watching.limit
+            let journey = watching.journey
             let before = counts[position]
             let after = Self.counter(limit.counter, next.machine, journey: journey.id)
             guard after < before else { continue }
@@ -1344,7 +1435,8 @@ public struct JourneyExplorer: Sendable {
             }
             // A lockout that has ended gives the attempts back when its step is next entered.
             if let until = limit.lockedUntil, Self.counter(until, node.machine, journey: journey.id) > 0 { continue }
-            let settled = edges.contains { edge in
+            let taken = watching.root ? edges : completed.filter { $0.journey == journey.id }.map(\.edge)
+            let settled = taken.contains { edge in
                 guard let index = journey.stepIndex[edge.step], let charge = journey.steps[index].attempts,
                     charge.limit.name == limit.name
                 else { return false }
@@ -1362,8 +1454,8 @@ public struct JourneyExplorer: Sendable {
             let way = edges.map(\.description).joined(separator: " ")
             return (
                 .exceededTarget,
-                "\(way.isEmpty ? "a move" : way) takes limit '\(limit.name)' from \(before) to \(after) attempts (\(limit.counter)) and changes nothing else the journey keeps, without reaching '\(limit.name)' exceeded or an outcome its step resets on: going round this way buys attempts against the same secret",
-                Violation.Expected(variable: limit.counter, value: before)
+                "\(way.isEmpty ? "a move" : way) takes \(watching.name) from \(before) to \(after) attempts (\(limit.counter)) and changes nothing else the journey keeps, without reaching '\(limit.name)' exceeded or an outcome its step resets on: going round this way buys attempts against the same secret",
+                Self.expected(watching, before)
             )
         }
         return nil
@@ -1382,10 +1474,14 @@ public struct JourneyExplorer: Sendable {
         return found
     }
 
-    /// The counters of `journey`'s limits (``CompiledJourney/limitsByName``) as `machine` keeps
-    /// them (``counter(_:_:journey:)``).
-    static func counts(_ journey: CompiledJourney, _ machine: borrowing JourneyMachine) -> [Int] {
-        journey.limitsByName.map { counter($0.counter, machine, journey: journey.id) }
+    /// The counters of the watched limits as `machine` keeps them (``counter(_:_:journey:)``).
+    static func counts(_ watched: [WatchedLimit], _ machine: borrowing JourneyMachine) -> [Int] {
+        var counts: [Int] = []
+        counts.reserveCapacity(watched.count)
+        for watching in watched {
+            counts.append(counter(watching.limit.counter, machine, journey: watching.journey.id))
+        }
+        return counts
     }
 
     /// A limit's counter as the root journey reads it (``LimitReading/int(_:)``: a

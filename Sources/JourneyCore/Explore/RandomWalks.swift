@@ -62,6 +62,7 @@ extension JourneyExplorer {
                 result.transitions += 1
                 scratch.recorder.begin(
                     keeping: watchesSecrets && !result.reports(ExplorationInvariant.noSecretLeak.rawValue))
+                if scratch.watchesCallees { scratch.completed.removeAll(keepingCapacity: true) }
                 let (next, edges) = await play(move, from: node, journey: journey.id, scratch: scratch)
                 leftOut.formUnion(scratch.takeSentWithoutNetwork())
                 result.taken.formUnion(edges)
@@ -72,7 +73,10 @@ extension JourneyExplorer {
                     {
                         report(.noSecretLeak, leak, path: path, node: next)
                     }
-                    if let problem = edgeProblem(from: node, move: move, to: next, taking: edges, journey) {
+                    if let problem = edgeProblem(
+                        from: node, move: move, to: next, taking: edges, journey, watched: scratch.watched,
+                        completed: scratch.completed)
+                    {
                         report(problem.0, problem.1, path: path, node: next, expected: problem.2)
                     }
                 }
