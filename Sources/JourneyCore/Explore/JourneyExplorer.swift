@@ -374,11 +374,31 @@ public struct JourneyExplorer: Sendable {
         /// hold for its limits wherever it is called. (The root's are applied to the result.)
         let excepts: Set<String>
 
+        /// The steps that charge the limit, with the outcomes they count and reset on.
+        let charging: [(step: String, counts: [String], resets: [String])]
+
         init(journey: CompiledJourney, limit: CompiledLimit, root: Bool) {
             self.journey = journey
             self.limit = limit
             self.root = root
             excepts = root ? [] : Set(journey.source.exceptions.map(\.rule.value))
+            charging = journey.steps.compactMap { step in
+                guard let charge = step.attempts, charge.limit.name == limit.name else { return nil }
+                return (step.id, charge.counts, charge.resets)
+            }
+        }
+
+        /// How many of `edges` the limit counts, and whether one resets it.
+        func counted(_ edges: some Sequence<Edge>) -> (counted: Int, resets: Bool) {
+            var counted = 0
+            var resets = false
+            for edge in edges {
+                for charge in charging where charge.step == edge.step {
+                    if charge.counts.contains(edge.outcome) { counted += 1 }
+                    if charge.resets.contains(edge.outcome) { resets = true }
+                }
+            }
+            return (counted, resets)
         }
 
         /// The limit as messages name it: with its journey when that is not the root.
@@ -1425,24 +1445,28 @@ public struct JourneyExplorer: Sendable {
             let journey = watching.journey
             let before = counts[position]
             let after = Self.counter(limit.counter, next.machine, journey: journey.id)
-            guard after < before else { continue }
+            // A counter that went up has counted what it was to count.
+            guard after <= before else { continue }
+            let taken = watching.root ? edges : completed.filter { $0.journey == journey.id }.map(\.edge)
+            let (counted, resets) = watching.counted(taken)
+            guard after < before || counted > 0 else { continue }
             // Once spent, the limit has led to `exceeded`: what follows (signing in again) may
             // start the count afresh.
-            if let frame = JourneyMachine.FrameOnDevice(node.machine, running: journey.id),
-                before >= frame.maximum(of: limit)
-            {
-                continue
-            }
+            let frame = JourneyMachine.FrameOnDevice(node.machine, running: journey.id)
+            if let frame, before >= frame.maximum(of: limit) { continue }
             // A lockout that has ended gives the attempts back when its step is next entered.
             if let until = limit.lockedUntil, Self.counter(until, node.machine, journey: journey.id) > 0 { continue }
-            let taken = watching.root ? edges : completed.filter { $0.journey == journey.id }.map(\.edge)
-            let settled = taken.contains { edge in
-                guard let index = journey.stepIndex[edge.step], let charge = journey.steps[index].attempts,
-                    charge.limit.name == limit.name
-                else { return false }
-                return charge.counts.contains(edge.outcome) || charge.resets.contains(edge.outcome)
+            let way = edges.map(\.description).joined(separator: " ")
+            // An outcome the limit counts that the move then takes back (its transition sets the
+            // counter down), short of spending the limit: the count never reaches its maximum.
+            if counted > 0, !resets, let frame, after < before + counted, before + counted < frame.maximum(of: limit) {
+                return (
+                    .exceededTarget,
+                    "\(way.isEmpty ? "a move" : way) is counted against \(watching.name), yet leaves it at \(after) attempts, not \(before + counted) (\(limit.counter)): the count never reaches \(frame.maximum(of: limit)), so '\(limit.name)' exceeded is never reached",
+                    Self.expected(watching, before + counted)
+                )
             }
-            if settled { continue }
+            if counted > 0 || resets { continue }
             // A move that replaces what the limit guards (a new PIN sealed, a new code's
             // counter, the store wiped on signing out) starts a new count against a new secret:
             // a dodge lowers the count and changes nothing else the journey keeps.
@@ -1451,7 +1475,6 @@ public struct JourneyExplorer: Sendable {
             {
                 continue
             }
-            let way = edges.map(\.description).joined(separator: " ")
             return (
                 .exceededTarget,
                 "\(way.isEmpty ? "a move" : way) takes \(watching.name) from \(before) to \(after) attempts (\(limit.counter)) and changes nothing else the journey keeps, without reaching '\(limit.name)' exceeded or an outcome its step resets on: going round this way buys attempts against the same secret",
