@@ -1528,6 +1528,11 @@ public struct JourneyExplorer: Sendable {
     /// The durations a journey writes (handler parameters, a limit's lockout, params'
     /// defaults), each once, in ascending order: the clock jumps it can tell apart.
     static func durations(of journey: CompiledJourney) -> [Int] {
+        UnreadStateMemo.shared.durations(journey)
+    }
+
+    /// ``durations(of:)`` worked out: it reads every text of the journey, so it is remembered.
+    static func writtenDurations(of journey: CompiledJourney) -> [Int] {
         var found = Set<Int>()
         for step in journey.source.steps {
             for (_, value) in step.with {
@@ -1757,6 +1762,22 @@ final class UnreadStateMemo: @unchecked Sendable {
     static let shared = UnreadStateMemo()
     private let lock = NSLock()
     private var found: [ObjectIdentifier: (journey: CompiledJourney, unread: Set<String>)] = [:]
+    private var durations: [ObjectIdentifier: (journey: CompiledJourney, durations: [Int])] = [:]
+
+    /// The durations `journey` writes (``JourneyExplorer/durations(of:)``), worked out once.
+    func durations(_ journey: CompiledJourney) -> [Int] {
+        lock.lock()
+        if let entry = durations[ObjectIdentifier(journey)] {
+            lock.unlock()
+            return entry.durations
+        }
+        lock.unlock()
+        let written = JourneyExplorer.writtenDurations(of: journey)
+        lock.lock()
+        durations[ObjectIdentifier(journey)] = (journey, written)
+        lock.unlock()
+        return written
+    }
 
     func unread(_ journey: CompiledJourney) -> Set<String> {
         lock.lock()

@@ -50,7 +50,7 @@ public final class PlayedJourney {
         explorer.runsUndeclared = true
         self.explorer = explorer
         self.journey = journey
-        jumps = explorer.bounds.clockJumps ?? JourneyExplorer.durations(of: journey)
+        jumps = explorer.clockJumps(journey)
         scratch = JourneyExplorer.Scratch(explorer.abstraction(journey, jumps: jumps), keepingEveryRecord: true)
     }
 

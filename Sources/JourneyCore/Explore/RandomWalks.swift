@@ -8,7 +8,7 @@ extension JourneyExplorer {
     /// violation's path is the walk up to it, not the shortest. The walks stop, and the result
     /// says so (``Result/truncated``), once they have seen `bounds.states` states.
     public func walk(_ journey: CompiledJourney, seed: UInt64, walks: Int) async -> Result {
-        let jumps = bounds.clockJumps ?? Self.durations(of: journey)
+        let jumps = clockJumps(journey)
         let scratch = Scratch(abstraction(journey, jumps: jumps))
         let (begun, first, watchesSecrets, startLeak) = await begin(journey, jumps: jumps, scratch: scratch)
         var result = begun
@@ -56,7 +56,7 @@ extension JourneyExplorer {
             var node = first
             var path: [Move] = []
             while path.count < bounds.depth && !result.truncated {
-                let (moves, _) = self.moves(node, journey: journey, leftOut: &leftOut)
+                let (moves, _) = self.moves(node, journey: journey, leftOut: &leftOut, jumps: jumps)
                 guard !moves.isEmpty else { break }
                 let move = moves[Int(draws.next() % UInt64(moves.count))]
                 result.transitions += 1
