@@ -66,6 +66,14 @@ struct AuthRuleTests {
         let switchedOff = Self.chooseAndSave.replacingOccurrences(
             of: "    handler: pin.entry\n", with: "    handler: pin.entry\n    with: { warnWeak: false }\n")
         #expect(Self.findings(Self.journey(switchedOff, extra: Self.newPinState)).warnings == ["auth.weak-pin 8:3"])
+        // Switched off by a param's default is switched off.
+        let byParam = Self.chooseAndSave.replacingOccurrences(
+            of: "    handler: pin.entry\n", with: "    handler: pin.entry\n    with: { warnWeak: \"${params.warn}\" }\n"
+        ).replacingOccurrences(of: "        to: save\n", with: "        to: save\n      weak: s\n")
+        #expect(
+            Self.findings(
+                Self.journey(byParam, extra: Self.newPinState + "\nparams:\n  warn: { type: bool, default: false }")
+            ).warnings == ["auth.weak-pin 10:3"])
 
         let policy = Self.chooseAndSave.replacingOccurrences(
             of: "    handler: pin.entry\n", with: "    handler: pin.entry\n    with: { warnWeak: true }\n"
@@ -132,6 +140,9 @@ struct AuthRuleTests {
         ).replacingOccurrences(of: "      weak: new\n", with: "      weak: new\n      same: new\n")
         let right = Self.findings(Self.journey(checked, extra: Self.newPinState))
         #expect(right.errors.isEmpty && right.warnings.isEmpty, "\(right)")
+        // Checked against another key than the one the PIN replaces: not checked.
+        let wrongKey = checked.replacingOccurrences(of: "differentFrom: pin }", with: "differentFrom: oldPin }")
+        #expect(Self.findings(Self.journey(wrongKey, extra: Self.newPinState)).warnings == ["auth.pin-reuse 12:3"])
     }
 
     @Test(

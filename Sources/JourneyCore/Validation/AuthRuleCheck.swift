@@ -164,9 +164,10 @@ struct AuthRuleCheck {
         guard !saves.isEmpty else { return }
         let entries = journey.steps.filter { handlerID($0) == "pin.entry" }
         for step in entries {
-            // A template decides when the step runs; only a policy left out or switched off is reported.
+            // A template decides when the step runs; only a policy left out or switched off
+            // (literally, or by a param's default) is reported.
             let policy = parameter(step, "warnWeak")
-            guard policy == nil || literal(policy) == "false" else { continue }
+            guard policy == nil || resolved(policy) == "false" else { continue }
             find(
                 .weakPIN,
                 "step '\(step.id.value)' creates a PIN with no weak-PIN policy: give pin.entry 'warnWeak: true' and handle 'weak' (NIST SP 800-63B 5.1.1.2 asks to refuse repetitive, sequential and common secrets)",
@@ -184,11 +185,19 @@ struct AuthRuleCheck {
             let reached = reachable(from: afterCorrect) { next in
                 ["pin.verify", "session.clear"].contains(handlerID(next) ?? "")
             }
-            for step in entries where reached.contains(step.id.value) && parameter(step, "differentFrom") == nil {
-                find(
-                    .pinReuse,
-                    "step '\(step.id.value)' chooses a new PIN for '\(key)' after the old one was verified, but does not check that it differs: give pin.entry 'differentFrom: \(key)' and handle 'same'",
-                    at: step.id.location)
+            for step in entries where reached.contains(step.id.value) {
+                let against = parameter(step, "differentFrom")
+                if against == nil {
+                    find(
+                        .pinReuse,
+                        "step '\(step.id.value)' chooses a new PIN for '\(key)' after the old one was verified, but does not check that it differs: give pin.entry 'differentFrom: \(key)' and handle 'same'",
+                        at: step.id.location)
+                } else if let other = resolved(against), other != key {
+                    find(
+                        .pinReuse,
+                        "step '\(step.id.value)' chooses a new PIN for '\(key)' but checks that it differs from the PIN under '\(other)', not from the one it replaces: give pin.entry 'differentFrom: \(key)'",
+                        at: step.id.location)
+                }
             }
         }
     }
