@@ -288,6 +288,21 @@ struct AuthRuleTests {
             Self.findings(Self.journey(steps, extra: extra)).warnings == [
                 "auth.literal-secret 13:23", "auth.literal-secret 5:52", "auth.literal-secret 16:29",
             ])
+        // Written as a template of constants, or of a param that is not secret: written all the
+        // same. One that reads what the run holds is not.
+        let templated =
+            steps
+            .replacingOccurrences(of: #"with: { expected: "1234" }"#, with: #"with: { expected: "${'12' + '34'}" }"#)
+            .replacingOccurrences(of: "set: { state.token: abc123 }", with: #"set: { state.token: "${params.plain}" }"#)
+        let plain = extra.replacingOccurrences(
+            of: "params:\n", with: "params:\n  plain: { type: string, default: abc123 }\n")
+        let found = Self.findings(Self.journey(templated, extra: plain))
+        #expect(found.errors.isEmpty, "\(found)")
+        #expect(found.warnings.filter { $0.hasPrefix("auth.literal-secret") }.count == 3, "\(found)")
+        let fromRun = steps.replacingOccurrences(
+            of: #"with: { expected: "1234" }"#, with: #"with: { expected: "${state.token}" }"#)
+        #expect(
+            !Self.findings(Self.journey(fromRun, extra: extra)).warnings.contains("auth.literal-secret 13:23"))
     }
 
     @Test(

@@ -61,6 +61,25 @@ struct AuthRuleCheck {
         return text
     }
 
+    /// Whether a value is written into the journey: literal text, or a template that reads
+    /// nothing but constants and params that are not secret (`${'12' + '34'}`,
+    /// `${params.defaultPin}`): what it gives is in the file, whatever it computes.
+    private func writtenIn(_ value: RawValue?) -> Bool {
+        guard case .scalar(let text, _, _)? = value, !text.isEmpty else { return false }
+        guard text.contains("${") else { return true }
+        guard case .success(let template) = Template.parse(text) else { return false }
+        let plainParams = Set(journey.params.filter { !$0.type.secret }.map(\.name.value))
+        var reads = false
+        for case .expression(let expression, _) in template.parts {
+            for path in expression.references {
+                guard path.count == 2, path[0] == "params", plainParams.contains(path[1]) else { return false }
+                reads = true
+            }
+        }
+        // A template of text and constants alone, or of plain params: in the file either way.
+        return reads || template.parts.contains { if case .expression = $0 { true } else { false } }
+    }
+
     /// A parameter's text: written literally, or as `${params.NAME}` with the param's default.
     private func resolved(_ value: RawValue?) -> String? {
         if let text = literal(value) { return text }
@@ -108,7 +127,7 @@ struct AuthRuleCheck {
                 // A parameter with a stand-in of its own (an HTTP body shows its size) is never
                 // recorded whatever it holds; it is not a secret by nature.
                 guard let spec = contract.parameters.first(where: { $0.name == name.value }), spec.shown == nil,
-                    case .value(let type) = spec.kind, type.secret, let text = literal(value), !text.isEmpty
+                    case .value(let type) = spec.kind, type.secret, writtenIn(value)
                 else { continue }
                 find(
                     .literalSecret,
@@ -135,7 +154,7 @@ struct AuthRuleCheck {
             for branch in step.transitions.flatMap(\.transition.branches) {
                 for assignment in branch.assignments where secretVariables.contains(assignment.target.value.description)
                 {
-                    guard let text = literal(assignment.value), !text.isEmpty else { continue }
+                    guard writtenIn(assignment.value) else { continue }
                     find(
                         .literalSecret,
                         "the secret \(assignment.target.value) is set to text written into the journey; set it from what the user, the device or a server gives",
