@@ -68,16 +68,15 @@ struct DocsCommand: AsyncParsableCommand {
     @Flag(help: "Write nothing; fail if any page differs from what would be generated.")
     var check = false
 
-    /// The scenarios' committed goldens as recordings, and the goldens that cannot be read.
     /// `file` (a path from `cwd`) as a path from `root`, when it is inside it; else as given.
     static func fromRoot(_ file: String, root: String?, cwd: String) -> String {
-        guard let root else { return file }
-        let path = Path.absoluteComponents(file, cwd: cwd)
-        let base = Path.absoluteComponents(root, cwd: cwd)
-        guard path.count > base.count, Array(path.prefix(base.count)) == base else { return file }
-        return path.dropFirst(base.count).joined(separator: "/")
+        guard let root, let below = Path.components(of: file, below: root, cwd: cwd), !below.isEmpty else {
+            return file
+        }
+        return below.joined(separator: "/")
     }
 
+    /// The scenarios' committed goldens as recordings, and the goldens that cannot be read.
     static func recordings(_ scenarios: [CompiledScenario]) -> ([ScenarioRecording], [GoldenProblem]) {
         var recordings: [ScenarioRecording] = []
         var problems: [GoldenProblem] = []
@@ -118,7 +117,7 @@ struct DocsCommand: AsyncParsableCommand {
         // they are the same from wherever in the project they are made; without a project
         // file, from the working folder.
         let cwd = FileManager.default.currentDirectoryPath
-        let root = context.file.map { "/" + Path.absoluteComponents(Path.parent($0), cwd: cwd).joined(separator: "/") }
+        let root = context.file.map { Path.absolute(Path.parent($0), cwd: cwd) }
         let journeys = project.journeys.filter { library[$0.id.value] != nil }.map { journey in
             var journey = journey
             journey.file = Self.fromRoot(journey.file, root: root, cwd: cwd)
@@ -132,9 +131,7 @@ struct DocsCommand: AsyncParsableCommand {
                 return recording
             }, locale: locale, secretStoredKeys: library.secretStoredKeys)
         let files: [String: String]
-        let link = SourceLink(
-            pagesFolder: "/" + Path.absoluteComponents(out, cwd: cwd).joined(separator: "/"), workingFolder: root ?? cwd
-        )
+        let link = SourceLink(pagesFolder: Path.absolute(out, cwd: cwd), workingFolder: root ?? cwd)
         if format == .html {
             let dot = try Graphviz()
             files = try DocsSite.files(docs, format: format, link: link, svg: dot.svg)

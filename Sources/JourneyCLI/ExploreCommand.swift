@@ -523,11 +523,7 @@ struct ExploreCommand: AsyncParsableCommand {
     /// named.
     static func replay(_ path: String, journey file: String, searched folders: [String]) -> String {
         let command = "journey run --scenario \(Path.shellWord(path))"
-        guard let real = Files.realPath(file) else { return command }
-        let inside = folders.contains { folder in
-            guard let root = Files.realPath(folder) else { return false }
-            return real.hasPrefix(root.hasSuffix("/") ? root : root + "/")
-        }
+        let inside = folders.contains { Workspace.path($0, covers: file) }
         return inside ? command : command + " --journeys \(Path.shellWord(Path.parent(file)))"
     }
 

@@ -167,10 +167,8 @@ struct PlayCommand: AsyncParsableCommand {
         if let compiled = pipeline.scenario(file, in: library, into: &diagnostics) { return compiled }
         for diagnostic in diagnostics.sorted {
             let at = diagnostic.location
-            let setting = PlayedScenario.setting(at: at.line, column: at.column, in: origins).map { setting in
-                setting.hasPrefix("pins.") ? String(setting.prefix { $0 != "=" }) + "=\(Value.redacted)" : setting
-            }
-            let flag = setting.map { "--device \(PrintableText.escaped($0))" } ?? "--device"
+            let origin = PlayedScenario.origin(at: at.line, column: at.column, in: origins)
+            let flag = origin.map { "--device \(PrintableText.escaped($0.shown))" } ?? "--device"
             console.err("\(diagnostic.severity.rawValue): \(flag): \(diagnostic.message) [\(diagnostic.id)]\n")
         }
         throw ExitCode(ExitStatus.invalid)

@@ -119,13 +119,7 @@ struct RunCommand: AsyncParsableCommand {
         {
             throw CLIError("--transcript \(transcript) is \(input), which the run reads: give another path")
         }
-        // Missing folders are made, as for `journey test --junit out/junit.xml`.
-        if let transcript {
-            do throws(WriteError) { try Files.makeFolders(Path.parent(transcript)) } catch {
-                throw CLIError("cannot write the transcript to \(transcript): \(error.reason)")
-            }
-        }
-        let file = try transcript.map { try OutputFile(path: $0, content: "the transcript") }
+        let file = try transcript.map { try OutputFile(path: $0, content: "the transcript", makingFolders: true) }
         let writer = TranscriptWriter(format: format) { text in
             if let file { file.write(text) } else { console.out(text) }
         }

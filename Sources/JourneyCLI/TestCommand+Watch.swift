@@ -117,7 +117,7 @@ extension TestCommand {
         let absolute = candidates.map { "/" + Path.absoluteComponents($0, cwd: cwd).joined(separator: "/") }
             .filter(Files.isFolder)
         var folders: [String] = []
-        for folder in Set(absolute).sorted() where !folders.contains(where: { SuiteFiles.path($0, covers: folder) }) {
+        for folder in Set(absolute).sorted() where !folders.contains(where: { Workspace.path($0, covers: folder) }) {
             folders.append(folder)
         }
         return folders

@@ -17,12 +17,13 @@ public enum MarkdownRenderer {
                 UInt8(ascii: "~"), UInt8(ascii: "/"):
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             default:
-                let hex = Array("0123456789ABCDEF".unicodeScalars)
-                out += "%" + String(hex[Int(byte >> 4)]) + String(hex[Int(byte & 15)])
+                out += "%" + String(hexDigits[Int(byte >> 4)]) + String(hexDigits[Int(byte & 15)])
             }
         }
         return out
     }
+
+    private static let hexDigits = Array("0123456789ABCDEF".unicodeScalars)
 
     /// A journey's page. `link` turns a source file's path (as the docs name it) into a link
     /// from the folder the page is written to.

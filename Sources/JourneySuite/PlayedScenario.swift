@@ -50,6 +50,11 @@ public enum PlayedScenario {
         public var columns: Range<Int>
         public var setting: String
 
+        /// The setting as a message may show it: a PIN's value as `•••`.
+        public var shown: String {
+            setting.hasPrefix("pins.") ? String(setting.prefix { $0 != "=" }) + "=\(Value.redacted)" : setting
+        }
+
         public init(line: Int, columns: Range<Int>, setting: String) {
             self.line = line
             self.columns = columns
@@ -115,8 +120,8 @@ public enum PlayedScenario {
 
     /// The setting a problem at `line`:`column` of ``deviceScenario(_:journey:)``'s text is in:
     /// the one written there, or, past the last on its line, that line's last.
-    public static func setting(at line: Int, column: Int, in origins: [Origin]) -> String? {
+    public static func origin(at line: Int, column: Int, in origins: [Origin]) -> Origin? {
         let onLine = origins.filter { $0.line == line }
-        return onLine.first { $0.columns.contains(column) }?.setting ?? onLine.last?.setting
+        return onLine.first { $0.columns.contains(column) } ?? onLine.last
     }
 }

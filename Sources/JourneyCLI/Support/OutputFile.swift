@@ -25,10 +25,13 @@ final class OutputFile {
     private var buffer: [UInt8] = []
     private var failure: SystemError?
 
-    init(path: String, content: String) throws {
+    /// Opens the output; with `makingFolders`, the folders missing above it are made first, as
+    /// for `journey test --junit out/junit.xml`.
+    init(path: String, content: String, makingFolders: Bool = false) throws {
         self.path = path
         self.content = content
         do {
+            if makingFolders { _ = try Files.makeFolders(Path.parent(path)) }
             destination = try Self.destination(for: path)
         } catch let error as SystemError {
             throw CLIError("cannot write \(content) to \(path): \(error)")

@@ -3,7 +3,6 @@ import JourneyCore
 /// Path arithmetic on plain strings. (Foundation's `NSString` path methods trap on Linux for
 /// one-character paths such as `.` or `a`, so the CLI does not use them.)
 enum Path {
-    /// The last component: `a/b.yaml` → `b.yaml`, `a/b/` → `b`, `/` → `/`.
     /// `path` as one word of a shell command, for a command a message suggests: as it is when
     /// it needs no quoting, else in single quotes.
     static func shellWord(_ path: String) -> String {
@@ -12,6 +11,7 @@ enum Path {
         return plain ? path : "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
+    /// The last component: `a/b.yaml` → `b.yaml`, `a/b/` → `b`, `/` → `/`.
     static func lastComponent(_ path: String) -> String {
         let trimmed = trimTrailingSlashes(path)
         if trimmed == "/" { return "/" }
@@ -39,6 +39,21 @@ enum Path {
     /// The components of the absolute form of `path`, with `.` and `..` resolved.
     static func absoluteComponents(_ path: String, cwd: String) -> [String] {
         PathText.absoluteComponents(path, from: cwd)
+    }
+
+    /// The absolute form of `path`, with `.` and `..` resolved.
+    static func absolute(_ path: String, cwd: String) -> String {
+        "/" + absoluteComponents(path, cwd: cwd).joined(separator: "/")
+    }
+
+    /// The components of `path` below the folder `root`, however each is written (`.`,
+    /// `./journeys/`, `../app`, absolute; both from `cwd`): none when `path` is `root`, nil
+    /// when it is not inside it.
+    static func components(of path: String, below root: String, cwd: String) -> ArraySlice<String>? {
+        let base = absoluteComponents(root, cwd: cwd)
+        let full = absoluteComponents(path, cwd: cwd)
+        guard full.count >= base.count, full.prefix(base.count).elementsEqual(base) else { return nil }
+        return full.dropFirst(base.count)
     }
 
     /// `name` without the first matching suffix.

@@ -37,23 +37,19 @@ struct SuiteFiles: Equatable, Sendable {
         return [base + ".jsonl", base + ".txt"]
     }
 
-    /// Whether `path` is `file` or a folder holding it.
-    static func path(_ path: String, covers file: String) -> Bool {
-        Workspace.path(path, covers: file)
-    }
-
     /// Whether a change to `path` may matter to this suite: a YAML file (which may be a new
     /// journey or scenario, or one that no longer reads as either), a scenario's golden, or a
     /// folder holding a file of the suite.
     func concerns(_ path: String) -> Bool {
         if path.hasSuffix(".yaml") || path.hasSuffix(".yml") { return true }
         for file in scenarios.keys {
-            if Self.path(path, covers: file) || Self.goldens(of: file).contains(where: { Self.path(path, covers: $0) })
+            if Workspace.path(path, covers: file)
+                || Self.goldens(of: file).contains(where: { Workspace.path(path, covers: $0) })
             {
                 return true
             }
         }
-        return journeys.values.contains { Self.path(path, covers: $0) }
+        return journeys.values.contains { Workspace.path(path, covers: $0) }
     }
 
     /// The scenario files of this suite (the files as they are now) that a change to
@@ -63,7 +59,7 @@ struct SuiteFiles: Equatable, Sendable {
     /// to every file under it. `before` is the suite as it was before the change: a file
     /// that no longer reads still tells which journey it held, and whom that one called.
     func affected(by changed: [String], before: SuiteFiles) -> Set<String> {
-        func isChanged(_ file: String) -> Bool { changed.contains { Self.path($0, covers: file) } }
+        func isChanged(_ file: String) -> Bool { changed.contains { Workspace.path($0, covers: file) } }
         // The journeys in changed files, as they are and as they were.
         var touched: Set<String> = []
         for files in [journeys, before.journeys] {

@@ -17,10 +17,7 @@ extension TestCommand {
         for (path, text, content) in reports {
             guard let path, !failed.contains(path) else { continue }
             do {
-                do throws(WriteError) { try Files.makeFolders(Path.parent(path)) } catch {
-                    throw CLIError("cannot write \(content) to \(path): \(error.reason)")
-                }
-                let file = try OutputFile(path: path, content: content)
+                let file = try OutputFile(path: path, content: content, makingFolders: true)
                 file.write(text)
                 try file.commit()
             } catch {

@@ -205,7 +205,7 @@ enum Workspace {
         let scenarios =
             project.scenarios.map(\.file) + project.unrunnable.map(\.file)
             + project.files.filter(ProjectLoader.isScenarioName)
-        let played = Set(scenarios.map { Files.realPath(goldenBase(for: $0)) ?? resolved(goldenBase(for: $0)) })
+        let played = Set(scenarios.map { resolved(goldenBase(for: $0)) })
         let folders = Set(scenarios.map { Path.parent(goldenBase(for: $0)) })
         for folder in folders.sorted() {
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
@@ -217,10 +217,8 @@ enum Workspace {
                 let home = Path.parent(folder)
                 let stem = Path.lastComponent(base)
                 let candidates =
-                    [".scenario.yaml", ".scenario.yml", ".yaml", ".yml"].map {
-                        Path.join(Path.join(home, "scenarios"), stem + $0)
-                    }
-                    + [".scenario.yaml", ".scenario.yml"].map { Path.join(home, stem + $0) }
+                    scenarioSuffixes.map { Path.join(Path.join(home, "scenarios"), stem + $0) }
+                    + scenarioSuffixes.filter { $0.hasPrefix(".scenario.") }.map { Path.join(home, stem + $0) }
                 guard !candidates.contains(where: { FileManager.default.fileExists(atPath: $0) }) else { continue }
                 diagnostics.warning(
                     "golden.orphan",
@@ -240,10 +238,7 @@ enum Workspace {
     /// Whether `file` is `root` or inside the folder `root`, however each is written (`.`,
     /// `./journeys/`, `../app`, absolute): compared as absolute paths from the working folder.
     static func path(_ root: String, covers file: String) -> Bool {
-        let cwd = FileManager.default.currentDirectoryPath
-        let base = Path.absoluteComponents(root, cwd: cwd)
-        let path = Path.absoluteComponents(file, cwd: cwd)
-        return path.count >= base.count && Array(path.prefix(base.count)) == base
+        Path.components(of: file, below: root, cwd: FileManager.default.currentDirectoryPath) != nil
     }
 
     /// The file a path names, links resolved: the real path of the file, else of its folder
@@ -253,12 +248,14 @@ enum Workspace {
             ?? Files.realPath(Path.parent(path)).map { Path.join($0, Path.lastComponent(path)) } ?? path
     }
 
+    /// What a scenario file's name ends in, without which it names its goldens.
+    static let scenarioSuffixes = [".scenario.yaml", ".scenario.yml", ".yaml", ".yml"]
+
     /// Where a scenario's golden transcripts live: `transcripts/NAME.txt` and `.jsonl` beside
     /// the `scenarios` folder that holds it.
     static func goldenBase(for scenarioFile: String) -> String {
         let directory = Path.parent(scenarioFile)
-        let name = Path.removingSuffix(
-            Path.lastComponent(scenarioFile), [".scenario.yaml", ".scenario.yml", ".yaml", ".yml"])
+        let name = Path.removingSuffix(Path.lastComponent(scenarioFile), scenarioSuffixes)
         let base = Path.lastComponent(directory) == "scenarios" ? Path.parent(directory) : directory
         return Path.join(Path.join(base, "transcripts"), name)
     }

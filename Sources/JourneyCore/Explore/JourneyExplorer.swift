@@ -962,7 +962,7 @@ public struct JourneyExplorer: Sendable {
     /// away or coming back; and whether some input of the step cannot be made (said in
     /// `leftOut`).
     func moves(
-        _ node: Node, journey: CompiledJourney, leftOut: inout Set<String>, jumps: [Int]? = nil
+        _ node: Node, journey: CompiledJourney, leftOut: inout Set<String>, jumps: [Int]
     ) -> (moves: [Move], incomplete: Bool) {
         guard case .runStep(let invocation) = node.action, let request = node.request else { return ([], false) }
         let step = node.machine.currentCompiledStep
@@ -1020,7 +1020,6 @@ public struct JourneyExplorer: Sendable {
             moves.append(move)
         }
         if node.restarts < bounds.restarts { moves.append(.restart) }
-        let jumps = jumps ?? bounds.clockJumps ?? Self.durations(of: journey)
         // Appended one by one: a move list is made for every state expanded.
         for milliseconds in jumps { moves.append(.clock(milliseconds: milliseconds)) }
         // Without a network every request fails already: going offline changes nothing.
@@ -1083,12 +1082,9 @@ public struct JourneyExplorer: Sendable {
         case .done(let action, let outcome):
             var monitor = node.monitor
             if let outcome {
-                if invocation.journey == journey {
-                    edges.append(Edge(step: invocation.step, outcome: outcome))
-                } else if scratch.watchesCallees {
-                    scratch.completed.append((invocation.journey, Edge(step: invocation.step, outcome: outcome)))
-                }
-                monitor?.completed(journey: invocation.journey, step: invocation.step, outcome: outcome)
+                Self.took(
+                    outcome, at: invocation.step, of: invocation.journey, root: journey, edges: &edges,
+                    monitor: &monitor, scratch: scratch)
             }
             let next = await settle(
                 in: context, action, restarts: node.restarts, answered: watched?.answered ?? node.answered,
@@ -1116,12 +1112,9 @@ public struct JourneyExplorer: Sendable {
             // A call step completes when its sub-journey returns, inside the machine: after the
             // event that gave `action`.
             for called in context.machine.callReturns {
-                if called.journey == journey {
-                    edges.append(Edge(step: called.step, outcome: called.outcome))
-                } else if scratch.watchesCallees {
-                    scratch.completed.append((called.journey, Edge(step: called.step, outcome: called.outcome)))
-                }
-                monitor?.completed(journey: called.journey, step: called.step, outcome: called.outcome)
+                Self.took(
+                    called.outcome, at: called.step, of: called.journey, root: journey, edges: &edges,
+                    monitor: &monitor, scratch: scratch)
             }
             if let broken = monitor?.check(action, context.machine) {
                 return Node(
@@ -1207,19 +1200,31 @@ public struct JourneyExplorer: Sendable {
                         note = Self.undeclared(invocation.journey, invocation.step, handler.contract.id)
                     }
                     if let outcome {
-                        if invocation.journey == journey {
-                            edges.append(Edge(step: invocation.step, outcome: outcome))
-                        } else if scratch.watchesCallees {
-                            scratch.completed.append(
-                                (invocation.journey, Edge(step: invocation.step, outcome: outcome)))
-                        }
-                        monitor?.completed(journey: invocation.journey, step: invocation.step, outcome: outcome)
+                        Self.took(
+                            outcome, at: invocation.step, of: invocation.journey, root: journey, edges: &edges,
+                            monitor: &monitor, scratch: scratch)
                     }
                     action = next
                     answered = watched?.answered ?? answered
                 }
             }
         }
+    }
+
+    /// A step completed with `outcome` in the move being played: the root journey's is an edge
+    /// the move took; another journey's is kept for the check of its limits, when a called
+    /// journey has any (``Scratch/completed``); the journey's invariants hear of either.
+    @inline(__always)
+    static func took(
+        _ outcome: String, at step: String, of stepJourney: String, root: String, edges: inout [Edge],
+        monitor: inout InvariantMonitor?, scratch: Scratch
+    ) {
+        if stepJourney == root {
+            edges.append(Edge(step: step, outcome: outcome))
+        } else if scratch.watchesCallees {
+            scratch.completed.append((stepJourney, Edge(step: step, outcome: outcome)))
+        }
+        monitor?.completed(journey: stepJourney, step: step, outcome: outcome)
     }
 
     /// What is left out at a step whose handler sent a request with no network to send it to
@@ -1526,9 +1531,10 @@ public struct JourneyExplorer: Sendable {
     // MARK: - What a journey gives the explorer
 
     /// The durations a journey writes (handler parameters, a limit's lockout, params'
-    /// defaults), each once, in ascending order: the clock jumps it can tell apart.
+    /// defaults, and those in its expressions), each once, in ascending order: the clock jumps
+    /// it can tell apart. Worked out once per journey (``JourneyFacts``).
     static func durations(of journey: CompiledJourney) -> [Int] {
-        UnreadStateMemo.shared.durations(journey)
+        JourneyFacts.shared.durations(journey)
     }
 
     /// ``durations(of:)`` worked out: it reads every text of the journey, so it is remembered.
@@ -1552,21 +1558,27 @@ public struct JourneyExplorer: Sendable {
                 if case .duration(let ms) = constant, ms > 0 { found.insert(ms) }
             }
         }
-        func walk(_ value: Any) {
-            guard let text = value as? String else {
-                for child in Mirror(reflecting: value).children { walk(child.value) }
-                return
-            }
-            if text.contains("${") {
-                guard case .success(let template) = Template.parse(text) else { return }
-                for case .expression(let expression, _) in template.parts { add(expression) }
-            } else if text.contains(where: \.isNumber), case .success(let expression) = Expression.parse(text) {
-                add(expression)
+        for part in [journey.source.steps, journey.source.invariants] as [Any] {
+            forEachText(in: part) { text in
+                if text.contains("${") {
+                    guard case .success(let template) = Template.parse(text) else { return }
+                    for case .expression(let expression, _) in template.parts { add(expression) }
+                } else if text.contains(where: \.isNumber), case .success(let expression) = Expression.parse(text) {
+                    add(expression)
+                }
             }
         }
-        walk(journey.source.steps)
-        walk(journey.source.invariants)
         return found.sorted()
+    }
+
+    /// Every text `value` holds, however deep (a journey's templates, guards, parameters,
+    /// invariants), read by reflection.
+    static func forEachText(in value: Any, _ body: (String) -> Void) {
+        if let text = value as? String {
+            body(text)
+            return
+        }
+        for child in Mirror(reflecting: value).children { forEachText(in: child.value, body) }
     }
 
     static func edges(of journey: CompiledJourney) -> [Edge] {
@@ -1595,7 +1607,7 @@ public struct JourneyExplorer: Sendable {
         var found: [String: Set<String>] = [:]
         for id in library.ids {
             guard let journey = library[id] else { continue }
-            let unread = UnreadStateMemo.shared.unread(journey)
+            let unread = JourneyFacts.shared.unread(journey)
             if !unread.isEmpty { found[id] = unread }
         }
         return found
@@ -1616,11 +1628,7 @@ public struct JourneyExplorer: Sendable {
             }
         }
         func walk(_ value: Any, into counts: inout [String: Int]) {
-            if let text = value as? String {
-                count(text, into: &counts)
-                return
-            }
-            for child in Mirror(reflecting: value).children { walk(child.value, into: &counts) }
+            forEachText(in: value) { count($0, into: &counts) }
         }
         // Every text the journey writes: templates, guards, parameters, invariants.
         var reads: [String: Int] = [:]
@@ -1754,42 +1762,45 @@ final class Recorder: TranscriptSink, @unchecked Sendable {
     }
 }
 
-/// What ``JourneyExplorer/unreadState(_:)-(Journey)`` found for each compiled journey, kept for
-/// the process: finding it reads every text of the journey, and a suite explores the same
-/// journeys from many starts. A journey is kept alive with its entry, so that its identity is
-/// never another's.
-final class UnreadStateMemo: @unchecked Sendable {
-    static let shared = UnreadStateMemo()
+/// What the explorer works out of each compiled journey by reading every text of it (the state
+/// no expression reads, the durations it writes), kept for the process: a suite explores the
+/// same journeys from many starts. A journey is kept alive with its entry, so that its identity
+/// is never another's.
+final class JourneyFacts: @unchecked Sendable {
+    static let shared = JourneyFacts()
+    private struct Entry {
+        let journey: CompiledJourney
+        var unread: Set<String>?
+        var durations: [Int]?
+    }
     private let lock = NSLock()
-    private var found: [ObjectIdentifier: (journey: CompiledJourney, unread: Set<String>)] = [:]
-    private var durations: [ObjectIdentifier: (journey: CompiledJourney, durations: [Int])] = [:]
+    private var entries: [ObjectIdentifier: Entry] = [:]
 
-    /// The durations `journey` writes (``JourneyExplorer/durations(of:)``), worked out once.
-    func durations(_ journey: CompiledJourney) -> [Int] {
-        lock.lock()
-        if let entry = durations[ObjectIdentifier(journey)] {
-            lock.unlock()
-            return entry.durations
-        }
-        lock.unlock()
-        let written = JourneyExplorer.writtenDurations(of: journey)
-        lock.lock()
-        durations[ObjectIdentifier(journey)] = (journey, written)
-        lock.unlock()
-        return written
+    /// What ``JourneyExplorer/unreadState(_:)-(Journey)`` finds of `journey`.
+    func unread(_ journey: CompiledJourney) -> Set<String> {
+        remembered(journey, \.unread) { JourneyExplorer.unreadState($0.source) }
     }
 
-    func unread(_ journey: CompiledJourney) -> Set<String> {
+    /// What ``JourneyExplorer/writtenDurations(of:)`` finds of `journey`.
+    func durations(_ journey: CompiledJourney) -> [Int] {
+        remembered(journey, \.durations) { JourneyExplorer.writtenDurations(of: $0) }
+    }
+
+    /// The fact at `key` of `journey`'s entry, worked out (outside the lock) the first time.
+    private func remembered<Fact>(
+        _ journey: CompiledJourney, _ key: WritableKeyPath<Entry, Fact?>, _ work: (CompiledJourney) -> Fact
+    ) -> Fact {
+        let id = ObjectIdentifier(journey)
         lock.lock()
-        if let entry = found[ObjectIdentifier(journey)] {
+        if let fact = entries[id]?[keyPath: key] {
             lock.unlock()
-            return entry.unread
+            return fact
         }
         lock.unlock()
-        let unread = JourneyExplorer.unreadState(journey.source)
+        let fact = work(journey)
         lock.lock()
-        found[ObjectIdentifier(journey)] = (journey, unread)
+        entries[id, default: Entry(journey: journey)][keyPath: key] = fact
         lock.unlock()
-        return unread
+        return fact
     }
 }

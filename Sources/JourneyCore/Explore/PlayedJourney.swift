@@ -85,6 +85,6 @@ public final class PlayedJourney {
     /// a person who does not know what a step takes.
     public func suggestions(at position: Position) -> [JourneyExplorer.Move] {
         var leftOut = Set<String>()
-        return explorer.moves(position.node, journey: journey, leftOut: &leftOut).moves
+        return explorer.moves(position.node, journey: journey, leftOut: &leftOut, jumps: jumps).moves
     }
 }

@@ -50,9 +50,12 @@ public struct JourneyLoader: Sendable {
         if locales.isEmpty { locales = ["en"] }
 
         var unloadedNames: Set<String> = []
-        let params = f["params"].map { declarations($0, "param", &r, leavingOut: &unloadedNames) } ?? []
-        let state = f["state"].map { declarations($0, "state value", &r, leavingOut: &unloadedNames) } ?? []
-        let stored = f["stored"].map { declarations($0, "stored value", &r, leavingOut: &unloadedNames) } ?? []
+        let params =
+            f["params"].map { declarations($0, "param", scope: "params.", &r, leavingOut: &unloadedNames) } ?? []
+        let state =
+            f["state"].map { declarations($0, "state value", scope: "state.", &r, leavingOut: &unloadedNames) } ?? []
+        let stored =
+            f["stored"].map { declarations($0, "stored value", scope: "stored.", &r, leavingOut: &unloadedNames) } ?? []
         var outputs: [Output] = []
         for entry in f["outputs"].map({ r.namedEntries($0, "'outputs'") }) ?? [] {
             let name = Located(entry.key, at: entry.keyLocation)
@@ -218,12 +221,12 @@ public struct JourneyLoader: Sendable {
     /// starting with a letter, at most 64 characters.
     public static func isIdentifier(_ text: String) -> Bool { NodeReader.isIdentifier(text) }
 
-    /// The declarations under `params`, `state` or `stored` (`what` is "param", "state value" or
-    /// "stored value"); the names of those left out for their errors are added to `unloaded`.
+    /// The declarations under `params`, `state` or `stored` (`what`, as messages name one;
+    /// `scope`, as expressions read them: `params.`); the names of those left out for their
+    /// errors are added to `unloaded`.
     func declarations(
-        _ node: YAMLNode, _ what: String, _ r: inout NodeReader, leavingOut unloaded: inout Set<String>
+        _ node: YAMLNode, _ what: String, scope: String, _ r: inout NodeReader, leavingOut unloaded: inout Set<String>
     ) -> [VariableDeclaration] {
-        let scope = what == "param" ? "params." : what == "state value" ? "state." : "stored."
         var result: [VariableDeclaration] = []
         for entry in r.namedEntries(node, "'\(what)s'") {
             let name = Located(entry.key, at: entry.keyLocation)

@@ -69,15 +69,12 @@ struct AuthRuleCheck {
         guard text.contains("${") else { return true }
         guard case .success(let template) = Template.parse(text) else { return false }
         let plainParams = Set(journey.params.filter { !$0.type.secret }.map(\.name.value))
-        var reads = false
         for case .expression(let expression, _) in template.parts {
             for path in expression.references {
                 guard path.count == 2, path[0] == "params", plainParams.contains(path[1]) else { return false }
-                reads = true
             }
         }
-        // A template of text and constants alone, or of plain params: in the file either way.
-        return reads || template.parts.contains { if case .expression = $0 { true } else { false } }
+        return true
     }
 
     /// A parameter's text: written literally, or as `${params.NAME}` with the param's default.

@@ -757,7 +757,6 @@ struct JourneyContext {
                         C.unknownVariable,
                         "'\(ref)' is not declared under '\(ref.scope.rawValue)'\(Suggestion.hint(for: ref.name, in: declared.map(\.name.value)))",
                         at: assignment.target.location)
-                    failed = true
                     continue
                 }
                 if let v = compileValue(assignment.value, expected: decl.type, scope: scope, what: "'\(ref)'") {

@@ -16,20 +16,14 @@ struct TypeScope: ExpressionScope {
         for s in journey.state { declare("state." + s.name.value, s.type) }
         for s in journey.stored { declare("stored." + s.name.value, s.type) }
         for limit in journey.limits {
-            for field in ["count", "max", "remaining"] {
-                declare("limits.\(limit.name.value).\(field)", TypeInfo(.int))
-            }
-            if limit.locksOut {
-                declare("limits.\(limit.name.value).locked", TypeInfo(.bool))
-                declare("limits.\(limit.name.value).unlocksIn", TypeInfo(.duration))
+            for (field, type) in Self.limitFields where limit.locksOut || !Self.lockoutFields.contains(field) {
+                declare("limits.\(limit.name.value).\(field)", TypeInfo(type))
             }
         }
         // What was declared with errors is read as anything: its declaration's error is enough.
         for name in journey.unloadedNames {
             if name.hasPrefix("limits.") {
-                for field in ["count", "max", "remaining", "locked", "unlocksIn"] {
-                    declare("\(name).\(field)", TypeInfo(.any))
-                }
+                for (field, _) in Self.limitFields { declare("\(name).\(field)", TypeInfo(.any)) }
             } else {
                 declare(name, TypeInfo(.any))
             }
@@ -41,6 +35,13 @@ struct TypeScope: ExpressionScope {
         declare("device.opensLinks", TypeInfo(.bool))
         declare("device.now", TypeInfo(.int))
     }
+
+    /// What an expression reads of a limit (`limits.NAME.FIELD`), with its type.
+    static let limitFields: [(String, ValueType)] = [
+        ("count", .int), ("max", .int), ("remaining", .int), ("locked", .bool), ("unlocksIn", .duration),
+    ]
+    /// The fields only a limit with a lockout has.
+    static let lockoutFields: Set<String> = ["locked", "unlocksIn"]
 
     /// Only the journey's params: what a limit's `max` is computed from when the journey starts.
     init(params journey: Journey) {
