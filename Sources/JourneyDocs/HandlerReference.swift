@@ -315,6 +315,13 @@ public enum HandlerReference {
             ("outcomes", .array(contract.describedOutcomes.map { json($0.item, $0.presence) })),
             ("outcomesDescribed", .bool(contract.describesOutcomes)),
             ("verifiesCredential", .strings(contract.verifiedOutcomes)),
+            (
+                "checksCredential",
+                .object([
+                    ("accepted", .strings(contract.credentialCheck?.accepted ?? [])),
+                    ("refused", .strings(contract.credentialCheck?.refused ?? [])),
+                ])
+            ),
             ("deterministic", .bool(contract.deterministic)),
             ("readsTimeAtStep", .bool(contract.readsTimeAtStep)),
         ])

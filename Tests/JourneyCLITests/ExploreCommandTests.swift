@@ -547,7 +547,7 @@ extension ExploreCommandTests {
         #expect(starts.count == 7 && !starts.contains { $0.contains("the default device") }, "\(starts)")
         #expect(
             folder.stderr.contains(
-                "explored 4 journeys from 29 starts: 4 clean, 0 with violations"), "\(folder)")
+                "explored 4 journeys from 31 starts: 4 clean, 0 with violations"), "\(folder)")
 
         let alone = try await runJourney(["explore", "journeys/examples/tree-login.journey.yaml"])
         #expect(alone.status == Exit.ok, "\(alone)")

@@ -261,6 +261,108 @@ struct AuthRuleTests {
         #expect(right.errors.isEmpty && right.warnings.isEmpty, "\(right)")
     }
 
+    @Test("a credential check whose refusals no limit counts, or whose count anything but a success sets back")
+    func uncountedFailures() {
+        let stored = """
+            stored:
+              pin: { type: string, secret: true }
+              failures: { type: int, default: 0 }
+            limits:
+              tries: { max: 3, counter: stored.failures, exceeded: out }
+            """
+        func verify(_ attempts: String, wrong: String = "s") -> String {
+            Self.journey(
+                """
+                  s:
+                    handler: pin.verify
+                    with: { key: pin }
+                \(attempts.isEmpty ? "" : "    attempts: \(attempts)\n")\
+                    screen: { actions: { forgot: Forgot PIN? } }
+                    on: { correct: done, wrong: \(wrong), missing: out, forgot: out }
+                """, extra: stored)
+        }
+        // Guessed without end: no limit, and `wrong` comes straight back.
+        #expect(Self.findings(verify("")).warnings == ["auth.failure-uncounted 15:26"])
+        // Counts and resets swapped: wrong PINs cost nothing and give the tries back.
+        #expect(
+            Self.findings(verify("{ limit: tries, counts: [correct], resets: [wrong] }")).warnings == [
+                "auth.failure-uncounted 14:15", "auth.failure-uncounted 14:59",
+            ])
+        // Counting nothing.
+        #expect(
+            Self.findings(verify("{ limit: tries, counts: [], resets: [correct] }")).warnings == [
+                "auth.failure-uncounted 14:15"
+            ])
+        // "Forgot PIN?" setting the count back: two wrong PINs, forgot, and three more.
+        #expect(
+            Self.findings(verify("{ limit: tries, counts: [wrong], resets: [correct, forgot] }")).warnings == [
+                "auth.failure-uncounted 14:66"
+            ])
+        let right = Self.findings(verify("{ limit: tries, counts: [wrong], resets: [correct] }"))
+        #expect(right.errors.isEmpty && right.warnings.isEmpty, "\(right)")
+        let declared = Self.findings(
+            verify("").replacingOccurrences(
+                of: "stored:\n",
+                with: "exceptions:\n  auth.failure-uncounted: \"the sample app has no limit\"\nstored:\n"))
+        #expect(declared.errors.isEmpty && declared.warnings.isEmpty, "\(declared)")
+        // A refusal that leads to choosing a new PIN is a new start, not a retry.
+        let throughNewPIN = Self.findings(
+            Self.journey(
+                """
+                  s:
+                    handler: pin.verify
+                    with: { key: pin }
+                    on: { correct: done, wrong: choose, missing: choose }
+                  choose:
+                    handler: pin.entry
+                    with: { warnWeak: true }
+                    on:
+                      entered: { set: { state.newPin: "${outcome.pin}" }, to: save }
+                      weak: choose
+                  save:
+                    handler: pin.save
+                    with: { key: pin, pin: "${state.newPin}" }
+                    on: { saved: s }
+                """, extra: stored + "\n" + Self.newPinState))
+        #expect(throughNewPIN.errors.isEmpty && throughNewPIN.warnings.isEmpty, "\(throughNewPIN)")
+        // A one-time code typed again after a refusal, through a form and an alert: both
+        // refusals of the check are named at once, at the first.
+        let code = Self.findings(
+            Self.journey(
+                """
+                  s:
+                    handler: ui.form
+                    with: { submit: verify }
+                    screen:
+                      fields: { code: { label: Code, kind: digits, required: true, secret: true } }
+                      actions: { verify: Verify }
+                    on:
+                      verify: { set: { state.code: "${outcome.code}" }, to: check }
+                      invalid: s
+                  check:
+                    handler: otp.totp
+                    with: { secret: "${params.secret}", code: "${state.code}" }
+                    on: { valid: done, replayed: again, invalid: again }
+                  again:
+                    handler: ui.alert
+                    screen: { actions: { retry: Try again } }
+                    on: { retry: s }
+                """,
+                extra:
+                    "params:\n  secret: { type: string, secret: true }\nstate:\n  code: { type: string, secret: true }")
+        )
+        #expect(code.warnings == ["auth.failure-uncounted 22:24"], "\(code)")
+        // A PIN pad that only takes the digits checks nothing.
+        let entry = Self.findings(
+            Self.journey(
+                """
+                  s:
+                    handler: ui.pin
+                    on: { entered: done }
+                """))
+        #expect(entry.errors.isEmpty && entry.warnings.isEmpty, "\(entry)")
+    }
+
     @Test("a secret written into a journey: a parameter, a default, an assignment; an HTTP body is not one")
     func literalSecrets() {
         let steps = """

@@ -43,6 +43,12 @@ public struct HandlerContract: Sendable {
     /// (`pin.verify`'s `correct`: the PIN opened its seal); empty for a handler that verifies
     /// none. A journey with such a step is held to ``ExplorationInvariant/credentialBeforeSuccess``.
     public var verifiedOutcomes: [String] = []
+    /// How a step of this handler checks a credential the user gave and may give again (a PIN,
+    /// a password, a one-time code, a biometric match), when it does one: the outcomes with which
+    /// it took the credential and those with which it refused it. `journey check` holds an
+    /// attempt limit on such a step to count every refusal and to be set back only by a success
+    /// (``AuthRule/uncountedFailure``).
+    public var credentialCheck: CredentialCheck?
     /// Whether a step of the handler answers the same way every time it runs with the same
     /// invocation, inputs and device (its randomness and time taken from its context). Built-in
     /// handlers are; a handler program is when its project file says so. `journey explore`
@@ -66,7 +72,8 @@ public struct HandlerContract: Sendable {
         id: String, summary: String, parameters: [ParameterSpec] = [], inputs: [InputSpec] = [],
         outcomes: [OutcomeSpec] = [], actionsAreOutcomes: Bool = false,
         refinedInputs: [Conditional<InputSpec>] = [], refinedOutcomes: [Conditional<OutcomeSpec>]? = nil,
-        releasesKey: Bool = false, verifiedOutcomes: [String] = [], readsTimeAtStep: Bool = false,
+        releasesKey: Bool = false, verifiedOutcomes: [String] = [], credentialCheck: CredentialCheck? = nil,
+        readsTimeAtStep: Bool = false,
         refine: (@Sendable (StepShape, inout StepContract) -> Void)? = nil
     ) {
         self.id = id
@@ -79,8 +86,23 @@ public struct HandlerContract: Sendable {
         self.refinedOutcomes = refinedOutcomes
         self.releasesKey = releasesKey
         self.verifiedOutcomes = verifiedOutcomes
+        self.credentialCheck = credentialCheck
         self.readsTimeAtStep = readsTimeAtStep
         self.refine = refine
+    }
+
+    /// The outcomes with which a step checked a credential the user may give again
+    /// (``HandlerContract/credentialCheck``).
+    public struct CredentialCheck: Sendable, Hashable {
+        /// The credential was right: `pin.verify`'s `correct`.
+        public var accepted: [String]
+        /// The credential was wrong: `pin.verify`'s `wrong`.
+        public var refused: [String]
+
+        public init(accepted: [String], refused: [String]) {
+            self.accepted = accepted
+            self.refused = refused
+        }
     }
 
     /// Whether every outcome a step of this handler can have is described: there is no

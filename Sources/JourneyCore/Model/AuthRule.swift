@@ -13,6 +13,7 @@ public enum AuthRule: String, CaseIterable, Sendable, Hashable {
     case biometryWithoutKey = "auth.biometry-without-key"
     case unlimitedBiometry = "auth.biometry-unlimited"
     case counterInState = "auth.counter-in-state"
+    case uncountedFailure = "auth.failure-uncounted"
 
     /// What the rule asks, in one sentence, for the docs and `journey check`'s messages.
     public var rule: String {
@@ -33,6 +34,8 @@ public enum AuthRule: String, CaseIterable, Sendable, Hashable {
             "Biometric attempts that lead back to the prompt are counted by an attempt limit."
         case .counterInState:
             "An attempt counter is kept in `stored`, which survives an app restart, not in `state`, which does not."
+        case .uncountedFailure:
+            "A credential the user can try again (a PIN, a password, a one-time code) is checked under an attempt limit that counts every refusal, and only a success sets the count back (OWASP MASWE-0020, NIST SP 800-63B 5.2.2)."
         }
     }
 }

@@ -17,6 +17,7 @@ struct AuthRuleCheck {
         check.pinsInTheStore()
         check.biometry()
         check.counters()
+        check.refusals()
         var used = Set<String>()
         let excepted = Set(journey.exceptions.map(\.rule.value))
         for finding in check.findings {
@@ -304,6 +305,62 @@ struct AuthRuleCheck {
                 .counterInState,
                 "limit '\(limit.name.value)' counts in \(limit.counter.value), which an app restart resets: keep it in stored, so that restarting the app cannot buy more attempts",
                 at: limit.counter.location)
+        }
+    }
+
+    /// ``AuthRule/uncountedFailure``: a step that checks a credential the user can try again
+    /// (its handler's ``HandlerContract/credentialCheck``) whose refusals no attempt limit counts,
+    /// or whose count something other than a success sets back.
+    private mutating func refusals() {
+        func listed(_ names: [String], _ conjunction: String) -> String {
+            let quoted = names.map { "'\($0)'" }
+            return quoted.count < 2
+                ? quoted.joined() : quoted.dropLast().joined(separator: ", ") + " \(conjunction) " + quoted.last!
+        }
+        for step in journey.steps {
+            guard let handler = handlerID(step), let check = contract(step)?.credentialCheck else { continue }
+            // The refusals this step can have: those it handles (`ui.pin` refuses only with `expected`).
+            let refusals = step.transitions.filter { check.refused.contains($0.outcome.value) }
+            guard !refusals.isEmpty else { continue }
+            let id = step.id.value
+            guard let charge = step.attempts else {
+                // A biometric prompt without a limit is `auth.biometry-unlimited`'s to report.
+                guard handler != "biometry.authenticate" else { continue }
+                // Back to the step without signing in again: not through another check of a
+                // credential, a PIN chosen afresh, a wipe or a called journey.
+                let back = refusals.filter { _, transition in
+                    reachable(from: transition.branches.map(\.target.value)) { next in
+                        if case .call = next.kind { return true }
+                        guard let other = contract(next) else { return false }
+                        return other.credentialCheck != nil || !other.verifiedOutcomes.isEmpty
+                            || ["pin.save", "session.clear"].contains(other.id)
+                    }.contains(id)
+                }.map(\.outcome)
+                guard let first = back.first else { continue }
+                let names = back.map(\.value)
+                find(
+                    .uncountedFailure,
+                    "\(listed(names, "and")) at step '\(id)' \(names.count == 1 ? "leads" : "lead") back to it with no attempt limit: the \(handler) check can be tried without end; charge a limit that counts \(names.count == 1 ? "it" : "them") ('attempts: {limit: NAME, counts: [\(names.joined(separator: ", "))]}')",
+                    at: first.location)
+                continue
+            }
+            let counted = Set(charge.counts.map(\.value))
+            let uncounted = refusals.map(\.outcome.value).filter { !counted.contains($0) }
+            if !uncounted.isEmpty {
+                find(
+                    .uncountedFailure,
+                    "limit '\(charge.limit.value)' at step '\(id)' does not count \(listed(uncounted, "or")), the \(handler) check's refusal: wrong tries cost nothing; put \(uncounted.count == 1 ? "it" : "them") under 'counts'",
+                    at: charge.location)
+            }
+            for reset in charge.resets where !check.accepted.contains(reset.value) {
+                let what =
+                    check.refused.contains(reset.value)
+                    ? "a refusal of the \(handler) check" : "not a success of the \(handler) check"
+                find(
+                    .uncountedFailure,
+                    "limit '\(charge.limit.value)' at step '\(id)' is set back by '\(reset.value)', \(what): the tries spent before it come back; only \(listed(check.accepted, "or")) may reset it",
+                    at: reset.location)
+            }
         }
     }
 }

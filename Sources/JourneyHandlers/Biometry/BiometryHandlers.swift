@@ -63,7 +63,8 @@ public struct BiometryAuthenticateHandler: StepHandler {
             OutcomeSpec(name: "failure", summary: "no match"),
             OutcomeSpec(name: "lockout", summary: "too many failures; the system locked biometry"),
             OutcomeSpec(name: "unavailable", summary: "the device has no enrolled biometry; nothing was asked"),
-        ])
+        ],
+        credentialCheck: .init(accepted: ["success"], refused: ["failure"]))
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext

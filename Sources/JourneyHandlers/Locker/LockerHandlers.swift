@@ -117,7 +117,7 @@ public struct LockerEasyAccessHandler: StepHandler {
             OutcomeSpec(name: "wrong", summary: "it did not (the step's attempt limit is charged first)"),
             OutcomeSpec(name: "missing", summary: "no vault: not enrolled, or easy access disabled; nothing is asked"),
         ],
-        actionsAreOutcomes: true, releasesKey: true)
+        actionsAreOutcomes: true, releasesKey: true, credentialCheck: .init(accepted: ["unlocked"], refused: ["wrong"]))
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext

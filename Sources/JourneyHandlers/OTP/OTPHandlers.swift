@@ -94,6 +94,7 @@ public struct HOTPHandler: StepHandler {
         ],
         outcomes: [OTPParameters.generated],
         refinedOutcomes: OTPParameters.refined(generated: OTPParameters.generated, checked: HOTPHandler.checked),
+        credentialCheck: .init(accepted: ["valid"], refused: ["invalid"]),
         refine: { shape, contract in
             guard OTPParameters.checks(shape) else { return }
             contract.outcomes = HOTPHandler.checked
@@ -155,6 +156,8 @@ public struct TOTPHandler: StepHandler {
         ],
         outcomes: [TOTPHandler.generated],
         refinedOutcomes: OTPParameters.refined(generated: TOTPHandler.generated, checked: TOTPHandler.checked),
+        // A code already used is refused like a wrong one: an attacker replays what they saw.
+        credentialCheck: .init(accepted: ["valid"], refused: ["invalid", "replayed"]),
         refine: { shape, contract in
             guard OTPParameters.checks(shape) else { return }
             contract.outcomes = TOTPHandler.checked

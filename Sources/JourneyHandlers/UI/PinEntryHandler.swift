@@ -26,6 +26,7 @@ public struct PinEntryHandler: StepHandler {
         refinedOutcomes: [
             Conditional(PinEntryHandler.entered, .absent("expected"))
         ] + PinEntryHandler.compared.map { Conditional($0, .given("expected")) },
+        credentialCheck: .init(accepted: ["correct"], refused: ["wrong"]),
         refine: { shape, contract in
             guard shape.given.contains("expected") else { return }
             contract.outcomes.removeAll { $0.name == "entered" }
