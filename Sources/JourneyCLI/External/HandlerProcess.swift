@@ -149,10 +149,13 @@ final class HandlerProcess: HandlerTransport {
     /// started may hold its output open after it died, so the output alone does not say so.
     static let livenessMilliseconds = 200
 
-    /// The program's next line (without its newline), waiting at most `milliseconds` for it.
+    /// The program's next line (without its newline), waiting at most `milliseconds` for it;
+    /// with 0, a line the program has already written (the pipe is looked at once), or
+    /// ``Failure/timedOut`` at once.
     func receive(within milliseconds: Int) throws(Failure) -> [UInt8] {
         var searched = start
         let deadline = Self.monotonicMilliseconds() + milliseconds
+        var looked = false
         while true {
             if let newline = buffer[searched...].firstIndex(of: 0x0A) {
                 let line = Array(buffer[start..<newline])
@@ -161,8 +164,9 @@ final class HandlerProcess: HandlerTransport {
             }
             searched = buffer.count
             if buffer.count - start > Self.maximumLine { throw .lineTooLong }
-            let remaining = deadline - Self.monotonicMilliseconds()
-            guard remaining > 0 else { throw .timedOut }
+            let remaining = max(0, deadline - Self.monotonicMilliseconds())
+            guard remaining > 0 || (milliseconds == 0 && !looked) else { throw .timedOut }
+            looked = true
             var descriptor = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
             let slice = min(remaining, Self.livenessMilliseconds)
             let ready = poll(&descriptor, 1, Int32(slice))

@@ -227,6 +227,12 @@ final class Connection {
             self.writeStep(invocation, into: &w)
         }
         let betweenSteps = hasAnswered && !afresh
+        if hasAnswered, let stray = try strayMessage(betweenSteps: betweenSteps, before: invocation.step) {
+            throw stopped(
+                .protocolError(
+                    "wrote \(quote(stray)) after its answer to the last step, before step '\(invocation.step)' was sent (a program writes only while it runs a step)"
+                ), while: "running step '\(invocation.step)'")
+        }
         do {
             try process.send(request)
         } catch {
@@ -281,6 +287,20 @@ final class Connection {
             case .notification:
                 continue
             }
+        }
+    }
+
+    /// What the program has written since its answer to the last step, if anything: a second
+    /// answer, or a request too late for its step, which the next step must not take for its own.
+    /// A program that ended there throws ``EndedBetweenSteps`` when `betweenSteps`.
+    private func strayMessage(betweenSteps: Bool, before step: String) throws -> [UInt8]? {
+        do {
+            return try process.receive(within: 0)
+        } catch .timedOut {
+            return nil
+        } catch {
+            if betweenSteps, case .ended = error { throw EndedBetweenSteps() }
+            throw stopped(error, while: "running step '\(step)'")
         }
     }
 
@@ -783,7 +803,8 @@ public protocol HandlerTransport: AnyObject {
     /// Writes one message, with its newline, waiting at most the handler's time limit for the
     /// program to take it (``HandlerTransportFailure/notReading``).
     func send(_ bytes: [UInt8]) throws(HandlerTransportFailure)
-    /// The next line (without its newline), waiting at most `milliseconds` for it.
+    /// The next line (without its newline), waiting at most `milliseconds` for it; with 0, a
+    /// line already written, or ``HandlerTransportFailure/timedOut`` at once.
     func receive(within milliseconds: Int) throws(HandlerTransportFailure) -> [UInt8]
     /// Ends the program's input: a program told to `exit`, or one reading to the end, ends.
     func closeInput()
