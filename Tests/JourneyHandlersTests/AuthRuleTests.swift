@@ -408,7 +408,7 @@ struct AuthRuleTests {
     }
 
     @Test(
-        "a redirect URI: plain http only to a loopback IP, never localhost",
+        "a redirect URI: plain http only to a loopback IP, never localhost; a private-use scheme from a domain",
         arguments: [
             ("http://localhost:8080/cb", true), ("http://app.example.org/cb", true),
             ("http://127.0.0.1:53001/cb", false),
@@ -416,6 +416,9 @@ struct AuthRuleTests {
             ("com.example.app:/oauth2redirect", false),
             ("HTTP://LOCALHOST/cb", true), ("http://user@127.0.0.1/cb", false),
             ("http://127.0.0.1.evil.example/cb", true),
+            // A private-use scheme names a domain the app controls, reversed (RFC 8252 7.1).
+            ("myapp://authorized", true), ("eiam://redirect/", true), ("com.example.app://cb", false),
+            ("Com.Example.App:/cb", false), ("${params.redirect}", false), ("/relative/cb", false),
         ])
     func redirectURI(_ uri: String, _ reported: Bool) {
         #expect((AuthRule.redirectProblem(uri) != nil) == reported, "\(uri)")

@@ -38,7 +38,7 @@ CLIENTS = [
     # eduID's app (Tiqr/eduid-app-ios AppAuthController): public client, universal-link redirect.
     {"client_id": "dev.egeniq.nl", "redirect_uri": ["https://login.test2.eduid.nl/client/mobile/oauth-redirect"]},
     # An app using the Erste Locker SDK: strong customer authentication through OIDC.
-    {"client_id": "locker-demo", "redirect_uri": ["locker-demo://oauth-callback"]},
+    {"client_id": "locker-demo", "redirect_uri": ["test.example-bank.locker:/oauth-callback"]},
 ]
 USER = {"username": "ada", "name": "Ada Lovelace", "given_name": "Ada", "email": "ada@example.test",
         "password": "ada-Analytical-1843", "scope": ["openid", "offline_access", "eduid.nl/mobile"], "enabled": True}

@@ -21,7 +21,7 @@ public enum AuthRule: String, CaseIterable, Sendable, Hashable {
         case .literalSecret:
             "No secret is written into a journey: a PIN, password, code or token comes from the user, the device or a server."
         case .redirectURI:
-            "A redirect URI is https, an app's own scheme, or plain http to a loopback IP (127.0.0.1 or [::1]), never `localhost` (RFC 8252 7.3, 8.3)."
+            "A redirect URI is https, an app's own scheme named after a domain it controls (`com.example.app:/callback`), or plain http to a loopback IP (127.0.0.1 or [::1]), never `localhost` (RFC 8252 7.1, 7.3, 8.3)."
         case .weakPIN:
             "A journey that creates a PIN refuses weak ones: `pin.entry` with `warnWeak: true` (NIST SP 800-63B 5.1.1.2)."
         case .pinReuse:
@@ -44,6 +44,18 @@ extension AuthRule {
     /// What is wrong with a redirect URI by RFC 8252, or nil.
     public static func redirectProblem(_ uri: String) -> String? {
         let lowered = uri.lowercased()
+        if let colon = lowered.firstIndex(of: ":") {
+            let scheme = lowered[..<colon]
+            let schemeCharacters = scheme.allSatisfy {
+                $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0))
+            }
+            if schemeCharacters, scheme.first?.isLetter == true, scheme != "http", scheme != "https",
+                !scheme.contains(".")
+            {
+                return
+                    "uses the private-use scheme '\(scheme)', which names no domain: another app can register it too and be sent the code; use a scheme from a reverse domain name the app controls, such as com.example.app:/callback (RFC 8252 7.1, 8.4)"
+            }
+        }
         guard lowered.hasPrefix("http://") else { return nil }
         var authority = lowered.dropFirst("http://".count).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
