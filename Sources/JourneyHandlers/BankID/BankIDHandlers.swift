@@ -126,11 +126,15 @@ public struct BankPageHandler: StepHandler {
 
 /// Just enough URL parsing for routing: scheme, host and query items (lowercased scheme and host).
 struct URLParts {
-    /// The names of the query items, in order, including those without a value (`?cancelled`).
+    /// The names of the query items, in order, including those without a value (`?cancelled`),
+    /// percent-decoded as Foundation's `URLQueryItem` names are (`?cancell%65d` is `cancelled`).
     static func queryNames(_ url: String) -> [String] {
         guard let question = url.firstIndex(of: "?") else { return [] }
         let query = url[url.index(after: question)...].prefix { $0 != "#" }
-        return query.split(separator: "&").map { String($0.prefix { $0 != "=" }) }
+        return query.split(separator: "&").map {
+            let raw = String($0.prefix { $0 != "=" })
+            return raw.removingPercentEncoding ?? raw
+        }
     }
 
     var scheme = ""

@@ -46,12 +46,35 @@ enum TinkoffID {
         DataSpec(name: "request", type: TypeInfo(.string)),
     ]
 
+    /// The SDK's `TinkoffTokenPayload`, decoded as its `JSONDecoder` decodes it: a
+    /// `refresh_token` of another type than text fails the whole payload, as does a boolean
+    /// `expires_in` (a `TimeInterval`); `null` or no `refresh_token` is none.
+    struct TokenPayload: Decodable {
+        var accessToken: String
+        var refreshToken: String?
+        var idToken: String
+        var expirationTimeout: TimeInterval
+
+        enum CodingKeys: String, CodingKey {
+            case accessToken = "access_token"
+            case refreshToken = "refresh_token"
+            case idToken = "id_token"
+            case expirationTimeout = "expires_in"
+        }
+    }
+
+    /// The SDK's sign-out answer, `struct SignOutResponse: Codable {}`: any JSON value decodes
+    /// to it (an array, a text, `null`), only a body that is not JSON does not.
+    struct SignOutResponse: Decodable {}
+
     /// Decodes a TinkoffTokenPayload; nil when the body does not decode (the status is not looked at).
     static func payload(_ response: HTTPResponse, request: String) -> HandlerResult? {
-        guard let body = jsonObject(response.body), let access = body["access_token"] as? String,
-            let idToken = body["id_token"] as? String, let expires = (body["expires_in"] as? NSNumber)?.intValue
+        guard let decoded = try? JSONDecoder().decode(TokenPayload.self, from: Data(response.body.utf8)),
+            decoded.expirationTimeout.isFinite, abs(decoded.expirationTimeout) < 1e15
         else { return nil }
-        let refresh = body["refresh_token"] as? String
+        let (access, refresh, idToken) = (decoded.accessToken, decoded.refreshToken, decoded.idToken)
+        // The journey keeps whole seconds.
+        let expires = Int(decoded.expirationTimeout)
         return HandlerResult(
             "obtained",
             data: [
@@ -286,7 +309,8 @@ public struct TinkoffRevokeHandler: StepHandler {
                     method: "POST", url: try invocation.text("api") + "/auth/revoke",
                     headers: TinkoffID.headers(clientId: try invocation.text("clientId"), adapter: false),
                     body: TinkoffID.body(pairs)))
-            guard jsonObject(response.body) != nil else {
+            guard (try? JSONDecoder().decode(TinkoffID.SignOutResponse.self, from: Data(response.body.utf8))) != nil
+            else {
                 return HandlerResult("failed", data: ["status": .int(response.status)])
             }
             return HandlerResult(
