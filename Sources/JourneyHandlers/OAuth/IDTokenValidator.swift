@@ -106,7 +106,7 @@ public struct IDTokenValidator: Sendable {
             throw .claim("issue time is missing or in the future")
         }
         guard now - iat <= maxAge else { throw .claim("was issued more than \(maxAge) seconds ago") }
-        guard let sent = claims.nonce, ConstantTime.equal(sent, nonce) else {
+        guard !nonce.isEmpty, let sent = claims.nonce, ConstantTime.equal(sent, nonce) else {
             throw .claim("nonce is not the one sent")
         }
         if let atHash = claims.atHash, let accessToken {

@@ -328,7 +328,9 @@ public struct OIDCCallbackHandler: StepHandler {
             OutcomeSpec(
                 name: "error", summary: "the provider reported an error",
                 data: [DataSpec(name: "error", type: TypeInfo(.string))]),
-            OutcomeSpec(name: "stateMismatch", summary: "state missing or not the one sent; nothing is exchanged"),
+            OutcomeSpec(
+                name: "stateMismatch",
+                summary: "state missing or not the one sent, or no state was sent; nothing is exchanged"),
             OutcomeSpec(
                 name: "foreign",
                 summary:
@@ -348,7 +350,10 @@ public struct OIDCCallbackHandler: StepHandler {
                 "foreign", data: ["sameScheme": .bool(redirect.contains(":") && scheme(redirect) == scheme(expected))])
         }
         let query = URLParts(redirect).query
-        guard let state = query["state"], ConstantTime.equal(state, try invocation.text("state")) else {
+        // No state sent (a journey that passes one never set) matches nothing, not an empty
+        // `state=`: a redirect an attacker made would carry their code in (RFC 9700 4.7).
+        let sent = try invocation.text("state")
+        guard !sent.isEmpty, let state = query["state"], ConstantTime.equal(state, sent) else {
             return HandlerResult("stateMismatch")
         }
         if let error = query["error"] { return HandlerResult("error", data: ["error": .string(error)]) }

@@ -137,6 +137,14 @@ struct OAuthCryptoTests {
         claims["at_hash"] = "AAAAAAAAAAAAAAAAAAAAAA"
         await refused(Self.token(claims), .claim("at_hash does not match the access token"))
         await refused("not.a.jwt.at.all", .malformed)
+        // No nonce sent (a journey that passes one it never set) matches no token, not even
+        // one whose nonce is empty too.
+        claims = Self.goodClaims
+        claims["nonce"] = ""
+        await #expect(throws: IDTokenValidator.Failure.claim("nonce is not the one sent")) {
+            _ = try await IDTokenValidator(issuer: Self.issuer, clientID: "mobile-app").validate(
+                Self.token(claims), jwks: Self.jwks, nonce: "", accessToken: Self.accessToken, now: Self.now)
+        }
     }
 
     /// OIDC Core §3.1.3.7 step 3: a token for several audiences is for us only if we trust
