@@ -51,12 +51,14 @@ enum NewTemplates {
           pinFailures: { type: int, default: 0, description: "wrong PINs in a row, across app restarts" }
 
         # An attempt limit: each wrong PIN adds one to stored.pinFailures, and the third leads to
-        # the end `locked` instead of back to the step.
+        # the end `locked` instead of back to the step. `keep: true` keeps the count at three, so
+        # the next launch is locked too: opening the app again buys no more tries.
         limits:
           pinEntry:
             max: 3
             counter: stored.pinFailures
             exceeded: locked
+            keep: true
 
         start: enterPin
 

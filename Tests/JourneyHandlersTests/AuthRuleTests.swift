@@ -26,6 +26,12 @@ struct AuthRuleTests {
         )
     }
 
+    /// The warnings of a journey but those of `auth.failure-uncounted`, for the tests of other
+    /// rules whose small journeys check a PIN with no attempt limit.
+    static func otherWarnings(_ journey: String) -> [String] {
+        findings(journey).warnings.filter { !$0.hasPrefix("auth.failure-uncounted") }
+    }
+
     /// A journey with `body` as its steps (and `extra` top-level keys), ends `done` (success)
     /// and `out` (failure).
     static func journey(_ body: String, extra: String = "") -> String {
@@ -134,15 +140,15 @@ struct AuthRuleTests {
                 with: { key: pin, pin: "${state.newPin}" }
                 on: { saved: done }
             """
-        #expect(Self.findings(Self.journey(change, extra: Self.newPinState)).warnings == ["auth.pin-reuse 12:3"])
+        #expect(Self.otherWarnings(Self.journey(change, extra: Self.newPinState)) == ["auth.pin-reuse 12:3"])
         let checked = change.replacingOccurrences(
             of: "with: { warnWeak: true }", with: "with: { warnWeak: true, differentFrom: pin }"
         ).replacingOccurrences(of: "      weak: new\n", with: "      weak: new\n      same: new\n")
         let right = Self.findings(Self.journey(checked, extra: Self.newPinState))
-        #expect(right.errors.isEmpty && right.warnings.isEmpty, "\(right)")
+        #expect(right.errors.isEmpty && Self.otherWarnings(Self.journey(checked, extra: Self.newPinState)).isEmpty)
         // Checked against another key than the one the PIN replaces: not checked.
         let wrongKey = checked.replacingOccurrences(of: "differentFrom: pin }", with: "differentFrom: oldPin }")
-        #expect(Self.findings(Self.journey(wrongKey, extra: Self.newPinState)).warnings == ["auth.pin-reuse 12:3"])
+        #expect(Self.otherWarnings(Self.journey(wrongKey, extra: Self.newPinState)) == ["auth.pin-reuse 12:3"])
     }
 
     @Test(
@@ -228,7 +234,7 @@ struct AuthRuleTests {
               wrap: { type: string, secret: true }
               bioFailures: { type: int, default: 0 }
             limits:
-              bio: { max: 5, counter: stored.bioFailures, exceeded: out }
+              bio: { max: 5, counter: stored.bioFailures, exceeded: out, keep: true }
             """
         let right = Self.findings(Self.journey(keyed, extra: extra))
         #expect(right.errors.isEmpty && right.warnings.isEmpty, "\(right)")
@@ -249,7 +255,7 @@ struct AuthRuleTests {
             state:
               failures: { type: int, default: 0 }
             limits:
-              tries: { max: 3, counter: state.failures, exceeded: out }
+              tries: { max: 3, counter: state.failures, exceeded: out, keep: true }
             """
         #expect(Self.findings(Self.journey(step, extra: inState)).warnings == ["auth.counter-in-state 9:29"])
         let inStore = inState.replacingOccurrences(of: "state:\n", with: "stored:\n").replacingOccurrences(
@@ -268,7 +274,7 @@ struct AuthRuleTests {
               pin: { type: string, secret: true }
               failures: { type: int, default: 0 }
             limits:
-              tries: { max: 3, counter: stored.failures, exceeded: out }
+              tries: { max: 3, counter: stored.failures, exceeded: out, keep: true }
             """
         func verify(_ attempts: String, wrong: String = "s") -> String {
             Self.journey(
@@ -305,26 +311,50 @@ struct AuthRuleTests {
                 of: "stored:\n",
                 with: "exceptions:\n  auth.failure-uncounted: \"the sample app has no limit\"\nstored:\n"))
         #expect(declared.errors.isEmpty && declared.warnings.isEmpty, "\(declared)")
-        // A refusal that leads to choosing a new PIN is a new start, not a retry.
-        let throughNewPIN = Self.findings(
+        // A refusal that wipes the PIN before anything waits starts afresh; one that only shows
+        // the choice of a new PIN does not (the app killed there asks for the old one again),
+        // nor does a wipe that keeps the PIN.
+        func afterWrong(_ wipe: String) -> [String] {
+            Self.findings(
+                Self.journey(
+                    """
+                      s:
+                        handler: pin.verify
+                        with: { key: pin }
+                        on: { correct: done, wrong: \(wipe.isEmpty ? "choose" : "wipe"), missing: choose }
+                    \(wipe)
+                      choose:
+                        handler: pin.entry
+                        with: { warnWeak: true }
+                        on:
+                          entered: { set: { state.newPin: "${outcome.pin}" }, to: save }
+                          weak: choose
+                      save:
+                        handler: pin.save
+                        with: { key: pin, pin: "${state.newPin}" }
+                        on: { saved: s }
+                    """, extra: stored + "\n" + Self.newPinState)
+            ).warnings
+        }
+        #expect(afterWrong("  wipe:\n    handler: session.clear\n    on: { cleared: choose }").isEmpty)
+        #expect(afterWrong("") == ["auth.failure-uncounted 16:26"])
+        #expect(
+            afterWrong("  wipe:\n    handler: session.clear\n    with: { keep: [pin] }\n    on: { cleared: choose }")
+                == ["auth.failure-uncounted 16:26"])
+        // Confirming a PIN just typed compares with a value each round sets afresh.
+        let confirm = Self.findings(
             Self.journey(
                 """
                   s:
-                    handler: pin.verify
-                    with: { key: pin }
-                    on: { correct: done, wrong: choose, missing: choose }
-                  choose:
-                    handler: pin.entry
-                    with: { warnWeak: true }
-                    on:
-                      entered: { set: { state.newPin: "${outcome.pin}" }, to: save }
-                      weak: choose
-                  save:
-                    handler: pin.save
-                    with: { key: pin, pin: "${state.newPin}" }
-                    on: { saved: s }
-                """, extra: stored + "\n" + Self.newPinState))
-        #expect(throughNewPIN.errors.isEmpty && throughNewPIN.warnings.isEmpty, "\(throughNewPIN)")
+                    handler: ui.pin
+                    with: { length: 4 }
+                    on: { entered: { set: { state.newPin: "${outcome.pin}" }, to: again } }
+                  again:
+                    handler: ui.pin
+                    with: { length: 4, expected: "${state.newPin}" }
+                    on: { correct: done, wrong: s }
+                """, extra: Self.newPinState))
+        #expect(confirm.errors.isEmpty && confirm.warnings.isEmpty, "\(confirm)")
         // A one-time code typed again after a refusal, through a form and an alert: both
         // refusals of the check are named at once, at the first.
         let code = Self.findings(
@@ -363,6 +393,40 @@ struct AuthRuleTests {
         #expect(entry.errors.isEmpty && entry.warnings.isEmpty, "\(entry)")
     }
 
+    @Test("a limit set back to 0 when exceeded while the same PIN is asked for again")
+    func limitThatGivesTriesBack() {
+        func findings(_ limit: String, exceeded: String = "locked", wipe: Bool = false) -> [String] {
+            Self.findings(
+                Self.journey(
+                    """
+                      s:
+                        handler: pin.verify
+                        with: { key: pin }
+                        attempts: { limit: tries, counts: [wrong], resets: [correct] }
+                        on: { correct: done, wrong: s, missing: out }
+                    \(wipe ? "  wipe:\n    handler: session.clear\n    on: { cleared: locked }\n" : "")
+                    """,
+                    extra: """
+                        stored:
+                          pin: { type: string, secret: true }
+                          failures: { type: int, default: 0 }
+                          lockedUntil: { type: int, default: 0 }
+                        limits:
+                          tries: { max: 3, counter: stored.failures, exceeded: \(exceeded)\(limit) }
+                        """
+                ).replacingOccurrences(
+                    of: "  out: { kind: failure }", with: "  out: { kind: failure }\n  locked: { kind: failure }")
+            ).warnings
+        }
+        // Locked, the app is opened again: three more tries at the same PIN.
+        #expect(findings("") == ["auth.failure-uncounted 9:3"])
+        // An alert whose OK leads back to the PIN.
+        #expect(findings("", exceeded: "s") == ["auth.failure-uncounted 9:3"])
+        #expect(findings(", keep: true").isEmpty)
+        #expect(findings(", lockout: 15m, lockedUntil: stored.lockedUntil").isEmpty)
+        #expect(findings("", exceeded: "wipe", wipe: true).isEmpty)
+    }
+
     @Test("a secret written into a journey: a parameter, a default, an assignment; an HTTP body is not one")
     func literalSecrets() {
         let steps = """
@@ -387,7 +451,7 @@ struct AuthRuleTests {
               token: { type: string, secret: true }
             """
         #expect(
-            Self.findings(Self.journey(steps, extra: extra)).warnings == [
+            Self.otherWarnings(Self.journey(steps, extra: extra)) == [
                 "auth.literal-secret 13:23", "auth.literal-secret 5:52", "auth.literal-secret 16:29",
             ])
         // Written as a template of constants, or of a param that is not secret: written all the

@@ -310,37 +310,31 @@ struct AuthRuleCheck {
 
     /// ``AuthRule/uncountedFailure``: a step that checks a credential the user can try again
     /// (its handler's ``HandlerContract/credentialCheck``) whose refusals no attempt limit counts,
-    /// or whose count something other than a success sets back.
+    /// or whose count something other than a success sets back; and a limit that, once
+    /// exceeded, gives its tries back while the credential stays.
     private mutating func refusals() {
         func listed(_ names: [String], _ conjunction: String) -> String {
             let quoted = names.map { "'\($0)'" }
             return quoted.count < 2
                 ? quoted.joined() : quoted.dropLast().joined(separator: ", ") + " \(conjunction) " + quoted.last!
         }
+        var checks: [String: Step] = [:]
         for step in journey.steps {
             guard let handler = handlerID(step), let check = contract(step)?.credentialCheck else { continue }
             // The refusals this step can have: those it handles (`ui.pin` refuses only with `expected`).
             let refusals = step.transitions.filter { check.refused.contains($0.outcome.value) }
             guard !refusals.isEmpty else { continue }
             let id = step.id.value
+            checks[id] = step
             guard let charge = step.attempts else {
                 // A biometric prompt without a limit is `auth.biometry-unlimited`'s to report.
                 guard handler != "biometry.authenticate" else { continue }
-                // Back to the step without signing in again: not through another check of a
-                // credential, a PIN chosen afresh, a wipe or a called journey.
-                let back = refusals.filter { _, transition in
-                    reachable(from: transition.branches.map(\.target.value)) { next in
-                        if case .call = next.kind { return true }
-                        guard let other = contract(next) else { return false }
-                        return other.credentialCheck != nil || !other.verifiedOutcomes.isEmpty
-                            || ["pin.save", "session.clear"].contains(other.id)
-                    }.contains(id)
-                }.map(\.outcome)
+                let back = refusals.filter { retries(step, after: $0.transition.branches) }.map(\.outcome)
                 guard let first = back.first else { continue }
                 let names = back.map(\.value)
                 find(
                     .uncountedFailure,
-                    "\(listed(names, "and")) at step '\(id)' \(names.count == 1 ? "leads" : "lead") back to it with no attempt limit: the \(handler) check can be tried without end; charge a limit that counts \(names.count == 1 ? "it" : "them") ('attempts: {limit: NAME, counts: [\(names.joined(separator: ", "))]}')",
+                    "\(listed(names, "and")) at step '\(id)' \(names.count == 1 ? "leads" : "lead") back to it, or to an end after which the app is opened again, with no attempt limit: the \(handler) check can be tried without end; charge a limit that counts \(names.count == 1 ? "it" : "them") ('attempts: {limit: NAME, counts: [\(names.joined(separator: ", "))]}')",
                     at: first.location)
                 continue
             }
@@ -362,5 +356,83 @@ struct AuthRuleCheck {
                     at: reset.location)
             }
         }
+        // A limit set back to 0 when exceeded (no `keep`, no lockout), after which the same
+        // credential is asked for again: each round of `max` tries buys another.
+        for limit in journey.limits where !limit.keep && limit.lockout == nil {
+            let charging = checks.values.filter { $0.attempts?.limit.value == limit.name.value }
+            for step in charging.sorted(by: { $0.id.value < $1.id.value })
+            where retries(step, after: limit.exceeded.branches) {
+                find(
+                    .uncountedFailure,
+                    "limit '\(limit.name.value)' is set back to 0 when exceeded, and its 'exceeded' leads back to step '\(step.id.value)', or to an end after which the app is opened again, with the credential it checks unchanged: every round of tries buys another; give the limit 'keep: true' or a 'lockout', or remove the credential on the way (session.clear, pin.save)",
+                    at: limit.name.location)
+                break
+            }
+        }
+    }
+
+    /// Whether, after `branches` (a refusal's, or a limit's `exceeded`), the credential `step`
+    /// checks can be tried again unchanged: a path reaches the step without a step or an
+    /// assignment that removes or replaces the credential. The app may be opened again at an
+    /// end, and killed and opened again wherever a step waits: the path goes on from the start.
+    private func retries(_ step: Step, after branches: [Branch]) -> Bool {
+        let key = literal(parameter(step, "key"))
+        // What the check compares with, where the journey keeps it: the sealed PIN under
+        // `key`, `ui.pin`'s `expected`, the vault easy access opens, an OTP's secret and counter.
+        var read = Set(
+            ["expected", "secret", "vault", "counter"].compactMap { parameter(step, $0) }.flatMap { value -> [String] in
+                guard case .scalar(let text, _, _) = value, case .success(let template) = Template.parse(text) else {
+                    return []
+                }
+                return template.parts.flatMap { part -> [String] in
+                    guard case .expression(let expression, _) = part else { return [] }
+                    return expression.references.filter { $0.count >= 2 }.map { "\($0[0]).\($0[1])" }
+                }
+            })
+        if let key { read.insert("stored.\(key)") }
+        func replaces(_ branch: Branch) -> Bool {
+            branch.assignments.contains { read.contains($0.target.value.description) }
+        }
+        func removes(_ next: Step) -> Bool {
+            switch handlerID(next) {
+            case "pin.save":
+                guard let key, let saved = literal(parameter(next, "key")) else { return true }
+                return saved == key
+            case "session.clear":
+                // A wipe that keeps the key leaves the credential as it was.
+                guard let key, case .list(let kept, _)? = parameter(next, "keep") else { return true }
+                return !kept.contains { literal($0) == key }
+            default: return false
+            }
+        }
+        let steps = stepsByID
+        let ends = Set(journey.ends.map(\.id.value))
+        var seen = Set<String>()
+        var queue = branches.filter { !replaces($0) }.map(\.target.value)
+        let start = journey.start.value
+        while let id = queue.popLast() {
+            guard seen.insert(id).inserted else { continue }
+            if id == step.id.value { return true }
+            if ends.contains(id) {
+                queue.append(start)
+                continue
+            }
+            // A called journey's steps are its own file's to judge (a sign-in there, a wipe).
+            guard let next = steps[id], !removes(next) else { continue }
+            if case .call = next.kind { continue }
+            // Where it may wait for the user (a refinement for pinning asks nothing).
+            if let other = contract(next),
+                !other.inputs.isEmpty || !other.refinedInputs.isEmpty || other.actionsAreOutcomes
+            {
+                queue.append(start)
+            }
+            queue += next.transitions.flatMap(\.transition.branches).filter { !replaces($0) }.map(\.target.value)
+            if let charge = next.attempts,
+                let limit = journey.limits.first(where: { $0.name.value == charge.limit.value })
+            {
+                queue += limit.exceeded.branches.filter { !replaces($0) }.map(\.target.value)
+            }
+        }
+        return false
     }
 }
