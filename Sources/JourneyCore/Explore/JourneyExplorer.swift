@@ -376,6 +376,11 @@ public struct JourneyExplorer: Sendable {
 
         /// The steps that charge the limit, with the outcomes they count and reset on.
         let charging: [(step: String, counts: [String], resets: [String])]
+        /// Where the journey keeps what those steps check the user's answer against, as
+        /// `stored.NAME` and `state.NAME`: the sealed PIN under a `key`, an `expected` PIN, the
+        /// vault easy access opens, an OTP's `secret` and `counter`. Nil when a step's handler
+        /// names none of them (a screen whose actions stand for right and wrong).
+        let guarded: Set<String>?
 
         init(journey: CompiledJourney, limit: CompiledLimit, root: Bool) {
             self.journey = journey
@@ -386,6 +391,35 @@ public struct JourneyExplorer: Sendable {
                 guard let charge = step.attempts, charge.limit.name == limit.name else { return nil }
                 return (step.id, charge.counts, charge.resets)
             }
+            guarded = Self.guarded(by: Set(charging.map(\.step)), in: journey.source)
+        }
+
+        /// The parameters of a step that name what it checks against.
+        static let credentialParameters = ["expected", "secret", "vault", "counter"]
+
+        static func guarded(by steps: Set<String>, in journey: Journey) -> Set<String>? {
+            var found = Set<String>()
+            for step in journey.steps where steps.contains(step.id.value) {
+                var named = false
+                for (name, value) in step.with {
+                    guard case .scalar(let text, _, _) = value else { continue }
+                    if name.value == "key", !text.contains("${") {
+                        found.insert("stored." + text)
+                        named = true
+                    } else if credentialParameters.contains(name.value) {
+                        named = true
+                        guard case .success(let template) = Template.parse(text) else { continue }
+                        for case .expression(let expression, _) in template.parts {
+                            for path in expression.references
+                            where path.count >= 2 && ["state", "stored"].contains(path[0]) {
+                                found.insert(path[0] + "." + path[1])
+                            }
+                        }
+                    }
+                }
+                if !named { return nil }
+            }
+            return found
         }
 
         /// How many of `edges` the limit counts, and whether one resets it.
@@ -1413,8 +1447,12 @@ public struct JourneyExplorer: Sendable {
         for (position, watching) in watched.enumerated()
         where !watching.excepts.contains(ExplorationInvariant.counterSurvives.rawValue) {
             let limit = watching.limit
-            // A lockout that ends with time gives the attempts back on purpose.
-            if !isRestart && (limit.lockout != nil || limit.lockedUntil != nil) { continue }
+            // A lockout that ends with time gives the attempts back on purpose: while one runs.
+            if !isRestart, let until = limit.lockedUntil,
+                Self.counter(until, node.machine, journey: watching.journey.id) > 0
+            {
+                continue
+            }
             let before = counts[position]
             let after = Self.counter(limit.counter, next.machine, journey: watching.journey.id)
             if after < before {
@@ -1474,29 +1512,38 @@ public struct JourneyExplorer: Sendable {
             if counted > 0 || resets { continue }
             // A move that replaces what the limit guards (a new PIN sealed, a new code's
             // counter, the store wiped on signing out) starts a new count against a new secret:
-            // a dodge lowers the count and changes nothing else the journey keeps.
-            if Self.kept(by: node.machine, journey: journey.id, besides: limit)
-                != Self.kept(by: next.machine, journey: journey.id, besides: limit)
-            {
+            // a dodge lowers the count and leaves what the steps check against as it was.
+            if Self.kept(by: node.machine, for: watching) != Self.kept(by: next.machine, for: watching) {
                 continue
             }
             return (
                 .exceededTarget,
-                "\(way.isEmpty ? "a move" : way) takes \(watching.name) from \(before) to \(after) attempts (\(limit.counter)) and changes nothing else the journey keeps, without reaching '\(limit.name)' exceeded or an outcome its step resets on: going round this way buys attempts against the same secret",
+                "\(way.isEmpty ? "a move" : way) takes \(watching.name) from \(before) to \(after) attempts (\(limit.counter)) and leaves what its steps check against as it was, without reaching '\(limit.name)' exceeded or an outcome its step resets on: going round this way buys attempts against the same secret",
                 Self.expected(watching, before)
             )
         }
         return nil
     }
 
-    /// What the root journey keeps besides a limit's count (and the end of its lockout): the
-    /// store, and the secrets of its state.
-    static func kept(by machine: JourneyMachine, journey: String, besides limit: CompiledLimit) -> [String: Value] {
+    /// What the limit's journey keeps of what its steps check against (``WatchedLimit/guarded``);
+    /// where they name nothing, all it keeps besides the limit's count (and the end of its
+    /// lockout): the store, and the secrets of its state.
+    static func kept(by machine: JourneyMachine, for watching: WatchedLimit) -> [String: Value] {
         var found: [String: Value] = [:]
+        let limit = watching.limit
         let own = [limit.counter, limit.lockedUntil].compactMap { $0 }.map { "\($0.scope.rawValue).\($0.name)" }
-        for (name, value) in machine.device.store { found["stored." + name] = value }
-        if let frame = machine.run.frames.first(where: { $0.journey.id == journey }) {
-            for (name, value) in frame.state where value.isSecret { found["state." + name] = value }
+        let guarded = watching.guarded
+        for (name, value) in machine.device.store where guarded?.contains("stored." + name) ?? true {
+            found["stored." + name] = value
+        }
+        if let frame = machine.run.frames.first(where: { $0.journey.id == watching.journey.id }) {
+            for (name, value) in frame.state {
+                if let guarded {
+                    if guarded.contains("state." + name) { found["state." + name] = value }
+                } else if value.isSecret {
+                    found["state." + name] = value
+                }
+            }
         }
         for name in own { found[name] = nil }
         return found

@@ -156,6 +156,47 @@ extension ExplorerTests {
         #expect(!unlock.violations.contains { $0.invariant == .exceededTarget }, "\(unlock.violations)")
     }
 
+    @Test(
+        "a way round the limit that changes something else on the way (a count of its own, a timed notice under a lockout) is caught"
+    )
+    func dodgesThatChangeSomethingElse() async throws {
+        let dodge = try String(contentsOfFile: "Tests/Fixtures/explore/dodge.journey.yaml", encoding: .utf8)
+        func explored(_ yaml: String) async throws -> [String] {
+            try await Self.explore(yaml: yaml, id: "explore.dodge", adding: []).violations.map(\.id)
+        }
+        // "Forgot PIN?" also counts how often tips were shown: the PIN it guards is the same.
+        let counting = dodge.replacingOccurrences(
+            of: "set: { stored.failures: 0 }", with: "set: { stored.failures: 0, stored.tips: \"${stored.tips + 1}\" }"
+        ).replacingOccurrences(
+            of: "  failures: { type: int, default: 0 }\n",
+            with: "  failures: { type: int, default: 0 }\n  tips: { type: int, default: 0 }\n")
+        #expect(try await explored(counting).contains("explore.exceeded-target"))
+        // Under a lockout, a notice that clears the count when it times out: waiting five
+        // seconds buys the tries the lockout was to take away, though it never locked.
+        let timed = dodge.replacingOccurrences(
+            of: "      wrong: enterPin\n", with: "      wrong: notice\n"
+        ).replacingOccurrences(
+            of: "  choosePin:\n",
+            with: """
+                  notice:
+                    handler: ui.screen
+                    with: { timeout: 5s }
+                    screen: { title: Wrong PIN, actions: { retry: Try again } }
+                    on:
+                      retry: enterPin
+                      timeout: { set: { stored.failures: 0 }, to: enterPin }
+                  choosePin:
+
+                """
+        ).replacingOccurrences(
+            of: "    exceeded: locked\n",
+            with: "    exceeded: locked\n    lockout: 15m\n    lockedUntil: stored.lockedUntil\n"
+        ).replacingOccurrences(
+            of: "  failures: { type: int, default: 0 }\n",
+            with: "  failures: { type: int, default: 0 }\n  lockedUntil: { type: int, default: 0 }\n")
+        #expect(try await explored(timed).contains("explore.counter-survives"))
+    }
+
     @Test("a secret that reaches the transcript on some path is caught, and named without being shown")
     func secretLeak() async throws {
         let journey = """
