@@ -620,6 +620,13 @@ struct JourneyContext {
         }
     }
 
+    /// Outcomes that say a credential was not verified, whatever the handler: a `verifies` mark
+    /// naming one would let a path through it count as signed in (failing open).
+    static let unverifiedOutcomes: Set<String> = [
+        "offline", "failed", "failure", "error", "cancel", "cancelled", "missing", "unavailable", "timeout",
+        "wrong", "invalid", "replayed", "denied", "expired", "mismatch", "stateMismatch", "lockout", "locked",
+    ]
+
     /// Whether the step verifies a credential, and with which outcomes: those its mark names,
     /// else those its handler declares (``HandlerContract/verifiedOutcomes``).
     mutating func credential(of step: Step, contract: StepContract, label: String) {
@@ -641,9 +648,18 @@ struct JourneyContext {
             return
         }
         var outcomes: Set<String> = []
+        var refused = Self.unverifiedOutcomes
+        if case .handler(let name) = step.kind, let check = handlers[name.value]?.contract.credentialCheck {
+            refused.formUnion(check.refused)
+        }
         for outcome in mark.outcomes {
             if contract.outcome(named: outcome.value) == nil {
                 undeclared(outcome, label: label, contract: contract)
+            } else if refused.contains(outcome.value) {
+                diagnostics.error(
+                    C.credentialOutcomes,
+                    "\(label) counts '\(outcome.value)' as a credential verified, but it is an outcome where none was: a path through it would sign in unverified (whoever blocks the server, or types a wrong one); name only the outcomes that mean the credential was right",
+                    at: outcome.location)
             } else {
                 outcomes.insert(outcome.value)
             }

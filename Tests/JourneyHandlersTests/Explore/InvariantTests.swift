@@ -137,6 +137,57 @@ struct InvariantTests {
         #expect(found.map(\.at) == [expected], "\(found)")
     }
 
+    @Test("a 'verifies' mark naming an outcome where nothing was verified is refused: it would fail open")
+    func verifiesFailingOpen() {
+        func errors(_ step: String) -> [String] {
+            Self.errors(
+                """
+                journey: t.open
+                version: 1
+                title: Open
+                stored:
+                  pin: { type: string, secret: true }
+                start: check
+                steps:
+                \(step)
+                ends:
+                  done: { kind: success }
+                  out: { kind: failure }
+                """
+            ).map(\.at)
+        }
+        // Blocking the server signs in.
+        #expect(
+            errors(
+                """
+                  check:
+                    handler: http.request
+                    with: { method: POST, url: "https://api.example.org/verify" }
+                    verifies: { credential: [ok, offline] }
+                    on: { ok: done, failed: out, offline: done }
+                """) == ["verifies.outcomes 11:34"])
+        // A wrong PIN counted as verified.
+        #expect(
+            errors(
+                """
+                  check:
+                    handler: pin.verify
+                    with: { key: pin }
+                    verifies: { credential: [correct, wrong] }
+                    on: { correct: done, wrong: done, missing: out }
+                """) == ["verifies.outcomes 11:39"])
+        #expect(
+            errors(
+                """
+                  check:
+                    handler: http.request
+                    with: { method: POST, url: "https://api.example.org/verify" }
+                    verifies: { credential: [ok] }
+                    on: { ok: done, failed: out, offline: out }
+                """
+            ).isEmpty)
+    }
+
     @Test(
         "each form is caught on the shortest path, with the journey's summary",
         arguments: [
