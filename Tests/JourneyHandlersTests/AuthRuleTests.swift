@@ -469,6 +469,17 @@ struct AuthRuleTests {
             of: #"with: { expected: "1234" }"#, with: #"with: { expected: "${state.token}" }"#)
         #expect(
             !Self.findings(Self.journey(fromRun, extra: extra)).warnings.contains("auth.literal-secret 13:23"))
+        // A "service PIN" kept in state that no transition sets is written into the journey too;
+        // one the run sets, or whose default is empty, is not.
+        let service = steps.replacingOccurrences(
+            of: #"with: { expected: "1234" }"#, with: #"with: { expected: "${state.servicePin}" }"#)
+        func servicePin(_ declaration: String) -> Bool {
+            // The declaration adds a line above the step.
+            Self.findings(Self.journey(service, extra: extra + "\n  servicePin: \(declaration)")).warnings.contains(
+                "auth.literal-secret 14:23")
+        }
+        #expect(servicePin("{ type: string, default: \"482913\" }"))
+        #expect(!servicePin("{ type: string, default: \"\" }"))
     }
 
     @Test(

@@ -72,10 +72,30 @@ struct AuthRuleCheck {
         let plainParams = Set(journey.params.filter { !$0.type.secret }.map(\.name.value))
         for case .expression(let expression, _) in template.parts {
             for path in expression.references {
-                guard path.count == 2, path[0] == "params", plainParams.contains(path[1]) else { return false }
+                guard path.count == 2 else { return false }
+                if path[0] == "params", plainParams.contains(path[1]) { continue }
+                if path[0] == "state", constantState.contains(path[1]) { continue }
+                return false
             }
         }
         return true
+    }
+
+    /// The state values that keep their written default for the whole run: declared with one
+    /// and set by no transition (a "service PIN" kept in state is written into the journey).
+    private var constantState: Set<String> {
+        var branches: [Branch] = journey.steps.flatMap { $0.transitions.flatMap(\.transition.branches) }
+        branches += journey.limits.flatMap(\.exceeded.branches)
+        var assigned = Set<String>()
+        for assignment in branches.flatMap(\.assignments) where assignment.target.value.scope == .state {
+            assigned.insert(assignment.target.value.name)
+        }
+        return Set(
+            journey.state.filter { declaration in
+                // An empty default holds nothing ("no token yet").
+                guard let text = literal(declaration.defaultValue), !text.isEmpty else { return false }
+                return !assigned.contains(declaration.name.value)
+            }.map(\.name.value))
     }
 
     /// A parameter's text: written literally, or as `${params.NAME}` with the param's default.
