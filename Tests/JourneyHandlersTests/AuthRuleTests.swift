@@ -499,6 +499,26 @@ struct AuthRuleTests {
         #expect((AuthRule.redirectProblem(uri) != nil) == reported, "\(uri)")
     }
 
+    @Test("an authorization server's address is https but on the device's own loopback")
+    func serverAddresses() {
+        func warnings(_ endpoint: String) -> [String] {
+            Self.otherWarnings(
+                Self.journey(
+                    """
+                      s:
+                        handler: oidc.discover
+                        with: { issuer: "\(endpoint)" }
+                        on: { ok: done, mismatch: out, foreignEndpoint: out, failed: out, offline: out }
+                    """, extra: "params:\n  host: { type: string, default: \"http://id.example.org\" }"))
+        }
+        #expect(warnings("http://id.example.org/realms/app") == ["auth.plain-http 10:21"])
+        // Built from a param's default and text.
+        #expect(warnings("${params.host}/realms/app") == ["auth.plain-http 10:21"])
+        #expect(warnings("https://id.example.org/realms/app").isEmpty)
+        #expect(warnings("http://127.0.0.1:4593/api/oidc").isEmpty)
+        #expect(warnings("http://localhost:4593/api/oidc").isEmpty)
+    }
+
     @Test("a redirect URI from a param's default is checked where the step names it")
     func redirectFromParam() {
         let steps = """

@@ -14,6 +14,7 @@ public enum AuthRule: String, CaseIterable, Sendable, Hashable {
     case unlimitedBiometry = "auth.biometry-unlimited"
     case counterInState = "auth.counter-in-state"
     case uncountedFailure = "auth.failure-uncounted"
+    case plainHTTP = "auth.plain-http"
 
     /// What the rule asks, in one sentence, for the docs and `journey check`'s messages.
     public var rule: String {
@@ -36,6 +37,8 @@ public enum AuthRule: String, CaseIterable, Sendable, Hashable {
             "An attempt counter is kept in `stored`, which survives an app restart, not in `state`, which does not."
         case .uncountedFailure:
             "A credential the user can try again (a PIN, a password, a one-time code) is checked under an attempt limit that counts every refusal, and only a success sets the count back (OWASP MASWE-0020, NIST SP 800-63B 5.2.2)."
+        case .plainHTTP:
+            "An authorization server is reached over https: its endpoints, its issuer and the APIs that exchange codes and tokens are never plain http to another machine (RFC 6749 3.1, 3.2)."
         }
     }
 }
@@ -56,24 +59,38 @@ extension AuthRule {
                     "uses the private-use scheme '\(scheme)', which names no domain: another app can register it too and be sent the code; use a scheme from a reverse domain name the app controls, such as com.example.app:/callback (RFC 8252 7.1, 8.4)"
             }
         }
-        guard lowered.hasPrefix("http://") else { return nil }
-        var authority = lowered.dropFirst("http://".count).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        let host: Substring
-        if authority.hasPrefix("[") {
-            host = authority.prefix { $0 != "]" }.dropFirst()
-        } else {
-            host = authority.prefix { $0 != ":" }
-        }
+        guard let host = plainHTTPHost(uri) else { return nil }
         if host == "localhost" {
             return
                 "is http://localhost: use the loopback IP (http://127.0.0.1 or http://[::1]), which no resolver or firewall can send elsewhere (RFC 8252 8.3)"
         }
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        let loopbackV4 = parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
-        if loopbackV4 || host == "::1" || host == "0:0:0:0:0:0:0:1" { return nil }
+        if isLoopbackIP(host) { return nil }
         return
             "is plain http to '\(host)': a code sent there can be read on the way; use https, your app's own scheme, or the loopback IP (RFC 8252 7.3, 8.3)"
+    }
+
+    /// What is wrong with an authorization server's address (an endpoint, an issuer, an API
+    /// that exchanges codes or tokens) by RFC 6749, or nil: plain http to another machine.
+    public static func endpointProblem(_ uri: String) -> String? {
+        guard let host = plainHTTPHost(uri), host != "localhost", !isLoopbackIP(host) else { return nil }
+        return
+            "is plain http to '\(host)': the codes, tokens and credentials sent there can be read and changed on the way; use https (RFC 6749 3.1, 3.2)"
+    }
+
+    /// The host of a plain `http://` URI, lowercased; nil for any other.
+    static func plainHTTPHost(_ uri: String) -> String? {
+        let lowered = uri.lowercased()
+        guard lowered.hasPrefix("http://") else { return nil }
+        var authority = lowered.dropFirst("http://".count).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        if authority.hasPrefix("[") { return String(authority.prefix { $0 != "]" }.dropFirst()) }
+        return String(authority.prefix { $0 != ":" })
+    }
+
+    static func isLoopbackIP(_ host: String) -> Bool {
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        let loopbackV4 = parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+        return loopbackV4 || host == "::1" || host == "0:0:0:0:0:0:0:1"
     }
 }
 

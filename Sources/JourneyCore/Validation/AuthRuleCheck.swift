@@ -13,6 +13,7 @@ struct AuthRuleCheck {
         var check = AuthRuleCheck(journey: journey, handlers: handlers)
         check.literalSecrets()
         check.redirectURIs()
+        check.serverAddresses()
         check.pinCreation()
         check.pinsInTheStore()
         check.biometry()
@@ -98,14 +99,26 @@ struct AuthRuleCheck {
             }.map(\.name.value))
     }
 
-    /// A parameter's text: written literally, or as `${params.NAME}` with the param's default.
+    /// A parameter's text: written literally, or as a template of text and `${params.NAME}`
+    /// with each param's default (`"${params.appHost}/callback"`).
     private func resolved(_ value: RawValue?) -> String? {
         if let text = literal(value) { return text }
-        guard case .scalar(let text, _, _)? = value, text.hasPrefix("${params."), text.hasSuffix("}") else {
+        guard case .scalar(let text, _, _)? = value, case .success(let template) = Template.parse(text) else {
             return nil
         }
-        let name = String(text.dropFirst("${params.".count).dropLast())
-        return literal(journey.params.first { $0.name.value == name }?.defaultValue)
+        var result = ""
+        for part in template.parts {
+            switch part {
+            case .text(let text): result += text
+            case .expression(let expression, _):
+                let path = expression.source.trimmingCharacters(in: .whitespaces).split(separator: ".")
+                guard path.count == 2, path[0] == "params",
+                    let value = literal(journey.params.first { $0.name.value == path[1] }?.defaultValue)
+                else { return nil }
+                result += value
+            }
+        }
+        return result
     }
 
     private var stepsByID: [String: Step] {
@@ -183,6 +196,24 @@ struct AuthRuleCheck {
     }
 
     static let redirectParameters: Set<String> = ["redirectUri", "postLogoutRedirectUri", "callbackUrl"]
+
+    /// The handlers that talk to an authorization server: every address a step of theirs is
+    /// given is the server's.
+    static let serverHandlerPrefixes = ["oidc.", "tinkoff."]
+
+    /// ``AuthRule/plainHTTP``: an address given to a handler that talks to an authorization
+    /// server, plain http to another machine.
+    private mutating func serverAddresses() {
+        for step in journey.steps {
+            guard let handler = handlerID(step), Self.serverHandlerPrefixes.contains(where: handler.hasPrefix) else {
+                continue
+            }
+            for (name, value) in step.with where !Self.redirectParameters.contains(name.value) {
+                guard let text = resolved(value), let problem = AuthRule.endpointProblem(text) else { continue }
+                find(.plainHTTP, "'\(name.value)' of step '\(step.id.value)' \(problem)", at: value.location)
+            }
+        }
+    }
 
     /// ``AuthRule/redirectURI``: plain http to a host that is not a loopback IP, or `localhost`.
     private mutating func redirectURIs() {
