@@ -238,6 +238,10 @@ struct AuthRuleTests {
             """
         let right = Self.findings(Self.journey(keyed, extra: extra))
         #expect(right.errors.isEmpty && right.warnings.isEmpty, "\(right)")
+        // A key step passed by the outcome that opens nothing: no key was opened.
+        let missing = keyed.replacingOccurrences(
+            of: "on: { granted: done, missing: out }", with: "on: { granted: done, missing: done }")
+        #expect(Self.findings(Self.journey(missing, extra: extra)).warnings == ["auth.biometry-without-key 14:11"])
     }
 
     @Test("an attempt counter in state; one in stored is fine")

@@ -39,6 +39,10 @@ public struct HandlerContract: Sendable {
     /// a biometric success that reaches a success end passes a step of such a handler, or
     /// `journey check` warns (``AuthRule/biometryWithoutKey``).
     public var releasesKey: Bool
+    /// The outcomes with which a step of a ``releasesKey`` handler has opened its key
+    /// (`pin.verify`'s `correct`, `locker.deviceKeys`' `granted`); a path on from any other
+    /// (`missing`, `wrong`) has opened nothing. Empty: every outcome counts.
+    public var keyOutcomes: [String] = []
     /// The outcomes with which a step of this handler has verified a credential the user gave
     /// (`pin.verify`'s `correct`: the PIN opened its seal); empty for a handler that verifies
     /// none. A journey with such a step is held to ``ExplorationInvariant/credentialBeforeSuccess``.
@@ -72,7 +76,8 @@ public struct HandlerContract: Sendable {
         id: String, summary: String, parameters: [ParameterSpec] = [], inputs: [InputSpec] = [],
         outcomes: [OutcomeSpec] = [], actionsAreOutcomes: Bool = false,
         refinedInputs: [Conditional<InputSpec>] = [], refinedOutcomes: [Conditional<OutcomeSpec>]? = nil,
-        releasesKey: Bool = false, verifiedOutcomes: [String] = [], credentialCheck: CredentialCheck? = nil,
+        releasesKey: Bool = false, keyOutcomes: [String] = [], verifiedOutcomes: [String] = [],
+        credentialCheck: CredentialCheck? = nil,
         readsTimeAtStep: Bool = false,
         refine: (@Sendable (StepShape, inout StepContract) -> Void)? = nil
     ) {
@@ -85,6 +90,7 @@ public struct HandlerContract: Sendable {
         self.refinedInputs = refinedInputs
         self.refinedOutcomes = refinedOutcomes
         self.releasesKey = releasesKey
+        self.keyOutcomes = keyOutcomes
         self.verifiedOutcomes = verifiedOutcomes
         self.credentialCheck = credentialCheck
         self.readsTimeAtStep = readsTimeAtStep

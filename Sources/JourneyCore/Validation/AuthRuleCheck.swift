@@ -319,16 +319,40 @@ struct AuthRuleCheck {
         }
     }
 
+    /// The steps and ends reachable from `targets` without opening a key: past a step that
+    /// opens one only by its other outcomes (`pin.verify`'s `missing` opened nothing), and not
+    /// into a called journey, which may open one (what it does is its own file's to say).
+    private func unkeyed(from targets: [String]) -> Set<String> {
+        let steps = stepsByID
+        var seen = Set<String>()
+        var queue = targets
+        while let id = queue.popLast() {
+            guard seen.insert(id).inserted, let step = steps[id] else { continue }
+            if case .call = step.kind { continue }
+            guard let other = contract(step), other.releasesKey else {
+                queue += successors(step)
+                continue
+            }
+            guard !other.keyOutcomes.isEmpty else { continue }
+            for (outcome, transition) in step.transitions where !other.keyOutcomes.contains(outcome.value) {
+                queue += transition.branches.map(\.target.value)
+            }
+            // Its limit spent opens nothing either.
+            if let charge = step.attempts,
+                let limit = journey.limits.first(where: { $0.name.value == charge.limit.value })
+            {
+                queue += limit.exceeded.branches.map(\.target.value)
+            }
+        }
+        return seen
+    }
+
     /// ``AuthRule/biometryWithoutKey`` and ``AuthRule/unlimitedBiometry``.
     private mutating func biometry() {
         let successEnds = Set(journey.ends.filter { $0.kind == .success }.map(\.id.value))
         for step in journey.steps where handlerID(step) == "biometry.authenticate" {
             for (outcome, transition) in step.transitions where outcome.value == "success" {
-                let reached = reachable(from: transition.branches.map(\.target.value)) { next in
-                    // A called journey may open a key: what it does is its own file's to say.
-                    if case .call = next.kind { return true }
-                    return contract(next)?.releasesKey ?? false
-                }
+                let reached = unkeyed(from: transition.branches.map(\.target.value))
                 if let end = successEnds.sorted().first(where: reached.contains) {
                     find(
                         .biometryWithoutKey,

@@ -117,7 +117,8 @@ public struct LockerEasyAccessHandler: StepHandler {
             OutcomeSpec(name: "wrong", summary: "it did not (the step's attempt limit is charged first)"),
             OutcomeSpec(name: "missing", summary: "no vault: not enrolled, or easy access disabled; nothing is asked"),
         ],
-        actionsAreOutcomes: true, releasesKey: true, credentialCheck: .init(accepted: ["unlocked"], refused: ["wrong"]))
+        actionsAreOutcomes: true, releasesKey: true, keyOutcomes: ["unlocked"],
+        credentialCheck: .init(accepted: ["unlocked"], refused: ["wrong"]))
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext
@@ -162,7 +163,7 @@ public struct LockerDeviceKeysHandler: StepHandler {
             OutcomeSpec(
                 name: "granted", summary: "the keys of `levels`, opened without the user", data: [LockerSpecs.keyring]),
             OutcomeSpec(name: "missing", summary: "no readable device wrap (never enrolled, or destroyed)"),
-        ], releasesKey: true)
+        ], releasesKey: true, keyOutcomes: ["granted"])
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext
@@ -230,7 +231,7 @@ public struct LockerDecryptHandler: StepHandler {
                 name: "tampered",
                 summary: "the record does not open: altered, moved or not Locker's; never a plain-text fallback"),
             OutcomeSpec(name: "missing", summary: "nothing is stored"),
-        ], releasesKey: true)
+        ], releasesKey: true, keyOutcomes: ["opened"])
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext

@@ -196,7 +196,7 @@ public struct PinVerifyHandler: StepHandler {
                     "nothing readable is stored, so nothing is asked and no attempt is charged: never set, wiped, or a record this vault did not write, such as one asking for more than 600 000 rounds"
             ),
         ],
-        actionsAreOutcomes: true, releasesKey: true, verifiedOutcomes: ["correct"],
+        actionsAreOutcomes: true, releasesKey: true, keyOutcomes: ["correct"], verifiedOutcomes: ["correct"],
         credentialCheck: .init(accepted: ["correct"], refused: ["wrong"]))
 
     public nonisolated(nonsending) func run(
