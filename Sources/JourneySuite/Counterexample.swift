@@ -26,15 +26,49 @@ public enum Counterexample {
             "tags: [explore]",
         ]
         lines += starting(start)
-        lines += script(violation.path)
+        // A path that opens the app again after an end is played as sessions, one per launch.
+        let sessions = sessions(violation.path)
+        let last = sessions.last ?? (moves: [], end: nil)
         var stopsAt: String?
-        for case .input(let step, _, _) in violation.path { stopsAt = step }
-        lines.append("expect:")
-        lines.append("  at: \(violation.step ?? stopsAt ?? journey.source.start.value)")
+        for case .input(let step, _, _) in last.moves { stopsAt = step }
+        var expect = ["at: \(violation.step ?? stopsAt ?? journey.source.start.value)"]
         if let expected = violation.expected {
-            lines.append("  \(expected.variable.scope.rawValue): { \(expected.variable.name): \(expected.value) }")
+            expect.append("\(expected.variable.scope.rawValue): { \(expected.variable.name): \(expected.value) }")
+        }
+        if sessions.count == 1 {
+            lines += script(violation.path)
+            lines.append("expect:")
+            lines += expect.map { "  " + $0 }
+        } else {
+            lines.append("sessions:")
+            for session in sessions {
+                let entries = script(session.moves)
+                lines.append("  - " + entries[0])
+                lines += entries.dropFirst().map { "    " + $0 }
+                if let end = session.end {
+                    lines.append("    expect: { end: \(end) }")
+                } else {
+                    lines.append("    expect:")
+                    lines += expect.map { "      " + $0 }
+                }
+            }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A path's moves split at each launch after an end: each session's moves and the end it
+    /// reached (nil for the last, which stops where the rule breaks).
+    static func sessions(_ moves: [JourneyExplorer.Move]) -> [(moves: [JourneyExplorer.Move], end: String?)] {
+        var sessions: [(moves: [JourneyExplorer.Move], end: String?)] = [([], nil)]
+        for move in moves {
+            if case .relaunch(let end) = move {
+                sessions[sessions.count - 1].end = end
+                sessions.append(([], nil))
+            } else {
+                sessions[sessions.count - 1].moves.append(move)
+            }
+        }
+        return sessions
     }
 
     /// Where a scenario written from explored or played moves starts: as the scenario `start`
@@ -57,6 +91,7 @@ public enum Counterexample {
                     lines.append("    \(name): \(yaml(value))")
                 }
             case .restart: lines.append("  - restart")
+            case .relaunch: break  // a new session (``sessions(_:)``)
             case .clock(let milliseconds):
                 lines.append("  - advance: \(JourneyCore.Duration.format(milliseconds: milliseconds))")
             case .network(let online): lines.append("  - online: \(online)")

@@ -41,7 +41,44 @@ struct ExploreCommandTests {
             let excepted = try await runJourney(["explore", "--jobs", "1", "calls"], cwd: directory)
             #expect(!excepted.stdout.contains("of t.state-check"), "\(excepted)")
             #expect(
-                excepted.stdout.contains("t.restart-resets: 33 states, 60 transitions, depth 6: clean"), "\(excepted)")
+                excepted.stdout.contains("t.restart-resets: 33 states, 63 transitions, depth 6: clean"), "\(excepted)")
+        }
+    }
+
+    @Test(
+        "a counterexample through the app opened again after an end is written as sessions, and replays to the same violation"
+    )
+    func nextLaunchReplays() async throws {
+        try await withTemporaryDirectory { directory in
+            try writeText(
+                try String(contentsOfFile: "\(Self.fixtures)/next-launch.journey.yaml", encoding: .utf8),
+                to: directory.appendingPathComponent("journeys/next-launch.journey.yaml"))
+            try writeText(
+                """
+                scenario: sealed
+                journey: explore.next-launch
+                device: { pins: { pin: "0420" }, kdfRounds: 1 }
+                script:
+                  - at: enterPin
+                    pin: "0420"
+                expect: { end: unlocked }
+
+                """, to: directory.appendingPathComponent("journeys/scenarios/sealed.scenario.yaml"))
+            let result = try await runJourney(["explore", "journeys", "--emit", "out"], cwd: directory)
+            #expect(result.status == Exit.failed, "\(result)")
+            #expect(
+                result.stdout.contains(
+                    "4 moves: enterPin: forgot → relaunch after resetLater → choosePin: strong → repeatPin: match"),
+                "\(result)")
+            let scenario = "out/explore.next-launch.from-sealed.credential-before-success.scenario.yaml"
+            let text = try String(contentsOf: directory.appendingPathComponent(scenario), encoding: .utf8)
+            #expect(text.contains("sessions:\n"), "\(text)")
+            let replay = try await runJourney(
+                ["run", "--scenario", scenario, "--journeys", "journeys"], cwd: directory)
+            #expect(replay.status == Exit.failed, "\(replay)")
+            #expect(
+                replay.stdout.contains("session 2: explore.credential-before-success is broken")
+                    || replay.stderr.contains("session 2: explore.credential-before-success is broken"), "\(replay)")
         }
     }
 
@@ -504,9 +541,10 @@ struct ExploreCommandTests {
         #expect(result.status == Exit.ok, "\(result)")
         let first = try #require(result.stdoutLines.first)
         #expect(first.hasPrefix("diia.pin-enter from d5-count-survives-restart: "), "\(result)")
-        // From the empty device the journey ends at once; from the scenario's, a PIN is asked for.
+        // From the empty device the journey ends at once, and again each time the app is opened
+        // again; from the scenario's, a PIN is asked for.
         let alone = try await runJourney(["explore", "journeys/diia/pin-enter.journey.yaml"])
-        #expect(alone.stdoutLines.first?.hasPrefix("diia.pin-enter: 1 state, 0 transitions") == true, "\(alone)")
+        #expect(alone.stdoutLines.first?.hasPrefix("diia.pin-enter: 3 states, 2 transitions") == true, "\(alone)")
         #expect(!first.contains(": 1 state,"), "\(first)")
         // The scenario's PIN (4826) opens the seal it made: the right PIN is played too.
         let unreached = result.stdoutLines.first { $0.contains("transitions no path takes") } ?? ""
@@ -826,7 +864,8 @@ extension ExploreCommandTests {
     func scenarioStarts() async throws {
         try await withTemporaryDirectory { directory in
             // A new project: its journey asks for the PIN the device keeps, which only its
-            // scenario seals; from the default device the journey ends at once.
+            // scenario seals; from the default device the journey ends at once (and again at
+            // each launch after).
             let made = try await runJourney(["new", "project", "app"], cwd: directory)
             #expect(made.status == Exit.ok, "\(made)")
             let project = directory.appendingPathComponent("app")
@@ -836,8 +875,8 @@ extension ExploreCommandTests {
                 Array(result.stdoutLines.prefix(4)) == [
                     "app.unlock from 2 starts (the default device and 1 scenario): clean",
                     "  played: every input class, up to 2 restarts, no clock jumps; bounds: depth 30, 200000 states",
-                    "  from the default device: 1 state, 0 transitions, depth 0",
-                    "  from wrong-then-right: 24 states, 33 transitions, depth 5",
+                    "  from the default device: 3 states, 2 transitions, depth 2",
+                    "  from wrong-then-right: 26 states, 42 transitions, depth 5",
                 ], "\(result)")
             // Every transition is taken from one start or the other; the coverage is over both.
             #expect(!result.stdout.contains("transitions no path takes"), "\(result)")

@@ -70,7 +70,7 @@ extension JourneyExplorer {
 
         /// Whether an expansion has the restart move.
         private static func restarts(_ expansion: Expansion) -> Bool {
-            expansion.successors.contains { $0.move == .restart }
+            expansion.successors.contains { $0.move.launchesAgain }
         }
 
         /// Expansion `found`, for a state whose path took `restarts` restarts of the `bound`.
@@ -83,7 +83,7 @@ extension JourneyExplorer {
             expansion.keys.reserveCapacity(template.keys.count + 8)
             template.keys.withUnsafeBytes { keys in
                 for var successor in template.successors {
-                    let isRestart = successor.move == .restart
+                    let isRestart = successor.move.launchesAgain
                     if isRestart && restarts >= bound { continue }
                     let taken = isRestart ? restarts + 1 : restarts
                     let end = successor.key.upperBound - StateKey.restartsLength(successor.node.restarts)

@@ -20,7 +20,8 @@ public struct JourneyExplorer: Sendable {
     public struct Bounds: Sendable, Hashable {
         /// Moves from the start.
         public var depth: Int
-        /// App restarts on one path.
+        /// App restarts on one path, each a restart where a step waits or a launch after a failure
+        /// or a cancel ends the journey.
         public var restarts: Int
         /// States to keep: past this many the exploration stops, and says so.
         public var states: Int
@@ -46,14 +47,26 @@ public struct JourneyExplorer: Sendable {
         /// The input standing for class `label` at `step`.
         case input(step: String, label: String, values: [String: Value])
         case restart
+        /// The app opened again after the journey ended at `end`, a failure or a cancel (the
+        /// user sent back to sign in tries again): the store kept, as an app restart keeps it.
+        case relaunch(after: String)
         case clock(milliseconds: Int)
         /// The device's network goes away (`online: false`) or comes back.
         case network(online: Bool)
+
+        /// Whether the move launches the app again, spending one of the restarts the bounds allow.
+        public var launchesAgain: Bool {
+            switch self {
+            case .restart, .relaunch: true
+            case .input, .clock, .network: false
+            }
+        }
 
         public var description: String {
             switch self {
             case .input(let step, let label, _): "\(step): \(label)"
             case .restart: "restart"
+            case .relaunch(let end): "relaunch after \(end)"
             case .clock(let milliseconds): "clock +\(Duration.format(milliseconds: milliseconds))"
             case .network(let online): online ? "online" : "offline"
             }
@@ -998,7 +1011,16 @@ public struct JourneyExplorer: Sendable {
     func moves(
         _ node: Node, journey: CompiledJourney, leftOut: inout Set<String>, jumps: [Int]
     ) -> (moves: [Move], incomplete: Bool) {
-        guard case .runStep(let invocation) = node.action, let request = node.request else { return ([], false) }
+        guard case .runStep(let invocation) = node.action, let request = node.request else {
+            // After a failure or a cancel the user opens the app again, with what the device
+            // keeps: a state found only in that later session is explored too.
+            if case .finished(let result) = node.action, let end = result.end, result.kind != .success,
+                node.broken == nil, !node.outOfScope, node.restarts < bounds.restarts
+            {
+                return ([.relaunch(after: end)], false)
+            }
+            return ([], false)
+        }
         let step = node.machine.currentCompiledStep
         if let step, !step.deterministic, let handler = step.handler {
             leftOut.insert(Self.undeclared(request.journey, request.step, handler.contract.id))
@@ -1070,8 +1092,17 @@ public struct JourneyExplorer: Sendable {
     nonisolated(nonsending) func play(
         _ move: Move, from node: Node, journey: String, scratch: Scratch
     ) async -> (Node, [Edge]) {
-        guard case .runStep(let invocation) = node.action else { return (node, []) }
         var edges: [Edge] = []
+        if case .relaunch = move {
+            let (context, _) = self.context(for: node.machine, answered: node.answered, scratch: scratch)
+            context.machine.countStepsAfresh()
+            let action = context.handle(.restart)
+            let next = await settle(
+                in: context, action, restarts: node.restarts + 1, answered: node.answered, journey: journey,
+                taking: &edges, monitor: node.monitor, scratch: scratch)
+            return (next, edges)
+        }
+        guard case .runStep(let invocation) = node.action else { return (node, []) }
         let (context, watched) = self.context(for: node.machine, answered: node.answered, scratch: scratch)
         // A move's steps are counted from zero: the step budget stops a runaway loop, not a
         // long path (the steps a path took are no part of its state).
@@ -1085,6 +1116,7 @@ public struct JourneyExplorer: Sendable {
                 in: context, action, restarts: node.restarts + 1, answered: node.answered, journey: journey,
                 taking: &edges, monitor: node.monitor, scratch: scratch)
             return (next, edges)
+        case .relaunch: return (node, [])  // played above
         case .input(_, let name, let values): (reply, label) = (.input(values), name)
         case .network(let online): (reply, label) = (.network(online: online), online ? "online" : "offline")
         case .clock(let milliseconds): (reply, label) = (.advance(milliseconds: milliseconds), "clock")
@@ -1441,9 +1473,15 @@ public struct JourneyExplorer: Sendable {
         case .input, .network:
             return dodgedLimit(
                 from: node, to: next, taking: edges, completed: completed, watched: watched, counts: counts)
-        case .restart, .clock: break
+        case .restart, .relaunch, .clock: break
         }
-        let isRestart = move == .restart
+        let isRestart = move.launchesAgain
+        let what =
+            switch move {
+            case .relaunch(let end): "opening the app again after '\(end)'"
+            case .restart: "an app restart"
+            default: "a clock jump"
+            }
         for (position, watching) in watched.enumerated()
         where !watching.excepts.contains(ExplorationInvariant.counterSurvives.rawValue) {
             let limit = watching.limit
@@ -1458,7 +1496,7 @@ public struct JourneyExplorer: Sendable {
             if after < before {
                 return (
                     .counterSurvives,
-                    "\(isRestart ? "an app restart" : "a clock jump") takes \(watching.name) from \(before) to \(after) attempts (\(limit.counter)): \(isRestart ? "restarting the app" : "waiting") buys more attempts",
+                    "\(what) takes \(watching.name) from \(before) to \(after) attempts (\(limit.counter)): \(isRestart ? "restarting the app" : "waiting") buys more attempts",
                     Self.expected(watching, before)
                 )
             }

@@ -1,5 +1,6 @@
 import Foundation
 import JourneyCore
+import JourneySuite
 import Testing
 
 @testable import JourneyHandlers
@@ -261,6 +262,33 @@ struct InvariantTests {
             of: "start: signIn\n",
             with: "exceptions:\n  explore.credential-before-success: the demo app has a guest mode\nstart: signIn\n")
         #expect(try await Self.explore(excepted, id: "explore.credential-skipped").violations.isEmpty)
+    }
+
+    @Test(
+        "a state found only when the app is opened again after a failure or a cancel is explored: a new PIN chosen at the next launch is caught, and written as sessions"
+    )
+    func nextLaunch() async throws {
+        let project = ProjectLoader(handlers: BuiltinHandlers.registry).load([
+            SourceFile(path: "j.yaml", data: Data(try Self.fixture("next-launch").utf8))
+        ])
+        let library = try #require(project.library)
+        let journey = try #require(library["explore.next-launch"])
+        var device = JourneyExplorer.defaultDevice
+        device.store["pin"] = .secret(.string(try PinVault.seal(pin: "0420", rounds: 1)))
+        let result = await JourneyExplorer(library: library, device: device).explore(journey)
+        let violation = try #require(result.violations.first, "\(result.violations.map(\.message))")
+        #expect(violation.invariant == .credentialBeforeSuccess)
+        #expect(
+            violation.path.map(\.description) == [
+                "enterPin: forgot", "relaunch after resetLater", "choosePin: strong", "repeatPin: match",
+            ], "\(violation.path)")
+        let scenario = Counterexample.scenario(violation, of: result, journey: journey)
+        #expect(scenario.contains("sessions:\n  - script:\n      - at: enterPin\n"), "\(scenario)")
+        #expect(
+            scenario.contains("    expect: { end: resetLater }\n  - script:\n      - at: choosePin\n"), "\(scenario)")
+        // Opened again no more than the restarts allow: with none, the state is never found.
+        let none = await JourneyExplorer(library: library, device: device, bounds: .init(restarts: 0)).explore(journey)
+        #expect(none.violations.isEmpty, "\(none.violations.map(\.message))")
     }
 
     @Test(
