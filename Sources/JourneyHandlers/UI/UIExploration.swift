@@ -48,18 +48,22 @@ extension FormHandler: ExplorableHandler {
         return choices
     }
 
-    /// Values made for a field's kind, as long as its length rules ask.
+    /// Values made for a field's kind, as long as its length rules ask, then of other lengths
+    /// (a `pattern` such as `^[0-9]{6}$` may want one): the first that passes is played.
     static func made(for field: RenderedScreen.Field) -> [Value] {
         if field.kind == .switch { return [.bool(true)] }
         let length = max(field.minLength ?? 1, min(field.maxLength ?? 8, 8))
-        func repeated(_ pattern: String) -> String {
-            String(String(repeating: pattern, count: length / pattern.count + 1).prefix(length))
+        let lengths = [length] + (1...24).filter { $0 != length }
+        func repeated(_ pattern: String) -> [Value] {
+            lengths.map { count in
+                .string(String(String(repeating: pattern, count: count / pattern.count + 1).prefix(count)))
+            }
         }
         switch field.kind {
         case .email: return [.string("user@example.org")]
         case .phone: return [.string("+31 612345678")]
-        case .digits: return [.string(repeated("2580369147"))]
-        default: return [.string(repeated("explored")), .string(repeated("2580369147"))]
+        case .digits: return repeated("2580369147")
+        default: return repeated("explored") + repeated("2580369147")
         }
     }
 }

@@ -633,6 +633,16 @@ extension ExplorerTests {
         #expect(busy.violations.first?.path.map(\.description) == ["tap: more"])
     }
 
+    @Test("a form field whose pattern wants another length than the usual is filled to pass it: the form is not a trap")
+    func formFieldPattern() async throws {
+        let code = Self.twoFields.replacingOccurrences(
+            of: "                email: { label: Email, kind: text, required: true, minLength: 3 }\n",
+            with: "                code: { label: Code, kind: digits, required: true, pattern: '^[0-9]{6}$' }\n")
+        let result = try await InvariantTests.explore(code, id: "t.two-fields")
+        #expect(result.violations.isEmpty, "\(result.violations.map { "\($0.id): \($0.message) \($0.path)" })")
+        #expect(result.endPaths["done"]?.map(\.description) == ["details: valid"], "\(result.endPaths)")
+    }
+
     @Test("a form's moves are its choices, each with every field and its submit: never one field alone")
     func formMovesAreItsChoices() async throws {
         let result = try await InvariantTests.explore(Self.twoFields, id: "t.two-fields")
