@@ -427,6 +427,25 @@ struct AuthRuleTests {
         // An alert whose OK leads back to the PIN.
         #expect(findings("", exceeded: "s") == ["auth.failure-uncounted 9:3"])
         #expect(findings(", keep: true").isEmpty)
+        // A thousand tries at a four-digit PIN are a tenth of them all.
+        #expect(
+            Self.findings(
+                Self.journey(
+                    """
+                      s:
+                        handler: pin.verify
+                        with: { key: pin }
+                        attempts: { limit: tries, counts: [wrong], resets: [correct] }
+                        on: { correct: done, wrong: s, missing: out }
+                    """,
+                    extra: """
+                        stored:
+                          pin: { type: string, secret: true }
+                          failures: { type: int, default: 0 }
+                        limits:
+                          tries: { max: 1000, counter: stored.failures, exceeded: out, keep: true }
+                        """)
+            ).warnings == ["auth.failure-uncounted 8:17"])
         #expect(findings(", lockout: 15m, lockedUntil: stored.lockedUntil").isEmpty)
         #expect(findings("", exceeded: "wipe", wipe: true).isEmpty)
     }

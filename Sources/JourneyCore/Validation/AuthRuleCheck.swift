@@ -431,6 +431,16 @@ struct AuthRuleCheck {
                     at: reset.location)
             }
         }
+        // More tries than a verifier may allow before it stops (NIST SP 800-63B 5.2.2: 100).
+        for limit in journey.limits {
+            guard case .fixed(let max) = limit.max, max > 100,
+                checks.values.contains(where: { $0.attempts?.limit.value == limit.name.value })
+            else { continue }
+            find(
+                .uncountedFailure,
+                "limit '\(limit.name.value)' allows \(max) wrong tries in a row at a credential check; NIST SP 800-63B 5.2.2 allows at most 100 before the check stops (a four-digit PIN falls to ten thousand)",
+                at: limit.maxLocation)
+        }
         // A limit set back to 0 when exceeded (no `keep`, no lockout), after which the same
         // credential is asked for again: each round of `max` tries buys another.
         for limit in journey.limits where !limit.keep && limit.lockout == nil {
