@@ -244,6 +244,51 @@ struct AuthRuleTests {
         #expect(Self.findings(Self.journey(missing, extra: extra)).warnings == ["auth.biometry-without-key 14:11"])
     }
 
+    @Test("a new PIN sealed after 'Forgot PIN?' without a credential checked; through a wipe or a sign-in it is fine")
+    func pinResetUnverified() {
+        func warnings(_ forgot: String, extra steps: String = "") -> [String] {
+            Self.findings(
+                Self.journey(
+                    """
+                      s:
+                        handler: pin.verify
+                        with: { key: pin }
+                        screen: { actions: { forgot: Forgot PIN? } }
+                        attempts: { limit: tries, counts: [wrong], resets: [correct] }
+                        on: { correct: done, wrong: s, missing: choose, forgot: \(forgot) }
+                      choose:
+                        handler: pin.entry
+                        with: { warnWeak: true }
+                        on:
+                          entered: { set: { state.newPin: "${outcome.pin}" }, to: save }
+                          weak: choose
+                      save:
+                        handler: pin.save
+                        with: { key: pin, pin: "${state.newPin}" }
+                        on: { saved: done }
+                    \(steps)
+                    """,
+                    extra: Self.newPinState + """
+
+                        stored:
+                          pin: { type: string, secret: true }
+                          failures: { type: int, default: 0 }
+                        limits:
+                          tries: { max: 3, counter: stored.failures, exceeded: out, keep: true }
+                        """)
+            ).warnings.filter { $0.hasPrefix("auth.pin-reset-unverified") }
+        }
+        #expect(warnings("choose") == ["auth.pin-reset-unverified 25:3"])
+        #expect(warnings("wipe", extra: "  wipe:\n    handler: session.clear\n    on: { cleared: choose }").isEmpty)
+        #expect(
+            warnings(
+                "wipe",
+                extra: "  wipe:\n    handler: session.clear\n    with: { keep: [pin] }\n    on: { cleared: choose }")
+                == ["auth.pin-reset-unverified 25:3"])
+        // The first PIN of a device with none is no reset.
+        #expect(warnings("out").isEmpty)
+    }
+
     @Test("an attempt counter in state; one in stored is fine")
     func counterInState() {
         let step = """
@@ -338,7 +383,7 @@ struct AuthRuleTests {
                         with: { key: pin, pin: "${state.newPin}" }
                         on: { saved: s }
                     """, extra: stored + "\n" + Self.newPinState)
-            ).warnings
+            ).warnings.filter { $0.hasPrefix("auth.failure-uncounted") }
         }
         #expect(afterWrong("  wipe:\n    handler: session.clear\n    on: { cleared: choose }").isEmpty)
         #expect(afterWrong("") == ["auth.failure-uncounted 16:26"])

@@ -15,6 +15,7 @@ public enum AuthRule: String, CaseIterable, Sendable, Hashable {
     case counterInState = "auth.counter-in-state"
     case uncountedFailure = "auth.failure-uncounted"
     case plainHTTP = "auth.plain-http"
+    case unverifiedReset = "auth.pin-reset-unverified"
 
     /// What the rule asks, in one sentence, for the docs and `journey check`'s messages.
     public var rule: String {
@@ -37,6 +38,8 @@ public enum AuthRule: String, CaseIterable, Sendable, Hashable {
             "An attempt counter is kept in `stored`, which survives an app restart, not in `state`, which does not."
         case .uncountedFailure:
             "A credential the user can try again (a PIN, a password, a one-time code) is checked under an attempt limit that counts every refusal, and only a success sets the count back (OWASP MASWE-0020, NIST SP 800-63B 5.2.2)."
+        case .unverifiedReset:
+            "A PIN the device keeps is replaced only after a credential is checked: \"Forgot PIN?\", a wrong PIN or a spent limit never lead to choosing a new one while the data it guards stays (CWE-640, OWASP MASVS-AUTH-1)."
         case .plainHTTP:
             "An authorization server is reached over https: its endpoints, its issuer and the APIs that exchange codes and tokens are never plain http to another machine (RFC 6749 3.1, 3.2)."
         }

@@ -19,6 +19,7 @@ struct AuthRuleCheck {
         check.biometry()
         check.counters()
         check.refusals()
+        check.pinResets()
         var used = Set<String>()
         let excepted = Set(journey.exceptions.map(\.rule.value))
         for finding in check.findings {
@@ -519,5 +520,47 @@ struct AuthRuleCheck {
             }
         }
         return false
+    }
+
+    /// ``AuthRule/unverifiedReset``: a `pin.save` of the key a `pin.verify` checks, reached from
+    /// that check by any way but the PIN being right or missing (its "Forgot PIN?", a wrong PIN,
+    /// its limit spent), without a credential checked on the way or the store wiped: whoever
+    /// holds the phone chooses a new PIN and gets in.
+    private mutating func pinResets() {
+        let steps = stepsByID
+        for verify in journey.steps where handlerID(verify) == "pin.verify" {
+            guard let key = literal(parameter(verify, "key")) else { continue }
+            var targets = verify.transitions.filter { !["correct", "missing"].contains($0.outcome.value) }
+                .flatMap { $0.transition.branches.map(\.target.value) }
+            if let charge = verify.attempts,
+                let limit = journey.limits.first(where: { $0.name.value == charge.limit.value })
+            {
+                targets += limit.exceeded.branches.map(\.target.value)
+            }
+            var seen = Set<String>()
+            var queue = targets
+            while let id = queue.popLast() {
+                guard id != verify.id.value, seen.insert(id).inserted, let step = steps[id] else { continue }
+                if case .call = step.kind { continue }  // a sign-in there is its own file's to say
+                if step.verifies != nil { continue }
+                if let other = contract(step), other.credentialCheck != nil || !other.verifiedOutcomes.isEmpty {
+                    continue
+                }
+                if handlerID(step) == "session.clear" {
+                    // A wipe that keeps the PIN leaves the data it guards too.
+                    guard case .list(let kept, _)? = parameter(step, "keep"),
+                        kept.contains(where: { literal($0) == key })
+                    else { continue }
+                }
+                if handlerID(step) == "pin.save", literal(parameter(step, "key")) == key {
+                    find(
+                        .unverifiedReset,
+                        "step '\(step.id.value)' seals a new PIN under '\(key)' on a way from step '\(verify.id.value)' where the PIN was not right (\"Forgot PIN?\", a wrong PIN, its limit spent) and no credential was checked: whoever holds the phone chooses a PIN and gets in; sign in again first (a step that verifies a credential, a call), or wipe what the PIN guards (session.clear)",
+                        at: step.id.location)
+                    break
+                }
+                queue += successors(step)
+            }
+        }
     }
 }
