@@ -289,6 +289,28 @@ struct AuthRuleTests {
         #expect(warnings("out").isEmpty)
     }
 
+    @Test("a token captured from an answer in clear; one declared secret, or a token's type, is fine")
+    func captureInClear() {
+        func warnings(_ captures: String, secret: String = "") -> [String] {
+            Self.otherWarnings(
+                Self.journey(
+                    """
+                      s:
+                        handler: http.request
+                        with:
+                          url: "https://api.example.org/token"
+                          captures: { \(captures) }\(secret)
+                        on: { ok: done, failed: out, offline: out }
+                    """))
+        }
+        #expect(warnings("token: access_token") == ["auth.capture-in-clear 11:19"])
+        #expect(warnings("sid: { path: session.id, type: string }").isEmpty)
+        #expect(warnings("session: { path: data.sid, type: string }") == ["auth.capture-in-clear 11:19"])
+        #expect(warnings("token: { path: access_token, secret: true }").isEmpty)
+        #expect(warnings("token: access_token", secret: "\n      secret: [token]").isEmpty)
+        #expect(warnings("kind: token_type, expiry: expires_in").isEmpty)
+    }
+
     @Test("an attempt counter in state; one in stored is fine")
     func counterInState() {
         let step = """

@@ -16,6 +16,7 @@ public enum AuthRule: String, CaseIterable, Sendable, Hashable {
     case uncountedFailure = "auth.failure-uncounted"
     case plainHTTP = "auth.plain-http"
     case unverifiedReset = "auth.pin-reset-unverified"
+    case clearCapture = "auth.capture-in-clear"
 
     /// What the rule asks, in one sentence, for the docs and `journey check`'s messages.
     public var rule: String {
@@ -38,6 +39,8 @@ public enum AuthRule: String, CaseIterable, Sendable, Hashable {
             "An attempt counter is kept in `stored`, which survives an app restart, not in `state`, which does not."
         case .uncountedFailure:
             "A credential the user can try again (a PIN, a password, a one-time code) is checked under an attempt limit that counts every refusal, and only a success sets the count back (OWASP MASWE-0020, NIST SP 800-63B 5.2.2)."
+        case .clearCapture:
+            "A token, session, password or secret read out of a server's answer is captured as secret, so that no transcript, report or store shows it (OWASP MASVS-STORAGE-2)."
         case .unverifiedReset:
             "A PIN the device keeps is replaced only after a credential is checked: \"Forgot PIN?\", a wrong PIN or a spent limit never lead to choosing a new one while the data it guards stays (CWE-640, OWASP MASVS-AUTH-1)."
         case .plainHTTP:

@@ -20,6 +20,7 @@ struct AuthRuleCheck {
         check.counters()
         check.refusals()
         check.pinResets()
+        check.captures()
         var used = Set<String>()
         let excepted = Set(journey.exceptions.map(\.rule.value))
         for finding in check.findings {
@@ -561,6 +562,49 @@ struct AuthRuleCheck {
                 }
                 queue += successors(step)
             }
+        }
+    }
+
+    /// ``AuthRule/clearCapture``: an `http.request` capture whose name or last key says it
+    /// holds a token, a session, a password or a secret, not declared secret.
+    private mutating func captures() {
+        for step in journey.steps where handlerID(step) == "http.request" {
+            guard case .map(let entries, _)? = parameter(step, "captures") else { continue }
+            var secretNames = Set<String>()
+            if case .list(let items, _)? = parameter(step, "secret") {
+                secretNames = Set(items.compactMap { literal($0) })
+            }
+            for entry in entries where !secretNames.contains(entry.key) {
+                var path = ""
+                var secret = false
+                switch entry.value {
+                case .scalar(let text, _, _): path = text
+                case .map(let fields, _):
+                    for field in fields {
+                        if field.key == "path", let text = literal(field.value) { path = text }
+                        if field.key == "secret", literal(field.value) == "true" { secret = true }
+                    }
+                case .list: continue
+                }
+                guard !secret else { continue }
+                let last = path.split(separator: ".").last.map { String($0.prefix { $0 != "[" && $0 != "?" }) } ?? ""
+                guard let word = [entry.key, last].first(where: Self.namesASecret) else { continue }
+                find(
+                    .clearCapture,
+                    "capture '\(entry.key)' of step '\(step.id.value)' reads '\(word)' out of the answer in clear: a transcript, a report and the store would show it; declare it '{ path: \(path), secret: true }'",
+                    at: entry.keyLocation)
+            }
+        }
+    }
+
+    /// Whether a capture's name or key reads as a token, a session, a password or a secret
+    /// (`access_token`, `sessionId`, `refreshToken`), not as something about one (`token_type`,
+    /// `expires_in`).
+    static func namesASecret(_ name: String) -> Bool {
+        let lowered = name.lowercased().filter { $0.isLetter }
+        guard !lowered.hasSuffix("type"), !lowered.contains("expire"), !lowered.hasSuffix("count") else { return false }
+        return ["token", "password", "secret", "session", "cookie", "jwt", "apikey", "credential"].contains {
+            lowered.contains($0)
         }
     }
 }
