@@ -63,6 +63,23 @@ struct AuthRuleTests {
         """
     static let newPinState = "state:\n  newPin: { type: string, secret: true }"
 
+    /// Steps `choose` (a new PIN, weak ones refused) and `save` (it sealed under `pin`), then
+    /// `next`; with ``newPinState``.
+    static func chooseNewPIN(then next: String) -> String {
+        """
+          choose:
+            handler: pin.entry
+            with: { warnWeak: true }
+            on:
+              entered: { set: { state.newPin: "${outcome.pin}" }, to: save }
+              weak: choose
+          save:
+            handler: pin.save
+            with: { key: pin, pin: "${state.newPin}" }
+            on: { saved: \(next) }
+        """
+    }
+
     @Test("a PIN chosen with no weak-PIN policy, and only then")
     func weakPIN() {
         let bare = Self.findings(Self.journey(Self.chooseAndSave, extra: Self.newPinState))
@@ -256,16 +273,7 @@ struct AuthRuleTests {
                         screen: { actions: { forgot: Forgot PIN? } }
                         attempts: { limit: tries, counts: [wrong], resets: [correct] }
                         on: { correct: done, wrong: s, missing: choose, forgot: \(forgot) }
-                      choose:
-                        handler: pin.entry
-                        with: { warnWeak: true }
-                        on:
-                          entered: { set: { state.newPin: "${outcome.pin}" }, to: save }
-                          weak: choose
-                      save:
-                        handler: pin.save
-                        with: { key: pin, pin: "${state.newPin}" }
-                        on: { saved: done }
+                    \(Self.chooseNewPIN(then: "done"))
                     \(steps)
                     """,
                     extra: Self.newPinState + """
@@ -394,16 +402,7 @@ struct AuthRuleTests {
                         with: { key: pin }
                         on: { correct: done, wrong: \(wipe.isEmpty ? "choose" : "wipe"), missing: choose }
                     \(wipe)
-                      choose:
-                        handler: pin.entry
-                        with: { warnWeak: true }
-                        on:
-                          entered: { set: { state.newPin: "${outcome.pin}" }, to: save }
-                          weak: choose
-                      save:
-                        handler: pin.save
-                        with: { key: pin, pin: "${state.newPin}" }
-                        on: { saved: s }
+                    \(Self.chooseNewPIN(then: "s"))
                     """, extra: stored + "\n" + Self.newPinState)
             ).warnings.filter { $0.hasPrefix("auth.failure-uncounted") }
         }
