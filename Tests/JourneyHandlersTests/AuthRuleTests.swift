@@ -166,6 +166,39 @@ struct AuthRuleTests {
         // Checked against another key than the one the PIN replaces: not checked.
         let wrongKey = checked.replacingOccurrences(of: "differentFrom: pin }", with: "differentFrom: oldPin }")
         #expect(Self.otherWarnings(Self.journey(wrongKey, extra: Self.newPinState)) == ["auth.pin-reuse 12:3"])
+        // A PIN chosen to be sealed under another key (a payment PIN beside the app's) is
+        // another PIN: checking it against its own key is right.
+        let payment = """
+              s:
+                handler: pin.verify
+                with: { key: pin }
+                on: { correct: new, wrong: out, missing: first }
+              first:
+                handler: pin.entry
+                with: { warnWeak: true }
+                on:
+                  entered: { set: { state.newPin: "${outcome.pin}" }, to: save }
+                  weak: first
+              save:
+                handler: pin.save
+                with: { key: pin, pin: "${state.newPin}" }
+                on: { saved: done }
+              new:
+                handler: pin.entry
+                with: { warnWeak: true, differentFrom: paymentPin }
+                on:
+                  entered: { set: { state.newPin: "${outcome.pin}" }, to: savePayment }
+                  weak: new
+                  same: new
+              savePayment:
+                handler: pin.save
+                with: { key: paymentPin, pin: "${state.newPin}" }
+                on: { saved: done }
+            """
+        #expect(Self.otherWarnings(Self.journey(payment, extra: Self.newPinState)).isEmpty)
+        // The same choice sealed under the key verified is a change, checked against that key.
+        let appPIN = payment.replacingOccurrences(of: "key: paymentPin, pin:", with: "key: pin, pin:")
+        #expect(Self.otherWarnings(Self.journey(appPIN, extra: Self.newPinState)) == ["auth.pin-reuse 22:3"])
     }
 
     @Test(

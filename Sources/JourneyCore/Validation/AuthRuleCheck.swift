@@ -244,6 +244,7 @@ struct AuthRuleCheck {
                 at: step.id.location)
         }
         // A change: a new PIN chosen after the one stored under the same key was verified.
+        let steps = stepsByID
         let savedKeys = Set(saves.compactMap { literal(parameter($0, "key")) })
         for verify in journey.steps where handlerID(verify) == "pin.verify" {
             guard let key = literal(parameter(verify, "key")), savedKeys.contains(key) else { continue }
@@ -256,6 +257,12 @@ struct AuthRuleCheck {
                 ["pin.verify", "session.clear"].contains(handlerID(next) ?? "")
             }
             for step in entries where reached.contains(step.id.value) {
+                // Only a PIN chosen for the key verified: one sealed under another key (a
+                // payment PIN beside the app's) is another PIN.
+                let sealed = reachable(from: successors(step)) { handlerID($0) == "pin.save" }
+                    .compactMap { steps[$0] }.filter { handlerID($0) == "pin.save" }
+                    .map { literal(parameter($0, "key")) }
+                if !sealed.isEmpty, !sealed.contains(where: { $0 == nil || $0 == key }) { continue }
                 let against = parameter(step, "differentFrom")
                 if against == nil {
                     find(
