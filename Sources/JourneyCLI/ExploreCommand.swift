@@ -13,7 +13,8 @@ struct ExploreCommand: AsyncParsableCommand {
             every step each class of input the step takes (each enabled action, a right and a \
             wrong PIN, each biometric result), and anywhere an app restart, jumps of the \
             virtual clock by the durations the journey writes, and (from a scenario with \
-            stubs) the network going away and coming back. Equal situations are one state.
+            stubs) the network going away and coming back; after a failure or a cancel end, \
+            the app opened again with what the device keeps. Equal situations are one state.
 
             Every state and move is checked against the invariants, each with a stable id:
               explore.reaches-an-end      from every reachable state an end can be reached
@@ -89,7 +90,9 @@ struct ExploreCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "The most moves from the start on one path.")
     var depth = 30
 
-    @Option(parsing: .unconditional, help: "The most app restarts on one path.")
+    @Option(
+        parsing: .unconditional,
+        help: "The most app restarts on one path, a launch after a failure or a cancel end included.")
     var restarts = 2
 
     @Option(
