@@ -2,8 +2,9 @@ import Foundation
 
 /// Explores every path through a journey, breadth first, with the real interpreter and the
 /// real handlers: at every step each class of input the step takes (each enabled action, a
-/// right and a wrong PIN, each biometric result), and anywhere an app restart and jumps of the
-/// virtual clock by the durations the journey writes. Equal situations are one state, as
+/// right and a wrong PIN, each biometric result), anywhere an app restart and jumps of the
+/// virtual clock by the durations the journey writes, and after a failure or a cancel end the app
+/// opened again (``Move/relaunch(after:)``). Equal situations are one state, as
 /// ``StateEncoder`` writes it: the machine's snapshot without what only grows (steps taken,
 /// the absolute clock), each time the journey keeps as its distance from the clock, stored
 /// values at their declared defaults and state no expression reads left out; the restarts used
