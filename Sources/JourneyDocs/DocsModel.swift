@@ -138,9 +138,7 @@ public enum DocsBuilder {
                                 sets: branch.assignments.map(assignment)))
                     }
                 }
-                if let charge = step.attempts,
-                    let limit = journey.limits.first(where: { $0.name.value == charge.limit.value })
-                {
+                if let limit = journey.limit(chargedBy: step) {
                     for (index, branch) in limit.exceeded.branches.enumerated() {
                         stepEdges.append(
                             .init(

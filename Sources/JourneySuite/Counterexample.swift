@@ -28,7 +28,7 @@ public enum Counterexample {
         lines += starting(start)
         // A path that opens the app again after an end is played as sessions, one per launch.
         let sessions = sessions(violation.path)
-        let last = sessions.last ?? (moves: [], end: nil)
+        let last = sessions[sessions.count - 1]  // never empty
         var stopsAt: String?
         for case .input(let step, _, _) in last.moves { stopsAt = step }
         var expect = ["at: \(violation.step ?? stopsAt ?? journey.source.start.value)"]
@@ -36,7 +36,7 @@ public enum Counterexample {
             expect.append("\(expected.variable.scope.rawValue): { \(expected.variable.name): \(expected.value) }")
         }
         if sessions.count == 1 {
-            lines += script(violation.path)
+            lines += script(last.moves)
             lines.append("expect:")
             lines += expect.map { "  " + $0 }
         } else {

@@ -172,17 +172,8 @@ struct AuthRuleTests {
               s:
                 handler: pin.verify
                 with: { key: pin }
-                on: { correct: new, wrong: out, missing: first }
-              first:
-                handler: pin.entry
-                with: { warnWeak: true }
-                on:
-                  entered: { set: { state.newPin: "${outcome.pin}" }, to: save }
-                  weak: first
-              save:
-                handler: pin.save
-                with: { key: pin, pin: "${state.newPin}" }
-                on: { saved: done }
+                on: { correct: new, wrong: out, missing: choose }
+            \(Self.chooseNewPIN(then: "done"))
               new:
                 handler: pin.entry
                 with: { warnWeak: true, differentFrom: paymentPin }

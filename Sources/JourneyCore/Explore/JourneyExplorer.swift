@@ -390,10 +390,8 @@ public struct JourneyExplorer: Sendable {
 
         /// The steps that charge the limit, with the outcomes they count and reset on.
         let charging: [(step: String, counts: [String], resets: [String])]
-        /// Where the journey keeps what those steps check the user's answer against, as
-        /// `stored.NAME` and `state.NAME`: the sealed PIN under a `key`, an `expected` PIN, the
-        /// vault easy access opens, an OTP's `secret` and `counter`. Nil when a step's handler
-        /// names none of them (a screen whose actions stand for right and wrong).
+        /// Where the journey keeps what those steps check the user's answer against
+        /// (``Step/checkedAgainst``, all of theirs); nil when one of them names none.
         let guarded: Set<String>?
 
         init(journey: CompiledJourney, limit: CompiledLimit, root: Bool) {
@@ -408,30 +406,11 @@ public struct JourneyExplorer: Sendable {
             guarded = Self.guarded(by: Set(charging.map(\.step)), in: journey.source)
         }
 
-        /// The parameters of a step that name what it checks against.
-        static let credentialParameters = ["expected", "secret", "vault", "counter"]
-
         static func guarded(by steps: Set<String>, in journey: Journey) -> Set<String>? {
             var found = Set<String>()
             for step in journey.steps where steps.contains(step.id.value) {
-                var named = false
-                for (name, value) in step.with {
-                    guard case .scalar(let text, _, _) = value else { continue }
-                    if name.value == "key", !text.contains("${") {
-                        found.insert("stored." + text)
-                        named = true
-                    } else if credentialParameters.contains(name.value) {
-                        named = true
-                        guard case .success(let template) = Template.parse(text) else { continue }
-                        for case .expression(let expression, _) in template.parts {
-                            for path in expression.references
-                            where path.count >= 2 && ["state", "stored"].contains(path[0]) {
-                                found.insert(path[0] + "." + path[1])
-                            }
-                        }
-                    }
-                }
-                if !named { return nil }
+                guard let checked = step.checkedAgainst else { return nil }
+                found.formUnion(checked)
             }
             return found
         }
@@ -1094,13 +1073,14 @@ public struct JourneyExplorer: Sendable {
         _ move: Move, from node: Node, journey: String, scratch: Scratch
     ) async -> (Node, [Edge]) {
         var edges: [Edge] = []
-        if case .relaunch = move {
+        // An app restart where a step waits, or the app opened again after an end: the root
+        // journey starts over with what the device keeps.
+        if move.launchesAgain {
             let (context, _) = self.context(for: node.machine, answered: node.answered, scratch: scratch)
             context.machine.countStepsAfresh()
-            let action = context.handle(.restart)
             let next = await settle(
-                in: context, action, restarts: node.restarts + 1, answered: node.answered, journey: journey,
-                taking: &edges, monitor: node.monitor, scratch: scratch)
+                in: context, context.handle(.restart), restarts: node.restarts + 1, answered: node.answered,
+                journey: journey, taking: &edges, monitor: node.monitor, scratch: scratch)
             return (next, edges)
         }
         guard case .runStep(let invocation) = node.action else { return (node, []) }
@@ -1111,13 +1091,7 @@ public struct JourneyExplorer: Sendable {
         let reply: DriverReply
         let label: String
         switch move {
-        case .restart:
-            let action = context.handle(.restart)
-            let next = await settle(
-                in: context, action, restarts: node.restarts + 1, answered: node.answered, journey: journey,
-                taking: &edges, monitor: node.monitor, scratch: scratch)
-            return (next, edges)
-        case .relaunch: return (node, [])  // played above
+        case .restart, .relaunch: return (node, [])  // launched above
         case .input(_, let name, let values): (reply, label) = (.input(values), name)
         case .network(let online): (reply, label) = (.network(online: online), online ? "online" : "offline")
         case .clock(let milliseconds): (reply, label) = (.advance(milliseconds: milliseconds), "clock")

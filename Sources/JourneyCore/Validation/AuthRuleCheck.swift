@@ -6,11 +6,15 @@ struct AuthRuleCheck {
 
     let journey: Journey
     let handlers: HandlerRegistry
+    /// The journey's steps by id.
+    private let steps: [String: Step]
     private(set) var findings: [(rule: AuthRule, message: String, at: SourceLocation)] = []
 
     /// Checks `journey` and reports what it finds into `diagnostics`.
     static func check(_ journey: Journey, handlers: HandlerRegistry, into diagnostics: inout DiagnosticList) {
-        var check = AuthRuleCheck(journey: journey, handlers: handlers)
+        var check = AuthRuleCheck(
+            journey: journey, handlers: handlers,
+            steps: Dictionary(journey.steps.map { ($0.id.value, $0) }, uniquingKeysWith: { first, _ in first }))
         check.literalSecrets()
         check.redirectURIs()
         check.serverAddresses()
@@ -123,23 +127,13 @@ struct AuthRuleCheck {
         return result
     }
 
-    private var stepsByID: [String: Step] {
-        Dictionary(journey.steps.map { ($0.id.value, $0) }, uniquingKeysWith: { first, _ in first })
-    }
-
     /// Where a step can go next: every transition's targets, and its limit's `exceeded`.
     private func successors(_ step: Step) -> [String] {
-        var next = step.transitions.flatMap { $0.transition.branches.map(\.target.value) }
-        if let charge = step.attempts, let limit = journey.limits.first(where: { $0.name.value == charge.limit.value })
-        {
-            next += limit.exceeded.branches.map(\.target.value)
-        }
-        return next
+        journey.branches(from: step).map(\.target.value)
     }
 
     /// The steps and ends reachable from `targets`, not going through a step `stop` accepts.
     private func reachable(from targets: [String], stoppingAt stop: (Step) -> Bool) -> Set<String> {
-        let steps = stepsByID
         var seen = Set<String>()
         var queue = targets
         while let id = queue.popLast() {
@@ -244,7 +238,6 @@ struct AuthRuleCheck {
                 at: step.id.location)
         }
         // A change: a new PIN chosen after the one stored under the same key was verified.
-        let steps = stepsByID
         let savedKeys = Set(saves.compactMap { literal(parameter($0, "key")) })
         for verify in journey.steps where handlerID(verify) == "pin.verify" {
             guard let key = literal(parameter(verify, "key")), savedKeys.contains(key) else { continue }
@@ -284,15 +277,6 @@ struct AuthRuleCheck {
 
     /// ``AuthRule/pinInStore``: a stored value set from a PIN, directly or through state.
     private mutating func pinsInTheStore() {
-        func reads(_ value: RawValue) -> [[String]] {
-            guard case .scalar(let text, _, _) = value, case .success(let template) = Template.parse(text) else {
-                return []
-            }
-            return template.parts.flatMap { part -> [[String]] in
-                if case .expression(let expression, _) = part { return expression.references }
-                return []
-            }
-        }
         // Every assignment, with whether its step's outcome data `pin` is a typed PIN.
         let assignments = journey.steps.flatMap { step in
             step.transitions.flatMap(\.transition.branches).flatMap(\.assignments).map {
@@ -306,7 +290,7 @@ struct AuthRuleCheck {
             for (assignment, fromPIN) in assignments where assignment.target.value.scope == .state {
                 let name = assignment.target.value.name
                 guard !holdsPIN.contains(name) else { continue }
-                let paths = reads(assignment.value)
+                let paths = assignment.value.references
                 if (fromPIN && paths.contains(["outcome", "pin"]))
                     || paths.contains(where: { $0.count >= 2 && $0[0] == "state" && holdsPIN.contains($0[1]) })
                 {
@@ -316,7 +300,7 @@ struct AuthRuleCheck {
             }
         }
         for (assignment, fromPIN) in assignments where assignment.target.value.scope == .stored {
-            let paths = reads(assignment.value)
+            let paths = assignment.value.references
             guard
                 (fromPIN && paths.contains(["outcome", "pin"]))
                     || paths.contains(where: { $0.count >= 2 && $0[0] == "state" && holdsPIN.contains($0[1]) })
@@ -332,7 +316,6 @@ struct AuthRuleCheck {
     /// opens one only by its other outcomes (`pin.verify`'s `missing` opened nothing), and not
     /// into a called journey, which may open one (what it does is its own file's to say).
     private func unkeyed(from targets: [String]) -> Set<String> {
-        let steps = stepsByID
         var seen = Set<String>()
         var queue = targets
         while let id = queue.popLast() {
@@ -347,11 +330,7 @@ struct AuthRuleCheck {
                 queue += transition.branches.map(\.target.value)
             }
             // Its limit spent opens nothing either.
-            if let charge = step.attempts,
-                let limit = journey.limits.first(where: { $0.name.value == charge.limit.value })
-            {
-                queue += limit.exceeded.branches.map(\.target.value)
-            }
+            queue += journey.limit(chargedBy: step)?.exceeded.branches.map(\.target.value) ?? []
         }
         return seen
     }
@@ -471,19 +450,7 @@ struct AuthRuleCheck {
     /// end, and killed and opened again wherever a step waits: the path goes on from the start.
     private func retries(_ step: Step, after branches: [Branch]) -> Bool {
         let key = literal(parameter(step, "key"))
-        // What the check compares with, where the journey keeps it: the sealed PIN under
-        // `key`, `ui.pin`'s `expected`, the vault easy access opens, an OTP's secret and counter.
-        var read = Set(
-            ["expected", "secret", "vault", "counter"].compactMap { parameter(step, $0) }.flatMap { value -> [String] in
-                guard case .scalar(let text, _, _) = value, case .success(let template) = Template.parse(text) else {
-                    return []
-                }
-                return template.parts.flatMap { part -> [String] in
-                    guard case .expression(let expression, _) = part else { return [] }
-                    return expression.references.filter { $0.count >= 2 }.map { "\($0[0]).\($0[1])" }
-                }
-            })
-        if let key { read.insert("stored.\(key)") }
+        let read = step.checkedAgainst ?? []
         func replaces(_ branch: Branch) -> Bool {
             branch.assignments.contains { read.contains($0.target.value.description) }
         }
@@ -499,7 +466,6 @@ struct AuthRuleCheck {
             default: return false
             }
         }
-        let steps = stepsByID
         let ends = Set(journey.ends.map(\.id.value))
         var seen = Set<String>()
         var queue = branches.filter { !replaces($0) }.map(\.target.value)
@@ -520,12 +486,7 @@ struct AuthRuleCheck {
             {
                 queue.append(start)
             }
-            queue += next.transitions.flatMap(\.transition.branches).filter { !replaces($0) }.map(\.target.value)
-            if let charge = next.attempts,
-                let limit = journey.limits.first(where: { $0.name.value == charge.limit.value })
-            {
-                queue += limit.exceeded.branches.filter { !replaces($0) }.map(\.target.value)
-            }
+            queue += journey.branches(from: next).filter { !replaces($0) }.map(\.target.value)
         }
         return false
     }
@@ -535,18 +496,12 @@ struct AuthRuleCheck {
     /// its limit spent), without a credential checked on the way or the store wiped: whoever
     /// holds the phone chooses a new PIN and gets in.
     private mutating func pinResets() {
-        let steps = stepsByID
         for verify in journey.steps where handlerID(verify) == "pin.verify" {
             guard let key = literal(parameter(verify, "key")) else { continue }
-            var targets = verify.transitions.filter { !["correct", "missing"].contains($0.outcome.value) }
+            var queue = verify.transitions.filter { !["correct", "missing"].contains($0.outcome.value) }
                 .flatMap { $0.transition.branches.map(\.target.value) }
-            if let charge = verify.attempts,
-                let limit = journey.limits.first(where: { $0.name.value == charge.limit.value })
-            {
-                targets += limit.exceeded.branches.map(\.target.value)
-            }
+            queue += journey.limit(chargedBy: verify)?.exceeded.branches.map(\.target.value) ?? []
             var seen = Set<String>()
-            var queue = targets
             while let id = queue.popLast() {
                 guard id != verify.id.value, seen.insert(id).inserted, let step = steps[id] else { continue }
                 if case .call = step.kind { continue }  // a sign-in there is its own file's to say
@@ -582,19 +537,14 @@ struct AuthRuleCheck {
                 secretNames = Set(items.compactMap { literal($0) })
             }
             for entry in entries where !secretNames.contains(entry.key) {
-                var path = ""
-                var secret = false
-                switch entry.value {
-                case .scalar(let text, _, _): path = text
-                case .map(let fields, _):
-                    for field in fields {
-                        if field.key == "path", let text = literal(field.value) { path = text }
-                        if field.key == "secret", literal(field.value) == "true" { secret = true }
-                    }
-                case .list: continue
-                }
-                guard !secret else { continue }
-                let last = path.split(separator: ".").last.map { String($0.prefix { $0 != "[" && $0 != "?" }) } ?? ""
+                // Read as the compiler reads it; what is wrong with it, the compiler says.
+                var ignored = DiagnosticList()
+                guard let capture = CaptureRule.capture(entry.key, entry.value, what: "", into: &ignored),
+                    !capture.secret
+                else { continue }
+                var last = ""
+                for case .key(let key) in capture.path.segments { last = key }
+                let path = capture.path.description
                 guard let word = [entry.key, last].first(where: Self.namesASecret) else { continue }
                 find(
                     .clearCapture,

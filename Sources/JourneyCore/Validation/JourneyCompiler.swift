@@ -265,11 +265,7 @@ struct JourneyContext {
             for (outcome, transition) in step.transitions where !verifying.contains(outcome.value) {
                 targets += transition.branches.map(\.target.value)
             }
-            if let charge = step.attempts,
-                let limit = journey.limits.first(where: { $0.name.value == charge.limit.value })
-            {
-                targets += limit.exceeded.branches.map(\.target.value)
-            }
+            targets += journey.limit(chargedBy: step)?.exceeded.branches.map(\.target.value) ?? []
             next[step.id.value] = targets
         }
         let successes = Set(journey.ends.filter { $0.kind == .success }.map(\.id.value))

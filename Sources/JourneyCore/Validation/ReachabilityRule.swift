@@ -10,12 +10,7 @@ enum ReachabilityRule {
         let endIds = Set(journey.ends.map(\.id.value))
         var edges: [String: [String]] = [:]
         for step in journey.steps {
-            var next = step.transitions.flatMap { $0.transition.branches.map(\.target.value) }
-            if let charge = step.attempts,
-                let limit = journey.limits.first(where: { $0.name.value == charge.limit.value })
-            {
-                next += limit.exceeded.branches.map(\.target.value)
-            }
+            let next = journey.branches(from: step).map(\.target.value)
             edges[step.id.value] = next.filter { stepIds.contains($0) || endIds.contains($0) }
         }
         guard stepIds.contains(journey.start.value) else { return }
