@@ -26,6 +26,32 @@ struct AuthRuleTests {
         )
     }
 
+    /// The auth-rule warnings of the first of `journeys` loaded together (so that its calls
+    /// reach the others), as `id line:column`.
+    static func warnings(calling journeys: [String]) -> [String] {
+        let files = journeys.enumerated().map { SourceFile(path: "j\($0.offset).yaml", data: Data($0.element.utf8)) }
+        let project = ProjectLoader(handlers: BuiltinHandlers.registry).load(files)
+        #expect(!project.diagnostics.hasErrors, "\(project.diagnostics.items)")
+        return project.diagnostics.items.filter {
+            $0.severity == .warning && $0.location.file == "j0.yaml" && $0.id.hasPrefix("auth.")
+        }.map { "\($0.id) \($0.location.line):\($0.location.column)" }
+    }
+
+    /// A journey `t.called` whose steps are `body`, with one end `back` (cancel).
+    static func called(_ body: String, extra: String = "") -> String {
+        """
+        journey: t.called
+        version: 1
+        title: Called
+        \(extra)
+        start: c
+        steps:
+        \(body)
+        ends:
+          back: { kind: cancel }
+        """
+    }
+
     /// The warnings of a journey but those of `auth.failure-uncounted`, for the tests of other
     /// rules whose small journeys check a PIN with no attempt limit.
     static func otherWarnings(_ journey: String) -> [String] {
@@ -485,6 +511,137 @@ struct AuthRuleTests {
                     on: { entered: done }
                 """))
         #expect(entry.errors.isEmpty && entry.warnings.isEmpty, "\(entry)")
+    }
+
+    @Test("the rules look through a call: a help sheet is no sign-in, a called sign-in or wipe is")
+    func throughCalls() {
+        let sheet = Self.called(
+            """
+              c:
+                handler: ui.screen
+                screen: { title: That PIN is not right, actions: { ok: Try again } }
+                on: { ok: back }
+            """)
+        let signIn = Self.called(
+            """
+              c:
+                handler: ui.form
+                with: { submit: go }
+                screen:
+                  fields: { password: { label: Password, kind: password, required: true, secret: true } }
+                  actions: { go: Sign in }
+                on: { go: check, invalid: c }
+              check:
+                handler: http.request
+                with: { method: POST, url: "https://id.example.com/login" }
+                verifies: { credential: [ok] }
+                on: { ok: back, failed: c, offline: c }
+            """)
+        let wipe = Self.called(
+            """
+              c:
+                handler: session.clear
+                on: { cleared: back }
+            """)
+        let stored = """
+            stored:
+              pin: { type: string, secret: true }
+            """
+        // A wrong PIN shows a help sheet, then the PIN pad again: guessed without end.
+        let unlimited = Self.journey(
+            """
+              s:
+                handler: pin.verify
+                with: { key: pin }
+                on: { correct: done, wrong: help, missing: out }
+              help:
+                call: t.called
+                on: { back: s }
+            """, extra: stored)
+        #expect(Self.warnings(calling: [unlimited, sheet]) == ["auth.failure-uncounted 11:26"])
+        #expect(Self.warnings(calling: [unlimited, signIn]).isEmpty)
+        #expect(Self.warnings(calling: [unlimited, wipe]).isEmpty)
+        // "Forgot PIN?" calls a journey that seals a new PIN: through a sheet only, it is a
+        // reset nobody verified; after a sign-in there, it is not.
+        func forgot(_ before: String) -> String {
+            Self.called(
+                """
+                  c:
+                \(before)
+                  choose:
+                    handler: pin.entry
+                    with: { warnWeak: true }
+                    on:
+                      entered: { set: { state.newPin: "${outcome.pin}" }, to: save }
+                      weak: choose
+                  save:
+                    handler: pin.save
+                    with: { key: pin, pin: "${state.newPin}" }
+                    on: { saved: back }
+                """, extra: Self.newPinState + "\n" + stored)
+        }
+        let reset = Self.journey(
+            """
+              s:
+                handler: pin.verify
+                with: { key: pin }
+                screen: { actions: { forgot: Forgot PIN? } }
+                attempts: { limit: tries, counts: [wrong], resets: [correct] }
+                on: { correct: done, wrong: s, missing: out, forgot: reset }
+              reset:
+                call: t.called
+                on: { back: s }
+            """,
+            extra: stored + """
+
+                  failures: { type: int, default: 0 }
+                limits:
+                  tries: { max: 3, counter: stored.failures, exceeded: out, keep: true }
+                """)
+        let sheetThenChoose = forgot(
+            "    handler: ui.screen\n    screen: { actions: { ok: Choose a new PIN } }\n    on: { ok: choose }")
+        #expect(Self.warnings(calling: [reset, sheetThenChoose]) == ["auth.pin-reset-unverified 17:3"])
+        let signInThenChoose = forgot(
+            """
+                handler: http.request
+                with: { method: POST, url: "https://id.example.com/login" }
+                verifies: { credential: [ok] }
+                on: { ok: choose, failed: back, offline: back }
+            """)
+        #expect(Self.warnings(calling: [reset, signInThenChoose]).isEmpty)
+        // A biometric success that passes a help sheet still opens no key; a called PIN check does.
+        let bio = Self.journey(
+            """
+              s:
+                handler: biometry.authenticate
+                attempts: { limit: bio, counts: [failure], resets: [success] }
+                on: { success: help, cancel: out, failure: s, lockout: out, unavailable: out }
+              help:
+                call: t.called
+                on: { back: done }
+            """,
+            extra: """
+                stored:
+                  bioFailures: { type: int, default: 0 }
+                limits:
+                  bio: { max: 5, counter: stored.bioFailures, exceeded: out, keep: true }
+                """)
+        #expect(Self.warnings(calling: [bio, sheet]) == ["auth.biometry-without-key 13:11"])
+        let pinCheck = Self.called(
+            """
+              c:
+                handler: pin.verify
+                with: { key: pin }
+                attempts: { limit: tries, counts: [wrong], resets: [correct] }
+                on: { correct: back, wrong: c, missing: back }
+            """,
+            extra: stored + """
+
+                  failures: { type: int, default: 0 }
+                limits:
+                  tries: { max: 3, counter: stored.failures, exceeded: back, keep: true }
+                """)
+        #expect(Self.warnings(calling: [bio, pinCheck]).isEmpty)
     }
 
     @Test("a limit set back to 0 when exceeded while the same PIN is asked for again")

@@ -6,14 +6,19 @@ struct AuthRuleCheck {
 
     let journey: Journey
     let handlers: HandlerRegistry
+    /// The project's journeys by id: the rules look through a `call` into the journey it runs.
+    let all: [String: Journey]
     /// The journey's steps by id.
     private let steps: [String: Step]
     private(set) var findings: [(rule: AuthRule, message: String, at: SourceLocation)] = []
 
     /// Checks `journey` and reports what it finds into `diagnostics`.
-    static func check(_ journey: Journey, handlers: HandlerRegistry, into diagnostics: inout DiagnosticList) {
+    static func check(
+        _ journey: Journey, handlers: HandlerRegistry, all: [String: Journey] = [:],
+        into diagnostics: inout DiagnosticList
+    ) {
         var check = AuthRuleCheck(
-            journey: journey, handlers: handlers,
+            journey: journey, handlers: handlers, all: all,
             steps: Dictionary(journey.steps.map { ($0.id.value, $0) }, uniquingKeysWith: { first, _ in first }))
         check.literalSecrets()
         check.redirectURIs()
@@ -125,6 +130,40 @@ struct AuthRuleCheck {
             }
         }
         return result
+    }
+
+    /// Whether a step checks a credential: one the user types again (its handler's
+    /// ``HandlerContract/credentialCheck``), a sign-in (outcomes that verify), or one the
+    /// journey marks (`verifies:`).
+    private func checksCredential(_ step: Step) -> Bool {
+        if step.verifies != nil { return true }
+        guard let contract = contract(step) else { return false }
+        return contract.credentialCheck != nil || !contract.verifiedOutcomes.isEmpty
+    }
+
+    /// Whether a step may wait for the user, where the app can be killed and opened again (a
+    /// refinement for pinning asks nothing).
+    private func waits(_ step: Step) -> Bool {
+        guard let contract = contract(step) else { return false }
+        return !contract.inputs.isEmpty || !contract.refinedInputs.isEmpty || contract.actionsAreOutcomes
+    }
+
+    /// The steps of the journey a `call` step runs, and of every journey that one calls: what
+    /// the rules look at to go through the call. Nil when one of those journeys is not in the
+    /// project (nothing is known of what it does), and for a step that calls nothing.
+    private func calledSteps(_ step: Step) -> [Step]? {
+        guard case .call(let first) = step.kind else { return nil }
+        var seen = Set<String>()
+        var queue = [first.value]
+        var found: [Step] = []
+        while let id = queue.popLast() {
+            guard seen.insert(id).inserted else { continue }
+            guard let called = all[id] else { return nil }
+            for step in called.steps {
+                if case .call(let next) = step.kind { queue.append(next.value) } else { found.append(step) }
+            }
+        }
+        return found
     }
 
     /// Where a step can go next: every transition's targets, and its limit's `exceeded`.
@@ -313,14 +352,21 @@ struct AuthRuleCheck {
     }
 
     /// The steps and ends reachable from `targets` without opening a key: past a step that
-    /// opens one only by its other outcomes (`pin.verify`'s `missing` opened nothing), and not
-    /// into a called journey, which may open one (what it does is its own file's to say).
+    /// opens one only by its other outcomes (`pin.verify`'s `missing` opened nothing), and
+    /// through a call only when the journey it runs neither opens a key nor checks a credential
+    /// (a help sheet); one that may, or that is not in the project, stops the way.
     private func unkeyed(from targets: [String]) -> Set<String> {
         var seen = Set<String>()
         var queue = targets
         while let id = queue.popLast() {
             guard seen.insert(id).inserted, let step = steps[id] else { continue }
-            if case .call = step.kind { continue }
+            if case .call = step.kind {
+                guard let called = calledSteps(step),
+                    !called.contains(where: { contract($0)?.releasesKey == true || checksCredential($0) })
+                else { continue }
+                queue += successors(step)
+                continue
+            }
             guard let other = contract(step), other.releasesKey else {
                 queue += successors(step)
                 continue
@@ -477,13 +523,15 @@ struct AuthRuleCheck {
                 queue.append(start)
                 continue
             }
-            // A called journey's steps are its own file's to judge (a sign-in there, a wipe).
             guard let next = steps[id], !removes(next) else { continue }
-            if case .call = next.kind { continue }
-            // Where it may wait for the user (a refinement for pinning asks nothing).
-            if let other = contract(next),
-                !other.inputs.isEmpty || !other.refinedInputs.isEmpty || other.actionsAreOutcomes
-            {
+            if case .call = next.kind {
+                // Through a called journey that neither signs in nor removes the credential (a
+                // help sheet); one that may, or that is not in the project, stops the way.
+                guard let called = calledSteps(next),
+                    !called.contains(where: { checksCredential($0) || removes($0) })
+                else { continue }
+                if called.contains(where: waits) { queue.append(start) }
+            } else if waits(next) {
                 queue.append(start)
             }
             queue += journey.branches(from: next).filter { !replaces($0) }.map(\.target.value)
@@ -501,24 +549,37 @@ struct AuthRuleCheck {
             var queue = verify.transitions.filter { !["correct", "missing"].contains($0.outcome.value) }
                 .flatMap { $0.transition.branches.map(\.target.value) }
             queue += journey.limit(chargedBy: verify)?.exceeded.branches.map(\.target.value) ?? []
+            // A wipe that keeps the PIN leaves the data it guards too.
+            func wipes(_ step: Step) -> Bool {
+                guard handlerID(step) == "session.clear" else { return false }
+                guard case .list(let kept, _)? = parameter(step, "keep") else { return true }
+                return !kept.contains { literal($0) == key }
+            }
+            func seals(_ step: Step) -> Bool { handlerID(step) == "pin.save" && literal(parameter(step, "key")) == key }
             var seen = Set<String>()
             while let id = queue.popLast() {
                 guard id != verify.id.value, seen.insert(id).inserted, let step = steps[id] else { continue }
-                if case .call = step.kind { continue }  // a sign-in there is its own file's to say
-                if step.verifies != nil { continue }
-                if let other = contract(step), other.credentialCheck != nil || !other.verifiedOutcomes.isEmpty {
-                    continue
+                // Through a call, its journey's steps (and those of the journeys it calls) are
+                // looked at as one: a sign-in or a wipe there ends the way, as does a journey
+                // not in the project.
+                let looked: [Step]
+                if case .call = step.kind {
+                    guard let called = calledSteps(step) else { continue }
+                    looked = called
+                } else {
+                    looked = [step]
                 }
-                if handlerID(step) == "session.clear" {
-                    // A wipe that keeps the PIN leaves the data it guards too.
-                    guard case .list(let kept, _)? = parameter(step, "keep"),
-                        kept.contains(where: { literal($0) == key })
-                    else { continue }
-                }
-                if handlerID(step) == "pin.save", literal(parameter(step, "key")) == key {
+                if looked.contains(where: { checksCredential($0) || wipes($0) }) { continue }
+                if looked.contains(where: seals) {
+                    let how =
+                        if case .call(let callee) = step.kind {
+                            "step '\(step.id.value)' calls \(callee.value), which seals a new PIN under '\(key)',"
+                        } else {
+                            "step '\(step.id.value)' seals a new PIN under '\(key)'"
+                        }
                     find(
                         .unverifiedReset,
-                        "step '\(step.id.value)' seals a new PIN under '\(key)' on a way from step '\(verify.id.value)' where the PIN was not right (\"Forgot PIN?\", a wrong PIN, its limit spent) and no credential was checked: whoever holds the phone chooses a PIN and gets in; sign in again first (a step that verifies a credential, a call), or wipe what the PIN guards (session.clear)",
+                        "\(how) on a way from step '\(verify.id.value)' where the PIN was not right (\"Forgot PIN?\", a wrong PIN, its limit spent) and no credential was checked: whoever holds the phone chooses a PIN and gets in; sign in again first (a step that verifies a credential), or wipe what the PIN guards (session.clear)",
                         at: step.id.location)
                     break
                 }

@@ -241,7 +241,7 @@ struct JourneyContext {
         let invariants = journey.invariants.compactMap { invariant($0) }
         if !journey.isIncomplete {
             ReachabilityRule.check(journey, into: &diagnostics)
-            AuthRuleCheck.check(journey, handlers: handlers, into: &diagnostics)
+            AuthRuleCheck.check(journey, handlers: handlers, all: all, into: &diagnostics)
         }
         guard let start, !diagnostics.hasErrors, !journey.isIncomplete, steps.count == journey.steps.count else {
             return nil
