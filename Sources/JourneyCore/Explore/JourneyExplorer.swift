@@ -370,6 +370,9 @@ public struct JourneyExplorer: Sendable {
         var defaults: [String: Value]
         var unread: [String: Set<String>]
         var horizon: Int
+        /// What of the clock the journey reads as a calendar (the time of day, the day), kept
+        /// in the state as it is (``ClockCalendar``).
+        var calendar = ClockCalendar()
         /// The attempt limits the moves are checked against: the root journey's, then those of
         /// each journey it can call (``WatchedLimit``).
         var watched: [WatchedLimit] = []
@@ -444,15 +447,26 @@ public struct JourneyExplorer: Sendable {
         Abstraction(
             defaults: Self.storedDefaults(library), unread: Self.unreadState(library),
             horizon: Self.horizon(journey, in: library, jumps: jumps, params: params),
-            watched: Self.watchedLimits(journey, in: library))
+            calendar: Self.calendar(of: journey, in: library), watched: Self.watchedLimits(journey, in: library))
     }
 
     /// The clock jumps `journey`'s exploration plays: those of the bounds, else each duration
-    /// it or a journey it can call writes (a lockout in a shared PIN check counts too).
+    /// it or a journey it can call writes (a lockout in a shared PIN check counts too), and
+    /// those that reach what it reads of the clock as a calendar (``ClockCalendar/jumps(from:)``).
     func clockJumps(_ journey: CompiledJourney) -> [Int] {
         if let jumps = bounds.clockJumps { return jumps }
         let reached = ScenarioChecker.reachableJourneys(from: journey, in: library)
-        return Set(reached.flatMap { Self.durations(of: $0) }).sorted()
+        return Set(
+            reached.flatMap { Self.durations(of: $0) }
+                + Self.calendar(of: journey, in: library).jumps(from: device.clock)
+        ).sorted()
+    }
+
+    /// What `journey` and the journeys it can call read of the clock as a calendar.
+    static func calendar(of journey: CompiledJourney, in library: CompiledLibrary) -> ClockCalendar {
+        ScenarioChecker.reachableJourneys(from: journey, in: library).reduce(ClockCalendar()) {
+            $0.merged(JourneyFacts.shared.calendar($1))
+        }
     }
 
     /// An invariant a move breaks, with what to say and the value the counterexample's
@@ -542,7 +556,8 @@ public struct JourneyExplorer: Sendable {
             watchesCallees = abstraction.watched.contains { !$0.root }
             recorder = Recorder(keeping: false, keepsPrepared: keepingEveryRecord)
             encoder = StateEncoder(
-                defaults: abstraction.defaults, unread: abstraction.unread, horizon: abstraction.horizon)
+                defaults: abstraction.defaults, unread: abstraction.unread, horizon: abstraction.horizon,
+                calendar: abstraction.calendar)
         }
 
         /// What the moves played since the last call could not play, for want of a network:
@@ -1613,22 +1628,35 @@ public struct JourneyExplorer: Sendable {
         }
         // And those written in expressions: a guard `since(state.sentAt) >= 5m`, an action's
         // `enabled:`, a template's `${…}`, an invariant.
-        func add(_ expression: Expression) {
+        forEachExpression(of: journey) { expression in
             for constant in expression.tree.constants {
                 if case .duration(let ms) = constant, ms > 0 { found.insert(ms) }
             }
         }
+        return found.sorted()
+    }
+
+    /// What `journey` reads of the clock as a calendar (``ClockCalendar``), worked out: it reads
+    /// every text of the journey, so it is remembered (``JourneyFacts``).
+    static func writtenCalendar(of journey: CompiledJourney) -> ClockCalendar {
+        var calendar = ClockCalendar()
+        forEachExpression(of: journey) { calendar = calendar.merged($0.calendar) }
+        return calendar
+    }
+
+    /// Each expression written in `journey`'s steps (guards, templates, `enabled:`) and
+    /// invariants, parsed again from its text.
+    static func forEachExpression(of journey: CompiledJourney, _ body: (Expression) -> Void) {
         for part in [journey.source.steps, journey.source.invariants] as [Any] {
             forEachText(in: part) { text in
                 if text.contains("${") {
                     guard case .success(let template) = Template.parse(text) else { return }
-                    for case .expression(let expression, _) in template.parts { add(expression) }
+                    for case .expression(let expression, _) in template.parts { body(expression) }
                 } else if text.contains(where: \.isNumber), case .success(let expression) = Expression.parse(text) {
-                    add(expression)
+                    body(expression)
                 }
             }
         }
-        return found.sorted()
     }
 
     /// Every text `value` holds, however deep (a journey's templates, guards, parameters,
@@ -1832,6 +1860,7 @@ final class JourneyFacts: @unchecked Sendable {
         let journey: CompiledJourney
         var unread: Set<String>?
         var durations: [Int]?
+        var calendar: ClockCalendar?
     }
     private let lock = NSLock()
     private var entries: [ObjectIdentifier: Entry] = [:]
@@ -1844,6 +1873,11 @@ final class JourneyFacts: @unchecked Sendable {
     /// What ``JourneyExplorer/writtenDurations(of:)`` finds of `journey`.
     func durations(_ journey: CompiledJourney) -> [Int] {
         remembered(journey, \.durations) { JourneyExplorer.writtenDurations(of: $0) }
+    }
+
+    /// What ``JourneyExplorer/writtenCalendar(of:)`` finds of `journey`.
+    func calendar(_ journey: CompiledJourney) -> ClockCalendar {
+        remembered(journey, \.calendar) { JourneyExplorer.writtenCalendar(of: $0) }
     }
 
     /// The fact at `key` of `journey`'s entry, worked out (outside the lock) the first time.

@@ -44,6 +44,56 @@ public struct Expression: Hashable, Sendable, CustomStringConvertible {
             }
     }
 
+    /// What the expression reads of the clock as a calendar (``ClockCalendar``): each
+    /// `device.now % N` (the time of day, of the hour) and `device.now / N` (the day, the hour)
+    /// it computes with `N` an int written in it, with the other ints written beside a `% N`
+    /// (82800 in `device.now % 86400 >= 82800`), and each date it compares the clock with
+    /// (`device.now >= 1767312000`). Times compared with one another (`device.now >=
+    /// stored.until`, `since(…)`) are no calendar.
+    var calendar: ClockCalendar {
+        let tree = self.tree
+        func readsNow(_ ref: ExpressionNode.Ref) -> Bool {
+            switch tree[ref] {
+            case .name(let path): return tree.path(path) == ["device", "now"]
+            case .constant, .list: return false
+            case .not(let a), .negate(let a), .call1(_, let a), .matches(let a, _): return readsNow(a)
+            case .and(let a, let b), .or(let a, let b), .binary(_, let a, let b), .call2(_, let a, let b):
+                return readsNow(a) || readsNow(b)
+            case .conditional(let a, let b, let c): return readsNow(a) || readsNow(b) || readsNow(c)
+            }
+        }
+        func int(_ ref: ExpressionNode.Ref) -> Int? {
+            guard case .constant(let constant) = tree[ref], case .int(let n) = tree.constant(constant) else {
+                return nil
+            }
+            return n
+        }
+        let ints = tree.constants.compactMap { value -> Int? in
+            if case .int(let n) = value, n > 0 { n } else { nil }
+        }
+        var calendar = ClockCalendar()
+        for node in tree.nodes {
+            guard case .binary(let op, let left, let right) = node else { continue }
+            switch op {
+            case .remainder, .divide:
+                guard let by = int(right), by > 1, readsNow(left) else { continue }
+                if op == .remainder {
+                    calendar.add(remainder: by, telling: ints.filter { $0 < by })
+                } else {
+                    calendar.add(quotient: by)
+                }
+            case .equal, .notEqual, .less, .lessEqual, .greater, .greaterEqual:
+                for (date, other) in [(left, right), (right, left)] {
+                    if let date = int(date), ClockCalendar.readsAsDate(date), readsNow(other) {
+                        calendar.add(cutoff: date)
+                    }
+                }
+            default: continue
+            }
+        }
+        return calendar
+    }
+
     public var description: String { source }
 
     /// Two expressions are equal when their sources are: the tree follows from the source.

@@ -37,6 +37,42 @@ struct StateKeyTests {
         #expect(try key(sentAt: Self.now - 30) != key(sentAt: Self.now + 30))
     }
 
+    @Test("the time of day, the day and a date come are kept when the journey reads them; jumps reach them")
+    func calendar() throws {
+        func calendar(_ source: String) throws -> ClockCalendar {
+            try Expression.parse(source).get().calendar
+        }
+        let midnight = Self.now * 1000  // 2026-01-01T00:00:00Z
+        let night = try calendar("device.now % 86400 >= 82800")
+        #expect(night.jumps(from: midnight) == [82_800_000])
+        let daily = try calendar("device.now / 86400 != stored.day")
+        #expect(daily.jumps(from: midnight) == [86_400_000])
+        let cutoff = try calendar("device.now >= 1767312000")
+        #expect(cutoff.jumps(from: midnight) == [86_400_000])
+        #expect(cutoff.jumps(from: midnight + 2 * 86_400_000).isEmpty, "a date gone by needs no jump")
+        // Times compared with one another are kept relative already: no calendar.
+        #expect(try calendar("device.now >= stored.until").isEmpty)
+        #expect(try calendar("since(state.sentAt) >= 5m").isEmpty)
+        #expect(try calendar("device.now - state.sentAt > 300").isEmpty)
+
+        // The same machine at midnight and at 23:00: one state unless the journey reads the hour.
+        let (library, diagnostics) = compile([Self.resend])
+        let lib = try #require(library, "\(diagnostics)")
+        func key(hours: Int, _ calendar: ClockCalendar) throws -> [UInt8] {
+            let device = DeviceState(store: ["sentAt": .int(0)], clock: (Self.now + hours * 3600) * 1000)
+            var machine = JourneyMachine(library: lib, journey: try #require(lib["t.j"]), device: device)
+            _ = machine.handle(.start)
+            var encoder = StateEncoder(defaults: ["sentAt": .int(0)], horizon: 120, calendar: calendar)
+            return encoder.key(machine, restarts: 0).bytes
+        }
+        #expect(try key(hours: 0, ClockCalendar()) == key(hours: 23, ClockCalendar()))
+        #expect(try key(hours: 0, night) != key(hours: 23, night))
+        #expect(try key(hours: 0, night) == key(hours: 24, night), "midnight the next day is the same time of day")
+        #expect(try key(hours: 0, daily) != key(hours: 24, daily))
+        #expect(try key(hours: 0, cutoff) == key(hours: 23, cutoff))
+        #expect(try key(hours: 0, cutoff) != key(hours: 24, cutoff))
+    }
+
     @Test("every field of the device profile tells states apart")
     func everyProfileField() throws {
         // A field added to DeviceProfile must be written by StateEncoder.writeProfile, and a
