@@ -1462,7 +1462,8 @@ public struct JourneyExplorer: Sendable {
         switch move {
         case .input, .network:
             return dodgedLimit(
-                from: node, to: next, taking: edges, completed: completed, watched: watched, counts: counts)
+                from: node, to: next, taking: edges, completed: completed, watched: watched, counts: counts,
+                root: journey)
         case .restart, .relaunch, .clock: break
         }
         let isRestart = move.launchesAgain
@@ -1508,7 +1509,7 @@ public struct JourneyExplorer: Sendable {
     /// the limit, each turn of which buys attempts against the same secret.
     func dodgedLimit(
         from node: Node, to next: Node, taking edges: [Edge], completed: [(journey: String, edge: Edge)] = [],
-        watched: [WatchedLimit], counts: [Int]
+        watched: [WatchedLimit], counts: [Int], root: CompiledJourney
     ) -> MoveProblem? {
         for (position, watching) in watched.enumerated()
         where !watching.excepts.contains(ExplorationInvariant.exceededTarget.rawValue) {
@@ -1538,6 +1539,14 @@ public struct JourneyExplorer: Sendable {
                 )
             }
             if counted > 0 || resets { continue }
+            // A move that passed a check of another credential (the account's password asked
+            // again after "Forgot PIN?", a sign-in) may start the count afresh: whoever passed it
+            // could replace what the limit guards anyway.
+            if Self.verifiesCredential(edges, of: root)
+                || completed.contains(where: { Self.verifiesCredential([$0.edge], of: library[$0.journey]) })
+            {
+                continue
+            }
             // A move that replaces what the limit guards (a new PIN sealed, a new code's
             // counter, the store wiped on signing out) starts a new count against a new secret:
             // a dodge lowers the count and leaves what the steps check against as it was.
@@ -1551,6 +1560,13 @@ public struct JourneyExplorer: Sendable {
             )
         }
         return nil
+    }
+
+    /// Whether one of `edges` (steps of `journey` and their outcomes) is an outcome that
+    /// verifies a credential (``CompiledJourney/credentialSteps``).
+    static func verifiesCredential(_ edges: [Edge], of journey: CompiledJourney?) -> Bool {
+        guard let journey, !journey.credentialSteps.isEmpty else { return false }
+        return edges.contains { journey.credentialSteps[$0.step]?.contains($0.outcome) == true }
     }
 
     /// What the limit's journey keeps of what its steps check against (``WatchedLimit/guarded``);

@@ -197,6 +197,42 @@ extension ExplorerTests {
         #expect(try await explored(timed).contains("explore.counter-survives"))
     }
 
+    @Test(
+        "a count set back after another credential is passed (a PUK after 'Forgot PIN?') is no way round; after a wrong one it is"
+    )
+    func countSetBackAfterAnotherCredential() async throws {
+        let dodge = try String(contentsOfFile: "Tests/Fixtures/explore/dodge.journey.yaml", encoding: .utf8)
+        func explored(setBackOn outcome: String) async throws -> [String] {
+            let other = outcome == "correct" ? "wrong" : "correct"
+            let yaml = dodge.replacingOccurrences(
+                of: "      forgot:\n        set: { stored.failures: 0 }\n        to: enterPin\n",
+                with: "      forgot: puk\n"
+            ).replacingOccurrences(
+                of: "  choosePin:\n",
+                with: """
+                      puk:
+                        handler: ui.pin
+                        with: { length: 8, expected: "${params.puk}" }
+                        verifies: { credential: [correct] }
+                        screen: { title: Enter your PUK }
+                        on:
+                          \(outcome): { set: { stored.failures: 0 }, to: enterPin }
+                          \(other): enterPin
+                      choosePin:
+
+                    """
+            ).replacingOccurrences(
+                of: "  failures: { type: int, default: 0 }\n",
+                with:
+                    "  failures: { type: int, default: 0 }\nparams:\n  puk: { type: string, secret: true, default: \"31415926\" }\n"
+            )
+            return try await Self.explore(yaml: yaml, id: "explore.dodge", adding: []).violations.map(\.id)
+        }
+        // Whoever knows the PUK could choose a new PIN anyway.
+        #expect(try await !explored(setBackOn: "correct").contains("explore.exceeded-target"))
+        #expect(try await explored(setBackOn: "wrong").contains("explore.exceeded-target"))
+    }
+
     @Test("a secret that reaches the transcript on some path is caught, and named without being shown")
     func secretLeak() async throws {
         let journey = """
