@@ -25,7 +25,9 @@ struct PlayCommand: AsyncParsableCommand {
 
             At any prompt:
               :undo             back to the previous screen
-              :restart          the app is killed and launched again
+              :restart          the app is killed and launched again; after an end,
+                                opened again with what the device keeps (the
+                                scenario saved plays it as its next session)
               :clock DURATION   time passes (:clock 5m)
               :offline, :online the network goes away or comes back
               :foreground       the app comes back, at a step that sends it to the background
@@ -286,7 +288,7 @@ final class PlaySession {
             if let end = result.end {
                 console.out(
                     paint("■ the journey ended at '\(end)' (\(result.kind?.rawValue ?? "end"))", .green)
-                        + ": :save FILE, :undo or :quit\n")
+                        + ": :restart opens the app again; :save FILE, :undo or :quit\n")
             } else {
                 console.out(
                     paint("✗ the run failed: \(PrintableText.escaped(result.failure ?? "without a message"))", .red)
@@ -349,7 +351,13 @@ final class PlaySession {
                 } else {
                     console.out("nothing to undo: this is where the play started\n")
                 }
-            case "restart": await playIfWaiting(.restart)
+            case "restart":
+                // After an end the app is opened again, as a scenario's next session opens it.
+                if here.request == nil, let end = here.result?.end {
+                    await play(.relaunch(after: end))
+                } else {
+                    await playIfWaiting(.restart)
+                }
             case "offline": await playIfWaiting(.network(online: false))
             case "online": await playIfWaiting(.network(online: true))
             case "clock", "advance":
@@ -381,7 +389,7 @@ final class PlaySession {
             return true
         }
         guard let request = here.request else {
-            console.out("the run has ended: :save FILE, :undo or :quit\n")
+            console.out("the run has ended: :restart opens the app again; :save FILE, :undo or :quit\n")
             return true
         }
         if let values = try values(from: line, for: request) {

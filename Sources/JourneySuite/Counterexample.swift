@@ -35,8 +35,20 @@ public enum Counterexample {
         if let expected = violation.expected {
             expect.append("\(expected.variable.scope.rawValue): { \(expected.variable.name): \(expected.value) }")
         }
+        lines += played(sessions, expecting: expect)
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The `script:` and `expect:` of a scenario that plays `sessions` (``sessions(_:)``) and
+    /// expects `expect` (lines such as `end: unlocked`) where the last one stops: one script,
+    /// or, when the app was opened again after an end, `sessions:`, each expecting the end it
+    /// reached.
+    public static func played(
+        _ sessions: [(moves: [JourneyExplorer.Move], end: String?)], expecting expect: [String]
+    ) -> [String] {
+        var lines: [String] = []
         if sessions.count == 1 {
-            lines += script(last.moves)
+            lines += script(sessions[0].moves)
             lines.append("expect:")
             lines += expect.map { "  " + $0 }
         } else {
@@ -53,12 +65,12 @@ public enum Counterexample {
                 }
             }
         }
-        return lines.joined(separator: "\n") + "\n"
+        return lines
     }
 
     /// A path's moves split at each launch after an end: each session's moves and the end it
     /// reached (nil for the last, which stops where the rule breaks).
-    static func sessions(_ moves: [JourneyExplorer.Move]) -> [(moves: [JourneyExplorer.Move], end: String?)] {
+    public static func sessions(_ moves: [JourneyExplorer.Move]) -> [(moves: [JourneyExplorer.Move], end: String?)] {
         var sessions: [(moves: [JourneyExplorer.Move], end: String?)] = [([], nil)]
         for move in moves {
             if case .relaunch(let end) = move {

@@ -12,7 +12,7 @@ public enum PlayedScenario {
 
     /// The scenario `id` of `journey`: `moves` from where `start` (a scenario's text) starts, or
     /// from the default device, in `locale` when the play chose one; expecting `end`, or else to
-    /// wait at `step`.
+    /// wait at `step`. Moves that open the app again after an end make `sessions`.
     public static func text(
         id: String, journey: CompiledJourney, moves: [JourneyExplorer.Move], startingFrom start: String?,
         locale: String? = nil, end: String?, waitingAt step: String?
@@ -31,9 +31,10 @@ public enum PlayedScenario {
         } else {
             lines += Counterexample.starting(start)
         }
-        lines += Counterexample.script(moves)
-        lines.append("expect:")
-        lines.append(end.map { "  end: \($0)" } ?? "  at: \(step ?? journey.source.start.value)")
+        // The app opened again after an end is a new session.
+        lines += Counterexample.played(
+            Counterexample.sessions(moves),
+            expecting: [end.map { "end: \($0)" } ?? "at: \(step ?? journey.source.start.value)"])
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -180,6 +180,46 @@ struct PlayTests {
         }
     }
 
+    @Test(":restart after an end opens the app again with what the device keeps; saved, each launch is a session")
+    func openedAgainAfterAnEnd() async throws {
+        try await withTemporaryDirectory { folder in
+            try copyShippedJourneys(into: folder)
+            let saved = "journeys/examples/scenarios/next-day.scenario.yaml"
+            let result = try await runJourney(
+                ["play", "examples.unlock"], cwd: folder,
+                input: "2580\n2580\n:restart\n1111\n2580\n:save \(saved)\ny\n:quit\n", timeout: 120)
+            #expect(result.status == Exit.ok, "\(result)")
+            // The PIN chosen in the first launch is asked for in the next, a wrong one counted.
+            #expect(
+                result.stdout.contains("■ the journey ended at 'unlocked' (success): :restart opens the app again"),
+                "\(result)")
+            #expect(
+                result.stdout.contains("── examples.unlock › enterPin ──\nEnter your PIN\nAttempts left: 2\n"),
+                "\(result)")
+            let text = try String(contentsOf: folder.appendingPathComponent(saved), encoding: .utf8)
+            #expect(
+                text.contains(
+                    """
+                    sessions:
+                      - script:
+                          - at: choosePin
+                            pin: "2580"
+                          - at: repeatPin
+                            pin: "2580"
+                        expect: { end: unlocked }
+                      - script:
+                          - at: enterPin
+                            pin: "1111"
+                          - at: enterPin
+                            pin: "2580"
+                        expect:
+                          end: unlocked
+                    """), "\(text)")
+            let test = try await runJourney(["test", saved], cwd: folder, timeout: 120)
+            #expect(test.status == Exit.ok && test.stdout.contains("PASS examples.unlock › next-day"), "\(test)")
+        }
+    }
+
     @Test("--from plays the scenario's script first and goes on where it ends")
     func fromScenario() async throws {
         let result = try await runJourney(
