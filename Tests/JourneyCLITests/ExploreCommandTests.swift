@@ -264,6 +264,11 @@ struct ExploreCommandTests {
             ("trap.journey.yaml", "explore.trap", "explore.reaches-an-end", "again: stay", nil),
             ("cutoff.journey.yaml", "explore.cutoff", "explore.reaches-an-end", "clock +24h → restart", nil),
             (
+                "signed-in-forever.journey.yaml", "explore.signed-in-forever", "explore.credential-before-success",
+                "login: correct → home: signOut → relaunch after signedOut → home: close",
+                "session 2: explore.credential-before-success is broken"
+            ),
+            (
                 "invariant-never.journey.yaml", "explore.home-before-pin", "invariant.pin-before-home", "welcome: skip",
                 "invariant 'pin-before-home' is broken at step 'home': Home is never shown before a PIN is set"
             ),

@@ -1091,11 +1091,20 @@ public struct JourneyExplorer: Sendable {
         // An app restart where a step waits, or the app opened again after an end: the root
         // journey starts over with what the device keeps.
         if move.launchesAgain {
+            // Opened again after an end, the app starts a new session, watched afresh as `journey
+            // run` watches each session of a scenario: a credential checked in the last one does
+            // not sign this one in. An app killed mid-session is the same session.
+            let monitor =
+                if case .relaunch = move, node.monitor != nil {
+                    InvariantMonitor(node.machine.root, library: library)
+                } else {
+                    node.monitor
+                }
             let (context, _) = self.context(for: node.machine, answered: node.answered, scratch: scratch)
             context.machine.countStepsAfresh()
             let next = await settle(
                 in: context, context.handle(.restart), restarts: node.restarts + 1, answered: node.answered,
-                journey: journey, taking: &edges, monitor: node.monitor, scratch: scratch)
+                journey: journey, taking: &edges, monitor: monitor, scratch: scratch)
             return (next, edges)
         }
         guard case .runStep(let invocation) = node.action else { return (node, []) }
