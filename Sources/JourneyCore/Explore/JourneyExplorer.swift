@@ -1531,19 +1531,35 @@ public struct JourneyExplorer: Sendable {
             let taken = watching.root ? edges : completed.filter { $0.journey == journey.id }.map(\.edge)
             let (counted, resets) = watching.counted(taken)
             guard after < before || counted > 0 else { continue }
-            // Once spent, the limit has led to `exceeded`: what follows (signing in again) may
-            // start the count afresh.
+            // Once spent, the limit has led to `exceeded`: what follows may start the count afresh
+            // only as anything else may, by replacing what it guards or checking another
+            // credential (signing in again); a "Try again" that sets it back buys another round.
             let frame = JourneyMachine.FrameOnDevice(node.machine, running: journey.id)
-            if let frame, before >= frame.maximum(of: limit) { continue }
+            let spent = frame.map { before >= $0.maximum(of: limit) } ?? false
             // A lockout that has ended gives the attempts back when its step is next entered.
             if let until = limit.lockedUntil, Self.counter(until, node.machine, journey: journey.id) > 0 { continue }
             let way = edges.map(\.description).joined(separator: " ")
             // An outcome the limit counts that the move then takes back (its transition sets the
             // counter down), short of spending the limit: the count never reaches its maximum.
-            if counted > 0, !resets, let frame, after < before + counted, before + counted < frame.maximum(of: limit) {
+            if counted > 0, !resets, !spent, let frame, after < before + counted,
+                before + counted < frame.maximum(of: limit)
+            {
                 return (
                     .exceededTarget,
                     "\(way.isEmpty ? "a move" : way) is counted against \(watching.name), yet leaves it at \(after) attempts, not \(before + counted) (\(limit.counter)): the count never reaches \(frame.maximum(of: limit)), so '\(limit.name)' exceeded is never reached",
+                    Self.expected(watching, before + counted)
+                )
+            }
+            // The move that spends a limit with a lockout starts the lockout: one that gives the
+            // tries back with none running (its `exceeded` clearing the end it was to keep) lets
+            // the next round start at once.
+            if counted > 0, !resets, let until = limit.lockedUntil, limit.lockout != nil, let frame,
+                before + counted >= frame.maximum(of: limit), after < frame.maximum(of: limit),
+                Self.counter(until, next.machine, journey: journey.id) <= next.machine.device.clock / 1000
+            {
+                return (
+                    .exceededTarget,
+                    "\(way.isEmpty ? "a move" : way) spends \(watching.name) and gives its attempts back (\(limit.counter) = \(after)) with no lockout running (\(until) is not in the future): the next round of tries starts at once; leave the lockout's end as the limit sets it",
                     Self.expected(watching, before + counted)
                 )
             }
@@ -1561,6 +1577,13 @@ public struct JourneyExplorer: Sendable {
             // a dodge lowers the count and leaves what the steps check against as it was.
             if Self.kept(by: node.machine, for: watching) != Self.kept(by: next.machine, for: watching) {
                 continue
+            }
+            if spent {
+                return (
+                    .exceededTarget,
+                    "\(way.isEmpty ? "a move" : way) takes \(watching.name), spent, from \(before) to \(after) attempts (\(limit.counter)) and leaves what its steps check against as it was, without a credential checked: every round of tries buys another against the same secret; replace what the limit guards on the way (session.clear, pin.save), check another credential first, or give the limit a lockout",
+                    Self.expected(watching, before)
+                )
             }
             return (
                 .exceededTarget,

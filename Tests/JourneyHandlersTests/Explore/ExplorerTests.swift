@@ -233,6 +233,73 @@ extension ExplorerTests {
         #expect(try await explored(setBackOn: "wrong").contains("explore.exceeded-target"))
     }
 
+    @Test(
+        "a spent limit given back is caught: a 'Try again' that clears the count, an 'exceeded' that clears the lockout"
+    )
+    func spentLimitGivenBack() async throws {
+        func explored(_ limit: String, tooMany: String) async throws -> [JourneyExplorer.Violation] {
+            let yaml = """
+                journey: t.spent
+                version: 1
+                title: Spent
+                stored:
+                  pin: { type: string, secret: true }
+                  failures: { type: int, default: 0 }
+                  lockedUntil: { type: int, default: 0 }
+                limits:
+                  pinEntry:
+                    max: 3
+                    counter: stored.failures
+                \(limit)
+                start: enterPin
+                steps:
+                  enterPin:
+                    handler: pin.verify
+                    with: { key: pin, length: 4 }
+                    attempts: { limit: pinEntry, counts: [wrong], resets: [correct] }
+                    on: { correct: unlocked, wrong: enterPin, missing: choosePin }
+                  tooMany:
+                    handler: ui.screen
+                    screen: { title: Too many wrong PINs, actions: { retry: Try again, signIn: Sign in } }
+                    on:
+                      signIn: out
+                      retry: \(tooMany)
+                  choosePin:
+                    handler: pin.entry
+                    with: { length: 4 }
+                    on: { entered: { set: { state.newPin: "${outcome.pin}" }, to: savePin } }
+                  savePin:
+                    handler: pin.save
+                    with: { key: pin, pin: "${state.newPin}" }
+                    on: { saved: enterPin }
+                state:
+                  newPin: { type: string, secret: true }
+                ends:
+                  unlocked: { kind: success }
+                  out: { kind: failure }
+                """
+            return try await Self.explore(yaml: yaml, id: "t.spent", adding: []).violations
+        }
+        let kept = "    exceeded: tooMany\n    keep: true"
+        // Kept spent, "Try again" shows the screen it leads to again: nothing bought.
+        #expect(try await explored(kept, tooMany: "tooMany").isEmpty)
+        // "Try again" that clears the count: three more tries each round.
+        let cleared = try await explored(kept, tooMany: "{ set: { stored.failures: 0 }, to: enterPin }")
+        #expect(cleared.map(\.id) == ["explore.exceeded-target"], "\(cleared.map(\.message))")
+        #expect(cleared.first?.message.contains("spent, from 3 to 0") == true, "\(cleared.map(\.message))")
+        #expect(
+            cleared.first?.path.map(\.description) == [
+                "choosePin: strong", "enterPin: wrong", "enterPin: wrong", "enterPin: wrong", "tooMany: retry",
+            ])
+        // A 15-minute lockout, as the limit keeps it: clean; its end cleared when exceeded: caught.
+        let lockout = "    lockout: 15m\n    lockedUntil: stored.lockedUntil\n    exceeded:"
+        #expect(try await explored(lockout + " tooMany", tooMany: "enterPin").isEmpty)
+        let unlocked = try await explored(
+            lockout + "\n      set: { stored.lockedUntil: 0 }\n      to: tooMany", tooMany: "enterPin")
+        #expect(unlocked.map(\.id) == ["explore.exceeded-target"], "\(unlocked.map(\.message))")
+        #expect(unlocked.first?.message.contains("with no lockout running") == true, "\(unlocked.map(\.message))")
+    }
+
     @Test("a secret that reaches the transcript on some path is caught, and named without being shown")
     func secretLeak() async throws {
         let journey = """
