@@ -345,6 +345,27 @@ struct AuthRuleTests {
                 == ["auth.pin-reset-unverified 25:3"])
         // The first PIN of a device with none is no reset.
         #expect(warnings("out").isEmpty)
+        // A new PIN compared with the kept one before anything is checked: its `same` answers
+        // whether a guess is the PIN, with no limit; compared after a sign-in, it does not.
+        let oracle = """
+              pick:
+                handler: pin.entry
+                with: { warnWeak: true, differentFrom: pin }
+                on: { entered: { set: { state.newPin: "${outcome.pin}" }, to: NEXT }, weak: pick, same: pick }
+            """
+        let signIn = """
+              signIn:
+                handler: http.request
+                with: { method: POST, url: "https://id.example.com/login" }
+                verifies: { credential: [ok] }
+                on: { ok: pick, failed: out, offline: out }
+            """
+        #expect(
+            warnings("pick", extra: oracle.replacingOccurrences(of: "NEXT", with: "save")) == [
+                "auth.pin-reset-unverified 29:3"
+            ])
+        #expect(
+            warnings("signIn", extra: signIn + "\n" + oracle.replacingOccurrences(of: "NEXT", with: "save")).isEmpty)
     }
 
     @Test("a token captured from an answer in clear; one declared secret, or a token's type, is fine")

@@ -556,6 +556,11 @@ struct AuthRuleCheck {
                 return !kept.contains { literal($0) == key }
             }
             func seals(_ step: Step) -> Bool { handlerID(step) == "pin.save" && literal(parameter(step, "key")) == key }
+            // A new PIN compared with the one kept (`differentFrom`): its `same` says whether a
+            // guess is the PIN, charging no limit.
+            func compares(_ step: Step) -> Bool {
+                handlerID(step) == "pin.entry" && literal(parameter(step, "differentFrom")) == key
+            }
             var seen = Set<String>()
             while let id = queue.popLast() {
                 guard id != verify.id.value, seen.insert(id).inserted, let step = steps[id] else { continue }
@@ -570,6 +575,19 @@ struct AuthRuleCheck {
                     looked = [step]
                 }
                 if looked.contains(where: { checksCredential($0) || wipes($0) }) { continue }
+                if looked.contains(where: compares) {
+                    let how =
+                        if case .call(let callee) = step.kind {
+                            "step '\(step.id.value)' calls \(callee.value), which compares a new PIN with the one under '\(key)' (differentFrom),"
+                        } else {
+                            "step '\(step.id.value)' compares a new PIN with the one under '\(key)' (differentFrom)"
+                        }
+                    find(
+                        .unverifiedReset,
+                        "\(how) on a way from step '\(verify.id.value)' where the PIN was not right (\"Forgot PIN?\", a wrong PIN, its limit spent) and no credential was checked: its 'same' tells whoever holds the phone whether a guess is the PIN, with no limit counting; check a credential first (the code sent to the account, a sign-in), or compare after it",
+                        at: step.id.location)
+                    break
+                }
                 if looked.contains(where: seals) {
                     let how =
                         if case .call(let callee) = step.kind {
