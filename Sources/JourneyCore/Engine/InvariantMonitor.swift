@@ -30,12 +30,18 @@ public struct InvariantMonitor: Sendable, Hashable {
         public var summary: String?
         /// What broke it, without values: the step or end, and the rule as written.
         public var detail: String
+        /// The other invariants broken at the same place, in the order the journey writes them
+        /// (the credential last): one rule broken never hides another.
+        public var others: [Broken] = []
 
-        /// The message a run that breaks it fails with: the rule's name, then ``detail``.
+        /// The message a run that breaks it fails with: the rule's name, then ``detail``; then
+        /// each of the ``others``.
         public var message: String {
-            builtin == nil
+            let own =
+                builtin == nil
                 ? "invariant '\(id.dropFirst(JourneyInvariant.prefix.count))' \(detail)"
                 : "\(id) is broken: \(detail)"
+            return ([own] + others.map(\.message)).joined(separator: "; and ")
         }
     }
 
@@ -100,7 +106,7 @@ public struct InvariantMonitor: Sendable, Hashable {
         case .failed, .proceed:
             return nil
         }
-        var broken: Broken?
+        var broken: [Broken] = []
         if !invariants.isEmpty, let root {
             let lookup = Names(
                 base: JourneyMachine.Lookup(frame: root, device: machine.device, library: machine.library),
@@ -119,21 +125,24 @@ public struct InvariantMonitor: Sendable, Hashable {
                         case .always: !holds || condition
                         case .only: !condition || holds
                         }
-                    if !ok, broken == nil { broken = Self.broken(invariant, at: step, end: end, problem: nil) }
+                    if !ok { broken.append(Self.broken(invariant, at: step, end: end, problem: nil)) }
                 } catch {
-                    if broken == nil { broken = Self.broken(invariant, at: step, end: end, problem: error.message) }
+                    broken.append(Self.broken(invariant, at: step, end: end, problem: error.message))
                 }
             }
         }
-        if broken == nil, checksCredential, end == EndKind.success.rawValue, !bits[bits.count - 1] {
+        if checksCredential, end == EndKind.success.rawValue, !bits[bits.count - 1] {
             let rule = ExplorationInvariant.credentialBeforeSuccess
-            broken = Broken(
-                builtin: rule, id: rule.rawValue, summary: nil,
-                detail:
-                    "success end '\(step)' is reached without passing a step that verifies a credential (\(Self.credentialSteps(of: machine.root)))"
-            )
+            broken.append(
+                Broken(
+                    builtin: rule, id: rule.rawValue, summary: nil,
+                    detail:
+                        "success end '\(step)' is reached without passing a step that verifies a credential (\(Self.credentialSteps(of: machine.root)))"
+                ))
         }
-        return broken
+        guard var first = broken.first else { return nil }
+        first.others = Array(broken.dropFirst())
+        return first
     }
 
     static func broken(_ invariant: CompiledInvariant, at step: String, end: String, problem: String?) -> Broken {

@@ -715,9 +715,11 @@ public struct JourneyExplorer: Sendable {
         /// Reports the invariant the node broke, if any: the path goes no further.
         func reportBroken(_ node: Node, at index: Int) -> Bool {
             guard let broken = node.broken else { return false }
-            report(
-                broken.builtin, broken.detail, at: index, node: node,
-                declared: broken.builtin == nil ? (broken.id, broken.summary) : nil)
+            for broken in [broken] + broken.others {
+                report(
+                    broken.builtin, broken.detail, at: index, node: node,
+                    declared: broken.builtin == nil ? (broken.id, broken.summary) : nil)
+            }
             return true
         }
 

@@ -300,6 +300,27 @@ extension ExplorerTests {
         #expect(unlocked.first?.message.contains("with no lockout running") == true, "\(unlocked.map(\.message))")
     }
 
+    @Test("invariants broken at the same place are all reported: a journey's own never hides a built-in one")
+    func everyInvariantBrokenThereIsReported() async throws {
+        let skipped = try String(
+            contentsOfFile: "Tests/Fixtures/explore/credential-skipped.journey.yaml", encoding: .utf8)
+        let yaml = skipped.replacingOccurrences(
+            of: "start: signIn\n",
+            with:
+                "invariants:\n  home-after-code:\n    only: end == 'success'\n    after: step == 'home'\nstart: signIn\n"
+        ).replacingOccurrences(
+            of: "    on: { done: done }",
+            with: "    on: { done: done }\n  skip:\n    handler: flow.decide\n    on: { next: done }"
+        ).replacingOccurrences(of: "later: home }", with: "later: home, skip: skip }").replacingOccurrences(
+            of: "later: Later }", with: "later: Later, skip: Skip }")
+        let result = try await Self.explore(yaml: yaml, id: "explore.credential-skipped", adding: [])
+        // 'Skip' reaches the success end at once: both rules break there, on the one move.
+        let broken = result.violations.filter { $0.path.map(\.description) == ["signIn: skip"] }.map(\.id)
+        #expect(
+            Set(broken) == ["invariant.home-after-code", "explore.credential-before-success"],
+            "\(result.violations.map { "\($0.id) \($0.path)" })")
+    }
+
     @Test("a secret that reaches the transcript on some path is caught, and named without being shown")
     func secretLeak() async throws {
         let journey = """
