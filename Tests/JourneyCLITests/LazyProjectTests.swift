@@ -122,6 +122,42 @@ struct LazyProjectTests {
         }
     }
 
+    @Test("a journey id declared by a second file is an error for run, check and test alike, never a silent choice")
+    func duplicateIdElsewhere() async throws {
+        try await withTemporaryDirectory { directory in
+            try Self.project(in: directory)
+            // Sorts before main.journey.yaml: the file a lookup by id would find first.
+            try writeText(Self.sub, to: directory.appendingPathComponent("journeys/app/a-copy.journey.yaml"))
+            try writeText(
+                Self.main.replacingOccurrences(
+                    of: "decide:\n    handler", with: "decide:\n    note: copy\n    handler"),
+                to: directory.appendingPathComponent("journeys/app/copy.journey.yaml"))
+            let run = try await runJourney(["run", "--scenario", Self.scenarioPath], cwd: directory)
+            let checkFile = try await runJourney(["check", "journeys/app/main.journey.yaml"], cwd: directory)
+            let checkScenario = try await runJourney(["check", Self.scenarioPath], cwd: directory)
+            for result in [run, checkFile, checkScenario] {
+                expectNoCrash(result)
+                #expect(result.status == Exit.invalid, "\(result)")
+                let duplicates = result.diagnostics.filter { $0.id == "id.duplicate" }
+                #expect(
+                    duplicates.contains {
+                        $0.path == "journeys/app/main.journey.yaml"
+                            && $0.message.contains("'app.main' is already used by journeys/app/copy.journey.yaml:1")
+                    }, "\(result)")
+            }
+            #expect(!run.stdout.contains("■ end"), "nothing is run: \(run)")
+            // app.sub, which app.main calls, is declared twice too.
+            #expect(
+                checkFile.stderr.contains(
+                    "sub.journey.yaml:1:10: error: journey id 'app.sub' is already used by journeys/app/a-copy.journey.yaml:1"
+                ),
+                "\(checkFile)")
+            let test = try await runJourney(["test", "journeys/app"], cwd: directory)
+            #expect(test.status == Exit.invalid, "\(test)")
+            #expect(test.stdout.contains("ERROR app.main › s: cannot run"), "\(test)")
+        }
+    }
+
     @Test("a journey that does not parse and is called is reported at its own file by run and by check")
     func brokenCalledJourney() async throws {
         try await withTemporaryDirectory { directory in

@@ -73,6 +73,21 @@ final class ProjectJourneyFiles: @unchecked Sendable {
         }
     }
 
+    /// The other files whose first line declares journey `id` and that do declare it, besides
+    /// `file`: each with where it writes the id (a project's ids are one each; a file that
+    /// spells its id otherwise is found only by a check of the whole project).
+    func otherDeclarations(of id: String, besides file: String) -> [(file: String, line: Int, column: Int)] {
+        lock.withLock {
+            files.indices.compactMap { index in
+                guard files[index].path != file, header(index) == id, isJourney(index),
+                    let (found, journey, _) = declared(id, by: index), found != file
+                else { return nil }
+                let location = journey?.id.location
+                return (found, location?.line ?? 1, location?.column ?? 1)
+            }
+        }
+    }
+
     private func declared(_ id: String, by index: Int) -> (String, Journey?, DiagnosticList)? {
         guard case .candidate(id, let file, let journey, let diagnostics) = result(index) else { return nil }
         return (file, journey, diagnostics)

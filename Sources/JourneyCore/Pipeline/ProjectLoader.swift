@@ -255,6 +255,25 @@ public struct ProjectLoader: Sendable {
         loadTracingParsed(files).project
     }
 
+    /// Reports `id.duplicate` for each other file of `others` that declares journey `id`, which
+    /// `file` declares at `location`: at the file whose path sorts later, naming the earlier,
+    /// as a check of the whole project does. The file the first error is reported at, if any.
+    static func reportDuplicates(
+        of id: String, in file: String, at location: SourceLocation, among others: ProjectJourneyFiles,
+        into d: inout DiagnosticList
+    ) -> String? {
+        var reported: String?
+        for other in others.otherDeclarations(of: id, besides: file) {
+            let otherLocation = SourceLocation(file: other.file, line: other.line, column: other.column)
+            let (first, second) = other.file < file ? (otherLocation, location) : (location, otherLocation)
+            d.error(
+                JourneyCompiler.duplicateId, "journey id '\(id)' is already used by \(first.file):\(first.line)",
+                at: second)
+            reported = reported ?? second.file
+        }
+        return reported
+    }
+
     /// ``load(_:)``, and the paths of the `journeyOnly` files it parsed, in the order it did.
     func loadTracingParsed(_ files: [SourceFile]) -> (project: Project, parsed: [String]) {
         var d = DiagnosticList()
@@ -292,6 +311,21 @@ public struct ProjectLoader: Sendable {
                 }
             }
         }
+        // A journey named that a file of the project declares too: the id would be resolved
+        // one way here and another where the whole project is read. Either way no scenario of
+        // an id declared twice is run (the compiler reports two named files declaring one).
+        var declaredBy: [String: String] = [:]
+        for journey in journeys {
+            let id = journey.id.value
+            if let reported = Self.reportDuplicates(
+                of: id, in: journey.file, at: journey.id.location, among: others, into: &d)
+            {
+                broken[id] = reported
+            } else if let first = declaredBy[id] {
+                broken[id] = max(first, journey.file)
+            }
+            declaredBy[id] = declaredBy[id] ?? journey.file
+        }
         // Add the searched journeys that the named files call or play, transitively.
         var known = Set(journeys.map(\.id.value)).union(broken.keys)
         var wanted = scenarios.map(\.scenario.journey.value) + journeys.flatMap(Self.callees)
@@ -299,6 +333,11 @@ public struct ProjectLoader: Sendable {
             guard !known.contains(id), let candidate = others.journey(id) else { continue }
             known.insert(id)
             d.append(contentsOf: candidate.diagnostics.errors)
+            let location = candidate.journey?.id.location ?? SourceLocation(file: candidate.file, line: 1, column: 1)
+            if let reported = Self.reportDuplicates(of: id, in: candidate.file, at: location, among: others, into: &d) {
+                broken[id] = reported
+                continue
+            }
             if let journey = candidate.journey {
                 journeys.append(journey)
                 wanted += Self.callees(journey)
