@@ -127,12 +127,14 @@ public struct JourneyLoader: Sendable {
                     at: entry.keyLocation)
                 return nil
             }
-            guard let reason = r.string(entry.value, "the reason for '\(entry.key)'") else { return nil }
-            // A reason is words: blank, a number or a sign says nothing of why.
-            guard reason.contains(where: \.isLetter) else {
+            // A reason is words: blank, a number, `null`, `true` or a placeholder (`TODO`) says
+            // nothing of why; three words at least.
+            guard case .scalar(let reason, _) = entry.value.kind,
+                Self.reasonWords(reason) >= 3
+            else {
                 r.diagnostics.error(
-                    NodeReader.valueType,
-                    "say why the journey breaks '\(entry.key)': the app's behaviour it reproduces, with its source",
+                    Self.exceptionReason,
+                    "say in words why the journey breaks '\(entry.key)': the app's behaviour it reproduces, with its source (\"Diia takes any four digits (seed-flows D1)\")",
                     at: entry.value.location)
                 return nil
             }
@@ -141,6 +143,12 @@ public struct JourneyLoader: Sendable {
     }
 
     static let unknownRule = "exception.unknown"
+    static let exceptionReason = "exception.reason"
+
+    /// How many words of letters a reason holds.
+    static func reasonWords(_ reason: String) -> Int {
+        reason.split(whereSeparator: { $0.isWhitespace }).filter { $0.contains(where: \.isLetter) }.count
+    }
     static let invariantForm = "invariant.form"
 
     /// `invariants:`: each a kebab-case id with one of `never`, `always` or `only` (a bool
