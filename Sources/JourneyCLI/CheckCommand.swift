@@ -49,8 +49,10 @@ struct CheckCommand: AsyncParsableCommand {
         if !quiet {
             let files =
                 "\(counted(project.journeyFiles, "journey")) and \(counted(project.scenarioFiles, "scenario"))"
+            // With --strict the warnings fail the check: the summary says so.
+            let failing = strict && warnings > 0 ? " (--strict: the warnings fail the check)" : ""
             console.err(
-                "checked \(files): \(counted(errors, "error")), \(counted(warnings, "warning"))\n"
+                "checked \(files): \(counted(errors, "error")), \(counted(warnings, "warning"))\(failing)\n"
             )
         }
         if errors > 0 || (strict && warnings > 0) { throw ExitCode(ExitStatus.invalid) }

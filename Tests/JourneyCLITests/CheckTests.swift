@@ -389,6 +389,9 @@ struct CheckTests {
             let strict = try await runJourney(["check", "--strict", "journeys"], cwd: directory)
             #expect(strict.status == Exit.invalid, "\(strict)")
             #expect(strict.diagnostics.contains { $0.id == "step.unreachable" })
+            // The summary says why a check with no error fails.
+            #expect(strict.stderr.contains("0 errors, 1 warning (--strict: the warnings fail the check)"), "\(strict)")
+            #expect(!relaxed.stderr.contains("--strict"), "\(relaxed)")
         }
     }
 
