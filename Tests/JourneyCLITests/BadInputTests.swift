@@ -147,6 +147,42 @@ struct BadInputTests {
         #expect(duplicates.map(\.position) == ["15:3"])
     }
 
+    @Test(
+        "a guard written with an unquoted '!' is read as YAML syntax: the error says to quote it",
+        arguments: [
+            ("!stored.asked", "yaml.tag"), ("!stored.asked && device.online", "yaml.syntax"),
+        ])
+    func unquotedNegation(_ guardText: String, _ id: String) async throws {
+        try await withTemporaryDirectory { directory in
+            try writeText(
+                """
+                journey: t.bang
+                version: 1
+                title: Bang
+                stored:
+                  asked: { type: bool, default: false }
+                start: decide
+                steps:
+                  decide:
+                    handler: flow.decide
+                    on:
+                      next:
+                        - if: \(guardText)
+                          to: done
+                        - else: done
+                ends:
+                  done: { kind: success }
+
+                """, to: directory.appendingPathComponent("bang.journey.yaml"))
+            let result = try await runJourney(["check", "bang.journey.yaml"], cwd: directory)
+            expectNoCrash(result)
+            #expect(result.status == Exit.invalid, "\(result)")
+            let error = try #require(result.errors(id).first, "\(result)")
+            #expect(error.line == 12, "\(result)")
+            #expect(error.message.contains("write it in quotes"), "\(result)")
+        }
+    }
+
     @Test("checking one bad file in place reports only that file, not its siblings")
     func checkingOneFileIgnoresSiblings() async throws {
         // Every other fixture in the folder is broken too: none of their errors may show.

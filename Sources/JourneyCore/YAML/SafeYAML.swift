@@ -226,6 +226,10 @@ public struct SafeYAML: Sendable {
 
     // MARK: - Yams errors
 
+    /// What to do with an expression YAML reads as a tag, an anchor or an alias.
+    static let quoteExpression =
+        "an expression that starts with '!', '&' or '*', or holds '&&', is YAML syntax unless quoted: write it in quotes (if: \"!stored.asked && device.online\")"
+
     static func diagnostic(for error: YamlError, path: String) -> Diagnostic {
         func at(_ mark: Mark) -> SourceLocation {
             SourceLocation(file: path, line: max(mark.line, 1), column: max(mark.column, 1))
@@ -242,6 +246,11 @@ public struct SafeYAML: Sendable {
             }
             if problem.contains("tab character") {
                 return Diagnostic(.error, tab, "tab used for indentation; indent with spaces", at: at(mark))
+            }
+            // `&&`, `*` or `!` at the start of plain text are YAML's anchors, aliases and tags.
+            if let context, ["anchor", "alias", "tag"].contains(where: context.text.contains) {
+                return Diagnostic(
+                    .error, syntax, phrase(problem, context) + "; " + Self.quoteExpression, at: at(mark))
             }
             return Diagnostic(.error, syntax, phrase(problem, context), at: at(mark))
         case .composer(let context, let problem, let mark, _):
@@ -389,7 +398,8 @@ public struct SafeYAML: Sendable {
             if let tagName {
                 return fail(
                     tag,
-                    "explicit tag '\(tagName)' is not allowed; journey values are typed by the journey, not by tags",
+                    "explicit tag '\(tagName)' is not allowed; journey values are typed by the journey, not by tags"
+                        + (tagName.hasPrefix("!!") ? "" : "; " + SafeYAML.quoteExpression),
                     node.mark)
             }
             switch node {
