@@ -388,6 +388,12 @@ struct AuthRuleTests {
         #expect(warnings("token: { path: access_token, secret: true }").isEmpty)
         #expect(warnings("token: access_token", secret: "\n      secret: [token]").isEmpty)
         #expect(warnings("kind: token_type, expiry: expires_in").isEmpty)
+        // A number or a yes/no about a password or a session is no secret; a text is.
+        #expect(
+            warnings(
+                "passwordMinLength: { path: policy.min, type: int }, passwordExpired: { path: expired, type: bool }"
+            ).isEmpty)
+        #expect(warnings("password: { path: password, type: string }") == ["auth.capture-in-clear 11:19"])
     }
 
     @Test("an attempt counter in state; one in stored is fine")
@@ -496,6 +502,34 @@ struct AuthRuleTests {
                     on: { correct: done, wrong: s }
                 """, extra: Self.newPinState))
         #expect(confirm.errors.isEmpty && confirm.warnings.isEmpty, "\(confirm)")
+        // ...and so does a typo typed again at the same screen: the PIN compared with is the one
+        // the same person just chose, kept in state; a code the journey was given is not.
+        let retyped = Self.findings(
+            Self.journey(
+                """
+                  s:
+                    handler: ui.pin
+                    with: { length: 4 }
+                    on: { entered: { set: { state.newPin: "${outcome.pin}" }, to: again } }
+                  again:
+                    handler: ui.pin
+                    with: { length: 4, expected: "${state.newPin}" }
+                    on: { correct: done, wrong: again }
+                """, extra: Self.newPinState))
+        #expect(retyped.errors.isEmpty && retyped.warnings.isEmpty, "\(retyped)")
+        let given = Self.findings(
+            Self.journey(
+                """
+                  s:
+                    handler: flow.decide
+                    on: { next: { set: { state.newPin: "${params.code}" }, to: again } }
+                  again:
+                    handler: ui.pin
+                    with: { length: 4, expected: "${state.newPin}" }
+                    on: { correct: done, wrong: again }
+                """,
+                extra: Self.newPinState + "\nparams:\n  code: { type: string, secret: true, default: \"\" }"))
+        #expect(given.warnings == ["auth.failure-uncounted 16:26"], "\(given)")
         // A one-time code typed again after a refusal, through a form and an alert: both
         // refusals of the check are named at once, at the first.
         let code = Self.findings(

@@ -314,14 +314,19 @@ struct AuthRuleCheck {
     /// Handlers whose outcome data `pin` is a PIN as the user typed it.
     static let pinHandlers: Set<String> = ["pin.entry", "pin.repeat", "ui.pin"]
 
-    /// ``AuthRule/pinInStore``: a stored value set from a PIN, directly or through state.
-    private mutating func pinsInTheStore() {
-        // Every assignment, with whether its step's outcome data `pin` is a typed PIN.
-        let assignments = journey.steps.flatMap { step in
+    /// Every assignment of the journey, with whether its step's outcome data `pin` is a PIN the
+    /// user typed.
+    private var assignments: [(assignment: Assignment, fromPIN: Bool)] {
+        journey.steps.flatMap { step in
             step.transitions.flatMap(\.transition.branches).flatMap(\.assignments).map {
                 (assignment: $0, fromPIN: handlerID(step).map(Self.pinHandlers.contains) ?? false)
             }
         }
+    }
+
+    /// The state values that hold a PIN the user typed in this run, directly or through state.
+    private var typedPINState: Set<String> {
+        let assignments = self.assignments
         var holdsPIN = Set<String>()
         var changed = true
         while changed {
@@ -338,6 +343,12 @@ struct AuthRuleCheck {
                 }
             }
         }
+        return holdsPIN
+    }
+
+    /// ``AuthRule/pinInStore``: a stored value set from a PIN, directly or through state.
+    private mutating func pinsInTheStore() {
+        let holdsPIN = typedPINState
         for (assignment, fromPIN) in assignments where assignment.target.value.scope == .stored {
             let paths = assignment.value.references
             guard
@@ -428,8 +439,16 @@ struct AuthRuleCheck {
                 ? quoted.joined() : quoted.dropLast().joined(separator: ", ") + " \(conjunction) " + quoted.last!
         }
         var checks: [String: Step] = [:]
+        let typed = typedPINState
         for step in journey.steps {
             guard let handler = handlerID(step), let check = contract(step)?.credentialCheck else { continue }
+            // A PIN typed again to confirm the one just chosen (kept in state, which no restart
+            // keeps) is compared with what the same person typed: there is nothing to guess.
+            if let read = step.checkedAgainst, !read.isEmpty,
+                read.allSatisfy({ $0.hasPrefix("state.") && typed.contains(String($0.dropFirst("state.".count))) })
+            {
+                continue
+            }
             // The refusals this step can have: those it handles (`ui.pin` refuses only with `expected`).
             let refusals = step.transitions.filter { check.refused.contains($0.outcome.value) }
             guard !refusals.isEmpty else { continue }
@@ -621,6 +640,9 @@ struct AuthRuleCheck {
                 guard let capture = CaptureRule.capture(entry.key, entry.value, what: "", into: &ignored),
                     !capture.secret
                 else { continue }
+                // A number or a yes/no is about a secret (a password's least length, whether it
+                // expired), never one: a token, a session or a password is text.
+                if capture.type?.valueType == .int || capture.type?.valueType == .bool { continue }
                 var last = ""
                 for case .key(let key) in capture.path.segments { last = key }
                 let path = capture.path.description
