@@ -396,6 +396,74 @@ struct AuthRuleTests {
         #expect(warnings("password: { path: password, type: string }") == ["auth.capture-in-clear 11:19"])
     }
 
+    @Test("a one-time code accepted twice: a TOTP check without the last period used, an HOTP counter never moved on")
+    func otpReplay() {
+        let extra = """
+            params:
+              secret: { type: string, secret: true }
+            state:
+              code: { type: string, secret: true }
+            stored:
+              lastStep: { type: int, default: -1 }
+              counter: { type: int, default: 0 }
+              failures: { type: int, default: 0 }
+            limits:
+              codes: { max: 5, counter: stored.failures, exceeded: out, keep: true }
+            """
+        func warnings(_ check: String) -> [String] {
+            Self.findings(
+                Self.journey(
+                    """
+                      s:
+                        handler: ui.form
+                        with: { submit: verify }
+                        screen:
+                          fields: { code: { label: Code, kind: digits, required: true, secret: true } }
+                          actions: { verify: Verify }
+                        on:
+                          verify: { set: { state.code: "${outcome.code}" }, to: check }
+                          invalid: s
+                      check:
+                    \(check)
+                        attempts: { limit: codes, counts: [invalid, replayed], resets: [valid] }
+                    """, extra: extra)
+            ).warnings
+        }
+        let totp = """
+                handler: otp.totp
+                with: { secret: "${params.secret}", code: "${state.code}"LAST }
+                on: { valid: VALID, invalid: s, replayed: s }
+            """
+        func totpWith(last: String, valid: String) -> String {
+            totp.replacingOccurrences(of: "LAST", with: last).replacingOccurrences(of: "VALID", with: valid)
+        }
+        // The shipped way: the last period kept on the device, set when a code is valid.
+        let kept = #"{ set: { stored.lastStep: "${outcome.step}" }, to: done }"#
+        #expect(warnings(totpWith(last: #", lastStep: "${stored.lastStep}""#, valid: kept)).isEmpty)
+        // No lastStep, a lastStep never set, or one set on only one branch of `valid`.
+        #expect(warnings(totpWith(last: "", valid: "done")) == ["auth.otp-replay 25:3"])
+        #expect(
+            warnings(totpWith(last: #", lastStep: "${stored.lastStep}""#, valid: "done")) == ["auth.otp-replay 25:3"])
+        let oneBranch =
+            #"[{ if: "device.online", set: { stored.lastStep: "${outcome.step}" }, to: done }, { else: done }]"#
+        #expect(
+            warnings(totpWith(last: #", lastStep: "${stored.lastStep}""#, valid: oneBranch)) == ["auth.otp-replay 25:3"]
+        )
+        // HOTP: a counter kept and moved on when the code is valid; one never moved, or not kept.
+        let hotp = """
+                handler: otp.hotp
+                with: { secret: "${params.secret}", code: "${state.code}", counter: COUNTER }
+                on: { valid: VALID, invalid: s }
+            """
+        func hotpWith(counter: String, valid: String) -> String {
+            hotp.replacingOccurrences(of: "COUNTER", with: counter).replacingOccurrences(of: "VALID", with: valid)
+        }
+        let moved = #"{ set: { stored.counter: "${outcome.counter}" }, to: done }"#
+        #expect(warnings(hotpWith(counter: #""${stored.counter}""#, valid: moved)).isEmpty)
+        #expect(warnings(hotpWith(counter: #""${stored.counter}""#, valid: "done")) == ["auth.otp-replay 25:3"])
+        #expect(warnings(hotpWith(counter: "7", valid: "done")) == ["auth.otp-replay 25:3"])
+    }
+
     @Test("an attempt counter in state; one in stored is fine")
     func counterInState() {
         let step = """
@@ -556,7 +624,7 @@ struct AuthRuleTests {
                 extra:
                     "params:\n  secret: { type: string, secret: true }\nstate:\n  code: { type: string, secret: true }")
         )
-        #expect(code.warnings == ["auth.failure-uncounted 22:24"], "\(code)")
+        #expect(code.warnings == ["auth.failure-uncounted 22:24", "auth.otp-replay 19:3"], "\(code)")
         // A PIN pad that only takes the digits checks nothing.
         let entry = Self.findings(
             Self.journey(

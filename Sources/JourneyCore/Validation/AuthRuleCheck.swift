@@ -30,6 +30,7 @@ struct AuthRuleCheck {
         check.refusals()
         check.pinResets()
         check.captures()
+        check.oneTimeCodes()
         var used = Set<String>()
         let excepted = Set(journey.exceptions.map(\.rule.value))
         for finding in check.findings {
@@ -651,6 +652,58 @@ struct AuthRuleCheck {
                     .clearCapture,
                     "capture '\(entry.key)' of step '\(step.id.value)' reads '\(word)' out of the answer in clear: a transcript, a report and the store would show it; declare it '{ path: \(path), secret: true }'",
                     at: entry.keyLocation)
+            }
+        }
+    }
+
+    /// ``AuthRule/otpReplay``: a TOTP check without the period of the last code used, kept
+    /// where a restart keeps it and set when a code is valid; an HOTP check whose counter is
+    /// not kept in `stored`, or never moved on.
+    private mutating func oneTimeCodes() {
+        let assigned = Set(
+            (journey.steps.flatMap { $0.transitions.flatMap(\.transition.branches) }
+                + journey.limits.flatMap(\.exceeded.branches)).flatMap(\.assignments)
+                .filter { $0.target.value.scope == .stored }.map(\.target.value.name))
+        func stored(_ value: RawValue?) -> String? {
+            value?.references.first { $0.count == 2 && $0[0] == "stored" }.map { $0[1] }
+        }
+        for step in journey.steps {
+            guard let handler = handlerID(step), ["otp.totp", "otp.hotp"].contains(handler),
+                parameter(step, "code") != nil
+            else { continue }
+            let id = step.id.value
+            if handler == "otp.hotp" {
+                guard let counter = stored(parameter(step, "counter")) else {
+                    find(
+                        .otpReplay,
+                        "step '\(id)' checks an HOTP code against a counter the device does not keep: after a restart the same code is good again; keep the counter in stored and move it on (RFC 4226 7.2)",
+                        at: step.id.location)
+                    continue
+                }
+                if !assigned.contains(counter) {
+                    find(
+                        .otpReplay,
+                        "step '\(id)' checks an HOTP code against stored.\(counter), which no transition moves on: a code accepted once is accepted again; set it from outcome.counter when the code is valid, or move it on when a code is sent (RFC 4226 7.2)",
+                        at: step.id.location)
+                }
+                continue
+            }
+            // A TOTP check: the period of the last code used, kept, and set when one is valid.
+            let valid = step.transitions.first { $0.outcome.value == "valid" }?.transition.branches ?? []
+            guard let last = stored(parameter(step, "lastStep")),
+                !valid.isEmpty,
+                valid.allSatisfy({ branch in
+                    branch.assignments.contains {
+                        $0.target.value.scope == .stored && $0.target.value.name == last
+                            && $0.value.references.contains(["outcome", "step"])
+                    }
+                })
+            else {
+                find(
+                    .otpReplay,
+                    "step '\(id)' accepts a TOTP code without refusing one already used: the same code signs in again within its period (seen over a shoulder, or phished); give it 'lastStep: \"${stored.lastStep}\"' and set stored.lastStep from outcome.step when the code is valid (RFC 6238 5.2)",
+                    at: step.id.location)
+                continue
             }
         }
     }

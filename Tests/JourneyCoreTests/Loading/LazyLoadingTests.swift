@@ -86,16 +86,33 @@ struct LazyLoadingTests {
         #expect(parsed == ["a/sub.journey.yaml"])
     }
 
-    @Test("when two files declare the same journey, the first in order is the one called, as when all were parsed")
-    func firstOfTwoDeclarations() {
+    @Test(
+        "when two files declare the same journey, the id is reported twice used, as when all are parsed, and not called"
+    )
+    func twoDeclarations() {
         let second = Self.journey("a.sub").replacingOccurrences(of: "title: T", with: "title: Second")
         let (project, _) = Self.load([
             Self.file("a/main.journey.yaml", Self.journey("a.main", calls: "a.sub"), named: true),
             Self.file("a/sub.journey.yaml", Self.journey("a.sub")),
             Self.file("b/sub.journey.yaml", second),
         ])
-        #expect(project.diagnostics.items.isEmpty, "\(project.diagnostics.sorted)")
-        #expect(project.compiled["a.sub"]?.source.file == "a/sub.journey.yaml")
+        let errors = project.diagnostics.items.filter { $0.severity == .error }
+        #expect(
+            errors.map { "\($0.location.file) \($0.id) \($0.message)" } == [
+                "b/sub.journey.yaml id.duplicate journey id 'a.sub' is already used by a/sub.journey.yaml:1"
+            ], "\(project.diagnostics.sorted)")
+        // Neither is called: which one a run would reach is not the file's order to decide.
+        #expect(project.compiled["a.main"] == nil)
+        // All parsed, the same error at the same place.
+        let all = ProjectLoader(handlers: testHandlers).load([
+            SourceFile(path: "a/main.journey.yaml", data: Data(Self.journey("a.main", calls: "a.sub").utf8)),
+            SourceFile(path: "a/sub.journey.yaml", data: Data(Self.journey("a.sub").utf8)),
+            SourceFile(path: "b/sub.journey.yaml", data: Data(second.utf8)),
+        ])
+        #expect(
+            all.diagnostics.items.filter { $0.id == "id.duplicate" }.map { "\($0.location.file) \($0.message)" } == [
+                "b/sub.journey.yaml journey id 'a.sub' is already used by a/sub.journey.yaml:1"
+            ])
     }
 
     // MARK: Secrets

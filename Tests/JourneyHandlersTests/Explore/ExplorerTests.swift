@@ -349,7 +349,7 @@ extension ExplorerTests {
         #expect(!violation.message.contains("314159"))
         // Declared broken on purpose, it is not looked for.
         let excepted = journey.replacingOccurrences(
-            of: "start: code", with: "exceptions:\n  explore.no-secret-leak: a demo\nstart: code")
+            of: "start: code", with: "exceptions:\n  explore.no-secret-leak: a demo on purpose\nstart: code")
         let quiet = try await Self.explore(yaml: excepted, id: "t.echo", adding: [EchoingHandler()])
         #expect(quiet.violations.isEmpty, "\(quiet.violations)")
     }
