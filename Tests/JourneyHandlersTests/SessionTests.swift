@@ -109,10 +109,11 @@ struct SessionTests {
     func failedSessionStops() async throws {
         let failing = Self.scenario(
             """
+            device: { store: { skips: 3 } }
             sessions:
               - script:
                   - at: offer
-                    action: nonsense
+                    action: skip
                 expect: { end: skipped }
               - script:
                   - at: offer

@@ -264,7 +264,20 @@ struct UIHandlerTests {
     }
 
     @Test func disabledActionsCannotBePressed() async throws {
+        // Disabled as the run goes: the run refuses it.
         let screen = oneStep(
+            """
+            handler: ui.screen
+            screen:
+              actions:
+                go: Go
+                skip: { label: Skip, enabled: "${device.now < 0}" }
+            on: { go: done, skip: done }
+            """)
+        let (report, _) = try await run(journeys: [screen], scenario: scenario("- at: s\n  action: skip"))
+        #expect(report.problems.first?.contains("'skip' is disabled") == true)
+        // Never enabled: the scenario is refused when checked, before anything runs.
+        let never = oneStep(
             """
             handler: ui.screen
             screen:
@@ -273,8 +286,13 @@ struct UIHandlerTests {
                 skip: { label: Skip, enabled: false }
             on: { go: done }
             """)
-        let (report, _) = try await run(journeys: [screen], scenario: scenario("- at: s\n  action: skip"))
-        #expect(report.problems.first?.contains("'skip' is disabled") == true)
+        let project = ProjectLoader(handlers: BuiltinHandlers.registry).load([
+            SourceFile(path: "j.yaml", data: Data(never.utf8)),
+            SourceFile(path: "s.yaml", data: Data(scenario("- at: s\n  action: skip").utf8)),
+        ])
+        #expect(
+            project.diagnostics.items.map(\.message).contains("step 's' takes no action 'skip' (it takes: go)"),
+            "\(project.diagnostics.items)")
     }
 }
 
@@ -338,5 +356,54 @@ struct ScriptedDriverTests {
         #expect(ids.contains("scenario.input"))
         #expect(ids.contains("scenario.step"))
         #expect(project.diagnostics.items.contains { $0.message.contains("did you mean 'action'") })
+    }
+
+    @Test(
+        "a value no step can take (an action's typo, a sensor result) is an error when checked; a stored key no journey has is a warning"
+    )
+    func valuesTheStepsCannotTakeAreFoundWhenChecked() throws {
+        let journey = """
+            journey: t.one
+            version: 1
+            title: A screen and a biometric prompt
+            stored:
+              seen: { type: bool, default: false }
+            start: s
+            steps:
+              s:
+                handler: ui.screen
+                screen: { actions: { next: Next } }
+                on: { next: t }
+              t:
+                handler: biometry.authenticate
+                on: { success: done, cancel: done, failure: t, lockout: done, unavailable: done }
+            ends:
+              done: { kind: success }
+            """
+        func diagnostics(_ script: String, expect: String = "{ end: done }") -> [String] {
+            let text = scenario(script).replacingOccurrences(of: "expect: { end: done }", with: "expect: \(expect)")
+            let project = ProjectLoader(handlers: BuiltinHandlers.registry).load([
+                SourceFile(path: "j.yaml", data: Data(journey.utf8)),
+                SourceFile(path: "s.yaml", data: Data(text.utf8)),
+            ])
+            // The auth rules' warnings about the journey are not what is tested here.
+            return project.diagnostics.items.filter { !$0.id.hasPrefix("auth.") }.map {
+                "\($0.severity) \($0.id) \($0.location.line):\($0.location.column) \($0.message)"
+            }
+        }
+        #expect(diagnostics("- at: s\n  action: next\n- at: t\n  result: success").isEmpty)
+        let typo = diagnostics("- at: s\n  action: nxt\n- at: t\n  result: succes")
+        #expect(
+            typo == [
+                "error scenario.input 6:13 step 's' takes no action 'nxt'; did you mean 'next'? (it takes: next)",
+                "error scenario.input 8:13 step 't' takes no result 'succes'; did you mean 'success'? (it takes: cancel, failure, lockout, success)",
+            ], "\(typo)")
+        // A stored key the journey declares is fine; one nobody declares or writes is a typo.
+        let stored = "- at: s\n  action: next\n- at: t\n  result: success"
+        #expect(diagnostics(stored, expect: "{ end: done, stored: { seen: false } }").isEmpty)
+        #expect(
+            diagnostics(stored, expect: "{ end: done, stored: { sen: false } }") == [
+                "warning scenario.expect 9:32 stored 'sen' is declared and written by no journey this scenario plays, so a run finds nothing there; did you mean 'seen'?"
+            ])
     }
 }

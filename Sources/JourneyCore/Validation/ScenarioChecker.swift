@@ -74,6 +74,10 @@ public struct ScenarioChecker: Sendable {
         // Input goes to handler steps; a call step never asks for any. Where journeys share a
         // step id, an input is valid if any of those steps asks for it.
         var steps: [String: StepContract] = [:]
+        // The values an input can take where they are few and known: a screen's actions, and
+        // the classes of a handler the explorer plays by them (a biometric prompt's results).
+        // Where steps share an id, any of theirs; where one of them takes any value, not checked.
+        var values: [String: [String: Set<String>?]] = [:]
         for j in reachable {
             for step in j.steps {
                 if case .call = step.runner { continue }
@@ -82,6 +86,28 @@ public struct ScenarioChecker: Sendable {
                     steps[step.id] = known
                 } else {
                     steps[step.id] = step.contract
+                }
+                for input in step.contract.inputs {
+                    let literal =
+                        !input.classes.isEmpty && input.type.type == .string && !input.type.secret
+                        && (input.name == "action" || step.explorable == nil)
+                    let allowed: Set<String>? = literal ? Set(input.classes) : nil
+                    if let known = values[step.id]?[input.name] {
+                        values[step.id]?[input.name] = known.flatMap { known in allowed.map { known.union($0) } }
+                    } else {
+                        values[step.id, default: [:]][input.name] = .some(allowed)
+                    }
+                }
+            }
+        }
+        // The stored keys a run of it can leave: those its journeys declare, those their handlers
+        // write under a `key:` (a PIN sealed), and those the device starts with.
+        var storedNames = Set(storedDecls.map(\.name)).union(scenario.device.store.map(\.key.value))
+            .union(scenario.device.pins.map(\.key.value))
+        for j in reachable {
+            for step in j.source.steps {
+                for (name, value) in step.with where name.value == "key" {
+                    if case .scalar(let text, _, _) = value, !text.contains("${") { storedNames.insert(text) }
                 }
             }
         }
@@ -93,10 +119,11 @@ public struct ScenarioChecker: Sendable {
                     "session \(index + 1) expects the journey to wait at '\(at.value)', but a session follows: only the last session may stop without an end",
                     at: at.location)
             }
-            let script = compileScript(session.script, steps: steps, journey: journey, context: &context, into: &d)
+            let script = compileScript(
+                session.script, steps: steps, values: values, journey: journey, context: &context, into: &d)
             let expectation = compileExpectation(
                 session.expect, journey: journey, calledSteps: steps.keys, storedDecls: storedDecls,
-                library: library, context: &context, into: &d)
+                storedNames: storedNames, library: library, context: &context, into: &d)
             sessions.append(
                 .init(after: session.after, script: script, expectation: expectation, location: session.location))
         }
@@ -125,8 +152,8 @@ public struct ScenarioChecker: Sendable {
 
     /// A session's script, each input checked against the step it names.
     private func compileScript(
-        _ entries: [ScriptEntry], steps: [String: StepContract], journey: CompiledJourney,
-        context: inout JourneyContext, into d: inout DiagnosticList
+        _ entries: [ScriptEntry], steps: [String: StepContract], values known: [String: [String: Set<String>?]],
+        journey: CompiledJourney, context: inout JourneyContext, into d: inout DiagnosticList
     ) -> [CompiledScenario.Entry] {
         var script: [CompiledScenario.Entry] = []
         for entry in entries {
@@ -157,6 +184,17 @@ public struct ScenarioChecker: Sendable {
                         allowTemplates: false)
                     {
                         values[name.value] = v.secret(if: spec.type.secret)
+                        // A value the step can never take (a typo of an action) fails the run
+                        // there; an entry that expects its input refused may give one.
+                        if entry.refused == nil, case .string(let text) = v,
+                            case .some(.some(let allowed)) = known[step.value]?[name.value], !allowed.contains(text)
+                        {
+                            let what = name.value
+                            d.error(
+                                Self.unknownInput,
+                                "step '\(step.value)' takes no \(what) '\(text)'\(Suggestion.hint(for: text, in: allowed.sorted())) (it takes: \(allowed.sorted().joined(separator: ", ")))",
+                                at: rawValue.location)
+                        }
                     }
                 }
                 script.append(
@@ -174,7 +212,8 @@ public struct ScenarioChecker: Sendable {
     /// a sub-journey stops there).
     private func compileExpectation(
         _ expect: Scenario.Expectation, journey: CompiledJourney, calledSteps: Dictionary<String, StepContract>.Keys,
-        storedDecls: [CompiledVariable], library: CompiledLibrary, context: inout JourneyContext,
+        storedDecls: [CompiledVariable], storedNames: Set<String>, library: CompiledLibrary,
+        context: inout JourneyContext,
         into d: inout DiagnosticList
     ) -> CompiledScenario.Expectation {
         func compile(_ check: ValueCheck<RawValue>, _ type: TypeInfo, _ what: String) -> ValueCheck<Value>? {
@@ -202,6 +241,14 @@ public struct ScenarioChecker: Sendable {
         }
         var stored: [(String, ValueCheck<Value>)] = []
         for (name, check) in expect.stored {
+            // A key no journey of the run declares or writes is never there (a typo): a warning,
+            // since a handler program may write keys of its own.
+            if !storedNames.contains(name.value) {
+                d.warning(
+                    Self.badExpectation,
+                    "stored '\(name.value)' is declared and written by no journey this scenario plays, so a run finds nothing there\(Suggestion.hint(for: name.value, in: storedNames.sorted()))",
+                    at: name.location)
+            }
             var type = storedDecls.first { $0.name == name.value }?.type ?? TypeInfo(.any)
             type.secret = type.secret || library.isSecretStored(name.value)
             if let c = compile(check, type, "'stored.\(name.value)'") { stored.append((name.value, c)) }
