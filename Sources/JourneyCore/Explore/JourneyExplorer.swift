@@ -797,7 +797,8 @@ public struct JourneyExplorer: Sendable {
                                 successor, key: UnsafeRawBufferPointer(rebasing: keys[step.key]), hash: step.hash,
                                 parent: (index, move))
                         }
-                        arcs.append((Int32(index), Int32(target)))
+                        // Killing the app is no way on: a screen only that leaves is a trap.
+                        if case .restart = move {} else { arcs.append((Int32(index), Int32(target))) }
                         guard new else { continue }
                         if successor.known {
                             // A reused move that stopped where a state then known waits leads
@@ -856,7 +857,8 @@ public struct JourneyExplorer: Sendable {
         if let trapped = good.firstIndex(of: false) {
             report(
                 .reachesAnEnd,
-                "from here no end can be reached: every way on loops back without finishing", at: trapped,
+                "from here no end can be reached but by killing the app: every way on loops back without finishing",
+                at: trapped,
                 node: nil)
         }
 

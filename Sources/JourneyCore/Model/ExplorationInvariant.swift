@@ -19,7 +19,7 @@ public enum ExplorationInvariant: String, Sendable, Hashable, CaseIterable {
     /// What the invariant asks, in one sentence.
     public var rule: String {
         switch self {
-        case .reachesAnEnd: "From every reachable state an end can still be reached."
+        case .reachesAnEnd: "From every reachable state an end can still be reached without killing the app."
         case .neverFails: "No path makes the run fail: no handler error, no runaway loop."
         case .counterSurvives:
             "No app restart, and no clock jump but the end of a lockout, lowers an attempt counter."

@@ -321,6 +321,37 @@ extension ExplorerTests {
             "\(result.violations.map { "\($0.id) \($0.path)" })")
     }
 
+    @Test("a screen only killing the app leaves is a trap, found on the shortest path, not once the restarts run out")
+    func trapLeftOnlyByARestart() async throws {
+        let yaml = """
+            journey: t.help
+            version: 1
+            title: A help sheet whose way back works once
+            stored:
+              seen: { type: int, default: 0 }
+            start: home
+            steps:
+              home:
+                handler: ui.screen
+                screen: { actions: { go: Go, help: Help } }
+                on: { go: done, help: help }
+              help:
+                handler: ui.screen
+                screen:
+                  title: Help
+                  actions: { more: More help, back: { label: Back, enabled: "${stored.seen < 1}" } }
+                on:
+                  more: help
+                  back: { set: { stored.seen: "${stored.seen + 1}" }, to: home }
+            ends:
+              done: { kind: success }
+            """
+        let result = try await Self.explore(yaml: yaml, id: "t.help", adding: [])
+        let trap = try #require(result.violations.first { $0.invariant == .reachesAnEnd }, "\(result.violations)")
+        #expect(trap.path.map(\.description) == ["home: help", "help: back", "home: help"], "\(trap.path)")
+        #expect(trap.message.contains("but by killing the app"), "\(trap.message)")
+    }
+
     @Test("a secret that reaches the transcript on some path is caught, and named without being shown")
     func secretLeak() async throws {
         let journey = """
