@@ -109,6 +109,12 @@ struct RunCommand: AsyncParsableCommand {
             throw CLIError(
                 "the scenario plays journey '\(compiled.journey.id)', not '\(chosen.id.value)' from \(journey)")
         }
+        // A scenario given where the journey goes would be dropped without a word.
+        if let journey, project.scenarios.contains(where: { $0.file == journey }) {
+            throw CLIError(
+                "\(journey) is a scenario, not a journey: run one scenario at a time (journey run --scenario \(journey)), or several with journey test"
+            )
+        }
 
         // Refused rather than written into the transcript's header over texts in another.
         try compiled.journey.requireLocale(locale)

@@ -117,6 +117,16 @@ struct RunTests {
         #expect(lines.first?.contains("\"event\":\"transcript\"") == true)
     }
 
+    @Test("a scenario given where the journey goes is refused, not dropped")
+    func scenarioAsTheJourney() async throws {
+        let other = "journeys/examples/scenarios/correct-pin.scenario.yaml"
+        let result = try await runJourney(["run", other, "--scenario", Self.happyPath])
+        expectNoCrash(result)
+        #expect(result.status == Exit.invalid, "\(result)")
+        #expect(result.stdoutData.isEmpty, "nothing is run: \(result)")
+        #expect(result.stderr.contains("\(other) is a scenario, not a journey"), "\(result)")
+    }
+
     @Test("running twice gives identical bytes", arguments: ["text", "jsonl"])
     func deterministic(format: String) async throws {
         let first = try await runJourney(["run", "--scenario", Self.happyPath, "--format", format])
