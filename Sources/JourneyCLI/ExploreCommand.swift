@@ -592,6 +592,10 @@ struct ExploreCommand: AsyncParsableCommand {
         var lines = ["\(all.journey) from \(group.count) starts (\(starts)): \(verdict)"]
         // The same for every start but for the network, said when some start had one to lose.
         let offline = group.count { $0.result.offline }
+        // A request sent with no network is left out only from the starts without stubs.
+        if offline > 0 {
+            all.leftOut = all.leftOut.map { JourneyExplorer.sentWithoutNetworkFromSomeStarts($0) ?? $0 }
+        }
         lines.append(
             played(all, stops: false, network: offline < group.count ? " (from the starts with stubs)" : "", seed: true)
         )
@@ -716,7 +720,8 @@ struct ScenarioCoverage {
 
     func line(_ result: JourneyExplorer.Result) -> String {
         guard scenarios + withoutGolden > 0 else {
-            return "  coverage: no scenario of the journey is among the files explored (give its folder to compare)"
+            return
+                "  coverage: no scenario of the journey is among the files explored (write one with journey new scenario, or give the folder that holds them)"
         }
         let reachable = result.declared.filter { result.taken.contains($0) }.count
         let tested = result.declared.filter { taken.contains($0) }.count

@@ -671,6 +671,15 @@ extension ExploreCommandTests {
         ])
         #expect(stubbed.status == Exit.ok, "\(stubbed)")
         #expect(!stubbed.stdout.contains("no network"), "\(stubbed)")
+        // From both, left out only from the start without stubs.
+        let both = try await runJourney([
+            "explore", "journeys/examples/mfa-enrolment.journey.yaml", "--from",
+            "journeys/examples/scenarios/mfa-app-enrolment.scenario.yaml",
+        ])
+        #expect(
+            both.stdoutLines.contains(
+                "  left out: examples.mfa-enrolment.status: sends a request with no network to send it to: it goes as if offline from the starts without stubs (those with stubs play the server's answers)"
+            ), "\(both)")
         // Said the same whatever the number of threads.
         let one = try await runJourney(["explore", "--jobs", "1", "journeys/eduid"], timeout: 120)
         let two = try await runJourney(["explore", "--jobs", "2", "journeys/eduid"], timeout: 120)

@@ -1299,7 +1299,17 @@ public struct JourneyExplorer: Sendable {
     /// What is left out at a step whose handler sent a request with no network to send it to
     /// (`journey.step`): the server's answers; the request went as if the device were offline.
     static func sentWithoutNetwork(_ step: String) -> String {
-        "\(step): sends a request with no network to send it to: it goes as if offline (a server's answers are played from where a scenario that stubs them starts: give its folder, or --from it)"
+        "\(step)\(withoutNetwork) (a server's answers are played from where a scenario that stubs them starts: give its folder, or --from it)"
+    }
+
+    static let withoutNetwork = ": sends a request with no network to send it to: it goes as if offline"
+
+    /// ``sentWithoutNetwork(_:)``'s note said of a journey explored from several starts, some of
+    /// which stub the server: left out only from the others; nil for any other note.
+    public static func sentWithoutNetworkFromSomeStarts(_ note: String) -> String? {
+        guard let mark = note.range(of: withoutNetwork) else { return nil }
+        return String(note[..<mark.upperBound])
+            + " from the starts without stubs (those with stubs play the server's answers)"
     }
 
     /// How a step ended, as far as where it leads goes: what it asked for, or its outcome and
