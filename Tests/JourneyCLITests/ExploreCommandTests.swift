@@ -590,6 +590,12 @@ struct ExploreCommandTests {
         // again; from the scenario's, a PIN is asked for.
         let alone = try await runJourney(["explore", "journeys/diia/pin-enter.journey.yaml"])
         #expect(alone.stdoutLines.first?.hasPrefix("diia.pin-enter: 3 states, 2 transitions") == true, "\(alone)")
+        // ...and says why: no PIN to check, and none the journey seals.
+        #expect(
+            alone.stdout.contains(
+                "left out: diia.pin-enter.enterPin: the device keeps no PIN under 'authorizationPincode' and no step seals one"
+            ), "\(alone)")
+        #expect(!result.stdout.contains("keeps no PIN"), "\(result)")
         #expect(!first.contains(": 1 state,"), "\(first)")
         // The scenario's PIN (4826) opens the seal it made: the right PIN is played too.
         let unreached = result.stdoutLines.first { $0.contains("transitions no path takes") } ?? ""

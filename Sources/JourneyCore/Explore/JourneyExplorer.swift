@@ -442,6 +442,39 @@ public struct JourneyExplorer: Sendable {
         }
     }
 
+    /// What no path can play for want of a PIN: each `pin.verify` of a key the device does not
+    /// keep and no step of the journeys it reaches seals (`pin.save`), whose right and wrong PINs
+    /// are then never asked for (it says `missing` at once).
+    func unsealedPINs(_ journey: CompiledJourney) -> [String] {
+        let reached = ScenarioChecker.reachableJourneys(from: journey, in: library)
+        func key(_ step: Step) -> String? {
+            guard case .scalar(let text, _, _)? = step.with.first(where: { $0.name.value == "key" })?.value,
+                !text.contains("${")
+            else { return nil }
+            return text
+        }
+        func handler(_ step: Step) -> String? {
+            if case .handler(let id) = step.kind { id.value } else { nil }
+        }
+        let sealed = Set(reached.flatMap(\.source.steps).filter { handler($0) == "pin.save" }.compactMap(key))
+        return reached.flatMap { reachedJourney in
+            reachedJourney.source.steps.compactMap { step -> String? in
+                guard handler(step) == "pin.verify", let key = key(step), device.store[key] == nil,
+                    !sealed.contains(key)
+                else { return nil }
+                return
+                    "\(reachedJourney.id).\(step.id.value): the device keeps no PIN under '\(key)'\(Self.unsealed)"
+            }
+        }
+    }
+
+    static let unsealed =
+        " and no step seals one, so its right and wrong PINs are never asked for (explore from a scenario that seals one: --from SCENARIO, or its folder)"
+
+    /// Whether a note of ``Result/leftOut`` is said of a start's device (``unsealedPINs(_:)``):
+    /// of a journey explored from several starts, left out only when it is from each.
+    public static func isSaidOfTheDevice(_ note: String) -> Bool { note.hasSuffix(unsealed) }
+
     /// The abstraction of `journey` for this explorer's library, with these clock jumps.
     func abstraction(_ journey: CompiledJourney, jumps: [Int]) -> Abstraction {
         Abstraction(
@@ -655,7 +688,7 @@ public struct JourneyExplorer: Sendable {
         /// The end each state is, when it is the journey's end: states are added breadth first,
         /// so the first of each end is at the end of one of its shortest paths.
         var endOf: [String?] = []
-        var leftOut = Set(scratch.takeSentWithoutNetwork())
+        var leftOut = Set(scratch.takeSentWithoutNetwork()).union(unsealedPINs(journey))
         /// States at a step with input the explorer cannot make.
         var unknown: [Bool] = []
         var expanded: [Bool] = []
