@@ -13,6 +13,7 @@ public struct JourneyCompiler: Sendable {
     static let parallelSteps = 200
 
     static let duplicateId = "id.duplicate"
+    static let constantCondition = "branch.constant"
     static let unknownStep = "step.unknown"
     static let unknownJourney = "journey.unknown"
     static let unknownHandler = "handler.unknown"
@@ -734,6 +735,28 @@ struct JourneyContext {
 
     // MARK: Transitions
 
+    /// A condition that reads nothing is the same on every run: false, its branch is never
+    /// taken; true, none after it is (`- if: "false"`, `- if: 1 > 2`).
+    mutating func constantCondition(_ expression: Expression, at location: SourceLocation, last: Bool) {
+        struct Nothing: ValueProvider {
+            func value(at path: [String]) -> Value? { nil }
+        }
+        guard expression.references.isEmpty, !expression.readsClock,
+            case .bool(let holds)? = try? expression.evaluate(in: Nothing()).revealed
+        else { return }
+        if !holds {
+            diagnostics.warning(
+                C.constantCondition,
+                "the condition '\(expression.source)' reads nothing and is always false: this branch is never taken; correct the condition or remove the branch",
+                at: location)
+        } else if !last {
+            diagnostics.warning(
+                C.constantCondition,
+                "the condition '\(expression.source)' reads nothing and is always true: the branches after it are never taken; correct the condition, or make this branch the last one",
+                at: location)
+        }
+    }
+
     /// - Parameter taken: the step and outcome the transition belongs to (nil for a limit's),
     ///   to prepare the transcript events of its branches.
     mutating func transition(
@@ -756,6 +779,7 @@ struct JourneyContext {
                             C.typeMismatch, "a condition must be a bool, this one is \(type.type)", at: text.location)
                     }
                     condition = expression
+                    constantCondition(expression, at: text.location, last: index == transition.branches.count - 1)
                 }
             }
             var assignments: [(target: VariableReference, value: CompiledValue)] = []

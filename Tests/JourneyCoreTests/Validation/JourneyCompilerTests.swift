@@ -345,4 +345,46 @@ struct JourneyCompilerTests {
             ))
         expectDiagnostic("limit.counter", at: "1️⃣", in: source, containing: "must be an int")
     }
+
+    @Test(
+        "a condition that reads nothing is warned of: always false, its branch is never taken; always true, those after it"
+    )
+    func constantConditions() {
+        func warnings(_ first: String) -> [String] {
+            let yaml = """
+                journey: t.c
+                version: 1
+                title: C
+                start: d
+                steps:
+                  d:
+                    handler: t.step
+                    on:
+                      back: a
+                      next:
+                        - if: \(first)
+                          to: a
+                        - if: device.online
+                          to: b
+                        - else: b
+                ends:
+                  a: { kind: success }
+                  b: { kind: success }
+                """
+            let project = ProjectLoader(handlers: testHandlers).load([
+                SourceFile(path: "j.yaml", data: Data(yaml.utf8))
+            ])
+            return project.diagnostics.items.filter { $0.id == "branch.constant" }.map {
+                "\($0.location.line):\($0.location.column) \($0.message)"
+            }
+        }
+        let never = warnings("\"false\"")
+        #expect(
+            never.first?.hasPrefix("11:15 the condition 'false' reads nothing and is always false") == true, "\(never)")
+        #expect(warnings("1 > 2").count == 1)
+        #expect(warnings("2 > 1").first?.contains("always true: the branches after it are never taken") == true)
+        // Reading anything, or the clock, it may differ from run to run.
+        #expect(warnings("device.online").isEmpty)
+        #expect(warnings("since(0) > 5m").isEmpty)
+    }
 }
