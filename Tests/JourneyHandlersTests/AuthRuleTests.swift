@@ -767,6 +767,50 @@ struct AuthRuleTests {
         #expect(Self.warnings(calling: [bio, pinCheck]).isEmpty)
     }
 
+    @Test("two PIN pads for one key, each counting on its own and each reached without the other")
+    func twoPadsOneKey() {
+        func warnings(_ second: String, counter: String = "stored.payFailures", start: String = "home") -> [String] {
+            Self.findings(
+                """
+                journey: t.pads
+                version: 1
+                title: Pads
+                stored:
+                  pin: { type: string, secret: true }
+                  failures: { type: int, default: 0 }
+                  payFailures: { type: int, default: 0 }
+                limits:
+                  unlockPin: { max: 3, counter: stored.failures, exceeded: out, keep: true }
+                  payPin: { max: 3, counter: \(counter), exceeded: out, keep: true }
+                start: \(start)
+                steps:
+                  home:
+                    handler: ui.screen
+                    screen: { actions: { unlock: Unlock, pay: Pay } }
+                    on: { unlock: unlock, pay: \(second) }
+                  unlock:
+                    handler: pin.verify
+                    with: { key: pin }
+                    attempts: { limit: unlockPin, counts: [wrong], resets: [correct] }
+                    on: { correct: pay, wrong: unlock, missing: out }
+                  pay:
+                    handler: pin.verify
+                    with: { key: pin }
+                    attempts: { limit: payPin, counts: [wrong], resets: [correct] }
+                    on: { correct: done, wrong: pay, missing: out }
+                ends:
+                  done: { kind: success }
+                  out: { kind: failure }
+                """
+            ).warnings
+        }
+        #expect(warnings("pay") == ["auth.failure-uncounted 22:3"])
+        // One counter for both: one round of tries.
+        #expect(warnings("pay", counter: "stored.failures").isEmpty)
+        // The second pad only after the first said the PIN is right.
+        #expect(warnings("unlock").isEmpty)
+    }
+
     @Test("a limit set back to 0 when exceeded while the same PIN is asked for again")
     func limitThatGivesTriesBack() {
         func findings(_ limit: String, exceeded: String = "locked", wipe: Bool = false, max: Int = 3) -> [String] {

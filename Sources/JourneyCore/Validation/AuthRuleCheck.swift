@@ -485,6 +485,31 @@ struct AuthRuleCheck {
                     at: reset.location)
             }
         }
+        // Two pads for the same PIN, each with a count of its own and each reached without the
+        // other's check: every pad gives a round of tries.
+        let start = journey.start.value
+        let byKey = Dictionary(
+            grouping: checks.values.filter { handlerID($0) == "pin.verify" && $0.attempts != nil },
+            by: { step in
+                literal(parameter(step, "key")) ?? ""
+            })
+        for (key, pads) in byKey where !key.isEmpty && pads.count > 1 {
+            let sorted = pads.sorted { $0.id.location.line < $1.id.location.line }
+            func counter(_ step: Step) -> String? {
+                journey.limit(chargedBy: step).map { $0.counter.value.description }
+            }
+            for (index, first) in sorted.enumerated() {
+                for second in sorted[(index + 1)...] where counter(first) != counter(second) {
+                    let toSecond = reachable(from: [start]) { $0.id.value == first.id.value }
+                    let toFirst = reachable(from: [start]) { $0.id.value == second.id.value }
+                    guard toSecond.contains(second.id.value), toFirst.contains(first.id.value) else { continue }
+                    find(
+                        .uncountedFailure,
+                        "steps '\(first.id.value)' and '\(second.id.value)' check the PIN under '\(key)' against counts of their own (\(counter(first) ?? "none"), \(counter(second) ?? "none")), and either is reached without the other: each pad gives its own round of tries; charge them one limit, or limits that keep one counter",
+                        at: second.id.location)
+                }
+            }
+        }
         // More tries than a verifier may allow before it stops (NIST SP 800-63B 5.2.2: 100).
         for limit in journey.limits {
             guard case .fixed(let max) = limit.max, max > 100,
