@@ -767,6 +767,46 @@ struct AuthRuleTests {
         #expect(Self.warnings(calling: [bio, pinCheck]).isEmpty)
     }
 
+    @Test("a called PIN check's maximum computed from what the app keeps: the tries grow")
+    func maximumFromTheStore() {
+        let check = """
+            journey: t.called
+            version: 1
+            title: Called
+            params:
+              tries: { type: int, default: 3 }
+            stored:
+              pin: { type: string, secret: true }
+              failures: { type: int, default: 0 }
+            limits:
+              pinEntry: { max: "${params.tries}", counter: stored.failures, exceeded: locked, keep: true }
+            start: c
+            steps:
+              c:
+                handler: pin.verify
+                with: { key: pin }
+                attempts: { limit: pinEntry, counts: [wrong], resets: [correct] }
+                on: { correct: back, wrong: c, missing: locked }
+            ends:
+              back: { kind: success }
+              locked: { kind: failure }
+            """
+        func warnings(_ tries: String) -> [String] {
+            Self.warnings(calling: [
+                Self.journey(
+                    """
+                      s:
+                        call: t.called
+                        with: { tries: \(tries) }
+                        on: { back: done, locked: { set: { stored.launches: "${stored.launches + 1}" }, to: out } }
+                    """, extra: "stored:\n  launches: { type: int, default: 0 }"),
+                check,
+            ])
+        }
+        #expect(warnings(#""${3 + stored.launches}""#) == ["auth.failure-uncounted 10:13"])
+        #expect(warnings("5").isEmpty)
+    }
+
     @Test("two PIN pads for one key, each counting on its own and each reached without the other")
     func twoPadsOneKey() {
         func warnings(_ second: String, counter: String = "stored.payFailures", start: String = "home") -> [String] {

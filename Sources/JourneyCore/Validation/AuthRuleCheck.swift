@@ -510,6 +510,28 @@ struct AuthRuleCheck {
                 }
             }
         }
+        // A called journey's limit whose maximum the call computes from what the run keeps: the
+        // allowance grows between runs (each lockout buying one more try, say).
+        for step in journey.steps {
+            guard case .call(let callee) = step.kind, let called = all[callee.value] else { continue }
+            for limit in called.limits {
+                // The limits of the called journey's credential checks.
+                guard case .computed(let max) = limit.max,
+                    called.steps.contains(where: {
+                        $0.attempts?.limit.value == limit.name.value && contract($0)?.credentialCheck != nil
+                    })
+                else { continue }
+                let params = Set(max.references.filter { $0.count == 2 && $0[0] == "params" }.map { $0[1] })
+                for (name, value) in step.with where params.contains(name.value) {
+                    let read = value.references.filter { $0.count >= 2 && ["stored", "state"].contains($0[0]) }
+                    guard let first = read.first else { continue }
+                    find(
+                        .uncountedFailure,
+                        "step '\(step.id.value)' gives \(callee.value) the maximum of its limit '\(limit.name.value)' ('\(name.value)') from \(first.prefix(2).joined(separator: ".")), which changes as the app is used: the number of tries is no longer fixed (it can grow with every round); give a constant",
+                        at: name.location)
+                }
+            }
+        }
         // More tries than a verifier may allow before it stops (NIST SP 800-63B 5.2.2: 100).
         for limit in journey.limits {
             guard case .fixed(let max) = limit.max, max > 100,
