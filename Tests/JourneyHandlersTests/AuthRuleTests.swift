@@ -292,9 +292,10 @@ struct AuthRuleTests {
                 attempts: { limit: bio, counts: [failure], resets: [success] }
                 on: { success: open, cancel: out, failure: s, lockout: out, unavailable: out }
               open:
-                handler: locker.deviceKeys
-                with: { deviceWrap: "${stored.wrap}" }
-                on: { granted: done, missing: out }
+                handler: locker.easyAccess
+                with: { vault: "${stored.wrap}" }
+                attempts: { limit: bio, counts: [wrong], resets: [unlocked] }
+                on: { unlocked: done, wrong: open, missing: out }
             """
         let extra = """
             stored:
@@ -307,8 +308,22 @@ struct AuthRuleTests {
         #expect(right.errors.isEmpty && right.warnings.isEmpty, "\(right)")
         // A key step passed by the outcome that opens nothing: no key was opened.
         let missing = keyed.replacingOccurrences(
-            of: "on: { granted: done, missing: out }", with: "on: { granted: done, missing: done }")
+            of: "on: { unlocked: done, wrong: open, missing: out }",
+            with: "on: { unlocked: done, wrong: open, missing: done }")
         #expect(Self.findings(Self.journey(missing, extra: extra)).warnings == ["auth.biometry-without-key 14:11"])
+        // Keys the device opens without the user (Locker's background and base keys) are no
+        // key the biometric success had to open.
+        let deviceKeys = """
+              s:
+                handler: biometry.authenticate
+                attempts: { limit: bio, counts: [failure], resets: [success] }
+                on: { success: open, cancel: out, failure: s, lockout: out, unavailable: out }
+              open:
+                handler: locker.deviceKeys
+                with: { deviceWrap: "${stored.wrap}" }
+                on: { granted: done, missing: out }
+            """
+        #expect(Self.findings(Self.journey(deviceKeys, extra: extra)).warnings == ["auth.biometry-without-key 14:11"])
     }
 
     @Test("a new PIN sealed after 'Forgot PIN?' without a credential checked; through a wipe or a sign-in it is fine")

@@ -35,12 +35,13 @@ public struct HandlerContract: Sendable {
     /// and must name. Nil when a contract with a `refine` does not say: a step may then have
     /// outcomes no reference lists, and its `on:` is not limited.
     public var refinedOutcomes: [Conditional<OutcomeSpec>]?
-    /// The handler opens a key or a seal the device keeps (a sealed PIN, the Locker's keys):
+    /// The handler opens a key or a seal the device keeps and the user's answer unlocks (a sealed
+    /// PIN, the Locker's vault under its password; not keys the device opens on its own):
     /// a biometric success that reaches a success end passes a step of such a handler, or
     /// `journey check` warns (``AuthRule/biometryWithoutKey``).
     public var releasesKey: Bool
     /// The outcomes with which a step of a ``releasesKey`` handler has opened its key
-    /// (`pin.verify`'s `correct`, `locker.deviceKeys`' `granted`); a path on from any other
+    /// (`pin.verify`'s `correct`, `locker.easyAccess`' `unlocked`); a path on from any other
     /// (`missing`, `wrong`) has opened nothing. Empty: every outcome counts.
     public var keyOutcomes: [String] = []
     /// The outcomes with which a step of this handler has verified a credential the user gave

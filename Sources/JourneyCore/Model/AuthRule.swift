@@ -33,7 +33,7 @@ public enum AuthRule: String, CaseIterable, Sendable, Hashable {
         case .pinInStore:
             "A PIN is never kept in the device store as it is: `pin.save` seals it (OWASP MASVS-STORAGE-1)."
         case .biometryWithoutKey:
-            "A biometric success signs in only through a step that opens a key the device keeps (`pin.verify`, `locker.*`), so that faking the sensor's answer is not enough (OWASP MASVS-AUTH-2)."
+            "A biometric success signs in only through a step that opens a key the user unlocks (`pin.verify`, `locker.easyAccess`, `locker.decrypt`), so that faking the sensor's answer is not enough (OWASP MASVS-AUTH-2)."
         case .unlimitedBiometry:
             "Biometric attempts that lead back to the prompt are counted by an attempt limit."
         case .counterInState:

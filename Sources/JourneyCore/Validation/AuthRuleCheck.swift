@@ -402,7 +402,7 @@ struct AuthRuleCheck {
                 if let end = successEnds.sorted().first(where: reached.contains) {
                     find(
                         .biometryWithoutKey,
-                        "a biometric success at step '\(step.id.value)' reaches the success end '\(end)' without a step that opens a key (pin.verify, locker.*): the sensor's answer alone signs in, so faking it is enough",
+                        "a biometric success at step '\(step.id.value)' reaches the success end '\(end)' without a step that opens a key the user unlocks (pin.verify, locker.easyAccess, locker.decrypt): the sensor's answer alone signs in, so faking it is enough",
                         at: outcome.location)
                 }
             }

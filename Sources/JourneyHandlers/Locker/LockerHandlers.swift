@@ -163,7 +163,9 @@ public struct LockerDeviceKeysHandler: StepHandler {
             OutcomeSpec(
                 name: "granted", summary: "the keys of `levels`, opened without the user", data: [LockerSpecs.keyring]),
             OutcomeSpec(name: "missing", summary: "no readable device wrap (never enrolled, or destroyed)"),
-        ], releasesKey: true, keyOutcomes: ["granted"])
+        ])
+    // Not a key the user's presence opens: a biometric success that only reaches these keys
+    // signs in on the sensor's answer alone (auth.biometry-without-key).
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext
