@@ -195,7 +195,13 @@ public enum DocsBuilder {
                     (
                         exception.rule.value,
                         AuthRule(rawValue: exception.rule.value)?.rule
-                            ?? ExplorationInvariant(rawValue: exception.rule.value)?.rule ?? "", exception.reason
+                            ?? ExplorationInvariant(rawValue: exception.rule.value)?.rule ?? "",
+                        exception.reason
+                            + (exception.steps.map { steps in
+                                " (at step\(steps.count == 1 ? "" : "s") "
+                                    + steps.map { "'\($0.value)'" }.joined(separator: ", ")
+                                    + ")"
+                            } ?? "")
                     )
                 }, invariants: journey.invariants.map { ($0.reportedId, $0.summary, $0.written) }, steps: steps,
                 start: journey.start.value,

@@ -106,6 +106,51 @@ struct AuthRuleTests {
         """
     }
 
+    @Test("an exception that names steps holds at those steps only; a step it names must be the journey's")
+    func exceptionAtSteps() {
+        // Two PIN pads guessed without end: `a` and `b`.
+        func findings(_ exception: String) -> (warnings: [String], errors: [String]) {
+            Self.findings(
+                Self.journey(
+                    """
+                      s:
+                        handler: ui.screen
+                        screen: { actions: { a: A, b: B } }
+                        on: { a: a, b: b }
+                      a:
+                        handler: pin.verify
+                        with: { key: pin }
+                        on: { correct: done, wrong: a, missing: out }
+                      b:
+                        handler: pin.verify
+                        with: { key: pin }
+                        on: { correct: done, wrong: b, missing: out }
+                    """,
+                    extra:
+                        "stored:\n  pin: { type: string, secret: true }\nexceptions:\n  auth.failure-uncounted: \(exception)"
+                ))
+        }
+        #expect(findings("\"the sample app has no limit\"").warnings.isEmpty)
+        let atA = findings("{ reason: \"the sample app's first pad has no limit\", steps: [a] }")
+        #expect(atA.warnings == ["auth.failure-uncounted 21:26"], "\(atA)")
+        let unused = findings("{ reason: \"the sample app's pad has no limit\", steps: [s] }")
+        #expect(
+            unused.warnings == [
+                "auth.failure-uncounted 17:26", "auth.failure-uncounted 21:26", "exception.unused 7:3",
+            ],
+            "\(unused)")
+        let unknown = findings("{ reason: \"the sample app's pad has no limit\", steps: [c] }")
+        #expect(
+            unknown.errors.first?.hasPrefix(
+                "exception.step 7:82 the exception to 'auth.failure-uncounted' names step 'c'") == true, "\(unknown)")
+        // An invariant of `journey explore` is judged on paths: its exception names no steps.
+        let explore = Self.findings(
+            Self.journey(
+                "  s:\n    handler: ui.screen\n    screen: { actions: { a: A } }\n    on: { a: done }",
+                extra: "exceptions:\n  explore.reaches-an-end: { reason: \"a kiosk never leaves\", steps: [s] }"))
+        #expect(explore.errors.first?.hasPrefix("exception.reason") == true, "\(explore)")
+    }
+
     @Test("a PIN chosen with no weak-PIN policy, and only then")
     func weakPIN() {
         let bare = Self.findings(Self.journey(Self.chooseAndSave, extra: Self.newPinState))

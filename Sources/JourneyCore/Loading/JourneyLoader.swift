@@ -127,18 +127,38 @@ public struct JourneyLoader: Sendable {
                     at: entry.keyLocation)
                 return nil
             }
+            // `{reason, steps}` holds for those steps only (an auth rule's findings at them).
+            var reasonNode = entry.value
+            var steps: [Located<String>]?
+            if case .mapping = entry.value.kind {
+                guard
+                    let fields = r.mapping(
+                        entry.value, "the exception to '\(entry.key)'", allowed: ["reason", "steps"],
+                        required: ["reason", "steps"]),
+                    let reason = fields.entries["reason"]?.value, let listed = fields.entries["steps"]?.value
+                else { return nil }
+                guard AuthRule(rawValue: entry.key) != nil else {
+                    r.diagnostics.error(
+                        Self.exceptionReason,
+                        "only an auth rule's exception can name steps: '\(entry.key)' is judged on paths, not at steps; give only its reason",
+                        at: listed.location)
+                    return nil
+                }
+                reasonNode = reason
+                steps = r.stringList(listed, "the steps of the exception to '\(entry.key)'")
+            }
             // A reason is words: blank, a number, `null`, `true` or a placeholder (`TODO`) says
             // nothing of why; three words at least.
-            guard case .scalar(let reason, _) = entry.value.kind,
+            guard case .scalar(let reason, _) = reasonNode.kind,
                 Self.reasonWords(reason) >= 3
             else {
                 r.diagnostics.error(
                     Self.exceptionReason,
                     "say in words why the journey breaks '\(entry.key)': the app's behaviour it reproduces, with its source (\"Diia takes any four digits (seed-flows D1)\")",
-                    at: entry.value.location)
+                    at: reasonNode.location)
                 return nil
             }
-            return RuleException(rule: rule, reason: reason)
+            return RuleException(rule: rule, reason: reason, steps: steps)
         }
     }
 

@@ -110,9 +110,12 @@ public struct RuleException: Sendable, Hashable {
     public var rule: Located<String>
     /// Why: the app's behaviour the journey reproduces, with its source.
     public var reason: String
+    /// The steps it holds for (an auth rule's findings at them); nil: the whole journey.
+    public var steps: [Located<String>]?
 
-    public init(rule: Located<String>, reason: String) {
+    public init(rule: Located<String>, reason: String, steps: [Located<String>]? = nil) {
         self.rule = rule
         self.reason = reason
+        self.steps = steps
     }
 }

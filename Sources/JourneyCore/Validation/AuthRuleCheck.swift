@@ -31,23 +31,55 @@ struct AuthRuleCheck {
         check.pinResets()
         check.captures()
         check.oneTimeCodes()
-        var used = Set<String>()
-        let excepted = Set(journey.exceptions.map(\.rule.value))
+        // A step named by an exception is one of the journey's.
+        let ids = journey.steps.map(\.id.value)
+        for exception in journey.exceptions {
+            for step in exception.steps ?? [] where !ids.contains(step.value) {
+                diagnostics.error(
+                    unknownExceptionStep,
+                    "the exception to '\(exception.rule.value)' names step '\(step.value)', which is not a step of this journey\(Suggestion.hint(for: step.value, in: ids))",
+                    at: step.location)
+            }
+        }
+        var used = Set<Int>()
         for finding in check.findings {
-            if excepted.contains(finding.rule.rawValue) {
-                used.insert(finding.rule.rawValue)
+            // The exception that holds for it: one for the whole journey, or one naming its step.
+            let step = check.step(at: finding.at)
+            if let index = journey.exceptions.firstIndex(where: { exception in
+                exception.rule.value == finding.rule.rawValue
+                    && (exception.steps.map { steps in step.map { id in steps.contains { $0.value == id } } ?? false }
+                        ?? true)
+            }) {
+                used.insert(index)
                 continue
             }
             diagnostics.warning(finding.rule.rawValue, finding.message, at: finding.at)
         }
         // `journey explore` judges the exceptions to its invariants.
-        for exception in journey.exceptions
-        where !used.contains(exception.rule.value) && AuthRule(rawValue: exception.rule.value) != nil {
+        for (index, exception) in journey.exceptions.enumerated()
+        where !used.contains(index) && AuthRule(rawValue: exception.rule.value) != nil {
+            let steps =
+                exception.steps.map {
+                    " at step\($0.count == 1 ? "" : "s") " + $0.map { "'\($0.value)'" }.joined(separator: ", ")
+                } ?? ""
             diagnostics.warning(
                 unusedException,
-                "the journey declares an exception to '\(exception.rule.value)' but breaks no such rule; remove it",
+                "the journey declares an exception to '\(exception.rule.value)'\(steps) but breaks no such rule there; remove it",
                 at: exception.rule.location)
         }
+    }
+
+    static let unknownExceptionStep = "exception.step"
+
+    /// The step whose lines hold `location`: the last step written at or before it, while
+    /// before the journey's first end; nil above the steps (a limit) or among the ends.
+    func step(at location: SourceLocation) -> String? {
+        let firstEnd = journey.ends.map(\.id.location.line).min() ?? Int.max
+        let ordered = journey.steps.sorted { $0.id.location.line < $1.id.location.line }
+        guard let first = ordered.first, location.line >= first.id.location.line,
+            firstEnd < first.id.location.line || location.line < firstEnd
+        else { return nil }
+        return ordered.last { $0.id.location.line <= location.line }?.id.value
     }
 
     private mutating func find(_ rule: AuthRule, _ message: String, at location: SourceLocation) {
