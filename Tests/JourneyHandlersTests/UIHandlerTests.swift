@@ -346,6 +346,26 @@ struct ScriptedDriverTests {
         #expect(transcript.text.contains("05:00.000 ⟳ app restarted"))
     }
 
+    @Test("keys a PIN pad does not have are refused when the scenario is checked, never shown; digits and delete pass")
+    func pinPadKeysAreCheckedWhenChecked() throws {
+        let pad = oneStep(
+            """
+            handler: pin.entry
+            on: { entered: done }
+            """)
+        func errors(_ pin: String) -> [String] {
+            ProjectLoader(handlers: BuiltinHandlers.registry).load([
+                SourceFile(path: "j.yaml", data: Data(pad.utf8)),
+                SourceFile(path: "s.yaml", data: Data(scenario("- at: s\n  pin: \"\(pin)\"").utf8)),
+            ]).diagnostics.items.filter { $0.severity == .error }.map { "\($0.id) \($0.message)" }
+        }
+        #expect(errors("2580").isEmpty)
+        #expect(errors("25⌫80").isEmpty)
+        let letters = errors("abcd")
+        #expect(letters == ["scenario.input 'pin' at step 's' is typed with the keys 0123456789<⌫ only"], "\(letters)")
+        #expect(!letters.joined().contains("abcd"))
+    }
+
     @Test func unknownInputsAreRejectedWhenTheScenarioIsChecked() throws {
         let files = [
             SourceFile(path: "j.yaml", data: Data(Self.two.utf8)),

@@ -389,13 +389,20 @@ public struct InputSpec: Sendable, Hashable {
     /// For URLs: transcripts show the URL with its query and fragment values redacted, where
     /// codes, tokens and state travel.
     public var redactsQuery: Bool
+    /// The keys it is typed with, when they are few (a PIN pad's digits and delete): `journey
+    /// check` refuses a scenario that types another, which the run would refuse.
+    public var keys: Set<Character>?
 
-    public init(name: String, type: TypeInfo, summary: String, classes: [String] = [], redactsQuery: Bool = false) {
+    public init(
+        name: String, type: TypeInfo, summary: String, classes: [String] = [], redactsQuery: Bool = false,
+        keys: Set<Character>? = nil
+    ) {
         self.name = name
         self.type = type
         self.summary = summary
         self.classes = classes
         self.redactsQuery = redactsQuery
+        self.keys = keys
     }
 }
 

@@ -184,6 +184,15 @@ public struct ScenarioChecker: Sendable {
                         allowTemplates: false)
                     {
                         values[name.value] = v.secret(if: spec.type.secret)
+                        // Keys the pad does not have (letters on a PIN pad) fail the run there.
+                        if entry.refused == nil, let keys = spec.keys, case .string(let typed) = v.revealed,
+                            typed.contains(where: { !keys.contains($0) })
+                        {
+                            d.error(
+                                Self.unknownInput,
+                                "'\(name.value)' at step '\(step.value)' is typed with the keys \(String(keys.sorted())) only",
+                                at: rawValue.location)
+                        }
                         // A value the step can never take (a typo of an action) fails the run
                         // there; an entry that expects its input refused may give one.
                         if entry.refused == nil, case .string(let text) = v,

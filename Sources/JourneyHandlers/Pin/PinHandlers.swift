@@ -19,7 +19,8 @@ extension HandlerContext {
 
 let pinInput = InputSpec(
     name: "pin", type: TypeInfo(.string, secret: true),
-    summary: "the keys typed on the pad: digits, and `⌫` to delete one; the pad advances after `length` digits")
+    summary: "the keys typed on the pad: digits, and `⌫` to delete one; the pad advances after `length` digits",
+    keys: Set("0123456789⌫<"))
 let lengthParameter = ParameterSpec(
     name: "length", kind: .value(TypeInfo(.int)), defaultValue: .int(4), summary: "digits on the pad", range: 1...64)
 let pinData = [DataSpec(name: "pin", type: TypeInfo(.string, secret: true))]
@@ -112,7 +113,8 @@ public struct PinRepeatHandler: StepHandler {
         ],
         inputs: [
             InputSpec(
-                name: pinInput.name, type: pinInput.type, summary: pinInput.summary, classes: ["match", "mismatch"])
+                name: pinInput.name, type: pinInput.type, summary: pinInput.summary, classes: ["match", "mismatch"],
+                keys: pinInput.keys)
         ],
         outcomes: [
             OutcomeSpec(name: "match", summary: "the same PIN again", data: pinData),
@@ -183,7 +185,8 @@ public struct PinVerifyHandler: StepHandler {
         ],
         inputs: [
             InputSpec(
-                name: pinInput.name, type: pinInput.type, summary: pinInput.summary, classes: ["correct", "wrong"])
+                name: pinInput.name, type: pinInput.type, summary: pinInput.summary, classes: ["correct", "wrong"],
+                keys: pinInput.keys)
         ],
         outcomes: [
             OutcomeSpec(
