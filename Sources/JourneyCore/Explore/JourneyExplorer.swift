@@ -396,9 +396,14 @@ public struct JourneyExplorer: Sendable {
         /// Where the journey keeps what those steps check the user's answer against
         /// (``Step/checkedAgainst``, all of theirs); nil when one of them names none.
         let guarded: Set<String>?
+        /// The steps of the limit's journey reached only through an outcome that verifies a
+        /// credential (the screen after the password was checked again): what is done there is
+        /// done by someone who passed one.
+        let behindCredential: Set<String>
 
         init(journey: CompiledJourney, limit: CompiledLimit, root: Bool) {
             self.journey = journey
+            behindCredential = Self.behindCredential(journey)
             self.limit = limit
             self.root = root
             excepts = root ? [] : Set(journey.source.exceptions.map(\.rule.value))
@@ -407,6 +412,25 @@ public struct JourneyExplorer: Sendable {
                 return (step.id, charge.counts, charge.resets)
             }
             guarded = Self.guarded(by: Set(charging.map(\.step)), in: journey.source)
+        }
+
+        /// The steps of `journey` not reached from its start (nor from a limit's `exceeded`) but
+        /// through an outcome that verifies a credential (``CompiledJourney/credentialSteps``).
+        static func behindCredential(_ journey: CompiledJourney) -> Set<String> {
+            guard !journey.credentialSteps.isEmpty else { return [] }
+            let source = journey.source
+            let steps = Dictionary(source.steps.map { ($0.id.value, $0) }, uniquingKeysWith: { first, _ in first })
+            var seen = Set<String>()
+            var queue = [source.start.value]
+            while let id = queue.popLast() {
+                guard seen.insert(id).inserted, let step = steps[id] else { continue }
+                let verified = journey.credentialSteps[id] ?? []
+                for (outcome, transition) in step.transitions where !verified.contains(outcome.value) {
+                    queue += transition.branches.map(\.target.value)
+                }
+                queue += source.limit(chargedBy: step)?.exceeded.branches.map(\.target.value) ?? []
+            }
+            return Set(source.steps.map(\.id.value)).subtracting(seen)
         }
 
         static func guarded(by steps: Set<String>, in journey: Journey) -> Set<String>? {
@@ -1619,6 +1643,8 @@ public struct JourneyExplorer: Sendable {
             {
                 continue
             }
+            // ...or one made where only a credential checked leads (the screen after it).
+            if watching.root, let at = node.request?.step, watching.behindCredential.contains(at) { continue }
             // A move that replaces what the limit guards (a new PIN sealed, a new code's
             // counter, the store wiped on signing out) starts a new count against a new secret:
             // a dodge lowers the count and leaves what the steps check against as it was.

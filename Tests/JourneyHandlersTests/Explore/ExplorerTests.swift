@@ -231,6 +231,32 @@ extension ExplorerTests {
         // Whoever knows the PUK could choose a new PIN anyway.
         #expect(try await !explored(setBackOn: "correct").contains("explore.exceeded-target"))
         #expect(try await explored(setBackOn: "wrong").contains("explore.exceeded-target"))
+        // So could whoever is on the screen only the right PUK leads to, a move later.
+        let later = dodge.replacingOccurrences(
+            of: "      forgot:\n        set: { stored.failures: 0 }\n        to: enterPin\n",
+            with: "      forgot: puk\n"
+        ).replacingOccurrences(
+            of: "  choosePin:\n",
+            with: """
+                  puk:
+                    handler: ui.pin
+                    with: { length: 8, expected: "${params.puk}" }
+                    verifies: { credential: [correct] }
+                    on: { correct: confirmed, wrong: enterPin }
+                  confirmed:
+                    handler: ui.screen
+                    screen: { title: PUK accepted, actions: { go: Continue } }
+                    on: { go: { set: { stored.failures: 0 }, to: enterPin } }
+                  choosePin:
+
+                """
+        ).replacingOccurrences(
+            of: "  failures: { type: int, default: 0 }\n",
+            with:
+                "  failures: { type: int, default: 0 }\nparams:\n  puk: { type: string, secret: true, default: \"31415926\" }\n"
+        )
+        let afterPUK = try await Self.explore(yaml: later, id: "explore.dodge", adding: []).violations.map(\.id)
+        #expect(!afterPUK.contains("explore.exceeded-target"), "\(afterPUK)")
     }
 
     @Test(
