@@ -742,7 +742,9 @@ struct AuthRuleTests {
                 on: { back: s }
             """, extra: stored)
         #expect(Self.warnings(calling: [unlimited, sheet]) == ["auth.failure-uncounted 11:26"])
-        #expect(Self.warnings(calling: [unlimited, signIn]).isEmpty)
+        // A called sign-in ends the way past it, but not the app killed at its form: the pad
+        // comes back at the next launch, its tries uncounted.
+        #expect(Self.warnings(calling: [unlimited, signIn]) == ["auth.failure-uncounted 11:26"])
         #expect(Self.warnings(calling: [unlimited, wipe]).isEmpty)
         // "Forgot PIN?" calls a journey that seals a new PIN: through a sheet only, it is a
         // reset nobody verified; after a sign-in there, it is not.
@@ -792,6 +794,39 @@ struct AuthRuleTests {
                 on: { ok: choose, failed: back, offline: back }
             """)
         #expect(Self.warnings(calling: [reset, signInThenChoose]).isEmpty)
+        // A called code check with a "Not now" that skips it: the way on by that end checked
+        // nothing, and the new PIN chosen there is compared with the kept one.
+        let offer = """
+            journey: t.called
+            version: 1
+            title: Offer
+            params:
+              api: { type: string, default: "https://id.example.com" }
+            start: c
+            steps:
+              c:
+                handler: ui.screen
+                screen: { actions: { code: Enter the code, later: Not now } }
+                on: { code: check, later: skipped }
+              check:
+                handler: http.request
+                with: { method: POST, url: "${params.api}/code" }
+                verifies: { credential: [ok] }
+                on: { ok: back, failed: c, offline: c }
+            ends:
+              back: { kind: success }
+              skipped: { kind: cancel }
+            """
+        let pickAfterOffer = reset.replacingOccurrences(
+            of: "    on: { back: s }",
+            with: """
+                    on: { back: pick, skipped: pick }
+                  pick:
+                    handler: pin.entry
+                    with: { warnWeak: true, differentFrom: pin }
+                    on: { entered: done, weak: pick, same: pick }
+                """)
+        #expect(Self.warnings(calling: [pickAfterOffer, offer]) == ["auth.pin-reset-unverified 20:3"])
         // A biometric success that passes a help sheet still opens no key; a called PIN check does.
         let bio = Self.journey(
             """

@@ -181,22 +181,49 @@ struct AuthRuleCheck {
         return !contract.inputs.isEmpty || !contract.refinedInputs.isEmpty || contract.actionsAreOutcomes
     }
 
-    /// The steps of the journey a `call` step runs, and of every journey that one calls: what
-    /// the rules look at to go through the call. Nil when one of those journeys is not in the
-    /// project (nothing is known of what it does), and for a step that calls nothing.
-    private func calledSteps(_ step: Step) -> [Step]? {
-        guard case .call(let first) = step.kind else { return nil }
-        var seen = Set<String>()
-        var queue = [first.value]
-        var found: [Step] = []
-        while let id = queue.popLast() {
-            guard seen.insert(id).inserted else { continue }
-            guard let called = all[id] else { return nil }
-            for step in called.steps {
-                if case .call(let next) = step.kind { queue.append(next.value) } else { found.append(step) }
-            }
+    /// The journey a `call` step runs, walked from its start as a path through the call goes:
+    /// not past a step `stops` accepts (a sign-in, a wipe). The steps it passes, and the ends it
+    /// reaches that way, whose transitions of the call step the path goes on by; a journey it
+    /// calls is walked the same way. Nil when one of them is not in the project (nothing is
+    /// known of what it does), and for a step that calls nothing.
+    private func walk(
+        calledBy step: Step, stoppingAt stops: (Step) -> Bool, visiting: Set<String> = []
+    ) -> (steps: [Step], ends: Set<String>)? {
+        guard case .call(let id) = step.kind, !visiting.contains(id.value), let called = all[id.value] else {
+            return nil
         }
-        return found
+        let byId = Dictionary(called.steps.map { ($0.id.value, $0) }, uniquingKeysWith: { first, _ in first })
+        let endIds = Set(called.ends.map(\.id.value))
+        var passed: [Step] = []
+        var ends = Set<String>()
+        var seen = Set<String>()
+        var queue = [called.start.value]
+        while let next = queue.popLast() {
+            guard seen.insert(next).inserted else { continue }
+            if endIds.contains(next) {
+                ends.insert(next)
+                continue
+            }
+            guard let inner = byId[next], !stops(inner) else { continue }
+            if case .call = inner.kind {
+                guard let nested = walk(calledBy: inner, stoppingAt: stops, visiting: visiting.union([id.value])) else {
+                    return nil
+                }
+                passed += nested.steps
+                for (outcome, transition) in inner.transitions where nested.ends.contains(outcome.value) {
+                    queue += transition.branches.map(\.target.value)
+                }
+                continue
+            }
+            passed.append(inner)
+            queue += called.branches(from: inner).map(\.target.value)
+        }
+        return (passed, ends)
+    }
+
+    /// The targets of the branches a `call` step takes after the ends in `ends`.
+    private func branches(of step: Step, after ends: Set<String>) -> [Branch] {
+        step.transitions.filter { ends.contains($0.outcome.value) }.flatMap(\.transition.branches)
     }
 
     /// Where a step can go next: every transition's targets, and its limit's `exceeded`.
@@ -405,10 +432,13 @@ struct AuthRuleCheck {
         while let id = queue.popLast() {
             guard seen.insert(id).inserted, let step = steps[id] else { continue }
             if case .call = step.kind {
-                guard let called = calledSteps(step),
-                    !called.contains(where: { contract($0)?.releasesKey == true || checksCredential($0) })
+                // On by the ends the called journey reaches without opening a key or checking
+                // a credential (a help sheet's).
+                guard
+                    let walked = walk(
+                        calledBy: step, stoppingAt: { contract($0)?.releasesKey == true || checksCredential($0) })
                 else { continue }
-                queue += successors(step)
+                queue += branches(of: step, after: walked.ends).map(\.target.value)
                 continue
             }
             guard let other = contract(step), other.releasesKey else {
@@ -624,12 +654,15 @@ struct AuthRuleCheck {
             }
             guard let next = steps[id], !removes(next) else { continue }
             if case .call = next.kind {
-                // Through a called journey that neither signs in nor removes the credential (a
-                // help sheet); one that may, or that is not in the project, stops the way.
-                guard let called = calledSteps(next),
-                    !called.contains(where: { checksCredential($0) || removes($0) })
-                else { continue }
-                if called.contains(where: waits) { queue.append(start) }
+                // Through a called journey by the ends it reaches without signing in or
+                // removing the credential (a help sheet's, a "Not now" past a sign-in); one not
+                // in the project stops the way.
+                guard let walked = walk(calledBy: next, stoppingAt: { checksCredential($0) || removes($0) }) else {
+                    continue
+                }
+                if walked.steps.contains(where: waits) { queue.append(start) }
+                queue += self.branches(of: next, after: walked.ends).filter { !replaces($0) }.map(\.target.value)
+                continue
             } else if waits(next) {
                 queue.append(start)
             }
@@ -667,13 +700,20 @@ struct AuthRuleCheck {
                 // looked at as one: a sign-in or a wipe there ends the way, as does a journey
                 // not in the project.
                 let looked: [Step]
+                let onward: [String]
                 if case .call = step.kind {
-                    guard let called = calledSteps(step) else { continue }
-                    looked = called
+                    // The called journey's steps on the ways that neither sign in nor wipe, and
+                    // on by the ends those reach.
+                    guard let walked = walk(calledBy: step, stoppingAt: { checksCredential($0) || wipes($0) }) else {
+                        continue
+                    }
+                    looked = walked.steps
+                    onward = branches(of: step, after: walked.ends).map(\.target.value)
                 } else {
+                    if checksCredential(step) || wipes(step) { continue }
                     looked = [step]
+                    onward = successors(step)
                 }
-                if looked.contains(where: { checksCredential($0) || wipes($0) }) { continue }
                 if looked.contains(where: compares) {
                     let how =
                         if case .call(let callee) = step.kind {
@@ -700,7 +740,7 @@ struct AuthRuleCheck {
                         at: step.id.location)
                     break
                 }
-                queue += successors(step)
+                queue += onward
             }
         }
     }
