@@ -522,6 +522,24 @@ struct AuthRuleTests {
         #expect(warnings(hotpWith(counter: #""${stored.counter}""#, valid: moved)).isEmpty)
         #expect(warnings(hotpWith(counter: #""${stored.counter}""#, valid: "done")) == ["auth.otp-replay 25:3"])
         #expect(warnings(hotpWith(counter: "7", valid: "done")) == ["auth.otp-replay 25:3"])
+        // Set back to a constant is no move on; a counter or a last period a calling journey
+        // gives is that journey's to keep.
+        #expect(
+            warnings(hotpWith(counter: #""${stored.counter}""#, valid: "{ set: { stored.counter: 0 }, to: done }"))
+                == ["auth.otp-replay 25:3"])
+        #expect(
+            Self.findings(
+                Self.journey(
+                    """
+                      s:
+                        handler: otp.totp
+                        with: { secret: "${params.secret}", code: "${params.code}", lastStep: "${params.last}" }
+                        on: { valid: done, invalid: out, replayed: out }
+                    """,
+                    extra:
+                        "params:\n  secret: { type: string, secret: true }\n  code: { type: string, secret: true }\n  last: { type: int, default: -1 }"
+                )
+            ).warnings.filter { $0.hasPrefix("auth.otp-replay") }.isEmpty)
     }
 
     @Test("an attempt counter in state; one in stored is fine")
