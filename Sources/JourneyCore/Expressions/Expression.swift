@@ -48,7 +48,7 @@ public struct Expression: Hashable, Sendable, CustomStringConvertible {
     /// `device.now % N` (the time of day, of the hour) and `device.now / N` (the day, the hour)
     /// it computes with `N` an int written in it, with the other ints written beside a `% N`
     /// (82800 in `device.now % 86400 >= 82800`), and each date it compares the clock with
-    /// (`device.now >= 1767312000`). Times compared with one another (`device.now >=
+    /// (`device.now >= 1767312000`, `until(1767312000) == 0s`). Times compared with one another (`device.now >=
     /// stored.until`, `since(…)`) are no calendar.
     var calendar: ClockCalendar {
         let tree = self.tree
@@ -73,6 +73,13 @@ public struct Expression: Hashable, Sendable, CustomStringConvertible {
         }
         var calendar = ClockCalendar()
         for node in tree.nodes {
+            // How long since or until a date written in it (`until(1767312000) == 0s`).
+            if case .call1(let function, let argument) = node, function.readsClock, let date = int(argument),
+                ClockCalendar.readsAsDate(date)
+            {
+                calendar.add(cutoff: date)
+                continue
+            }
             guard case .binary(let op, let left, let right) = node else { continue }
             switch op {
             case .remainder, .divide:

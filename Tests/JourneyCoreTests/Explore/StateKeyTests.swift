@@ -50,6 +50,8 @@ struct StateKeyTests {
         let cutoff = try calendar("device.now >= 1767312000")
         #expect(cutoff.jumps(from: midnight) == [86_400_000])
         #expect(cutoff.jumps(from: midnight + 2 * 86_400_000).isEmpty, "a date gone by needs no jump")
+        #expect(try calendar("until(1767312000) == 0s").jumps(from: midnight) == [86_400_000])
+        #expect(try calendar("since(1767312000) > 1h").jumps(from: midnight) == [86_400_000])
         // Times compared with one another are kept relative already: no calendar.
         #expect(try calendar("device.now >= stored.until").isEmpty)
         #expect(try calendar("since(state.sentAt) >= 5m").isEmpty)
