@@ -206,6 +206,11 @@ struct AuthRuleTests {
                 Self.journey(Self.chooseAndSave, extra: Self.newPinState + "\nexceptions:\n  auth.weak-pin: \(reason)"))
             #expect(none.errors.count == 1 && none.errors[0].hasPrefix("exception.reason 7:18"), "\(reason): \(none)")
         }
+        // A language written without spaces between words says why in fewer of them.
+        let japanese = Self.findings(
+            Self.journey(
+                Self.chooseAndSave, extra: Self.newPinState + "\nexceptions:\n  auth.weak-pin: \"アプリは任意の四桁を受け付ける\""))
+        #expect(japanese.errors.isEmpty && japanese.warnings.isEmpty, "\(japanese)")
     }
 
     @Test("a new PIN chosen after the old one was verified, without differentFrom")

@@ -149,9 +149,7 @@ public struct JourneyLoader: Sendable {
             }
             // A reason is words: blank, a number, `null`, `true` or a placeholder (`TODO`) says
             // nothing of why; three words at least.
-            guard case .scalar(let reason, _) = reasonNode.kind,
-                Self.reasonWords(reason) >= 3
-            else {
+            guard case .scalar(let reason, _) = reasonNode.kind, Self.saysWhy(reason) else {
                 r.diagnostics.error(
                     Self.exceptionReason,
                     "say in words why the journey breaks '\(entry.key)': the app's behaviour it reproduces, with its source (\"Diia takes any four digits (seed-flows D1)\")",
@@ -165,9 +163,11 @@ public struct JourneyLoader: Sendable {
     static let unknownRule = "exception.unknown"
     static let exceptionReason = "exception.reason"
 
-    /// How many words of letters a reason holds.
-    static func reasonWords(_ reason: String) -> Int {
-        reason.split(whereSeparator: { $0.isWhitespace }).filter { $0.contains(where: \.isLetter) }.count
+    /// Whether a reason says why in words: three of them or more, or, in a script written
+    /// without spaces between words (Japanese, Chinese, Thai), six of its letters or more.
+    static func saysWhy(_ reason: String) -> Bool {
+        let words = reason.split(whereSeparator: { $0.isWhitespace }).filter { $0.contains(where: \.isLetter) }
+        return words.count >= 3 || reason.filter({ $0.isLetter && !$0.isASCII }).count >= 6
     }
     static let invariantForm = "invariant.form"
 
