@@ -106,6 +106,18 @@ enum TestJourneys {
 
 @Suite("journey check", .timeLimit(.minutes(15)))
 struct CheckTests {
+    @Test("a file named twice, in a folder and by itself, however spelt, is read once")
+    func fileNamedTwice() async throws {
+        let folder = "journeys/examples"
+        let file = "journeys/examples/unlock.journey.yaml"
+        let root = Paths.root.path
+        for arguments in [[folder, file], [folder, "./\(file)"], [folder, "\(root)/\(file)"], [file, file]] {
+            let result = try await runJourney(["check", "--strict"] + arguments)
+            #expect(result.status == Exit.ok, "\(arguments): \(result)")
+            #expect(!result.stderr.contains("id.duplicate"), "\(arguments): \(result)")
+        }
+    }
+
     @Test("the shipped journeys check clean, with and without --strict")
     func shippedJourneysAreClean() async throws {
         for arguments in [["check", "journeys"], ["check", "--strict", "journeys"]] {

@@ -21,10 +21,10 @@ enum Workspace {
         paths: [String], journeyFolders: [String] = [], toolkit: Toolkit = .current, adding extra: [SourceFile] = []
     ) -> (project: Project, diagnostics: DiagnosticList) {
         var diagnostics = DiagnosticList()
-        let files = Files.yamlFiles(in: paths, diagnostics: &diagnostics)
-        var sources = Files.sources(files, limit: limits.maxBytes, diagnostics: &diagnostics)
         var search = Search()
-        for file in files { search.isNew(file) }
+        // A file named twice (`.` and `./a.journey.yaml`) is read once, as it was first named.
+        let files = Files.yamlFiles(in: paths, diagnostics: &diagnostics).filter { search.isNew($0) }
+        var sources = Files.sources(files, limit: limits.maxBytes, diagnostics: &diagnostics)
         // A folder named is searched whole already: its journeys are not read twice.
         for path in paths where Files.isFolder(path) { _ = search.startSearching(path, recursive: true) }
         for folder in journeyFolders {
