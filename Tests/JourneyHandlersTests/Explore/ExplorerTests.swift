@@ -202,60 +202,45 @@ extension ExplorerTests {
     )
     func countSetBackAfterAnotherCredential() async throws {
         let dodge = try String(contentsOfFile: "Tests/Fixtures/explore/dodge.journey.yaml", encoding: .utf8)
-        func explored(setBackOn outcome: String) async throws -> [String] {
-            let other = outcome == "correct" ? "wrong" : "correct"
+        // The dodge journey whose "Forgot PIN?" asks for the PUK (a param) at these steps, the
+        // PUK's named `puk`; the violations its exploration finds.
+        func explored(pukSteps steps: String) async throws -> [String] {
             let yaml = dodge.replacingOccurrences(
                 of: "      forgot:\n        set: { stored.failures: 0 }\n        to: enterPin\n",
                 with: "      forgot: puk\n"
-            ).replacingOccurrences(
-                of: "  choosePin:\n",
-                with: """
-                      puk:
-                        handler: ui.pin
-                        with: { length: 8, expected: "${params.puk}" }
-                        verifies: { credential: [correct] }
-                        screen: { title: Enter your PUK }
-                        on:
-                          \(outcome): { set: { stored.failures: 0 }, to: enterPin }
-                          \(other): enterPin
-                      choosePin:
-
-                    """
-            ).replacingOccurrences(
+            ).replacingOccurrences(of: "  choosePin:\n", with: steps + "\n  choosePin:\n").replacingOccurrences(
                 of: "  failures: { type: int, default: 0 }\n",
                 with:
                     "  failures: { type: int, default: 0 }\nparams:\n  puk: { type: string, secret: true, default: \"31415926\" }\n"
             )
             return try await Self.explore(yaml: yaml, id: "explore.dodge", adding: []).violations.map(\.id)
         }
+        func puk(_ on: String) -> String {
+            """
+              puk:
+                handler: ui.pin
+                with: { length: 8, expected: "${params.puk}" }
+                verifies: { credential: [correct] }
+                on: \(on)
+            """
+        }
+        let setBack = "{ set: { stored.failures: 0 }, to: enterPin }"
         // Whoever knows the PUK could choose a new PIN anyway.
-        #expect(try await !explored(setBackOn: "correct").contains("explore.exceeded-target"))
-        #expect(try await explored(setBackOn: "wrong").contains("explore.exceeded-target"))
+        #expect(
+            try await !explored(pukSteps: puk("{ correct: \(setBack), wrong: enterPin }")).contains(
+                "explore.exceeded-target"))
+        #expect(
+            try await explored(pukSteps: puk("{ correct: enterPin, wrong: \(setBack) }")).contains(
+                "explore.exceeded-target"))
         // So could whoever is on the screen only the right PUK leads to, a move later.
-        let later = dodge.replacingOccurrences(
-            of: "      forgot:\n        set: { stored.failures: 0 }\n        to: enterPin\n",
-            with: "      forgot: puk\n"
-        ).replacingOccurrences(
-            of: "  choosePin:\n",
-            with: """
-                  puk:
-                    handler: ui.pin
-                    with: { length: 8, expected: "${params.puk}" }
-                    verifies: { credential: [correct] }
-                    on: { correct: confirmed, wrong: enterPin }
+        let afterPUK = try await explored(
+            pukSteps: puk("{ correct: confirmed, wrong: enterPin }") + """
+
                   confirmed:
                     handler: ui.screen
                     screen: { title: PUK accepted, actions: { go: Continue } }
-                    on: { go: { set: { stored.failures: 0 }, to: enterPin } }
-                  choosePin:
-
-                """
-        ).replacingOccurrences(
-            of: "  failures: { type: int, default: 0 }\n",
-            with:
-                "  failures: { type: int, default: 0 }\nparams:\n  puk: { type: string, secret: true, default: \"31415926\" }\n"
-        )
-        let afterPUK = try await Self.explore(yaml: later, id: "explore.dodge", adding: []).violations.map(\.id)
+                    on: { go: \(setBack) }
+                """)
         #expect(!afterPUK.contains("explore.exceeded-target"), "\(afterPUK)")
     }
 
