@@ -714,29 +714,27 @@ struct AuthRuleCheck {
                     looked = [step]
                     onward = successors(step)
                 }
+                // What the step does, or the journey it calls does, said of it.
+                func does(_ what: String) -> String {
+                    if case .call(let callee) = step.kind {
+                        "step '\(step.id.value)' calls \(callee.value), which \(what),"
+                    } else {
+                        "step '\(step.id.value)' \(what)"
+                    }
+                }
+                let unverified =
+                    "on a way from step '\(verify.id.value)' where the PIN was not right (\"Forgot PIN?\", a wrong PIN, its limit spent) and no credential was checked"
                 if looked.contains(where: compares) {
-                    let how =
-                        if case .call(let callee) = step.kind {
-                            "step '\(step.id.value)' calls \(callee.value), which compares a new PIN with the one under '\(key)' (differentFrom),"
-                        } else {
-                            "step '\(step.id.value)' compares a new PIN with the one under '\(key)' (differentFrom)"
-                        }
                     find(
                         .unverifiedReset,
-                        "\(how) on a way from step '\(verify.id.value)' where the PIN was not right (\"Forgot PIN?\", a wrong PIN, its limit spent) and no credential was checked: its 'same' tells whoever holds the phone whether a guess is the PIN, with no limit counting; check a credential first (the code sent to the account, a sign-in), or compare after it",
+                        "\(does("compares a new PIN with the one under '\(key)' (differentFrom)")) \(unverified): its 'same' tells whoever holds the phone whether a guess is the PIN, with no limit counting; check a credential first (the code sent to the account, a sign-in), or compare after it",
                         at: step.id.location)
                     break
                 }
                 if looked.contains(where: seals) {
-                    let how =
-                        if case .call(let callee) = step.kind {
-                            "step '\(step.id.value)' calls \(callee.value), which seals a new PIN under '\(key)',"
-                        } else {
-                            "step '\(step.id.value)' seals a new PIN under '\(key)'"
-                        }
                     find(
                         .unverifiedReset,
-                        "\(how) on a way from step '\(verify.id.value)' where the PIN was not right (\"Forgot PIN?\", a wrong PIN, its limit spent) and no credential was checked: whoever holds the phone chooses a PIN and gets in; sign in again first (a step that verifies a credential), or wipe what the PIN guards (session.clear)",
+                        "\(does("seals a new PIN under '\(key)'")) \(unverified): whoever holds the phone chooses a PIN and gets in; sign in again first (a step that verifies a credential), or wipe what the PIN guards (session.clear)",
                         at: step.id.location)
                     break
                 }
