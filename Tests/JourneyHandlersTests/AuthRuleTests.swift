@@ -89,6 +89,19 @@ struct AuthRuleTests {
         """
     static let newPinState = "state:\n  newPin: { type: string, secret: true }"
 
+    /// Step `s`: a form that takes a code into `state.code`, then goes to step `check`.
+    static let codeForm = """
+          s:
+            handler: ui.form
+            with: { submit: verify }
+            screen:
+              fields: { code: { label: Code, kind: digits, required: true, secret: true } }
+              actions: { verify: Verify }
+            on:
+              verify: { set: { state.code: "${outcome.code}" }, to: check }
+              invalid: s
+        """
+
     /// Steps `choose` (a new PIN, weak ones refused) and `save` (it sealed under `pin`), then
     /// `next`; with ``newPinState``.
     static func chooseNewPIN(then next: String) -> String {
@@ -479,15 +492,7 @@ struct AuthRuleTests {
             Self.findings(
                 Self.journey(
                     """
-                      s:
-                        handler: ui.form
-                        with: { submit: verify }
-                        screen:
-                          fields: { code: { label: Code, kind: digits, required: true, secret: true } }
-                          actions: { verify: Verify }
-                        on:
-                          verify: { set: { state.code: "${outcome.code}" }, to: check }
-                          invalid: s
+                    \(Self.codeForm)
                       check:
                     \(check)
                         attempts: { limit: codes, counts: [invalid, replayed], resets: [valid] }
@@ -675,15 +680,7 @@ struct AuthRuleTests {
         let code = Self.findings(
             Self.journey(
                 """
-                  s:
-                    handler: ui.form
-                    with: { submit: verify }
-                    screen:
-                      fields: { code: { label: Code, kind: digits, required: true, secret: true } }
-                      actions: { verify: Verify }
-                    on:
-                      verify: { set: { state.code: "${outcome.code}" }, to: check }
-                      invalid: s
+                \(Self.codeForm)
                   check:
                     handler: otp.totp
                     with: { secret: "${params.secret}", code: "${state.code}" }
