@@ -472,6 +472,8 @@ struct AuthRuleTests {
                 "passwordMinLength: { path: policy.min, type: int }, passwordExpired: { path: expired, type: bool }"
             ).isEmpty)
         #expect(warnings("password: { path: password, type: string }") == ["auth.capture-in-clear 11:19"])
+        // A session's id is one whatever its type.
+        #expect(warnings("sessionId: { path: session.id, type: int }") == ["auth.capture-in-clear 11:19"])
     }
 
     @Test("a one-time code accepted twice: a TOTP check without the last period used, an HOTP counter never moved on")
@@ -661,6 +663,25 @@ struct AuthRuleTests {
                     """, extra: Self.newPinState))
             #expect(confirm.errors.isEmpty && confirm.warnings.isEmpty, "\(wrong): \(confirm)")
         }
+        // A lock screen later in the run, against the PIN typed at sign-in, is a check: whoever
+        // finds the phone idle guesses it.
+        let idle = Self.findings(
+            Self.journey(
+                """
+                  s:
+                    handler: ui.pin
+                    with: { length: 4 }
+                    on: { entered: { set: { state.newPin: "${outcome.pin}" }, to: home } }
+                  home:
+                    handler: ui.screen
+                    screen: { actions: { idle: Lock } }
+                    on: { idle: again }
+                  again:
+                    handler: ui.pin
+                    with: { length: 4, expected: "${state.newPin}" }
+                    on: { correct: done, wrong: again }
+                """, extra: Self.newPinState))
+        #expect(idle.warnings.map { String($0.prefix(22)) } == ["auth.failure-uncounted"], "\(idle)")
         // A code the journey was given is another matter.
         let given = Self.findings(
             Self.journey(

@@ -406,6 +406,20 @@ struct AuthRuleCheck {
         return holdsPIN
     }
 
+    /// Whether `step` is entered straight from a PIN pad whose transition sets one of `read`
+    /// (`state.NAME`) from the PIN typed there: it asks for the same PIN again, to confirm it.
+    private func confirms(_ step: Step, _ read: Set<String>) -> Bool {
+        journey.steps.contains { pad in
+            guard let handler = handlerID(pad), Self.pinHandlers.contains(handler) else { return false }
+            return pad.transitions.flatMap(\.transition.branches).contains { branch in
+                branch.target.value == step.id.value
+                    && branch.assignments.contains {
+                        read.contains($0.target.value.description) && $0.value.references.contains(["outcome", "pin"])
+                    }
+            }
+        }
+    }
+
     /// ``AuthRule/pinInStore``: a stored value set from a PIN, directly or through state.
     private mutating func pinsInTheStore() {
         let holdsPIN = typedPINState
@@ -505,10 +519,13 @@ struct AuthRuleCheck {
         let typed = typedPINState
         for step in journey.steps {
             guard let handler = handlerID(step), let check = contract(step)?.credentialCheck else { continue }
-            // A PIN typed again to confirm the one just chosen (kept in state, which no restart
-            // keeps) is compared with what the same person typed: there is nothing to guess.
+            // A PIN typed again to confirm the one just chosen, straight after it (kept in state,
+            // which no restart keeps), is compared with what the same person typed: there is
+            // nothing to guess. One checked later (a lock screen against the PIN of the sign-in)
+            // is a check like any other.
             if let read = step.checkedAgainst, !read.isEmpty,
-                read.allSatisfy({ $0.hasPrefix("state.") && typed.contains(String($0.dropFirst("state.".count))) })
+                read.allSatisfy({ $0.hasPrefix("state.") && typed.contains(String($0.dropFirst("state.".count))) }),
+                confirms(step, read)
             {
                 continue
             }
@@ -758,9 +775,6 @@ struct AuthRuleCheck {
                 guard let capture = CaptureRule.capture(entry.key, entry.value, what: "", into: &ignored),
                     !capture.secret
                 else { continue }
-                // A number or a yes/no is about a secret (a password's least length, whether it
-                // expired), never one: a token, a session or a password is text.
-                if capture.type?.valueType == .int || capture.type?.valueType == .bool { continue }
                 var last = ""
                 for case .key(let key) in capture.path.segments { last = key }
                 let path = capture.path.description
@@ -849,7 +863,11 @@ struct AuthRuleCheck {
     /// `expires_in`).
     static func namesASecret(_ name: String) -> Bool {
         let lowered = name.lowercased().filter { $0.isLetter }
-        guard !lowered.hasSuffix("type"), !lowered.contains("expire"), !lowered.hasSuffix("count") else { return false }
+        // Something about a secret, not one: its type, when it expires, how many, how long it
+        // must be or lasts, what the policy asks, whether it is needed or on.
+        let about = ["expire", "length", "timeout", "ttl", "policy", "required", "enabled", "lifetime"]
+        guard !lowered.hasSuffix("type"), !lowered.hasSuffix("count"), !about.contains(where: lowered.contains)
+        else { return false }
         return ["token", "password", "secret", "session", "cookie", "jwt", "apikey", "credential"].contains {
             lowered.contains($0)
         }
