@@ -387,6 +387,26 @@ struct AuthRuleTests {
                 on: { granted: done, missing: out }
             """
         #expect(Self.findings(Self.journey(deviceKeys, extra: extra)).warnings == ["auth.biometry-without-key 14:11"])
+        // ...nor is data those keys decrypt.
+        let decrypted = """
+              s:
+                handler: biometry.authenticate
+                attempts: { limit: bio, counts: [failure], resets: [success] }
+                on: { success: open, cancel: out, failure: s, lockout: out, unavailable: out }
+              open:
+                handler: locker.deviceKeys
+                with: { deviceWrap: "${stored.wrap}" }
+                on: { granted: { set: { state.keyring: "${outcome.keyring}" }, to: read }, missing: out }
+              read:
+                handler: locker.decrypt
+                with: { keyring: "${state.keyring}", level: base, name: token, record: "${stored.record}" }
+                on: { opened: done, unavailable: out, tampered: out, missing: out }
+            """
+        let decryptExtra =
+            extra.replacingOccurrences(of: "stored:\n", with: "stored:\n  record: { type: string, secret: true }\n")
+            + "\nstate:\n  keyring: { type: string, secret: true }"
+        #expect(
+            Self.findings(Self.journey(decrypted, extra: decryptExtra)).warnings == ["auth.biometry-without-key 17:11"])
     }
 
     @Test("a new PIN sealed after 'Forgot PIN?' without a credential checked; through a wipe or a sign-in it is fine")

@@ -455,7 +455,9 @@ struct AuthRuleCheck {
                 queue += branches(of: step, after: walked.ends).map(\.target.value)
                 continue
             }
-            guard let other = contract(step), other.releasesKey else {
+            // A step that opens data with keys the device opened on its own (a keyring from
+            // locker.deviceKeys) opens nothing the user unlocked.
+            guard let other = contract(step), other.releasesKey, !usesDeviceKeys(step) else {
                 queue += successors(step)
                 continue
             }
@@ -467,6 +469,20 @@ struct AuthRuleCheck {
             queue += journey.limit(chargedBy: step)?.exceeded.branches.map(\.target.value) ?? []
         }
         return seen
+    }
+
+    /// Whether a step's parameters read state that a `locker.deviceKeys` step sets from its
+    /// outcome: keys the device opens without the user.
+    private func usesDeviceKeys(_ step: Step) -> Bool {
+        let fromDevice = Set(
+            journey.steps.filter { handlerID($0) == "locker.deviceKeys" }
+                .flatMap { $0.transitions.flatMap(\.transition.branches).flatMap(\.assignments) }
+                .filter { $0.target.value.scope == .state && $0.value.references.contains { $0.first == "outcome" } }
+                .map(\.target.value.name))
+        guard !fromDevice.isEmpty else { return false }
+        return step.with.contains { _, value in
+            value.references.contains { $0.count >= 2 && $0[0] == "state" && fromDevice.contains($0[1]) }
+        }
     }
 
     /// ``AuthRule/biometryWithoutKey`` and ``AuthRule/unlimitedBiometry``.
