@@ -994,6 +994,57 @@ struct AuthRuleTests {
         #expect(warnings("pay", counter: "stored.failures").isEmpty)
         // The second pad only after the first said the PIN is right.
         #expect(warnings("unlock").isEmpty)
+        // The unlock pad a shared journey the app calls: the same two rounds.
+        let shared = """
+            journey: t.called
+            version: 1
+            title: Shared PIN check
+            stored:
+              pin: { type: string, secret: true }
+              failures: { type: int, default: 0 }
+            limits:
+              unlockPin: { max: 3, counter: stored.failures, exceeded: locked, keep: true }
+            start: c
+            steps:
+              c:
+                handler: pin.verify
+                with: { key: pin }
+                attempts: { limit: unlockPin, counts: [wrong], resets: [correct] }
+                on: { correct: back, wrong: c, missing: locked }
+            ends:
+              back: { kind: success }
+              locked: { kind: failure }
+            """
+        func viaCall(_ counter: String) -> [String] {
+            Self.warnings(calling: [
+                Self.journey(
+                    """
+                      s:
+                        handler: ui.screen
+                        screen: { actions: { unlock: Unlock, pay: Pay } }
+                        on: { unlock: unlock, pay: pay }
+                      unlock:
+                        call: t.called
+                        on: { back: done, locked: out }
+                      pay:
+                        handler: pin.verify
+                        with: { key: pin }
+                        attempts: { limit: payPin, counts: [wrong], resets: [correct] }
+                        on: { correct: done, wrong: pay, missing: out }
+                    """,
+                    extra: """
+                        stored:
+                          pin: { type: string, secret: true }
+                          failures: { type: int, default: 0 }
+                          payFailures: { type: int, default: 0 }
+                        limits:
+                          payPin: { max: 3, counter: \(counter), exceeded: out, keep: true }
+                        """),
+                shared,
+            ])
+        }
+        #expect(viaCall("stored.payFailures") == ["auth.failure-uncounted 19:3"])
+        #expect(viaCall("stored.failures").isEmpty)
     }
 
     @Test("a limit set back to 0 when exceeded while the same PIN is asked for again")

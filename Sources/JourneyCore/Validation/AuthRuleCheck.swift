@@ -581,28 +581,32 @@ struct AuthRuleCheck {
             }
         }
         // Two pads for the same PIN, each with a count of its own and each reached without the
-        // other's check: every pad gives a round of tries.
+        // other's check: every pad gives a round of tries. A pad of a journey a step calls (a
+        // shared PIN check) is that step's, with the called journey's counter.
         let start = journey.start.value
-        let byKey = Dictionary(
-            grouping: checks.values.filter { handlerID($0) == "pin.verify" && $0.attempts != nil },
-            by: { step in
-                literal(parameter(step, "key")) ?? ""
-            })
-        for (key, pads) in byKey where !key.isEmpty && pads.count > 1 {
-            let sorted = pads.sorted { $0.id.location.line < $1.id.location.line }
-            func counter(_ step: Step) -> String? {
-                journey.limit(chargedBy: step).map { $0.counter.value.description }
-            }
-            for (index, first) in sorted.enumerated() {
-                for second in sorted[(index + 1)...] where counter(first) != counter(second) {
-                    let toSecond = reachable(from: [start]) { $0.id.value == first.id.value }
-                    let toFirst = reachable(from: [start]) { $0.id.value == second.id.value }
-                    guard toSecond.contains(second.id.value), toFirst.contains(first.id.value) else { continue }
-                    find(
-                        .uncountedFailure,
-                        "steps '\(first.id.value)' and '\(second.id.value)' check the PIN under '\(key)' against counts of their own (\(counter(first) ?? "none"), \(counter(second) ?? "none")), and either is reached without the other: each pad gives its own round of tries; charge them one limit, or limits that keep one counter",
-                        at: second.id.location)
+        var pads: [(step: Step, key: String, counter: String?)] = []
+        for step in journey.steps {
+            if checks[step.id.value] != nil, handlerID(step) == "pin.verify", step.attempts != nil,
+                let key = literal(parameter(step, "key"))
+            {
+                pads.append((step, key, journey.limit(chargedBy: step).map { $0.counter.value.description }))
+            } else if case .call(let callee) = step.kind, let called = all[callee.value] {
+                for pad in called.steps where handlerID(pad) == "pin.verify" && pad.attempts != nil {
+                    guard let key = literal(parameter(pad, "key")) else { continue }
+                    pads.append((step, key, called.limit(chargedBy: pad).map { $0.counter.value.description }))
                 }
+            }
+        }
+        for (index, first) in pads.enumerated() {
+            for second in pads[(index + 1)...]
+            where second.key == first.key && second.counter != first.counter && second.step.id != first.step.id {
+                let toSecond = reachable(from: [start]) { $0.id.value == first.step.id.value }
+                let toFirst = reachable(from: [start]) { $0.id.value == second.step.id.value }
+                guard toSecond.contains(second.step.id.value), toFirst.contains(first.step.id.value) else { continue }
+                find(
+                    .uncountedFailure,
+                    "steps '\(first.step.id.value)' and '\(second.step.id.value)' check the PIN under '\(first.key)' against counts of their own (\(first.counter ?? "none"), \(second.counter ?? "none")), and either is reached without the other: each pad gives its own round of tries; charge them one limit, or limits that keep one counter",
+                    at: second.step.id.location)
             }
         }
         // A called journey's limit whose maximum the call computes from what the run keeps: the
