@@ -12,17 +12,21 @@ struct ExploreCommand: AsyncParsableCommand {
             Plays each journey breadth first through the real interpreter and handlers: at \
             every step each class of input the step takes (each enabled action, a right and a \
             wrong PIN, each biometric result), and anywhere an app restart, jumps of the \
-            virtual clock by the durations the journey writes, and (from a scenario with \
-            stubs) the network going away and coming back; after a failure or a cancel end, \
-            the app opened again with what the device keeps. Equal situations are one state.
+            virtual clock by the durations the journey writes (and to the times of day and \
+            dates it reads: device.now % 86400, a date compared with), and (from a scenario \
+            with stubs) the network going away and coming back; after a failure or a cancel \
+            end, the app opened again with what the device keeps, a new session. Equal \
+            situations are one state.
 
             Every state and move is checked against the invariants, each with a stable id:
               explore.reaches-an-end      from every reachable state an end can be reached
+                                          without killing the app
               explore.never-fails         no path makes the run fail
               explore.counter-survives    no restart (and no clock jump but a lockout's end)
                                           lowers an attempt counter
               explore.exceeded-target     no way round an attempt limit (a step that
-                                          clears the count) lowers its counter
+                                          clears the count, before or after it is
+                                          spent) lowers its counter
               explore.no-secret-leak      no secret reaches a transcript on any path
               explore.credential-before-success
                                           no path reaches a success end without passing a
@@ -580,12 +584,8 @@ struct ExploreCommand: AsyncParsableCommand {
             all.truncated = all.truncated || result.truncated
             all.offline = all.offline || result.offline
             all.taken.formUnion(result.taken)
-            all.leftOut = Array(Set(all.leftOut).union(result.leftOut)).sorted()
         }
-        // What a start's device lacks (a PIN sealed) is left out only if every start lacks it.
-        all.leftOut.removeAll { note in
-            JourneyExplorer.isSaidOfTheDevice(note) && !group.allSatisfy { $0.result.leftOut.contains(note) }
-        }
+        all.leftOut = JourneyExplorer.leftOut(ofStarts: group.map(\.result))
         let broken = group.map { reported($0.result, excepted) }
         let count = broken.reduce(0) { $0 + $1.count }
         let verdict = count == 0 ? "clean" : counted(count, "violation")
@@ -596,10 +596,6 @@ struct ExploreCommand: AsyncParsableCommand {
         var lines = ["\(all.journey) from \(group.count) starts (\(starts)): \(verdict)"]
         // The same for every start but for the network, said when some start had one to lose.
         let offline = group.count { $0.result.offline }
-        // A request sent with no network is left out only from the starts without stubs.
-        if offline > 0 {
-            all.leftOut = all.leftOut.map { JourneyExplorer.sentWithoutNetworkFromSomeStarts($0) ?? $0 }
-        }
         lines.append(
             played(all, stops: false, network: offline < group.count ? " (from the starts with stubs)" : "", seed: true)
         )

@@ -471,19 +471,13 @@ public struct JourneyExplorer: Sendable {
     /// are then never asked for (it says `missing` at once).
     func unsealedPINs(_ journey: CompiledJourney) -> [String] {
         let reached = ScenarioChecker.reachableJourneys(from: journey, in: library)
-        func key(_ step: Step) -> String? {
-            guard case .scalar(let text, _, _)? = step.with.first(where: { $0.name.value == "key" })?.value,
-                !text.contains("${")
-            else { return nil }
-            return text
-        }
-        func handler(_ step: Step) -> String? {
-            if case .handler(let id) = step.kind { id.value } else { nil }
-        }
-        let sealed = Set(reached.flatMap(\.source.steps).filter { handler($0) == "pin.save" }.compactMap(key))
+        let sealed = Set(
+            reached.flatMap(\.source.steps).filter { $0.handlerID == "pin.save" }.compactMap {
+                $0.literalParameter("key")
+            })
         return reached.flatMap { reachedJourney in
             reachedJourney.source.steps.compactMap { step -> String? in
-                guard handler(step) == "pin.verify", let key = key(step), device.store[key] == nil,
+                guard step.handlerID == "pin.verify", let key = step.literalParameter("key"), device.store[key] == nil,
                     !sealed.contains(key)
                 else { return nil }
                 return
@@ -497,7 +491,7 @@ public struct JourneyExplorer: Sendable {
 
     /// Whether a note of ``Result/leftOut`` is said of a start's device (``unsealedPINs(_:)``):
     /// of a journey explored from several starts, left out only when it is from each.
-    public static func isSaidOfTheDevice(_ note: String) -> Bool { note.hasSuffix(unsealed) }
+    static func isSaidOfTheDevice(_ note: String) -> Bool { note.hasSuffix(unsealed) }
 
     /// The abstraction of `journey` for this explorer's library, with these clock jumps.
     func abstraction(_ journey: CompiledJourney, jumps: [Int]) -> Abstraction {
@@ -1361,9 +1355,22 @@ public struct JourneyExplorer: Sendable {
 
     static let withoutNetwork = ": sends a request with no network to send it to: it goes as if offline"
 
+    /// What a journey explored from several starts left out, said of them all: each start's
+    /// notes once; what a start's device lacks (a PIN sealed) only when every start lacks it; a
+    /// request sent with no network, when some start stubs the server, as left out only from the
+    /// others.
+    public static func leftOut(ofStarts results: [Result]) -> [String] {
+        var notes = Set(results.flatMap(\.leftOut))
+        notes = notes.filter { note in !isSaidOfTheDevice(note) || results.allSatisfy { $0.leftOut.contains(note) } }
+        if results.contains(where: \.offline) {
+            notes = Set(notes.map { sentWithoutNetworkFromSomeStarts($0) ?? $0 })
+        }
+        return notes.sorted()
+    }
+
     /// ``sentWithoutNetwork(_:)``'s note said of a journey explored from several starts, some of
     /// which stub the server: left out only from the others; nil for any other note.
-    public static func sentWithoutNetworkFromSomeStarts(_ note: String) -> String? {
+    static func sentWithoutNetworkFromSomeStarts(_ note: String) -> String? {
         guard let mark = note.range(of: withoutNetwork) else { return nil }
         return String(note[..<mark.upperBound])
             + " from the starts without stubs (those with stubs play the server's answers)"

@@ -12,6 +12,22 @@ extension Journey {
 }
 
 extension Step {
+    /// The id of the handler the step runs; nil for a step that calls a journey.
+    public var handlerID: String? {
+        if case .handler(let id) = kind { id.value } else { nil }
+    }
+
+    /// The parameter `name` as it is written, if the step gives it.
+    public func parameter(_ name: String) -> RawValue? {
+        with.first { $0.name.value == name }?.value
+    }
+
+    /// The parameter `name` when it is written as one literal text (not a template): a `key`.
+    public func literalParameter(_ name: String) -> String? {
+        guard case .scalar(let text, _, _)? = parameter(name), !text.contains("${") else { return nil }
+        return text
+    }
+
     /// The parameters of a credential check that name what the user's answer is compared with.
     static let credentialParameters: Set<String> = ["expected", "secret", "vault", "counter"]
 
@@ -22,16 +38,14 @@ extension Step {
     public var checkedAgainst: Set<String>? {
         var found = Set<String>()
         var named = false
-        for (name, value) in with {
-            if name.value == "key" {
-                guard case .scalar(let text, _, _) = value, !text.contains("${") else { continue }
-                found.insert("stored." + text)
-                named = true
-            } else if Self.credentialParameters.contains(name.value) {
-                named = true
-                for path in value.references where path.count >= 2 && ["state", "stored"].contains(path[0]) {
-                    found.insert(path[0] + "." + path[1])
-                }
+        if let key = literalParameter("key") {
+            found.insert("stored." + key)
+            named = true
+        }
+        for (name, value) in with where Self.credentialParameters.contains(name.value) {
+            named = true
+            for path in value.references where path.count >= 2 && ["state", "stored"].contains(path[0]) {
+                found.insert(path[0] + "." + path[1])
             }
         }
         return named ? found : nil

@@ -88,18 +88,13 @@ struct AuthRuleCheck {
 
     // MARK: - The steps, as the rules see them
 
-    private func handlerID(_ step: Step) -> String? {
-        if case .handler(let id) = step.kind { return id.value }
-        return nil
-    }
+    private func handlerID(_ step: Step) -> String? { step.handlerID }
 
     private func contract(_ step: Step) -> HandlerContract? {
-        handlerID(step).flatMap { handlers[$0]?.contract }
+        step.handlerID.flatMap { handlers[$0]?.contract }
     }
 
-    private func parameter(_ step: Step, _ name: String) -> RawValue? {
-        step.with.first { $0.name.value == name }?.value
-    }
+    private func parameter(_ step: Step, _ name: String) -> RawValue? { step.parameter(name) }
 
     /// A parameter written as one literal text (not a template).
     private func literal(_ value: RawValue?) -> String? {

@@ -105,11 +105,7 @@ public struct ScenarioChecker: Sendable {
         var storedNames = Set(storedDecls.map(\.name)).union(scenario.device.store.map(\.key.value))
             .union(scenario.device.pins.map(\.key.value))
         for j in reachable {
-            for step in j.source.steps {
-                for (name, value) in step.with where name.value == "key" {
-                    if case .scalar(let text, _, _) = value, !text.contains("${") { storedNames.insert(text) }
-                }
-            }
+            storedNames.formUnion(j.source.steps.compactMap { $0.literalParameter("key") })
         }
         var sessions: [CompiledScenario.Session] = []
         for (index, session) in scenario.sessions.enumerated() {
