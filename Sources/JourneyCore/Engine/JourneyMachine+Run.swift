@@ -256,7 +256,7 @@ extension JourneyMachine.Run {
                 failure(step.id, "step budget of \(budget) exhausted at step '\(step.id)'; the journey seems to loop"))
         }
         at = index
-        if keepsRecord(prepared: step.enterEvent != nil) {
+        if keepsRecord(prepared: true) {
             emit(.stepEnter(step: step.id, handler: step.label), encoded: step.enterEvent)
         }
         attemptCharged = false
@@ -293,7 +293,7 @@ extension JourneyMachine.Run {
             if let screen = visit.screen, keepsRecord(prepared: visit.screenEvent != nil) {
                 emit(.screen(step: step.id, screen: screen), encoded: visit.screenEvent)
             }
-            if keepsRecord(prepared: fixed.callEvent != nil) {
+            if keepsRecord(prepared: true) {
                 emit(
                     .handlerCall(step: step.id, handler: step.label, params: fixed.callFields),
                     encoded: fixed.callEvent)

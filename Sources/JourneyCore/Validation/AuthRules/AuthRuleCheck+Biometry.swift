@@ -1,0 +1,78 @@
+// `auth.biometry-without-key` and `auth.biometry-unlimited`: one family of the static auth rules (``AuthRuleCheck``).
+
+extension AuthRuleCheck {
+    /// The steps and ends reachable from `targets` without opening a key: past a step that
+    /// opens one only by its other outcomes (`pin.verify`'s `missing` opened nothing), and
+    /// through a call only when the journey it runs neither opens a key nor checks a credential
+    /// (a help sheet); one that may, or that is not in the project, stops the way.
+    func unkeyed(from targets: [String]) -> Set<String> {
+        var seen = Set<String>()
+        var queue = targets
+        while let id = queue.popLast() {
+            guard seen.insert(id).inserted, let step = steps[id] else { continue }
+            if case .call = step.kind {
+                // On by the ends the called journey reaches without opening a key or checking
+                // a credential (a help sheet's).
+                guard
+                    let walked = walk(
+                        calledBy: step, stoppingAt: { contract($0)?.releasesKey == true || checksCredential($0) })
+                else { continue }
+                queue += branches(of: step, after: walked.ends).map(\.target.value)
+                continue
+            }
+            // A step that opens data with keys the device opened on its own (a keyring from
+            // locker.deviceKeys) opens nothing the user unlocked.
+            guard let other = contract(step), other.releasesKey, !usesDeviceKeys(step) else {
+                queue += successors(step)
+                continue
+            }
+            guard !other.keyOutcomes.isEmpty else { continue }
+            for (outcome, transition) in step.transitions where !other.keyOutcomes.contains(outcome.value) {
+                queue += transition.branches.map(\.target.value)
+            }
+            // Its limit spent opens nothing either.
+            queue += journey.limit(chargedBy: step)?.exceeded.branches.map(\.target.value) ?? []
+        }
+        return seen
+    }
+
+    /// Whether a step's parameters read state that a `locker.deviceKeys` step sets from its
+    /// outcome: keys the device opens without the user.
+    func usesDeviceKeys(_ step: Step) -> Bool {
+        let fromDevice = Set(
+            journey.steps.filter { handlerID($0) == "locker.deviceKeys" }
+                .flatMap { $0.transitions.flatMap(\.transition.branches).flatMap(\.assignments) }
+                .filter { $0.target.value.scope == .state && $0.value.references.contains { $0.first == "outcome" } }
+                .map(\.target.value.name))
+        guard !fromDevice.isEmpty else { return false }
+        return step.with.contains { _, value in
+            value.references.contains { $0.count >= 2 && $0[0] == "state" && fromDevice.contains($0[1]) }
+        }
+    }
+
+    /// ``AuthRule/biometryWithoutKey`` and ``AuthRule/unlimitedBiometry``.
+    mutating func biometry() {
+        let successEnds = Set(journey.ends.filter { $0.kind == .success }.map(\.id.value))
+        for step in journey.steps where handlerID(step) == "biometry.authenticate" {
+            for (outcome, transition) in step.transitions where outcome.value == "success" {
+                let reached = unkeyed(from: transition.branches.map(\.target.value))
+                if let end = successEnds.sorted().first(where: reached.contains) {
+                    find(
+                        .biometryWithoutKey,
+                        "a biometric success at step '\(step.id.value)' reaches the success end '\(end)' without a step that opens a key the user unlocks (pin.verify, locker.easyAccess, locker.decrypt): the sensor's answer alone signs in, so faking it is enough",
+                        at: outcome.location)
+                }
+            }
+            guard step.attempts == nil else { continue }
+            for (outcome, transition) in step.transitions where outcome.value == "failure" {
+                let reached = reachable(from: transition.branches.map(\.target.value)) { _ in false }
+                if reached.contains(step.id.value) {
+                    find(
+                        .unlimitedBiometry,
+                        "a failed biometric match at step '\(step.id.value)' leads back to it with no attempt limit: charge one ('attempts:') so that the journey counts its own tries",
+                        at: outcome.location)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,54 @@
+// `auth.weak-pin` and `auth.pin-reuse`: one family of the static auth rules (``AuthRuleCheck``).
+
+extension AuthRuleCheck {
+    /// ``AuthRule/weakPIN`` and ``AuthRule/pinReuse``: PIN creation without a weak-PIN policy,
+    /// and a PIN change that does not check the new PIN against the old.
+    mutating func pinCreation() {
+        let saves = journey.steps.filter { handlerID($0) == "pin.save" }
+        guard !saves.isEmpty else { return }
+        let entries = journey.steps.filter { handlerID($0) == "pin.entry" }
+        for step in entries {
+            // A template decides when the step runs; only a policy left out or switched off
+            // (literally, or by a param's default) is reported.
+            let policy = parameter(step, "warnWeak")
+            guard policy == nil || resolved(policy) == "false" else { continue }
+            find(
+                .weakPIN,
+                "step '\(step.id.value)' creates a PIN with no weak-PIN policy: give pin.entry 'warnWeak: true' and handle 'weak' (NIST SP 800-63B 5.1.1.2 asks to refuse repetitive, sequential and common secrets)",
+                at: step.id.location)
+        }
+        // A change: a new PIN chosen after the one stored under the same key was verified.
+        let savedKeys = Set(saves.compactMap { literal(parameter($0, "key")) })
+        for verify in journey.steps where handlerID(verify) == "pin.verify" {
+            guard let key = literal(parameter(verify, "key")), savedKeys.contains(key) else { continue }
+            let afterCorrect = verify.transitions.filter { $0.outcome.value == "correct" }.flatMap {
+                $0.transition.branches.map(\.target.value)
+            }
+            // Not through a wipe (the PIN is gone: the next is a first one) nor another check
+            // of the PIN (a later unlock, whose own `correct` is looked at in turn).
+            let reached = reachable(from: afterCorrect) { next in
+                ["pin.verify", "session.clear"].contains(handlerID(next) ?? "")
+            }
+            for step in entries where reached.contains(step.id.value) {
+                // Only a PIN chosen for the key verified: one sealed under another key (a
+                // payment PIN beside the app's) is another PIN.
+                let sealed = reachable(from: successors(step)) { handlerID($0) == "pin.save" }
+                    .compactMap { steps[$0] }.filter { handlerID($0) == "pin.save" }
+                    .map { literal(parameter($0, "key")) }
+                if !sealed.isEmpty, !sealed.contains(where: { $0 == nil || $0 == key }) { continue }
+                let against = parameter(step, "differentFrom")
+                if against == nil {
+                    find(
+                        .pinReuse,
+                        "step '\(step.id.value)' chooses a new PIN for '\(key)' after the old one was verified, but does not check that it differs: give pin.entry 'differentFrom: \(key)' and handle 'same'",
+                        at: step.id.location)
+                } else if let other = resolved(against), other != key {
+                    find(
+                        .pinReuse,
+                        "step '\(step.id.value)' chooses a new PIN for '\(key)' but checks that it differs from the PIN under '\(other)', not from the one it replaces: give pin.entry 'differentFrom: \(key)'",
+                        at: step.id.location)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,288 @@
+/// The static half of the auth rules (``AuthRule``): finds where a journey breaks one, as
+/// warnings with the rule's id, except the rules the journey declares under `exceptions:`.
+/// An exception the journey does not need is a warning too, so that none outlives its reason.
+struct AuthRuleCheck {
+    static let unusedException = "exception.unused"
+
+    let journey: Journey
+    let handlers: HandlerRegistry
+    /// The project's journeys by id: the rules look through a `call` into the journey it runs.
+    let all: [String: Journey]
+    /// The journey's steps by id.
+    let steps: [String: Step]
+    private(set) var findings: [(rule: AuthRule, message: String, at: SourceLocation)] = []
+
+    /// Checks `journey` and reports what it finds into `diagnostics`.
+    static func check(
+        _ journey: Journey, handlers: HandlerRegistry, all: [String: Journey] = [:],
+        into diagnostics: inout DiagnosticList
+    ) {
+        var check = AuthRuleCheck(
+            journey: journey, handlers: handlers, all: all,
+            steps: Dictionary(journey.steps.map { ($0.id.value, $0) }, uniquingKeysWith: { first, _ in first }))
+        check.literalSecrets()
+        check.redirectURIs()
+        check.serverAddresses()
+        check.pinCreation()
+        check.pinsInTheStore()
+        check.biometry()
+        check.counters()
+        check.refusals()
+        check.pinResets()
+        check.captures()
+        check.oneTimeCodes()
+        // A step named by an exception is one of the journey's.
+        let ids = journey.steps.map(\.id.value)
+        for exception in journey.exceptions {
+            for step in exception.steps ?? [] where !ids.contains(step.value) {
+                diagnostics.error(
+                    unknownExceptionStep,
+                    "the exception to '\(exception.rule.value)' names step '\(step.value)', which is not a step of this journey\(Suggestion.hint(for: step.value, in: ids))",
+                    at: step.location)
+            }
+        }
+        var used = Set<Int>()
+        for finding in check.findings {
+            // The exception that holds for it: one for the whole journey, or one naming its step.
+            let step = check.step(at: finding.at)
+            if let index = journey.exceptions.firstIndex(where: { exception in
+                exception.rule.value == finding.rule.rawValue
+                    && (exception.steps.map { steps in step.map { id in steps.contains { $0.value == id } } ?? false }
+                        ?? true)
+            }) {
+                used.insert(index)
+                continue
+            }
+            diagnostics.warning(finding.rule.rawValue, finding.message, at: finding.at)
+        }
+        // `journey explore` judges the exceptions to its invariants.
+        for (index, exception) in journey.exceptions.enumerated()
+        where !used.contains(index) && AuthRule(rawValue: exception.rule.value) != nil {
+            let steps =
+                exception.steps.map {
+                    " at step\($0.count == 1 ? "" : "s") " + $0.map { "'\($0.value)'" }.joined(separator: ", ")
+                } ?? ""
+            diagnostics.warning(
+                unusedException,
+                "the journey declares an exception to '\(exception.rule.value)'\(steps) but breaks no such rule there; remove it",
+                at: exception.rule.location)
+        }
+    }
+
+    static let unknownExceptionStep = "exception.step"
+
+    /// The step whose lines hold `location`: the last step written at or before it, while
+    /// before the journey's first end; nil above the steps (a limit) or among the ends.
+    func step(at location: SourceLocation) -> String? {
+        let firstEnd = journey.ends.map(\.id.location.line).min() ?? Int.max
+        let ordered = journey.steps.sorted { $0.id.location.line < $1.id.location.line }
+        guard let first = ordered.first, location.line >= first.id.location.line,
+            firstEnd < first.id.location.line || location.line < firstEnd
+        else { return nil }
+        return ordered.last { $0.id.location.line <= location.line }?.id.value
+    }
+
+    mutating func find(_ rule: AuthRule, _ message: String, at location: SourceLocation) {
+        findings.append((rule, message, location))
+    }
+
+    // MARK: - The steps, as the rules see them
+
+    func handlerID(_ step: Step) -> String? { step.handlerID }
+
+    func contract(_ step: Step) -> HandlerContract? {
+        step.handlerID.flatMap { handlers[$0]?.contract }
+    }
+
+    func parameter(_ step: Step, _ name: String) -> RawValue? { step.parameter(name) }
+
+    /// A parameter written as one literal text (not a template).
+    func literal(_ value: RawValue?) -> String? {
+        guard case .scalar(let text, _, _)? = value, !text.contains("${") else { return nil }
+        return text
+    }
+
+    /// Whether a value is written into the journey: literal text, or a template that reads
+    /// nothing but constants and params that are not secret (`${'12' + '34'}`,
+    /// `${params.defaultPin}`): what it gives is in the file, whatever it computes.
+    func writtenIn(_ value: RawValue?) -> Bool {
+        guard case .scalar(let text, _, _)? = value, !text.isEmpty else { return false }
+        guard text.contains("${") else { return true }
+        guard case .success(let template) = Template.parse(text) else { return false }
+        let plainParams = Set(journey.params.filter { !$0.type.secret }.map(\.name.value))
+        for case .expression(let expression, _) in template.parts {
+            for path in expression.references {
+                guard path.count == 2 else { return false }
+                if path[0] == "params", plainParams.contains(path[1]) { continue }
+                if path[0] == "state", constantState.contains(path[1]) { continue }
+                return false
+            }
+        }
+        return true
+    }
+
+    /// The state values that keep their written default for the whole run: declared with one
+    /// and set by no transition (a "service PIN" kept in state is written into the journey).
+    var constantState: Set<String> {
+        var branches: [Branch] = journey.steps.flatMap { $0.transitions.flatMap(\.transition.branches) }
+        branches += journey.limits.flatMap(\.exceeded.branches)
+        var assigned = Set<String>()
+        for assignment in branches.flatMap(\.assignments) where assignment.target.value.scope == .state {
+            assigned.insert(assignment.target.value.name)
+        }
+        return Set(
+            journey.state.filter { declaration in
+                // An empty default holds nothing ("no token yet").
+                guard let text = literal(declaration.defaultValue), !text.isEmpty else { return false }
+                return !assigned.contains(declaration.name.value)
+            }.map(\.name.value))
+    }
+
+    /// A parameter's text: written literally, or as a template of text and `${params.NAME}`
+    /// with each param's default (`"${params.appHost}/callback"`).
+    func resolved(_ value: RawValue?) -> String? {
+        if let text = literal(value) { return text }
+        guard case .scalar(let text, _, _)? = value, case .success(let template) = Template.parse(text) else {
+            return nil
+        }
+        var result = ""
+        for part in template.parts {
+            switch part {
+            case .text(let text): result += text
+            case .expression(let expression, _):
+                let path = expression.source.trimmingCharacters(in: .whitespaces).split(separator: ".")
+                guard path.count == 2, path[0] == "params",
+                    let value = literal(journey.params.first { $0.name.value == path[1] }?.defaultValue)
+                else { return nil }
+                result += value
+            }
+        }
+        return result
+    }
+
+    /// Whether a step checks a credential: one the user types again (its handler's
+    /// ``HandlerContract/credentialCheck``), a sign-in (outcomes that verify), or one the
+    /// journey marks (`verifies:`).
+    func checksCredential(_ step: Step) -> Bool {
+        if step.verifies != nil { return true }
+        guard let contract = contract(step) else { return false }
+        return contract.credentialCheck != nil || !contract.verifiedOutcomes.isEmpty
+    }
+
+    /// Whether a step may wait for the user, where the app can be killed and opened again (a
+    /// refinement for pinning asks nothing).
+    func waits(_ step: Step) -> Bool {
+        guard let contract = contract(step) else { return false }
+        return !contract.inputs.isEmpty || !contract.refinedInputs.isEmpty || contract.actionsAreOutcomes
+    }
+
+    /// The journey a `call` step runs, walked from its start as a path through the call goes:
+    /// not past a step `stops` accepts (a sign-in, a wipe). The steps it passes, and the ends it
+    /// reaches that way, whose transitions of the call step the path goes on by; a journey it
+    /// calls is walked the same way. Nil when one of them is not in the project (nothing is
+    /// known of what it does), and for a step that calls nothing.
+    func walk(
+        calledBy step: Step, stoppingAt stops: (Step) -> Bool, visiting: Set<String> = []
+    ) -> (steps: [Step], ends: Set<String>)? {
+        guard case .call(let id) = step.kind, !visiting.contains(id.value), let called = all[id.value] else {
+            return nil
+        }
+        let byId = Dictionary(called.steps.map { ($0.id.value, $0) }, uniquingKeysWith: { first, _ in first })
+        let endIds = Set(called.ends.map(\.id.value))
+        var passed: [Step] = []
+        var ends = Set<String>()
+        var seen = Set<String>()
+        var queue = [called.start.value]
+        while let next = queue.popLast() {
+            guard seen.insert(next).inserted else { continue }
+            if endIds.contains(next) {
+                ends.insert(next)
+                continue
+            }
+            guard let inner = byId[next], !stops(inner) else { continue }
+            if case .call = inner.kind {
+                guard let nested = walk(calledBy: inner, stoppingAt: stops, visiting: visiting.union([id.value])) else {
+                    return nil
+                }
+                passed += nested.steps
+                for (outcome, transition) in inner.transitions where nested.ends.contains(outcome.value) {
+                    queue += transition.branches.map(\.target.value)
+                }
+                continue
+            }
+            passed.append(inner)
+            queue += called.branches(from: inner).map(\.target.value)
+        }
+        return (passed, ends)
+    }
+
+    /// The targets of the branches a `call` step takes after the ends in `ends`.
+    func branches(of step: Step, after ends: Set<String>) -> [Branch] {
+        step.transitions.filter { ends.contains($0.outcome.value) }.flatMap(\.transition.branches)
+    }
+
+    /// Where a step can go next: every transition's targets, and its limit's `exceeded`.
+    func successors(_ step: Step) -> [String] {
+        journey.branches(from: step).map(\.target.value)
+    }
+
+    /// The steps and ends reachable from `targets`, not going through a step `stop` accepts.
+    func reachable(from targets: [String], stoppingAt stop: (Step) -> Bool) -> Set<String> {
+        var seen = Set<String>()
+        var queue = targets
+        while let id = queue.popLast() {
+            guard seen.insert(id).inserted, let step = steps[id], !stop(step) else { continue }
+            queue += successors(step)
+        }
+        return seen
+    }
+
+    /// Handlers whose outcome data `pin` is a PIN as the user typed it.
+    static let pinHandlers: Set<String> = ["pin.entry", "pin.repeat", "ui.pin"]
+
+    /// Every assignment of the journey, with whether its step's outcome data `pin` is a PIN the
+    /// user typed.
+    var assignments: [(assignment: Assignment, fromPIN: Bool)] {
+        journey.steps.flatMap { step in
+            step.transitions.flatMap(\.transition.branches).flatMap(\.assignments).map {
+                (assignment: $0, fromPIN: handlerID(step).map(Self.pinHandlers.contains) ?? false)
+            }
+        }
+    }
+
+    /// The state values that hold a PIN the user typed in this run, directly or through state.
+    var typedPINState: Set<String> {
+        let assignments = self.assignments
+        var holdsPIN = Set<String>()
+        var changed = true
+        while changed {
+            changed = false
+            for (assignment, fromPIN) in assignments where assignment.target.value.scope == .state {
+                let name = assignment.target.value.name
+                guard !holdsPIN.contains(name) else { continue }
+                let paths = assignment.value.references
+                if (fromPIN && paths.contains(["outcome", "pin"]))
+                    || paths.contains(where: { $0.count >= 2 && $0[0] == "state" && holdsPIN.contains($0[1]) })
+                {
+                    holdsPIN.insert(name)
+                    changed = true
+                }
+            }
+        }
+        return holdsPIN
+    }
+
+    /// Whether `step` is entered straight from a PIN pad whose transition sets one of `read`
+    /// (`state.NAME`) from the PIN typed there: it asks for the same PIN again, to confirm it.
+    func confirms(_ step: Step, _ read: Set<String>) -> Bool {
+        journey.steps.contains { pad in
+            guard let handler = handlerID(pad), Self.pinHandlers.contains(handler) else { return false }
+            return pad.transitions.flatMap(\.transition.branches).contains { branch in
+                branch.target.value == step.id.value
+                    && branch.assignments.contains {
+                        read.contains($0.target.value.description) && $0.value.references.contains(["outcome", "pin"])
+                    }
+            }
+        }
+    }
+}
