@@ -223,7 +223,7 @@ struct ExploreCommand: AsyncParsableCommand {
             }
             return scenario
         }
-        if paths.isEmpty, !journeys.isEmpty {
+        if paths.isEmpty, !from.isEmpty, !journeys.isEmpty {
             // Only the scenarios given: --journey chooses among the journeys they play.
             let playing = Set(named.map(\.journey.id))
             if let other = journeys.first(where: { !playing.contains($0) }) {

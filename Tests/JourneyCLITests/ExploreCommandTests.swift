@@ -240,6 +240,18 @@ struct ExploreCommandTests {
         #expect(tested.stdout.contains("examples.pin-model-bug › explore"), "\(tested)")
     }
 
+    @Test("--journey without paths chooses among the project's journeys, as with its folders given")
+    func journeyWithoutPaths() async throws {
+        let bare = try await runJourney(["explore", "--journey", "examples.pin-model"])
+        let given = try await runJourney(["explore", "--journey", "examples.pin-model", "journeys"])
+        #expect(bare.status == Exit.ok, "\(bare)")
+        #expect(bare.stdout == given.stdout, "\(bare)\n\(given)")
+        #expect(bare.stdoutLines.first?.hasPrefix("examples.pin-model:") == true, "\(bare)")
+        let unknown = try await runJourney(["explore", "--journey", "examples.pin-modle"])
+        #expect(unknown.status == Exit.invalid, "\(unknown)")
+        #expect(unknown.stderr.contains("did you mean 'examples.pin-model'"), "\(unknown)")
+    }
+
     @Test("the PIN model journey explores clean with the peers' counts, and the exit status says so")
     func clean() async throws {
         let result = try await runJourney(["explore", "journeys/examples/pin-model.journey.yaml"])

@@ -464,6 +464,32 @@ struct AuthRuleTests {
             ])
         #expect(
             warnings("signIn", extra: signIn + "\n" + oracle.replacingOccurrences(of: "NEXT", with: "save")).isEmpty)
+        // A credential checked is passed by the outcomes that verify it: a password refused, or
+        // a wrong PUK, leading on to a new PIN verified nothing.
+        let password = """
+              ask:
+                handler: ui.screen
+                verifies: { credential: [accepted] }
+                screen: { title: Password, actions: { accepted: Accepted, refused: Refused } }
+                on: { accepted: choose, refused: REFUSED }
+            """
+        #expect(warnings("ask", extra: password.replacingOccurrences(of: "REFUSED", with: "out")).isEmpty)
+        #expect(
+            warnings("ask", extra: password.replacingOccurrences(of: "REFUSED", with: "choose")) == [
+                "auth.pin-reset-unverified 25:3"
+            ])
+        let puk = """
+              puk:
+                handler: pin.verify
+                with: { key: puk }
+                attempts: { limit: tries, counts: [wrong], resets: [correct] }
+                on: { correct: choose, wrong: WRONG, missing: out }
+            """
+        #expect(warnings("puk", extra: puk.replacingOccurrences(of: "WRONG", with: "puk")).isEmpty)
+        #expect(
+            warnings("puk", extra: puk.replacingOccurrences(of: "WRONG", with: "choose")) == [
+                "auth.pin-reset-unverified 25:3"
+            ])
     }
 
     @Test("a token captured from an answer in clear; one declared secret, or a token's type, is fine")
@@ -666,6 +692,37 @@ struct AuthRuleTests {
         #expect(
             afterWrong("  wipe:\n    handler: session.clear\n    with: { keep: [pin] }\n    on: { cleared: choose }")
                 == ["auth.failure-uncounted 16:26"])
+        // A code checked against what the store keeps: a wipe that keeps it (and the moving
+        // counter) leaves it to be tried again; one that wipes it does not.
+        func codeCheck(_ check: String, refused: String, keep: String) -> [String] {
+            let accepted = refused == "wrong" ? "correct" : "valid"
+            let findings = Self.findings(
+                Self.journey(
+                    """
+                      s:
+                    \(check)
+                        on: { \(refused): tidy, \(accepted): done }
+                      tidy:
+                        handler: session.clear
+                        with: { keep: [\(keep)] }
+                        on: { cleared: s }
+                    """,
+                    extra: """
+                        stored:
+                          code: { type: string, secret: true }
+                          seed: { type: string, secret: true }
+                          counter: { type: int, default: 0 }
+                        """))
+            #expect(findings.errors.isEmpty, "\(findings)")
+            return findings.warnings.filter { $0.hasPrefix("auth.failure-uncounted") }
+        }
+        let uiPin = "    handler: ui.pin\n    with: { length: 4, expected: \"${stored.code}\" }"
+        #expect(codeCheck(uiPin, refused: "wrong", keep: "code") == ["auth.failure-uncounted 13:11"])
+        #expect(codeCheck(uiPin, refused: "wrong", keep: "seed").isEmpty)
+        let hotp =
+            "    handler: otp.hotp\n    with: { secret: \"${stored.seed}\", code: \"123456\", counter: \"${stored.counter}\" }"
+        #expect(codeCheck(hotp, refused: "invalid", keep: "seed, counter") == ["auth.failure-uncounted 13:11"])
+        #expect(codeCheck(hotp, refused: "invalid", keep: "counter").isEmpty)
         // Confirming a PIN just typed compares with what the same person chose, kept in state:
         // a typo goes back to choosing, or is typed again at the same screen.
         for wrong in ["s", "again"] {
@@ -895,21 +952,34 @@ struct AuthRuleTests {
                   bio: { max: 5, counter: stored.bioFailures, exceeded: out, keep: true }
                 """)
         #expect(Self.warnings(calling: [bio, sheet]) == ["auth.biometry-without-key 13:11"])
-        let pinCheck = Self.called(
-            """
+        // A called PIN check opens the key by its `correct` only: the end that follows it signs
+        // in; its other ends (no PIN kept, the tries spent, "Skip") open nothing.
+        let pinCheck = """
+            journey: t.called
+            version: 1
+            title: Called
+            stored:
+              pin: { type: string, secret: true }
+              failures: { type: int, default: 0 }
+            limits:
+              tries: { max: 3, counter: stored.failures, exceeded: back, keep: true }
+            start: c
+            steps:
               c:
                 handler: pin.verify
                 with: { key: pin }
                 attempts: { limit: tries, counts: [wrong], resets: [correct] }
-                on: { correct: back, wrong: c, missing: back }
-            """,
-            extra: stored + """
-
-                  failures: { type: int, default: 0 }
-                limits:
-                  tries: { max: 3, counter: stored.failures, exceeded: back, keep: true }
-                """)
-        #expect(Self.warnings(calling: [bio, pinCheck]).isEmpty)
+                on: { correct: unlocked, wrong: c, missing: back }
+            ends:
+              unlocked: { kind: success }
+              back: { kind: cancel }
+            """
+        let keyed = bio.replacingOccurrences(of: "on: { back: done }", with: "on: { unlocked: done, back: out }")
+        #expect(Self.warnings(calling: [keyed, pinCheck]).isEmpty)
+        // Signed in by the called check's other end too: the sensor's answer and a spent limit,
+        // or "Skip", are enough.
+        let skipped = bio.replacingOccurrences(of: "on: { back: done }", with: "on: { unlocked: done, back: done }")
+        #expect(Self.warnings(calling: [skipped, pinCheck]) == ["auth.biometry-without-key 13:11"])
     }
 
     @Test("a called PIN check's maximum computed from what the app keeps: the tries grow")

@@ -11,13 +11,13 @@ extension AuthRuleCheck {
         while let id = queue.popLast() {
             guard seen.insert(id).inserted, let step = steps[id] else { continue }
             if case .call = step.kind {
-                // On by the ends the called journey reaches without opening a key or checking
-                // a credential (a help sheet's).
-                guard
-                    let walked = walk(
-                        calledBy: step, stoppingAt: { contract($0)?.releasesKey == true || checksCredential($0) })
-                else { continue }
-                queue += branches(of: step, after: walked.ends).map(\.target.value)
+                // On by the ends the called journey reaches without opening a key or checking a
+                // credential: a help sheet's, a "Skip" past its PIN pad.
+                guard let walked = walk(calledBy: step, stoppingAt: { _ in false }, closed: keyOutcomes) else {
+                    continue
+                }
+                let shut = keyOutcomes(step) ?? []
+                queue += branches(of: step, after: walked.ends.subtracting(shut)).map(\.target.value)
                 continue
             }
             // A step that opens data with keys the device opened on its own (a keyring from
@@ -34,6 +34,17 @@ extension AuthRuleCheck {
             queue += journey.limit(chargedBy: step)?.exceeded.branches.map(\.target.value) ?? []
         }
         return seen
+    }
+
+    /// The outcomes by which a way through `step` opened a key the user unlocks, or verified a
+    /// credential; nil for a step that opens a key by no outcome it names (the way stops there).
+    func keyOutcomes(_ step: Step) -> Set<String>? {
+        var shut = verifiedOutcomes(step) ?? []
+        if let contract = contract(step), contract.releasesKey {
+            guard !contract.keyOutcomes.isEmpty else { return nil }
+            shut.formUnion(contract.keyOutcomes)
+        }
+        return shut
     }
 
     /// Whether a step's parameters read state that a `locker.deviceKeys` step sets from its

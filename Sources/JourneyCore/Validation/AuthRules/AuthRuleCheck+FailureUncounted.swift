@@ -143,6 +143,11 @@ extension AuthRuleCheck {
     func retries(_ step: Step, after branches: [Branch]) -> Bool {
         let key = literal(parameter(step, "key"))
         let read = step.checkedAgainst ?? []
+        // The stored names the credential is read from, not its moving parts (an HOTP counter).
+        let storedSecrets = Set(
+            step.with.filter { ["expected", "vault", "secret"].contains($0.name.value) }
+                .flatMap { $0.value.references }
+                .filter { $0.count >= 2 && $0[0] == "stored" }.map { $0[1] })
         func replaces(_ branch: Branch) -> Bool {
             branch.assignments.contains { read.contains($0.target.value.description) }
         }
@@ -152,9 +157,13 @@ extension AuthRuleCheck {
                 guard let key, let saved = literal(parameter(next, "key")) else { return true }
                 return saved == key
             case "session.clear":
-                // A wipe that keeps the key leaves the credential as it was.
-                guard let key, case .list(let kept, _)? = parameter(next, "keep") else { return true }
-                return !kept.contains { literal($0) == key }
+                // A wipe that keeps the key (what `expected`, `vault` or `secret` reads from the
+                // store) leaves the credential as it was; one of a credential kept only in
+                // state, or not known, removes it as far as this rule can tell.
+                guard case .list(let kept, _)? = parameter(next, "keep") else { return true }
+                let keptNames = Set(kept.compactMap(literal))
+                let secrets = key.map { [$0] } ?? storedSecrets
+                return secrets.isEmpty || !secrets.allSatisfy(keptNames.contains)
             default: return false
             }
         }
@@ -174,11 +183,11 @@ extension AuthRuleCheck {
                 // Through a called journey by the ends it reaches without signing in or
                 // removing the credential (a help sheet's, a "Not now" past a sign-in); one not
                 // in the project stops the way.
-                guard let walked = walk(calledBy: next, stoppingAt: { checksCredential($0) || removes($0) }) else {
-                    continue
-                }
+                guard let walked = walk(calledBy: next, stoppingAt: removes) else { continue }
                 if walked.steps.contains(where: waits) { queue.append(start) }
-                queue += self.branches(of: next, after: walked.ends).filter { !replaces($0) }.map(\.target.value)
+                let verified = verifiedOutcomes(next) ?? []
+                queue += self.branches(of: next, after: walked.ends.subtracting(verified)).filter { !replaces($0) }
+                    .map(\.target.value)
                 continue
             } else if waits(next) {
                 queue.append(start)

@@ -34,15 +34,16 @@ extension AuthRuleCheck {
                 if case .call = step.kind {
                     // The called journey's steps on the ways that neither sign in nor wipe, and
                     // on by the ends those reach.
-                    guard let walked = walk(calledBy: step, stoppingAt: { checksCredential($0) || wipes($0) }) else {
-                        continue
-                    }
+                    guard let walked = walk(calledBy: step, stoppingAt: wipes) else { continue }
                     looked = walked.steps
-                    onward = branches(of: step, after: walked.ends).map(\.target.value)
+                    let verified = verifiedOutcomes(step) ?? []
+                    onward = branches(of: step, after: walked.ends.subtracting(verified)).map(\.target.value)
                 } else {
-                    if checksCredential(step) || wipes(step) { continue }
+                    // A credential checked stops the way by the outcomes that verify it; a
+                    // password refused, a wrong PUK or a cancel verified nothing.
+                    if wipes(step) { continue }
                     looked = [step]
-                    onward = successors(step)
+                    onward = branches(from: step, in: journey, closed: verifiedOutcomes(step) ?? []).map(\.target.value)
                 }
                 // What the step does, or the journey it calls does, said of it.
                 func does(_ what: String) -> String {

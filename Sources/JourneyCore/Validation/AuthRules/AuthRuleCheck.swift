@@ -169,6 +169,29 @@ struct AuthRuleCheck {
         return contract.credentialCheck != nil || !contract.verifiedOutcomes.isEmpty
     }
 
+    /// The outcomes by which a way through `step` has a credential verified: those its
+    /// `verifies:` names (its handler's sign-in outcomes when it names none), its handler's
+    /// sign-in outcomes (`oidc.token`'s `ok`), or the credential its handler checks being
+    /// right (`pin.verify`'s `correct`); nil for a step that checks none. A way on by any other
+    /// outcome (a wrong PIN, a password refused, a cancel) verified nothing.
+    func verifiedOutcomes(_ step: Step) -> Set<String>? {
+        let contract = contract(step)
+        if let mark = step.verifies {
+            return mark.outcomes.isEmpty ? Set(contract?.verifiedOutcomes ?? []) : Set(mark.outcomes.map(\.value))
+        }
+        guard let contract else { return nil }
+        if !contract.verifiedOutcomes.isEmpty { return Set(contract.verifiedOutcomes) }
+        return contract.credentialCheck.map { Set($0.accepted) }
+    }
+
+    /// Where a way goes on from `step` of `journey` (its transitions and its limit's
+    /// `exceeded`, a spent limit verifying nothing), leaving out the outcomes in `closed`.
+    func branches(from step: Step, in journey: Journey, closed: Set<String>) -> [Branch] {
+        guard !closed.isEmpty else { return journey.branches(from: step) }
+        return step.transitions.filter { !closed.contains($0.outcome.value) }.flatMap(\.transition.branches)
+            + (journey.limit(chargedBy: step)?.exceeded.branches ?? [])
+    }
+
     /// Whether a step may wait for the user, where the app can be killed and opened again (a
     /// refinement for pinning asks nothing).
     func waits(_ step: Step) -> Bool {
@@ -177,13 +200,17 @@ struct AuthRuleCheck {
     }
 
     /// The journey a `call` step runs, walked from its start as a path through the call goes:
-    /// not past a step `stops` accepts (a sign-in, a wipe). The steps it passes, and the ends it
-    /// reaches that way, whose transitions of the call step the path goes on by; a journey it
-    /// calls is walked the same way. Nil when one of them is not in the project (nothing is
-    /// known of what it does), and for a step that calls nothing.
+    /// not past a step `stops` accepts (a wipe), nor on by the outcomes `closed` gives of a step
+    /// (by default those that verify a credential: a sign-in ends the way, a password refused
+    /// goes on; nil stops the way at the step). The steps it passes, and the ends it reaches
+    /// that way, whose transitions of the call step the path goes on by; a journey it calls is
+    /// walked the same way. Nil when one of them is not in the project (nothing is known of what
+    /// it does), and for a step that calls nothing.
     func walk(
-        calledBy step: Step, stoppingAt stops: (Step) -> Bool, visiting: Set<String> = []
+        calledBy step: Step, stoppingAt stops: (Step) -> Bool, closed: ((Step) -> Set<String>?)? = nil,
+        visiting: Set<String> = []
     ) -> (steps: [Step], ends: Set<String>)? {
+        let closed = closed ?? { verifiedOutcomes($0) ?? [] }
         guard case .call(let id) = step.kind, !visiting.contains(id.value), let called = all[id.value] else {
             return nil
         }
@@ -199,19 +226,23 @@ struct AuthRuleCheck {
                 ends.insert(next)
                 continue
             }
-            guard let inner = byId[next], !stops(inner) else { continue }
+            guard let inner = byId[next], !stops(inner), let shut = closed(inner) else { continue }
             if case .call = inner.kind {
-                guard let nested = walk(calledBy: inner, stoppingAt: stops, visiting: visiting.union([id.value])) else {
+                guard
+                    let nested = walk(
+                        calledBy: inner, stoppingAt: stops, closed: closed, visiting: visiting.union([id.value]))
+                else {
                     return nil
                 }
                 passed += nested.steps
-                for (outcome, transition) in inner.transitions where nested.ends.contains(outcome.value) {
+                for (outcome, transition) in inner.transitions
+                where nested.ends.contains(outcome.value) && !shut.contains(outcome.value) {
                     queue += transition.branches.map(\.target.value)
                 }
                 continue
             }
             passed.append(inner)
-            queue += called.branches(from: inner).map(\.target.value)
+            queue += branches(from: inner, in: called, closed: shut).map(\.target.value)
         }
         return (passed, ends)
     }
