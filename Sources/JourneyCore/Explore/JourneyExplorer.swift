@@ -376,6 +376,9 @@ public struct JourneyExplorer: Sendable {
         /// The attempt limits the moves are checked against: the root journey's, then those of
         /// each journey it can call (``WatchedLimit``).
         var watched: [WatchedLimit] = []
+        /// Whether a journey the root can call verifies a credential: a move through it may
+        /// start a limit's count afresh (the account's password asked again in a called sheet).
+        var calleesVerify = false
     }
 
     /// An attempt limit of the root journey or of a journey it can call, whose counter no
@@ -498,7 +501,10 @@ public struct JourneyExplorer: Sendable {
         Abstraction(
             defaults: Self.storedDefaults(library), unread: Self.unreadState(library),
             horizon: Self.horizon(journey, in: library, jumps: jumps, params: params),
-            calendar: Self.calendar(of: journey, in: library), watched: Self.watchedLimits(journey, in: library))
+            calendar: Self.calendar(of: journey, in: library), watched: Self.watchedLimits(journey, in: library),
+            calleesVerify: ScenarioChecker.reachableJourneys(from: journey, in: library).contains {
+                $0.id != journey.id && !$0.credentialSteps.isEmpty
+            })
     }
 
     /// The clock jumps `journey`'s exploration plays: those of the bounds, else each duration
@@ -595,8 +601,9 @@ public struct JourneyExplorer: Sendable {
         @exclusivity(unchecked) var settled: UInt64?
         /// The limits moves are checked against (``Abstraction/watched``).
         let watched: [WatchedLimit]
-        /// Whether a journey the root calls has a limit: then the steps it completes in a move
-        /// are kept (``completed``), for the check of its limits.
+        /// Whether a journey the root calls has a limit, or (with a limit watched) verifies a
+        /// credential: then the steps it completes in a move are kept (``completed``), for the
+        /// check of the limits.
         let watchesCallees: Bool
         /// The steps journeys other than the root completed in the move being played, with
         /// their outcomes (only when ``watchesCallees``).
@@ -604,7 +611,8 @@ public struct JourneyExplorer: Sendable {
 
         init(_ abstraction: Abstraction, keepingEveryRecord: Bool = false) {
             watched = abstraction.watched
-            watchesCallees = abstraction.watched.contains { !$0.root }
+            watchesCallees =
+                abstraction.watched.contains { !$0.root } || (abstraction.calleesVerify && !abstraction.watched.isEmpty)
             recorder = Recorder(keeping: false, keepsPrepared: keepingEveryRecord)
             encoder = StateEncoder(
                 defaults: abstraction.defaults, unread: abstraction.unread, horizon: abstraction.horizon,
@@ -1563,11 +1571,12 @@ public struct JourneyExplorer: Sendable {
         for (position, watching) in watched.enumerated()
         where !watching.excepts.contains(ExplorationInvariant.counterSurvives.rawValue) {
             let limit = watching.limit
-            // A lockout that ends with time gives the attempts back on purpose: while one runs.
-            if !isRestart, let until = limit.lockedUntil,
-                Self.counter(until, node.machine, journey: watching.journey.id) > 0
-            {
-                continue
+            // A lockout that ends with time gives the attempts back on purpose: a clock jump
+            // while one runs; and, once it has ended, the step entered again however the way
+            // goes there (the app opened again included).
+            if let until = limit.lockedUntil {
+                let ends = Self.counter(until, node.machine, journey: watching.journey.id)
+                if ends > 0, !isRestart || ends <= node.machine.device.clock / 1000 { continue }
             }
             let before = counts[position]
             let after = Self.counter(limit.counter, next.machine, journey: watching.journey.id)

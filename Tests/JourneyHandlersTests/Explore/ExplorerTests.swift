@@ -309,6 +309,77 @@ extension ExplorerTests {
             lockout + "\n      set: { stored.lockedUntil: 0 }\n      to: tooMany", tooMany: "enterPin")
         #expect(unlocked.map(\.id) == ["explore.exceeded-target"], "\(unlocked.map(\.message))")
         #expect(unlocked.first?.message.contains("with no lockout running") == true, "\(unlocked.map(\.message))")
+        // Kept at its maximum while the lockout runs: once it has ended, the pad entered again
+        // (the app opened again after the wait included) starts the count afresh, as documented.
+        #expect(try await explored(lockout + " tooMany\n    keep: true", tooMany: "enterPin").isEmpty)
+    }
+
+    @Test("a count started afresh past a credential verified in a called journey is no way round the limit")
+    func limitAfterCalledSignIn() async throws {
+        let password = """
+            journey: t.password
+            version: 1
+            title: The account password asked again
+            start: ask
+            steps:
+              ask:
+                handler: ui.screen
+                verifies: { credential: [accepted] }
+                screen: { title: Your account password, actions: { accepted: Accepted, refused: Refused, back: Back } }
+                on: { accepted: ok, refused: ask, back: back }
+            ends:
+              ok: { kind: success }
+              back: { kind: cancel }
+            """
+        func explored(_ back: String) async throws -> [JourneyExplorer.Violation] {
+            let app = """
+                journey: t.app
+                version: 1
+                title: Forgot PIN asks for the password
+                state:
+                  newPin: { type: string, secret: true }
+                stored:
+                  pin: { type: string, secret: true }
+                  failures: { type: int, default: 0 }
+                limits:
+                  pinEntry: { max: 3, counter: stored.failures, exceeded: out, keep: true }
+                start: enterPin
+                steps:
+                  enterPin:
+                    handler: pin.verify
+                    with: { key: pin, length: 4 }
+                    screen: { title: PIN, actions: { forgot: Forgot PIN? } }
+                    attempts: { limit: pinEntry, counts: [wrong], resets: [correct] }
+                    on: { correct: unlocked, wrong: enterPin, missing: choosePin, forgot: reauth }
+                  reauth:
+                    call: t.password
+                    on:
+                      ok: { set: { stored.failures: 0 }, to: enterPin }
+                      back: \(back)
+                  choosePin:
+                    handler: pin.entry
+                    with: { length: 4 }
+                    on: { entered: { set: { state.newPin: "${outcome.pin}" }, to: savePin } }
+                  savePin:
+                    handler: pin.save
+                    with: { key: pin, pin: "${state.newPin}" }
+                    on: { saved: enterPin }
+                ends:
+                  unlocked: { kind: success }
+                  out: { kind: failure }
+                """
+            let (library, _) = try Self.library([
+                SourceFile(path: "app.yaml", data: Data(app.utf8)),
+                SourceFile(path: "password.yaml", data: Data(password.utf8)),
+            ])
+            return await JourneyExplorer(library: library, device: JourneyExplorer.defaultDevice)
+                .explore(try #require(library["t.app"])).violations
+        }
+        #expect(try await explored("enterPin").isEmpty)
+        // Set back without the password: going round buys tries.
+        let dodged = try await explored("{ set: { stored.failures: 0 }, to: enterPin }")
+        #expect(dodged.map(\.id) == ["explore.exceeded-target"], "\(dodged.map(\.message))")
+        #expect(dodged.first?.path.last?.description == "ask: back", "\(dodged.map(\.path))")
     }
 
     @Test("invariants broken at the same place are all reported: a journey's own never hides a built-in one")
