@@ -692,11 +692,44 @@ public struct JourneyExplorer: Sendable {
         var longest = jumps.max() ?? 0
         for reached in ScenarioChecker.reachableJourneys(from: journey, in: library) {
             longest = max(longest, durations(of: reached).max() ?? 0)
+            // And those its expressions compute from constants and params (`params.wait * 3`):
+            // a guard may tell apart ages beyond every duration written alone.
+            longest = max(longest, JourneyFacts.shared.computed(reached).max() ?? 0)
+        }
+        if !params.isEmpty {
+            let known = KnownParams(journey, given: params)
+            forEachExpression(of: journey) { longest = max(longest, $0.computedDurations(known).max() ?? 0) }
         }
         for value in params.values {
             if case .duration(let ms) = value.revealed { longest = max(longest, ms) }
         }
         return longest / 1000 + 1
+    }
+
+    /// The params of a journey as the explorer knows them before a run: those given, else their
+    /// defaults; every other name has no value.
+    struct KnownParams: ValueProvider {
+        let values: [String: Value]
+
+        init(_ journey: CompiledJourney, given: [String: Value] = [:]) {
+            var values: [String: Value] = [:]
+            for param in journey.params { values[param.name] = param.defaultValue }
+            values.merge(given) { _, given in given }
+            self.values = values
+        }
+
+        func value(at path: [String]) -> Value? {
+            path.count == 2 && path[0] == "params" ? values[path[1]] : nil
+        }
+    }
+
+    /// The durations `journey`'s expressions compute from constants and its params' defaults
+    /// (``Expression/computedDurations(_:)``), worked out: remembered (``JourneyFacts``).
+    static func computedDurations(of journey: CompiledJourney) -> [Int] {
+        let known = KnownParams(journey)
+        var found = Set<Int>()
+        forEachExpression(of: journey) { found.formUnion($0.computedDurations(known)) }
+        return found.sorted()
     }
 
     public func explore(_ journey: CompiledJourney) async -> Result {
@@ -1997,6 +2030,7 @@ final class JourneyFacts: @unchecked Sendable {
         let journey: CompiledJourney
         var unread: Set<String>?
         var durations: [Int]?
+        var computed: [Int]?
         var calendar: ClockCalendar?
     }
     private let lock = NSLock()
@@ -2010,6 +2044,11 @@ final class JourneyFacts: @unchecked Sendable {
     /// What ``JourneyExplorer/writtenDurations(of:)`` finds of `journey`.
     func durations(_ journey: CompiledJourney) -> [Int] {
         remembered(journey, \.durations) { JourneyExplorer.writtenDurations(of: $0) }
+    }
+
+    /// What ``JourneyExplorer/computedDurations(of:)`` finds of `journey`.
+    func computed(_ journey: CompiledJourney) -> [Int] {
+        remembered(journey, \.computed) { JourneyExplorer.computedDurations(of: $0) }
     }
 
     /// What ``JourneyExplorer/writtenCalendar(of:)`` finds of `journey`.

@@ -391,3 +391,24 @@ extension Value {
         secret ? (value ? secretTrue : secretFalse) : (value ? trueValue : falseValue)
     }
 }
+
+extension Expression {
+    /// Each duration, in milliseconds, a part of the expression computes from what `known`
+    /// gives alone (constants, and the params the explorer knows): `params.wait * 3` is 15
+    /// minutes where the wait is 5, `5m * 3` is 15 minutes. A part that reads anything else
+    /// (the state, the clock) gives none.
+    public func computedDurations(_ known: some ValueProvider) -> [Int] {
+        var found: [Int] = []
+        for index in tree.nodes.indices {
+            let ref = ExpressionTree.Ref(index)
+            switch tree[ref] {
+            case .binary(let op, _, _) where op.isArithmetic: break
+            case .name, .conditional: break
+            default: continue
+            }
+            guard case .duration(let ms)? = try? tree.evaluate(ref, known).revealed, ms > 0 else { continue }
+            found.append(ms)
+        }
+        return found
+    }
+}

@@ -314,6 +314,38 @@ extension ExplorerTests {
         #expect(try await explored(lockout + " tooMany\n    keep: true", tooMany: "enterPin").isEmpty)
     }
 
+    @Test("ages a guard computes from a duration (three resend periods) are told apart: the trap after them is found")
+    func computedDurationHorizon() async throws {
+        func explored(_ guardText: String) async throws -> [JourneyExplorer.Violation] {
+            let yaml = """
+                journey: t.periods
+                version: 1
+                title: A code screen that closes after three resend periods
+                params: { wait: { type: duration, default: 5m } }
+                state: { sentAt: { type: int, default: 0 } }
+                start: send
+                steps:
+                  send:
+                    handler: flow.decide
+                    on: { next: [ { else: { set: { state.sentAt: "${device.now}" }, to: code } } ] }
+                  code:
+                    handler: ui.screen
+                    screen:
+                      title: Enter the code
+                      actions: { ok: { label: OK, enabled: "${\(guardText)}" } }
+                    on: { ok: done }
+                ends: { done: { kind: success } }
+                """
+            return try await Self.explore(yaml: yaml, id: "t.periods", adding: []).violations
+        }
+        for guardText in ["since(state.sentAt) < params.wait * 3", "since(state.sentAt) < 5m * 3"] {
+            let found = try await explored(guardText)
+            #expect(found.map(\.id) == ["explore.reaches-an-end"], "\(guardText): \(found.map(\.message))")
+            #expect(found.first?.path.map(\.description) == ["clock +5m", "clock +5m", "clock +5m"], "\(guardText)")
+        }
+        #expect(try await explored("true").isEmpty)
+    }
+
     @Test("a count started afresh past a credential verified in a called journey is no way round the limit")
     func limitAfterCalledSignIn() async throws {
         let password = """
