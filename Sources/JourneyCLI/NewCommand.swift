@@ -301,6 +301,8 @@ struct NewScenarioCommand: AsyncParsableCommand {
         var fallback: String?
         /// A rule the exploration found broken: what stops the ways to an end.
         var broken: JourneyExplorer.Violation?
+        /// A step whose request went as if offline, for want of stubs: what may stop the ways.
+        var offline: String?
         for pins in Self.pins(of: source).map({ [$0, [:]] }) ?? [[:]] {
             let draft = Draft(name: name, journey: source, schema: schema, pins: pins)
             let text = draft.text(script: ["script: []"], end: expected, found: false)
@@ -321,6 +323,7 @@ struct NewScenarioCommand: AsyncParsableCommand {
             let explorer = try ExploreCommand.explorer(from: scenario, library, context, Self.bounds)
             let result = await explorer.explore(scenario.journey)
             broken = broken ?? result.violations.first
+            offline = offline ?? result.leftOut.first { $0.contains(JourneyExplorer.withoutNetwork) }
             // Success ends first, then the shortest way, then the journey's order of its ends.
             let ends = source.ends.enumerated().compactMap { order, end in
                 result.endPaths[end.id.value].map { (end: end, rank: (end.kind == .success ? 0 : 1, $0.count, order)) }
@@ -340,6 +343,7 @@ struct NewScenarioCommand: AsyncParsableCommand {
         }
         let summary: String
         let text: String
+        var hint: String?
         if let chosen {
             (text, summary) = (chosen.text, chosen.summary)
         } else if let fallback {
@@ -348,6 +352,10 @@ struct NewScenarioCommand: AsyncParsableCommand {
                 broken.map {
                     "no way from the start to an end was found to play without breaking \($0.id) (\($0.message); journey explore shows where)"
                 } ?? "no way from the start to an end was found to play"
+            // Without stubs every request goes as if offline: often what keeps the ends away.
+            hint = offline.map {
+                "step \($0.prefix { $0 != ":" }) sends a request, which went as if offline with no stub to answer it: add the server's answers under the scenario's `stubs:` (docs/journey-format.md), then journey run shows how far it gets"
+            }
             summary =
                 "\(why): its script is empty, and it expects \(expected.id.value) (\(expected.kind.rawValue)); add what the user does at each step (journey run shows where it stops)"
         } else {
@@ -363,6 +371,7 @@ struct NewScenarioCommand: AsyncParsableCommand {
                 "journey test --update \(path)",
             ])
         console.err("note: \(summary)\n")
+        if let hint { console.err("note: \(hint)\n") }
     }
 
     /// Whether the scenario `text` passes journey check and plays to what it expects.

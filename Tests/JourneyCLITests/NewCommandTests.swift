@@ -300,6 +300,38 @@ struct NewCommandTests {
         }
     }
 
+    @Test("new scenario of a journey whose ends lie past a request says that no stub answered it")
+    func newScenarioBlockedByTheNetwork() async throws {
+        try await withTemporaryDirectory { directory in
+            try writeText("journeys: [journeys]\n", to: directory.appendingPathComponent("journeykit.yaml"))
+            try writeText(
+                """
+                journey: t.online
+                version: 1
+                title: Online
+                start: send
+                steps:
+                  send:
+                    handler: http.request
+                    with: { method: POST, url: "https://api.example.com/code" }
+                    on: { ok: done, failed: retry, offline: retry }
+                  retry:
+                    handler: ui.screen
+                    screen: { title: No connection, actions: { again: Try again } }
+                    on: { again: send }
+                ends:
+                  done: { kind: success }
+
+                """, to: directory.appendingPathComponent("journeys/online.journey.yaml"))
+            let made = try await runJourney(["new", "scenario", "--journey", "t.online", "first"], cwd: directory)
+            #expect(made.status == Exit.ok, "\(made)")
+            #expect(
+                made.stderr.contains(
+                    "note: step t.online.send sends a request, which went as if offline with no stub to answer it: add the server's answers under the scenario's `stubs:`"
+                ), "\(made)")
+        }
+    }
+
     @Test("new scenario rejects a name that is not a safe file name, and writes nothing")
     func newScenarioBadNames() async throws {
         try await withTemporaryDirectory { directory in

@@ -1394,7 +1394,8 @@ public struct JourneyExplorer: Sendable {
         "\(step)\(withoutNetwork) (a server's answers are played from where a scenario that stubs them starts: give its folder, or --from it)"
     }
 
-    static let withoutNetwork = ": sends a request with no network to send it to: it goes as if offline"
+    /// What every note of a request sent with no network says (``sentWithoutNetwork(_:)``).
+    public static let withoutNetwork = ": sends a request with no network to send it to: it goes as if offline"
 
     /// What a journey explored from several starts left out, said of them all: each start's
     /// notes once; what a start's device lacks (a PIN sealed) only when every start lacks it; a
