@@ -77,6 +77,7 @@ struct JourneyCommand: AsyncParsableCommand {
                 if !message.isEmpty { console.out(message + "\n") }
             } else if code.rawValue == 64 || code == .validationFailure {
                 console.err(message + "\n")
+                if let hint = usageHint(for: message) { console.err("hint: \(hint)\n") }
                 status = ExitStatus.invalid
             } else {
                 if !message.isEmpty { console.err(message + "\n") }
@@ -106,6 +107,21 @@ extension JourneyCommand {
         } else {
             try command.run()
         }
+    }
+}
+
+extension JourneyCommand {
+    /// A hint for a usage error a new user makes: `journey run X.scenario.yaml`, the scenario
+    /// given where the journey goes.
+    static func usageHint(
+        for message: String, arguments: [String] = Array(CommandLine.arguments.dropFirst())
+    ) -> String? {
+        guard arguments.first == "run", message.contains("Missing expected argument '--scenario"),
+            let scenario = arguments.dropFirst().first(where: {
+                $0.hasSuffix(".scenario.yaml") || $0.hasSuffix(".scenario.yml")
+            })
+        else { return nil }
+        return "a scenario is played with --scenario: journey run --scenario \(scenario)"
     }
 }
 

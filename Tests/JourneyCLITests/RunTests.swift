@@ -127,6 +127,21 @@ struct RunTests {
         #expect(result.stderr.contains("\(other) is a scenario, not a journey"), "\(result)")
     }
 
+    @Test("a scenario given alone, without --scenario, is a usage error with the command that plays it")
+    func scenarioWithoutTheOption() async throws {
+        let scenario = "journeys/examples/scenarios/correct-pin.scenario.yaml"
+        let result = try await runJourney(["run", scenario])
+        expectNoCrash(result)
+        #expect(result.status == Exit.invalid, "\(result)")
+        #expect(result.stdoutData.isEmpty, "\(result)")
+        #expect(
+            result.stderr.contains("hint: a scenario is played with --scenario: journey run --scenario \(scenario)"),
+            "\(result)")
+        // A journey given alone has no such hint: what is missing is its scenario.
+        let journey = try await runJourney(["run", "journeys/examples/pin-model.journey.yaml"])
+        #expect(journey.status == Exit.invalid && !journey.stderr.contains("hint:"), "\(journey)")
+    }
+
     @Test("running twice gives identical bytes", arguments: ["text", "jsonl"])
     func deterministic(format: String) async throws {
         let first = try await runJourney(["run", "--scenario", Self.happyPath, "--format", format])

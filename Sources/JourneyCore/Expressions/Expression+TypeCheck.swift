@@ -181,7 +181,8 @@ struct ExpressionTypeChecker<Scope: ExpressionScope> {
                 || (a != b && a != .any && b != .any)
             {
                 fail(
-                    "'\(symbol)' needs two ints, two durations or two strings, found \(a) and \(b)",
+                    "'\(symbol)' needs two ints, two durations or two strings, found \(a) and \(b)"
+                        + comparisonHint(a, left, b, right),
                     at: offset)
             }
             return TypeInfo(.bool, secret: secret)
@@ -284,6 +285,16 @@ struct ExpressionTypeChecker<Scope: ExpressionScope> {
                 at: tree.start(of: subject))
         }
         return TypeInfo(.bool)
+    }
+
+    /// What to say when a duration is compared with an int: a number written alone wants its
+    /// unit (`since(t) >= 60` means `60s`); otherwise the functions that turn one into the other.
+    private func comparisonHint(_ a: ValueType, _ left: Ref, _ b: ValueType, _ right: Ref) -> String {
+        guard (a == .duration && b == .int) || (a == .int && b == .duration) else { return "" }
+        guard case .constant(let constant) = tree[a == .int ? left : right],
+            case .int(let number) = tree.constant(constant)
+        else { return Self.durationHint }
+        return "; write \(number)s for \(number) seconds (or \(number)m, \(number)h)"
     }
 
     /// What to say when ints and durations meet: the functions that turn one into the other.

@@ -910,6 +910,8 @@ struct JourneyContext {
         // A whole number that reached here as text was quoted.
         case .int where !text.isEmpty && text.drop { $0 == "-" }.unicodeScalars.allSatisfy(\.isASCIIDigit):
             "; write the number without quotes"
+        // A bool that reached here as text was quoted.
+        case .bool where ["true", "false"].contains(text): "; write \(text) without quotes"
         case .bool: "; write true or false"
         case .duration: "; write \(Duration.rule)"
         default: ""

@@ -133,7 +133,11 @@ struct ExpressionTypeCheckTests {
             ),
             (
                 "state.delay > 5", 12,
-                "'>' needs two ints, two durations or two strings, found duration and int"
+                "'>' needs two ints, two durations or two strings, found duration and int; write 5s for 5 seconds (or 5m, 5h)"
+            ),
+            (
+                "state.delay > state.tries", 12,
+                "'>' needs two ints, two durations or two strings, found duration and int; seconds(d) gives a duration's seconds, since(t) and until(t) the time from or to t"
             ),
             (
                 "true >= false", 5,

@@ -211,6 +211,29 @@ struct LoadErrorTests {
         #expect(messages.count == 1 && messages.first?.hasSuffix("; \(hint)") == true, "\(messages)")
     }
 
+    @Test(
+        "a bool written as text says how to write it: without quotes, or as true or false",
+        arguments: [("\"true\"", "write true without quotes"), ("yes please", "write true or false")])
+    func boolWrittenAsText(written: String, hint: String) {
+        let journey = """
+            journey: t.flag
+            version: 1
+            title: Flag
+            state:
+              shown: { type: bool, default: \(written) }
+            start: a
+            steps:
+              a:
+                handler: t.step
+                on: { next: done, back: done }
+            ends:
+              done: { kind: success }
+            """
+        let project = ProjectLoader(handlers: testHandlers).load([SourceFile(path: "j.yaml", data: Data(journey.utf8))])
+        let messages = project.diagnostics.items.filter { $0.severity == .error }.map(\.message)
+        #expect(messages.count == 1 && messages.first?.hasSuffix("; \(hint)") == true, "\(messages)")
+    }
+
     @Test("CRLF files load like LF files, searched sub-journeys included")
     func crlf() {
         func crlf(_ text: String) -> Data {
