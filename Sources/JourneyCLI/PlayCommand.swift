@@ -44,8 +44,8 @@ struct PlayCommand: AsyncParsableCommand {
             scripts and tests; colour is used only on a terminal, and never with NO_COLOR.
 
             Play starts on the device `journey explore` uses (Face ID enrolled, one round of \
-            key derivation); with --device, on a device set up as a scenario's `device:` sets \
-            it up; or, with --from, where a scenario starts (its device, params and network \
+            key derivation); with --device, on that device changed as a scenario's `device:` \
+            sets one up; or, with --from, where a scenario starts (its device, params and network \
             stubs), after playing its script. Randomness is seeded per step and input, \
             so the same moves give the same screens, and the scenario saved replays them.
 
