@@ -214,7 +214,10 @@ struct AuthRuleTests {
             Self.journey(Self.chooseAndSave, extra: Self.newPinState + "\nexceptions:\n  auth.weak-pin: \" \""))
         #expect(noReason.errors.count == 1 && noReason.errors[0].hasPrefix("exception.reason 7:18"), "\(noReason)")
         // A number, a sign, YAML's null or true, a placeholder or a word is no reason either.
-        for reason in ["42", "\"-\"", "\"…\"", "null", "~", "true", "x", "TODO", "\"see above\"", "[a, b, c]"] {
+        for reason in [
+            "42", "\"-\"", "\"…\"", "null", "~", "true", "x", "TODO", "\"see above\"", "[a, b, c]", "TODO TODO TODO",
+            "\"fixme: reason later\"", "\"why why why\"",
+        ] {
             let none = Self.findings(
                 Self.journey(Self.chooseAndSave, extra: Self.newPinState + "\nexceptions:\n  auth.weak-pin: \(reason)"))
             #expect(none.errors.count == 1 && none.errors[0].hasPrefix("exception.reason 7:18"), "\(reason): \(none)")

@@ -163,11 +163,15 @@ public struct JourneyLoader: Sendable {
     static let unknownRule = "exception.unknown"
     static let exceptionReason = "exception.reason"
 
-    /// Whether a reason says why in words: three of them or more, or, in a script written
-    /// without spaces between words (Japanese, Chinese, Thai), six of its letters or more.
+    /// Whether a reason says why in words: three different ones or more, none of them only a
+    /// placeholder (`TODO`, `FIXME`, `TBD`), or, in a script written without spaces between
+    /// words (Japanese, Chinese, Thai), six of its letters or more.
     static func saysWhy(_ reason: String) -> Bool {
         let words = reason.split(whereSeparator: { $0.isWhitespace }).filter { $0.contains(where: \.isLetter) }
-        return words.count >= 3 || reason.filter({ $0.isLetter && !$0.isASCII }).count >= 6
+            .map { $0.lowercased().filter(\.isLetter) }
+        let placeholders: Set<String> = ["todo", "fixme", "tbd", "xxx", "later", "reason", "lorem", "ipsum"]
+        let meant = Set(words).subtracting(placeholders)
+        return meant.count >= 3 || reason.filter({ $0.isLetter && !$0.isASCII }).count >= 6
     }
     static let invariantForm = "invariant.form"
 
