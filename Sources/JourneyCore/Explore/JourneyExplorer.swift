@@ -743,6 +743,8 @@ public struct JourneyExplorer: Sendable {
         var parents: [(parent: Int, move: Move)?] = []
         /// Every transition played, as (from, to): walked backwards from the ends after the search.
         var arcs: [(from: Int32, to: Int32)] = []
+        /// Whether the user could do something at each state (an input move was played from it).
+        var answers: [Bool] = []
         var ends: [Bool] = []
         /// The end each state is, when it is the journey's end: states are added breadth first,
         /// so the first of each end is at the end of one of its shortest paths.
@@ -783,6 +785,7 @@ public struct JourneyExplorer: Sendable {
             }
             unknown.append(false)
             expanded.append(false)
+            answers.append(false)
             return (index, true)
         }
         func path(to index: Int) -> [Move] {
@@ -891,6 +894,7 @@ public struct JourneyExplorer: Sendable {
                         }
                         // Killing the app is no way on: a screen only that leaves is a trap.
                         if case .restart = move {} else { arcs.append((Int32(index), Int32(target))) }
+                        if case .input = move { answers[index] = true }
                         guard new else { continue }
                         if successor.known {
                             // A reused move that stopped where a state then known waits leads
@@ -947,9 +951,14 @@ public struct JourneyExplorer: Sendable {
             }
         }
         if let trapped = good.firstIndex(of: false) {
+            // Stuck where it is (a screen with no action enabled), or going round elsewhere.
+            let stuck = !answers[trapped]
             report(
                 .reachesAnEnd,
-                "from here no end can be reached but by killing the app: every way on loops back without finishing",
+                "from here no end can be reached but by killing the app: "
+                    + (stuck
+                        ? "nothing can be done here (no action enabled, no input taken), and waiting changes nothing"
+                        : "every way on loops back without finishing"),
                 at: trapped,
                 node: nil)
         }

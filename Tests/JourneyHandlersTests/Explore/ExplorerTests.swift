@@ -342,6 +342,12 @@ extension ExplorerTests {
             let found = try await explored(guardText)
             #expect(found.map(\.id) == ["explore.reaches-an-end"], "\(guardText): \(found.map(\.message))")
             #expect(found.first?.path.map(\.description) == ["clock +5m", "clock +5m", "clock +5m"], "\(guardText)")
+            // The button is off for good: the trap is said as such, not as a loop.
+            #expect(
+                found.first?.message.hasSuffix(
+                    "nothing can be done here (no action enabled, no input taken), and waiting changes nothing")
+                    == true,
+                "\(found.map(\.message))")
         }
         #expect(try await explored("true").isEmpty)
     }
