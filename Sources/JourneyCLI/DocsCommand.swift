@@ -109,7 +109,7 @@ struct DocsCommand: AsyncParsableCommand {
         // real runs: nothing is played, so no page depends on what happens to be running.
         let (recordings, problems) = Self.recordings(project.scenarios)
         guard problems.isEmpty else {
-            for problem in problems { console.err("\(problem.location): error: \(problem.message)\n") }
+            for problem in problems { console.err("\(problem.location): error: \(problem.message) [\(problem.id)]\n") }
             throw ExitCode(ExitStatus.invalid)
         }
         let source = Self.sourceNote(project.scenarios.map(\.needs))

@@ -61,8 +61,8 @@ extension CompiledScenario {
             GoldenProblem(
                 location: "\(file):\(line):1",
                 message:
-                    "the golden shows \(secret.source), a secret, in clear (JourneyKit writes ••• for it); record it again with `journey test --update`"
-            )
+                    "the golden shows \(secret.source), a secret, in clear (JourneyKit writes ••• for it); record it again with `journey test --update`",
+                id: GoldenProblem.secretShown)
         }
         if let jsonl = golden.jsonl {
             // The decoded events find a secret the line escapes; the line itself, one it holds

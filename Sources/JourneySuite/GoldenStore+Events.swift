@@ -5,13 +5,25 @@ import JourneyCore
 public struct GoldenProblem: Error, Sendable, Equatable, CustomStringConvertible {
     public var location: String
     public var message: String
+    /// The problem's stable id: ``missing``, ``halfUpdated``, ``unreadable`` or ``secretShown``.
+    public var id: String
 
-    public init(location: String, message: String) {
+    public init(location: String, message: String, id: String) {
         self.location = location
         self.message = message
+        self.id = id
     }
 
     public var description: String { "\(location): \(message)" }
+
+    /// A scenario has no golden transcript.
+    public static let missing = "golden.missing"
+    /// A golden pair left half-updated by an interrupted `journey test --update`.
+    public static let halfUpdated = "golden.half-updated"
+    /// A golden that does not read as a transcript.
+    public static let unreadable = "golden.unreadable"
+    /// A golden that shows a secret in clear.
+    public static let secretShown = "golden.secret"
 }
 
 extension GoldenStore {
@@ -23,16 +35,17 @@ extension GoldenStore {
         guard !isHalfUpdated(for: scenario) else {
             return .failure(
                 GoldenProblem(
-                    location: scenario.file,
+                    location: scenario.idLocation.description,
                     message:
-                        "the golden pair of scenario '\(scenario.id)', \(name) (.txt and .jsonl), was left half-updated by an interrupted `journey test --update`; run `journey test --update` to finish it"
-                ))
+                        "the golden pair of scenario '\(scenario.id)', \(name) (.txt and .jsonl), was left half-updated by an interrupted `journey test --update`; run `journey test --update` to finish it",
+                    id: GoldenProblem.halfUpdated))
         }
         guard let jsonl = goldens(for: scenario).jsonl else {
             return .failure(
                 GoldenProblem(
-                    location: scenario.file,
-                    message: "scenario '\(scenario.id)' has no golden transcript at \(name).jsonl; \(record)"))
+                    location: scenario.idLocation.description,
+                    message: "scenario '\(scenario.id)' has no golden transcript at \(name).jsonl; \(record)",
+                    id: GoldenProblem.missing))
         }
         let records: [TranscriptRecord]
         do throws(TranscriptDecodingError) {
@@ -41,7 +54,8 @@ extension GoldenStore {
             return .failure(
                 GoldenProblem(
                     location: "\(name).jsonl:\(error.line):\(error.column)",
-                    message: "\(error.message); restore the golden, or re-record it with `journey test --update`"))
+                    message: "\(error.message); restore the golden, or re-record it with `journey test --update`",
+                    id: GoldenProblem.unreadable))
         }
         guard case .header(let header)? = records.first?.event, header.journey == scenario.journey.id,
             header.scenario == scenario.id
@@ -50,8 +64,8 @@ extension GoldenStore {
                 GoldenProblem(
                     location: "\(name).jsonl:1:1",
                     message:
-                        "this is not the transcript of scenario '\(scenario.id)' of journey '\(scenario.journey.id)' (its header says otherwise); re-record it with `journey test --update`"
-                ))
+                        "this is not the transcript of scenario '\(scenario.id)' of journey '\(scenario.journey.id)' (its header says otherwise); re-record it with `journey test --update`",
+                    id: GoldenProblem.unreadable))
         }
         // A golden that shows a secret is never shown in docs.
         if let problem = secretShown(for: scenario) { return .failure(problem) }

@@ -223,8 +223,8 @@ struct DocsTests {
             #expect(result.status == Exit.invalid, "\(result)")
             #expect(
                 result.stderrLines == [
-                    "journeys/examples/scenarios/forgot-pin.scenario.yaml: error: scenario 'forgot-pin' has no golden transcript at journeys/examples/transcripts/forgot-pin.jsonl; record it with `journey test --update`",
-                    "journeys/examples/transcripts/three-strikes-across-restart.jsonl:\(lines):8: error: the line ends in the middle of the event (a truncated or hand-edited line?); restore the golden, or re-record it with `journey test --update`",
+                    "journeys/examples/scenarios/forgot-pin.scenario.yaml:2:11: error: scenario 'forgot-pin' has no golden transcript at journeys/examples/transcripts/forgot-pin.jsonl; record it with `journey test --update` [golden.missing]",
+                    "journeys/examples/transcripts/three-strikes-across-restart.jsonl:\(lines):8: error: the line ends in the middle of the event (a truncated or hand-edited line?); restore the golden, or re-record it with `journey test --update` [golden.unreadable]",
                 ], "\(result)")
             #expect(!FileManager.default.fileExists(atPath: out.path), "nothing is written")
         }

@@ -138,7 +138,8 @@ public struct ScenarioChecker: Sendable {
             if let value = variable.defaultValue { storedDefaults[variable.name] = value }
         }
         let compiled = CompiledScenario(
-            id: scenario.id.value, file: scenario.file, journey: journey, title: scenario.title, tags: scenario.tags,
+            id: scenario.id.value, file: scenario.file, idLocation: scenario.id.location, journey: journey,
+            title: scenario.title, tags: scenario.tags,
             locale: scenario.locale,
             device: DeviceState(profile: scenario.device.profile, store: store, clock: scenario.device.clock),
             pins: pins, params: params, sessions: sessions, network: scenario.network, needs: scenario.needs,
@@ -366,6 +367,8 @@ public struct CompiledScenario: Sendable {
 
     public let id: String
     public let file: String
+    /// Where the scenario names its id (`scenario:`): where a problem with the whole scenario is said.
+    public let idLocation: SourceLocation
     public let journey: CompiledJourney
     public let title: String?
     public let tags: [String]
