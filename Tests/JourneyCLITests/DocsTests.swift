@@ -155,7 +155,7 @@ struct DocsTests {
 
     @Test(
         "scenarios whose service does not answer are documented from their goldens, byte for byte, and the summary line says so",
-        .timeLimit(.minutes(5)))
+        .timeLimit(.minutes(15)))
     func servicesThatDoNotAnswer() async throws {
         try await withTemporaryDirectory { directory in
             let journeys = try copyShippedJourneys(into: directory)

@@ -246,7 +246,7 @@ struct ExploreCommandTests {
         let given = try await runJourney(["explore", "--journey", "examples.pin-model", "journeys"])
         #expect(bare.status == Exit.ok, "\(bare)")
         #expect(bare.stdout == given.stdout, "\(bare)\n\(given)")
-        #expect(bare.stdoutLines.first?.hasPrefix("examples.pin-model:") == true, "\(bare)")
+        #expect(bare.stdoutLines.first?.hasPrefix("examples.pin-model from ") == true, "\(bare)")
         let unknown = try await runJourney(["explore", "--journey", "examples.pin-modle"])
         #expect(unknown.status == Exit.invalid, "\(unknown)")
         #expect(unknown.stderr.contains("did you mean 'examples.pin-model'"), "\(unknown)")

@@ -97,7 +97,7 @@ struct ExpressionTimeTests {
         arguments: [
             (
                 "device.now - state.sentAt >= 60s", 26,
-                "'>=' needs two ints, two durations or two strings, found int and duration"
+                "'>=' needs two ints, two durations or two strings, found int and duration; seconds(d) gives a duration's seconds, since(t) and until(t) the time from or to t"
             ),
             (
                 "since(state.sentAt) - 60", 20,

@@ -16,7 +16,9 @@ extension AuthRuleCheck {
             }
             for (name, value) in step.with where !Self.redirectParameters.contains(name.value) {
                 guard let text = resolved(value), let problem = AuthRule.endpointProblem(text) else { continue }
-                find(.plainHTTP, "'\(name.value)' of step '\(step.id.value)' \(problem)", at: value.location)
+                find(
+                    .plainHTTP, "'\(name.value)' of step '\(step.id.value)' \(problem)\(fromDefault(value))",
+                    at: value.location)
             }
         }
     }
@@ -26,8 +28,24 @@ extension AuthRuleCheck {
         for step in journey.steps {
             for (name, value) in step.with where Self.redirectParameters.contains(name.value) {
                 guard let text = resolved(value), let problem = AuthRule.redirectProblem(text) else { continue }
-                find(.redirectURI, "'\(name.value)' of step '\(step.id.value)' \(problem)", at: value.location)
+                find(
+                    .redirectURI, "'\(name.value)' of step '\(step.id.value)' \(problem)\(fromDefault(value))",
+                    at: value.location)
             }
         }
+    }
+
+    /// Where an address that starts with a param (`${params.issuer}/token`) takes its scheme and
+    /// host from: the param's default, the one place to put it right for every step given it.
+    private func fromDefault(_ value: RawValue) -> String {
+        guard case .scalar(let text, _, _) = value, text.hasPrefix("${"),
+            case .success(let template) = Template.parse(text),
+            case .expression(let expression, _)? = template.parts.first
+        else { return "" }
+        let path = expression.source.trimmingCharacters(in: .whitespaces).split(separator: ".")
+        guard path.count == 2, path[0] == "params",
+            let location = journey.params.first(where: { $0.name.value == path[1] })?.defaultValue?.location
+        else { return "" }
+        return " (from the default of params.\(path[1]) at line \(location.line): put it right there)"
     }
 }
