@@ -1258,6 +1258,12 @@ struct AuthRuleTests {
             """
         let extra = "params:\n  redirect: { type: string, default: \"http://localhost/cb\" }"
         #expect(Self.findings(Self.journey(steps, extra: extra)).warnings == ["auth.redirect-uri 10:87"])
+        // The message points at the default, the one place to put it right for every step.
+        let project = ProjectLoader(handlers: BuiltinHandlers.registry).load([
+            SourceFile(path: "j.yaml", data: Data(Self.journey(steps, extra: extra).utf8))
+        ])
+        let message = project.diagnostics.items.first { $0.id == "auth.redirect-uri" }?.message ?? ""
+        #expect(message.hasSuffix("(from the default of params.redirect at line 5: put it right there)"), "\(message)")
     }
 
     @Test("every shipped journey keeps the rules or declares its exception with a reason")
