@@ -750,6 +750,14 @@ public struct JourneyExplorer: Sendable {
         /// so the first of each end is at the end of one of its shortest paths.
         var endOf: [String?] = []
         var leftOut = Set(scratch.takeSentWithoutNetwork()).union(unsealedPINs(journey))
+        // A journey that reads the clock with no duration to jump it by: time passing is not played.
+        if jumps.isEmpty, bounds.clockJumps == nil,
+            let reader = ScenarioChecker.reachableJourneys(from: journey, in: library).first(where: {
+                JourneyFacts.shared.readsClock($0)
+            })
+        {
+            leftOut.insert(Self.clockUnjumped(reader.id))
+        }
         /// States at a step with input the explorer cannot make.
         var unknown: [Bool] = []
         var expanded: [Bool] = []
@@ -1403,6 +1411,12 @@ public struct JourneyExplorer: Sendable {
         "\(step)\(withoutNetwork) (a server's answers are played from where a scenario that stubs them starts: give its folder, or --from it)"
     }
 
+    /// What is left out of a journey that reads the clock (`device.now`, `since`, `until`) but
+    /// writes no duration the explorer can jump it by: time passing.
+    static func clockUnjumped(_ journey: String) -> String {
+        "\(journey): reads the clock but writes no duration to jump it by, so time passing is not played; give --clock-jump with the waits that matter (--clock-jump 10m)"
+    }
+
     /// What every note of a request sent with no network says (``sentWithoutNetwork(_:)``).
     public static let withoutNetwork = ": sends a request with no network to send it to: it goes as if offline"
 
@@ -2041,6 +2055,7 @@ final class JourneyFacts: @unchecked Sendable {
         var unread: Set<String>?
         var durations: [Int]?
         var computed: [Int]?
+        var readsClock: Bool?
         var calendar: ClockCalendar?
     }
     private let lock = NSLock()
@@ -2059,6 +2074,15 @@ final class JourneyFacts: @unchecked Sendable {
     /// What ``JourneyExplorer/computedDurations(of:)`` finds of `journey`.
     func computed(_ journey: CompiledJourney) -> [Int] {
         remembered(journey, \.computed) { JourneyExplorer.computedDurations(of: $0) }
+    }
+
+    /// Whether an expression of `journey` reads the clock (``Expression/readsClock``).
+    func readsClock(_ journey: CompiledJourney) -> Bool {
+        remembered(journey, \.readsClock) { journey in
+            var reads = false
+            JourneyExplorer.forEachExpression(of: journey) { reads = reads || $0.readsClock }
+            return reads
+        }
     }
 
     /// What ``JourneyExplorer/writtenCalendar(of:)`` finds of `journey`.

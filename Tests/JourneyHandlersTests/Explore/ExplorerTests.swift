@@ -352,6 +352,35 @@ extension ExplorerTests {
         #expect(try await explored("true").isEmpty)
     }
 
+    @Test("a journey that reads the clock but writes no duration says that time passing is not played")
+    func clockReadWithoutDuration() async throws {
+        func explored(_ enabled: String, sent: String = "${device.now}") async throws -> JourneyExplorer.Result {
+            let yaml = """
+                journey: t.seconds
+                version: 1
+                title: A code screen that counts seconds as a number
+                state: { sentAt: { type: int, default: 0 } }
+                start: send
+                steps:
+                  send:
+                    handler: flow.decide
+                    on: { next: [ { else: { set: { state.sentAt: "\(sent)" }, to: code } } ] }
+                  code:
+                    handler: ui.screen
+                    screen: { title: Enter the code, actions: { ok: { label: OK, enabled: "${\(enabled)}" } } }
+                    on: { ok: done }
+                ends: { done: { kind: success } }
+                """
+            return try await Self.explore(yaml: yaml, id: "t.seconds", adding: [])
+        }
+        let numbers = try await explored("device.now - state.sentAt < 900")
+        #expect(numbers.clockJumps.isEmpty)
+        #expect(numbers.leftOut == [JourneyExplorer.clockUnjumped("t.seconds")], "\(numbers.leftOut)")
+        // A duration written gives the jumps; a journey that never reads the clock needs none.
+        #expect(try await explored("since(state.sentAt) < 15m").leftOut.isEmpty)
+        #expect(try await explored("state.sentAt > 0", sent: "${1}").leftOut.isEmpty)
+    }
+
     @Test("a count started afresh past a credential verified in a called journey is no way round the limit")
     func limitAfterCalledSignIn() async throws {
         let password = """
