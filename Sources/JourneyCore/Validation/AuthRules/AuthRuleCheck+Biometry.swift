@@ -3,8 +3,9 @@
 extension AuthRuleCheck {
     /// The steps and ends reachable from `targets` without opening a key: past a step that
     /// opens one only by its other outcomes (`pin.verify`'s `missing` opened nothing), and
-    /// through a call only when the journey it runs neither opens a key nor checks a credential
-    /// (a help sheet); one that may, or that is not in the project, stops the way.
+    /// through a call by the ends its journey reaches without opening a key or verifying a
+    /// credential (a help sheet's, a "Skip" past its PIN pad); a journey not in the project
+    /// stops the way.
     func unkeyed(from targets: [String]) -> Set<String> {
         var seen = Set<String>()
         var queue = targets
