@@ -107,7 +107,7 @@ struct ExploreCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("clock-jump"), parsing: .unconditionalSingleValue,
         help:
-            "A clock jump to play (a duration, repeatable; default: the durations each journey writes; given, they replace them)."
+            "A clock jump to play (a duration, repeatable; default: the durations each journey writes; given, they replace them). A journey that reads the clock but writes no duration says that time passing is left out: give the waits that matter here."
     )
     var clockJumps: [String] = []
 

@@ -323,7 +323,7 @@ struct NewScenarioCommand: AsyncParsableCommand {
             let explorer = try ExploreCommand.explorer(from: scenario, library, context, Self.bounds)
             let result = await explorer.explore(scenario.journey)
             broken = broken ?? result.violations.first
-            offline = offline ?? result.leftOut.first { $0.contains(JourneyExplorer.withoutNetwork) }
+            offline = offline ?? result.sentWithoutNetwork.first
             // Success ends first, then the shortest way, then the journey's order of its ends.
             let ends = source.ends.enumerated().compactMap { order, end in
                 result.endPaths[end.id.value].map { (end: end, rank: (end.kind == .success ? 0 : 1, $0.count, order)) }
@@ -354,7 +354,7 @@ struct NewScenarioCommand: AsyncParsableCommand {
                 } ?? "no way from the start to an end was found to play"
             // Without stubs every request goes as if offline: often what keeps the ends away.
             hint = offline.map {
-                "step \($0.prefix { $0 != ":" }) sends a request, which went as if offline with no stub to answer it: add the server's answers under the scenario's `stubs:` (docs/journey-format.md), then journey run shows how far it gets"
+                "step \($0) sends a request, which went as if offline with no stub to answer it: add the server's answers under the scenario's `stubs:` (docs/journey-format.md), then journey run shows how far it gets"
             }
             summary =
                 "\(why): its script is empty, and it expects \(expected.id.value) (\(expected.kind.rawValue)); add what the user does at each step (journey run shows where it stops)"

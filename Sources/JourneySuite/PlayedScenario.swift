@@ -72,6 +72,8 @@ public enum PlayedScenario {
         var origins: [Origin] = []
         var pins: [(text: String, setting: String)] = []
         var store: [(text: String, setting: String)] = []
+        /// The keys the settings set.
+        var given = Set<String>()
         // The scenario's fourth line is the device's first.
         let firstLine = 4
         for setting in settings {
@@ -79,6 +81,7 @@ public enum PlayedScenario {
                 throw BadSetting(message: "--device takes key=value, found '\(setting)'")
             }
             let key = String(setting[..<equals])
+            given.insert(key)
             let value = String(setting[setting.index(after: equals)...])
             guard !value.contains("\n"), key.allSatisfy({ $0.isLetter || $0.isNumber || "._-".contains($0) }) else {
                 throw BadSetting(message: "--device takes key=value on one line, found '\(setting)'")
@@ -96,9 +99,11 @@ public enum PlayedScenario {
         // The rest as on the device play starts on without --device (Face ID enrolled, one round
         // of key derivation): a setting changes that device, and a scenario saved from it replays
         // as fast as the play ran.
-        let given = Set(settings.compactMap { $0.split(separator: "=", maxSplits: 1).first.map(String.init) })
-        if given.isDisjoint(with: ["biometry", "enrolled"]) { device += ["  biometry: faceID", "  enrolled: true"] }
-        if !given.contains("kdfRounds") { device.append("  kdfRounds: 1") }
+        let start = JourneyExplorer.defaultDevice.profile
+        if given.isDisjoint(with: ["biometry", "enrolled"]) {
+            device += ["  biometry: \(start.biometry.rawValue)", "  enrolled: \(start.biometryEnrolled)"]
+        }
+        if !given.contains("kdfRounds") { device.append("  kdfRounds: \(start.kdfRounds)") }
         for (name, entries) in [("pins", pins), ("store", store)] where !entries.isEmpty {
             var line = "  \(name): { "
             for (index, entry) in entries.enumerated() {

@@ -165,6 +165,13 @@ public struct JourneyExplorer: Sendable {
         /// What ``leftOut`` says of programs declared deterministic whose step, run twice from
         /// the same state, ended otherwise: the project file says what the program does not do.
         public var unsteady: [String] { leftOut.filter { $0.contains(JourneyExplorer.unsteadyMark) } }
+        /// The steps (`journey.step`) whose request went as if the device were offline, with no
+        /// network to send it to (said in ``leftOut``).
+        public var sentWithoutNetwork: [String] {
+            leftOut.compactMap { note in
+                note.range(of: JourneyExplorer.withoutNetwork).map { String(note[..<$0.lowerBound]) }
+            }
+        }
 
         /// Whether a violation of `id` is reported.
         func reports(_ id: String) -> Bool { violations.contains { $0.id == id } }
@@ -692,44 +699,18 @@ public struct JourneyExplorer: Sendable {
         var longest = jumps.max() ?? 0
         for reached in ScenarioChecker.reachableJourneys(from: journey, in: library) {
             longest = max(longest, durations(of: reached).max() ?? 0)
-            // And those its expressions compute from constants and params (`params.wait * 3`):
-            // a guard may tell apart ages beyond every duration written alone.
-            longest = max(longest, JourneyFacts.shared.computed(reached).max() ?? 0)
-        }
-        if !params.isEmpty {
-            let known = KnownParams(journey, given: params)
-            forEachExpression(of: journey) { longest = max(longest, $0.computedDurations(known).max() ?? 0) }
+            // And those its expressions compute from constants and params (`params.wait * 3`),
+            // the root's with the params given: a guard may tell apart ages beyond every duration
+            // written alone.
+            let known = ParamValues(reached, given: reached === journey ? params : [:])
+            for expression in JourneyFacts.shared.expressions(reached) {
+                longest = max(longest, expression.computedDurations(known).max() ?? 0)
+            }
         }
         for value in params.values {
             if case .duration(let ms) = value.revealed { longest = max(longest, ms) }
         }
         return longest / 1000 + 1
-    }
-
-    /// The params of a journey as the explorer knows them before a run: those given, else their
-    /// defaults; every other name has no value.
-    struct KnownParams: ValueProvider {
-        let values: [String: Value]
-
-        init(_ journey: CompiledJourney, given: [String: Value] = [:]) {
-            var values: [String: Value] = [:]
-            for param in journey.params { values[param.name] = param.defaultValue }
-            values.merge(given) { _, given in given }
-            self.values = values
-        }
-
-        func value(at path: [String]) -> Value? {
-            path.count == 2 && path[0] == "params" ? values[path[1]] : nil
-        }
-    }
-
-    /// The durations `journey`'s expressions compute from constants and its params' defaults
-    /// (``Expression/computedDurations(_:)``), worked out: remembered (``JourneyFacts``).
-    static func computedDurations(of journey: CompiledJourney) -> [Int] {
-        let known = KnownParams(journey)
-        var found = Set<Int>()
-        forEachExpression(of: journey) { found.formUnion($0.computedDurations(known)) }
-        return found.sorted()
     }
 
     public func explore(_ journey: CompiledJourney) async -> Result {
@@ -752,8 +733,8 @@ public struct JourneyExplorer: Sendable {
         var leftOut = Set(scratch.takeSentWithoutNetwork()).union(unsealedPINs(journey))
         // A journey that reads the clock with no duration to jump it by: time passing is not played.
         if jumps.isEmpty, bounds.clockJumps == nil,
-            let reader = ScenarioChecker.reachableJourneys(from: journey, in: library).first(where: {
-                JourneyFacts.shared.readsClock($0)
+            let reader = ScenarioChecker.reachableJourneys(from: journey, in: library).first(where: { reached in
+                JourneyFacts.shared.expressions(reached).contains(where: \.readsClock)
             })
         {
             leftOut.insert(Self.clockUnjumped(reader.id))
@@ -1418,7 +1399,7 @@ public struct JourneyExplorer: Sendable {
     }
 
     /// What every note of a request sent with no network says (``sentWithoutNetwork(_:)``).
-    public static let withoutNetwork = ": sends a request with no network to send it to: it goes as if offline"
+    static let withoutNetwork = ": sends a request with no network to send it to: it goes as if offline"
 
     /// What a journey explored from several starts left out, said of them all: each start's
     /// notes once; what a start's device lacks (a PIN sealed) only when every start lacks it; a
@@ -1822,7 +1803,7 @@ public struct JourneyExplorer: Sendable {
         }
         // And those written in expressions: a guard `since(state.sentAt) >= 5m`, an action's
         // `enabled:`, a template's `${…}`, an invariant.
-        forEachExpression(of: journey) { expression in
+        for expression in JourneyFacts.shared.expressions(journey) {
             for constant in expression.tree.constants {
                 if case .duration(let ms) = constant, ms > 0 { found.insert(ms) }
             }
@@ -1833,24 +1814,24 @@ public struct JourneyExplorer: Sendable {
     /// What `journey` reads of the clock as a calendar (``ClockCalendar``), worked out: it reads
     /// every text of the journey, so it is remembered (``JourneyFacts``).
     static func writtenCalendar(of journey: CompiledJourney) -> ClockCalendar {
-        var calendar = ClockCalendar()
-        forEachExpression(of: journey) { calendar = calendar.merged($0.calendar) }
-        return calendar
+        JourneyFacts.shared.expressions(journey).reduce(ClockCalendar()) { $0.merged($1.calendar) }
     }
 
     /// Each expression written in `journey`'s steps (guards, templates, `enabled:`) and
-    /// invariants, parsed again from its text.
-    static func forEachExpression(of journey: CompiledJourney, _ body: (Expression) -> Void) {
+    /// invariants, parsed again from its text: read once per journey (``JourneyFacts``).
+    static func writtenExpressions(of journey: CompiledJourney) -> [Expression] {
+        var found: [Expression] = []
         for part in [journey.source.steps, journey.source.invariants] as [Any] {
             forEachText(in: part) { text in
                 if text.contains("${") {
                     guard case .success(let template) = Template.parse(text) else { return }
-                    for case .expression(let expression, _) in template.parts { body(expression) }
+                    for case .expression(let expression, _) in template.parts { found.append(expression) }
                 } else if text.contains(where: \.isNumber), case .success(let expression) = Expression.parse(text) {
-                    body(expression)
+                    found.append(expression)
                 }
             }
         }
+        return found
     }
 
     /// Every text `value` holds, however deep (a journey's templates, guards, parameters,
@@ -2044,6 +2025,17 @@ final class Recorder: TranscriptSink, @unchecked Sendable {
     }
 }
 
+extension ParamValues {
+    /// The params of `journey` as the explorer knows them before a run: those given, else
+    /// their defaults.
+    init(_ journey: CompiledJourney, given: [String: Value] = [:]) {
+        var values: [String: Value] = [:]
+        for param in journey.params { values[param.name] = param.defaultValue }
+        values.merge(given) { _, given in given }
+        self.init(values: values)
+    }
+}
+
 /// What the explorer works out of each compiled journey by reading every text of it (the state
 /// no expression reads, the durations it writes), kept for the process: a suite explores the
 /// same journeys from many starts. A journey is kept alive with its entry, so that its identity
@@ -2053,9 +2045,8 @@ final class JourneyFacts: @unchecked Sendable {
     private struct Entry {
         let journey: CompiledJourney
         var unread: Set<String>?
+        var expressions: [Expression]?
         var durations: [Int]?
-        var computed: [Int]?
-        var readsClock: Bool?
         var calendar: ClockCalendar?
     }
     private let lock = NSLock()
@@ -2071,18 +2062,10 @@ final class JourneyFacts: @unchecked Sendable {
         remembered(journey, \.durations) { JourneyExplorer.writtenDurations(of: $0) }
     }
 
-    /// What ``JourneyExplorer/computedDurations(of:)`` finds of `journey`.
-    func computed(_ journey: CompiledJourney) -> [Int] {
-        remembered(journey, \.computed) { JourneyExplorer.computedDurations(of: $0) }
-    }
-
-    /// Whether an expression of `journey` reads the clock (``Expression/readsClock``).
-    func readsClock(_ journey: CompiledJourney) -> Bool {
-        remembered(journey, \.readsClock) { journey in
-            var reads = false
-            JourneyExplorer.forEachExpression(of: journey) { reads = reads || $0.readsClock }
-            return reads
-        }
+    /// What ``JourneyExplorer/writtenExpressions(of:)`` finds of `journey`: what its durations,
+    /// its calendar and whether it reads the clock are read from.
+    func expressions(_ journey: CompiledJourney) -> [Expression] {
+        remembered(journey, \.expressions) { JourneyExplorer.writtenExpressions(of: $0) }
     }
 
     /// What ``JourneyExplorer/writtenCalendar(of:)`` finds of `journey`.

@@ -397,7 +397,7 @@ extension Expression {
     /// gives alone (constants, and the params the explorer knows): `params.wait * 3` is 15
     /// minutes where the wait is 5, `5m * 3` is 15 minutes. A part that reads anything else
     /// (the state, the clock) gives none.
-    public func computedDurations(_ known: some ValueProvider) -> [Int] {
+    func computedDurations(_ known: some ValueProvider) -> [Int] {
         var found: [Int] = []
         for index in tree.nodes.indices {
             let ref = ExpressionTree.Ref(index)

@@ -123,3 +123,13 @@ public protocol ValueProvider {
     /// The value at a name path like `["state", "email"]`, or nil if it has none.
     func value(at path: [String]) -> Value?
 }
+
+/// The values of a journey's params alone (`params.NAME`), every other name without one: what
+/// is known of an expression before a run, to work out what it gives from constants and params.
+struct ParamValues: ValueProvider {
+    let values: [String: Value]
+
+    func value(at path: [String]) -> Value? {
+        path.count == 2 && path[0] == "params" ? values[path[1]] : nil
+    }
+}

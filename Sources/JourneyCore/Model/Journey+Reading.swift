@@ -28,8 +28,23 @@ extension Step {
         return text
     }
 
-    /// The parameters of a credential check that name what the user's answer is compared with.
-    static let credentialParameters: Set<String> = ["expected", "secret", "vault", "counter"]
+    /// The parameters of a credential check that name the secret the user's answer is compared
+    /// with: a PIN expected, an OTP seed, a vault.
+    static let secretParameters: Set<String> = ["expected", "secret", "vault"]
+
+    /// The parameters of a credential check that name what the user's answer is compared with:
+    /// the secret, and its moving parts (an HOTP counter).
+    static let credentialParameters = secretParameters.union(["counter"])
+
+    /// The stored keys that hold the secret this step checks the user's answer against: its
+    /// `key` written as text (a sealed PIN), else what its `expected`, `secret` or `vault`
+    /// reads from the store; empty when it keeps none there.
+    public var storedSecret: Set<String> {
+        if let key = literalParameter("key") { return [key] }
+        return Set(
+            with.filter { Self.secretParameters.contains($0.name.value) }.flatMap { $0.value.references }
+                .filter { $0.count >= 2 && $0[0] == "stored" }.map { $0[1] })
+    }
 
     /// Where the journey keeps what this step checks the user's answer against, as
     /// `stored.NAME` and `state.NAME`: the sealed PIN under a `key` written as text, and what its

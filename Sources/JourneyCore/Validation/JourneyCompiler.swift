@@ -986,14 +986,10 @@ extension Journey {
             guard case .scalar(let text, let plain, _)? = p.defaultValue,
                 let value = LiteralParser.value(text, plain: plain, as: p.type.type)
             else { continue }
-            defaults["params." + p.name.value] = value
-        }
-        struct Defaults: ValueProvider {
-            let values: [String: Value]
-            func value(at path: [String]) -> Value? { values[path.joined(separator: ".")] }
+            defaults[p.name.value] = value
         }
         do {
-            return .success(try template.evaluate(in: Defaults(values: defaults)).revealed)
+            return .success(try template.evaluate(in: ParamValues(values: defaults)).revealed)
         } catch {
             return .failure(error)
         }

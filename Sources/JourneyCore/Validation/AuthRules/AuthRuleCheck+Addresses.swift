@@ -11,7 +11,7 @@ extension AuthRuleCheck {
     /// server, plain http to another machine.
     mutating func serverAddresses() {
         for step in journey.steps {
-            guard let handler = handlerID(step), Self.serverHandlerPrefixes.contains(where: handler.hasPrefix) else {
+            guard let handler = step.handlerID, Self.serverHandlerPrefixes.contains(where: handler.hasPrefix) else {
                 continue
             }
             for (name, value) in step.with where !Self.redirectParameters.contains(name.value) {
@@ -40,12 +40,9 @@ extension AuthRuleCheck {
     private func fromDefault(_ value: RawValue) -> String {
         guard case .scalar(let text, _, _) = value, text.hasPrefix("${"),
             case .success(let template) = Template.parse(text),
-            case .expression(let expression, _)? = template.parts.first
+            case .expression(let expression, _)? = template.parts.first,
+            let param = param(readBy: expression), let location = param.defaultValue?.location
         else { return "" }
-        let path = expression.source.trimmingCharacters(in: .whitespaces).split(separator: ".")
-        guard path.count == 2, path[0] == "params",
-            let location = journey.params.first(where: { $0.name.value == path[1] })?.defaultValue?.location
-        else { return "" }
-        return " (from the default of params.\(path[1]) at line \(location.line): put it right there)"
+        return " (from the default of params.\(param.name.value) at line \(location.line): put it right there)"
     }
 }

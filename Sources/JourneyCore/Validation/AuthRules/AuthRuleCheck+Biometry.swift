@@ -52,7 +52,7 @@ extension AuthRuleCheck {
     /// outcome: keys the device opens without the user.
     func usesDeviceKeys(_ step: Step) -> Bool {
         let fromDevice = Set(
-            journey.steps.filter { handlerID($0) == "locker.deviceKeys" }
+            journey.steps.filter { $0.handlerID == "locker.deviceKeys" }
                 .flatMap { $0.transitions.flatMap(\.transition.branches).flatMap(\.assignments) }
                 .filter { $0.target.value.scope == .state && $0.value.references.contains { $0.first == "outcome" } }
                 .map(\.target.value.name))
@@ -65,7 +65,7 @@ extension AuthRuleCheck {
     /// ``AuthRule/biometryWithoutKey`` and ``AuthRule/unlimitedBiometry``.
     mutating func biometry() {
         let successEnds = Set(journey.ends.filter { $0.kind == .success }.map(\.id.value))
-        for step in journey.steps where handlerID(step) == "biometry.authenticate" {
+        for step in journey.steps where step.handlerID == "biometry.authenticate" {
             for (outcome, transition) in step.transitions where outcome.value == "success" {
                 let reached = unkeyed(from: transition.branches.map(\.target.value))
                 if let end = successEnds.sorted().first(where: reached.contains) {

@@ -4,10 +4,10 @@ extension AuthRuleCheck {
     /// ``AuthRule/clearCapture``: an `http.request` capture whose name or last key says it
     /// holds a token, a session, a password or a secret, not declared secret.
     mutating func captures() {
-        for step in journey.steps where handlerID(step) == "http.request" {
-            guard case .map(let entries, _)? = parameter(step, "captures") else { continue }
+        for step in journey.steps where step.handlerID == "http.request" {
+            guard case .map(let entries, _)? = step.parameter("captures") else { continue }
             var secretNames = Set<String>()
-            if case .list(let items, _)? = parameter(step, "secret") {
+            if case .list(let items, _)? = step.parameter("secret") {
                 secretNames = Set(items.compactMap { literal($0) })
             }
             for entry in entries where !secretNames.contains(entry.key) {

@@ -14,7 +14,7 @@ extension AuthRuleCheck {
         var checks: [String: Step] = [:]
         let typed = typedPINState
         for step in journey.steps {
-            guard let handler = handlerID(step), let check = contract(step)?.credentialCheck else { continue }
+            guard let handler = step.handlerID, let check = contract(step)?.credentialCheck else { continue }
             // A PIN typed again to confirm the one just chosen, straight after it (kept in state,
             // which no restart keeps), is compared with what the same person typed: there is
             // nothing to guess. One checked later (a lock screen against the PIN of the sign-in)
@@ -66,13 +66,13 @@ extension AuthRuleCheck {
         let start = journey.start.value
         var pads: [(step: Step, key: String, counter: String?)] = []
         for step in journey.steps {
-            if checks[step.id.value] != nil, handlerID(step) == "pin.verify", step.attempts != nil,
-                let key = literal(parameter(step, "key"))
+            if checks[step.id.value] != nil, step.handlerID == "pin.verify", step.attempts != nil,
+                let key = step.literalParameter("key")
             {
                 pads.append((step, key, journey.limit(chargedBy: step).map { $0.counter.value.description }))
             } else if case .call(let callee) = step.kind, let called = all[callee.value] {
-                for pad in called.steps where handlerID(pad) == "pin.verify" && pad.attempts != nil {
-                    guard let key = literal(parameter(pad, "key")) else { continue }
+                for pad in called.steps where pad.handlerID == "pin.verify" && pad.attempts != nil {
+                    guard let key = pad.literalParameter("key") else { continue }
                     pads.append((step, key, called.limit(chargedBy: pad).map { $0.counter.value.description }))
                 }
             }
@@ -141,29 +141,17 @@ extension AuthRuleCheck {
     /// assignment that removes or replaces the credential. The app may be opened again at an
     /// end, and killed and opened again wherever a step waits: the path goes on from the start.
     func retries(_ step: Step, after branches: [Branch]) -> Bool {
-        let key = literal(parameter(step, "key"))
+        let key = step.literalParameter("key")
         let read = step.checkedAgainst ?? []
-        // The stored names the credential is read from, not its moving parts (an HOTP counter).
-        let storedSecrets = Set(
-            step.with.filter { ["expected", "vault", "secret"].contains($0.name.value) }
-                .flatMap { $0.value.references }
-                .filter { $0.count >= 2 && $0[0] == "stored" }.map { $0[1] })
         func replaces(_ branch: Branch) -> Bool {
             branch.assignments.contains { read.contains($0.target.value.description) }
         }
         func removes(_ next: Step) -> Bool {
-            switch handlerID(next) {
+            switch next.handlerID {
             case "pin.save":
-                guard let key, let saved = literal(parameter(next, "key")) else { return true }
+                guard let key, let saved = next.literalParameter("key") else { return true }
                 return saved == key
-            case "session.clear":
-                // A wipe that keeps the key (what `expected`, `vault` or `secret` reads from the
-                // store) leaves the credential as it was; one of a credential kept only in
-                // state, or not known, removes it as far as this rule can tell.
-                guard case .list(let kept, _)? = parameter(next, "keep") else { return true }
-                let keptNames = Set(kept.compactMap(literal))
-                let secrets = key.map { [$0] } ?? storedSecrets
-                return secrets.isEmpty || !secrets.allSatisfy(keptNames.contains)
+            case "session.clear": return wipes(next, removing: step.storedSecret)
             default: return false
             }
         }

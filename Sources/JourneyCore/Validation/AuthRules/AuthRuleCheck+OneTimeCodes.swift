@@ -30,13 +30,13 @@ extension AuthRuleCheck {
             value?.references.contains { $0.count == 2 && $0[0] == "params" } ?? false
         }
         for step in journey.steps {
-            guard let handler = handlerID(step), ["otp.totp", "otp.hotp"].contains(handler),
-                parameter(step, "code") != nil
+            guard let handler = step.handlerID, ["otp.totp", "otp.hotp"].contains(handler),
+                step.parameter("code") != nil
             else { continue }
             let id = step.id.value
             if handler == "otp.hotp" {
-                if given(parameter(step, "counter")) { continue }
-                guard let counter = stored(parameter(step, "counter")) else {
+                if given(step.parameter("counter")) { continue }
+                guard let counter = stored(step.parameter("counter")) else {
                     find(
                         .otpReplay,
                         "step '\(id)' checks an HOTP code against a counter the device does not keep: after a restart the same code is good again; keep the counter in stored and move it on (RFC 4226 7.2)",
@@ -52,9 +52,9 @@ extension AuthRuleCheck {
                 continue
             }
             // A TOTP check: the period of the last code used, kept, and set when one is valid.
-            if given(parameter(step, "lastStep")) { continue }
+            if given(step.parameter("lastStep")) { continue }
             let valid = step.transitions.first { $0.outcome.value == "valid" }?.transition.branches ?? []
-            guard let last = stored(parameter(step, "lastStep")),
+            guard let last = stored(step.parameter("lastStep")),
                 !valid.isEmpty,
                 valid.allSatisfy({ branch in
                     branch.assignments.contains {

@@ -4,13 +4,13 @@ extension AuthRuleCheck {
     /// ``AuthRule/weakPIN`` and ``AuthRule/pinReuse``: PIN creation without a weak-PIN policy,
     /// and a PIN change that does not check the new PIN against the old.
     mutating func pinCreation() {
-        let saves = journey.steps.filter { handlerID($0) == "pin.save" }
+        let saves = journey.steps.filter { $0.handlerID == "pin.save" }
         guard !saves.isEmpty else { return }
-        let entries = journey.steps.filter { handlerID($0) == "pin.entry" }
+        let entries = journey.steps.filter { $0.handlerID == "pin.entry" }
         for step in entries {
             // A template decides when the step runs; only a policy left out or switched off
             // (literally, or by a param's default) is reported.
-            let policy = parameter(step, "warnWeak")
+            let policy = step.parameter("warnWeak")
             guard policy == nil || resolved(policy) == "false" else { continue }
             find(
                 .weakPIN,
@@ -18,25 +18,25 @@ extension AuthRuleCheck {
                 at: step.id.location)
         }
         // A change: a new PIN chosen after the one stored under the same key was verified.
-        let savedKeys = Set(saves.compactMap { literal(parameter($0, "key")) })
-        for verify in journey.steps where handlerID(verify) == "pin.verify" {
-            guard let key = literal(parameter(verify, "key")), savedKeys.contains(key) else { continue }
+        let savedKeys = Set(saves.compactMap { $0.literalParameter("key") })
+        for verify in journey.steps where verify.handlerID == "pin.verify" {
+            guard let key = verify.literalParameter("key"), savedKeys.contains(key) else { continue }
             let afterCorrect = verify.transitions.filter { $0.outcome.value == "correct" }.flatMap {
                 $0.transition.branches.map(\.target.value)
             }
             // Not through a wipe (the PIN is gone: the next is a first one) nor another check
             // of the PIN (a later unlock, whose own `correct` is looked at in turn).
             let reached = reachable(from: afterCorrect) { next in
-                ["pin.verify", "session.clear"].contains(handlerID(next) ?? "")
+                ["pin.verify", "session.clear"].contains(next.handlerID ?? "")
             }
             for step in entries where reached.contains(step.id.value) {
                 // Only a PIN chosen for the key verified: one sealed under another key (a
                 // payment PIN beside the app's) is another PIN.
-                let sealed = reachable(from: successors(step)) { handlerID($0) == "pin.save" }
-                    .compactMap { steps[$0] }.filter { handlerID($0) == "pin.save" }
-                    .map { literal(parameter($0, "key")) }
+                let sealed = reachable(from: successors(step)) { $0.handlerID == "pin.save" }
+                    .compactMap { steps[$0] }.filter { $0.handlerID == "pin.save" }
+                    .map { $0.literalParameter("key") }
                 if !sealed.isEmpty, !sealed.contains(where: { $0 == nil || $0 == key }) { continue }
-                let against = parameter(step, "differentFrom")
+                let against = step.parameter("differentFrom")
                 if against == nil {
                     find(
                         .pinReuse,

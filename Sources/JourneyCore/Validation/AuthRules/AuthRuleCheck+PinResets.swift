@@ -6,22 +6,18 @@ extension AuthRuleCheck {
     /// its limit spent), without a credential checked on the way or the store wiped: whoever
     /// holds the phone chooses a new PIN and gets in.
     mutating func pinResets() {
-        for verify in journey.steps where handlerID(verify) == "pin.verify" {
-            guard let key = literal(parameter(verify, "key")) else { continue }
+        for verify in journey.steps where verify.handlerID == "pin.verify" {
+            guard let key = verify.literalParameter("key") else { continue }
             var queue = verify.transitions.filter { !["correct", "missing"].contains($0.outcome.value) }
                 .flatMap { $0.transition.branches.map(\.target.value) }
             queue += journey.limit(chargedBy: verify)?.exceeded.branches.map(\.target.value) ?? []
             // A wipe that keeps the PIN leaves the data it guards too.
-            func wipes(_ step: Step) -> Bool {
-                guard handlerID(step) == "session.clear" else { return false }
-                guard case .list(let kept, _)? = parameter(step, "keep") else { return true }
-                return !kept.contains { literal($0) == key }
-            }
-            func seals(_ step: Step) -> Bool { handlerID(step) == "pin.save" && literal(parameter(step, "key")) == key }
+            func wipes(_ step: Step) -> Bool { self.wipes(step, removing: [key]) }
+            func seals(_ step: Step) -> Bool { step.handlerID == "pin.save" && step.literalParameter("key") == key }
             // A new PIN compared with the one kept (`differentFrom`): its `same` says whether a
             // guess is the PIN, charging no limit.
             func compares(_ step: Step) -> Bool {
-                handlerID(step) == "pin.entry" && literal(parameter(step, "differentFrom")) == key
+                step.handlerID == "pin.entry" && step.literalParameter("differentFrom") == key
             }
             var seen = Set<String>()
             while let id = queue.popLast() {

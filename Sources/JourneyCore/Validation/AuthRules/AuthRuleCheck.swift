@@ -88,13 +88,9 @@ struct AuthRuleCheck {
 
     // MARK: - The steps, as the rules see them
 
-    func handlerID(_ step: Step) -> String? { step.handlerID }
-
     func contract(_ step: Step) -> HandlerContract? {
         step.handlerID.flatMap { handlers[$0]?.contract }
     }
-
-    func parameter(_ step: Step, _ name: String) -> RawValue? { step.parameter(name) }
 
     /// A parameter written as one literal text (not a template).
     func literal(_ value: RawValue?) -> String? {
@@ -150,14 +146,18 @@ struct AuthRuleCheck {
             switch part {
             case .text(let text): result += text
             case .expression(let expression, _):
-                let path = expression.source.trimmingCharacters(in: .whitespaces).split(separator: ".")
-                guard path.count == 2, path[0] == "params",
-                    let value = literal(journey.params.first { $0.name.value == path[1] }?.defaultValue)
-                else { return nil }
+                guard let value = literal(param(readBy: expression)?.defaultValue) else { return nil }
                 result += value
             }
         }
         return result
+    }
+
+    /// The journey's param an expression is, when it is one alone (`${params.issuer}`).
+    func param(readBy expression: Expression) -> VariableDeclaration? {
+        let path = expression.source.trimmingCharacters(in: .whitespaces).split(separator: ".")
+        guard path.count == 2, path[0] == "params" else { return nil }
+        return journey.params.first { $0.name.value == path[1] }
     }
 
     /// Whether a step checks a credential: one the user types again (its handler's
@@ -190,6 +190,15 @@ struct AuthRuleCheck {
         guard !closed.isEmpty else { return journey.branches(from: step) }
         return step.transitions.filter { !closed.contains($0.outcome.value) }.flatMap(\.transition.branches)
             + (journey.limit(chargedBy: step)?.exceeded.branches ?? [])
+    }
+
+    /// Whether `step` wipes the store (`session.clear`) and with it one of `keys`: its `keep`
+    /// leaves one out. With no keys known (a secret kept in state), any wipe counts, as far as
+    /// the rules can tell.
+    func wipes(_ step: Step, removing keys: Set<String>) -> Bool {
+        guard step.handlerID == "session.clear" else { return false }
+        guard !keys.isEmpty, case .list(let kept, _)? = step.parameter("keep") else { return true }
+        return !keys.isSubset(of: Set(kept.compactMap(literal)))
     }
 
     /// Whether a step may wait for the user, where the app can be killed and opened again (a
@@ -276,7 +285,7 @@ struct AuthRuleCheck {
     var assignments: [(assignment: Assignment, fromPIN: Bool)] {
         journey.steps.flatMap { step in
             step.transitions.flatMap(\.transition.branches).flatMap(\.assignments).map {
-                (assignment: $0, fromPIN: handlerID(step).map(Self.pinHandlers.contains) ?? false)
+                (assignment: $0, fromPIN: step.handlerID.map(Self.pinHandlers.contains) ?? false)
             }
         }
     }
@@ -307,7 +316,7 @@ struct AuthRuleCheck {
     /// (`state.NAME`) from the PIN typed there: it asks for the same PIN again, to confirm it.
     func confirms(_ step: Step, _ read: Set<String>) -> Bool {
         journey.steps.contains { pad in
-            guard let handler = handlerID(pad), Self.pinHandlers.contains(handler) else { return false }
+            guard let handler = pad.handlerID, Self.pinHandlers.contains(handler) else { return false }
             return pad.transitions.flatMap(\.transition.branches).contains { branch in
                 branch.target.value == step.id.value
                     && branch.assignments.contains {
