@@ -103,7 +103,7 @@ public enum PlayedScenario {
         if given.isDisjoint(with: ["biometry", "enrolled"]) {
             device += ["  biometry: \(start.biometry.rawValue)", "  enrolled: \(start.biometryEnrolled)"]
         }
-        if !given.contains("kdfRounds") { device.append("  kdfRounds: \(start.kdfRounds)") }
+        if !given.contains("kdfRounds"), let rounds = start.kdfRounds { device.append("  kdfRounds: \(rounds)") }
         for (name, entries) in [("pins", pins), ("store", store)] where !entries.isEmpty {
             var line = "  \(name): { "
             for (index, entry) in entries.enumerated() {
