@@ -158,6 +158,7 @@ public struct IDTokenValidator: Sendable {
                 kind.crv == nil || entry["crv"] as? String == kind.crv,
                 (entry["alg"] as? String).map({ $0 == header.alg }) ?? true,
                 header.kid == nil || entry["kid"] as? String == header.kid,
+                let entry = kind.kty == "EC" ? Self.withFullCoordinates(entry) : entry,
                 let data = try? JSONSerialization.data(withJSONObject: entry),
                 var jwk = try? JSONDecoder().decode(JWK.self, from: data)
             else { return nil }
@@ -168,6 +169,27 @@ public struct IDTokenValidator: Sendable {
             jwk.prime2 = nil
             return jwk
         }
+    }
+}
+
+extension IDTokenValidator {
+    /// The size of a P-256 coordinate, in bytes.
+    static let p256CoordinateSize = 32
+
+    /// A P-256 key's entry with `x` and `y` each written in full, 32 bytes: a provider that
+    /// writes a coordinate as a number, without its leading zero bytes (Glewlwyd does, for one
+    /// key in 128), publishes the same point, and a sign-in with it must not fail at random.
+    /// A coordinate that is empty, longer than 32 bytes or not base64url is no key (nil); the
+    /// point is still checked to be on the curve when the key is made.
+    static func withFullCoordinates(_ entry: [String: Any]) -> [String: Any]? {
+        var entry = entry
+        for name in ["x", "y"] {
+            guard let text = entry[name] as? String, let bytes = Base64URL.decode(text),
+                (1...p256CoordinateSize).contains(bytes.count)
+            else { return nil }
+            entry[name] = Base64URL.encode(Data(repeating: 0, count: p256CoordinateSize - bytes.count) + bytes)
+        }
+        return entry
     }
 }
 

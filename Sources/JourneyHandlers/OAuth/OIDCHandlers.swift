@@ -415,7 +415,7 @@ public struct OIDCTokenHandler: StepHandler {
             OutcomeSpec(
                 name: "ok",
                 summary:
-                    "valid tokens. The id_token is checked: its signature against the JWKS with jwt-kit (RS256, PS256, ES256 or EdDSA, with a key the JWKS publishes for that algorithm; `alg: none` and HMAC are refused), then `iss`, `aud` (it must name `clientId`, and any other audience must be in `trustedAudiences`), `azp`, `exp`, `iat` (not in the future, and at most `issuedWithin` seconds ago), `nonce` and `at_hash`, times against the wall clock with 60 s of leeway",
+                    "valid tokens. The id_token is checked: its signature against the JWKS with jwt-kit (RS256, PS256, ES256 or EdDSA, with a key the JWKS publishes for that algorithm, a P-256 key's `x` or `y` written without its leading zero bytes read as the same point; `alg: none` and HMAC are refused), then `iss`, `aud` (it must name `clientId`, and any other audience must be in `trustedAudiences`), `azp`, `exp`, `iat` (not in the future, and at most `issuedWithin` seconds ago), `nonce` and `at_hash`, times against the wall clock with 60 s of leeway",
                 data: OIDCTokenHandler.tokens),
             OutcomeSpec(
                 name: "rejected", summary: "the provider refused the exchange",

@@ -241,6 +241,44 @@ struct OAuthCryptoTests {
         }
     }
 
+    /// A P-256 key whose x (or y) begins with a zero byte, published as Glewlwyd publishes it
+    /// (one key in 128): the coordinate without its leading zeros, 31 bytes where RFC 7518
+    /// §6.2.1.2 asks for 32. It names the same point, so its tokens verify; a coordinate longer
+    /// than the curve's, or one off the curve, is no key.
+    @Test func aP256KeyPublishedWithoutItsLeadingZerosVerifies() async throws {
+        var key = P256.Signing.PrivateKey()
+        while Array(key.publicKey.rawRepresentation)[0] != 0 && Array(key.publicKey.rawRepresentation)[32] != 0 {
+            key = P256.Signing.PrivateKey()
+        }
+        let point = Array(key.publicKey.rawRepresentation)
+        func jwks(x: [UInt8], y: [UInt8]) -> Data {
+            Data(
+                #"{"keys":[{"kty":"EC","use":"sig","kid":"k-ec","alg":"ES256","crv":"P-256","x":"\#(Base64URL.encode(x))","y":"\#(Base64URL.encode(y))"}]}"#
+                    .utf8)
+        }
+        func trimmed(_ coordinate: [UInt8]) -> [UInt8] { Array(coordinate.drop { $0 == 0 }) }
+        let header = Base64URL.encode(Data(#"{"alg":"ES256","kid":"k-ec"}"#.utf8))
+        let body = Base64URL.encode(
+            try JSONSerialization.data(withJSONObject: Self.claims(for: .es256), options: [.sortedKeys]))
+        let signature = try key.signature(for: Data("\(header).\(body)".utf8)).rawRepresentation
+        let token = "\(header).\(body).\(Base64URL.encode(signature))"
+        let validator = IDTokenValidator(issuer: Self.issuer, clientID: "mobile-app")
+        func validate(_ jwks: Data) async throws(IDTokenValidator.Failure) -> IDTokenClaims {
+            try await validator.validate(
+                token, jwks: jwks, nonce: "n-0S6_WzA2Mj", accessToken: Self.accessToken, now: Self.now)
+        }
+        let x = Array(point.prefix(32)), y = Array(point.suffix(32))
+        #expect(trimmed(x).count < 32 || trimmed(y).count < 32)
+        #expect(try await validate(jwks(x: trimmed(x), y: trimmed(y))).sub == "alice")
+        #expect(try await validate(jwks(x: x, y: y)).sub == "alice")
+        // A coordinate of 33 bytes, even with a zero in front, is not a P-256 coordinate.
+        await #expect(throws: IDTokenValidator.Failure.unknownKey) {
+            _ = try await validate(jwks(x: [0] + x, y: y))
+        }
+        // Nor is an empty one.
+        await #expect(throws: IDTokenValidator.Failure.unknownKey) { _ = try await validate(jwks(x: [], y: y)) }
+    }
+
     /// A header without `kid` is tried against every key published for its algorithm.
     @Test func aTokenWithoutKeyIdFindsItsKey() async throws {
         let claims = try await validate(
