@@ -101,7 +101,7 @@ struct DocsCommand: AsyncParsableCommand {
         let context = try ProjectContext.load(console: console)
         let locale = self.locale ?? context.settings.locale
         let (project, diagnostics) = Workspace.load(
-            paths: context.paths(paths), journeyFolders: context.searchFolders, toolkit: context.toolkit)
+            paths: try context.paths(paths, usage: "journey docs path/to/journeys --out \(out)"), journeyFolders: context.searchFolders, toolkit: context.toolkit)
         console.print(diagnostics.shownWhenRunning)
         guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
 

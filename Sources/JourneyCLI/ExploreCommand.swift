@@ -184,7 +184,7 @@ struct ExploreCommand: AsyncParsableCommand {
     func run() async throws {
         let console = Console()
         let context = try ProjectContext.load(console: console)
-        let given = paths.isEmpty && !from.isEmpty ? from : context.paths(paths) + from
+        let given = paths.isEmpty && !from.isEmpty ? from : try context.paths(paths, usage: "journey explore path/to/journeys") + from
         let (project, diagnostics) = Workspace.load(
             paths: given, journeyFolders: context.searchFolders, toolkit: context.toolkit)
         console.print(diagnostics.shownWhenRunning)

@@ -155,7 +155,7 @@ struct TestCommand: AsyncParsableCommand {
     func run() async throws {
         let console = Console()
         let context = try ProjectContext.load(console: console)
-        let paths = context.paths(self.paths)
+        let paths = try context.paths(self.paths, usage: "journey test path/to/journeys")
         let (project, diagnostics) = Workspace.load(
             paths: paths, journeyFolders: context.searchFolders, toolkit: context.toolkit)
         if worker { return await runAsWorker(project, defaults: context.scenarioDefaults, toolkit: context.toolkit) }

@@ -217,6 +217,42 @@ struct BadInputTests {
         }
     }
 
+    @Test("with no path, no project file and no journeys folder, every command says where it looked and what to do")
+    func nothingToWorkOn() async throws {
+        try await withTemporaryDirectory { directory in
+            let commands: [(arguments: [String], usage: String)] = [
+                (["check"], "journey check path/to/journeys"), (["test"], "journey test path/to/journeys"),
+                (["explore"], "journey explore path/to/journeys"),
+                (["play", "app.main"], "journey play app.main path/to/journeys"),
+                (["docs", "--out", "site"], "journey docs path/to/journeys --out site"),
+            ]
+            for (arguments, usage) in commands {
+                let result = try await runJourney(arguments, cwd: directory)
+                expectNoCrash(result)
+                #expect(result.status == Exit.invalid, "\(arguments): \(result)")
+                #expect(
+                    result.stderrLines == [
+                        "error: no journeys found: there is no journeykit.yaml in this folder or a folder above it, and no folder 'journeys' here; name their files or folders (\(usage)), or start a project with `journey new project`"
+                    ], "\(arguments): \(result)")
+            }
+            // A project file that names no folder, from a folder below it.
+            try Data("defaults: { locale: en }\n".utf8).write(to: directory.appendingPathComponent("journeykit.yaml"))
+            let below = directory.appendingPathComponent("app")
+            try FileManager.default.createDirectory(at: below, withIntermediateDirectories: true)
+            let result = try await runJourney(["check"], cwd: below)
+            #expect(result.status == Exit.invalid, "\(result)")
+            #expect(
+                result.stderrLines == [
+                    "error: no journeys found: ../journeykit.yaml names no journey folders and there is no folder 'journeys' beside it; name their files or folders (journey check path/to/journeys), or list the folders in ../journeykit.yaml (journeys: [flows])"
+                ], "\(result)")
+            // A journeys folder beside the project file is the project's.
+            try FileManager.default.createDirectory(
+                at: directory.appendingPathComponent("journeys"), withIntermediateDirectories: true)
+            let found = try await runJourney(["check"], cwd: below)
+            #expect(!found.stderr.contains("no journeys found"), "\(found)")
+        }
+    }
+
     @Test("a loop of links named on the command line says so, as it does when found in a folder")
     func linkLoopNamed() async throws {
         try await withTemporaryDirectory { directory in

@@ -33,6 +33,24 @@ struct ProjectContext: Sendable {
         return journeyFolders.isEmpty ? ["journeys"] : journeyFolders
     }
 
+    /// ``paths(_:)``, for a command that needs journeys to work on: with no path given, no
+    /// journey folder in a project file and no `journeys` folder here, an error that says where
+    /// journeys were looked for and how to name them (`usage`, the command with a folder named),
+    /// instead of one about a missing `journeys`.
+    func paths(_ given: [String], usage: String) throws -> [String] {
+        let paths = self.paths(given)
+        guard given.isEmpty, journeyFolders.isEmpty, !Files.exists("journeys") else { return paths }
+        if let file {
+            let shown = Workspace.display(file)
+            throw CLIError(
+                "no journeys found: \(shown) names no journey folders and there is no folder 'journeys' beside it; name their files or folders (\(usage)), or list the folders in \(shown) (journeys: [flows])"
+            )
+        }
+        throw CLIError(
+            "no journeys found: there is no journeykit.yaml in this folder or a folder above it, and no folder 'journeys' here; name their files or folders (\(usage)), or start a project with `journey new project`"
+        )
+    }
+
     /// What a scenario falls back to when it does not say.
     var scenarioDefaults: ScenarioRunner.Defaults {
         ScenarioRunner.Defaults(locale: settings.locale, kdfRounds: settings.kdfRounds)
