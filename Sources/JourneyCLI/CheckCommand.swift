@@ -42,7 +42,8 @@ struct CheckCommand: AsyncParsableCommand {
         let console = Console()
         let context = try ProjectContext.load(console: console)
         let (project, diagnostics) = Workspace.load(
-            paths: try context.paths(paths, usage: "journey check path/to/journeys"), journeyFolders: context.searchFolders, toolkit: context.toolkit)
+            paths: try context.paths(paths, usage: "journey check path/to/journeys"),
+            journeyFolders: context.searchFolders, toolkit: context.toolkit)
         console.print(diagnostics)
         let errors = diagnostics.errorCount
         let warnings = diagnostics.warningCount

@@ -101,7 +101,8 @@ struct DocsCommand: AsyncParsableCommand {
         let context = try ProjectContext.load(console: console)
         let locale = self.locale ?? context.settings.locale
         let (project, diagnostics) = Workspace.load(
-            paths: try context.paths(paths, usage: "journey docs path/to/journeys --out \(out)"), journeyFolders: context.searchFolders, toolkit: context.toolkit)
+            paths: try context.paths(paths, usage: "journey docs path/to/journeys --out \(out)"),
+            journeyFolders: context.searchFolders, toolkit: context.toolkit)
         console.print(diagnostics.shownWhenRunning)
         guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
 

@@ -184,7 +184,9 @@ struct ExploreCommand: AsyncParsableCommand {
     func run() async throws {
         let console = Console()
         let context = try ProjectContext.load(console: console)
-        let given = paths.isEmpty && !from.isEmpty ? from : try context.paths(paths, usage: "journey explore path/to/journeys") + from
+        let given =
+            paths.isEmpty && !from.isEmpty
+            ? from : try context.paths(paths, usage: "journey explore path/to/journeys") + from
         let (project, diagnostics) = Workspace.load(
             paths: given, journeyFolders: context.searchFolders, toolkit: context.toolkit)
         console.print(diagnostics.shownWhenRunning)

@@ -106,7 +106,9 @@ struct PlayCommand: AsyncParsableCommand {
         // A journey or a scenario named by its file is loaded with what it calls, not the
         // whole project.
         let files = [journey, from].compactMap { $0 }.filter { $0.hasSuffix(".yaml") }
-        let given = paths.isEmpty && !files.isEmpty ? files : try context.paths(paths, usage: "journey play \(journey ?? "JOURNEY") path/to/journeys") + files
+        let given =
+            paths.isEmpty && !files.isEmpty
+            ? files : try context.paths(paths, usage: "journey play \(journey ?? "JOURNEY") path/to/journeys") + files
         let (project, diagnostics) = Workspace.load(
             paths: given, journeyFolders: context.searchFolders, toolkit: context.toolkit)
         console.print(diagnostics.shownWhenRunning)
