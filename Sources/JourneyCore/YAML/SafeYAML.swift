@@ -239,7 +239,8 @@ public struct SafeYAML: Sendable {
             return "\(problem) (\(context.text) at line \(context.mark.line), column \(context.mark.column))"
         }
         switch error {
-        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _):
+        case .scanner(let context, let problem, let mark, let text),
+            .parser(let context, let problem, let mark, let text):
             if problem.contains("Maximum nesting level") {
                 return Diagnostic(
                     .error, tooDeep, "nesting is too deep; journeys nest at most a few levels", at: at(mark))
@@ -251,6 +252,11 @@ public struct SafeYAML: Sendable {
             if let context, ["anchor", "alias", "tag"].contains(where: context.text.contains) {
                 return Diagnostic(
                     .error, syntax, phrase(problem, context) + "; " + Self.quoteExpression, at: at(mark))
+            }
+            if let hint = syntaxHint(problem: problem, context: context, mark: mark, text: text) {
+                return Diagnostic(
+                    .error, syntax, "\(hint.message) (YAML: \(problem))",
+                    at: SourceLocation(file: path, line: hint.line, column: hint.column))
             }
             return Diagnostic(.error, syntax, phrase(problem, context), at: at(mark))
         case .composer(let context, let problem, let mark, _):

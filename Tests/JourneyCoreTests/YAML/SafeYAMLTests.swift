@@ -57,6 +57,55 @@ struct SafeYAMLTests {
         #expect(problem(yaml) == nil)
     }
 
+    /// libyaml's messages for the slips of a hand-written file, said where they are put right:
+    /// a quote left open, a key out of line with its mapping, a key without its colon, a line
+    /// indented under a key that has its value, a value holding ': '.
+    @Test(arguments: [
+        (
+            "journey: a\ntitle: \"Sign in\nstart: b\nsummary: \"Two\"\n", 2, 8,
+            "the text quoted here is not closed on its line, so the lines after it are read as part of it; end it with \""
+        ),
+        ("journey: a\ntitle: 'Sign in\n", 2, 8, "the text quoted here is never closed: end it with ' on its line"),
+        (
+            "steps:\n  welcome:\n    handler: ui.screen\n   screen: {}\n", 4, 4,
+            "line 4 starts at column 4, but the keys of the mapping that begins at line 2 start at column 3: indent it as the keys it belongs with"
+        ),
+        (
+            "limits:\n  pinEntry\n    max: 3\n", 2, 11,
+            "line 2 has no ':' after 'pinEntry', so it is read as text with this line: write 'pinEntry:'"
+        ),
+        (
+            "limits:\n  pinEntry:\n    max: 3\n      keep: true\n", 4, 7,
+            "line 4 is indented deeper than line 3, whose key already has its value: line it up with that key (column 5), or give the key no value on its line"
+        ),
+        (
+            "title: Note: read this\n", 1, 12,
+            "this value holds ': ', which reads as another key: write the value in quotes"
+        ),
+    ])
+    func syntaxSlipsAreExplained(text: String, line: Int, column: Int, message: String) throws {
+        let found = try #require(problem(text))
+        #expect(found.id == SafeYAML.syntax)
+        #expect(found.message.hasPrefix(message + " (YAML: "), "\(found.message)")
+        #expect((found.location.line, found.location.column) == (line, column), "\(found.location)")
+    }
+
+    /// Quotes closed on their lines, `''` and `\"` inside them, quotes inside plain text and
+    /// comments: none is an open quote.
+    @Test func closedQuotesAreNotOpenOnes() {
+        let text = """
+            a: "one \\" two"
+            b: 'it''s'
+            c: don't
+            d: [ "x", 'y' ]
+            e: x # "not a value
+            f: "open
+            """
+        let lines = text.lines
+        #expect(SafeYAML.unclosedQuote(in: lines, from: 1, before: 6)?.line == nil)
+        #expect(SafeYAML.unclosedQuote(in: lines, from: 1, before: 7).map { [$0.line, $0.column] } == [6, 4])
+    }
+
     @Test func scalarsKeepTheirTextAndStyle() throws {
         let root = try parse("pin: 0012\nquoted: '0012'\nflag: no\n").get()
         guard case .mapping(let entries) = root.kind else { throw CancellationError() }
@@ -79,7 +128,7 @@ struct SafeYAMLTests {
         ("a: \"x\\0y\"\n", "yaml.control-character", 1, 4),
         ("a: \"x\\e[31my\"\n", "yaml.control-character", 1, 4),
         ("a: *nope\n", "yaml.alias", 1, 4),
-        ("a: \"open\n", "yaml.syntax", 2, 1),
+        ("a: \"open\n", "yaml.syntax", 1, 4),
         ("", "yaml.empty", 1, 1),
         ("# only a comment\n\n", "yaml.empty", 1, 1),
     ])
