@@ -48,8 +48,11 @@ struct CheckCommand: AsyncParsableCommand {
         let errors = diagnostics.errorCount
         let warnings = diagnostics.warningCount
         if !quiet {
+            // A file given by name is checked with the journeys it plays or calls from elsewhere.
+            let reached = max(0, Set(project.journeys.map(\.id.value)).count - project.journeyFiles)
             let files =
                 "\(counted(project.journeyFiles, "journey")) and \(counted(project.scenarioFiles, "scenario"))"
+                + (reached > 0 ? ", with \(counted(reached, "journey")) they play or call" : "")
             // With --strict the warnings fail the check: the summary says so.
             let failing = strict && warnings > 0 ? " (--strict: the warnings fail the check)" : ""
             console.err(

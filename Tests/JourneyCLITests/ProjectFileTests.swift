@@ -48,7 +48,15 @@ struct ProjectFileTests {
             try writeText(Self.usesShippedDiia, to: team.appendingPathComponent("journeykit.yaml"))
             let check = try await runJourney(["check", "flows"], cwd: team)
             #expect(check.status == Exit.ok, "\(check)")
-            #expect(check.stderr.contains("checked 1 journey and 1 scenario: 0 errors"), "\(check)")
+            // The journeys called from the project file's `uses:` are checked too, and counted.
+            #expect(
+                check.stderr.contains("checked 1 journey and 1 scenario, with 3 journeys they play or call: 0 errors"),
+                "\(check)")
+            let scenario = try await runJourney(["check", "flows/scenarios/back-after-300s.scenario.yaml"], cwd: team)
+            #expect(
+                scenario.stderr.contains(
+                    "checked 0 journeys and 1 scenario, with 4 journeys they play or call: 0 errors, 0 warnings"),
+                "\(scenario)")
         }
     }
 
