@@ -350,8 +350,8 @@ public struct ProjectLoader: Sendable {
         let library = pipeline.compile(journeys, broken: broken, secretStoredKeys: declaredSecret, into: &d)
             .declaringSecrets(elsewhere: others.isEmpty ? nil : others.secrets)
         var compiled: [CompiledScenario] = []
-        var seen: [String: String] = [:]
-        for (scenario, declared) in scenarios {
+        let keepers = Self.scenarioIdKeepers(scenarios.map(\.scenario))
+        for (index, (scenario, declared)) in scenarios.enumerated() {
             let journeyId = scenario.journey.value
             var cannotRun = declared
             cannotRun.journey = journeyId
@@ -362,17 +362,16 @@ public struct ProjectLoader: Sendable {
                 unrunnable.append(cannotRun)
                 continue
             }
-            let key = journeyId + "/" + scenario.id.value
-            if let other = seen[key] {
+            if let keeper = keepers[journeyId + "/" + scenario.id.value], keeper != index {
+                let other = scenarios[keeper].scenario.id.location
                 d.error(
                     JourneyCompiler.duplicateId,
-                    "scenario '\(scenario.id.value)' of '\(journeyId)' is already defined in \(other)",
+                    "scenario '\(scenario.id.value)' of '\(journeyId)' is already defined at \(other.file):\(other.line):\(other.column); give this one an id of its own, such as its file's name '\(Self.fileStem(scenario.file))'",
                     at: scenario.id.location)
                 cannotRun.reason = "\(scenario.file) has errors"
                 unrunnable.append(cannotRun)
                 continue
             }
-            seen[key] = scenario.file
             // A journey that did not compile (or calls one that did not) has reported why.
             if library[journeyId] == nil && known.contains(journeyId) {
                 cannotRun.reason = Self.whyNotCompiled(journeyId, journeys: journeys, broken: broken, diagnostics: d)
@@ -392,6 +391,32 @@ public struct ProjectLoader: Sendable {
             compiled: library, journeys: journeys, scenarios: compiled, unrunnable: unrunnable, diagnostics: d,
             journeyFiles: journeyFiles, scenarioFiles: scenarioFiles, files: files.map(\.path))
         return (project, others.parsed)
+    }
+
+    /// For each journey and scenario id that more than one scenario file gives, the scenario
+    /// that keeps it: the one whose file is named after the id (a scenario copied to a new file
+    /// and not yet renamed is the copy, whichever name sorts first), else the first read.
+    static func scenarioIdKeepers(_ scenarios: [Scenario]) -> [String: Int] {
+        var keepers: [String: Int] = [:]
+        for (index, scenario) in scenarios.enumerated() {
+            let key = scenario.journey.value + "/" + scenario.id.value
+            guard let kept = keepers[key] else {
+                keepers[key] = index
+                continue
+            }
+            let named = { (s: Scenario) in fileStem(s.file) == s.id.value }
+            if !named(scenarios[kept]) && named(scenario) { keepers[key] = index }
+        }
+        return keepers
+    }
+
+    /// A scenario file's name without its folder and `.scenario.yaml` (or `.yml`).
+    static func fileStem(_ path: String) -> String {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        for suffix in [".scenario.yaml", ".scenario.yml"] where name.hasSuffix(suffix) {
+            return String(name.dropLast(suffix.count))
+        }
+        return name
     }
 
     /// Why a journey did not compile: the first journey in its call tree whose file has errors.

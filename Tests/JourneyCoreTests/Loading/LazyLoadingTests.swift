@@ -115,6 +115,26 @@ struct LazyLoadingTests {
             ])
     }
 
+    /// A scenario copied to a new file keeps its id until renamed: the copy is the one
+    /// reported, whichever name sorts first, and the message says where the id is taken.
+    @Test("two scenarios with one id: the one whose file is not named after it is reported, pointing at the other")
+    func duplicateScenarioIdBlamesTheCopy() {
+        for copy in ["a/scenarios/a-copy.scenario.yaml", "a/scenarios/z-copy.scenario.yaml"] {
+            let files = [
+                SourceFile(path: "a/main.journey.yaml", data: Data(Self.journey("a.main").utf8)),
+                SourceFile(path: "a/scenarios/s.scenario.yaml", data: Data(Self.scenario("a.main").utf8)),
+                SourceFile(path: copy, data: Data(Self.scenario("a.main").utf8)),
+            ]
+            let project = ProjectLoader(handlers: testHandlers).load(files.sorted { $0.path < $1.path })
+            let stem = copy.split(separator: "/").last!.dropLast(".scenario.yaml".count)
+            #expect(
+                project.diagnostics.items.map { "\($0.location.file):\($0.location.line) \($0.id) \($0.message)" } == [
+                    "\(copy):1 id.duplicate scenario 's' of 'a.main' is already defined at a/scenarios/s.scenario.yaml:1:11; give this one an id of its own, such as its file's name '\(stem)'"
+                ], "\(project.diagnostics.sorted)")
+            #expect(project.scenarios.map(\.file) == ["a/scenarios/s.scenario.yaml"])
+        }
+    }
+
     // MARK: Secrets
 
     static let secretToken = "stored:\n  token: { type: string, secret: true, default: \"\" }"
