@@ -19,6 +19,19 @@ struct NodeReader {
             return nil
         }
         var fields = Fields(node: node, entries: [:], order: [])
+        let given = Set(entries.map(\.key))
+        // A misspelt key (`onn:`) is read as the key it is closest to, when that one is not
+        // given itself and no other misspelling is closest to it too: the error says so once,
+        // and what depends on the key (its outcomes handled, a required key there) is checked
+        // from what was meant, not reported again as missing.
+        var meant: [String: String] = [:]
+        var claims: [String: Int] = [:]
+        for entry in entries where !allowed.contains(entry.key) {
+            if let closest = Suggestion.closest(to: entry.key, in: allowed), !given.contains(closest) {
+                meant[entry.key] = closest
+                claims[closest, default: 0] += 1
+            }
+        }
         for entry in entries {
             if !allowed.contains(entry.key) {
                 // Past the file's limit the diagnostic is only counted: skip the suggestion.
@@ -27,6 +40,12 @@ struct NodeReader {
                     ? Suggestion.hint(for: entry.key, in: allowed) : ""
                 diagnostics.error(
                     Self.unknownKey, "unknown key '\(entry.key)' in \(what)\(hint)", at: entry.keyLocation)
+                if let key = meant[entry.key], claims[key] == 1 {
+                    var entry = entry
+                    entry.key = key
+                    fields.entries[key] = entry
+                    fields.order.append(key)
+                }
                 continue
             }
             fields.entries[entry.key] = entry

@@ -281,4 +281,38 @@ struct LoadErrorTests {
         }
         #expect(invocation.screen?.title == "2 of 3, 1 left")
     }
+
+    /// A misspelt key is one error: what it was meant as is read from it, so the outcomes under
+    /// `onn:` are handled and `on` is not also missing; two misspellings of one key are not
+    /// guessed at.
+    @Test(arguments: [
+        (
+            "    handler: t.step\n    onn: { next: done, back: done }\n",
+            ["10:5 key.unknown unknown key 'onn' in step 'a'; did you mean 'on'?"]
+        ),
+        (
+            "    handlr: t.step\n    on: { next: done, back: done }\n",
+            ["9:5 key.unknown unknown key 'handlr' in step 'a'; did you mean 'handler'?"]
+        ),
+    ])
+    func aMisspeltKeyIsOneError(step: String, expected: [String]) {
+        let project = ProjectLoader(handlers: testHandlers).load([
+            SourceFile(path: "t.journey.yaml", data: Data((Self.typoHead + step).utf8))
+        ])
+        #expect(
+            project.diagnostics.sorted.map { "\($0.location.line):\($0.location.column) \($0.id) \($0.message)" }
+                == expected, "\(project.diagnostics.sorted)")
+    }
+
+    @Test func twoMisspellingsOfOneKeyAreNotGuessedAt() {
+        let step = "    handler: t.step\n    onn: { next: done, back: done }\n    onm: { next: done, back: done }\n"
+        let project = ProjectLoader(handlers: testHandlers).load([
+            SourceFile(path: "t.journey.yaml", data: Data((Self.typoHead + step).utf8))
+        ])
+        let ids = project.diagnostics.sorted.map(\.id)
+        #expect(ids.filter { $0 == "key.unknown" }.count == 2 && ids.contains("key.missing"), "\(ids)")
+    }
+
+    static let typoHead =
+        "journey: t.typo\nversion: 1\ntitle: T\nstart: a\nends:\n  done: { kind: success }\nsteps:\n  a:\n"
 }
