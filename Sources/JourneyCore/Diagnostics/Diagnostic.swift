@@ -150,14 +150,20 @@ public struct DiagnosticList: Sendable {
     public var sorted: [Diagnostic] {
         var seen = Set<Diagnostic>()
         let ordered = items.filter { seen.insert($0).inserted }
-            .sorted { ($0.location, $0.id, $0.message) < ($1.location, $1.id, $1.message) }
+            // Notes last: they say more of the problems above (a journey that did not load
+            // is noted at its callers after its own errors), and read best after them.
+            .sorted {
+                ($0.severity == .note ? 1 : 0, $0.location, $0.id, $0.message)
+                    < ($1.severity == .note ? 1 : 0, $1.location, $1.id, $1.message)
+            }
         guard !omitted.isEmpty else { return ordered }
         var result: [Diagnostic] = []
+        var noted: Set<String> = []
         for (index, diagnostic) in ordered.enumerated() {
             result.append(diagnostic)
             let file = diagnostic.location.file
             let lastOfFile = index + 1 == ordered.count || ordered[index + 1].location.file != file
-            if lastOfFile, let count = omitted[file] {
+            if lastOfFile, let count = omitted[file], noted.insert(file).inserted {
                 result.append(Self.omissionNote(count, at: diagnostic.location))
             }
         }

@@ -81,6 +81,9 @@ struct LoadErrorTests {
         #expect(errors.count == 1 && errors[0].location.file == "sub.yaml", "\(errors)")
         let notes = project.diagnostics.items.filter { $0.severity == .note }
         #expect(notes.contains { $0.location.file == "main.yaml" && $0.message.contains("sub.yaml") }, "\(notes)")
+        // Printed in order, the error comes first and the note that points at it after, though
+        // the caller's file sorts first.
+        #expect(project.diagnostics.sorted.map(\.severity) == [.error, .note], "\(project.diagnostics.sorted)")
     }
 
     @Test("a scenario of a journey whose callee has errors cannot run, and says which file")
