@@ -52,7 +52,8 @@ struct NewProjectCommand: AsyncParsableCommand {
             The files are checked and the scenario is played before anything is written; its \
             golden transcript is what `journey test --update` records from that run. So \
             `journey check` and `journey test` pass in FOLDER at once, and two projects made \
-            anywhere are byte for byte the same.
+            anywhere are byte for byte the same. A project made inside another is one of its \
+            own, and a note says so: to add a journey to a project, use `journey new journey`.
 
             Examples:
               journey new project my-app
@@ -111,6 +112,17 @@ struct NewProjectCommand: AsyncParsableCommand {
             NewTemplates.project(schema: NewTemplates.publishedSchemas + "project.schema.json"),
             at: Path.join(root, ProjectSettings.fileName))
         try files.write(replacing: force)
+        // A project made inside another is one of its own: said, since a journey meant for the
+        // outer project belongs there (`journey new journey`).
+        let cwd = FileManager.default.currentDirectoryPath
+        let above = Array(Path.absoluteComponents(root, cwd: cwd).dropLast())
+        if let (_, levels) = ProjectContext.find(from: "/" + above.joined(separator: "/")) {
+            let outer = "/" + (above.dropLast(levels) + [ProjectSettings.fileName]).joined(separator: "/")
+            let shown = Workspace.display(outer)
+            console.err(
+                "note: \(PrintableText.escaped(root == "." ? "this folder" : root)) is inside the project of \(PrintableText.escaped(shown)) and is now a project of its own, whose journeys that project's commands run only if its `journeys:` lists them; to add a journey to that project instead, run `journey new journey ID` in it\n"
+            )
+        }
         let enter = root == "." ? "" : "cd \(PrintableText.escaped(Path.shellWord(root))) && "
         files.report(
             console,

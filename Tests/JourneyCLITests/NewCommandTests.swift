@@ -61,6 +61,22 @@ struct NewCommandTests {
                 encoding: .utf8)
             #expect(golden.contains("attempt pinEntry charged 1/3"), "\(golden)")
             #expect(!golden.contains("2580") && !golden.contains("1111"), "\(golden)")
+            #expect(!made.stderr.contains("note:"), "a project in a folder of no project: \(made)")
+
+            // One made inside it is a project of its own, and said to be, from either folder.
+            let inner = try await runJourney(["new", "project", "inner"], cwd: project)
+            #expect(inner.status == Exit.ok, "\(inner)")
+            #expect(
+                inner.stderr.contains(
+                    "note: inner is inside the project of journeykit.yaml and is now a project of its own, whose journeys that project's commands run only if its `journeys:` lists them; to add a journey to that project instead, run `journey new journey ID` in it"
+                ), "\(inner)")
+            let here = project.appendingPathComponent("journeys/here")
+            try FileManager.default.createDirectory(at: here, withIntermediateDirectories: true)
+            let inPlace = try await runJourney(["new", "project"], cwd: here)
+            #expect(
+                inPlace.stderr.contains(
+                    "note: this folder is inside the project of \(project.path)/journeykit.yaml and is now a project of its own"
+                ), "\(inPlace)")
         }
     }
 
