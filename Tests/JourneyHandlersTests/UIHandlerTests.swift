@@ -83,9 +83,13 @@ struct UIHandlerTests {
         #expect(!transcript.text.contains("0420") && !transcript.text.contains("0001"))
     }
 
+    /// The pad's length from a param: `journey check` cannot count the keys (it does where the
+    /// length is a constant), so the run refuses them.
     @Test func pinOfTheWrongLengthFailsTheRunWithoutShowingIt() async throws {
+        let pin = Self.pin.replacingOccurrences(of: "length: 4,", with: "length: \"${params.digits}\",")
+            .replacingOccurrences(of: "stored:\n", with: "params:\n  digits: { type: int, default: 4 }\nstored:\n")
         let (report, transcript) = try await run(
-            journeys: [Self.pin],
+            journeys: [pin],
             scenario: scenario("- at: s\n  pin: \"98765\"", device: "{ store: { pin: \"0420\" } }"))
         #expect(!report.passed)
         #expect(report.problems.first?.contains("the PIN pad advanced after 4 digits; 1 more keys were given") == true)
@@ -360,10 +364,35 @@ struct ScriptedDriverTests {
             ]).diagnostics.items.filter { $0.severity == .error }.map { "\($0.id) \($0.message)" }
         }
         #expect(errors("2580").isEmpty)
-        #expect(errors("25⌫80").isEmpty)
+        #expect(errors("258⌫80").isEmpty)
         let letters = errors("abcd")
         #expect(letters == ["scenario.input 'pin' at step 's' is typed with the keys 0123456789<⌫ only"], "\(letters)")
         #expect(!letters.joined().contains("abcd"))
+        // As many keys as the pad's length, deletes applied: a digit short, or keys typed after
+        // the pad went on, fail the run, and so the check; only counts are said.
+        #expect(
+            errors("25⌫80") == [
+                "scenario.input 'pin' at step 's' comes to 3 of the 4 keys its pad takes (the step's length), deletes applied"
+            ])
+        #expect(
+            errors("258011") == [
+                "scenario.input 'pin' at step 's' has 2 keys more than the 4 its pad takes (the step's length): the pad goes on once it has 4"
+            ])
+        #expect(!errors("25⌫80").joined().contains("258") && !errors("258011").joined().contains("2580"))
+        let six = oneStep(
+            """
+            handler: pin.entry
+            with: { length: 6 }
+            on: { entered: done }
+            """)
+        let sixErrors = ProjectLoader(handlers: BuiltinHandlers.registry).load([
+            SourceFile(path: "j.yaml", data: Data(six.utf8)),
+            SourceFile(path: "s.yaml", data: Data(scenario("- at: s\n  pin: \"2580\"").utf8)),
+        ]).diagnostics.items.filter { $0.severity == .error }.map(\.message)
+        #expect(
+            sixErrors == [
+                "'pin' at step 's' comes to 4 of the 6 keys its pad takes (the step's length), deletes applied"
+            ])
     }
 
     @Test func unknownInputsAreRejectedWhenTheScenarioIsChecked() throws {

@@ -392,10 +392,14 @@ public struct InputSpec: Sendable, Hashable {
     /// The keys it is typed with, when they are few (a PIN pad's digits and delete): `journey
     /// check` refuses a scenario that types another, which the run would refuse.
     public var keys: Set<Character>?
+    /// For a pad that advances by itself once it has as many keys as a parameter of the step
+    /// says (a PIN pad's `length`): `journey check` counts what a scenario types against it,
+    /// where the step gives that parameter as a constant, as the run would.
+    public var pad: KeyPad?
 
     public init(
         name: String, type: TypeInfo, summary: String, classes: [String] = [], redactsQuery: Bool = false,
-        keys: Set<Character>? = nil
+        keys: Set<Character>? = nil, pad: KeyPad? = nil
     ) {
         self.name = name
         self.type = type
@@ -403,6 +407,37 @@ public struct InputSpec: Sendable, Hashable {
         self.classes = classes
         self.redactsQuery = redactsQuery
         self.keys = keys
+        self.pad = pad
+    }
+}
+
+/// A pad that takes as many keys as a step parameter says and then advances by itself, with
+/// keys that delete the last one typed (a PIN pad: its `length` digits, and `⌫`).
+public struct KeyPad: Sendable, Hashable {
+    /// The step parameter whose value is how many keys the pad takes.
+    public var lengthParameter: String
+    /// The keys that delete the last key typed.
+    public var delete: Set<Character>
+
+    public init(lengthParameter: String, delete: Set<Character>) {
+        self.lengthParameter = lengthParameter
+        self.delete = delete
+    }
+
+    /// What typing `keys` on a pad of `length` comes to: the keys left once deletes are
+    /// applied, or that the pad advanced with keys still to type.
+    public enum Entered: Equatable, Sendable {
+        case keys(Int)
+        case advancedEarly(leftOver: Int)
+    }
+
+    public func entered(_ keys: String, length: Int) -> Entered {
+        var count = 0
+        for (index, key) in keys.enumerated() {
+            if count == length { return .advancedEarly(leftOver: keys.count - index) }
+            if delete.contains(key) { count = max(0, count - 1) } else { count += 1 }
+        }
+        return .keys(count)
     }
 }
 

@@ -78,6 +78,8 @@ public struct ScenarioChecker: Sendable {
         // the classes of a handler the explorer plays by them (a biometric prompt's results).
         // Where steps share an id, any of theirs; where one of them takes any value, not checked.
         var values: [String: [String: Set<String>?]] = [:]
+        // The keys a pad takes (`step/input` → its length), where the steps of that id agree.
+        var padLengths: [String: Int?] = [:]
         for j in reachable {
             for step in j.steps {
                 if case .call = step.runner { continue }
@@ -88,6 +90,21 @@ public struct ScenarioChecker: Sendable {
                     steps[step.id] = step.contract
                 }
                 for input in step.contract.inputs {
+                    if let pad = input.pad {
+                        // How many keys the pad takes, where every step of this id says one number.
+                        var length: Int?
+                        if case .constant(.int(let n))? = step.parameters.first(where: {
+                            $0.name == pad.lengthParameter
+                        })?.value {
+                            length = n
+                        }
+                        let key = step.id + "/" + input.name
+                        if let known = padLengths[key] {
+                            padLengths[key] = known == length ? known : .some(nil)
+                        } else {
+                            padLengths[key] = .some(length)
+                        }
+                    }
                     let literal =
                         !input.classes.isEmpty && input.type.type == .string && !input.type.secret
                         && (input.name == "action" || step.explorable == nil)
@@ -116,7 +133,8 @@ public struct ScenarioChecker: Sendable {
                     at: at.location)
             }
             let script = compileScript(
-                session.script, steps: steps, values: values, journey: journey, context: &context, into: &d)
+                session.script, steps: steps, values: values, padLengths: padLengths, journey: journey,
+                context: &context, into: &d)
             let expectation = compileExpectation(
                 session.expect, journey: journey, calledSteps: steps.keys, storedDecls: storedDecls,
                 storedNames: storedNames, library: library, context: &context, into: &d)
@@ -150,7 +168,8 @@ public struct ScenarioChecker: Sendable {
     /// A session's script, each input checked against the step it names.
     private func compileScript(
         _ entries: [ScriptEntry], steps: [String: StepContract], values known: [String: [String: Set<String>?]],
-        journey: CompiledJourney, context: inout JourneyContext, into d: inout DiagnosticList
+        padLengths: [String: Int?], journey: CompiledJourney, context: inout JourneyContext,
+        into d: inout DiagnosticList
     ) -> [CompiledScenario.Entry] {
         var script: [CompiledScenario.Entry] = []
         for entry in entries {
@@ -189,6 +208,26 @@ public struct ScenarioChecker: Sendable {
                                 Self.unknownInput,
                                 "'\(name.value)' at step '\(step.value)' is typed with the keys \(String(keys.sorted())) only",
                                 at: rawValue.location)
+                        }
+                        // Keys a pad would not take as they are typed (a PIN a digit short, or
+                        // keys typed after the pad advanced) fail the run there. Only counts are
+                        // said: the keys may be a secret.
+                        if entry.refused == nil, let pad = spec.pad, case .string(let typed) = v.revealed,
+                            case .some(.some(let length)) = padLengths[step.value + "/" + name.value]
+                        {
+                            switch pad.entered(typed, length: length) {
+                            case .keys(let count) where count != length:
+                                d.error(
+                                    Self.unknownInput,
+                                    "'\(name.value)' at step '\(step.value)' comes to \(count) of the \(length) keys its pad takes (the step's \(pad.lengthParameter)), deletes applied",
+                                    at: rawValue.location)
+                            case .advancedEarly(let leftOver):
+                                d.error(
+                                    Self.unknownInput,
+                                    "'\(name.value)' at step '\(step.value)' has \(leftOver) \(leftOver == 1 ? "key" : "keys") more than the \(length) its pad takes (the step's \(pad.lengthParameter)): the pad goes on once it has \(length)",
+                                    at: rawValue.location)
+                            case .keys: break
+                            }
                         }
                         // A value the step can never take (a typo of an action) fails the run
                         // there; an entry that expects its input refused may give one.

@@ -20,7 +20,7 @@ extension HandlerContext {
 let pinInput = InputSpec(
     name: "pin", type: TypeInfo(.string, secret: true),
     summary: "the keys typed on the pad: digits, and `⌫` to delete one; the pad advances after `length` digits",
-    keys: Set("0123456789⌫<"))
+    keys: Set("0123456789⌫<"), pad: KeyPad(lengthParameter: "length", delete: ["⌫", "<"]))
 let lengthParameter = ParameterSpec(
     name: "length", kind: .value(TypeInfo(.int)), defaultValue: .int(4), summary: "digits on the pad", range: 1...64)
 let pinData = [DataSpec(name: "pin", type: TypeInfo(.string, secret: true))]
@@ -114,7 +114,7 @@ public struct PinRepeatHandler: StepHandler {
         inputs: [
             InputSpec(
                 name: pinInput.name, type: pinInput.type, summary: pinInput.summary, classes: ["match", "mismatch"],
-                keys: pinInput.keys)
+                keys: pinInput.keys, pad: pinInput.pad)
         ],
         outcomes: [
             OutcomeSpec(name: "match", summary: "the same PIN again", data: pinData),
@@ -186,7 +186,7 @@ public struct PinVerifyHandler: StepHandler {
         inputs: [
             InputSpec(
                 name: pinInput.name, type: pinInput.type, summary: pinInput.summary, classes: ["correct", "wrong"],
-                keys: pinInput.keys)
+                keys: pinInput.keys, pad: pinInput.pad)
         ],
         outcomes: [
             OutcomeSpec(
