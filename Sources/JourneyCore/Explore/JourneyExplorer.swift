@@ -1807,6 +1807,8 @@ public struct JourneyExplorer: Sendable {
             for constant in expression.tree.constants {
                 if case .duration(let ms) = constant, ms > 0 { found.insert(ms) }
             }
+            // And seconds written as ints against the clock: `device.now - state.sentAt < 900`.
+            for seconds in expression.clockSeconds { found.insert(seconds * 1000) }
         }
         return found.sorted()
     }

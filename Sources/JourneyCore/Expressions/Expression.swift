@@ -101,6 +101,64 @@ public struct Expression: Hashable, Sendable, CustomStringConvertible {
         return calendar
     }
 
+    /// The ints it measures time against the clock by, as seconds, where times are ints
+    /// (seconds since 1970, as `device.now` gives): one added to or taken from a time in a
+    /// comparison that reads the clock (`state.sentAt + 900 < device.now`), one compared with a
+    /// difference that reads it (`device.now - state.sentAt < 900`), and one added to or taken
+    /// from `device.now` (`set: { state.expiresAt: "${device.now + 3600}" }`); none longer than
+    /// a year. Dates are the calendar's (``calendar``), not these.
+    var clockSeconds: [Int] {
+        let tree = self.tree
+        func readsNow(_ ref: ExpressionNode.Ref) -> Bool {
+            switch tree[ref] {
+            case .name(let path): return tree.path(path) == ["device", "now"]
+            case .constant, .list: return false
+            case .not(let a), .negate(let a), .call1(_, let a), .matches(let a, _): return readsNow(a)
+            case .and(let a, let b), .or(let a, let b), .binary(_, let a, let b), .call2(_, let a, let b):
+                return readsNow(a) || readsNow(b)
+            case .conditional(let a, let b, let c): return readsNow(a) || readsNow(b) || readsNow(c)
+            }
+        }
+        func seconds(_ ref: ExpressionNode.Ref) -> Int? {
+            guard case .constant(let constant) = tree[ref], case .int(let n) = tree.constant(constant),
+                (1...31_536_000).contains(n)
+            else { return nil }
+            return n
+        }
+        /// The ints added to or taken from something inside `ref`, however deep.
+        func offsets(_ ref: ExpressionNode.Ref, into found: inout [Int]) {
+            switch tree[ref] {
+            case .binary(let op, let a, let b):
+                if op == .add || op == .subtract {
+                    if let n = seconds(b) { found.append(n) }
+                    if op == .add, let n = seconds(a) { found.append(n) }
+                }
+                offsets(a, into: &found)
+                offsets(b, into: &found)
+            case .not(let a), .negate(let a): offsets(a, into: &found)
+            default: break
+            }
+        }
+        var found: [Int] = []
+        for node in tree.nodes {
+            guard case .binary(let op, let left, let right) = node else { continue }
+            switch op {
+            case .equal, .notEqual, .less, .lessEqual, .greater, .greaterEqual:
+                guard readsNow(left) || readsNow(right) else { continue }
+                offsets(left, into: &found)
+                offsets(right, into: &found)
+                for (side, other) in [(left, right), (right, left)] {
+                    if let n = seconds(side), case .binary(.subtract, _, _) = tree[other] { found.append(n) }
+                }
+            case .add, .subtract:
+                if readsNow(left), let n = seconds(right) { found.append(n) }
+                if op == .add, readsNow(right), let n = seconds(left) { found.append(n) }
+            default: continue
+            }
+        }
+        return found
+    }
+
     public var description: String { source }
 
     /// Two expressions are equal when their sources are: the tree follows from the source.

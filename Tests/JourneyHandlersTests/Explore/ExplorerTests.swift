@@ -338,10 +338,16 @@ extension ExplorerTests {
                 """
             return try await Self.explore(yaml: yaml, id: "t.periods", adding: []).violations
         }
-        for guardText in ["since(state.sentAt) < params.wait * 3", "since(state.sentAt) < 5m * 3"] {
+        let threePeriods = ["clock +5m", "clock +5m", "clock +5m"]
+        for (guardText, path) in [
+            ("since(state.sentAt) < params.wait * 3", threePeriods), ("since(state.sentAt) < 5m * 3", threePeriods),
+            // 900 s as an int beside the 5m the journey writes: a jump of its own, and ages up
+            // to 15 minutes (before, they were held to 5m and the trap was missed).
+            ("since(state.sentAt) < params.wait || device.now - state.sentAt < 900", ["clock +15m"]),
+        ] {
             let found = try await explored(guardText)
             #expect(found.map(\.id) == ["explore.reaches-an-end"], "\(guardText): \(found.map(\.message))")
-            #expect(found.first?.path.map(\.description) == ["clock +5m", "clock +5m", "clock +5m"], "\(guardText)")
+            #expect(found.first?.path.map(\.description) == path, "\(guardText)")
             // The button is off for good: the trap is said as such, not as a loop.
             #expect(
                 found.first?.message.hasSuffix(
@@ -373,9 +379,20 @@ extension ExplorerTests {
                 """
             return try await Self.explore(yaml: yaml, id: "t.seconds", adding: [])
         }
-        let numbers = try await explored("device.now - state.sentAt < 900")
+        let numbers = try await explored("device.now > state.sentAt")
         #expect(numbers.clockJumps.isEmpty)
         #expect(numbers.leftOut == [JourneyExplorer.clockUnjumped("t.seconds")], "\(numbers.leftOut)")
+        // Seconds written as an int against the clock are a wait like a duration: jumped by,
+        // and ages told apart up to it, so the screen closed after 900 s is found.
+        for guardText in ["device.now - state.sentAt < 900", "state.sentAt + 900 > device.now"] {
+            let seconds = try await explored(guardText)
+            #expect(seconds.clockJumps == [900_000], "\(guardText)")
+            #expect(seconds.leftOut.isEmpty, "\(guardText): \(seconds.leftOut)")
+            #expect(seconds.violations.map(\.id) == ["explore.reaches-an-end"], "\(guardText)")
+            #expect(seconds.violations.first?.path.map(\.description) == ["clock +15m"], "\(guardText)")
+        }
+        // A date is the calendar's, not a wait: no jump of decades.
+        #expect(try await explored("device.now < 1767312000").clockJumps.allSatisfy { $0 < 31_536_000_000 })
         // A duration written gives the jumps; a journey that never reads the clock needs none.
         #expect(try await explored("since(state.sentAt) < 15m").leftOut.isEmpty)
         #expect(try await explored("state.sentAt > 0", sent: "${1}").leftOut.isEmpty)
