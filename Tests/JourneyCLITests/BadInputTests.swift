@@ -58,7 +58,7 @@ func checkAlone(_ name: String, contents: (URL) throws -> Void) async throws -> 
     }
 }
 
-@Suite("Bad input: journey check rejects it cleanly", .timeLimit(.minutes(15)))
+@Suite("Bad input: journey check rejects it cleanly", .timeLimit(.minutes(30)))
 struct BadInputTests {
     @Test("expected.tsv lists every fixture in the folder, and only those")
     func tableIsComplete() throws {

@@ -44,7 +44,7 @@ struct BadProject: Sendable, CustomTestStringConvertible {
 /// broken sub-journeys, CRLF, bidi, and (made by the tests) thousands of nested calls and
 /// special files among the inputs. Each gets a located diagnostic or the right result, never
 /// a crash or a hang.
-@Suite("Bad projects: every problem located, nothing crashes or hangs", .timeLimit(.minutes(15)))
+@Suite("Bad projects: every problem located, nothing crashes or hangs", .timeLimit(.minutes(30)))
 struct BadProjectTests {
     @Test("the corpus is there")
     func corpus() {

@@ -104,7 +104,7 @@ enum TestJourneys {
     }
 }
 
-@Suite("journey check", .timeLimit(.minutes(15)))
+@Suite("journey check", .timeLimit(.minutes(30)))
 struct CheckTests {
     @Test("a file named twice, in a folder and by itself, however spelt, is read once")
     func fileNamedTwice() async throws {

@@ -155,7 +155,7 @@ struct DocsTests {
 
     @Test(
         "scenarios whose service does not answer are documented from their goldens, byte for byte, and the summary line says so",
-        .timeLimit(.minutes(15)))
+        .timeLimit(.minutes(30)))
     func servicesThatDoNotAnswer() async throws {
         try await withTemporaryDirectory { directory in
             let journeys = try copyShippedJourneys(into: directory)
@@ -420,7 +420,7 @@ struct DocsTests {
         }
     }
 
-    @Test("the HTML site renders in headless Chromium with diagrams and tables", .timeLimit(.minutes(15)))
+    @Test("the HTML site renders in headless Chromium with diagrams and tables", .timeLimit(.minutes(30)))
     func htmlRendersInChromium() async throws {
         let binary = try #require(Paths.journeyBinary)
         let result = try await runProcess(

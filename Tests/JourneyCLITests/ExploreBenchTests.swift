@@ -3,7 +3,7 @@ import Testing
 
 /// `journey bench --explore`: the explorer's rates on the PIN journey the reference peers
 /// model, beside the peers run from their folder, and every shipped journey explored.
-@Suite("journey bench --explore", .timeLimit(.minutes(15)))
+@Suite("journey bench --explore", .timeLimit(.minutes(30)))
 struct ExploreBenchTests {
     /// A stand-in for the peers' BFS explorer: it prints one JSON line as theirs does, with
     /// the peers' counts for the default bounds and other counts for any other bounds.

@@ -4,7 +4,7 @@ import Testing
 /// `journey explore` as a user runs it: the counts, the verdict, each invariant caught by a
 /// journey that breaks it, counterexamples written as scenarios that replay to the same
 /// violation, and JSON for tools.
-@Suite("journey explore", .timeLimit(.minutes(20)))
+@Suite("journey explore", .timeLimit(.minutes(30)))
 struct ExploreCommandTests {
     static let fixtures = "Tests/Fixtures/explore"
 
@@ -745,7 +745,7 @@ extension ExploreCommandTests {
 
 /// `journey test --explore`: every journey explored as part of the suite, from the default
 /// device and from where its scenarios start, each a `journey › explore` result.
-@Suite("journey test --explore", .timeLimit(.minutes(20)))
+@Suite("journey test --explore", .timeLimit(.minutes(30)))
 struct TestExploreTests {
     @Test("a journey that breaks an invariant fails the suite with the shortest path; declared, it passes")
     func trapFailsTheSuite() async throws {

@@ -210,7 +210,7 @@ struct ExternalProject {
 /// What users see when a handler program misbehaves: each fault fails its step with a message
 /// naming the handler and what happened, quotes the end of the program's standard error, never
 /// shows a secret, and leaves no process behind.
-@Suite(.timeLimit(.minutes(15)))
+@Suite(.timeLimit(.minutes(30)))
 struct ExternalHandlerFaultTests {
     /// The message of the run's failure, from `journey run`'s verdict on standard error.
     static func failure(_ result: RunResult) -> String {
@@ -893,7 +893,7 @@ struct ExternalHandlerFaultTests {
 }
 
 /// `journey bench`'s section on handler programs.
-@Suite(.timeLimit(.minutes(15)))
+@Suite(.timeLimit(.minutes(30)))
 struct ExternalHandlerBenchTests {
     @Test func theBenchRunsStepsThroughAPythonProgramAndACOneAndSaysHowFast() async throws {
         let bench = try await runJourney(

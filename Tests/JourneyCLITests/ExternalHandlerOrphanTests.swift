@@ -12,7 +12,7 @@ import Darwin
 /// Handler programs that start programs of their own, killed at random moments while a suite
 /// runs: every scenario still gets a result, `journey test` ends, and nothing the run started
 /// is left running.
-@Suite(.timeLimit(.minutes(15)))
+@Suite(.timeLimit(.minutes(30)))
 struct ExternalHandlerOrphanTests {
     /// A program that starts a sleeper that keeps its standard input and output open, then
     /// answers each step after a moment; with `word: hang` it never answers.

@@ -5,7 +5,7 @@ import Testing
 /// It is replayed against JourneyKit: a program that expects every line the page says
 /// JourneyKit sends, byte for byte, and answers with the lines the page says the program sent,
 /// must carry the scenario to its end. So the page cannot drift from what JourneyKit speaks.
-@Suite("The handler protocol's page is what JourneyKit speaks", .timeLimit(.minutes(15)))
+@Suite("The handler protocol's page is what JourneyKit speaks", .timeLimit(.minutes(30)))
 struct HandlerProtocolDocTests {
     static let page = Paths.root.appendingPathComponent("docs/handler-protocol.md")
     static let marker = "<!-- exchange: "

@@ -9,7 +9,7 @@ import Testing
 /// `journey handlers`: every handler the command line runs with, with its contract, as a table,
 /// in full, as JSON, as the Markdown table of docs/journey-format.md and as the per-handler
 /// schema; the committed table and schema are what the contracts give.
-@Suite("journey handlers", .timeLimit(.minutes(15)))
+@Suite("journey handlers", .timeLimit(.minutes(30)))
 struct HandlersTests {
     static let formatReference = Paths.root.appendingPathComponent("docs/journey-format.md")
     static let handlersSchema = Paths.root.appendingPathComponent("schemas/handlers.schema.json")

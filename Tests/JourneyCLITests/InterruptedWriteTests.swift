@@ -12,7 +12,7 @@ import Darwin
 /// journal `.LABEL.journey-journal` before anything is renamed. The next command that writes in
 /// the folder finishes every journal and deletes stale temporaries; a command that only reads
 /// reports an unfinished journal.
-@Suite("interrupted writes: journals, roll-forward, stale temporaries", .timeLimit(.minutes(15)))
+@Suite("interrupted writes: journals, roll-forward, stale temporaries", .timeLimit(.minutes(30)))
 struct InterruptedWriteTests {
     /// A process id no process has: above Linux's largest `pid_max` (2^22).
     static let deadPID = 99_999_999

@@ -11,7 +11,7 @@ import Darwin
 /// No single scenario can take `journey test` down: one whose process crashes, or that never
 /// ends, is that scenario's failure; every other scenario still runs and is reported; the
 /// reports are written; an interrupted run says so.
-@Suite("journey test: a crash or a hang is one scenario's failure", .serialized, .timeLimit(.minutes(15)))
+@Suite("journey test: a crash or a hang is one scenario's failure", .serialized, .timeLimit(.minutes(30)))
 struct IsolationTests {
     /// A TCP server on 127.0.0.1 that accepts connections and never answers; `onAccept` runs
     /// for each connection.

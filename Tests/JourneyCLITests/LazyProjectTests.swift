@@ -5,7 +5,7 @@ import Testing
 /// journey of the project: a broken journey elsewhere changes nothing for them, one they call
 /// is reported where it is, and a stored key another journey of the project declares secret
 /// is still never shown.
-@Suite("A run or a check of one file inside a larger project", .timeLimit(.minutes(20)))
+@Suite("A run or a check of one file inside a larger project", .timeLimit(.minutes(30)))
 struct LazyProjectTests {
     static let main = """
         journey: app.main

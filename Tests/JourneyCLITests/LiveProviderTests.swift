@@ -6,7 +6,7 @@ import Testing
 @Suite("OAuth journeys against the real provider")
 struct LiveProviderTests {
     @Test(
-        "eIAM's, eduID's and Locker's scenarios pass against Glewlwyd and match their goldens", .timeLimit(.minutes(15))
+        "eIAM's, eduID's and Locker's scenarios pass against Glewlwyd and match their goldens", .timeLimit(.minutes(30))
     )
     func eiamAgainstTheProvider() async throws {
         let result = try await runJourney(

@@ -5,7 +5,7 @@ import Testing
 /// commented, schema-linked files that pass `journey check` (a project's scenario passes
 /// `journey test` too), refuses to write over a file unless told to, and rejects bad ids and
 /// names with exit 2.
-@Suite("journey new", .timeLimit(.minutes(15)))
+@Suite("journey new", .timeLimit(.minutes(30)))
 struct NewCommandTests {
     /// Every file under `directory` by its path from there, with its bytes.
     static func tree(_ directory: URL) -> [String: Data] {

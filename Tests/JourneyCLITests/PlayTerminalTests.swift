@@ -6,7 +6,7 @@ import Testing
 /// with undo, a restart and a clock jump, the PINs typed at hidden prompts never show, and the
 /// scenario saved passes `journey test`.
 @Suite(
-    "journey play on a terminal", .timeLimit(.minutes(15)), .enabled(if: Tmux.binary != nil, "tmux is not installed"))
+    "journey play on a terminal", .timeLimit(.minutes(30)), .enabled(if: Tmux.binary != nil, "tmux is not installed"))
 struct PlayTerminalTests {
     @Test("played under tmux: hidden PINs, undo, a restart, a clock jump, colour; the scenario saved passes")
     func playUnderTmux() async throws {

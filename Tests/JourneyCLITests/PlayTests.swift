@@ -5,7 +5,7 @@ import Testing
 /// `journey play`: a journey played a line at a time from standard input (as a script or a
 /// test gives it), with undo, device events, and what was played saved as a scenario whose
 /// golden is recorded and passes `journey test`.
-@Suite("journey play", .timeLimit(.minutes(15)))
+@Suite("journey play", .timeLimit(.minutes(30)))
 struct PlayTests {
     /// The PIN model played: a PIN chosen, biometry allowed, a wrong PIN, a restart, five
     /// minutes, a wrong PIN taken back with undo, the right one, and finish.

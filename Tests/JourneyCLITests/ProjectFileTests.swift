@@ -4,7 +4,7 @@ import Testing
 /// A project file (`journeykit.yaml`), found from the working folder up, tells every command
 /// where the project's journeys are, which other journeys they may call, and the defaults a
 /// scenario falls back to.
-@Suite("The project file", .timeLimit(.minutes(15)))
+@Suite("The project file", .timeLimit(.minutes(30)))
 struct ProjectFileTests {
     /// A team's own folder holding a copy of Diia's resume journey (renamed `team.resume`),
     /// which calls the shipped `diia.pin-enter`, and a scenario of it with no locale and no

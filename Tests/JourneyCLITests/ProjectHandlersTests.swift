@@ -4,7 +4,7 @@ import Testing
 /// Handlers a project declares as programs (`handlers:` in `journeykit.yaml`): each misuse of
 /// the declaration is reported where it is written and stops every command, and journeys are
 /// held to a program's contract by `journey check` without the program ever being started.
-@Suite("A project's own handlers, declared as programs", .timeLimit(.minutes(20)))
+@Suite("A project's own handlers, declared as programs", .timeLimit(.minutes(30)))
 struct ProjectHandlersTests {
     /// A project whose one handler's command is a program that does not exist anywhere: a
     /// command that starts it would fail, so one that passes has not.

@@ -5,7 +5,7 @@ import Testing
 /// example's project file, with a journey, scenarios and goldens. Checked and tested the way a
 /// user would, from the example's folder (a copy, so that nothing is written into the
 /// repository).
-@Suite("examples/python-handler checks and passes its goldens", .timeLimit(.minutes(15)))
+@Suite("examples/python-handler checks and passes its goldens", .timeLimit(.minutes(30)))
 struct PythonHandlerExampleTests {
     static let example = Paths.root.appendingPathComponent("examples/python-handler")
 

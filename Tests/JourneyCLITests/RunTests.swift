@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("journey run", .timeLimit(.minutes(15)))
+@Suite("journey run", .timeLimit(.minutes(30)))
 struct RunTests {
     static let happyPath = "journeys/eduid/scenarios/happy-path.scenario.yaml"
     static let goldenText = Paths.journeys.appendingPathComponent("eduid/transcripts/happy-path.txt")

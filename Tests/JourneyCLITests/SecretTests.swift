@@ -80,7 +80,7 @@ struct ShippedScenario: Sendable, CustomTestStringConvertible {
     }
 }
 
-@Suite("Secrets never reach transcripts or the console", .timeLimit(.minutes(15)))
+@Suite("Secrets never reach transcripts or the console", .timeLimit(.minutes(30)))
 struct SecretTests {
     @Test("the secret extraction finds the shipped PINs, codes, passwords and stored PINs")
     func extractionWorks() throws {

@@ -9,7 +9,7 @@ import Darwin
 
 /// Standard output or standard error that cannot be written (a full disk, a closed pipe) is
 /// an error the user is told about, with exit 2, never a crash.
-@Suite("journey: standard output and standard error that cannot be written", .timeLimit(.minutes(15)))
+@Suite("journey: standard output and standard error that cannot be written", .timeLimit(.minutes(30)))
 struct StandardStreamTests {
     /// Runs `journey` through `sh`, with `redirection` (like `> /dev/full`) applied to it.
     static func runRedirected(_ arguments: [String], _ redirection: String) async throws -> RunResult {

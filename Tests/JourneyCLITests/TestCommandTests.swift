@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("journey test", .timeLimit(.minutes(15)))
+@Suite("journey test", .timeLimit(.minutes(30)))
 struct TestCommandTests {
     static var scenarioCount: Int { files(under: Paths.journeys, endingWith: ".scenario.yaml").count }
 

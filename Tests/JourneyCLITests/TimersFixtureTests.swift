@@ -5,7 +5,7 @@ import Testing
 /// minute, a limit whose maximum the scenario passes, and a 15-minute lockout that survives a
 /// restart. Its scenarios pass against their goldens, `journey check` locates misuse, and the
 /// docs tell the lockout and the evaluated maximum.
-@Suite("Time while a screen shows, lockouts and computed maximums, end to end", .timeLimit(.minutes(15)))
+@Suite("Time while a screen shows, lockouts and computed maximums, end to end", .timeLimit(.minutes(30)))
 struct TimersFixtureTests {
     static let folder = "Tests/Fixtures/timers"
 

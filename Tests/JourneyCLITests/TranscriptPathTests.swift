@@ -10,7 +10,7 @@ import Darwin
 /// `journey run --transcript PATH` writes to what PATH is: a link is written through (the
 /// link stays), a device, FIFO or socket is written directly, a regular file or a missing
 /// path is replaced atomically, and a folder is refused.
-@Suite("journey run --transcript: links, devices, FIFOs, sockets and folders", .timeLimit(.minutes(15)))
+@Suite("journey run --transcript: links, devices, FIFOs, sockets and folders", .timeLimit(.minutes(30)))
 struct TranscriptPathTests {
     static let scenario = Paths.root.appendingPathComponent(RunTests.happyPath).path
     static var golden: Data { get throws { try Data(contentsOf: RunTests.goldenText) } }

@@ -12,7 +12,7 @@ import Darwin
 
 /// `journey test --watch`: which scenarios a change touches, the file events it waits on, and
 /// the command itself running against a copy of the shipped examples while files change.
-@Suite("journey test --watch", .timeLimit(.minutes(20)))
+@Suite("journey test --watch", .timeLimit(.minutes(30)))
 struct WatchTests {
     // MARK: - Which scenarios a change touches
 

@@ -14,7 +14,7 @@ import Testing
 /// them — whole, or as a run of 4 or more of its characters that the files around the secret
 /// (its scenario file, the journeys) do not explain. Secrets the run makes itself (sealed
 /// records, keys, the provider's tokens) must not appear whole.
-@Suite("No secret in any output of any shipped scenario", .timeLimit(.minutes(15)))
+@Suite("No secret in any output of any shipped scenario", .timeLimit(.minutes(30)))
 struct AllOutputsSecretTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
