@@ -18,7 +18,7 @@ struct SchemaTests {
             "python3 with jsonschema and PyYAML is needed; ./scripts/test installs them\n\(probe.stderr)")
         let result = try await runProcess(
             python, ["python3", "Tests/schema/check_schemas.py", "--journey-bin", binary.path], cwd: Paths.root,
-            timeout: 120)
+            timeout: 600)
         let failures = result.stdoutLines.filter { $0.hasPrefix("FAIL") }
         #expect(result.status == 0, "\(failures.joined(separator: "\n"))\n\(result.stderr)")
         let summary = try #require(result.stdoutLines.last)
