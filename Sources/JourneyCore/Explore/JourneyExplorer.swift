@@ -940,14 +940,16 @@ public struct JourneyExplorer: Sendable {
             }
         }
         if let trapped = good.firstIndex(of: false) {
-            // Stuck where it is (a screen with no action enabled), or going round elsewhere.
+            // Stuck where it is (a screen with no action enabled), or going round elsewhere: the
+            // steps it goes round, from the states played from here.
             let stuck = !answers[trapped]
             report(
                 .reachesAnEnd,
                 "from here no end can be reached but by killing the app: "
                     + (stuck
                         ? "nothing can be done here (no action enabled, no input taken), and waiting changes nothing"
-                        : "every way on loops back without finishing"),
+                        : "every way on loops back without finishing, among "
+                            + Self.roundSteps(from: trapped, arcs: arcs, waitsAt: waitsAt)),
                 at: trapped,
                 node: nil)
         }
@@ -963,6 +965,22 @@ public struct JourneyExplorer: Sendable {
         leftOut.formUnion(scratch.takeSentWithoutNetwork())
         result.leftOut = leftOut.sorted()
         return result
+    }
+
+    /// The steps the states reachable from `state` wait at, as a trap's message names them:
+    /// quoted, in order, the first six and how many more.
+    static func roundSteps(from state: Int, arcs: [(from: Int32, to: Int32)], waitsAt: [String?]) -> String {
+        var next: [Int32: [Int32]] = [:]
+        for arc in arcs { next[arc.from, default: []].append(arc.to) }
+        var seen: Set<Int32> = [Int32(state)]
+        var queue = [Int32(state)]
+        while let current = queue.popLast() {
+            for target in next[current] ?? [] where seen.insert(target).inserted { queue.append(target) }
+        }
+        let steps = Set(seen.compactMap { Int($0) < waitsAt.count ? waitsAt[Int($0)] : nil }).sorted()
+        let shown = steps.prefix(6).map { "'\($0)'" }.joined(separator: ", ")
+        let more = steps.count > 6 ? " and \(steps.count - 6) more steps" : ""
+        return steps.count == 1 ? "step \(shown)" : "steps \(shown)\(more)"
     }
 
     /// An empty result for `journey`, and the first state: the journey started on the device

@@ -516,6 +516,43 @@ extension ExplorerTests {
         let trap = try #require(result.violations.first { $0.invariant == .reachesAnEnd }, "\(result.violations)")
         #expect(trap.path.map(\.description) == ["home: help", "help: back", "home: help"], "\(trap.path)")
         #expect(trap.message.contains("but by killing the app"), "\(trap.message)")
+        // "More help" keeps the user there: the message names where the way goes round.
+        #expect(
+            trap.message.hasSuffix("every way on loops back without finishing, among step 'help'"), "\(trap.message)")
+    }
+
+    @Test("a trap of several steps names the steps its ways go round")
+    func trapNamesItsLoop() async throws {
+        let yaml = """
+            journey: t.loop
+            version: 1
+            title: Two screens that send the user to each other once a code has been asked for
+            state: { asked: { type: bool, default: false } }
+            start: intro
+            steps:
+              intro:
+                handler: ui.screen
+                screen: { title: Intro, actions: { done: Done, code: Code } }
+                on:
+                  done: [ { if: "!state.asked", to: fin }, { else: intro } ]
+                  code: { set: { state.asked: true }, to: first }
+              first:
+                handler: ui.screen
+                screen: { title: First, actions: { next: Next } }
+                on: { next: second }
+              second:
+                handler: ui.screen
+                screen: { title: Second, actions: { back: Back, home: Home } }
+                on: { back: first, home: intro }
+            ends:
+              fin: { kind: success }
+            """
+        let result = try await Self.explore(yaml: yaml, id: "t.loop", adding: [])
+        let trap = try #require(result.violations.first { $0.invariant == .reachesAnEnd }, "\(result.violations)")
+        #expect(trap.path.map(\.description) == ["intro: code"], "\(trap.path)")
+        #expect(
+            trap.message.hasSuffix("every way on loops back without finishing, among steps 'first', 'intro', 'second'"),
+            "\(trap.message)")
     }
 
     @Test("a secret that reaches the transcript on some path is caught, and named without being shown")
