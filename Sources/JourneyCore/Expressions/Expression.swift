@@ -52,16 +52,6 @@ public struct Expression: Hashable, Sendable, CustomStringConvertible {
     /// stored.until`, `since(…)`) are no calendar.
     var calendar: ClockCalendar {
         let tree = self.tree
-        func readsNow(_ ref: ExpressionNode.Ref) -> Bool {
-            switch tree[ref] {
-            case .name(let path): return tree.path(path) == ["device", "now"]
-            case .constant, .list: return false
-            case .not(let a), .negate(let a), .call1(_, let a), .matches(let a, _): return readsNow(a)
-            case .and(let a, let b), .or(let a, let b), .binary(_, let a, let b), .call2(_, let a, let b):
-                return readsNow(a) || readsNow(b)
-            case .conditional(let a, let b, let c): return readsNow(a) || readsNow(b) || readsNow(c)
-            }
-        }
         func int(_ ref: ExpressionNode.Ref) -> Int? {
             guard case .constant(let constant) = tree[ref], case .int(let n) = tree.constant(constant) else {
                 return nil
@@ -83,7 +73,7 @@ public struct Expression: Hashable, Sendable, CustomStringConvertible {
             guard case .binary(let op, let left, let right) = node else { continue }
             switch op {
             case .remainder, .divide:
-                guard let by = int(right), by > 1, readsNow(left) else { continue }
+                guard let by = int(right), by > 1, tree.readsNow(left) else { continue }
                 if op == .remainder {
                     calendar.add(remainder: by, telling: ints.filter { $0 < by })
                 } else {
@@ -91,7 +81,7 @@ public struct Expression: Hashable, Sendable, CustomStringConvertible {
                 }
             case .equal, .notEqual, .less, .lessEqual, .greater, .greaterEqual:
                 for (date, other) in [(left, right), (right, left)] {
-                    if let date = int(date), ClockCalendar.readsAsDate(date), readsNow(other) {
+                    if let date = int(date), ClockCalendar.readsAsDate(date), tree.readsNow(other) {
                         calendar.add(cutoff: date)
                     }
                 }
@@ -109,16 +99,6 @@ public struct Expression: Hashable, Sendable, CustomStringConvertible {
     /// a year. Dates are the calendar's (``calendar``), not these.
     var clockSeconds: [Int] {
         let tree = self.tree
-        func readsNow(_ ref: ExpressionNode.Ref) -> Bool {
-            switch tree[ref] {
-            case .name(let path): return tree.path(path) == ["device", "now"]
-            case .constant, .list: return false
-            case .not(let a), .negate(let a), .call1(_, let a), .matches(let a, _): return readsNow(a)
-            case .and(let a, let b), .or(let a, let b), .binary(_, let a, let b), .call2(_, let a, let b):
-                return readsNow(a) || readsNow(b)
-            case .conditional(let a, let b, let c): return readsNow(a) || readsNow(b) || readsNow(c)
-            }
-        }
         func seconds(_ ref: ExpressionNode.Ref) -> Int? {
             guard case .constant(let constant) = tree[ref], case .int(let n) = tree.constant(constant),
                 (1...31_536_000).contains(n)
@@ -144,15 +124,15 @@ public struct Expression: Hashable, Sendable, CustomStringConvertible {
             guard case .binary(let op, let left, let right) = node else { continue }
             switch op {
             case .equal, .notEqual, .less, .lessEqual, .greater, .greaterEqual:
-                guard readsNow(left) || readsNow(right) else { continue }
+                guard tree.readsNow(left) || tree.readsNow(right) else { continue }
                 offsets(left, into: &found)
                 offsets(right, into: &found)
                 for (side, other) in [(left, right), (right, left)] {
                     if let n = seconds(side), case .binary(.subtract, _, _) = tree[other] { found.append(n) }
                 }
             case .add, .subtract:
-                if readsNow(left), let n = seconds(right) { found.append(n) }
-                if op == .add, readsNow(right), let n = seconds(left) { found.append(n) }
+                if tree.readsNow(left), let n = seconds(right) { found.append(n) }
+                if op == .add, tree.readsNow(right), let n = seconds(left) { found.append(n) }
             default: continue
             }
         }
@@ -189,5 +169,19 @@ struct ParamValues: ValueProvider {
 
     func value(at path: [String]) -> Value? {
         path.count == 2 && path[0] == "params" ? values[path[1]] : nil
+    }
+}
+
+extension ExpressionTree {
+    /// Whether the part of the tree at `ref` reads `device.now`.
+    func readsNow(_ ref: Ref) -> Bool {
+        switch self[ref] {
+        case .name(let path): return self.path(path) == ["device", "now"]
+        case .constant, .list: return false
+        case .not(let a), .negate(let a), .call1(_, let a), .matches(let a, _): return readsNow(a)
+        case .and(let a, let b), .or(let a, let b), .binary(_, let a, let b), .call2(_, let a, let b):
+            return readsNow(a) || readsNow(b)
+        case .conditional(let a, let b, let c): return readsNow(a) || readsNow(b) || readsNow(c)
+        }
     }
 }
