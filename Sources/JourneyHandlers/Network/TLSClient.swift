@@ -27,15 +27,17 @@ enum TLSClient {
         case noResponse
     }
 
+    /// Sends `request` and gives its response. With `trust` nil the connection is plain HTTP
+    /// (an `http:` URL): no TLS, and the request is written as soon as it is connected.
     static func send(
-        _ request: HTTPRequest, trust: ServerTrust, timeout: TimeInterval
+        _ request: HTTPRequest, trust: ServerTrust?, timeout: TimeInterval
     ) async throws(Failure)
         -> HTTPResponse
     {
         guard let components = URLComponents(string: request.url), let host = components.host else {
             throw .noResponse
         }
-        let port = components.port ?? 443
+        let port = components.port ?? (trust == nil ? 80 : 443)
         var path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         if let query = components.percentEncodedQuery { path += "?" + query }
         var headers = HTTPHeaders()
@@ -61,6 +63,12 @@ enum TLSClient {
                 .connectTimeout(.milliseconds(milliseconds))
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
+                        guard let trust else {
+                            try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                            try channel.pipeline.syncOperations.addHandler(
+                                Exchange(head: head, body: body, promise: promise, secure: false))
+                            return
+                        }
                         let tls = try NIOSSLClientHandler(
                             context: context, serverHostname: serverName,
                             customVerificationCallback: { certificates, result in
@@ -74,7 +82,7 @@ enum TLSClient {
                         try channel.pipeline.syncOperations.addHandler(tls)
                         try channel.pipeline.syncOperations.addHTTPClientHandlers()
                         try channel.pipeline.syncOperations.addHandler(
-                            Exchange(head: head, body: body, promise: promise))
+                            Exchange(head: head, body: body, promise: promise, secure: true))
                     }
                 }
                 .connect(host: host, port: port).get()
@@ -99,7 +107,8 @@ enum TLSClient {
         }
     }
 
-    /// Sends the request once the handshake has completed, then collects the response.
+    /// Sends the request once the handshake has completed (over plain HTTP, once connected),
+    /// then collects the response.
     final class Exchange: ChannelInboundHandler, RemovableChannelHandler {
         typealias InboundIn = HTTPClientResponsePart
         typealias OutboundOut = HTTPClientRequestPart
@@ -107,25 +116,43 @@ enum TLSClient {
         let head: HTTPRequestHead
         let body: [UInt8]?
         let promise: EventLoopPromise<HTTPResponse>
+        /// Whether the request waits for a TLS handshake.
+        let secure: Bool
         private var status = 0
         private var headers: [String: String] = [:]
         private var received = ByteBuffer()
 
-        init(head: HTTPRequestHead, body: [UInt8]?, promise: EventLoopPromise<HTTPResponse>) {
+        init(head: HTTPRequestHead, body: [UInt8]?, promise: EventLoopPromise<HTTPResponse>, secure: Bool) {
             self.head = head
             self.body = body
             self.promise = promise
+            self.secure = secure
+        }
+
+        func handlerAdded(context: ChannelHandlerContext) {
+            if !secure, context.channel.isActive { write(context) }
+        }
+
+        func channelActive(context: ChannelHandlerContext) {
+            if !secure { write(context) }
+            context.fireChannelActive()
         }
 
         func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-            if case .handshakeCompleted? = event as? TLSUserEvent {
-                context.write(wrapOutboundOut(.head(head)), promise: nil)
-                if let body {
-                    context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
-                }
-                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-            }
+            if secure, case .handshakeCompleted? = event as? TLSUserEvent { write(context) }
             context.fireUserInboundEventTriggered(event)
+        }
+
+        private var written = false
+
+        private func write(_ context: ChannelHandlerContext) {
+            guard !written else { return }
+            written = true
+            context.write(wrapOutboundOut(.head(head)), promise: nil)
+            if let body {
+                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
+            }
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {

@@ -5,8 +5,9 @@ import JourneyCore
 import FoundationNetworking
 #endif
 
-/// Real HTTP for journeys: URLSession with a per-request timeout, no cookie jar, and
-/// redirects *not* followed — an OAuth client must see the 302 and where it points.
+/// Real HTTP for journeys, with a per-request timeout, no cookie jar, and redirects *not*
+/// followed — an OAuth client must see the 302 and where it points. Plain HTTP is sent with
+/// SwiftNIO (``TLSClient`` without TLS); HTTPS with URLSession.
 ///
 /// A request with pins, or from a device that trusts CAs of its own, is sent by ``TLSClient``
 /// instead, which judges the server's certificate chain (``ServerTrust``) before it sends a
@@ -62,6 +63,16 @@ public final class URLSessionTransport: NetworkTransport, @unchecked Sendable {
                     "the certificate chain of \(server) holds none of the pinned keys; nothing was sent")
             } catch .untrusted {
                 throw NetworkError.failed("the certificate of \(server) is not trusted; nothing was sent")
+            } catch {
+                throw NetworkError.failed("no response from \(url.host ?? "the server")")
+            }
+        }
+        // Plain HTTP goes through SwiftNIO too: swift-corelibs-foundation's URLSession traps
+        // (a fatal error, the whole process gone) when a task is cancelled or times out while
+        // its redirect callback is on its way, and a run stopped mid-request must never crash.
+        if url.scheme == "http" {
+            do throws(TLSClient.Failure) {
+                return try await TLSClient.send(request, trust: nil, timeout: timeout)
             } catch {
                 throw NetworkError.failed("no response from \(url.host ?? "the server")")
             }
