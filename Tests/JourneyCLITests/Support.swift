@@ -259,7 +259,7 @@ func waitForExit(_ process: Process, seconds: Double) async -> Bool {
 /// seconds: a guard against a hang, long enough for the whole shipped suite on a loaded machine.
 func runJourney(
     _ arguments: [String], cwd: URL? = nil, environment: [String: String] = [:], input: String? = nil,
-    timeout: TimeInterval = 60, sourceLocation: SourceLocation = #_sourceLocation
+    timeout: TimeInterval = 300, sourceLocation: SourceLocation = #_sourceLocation
 ) async throws -> RunResult {
     guard let binary = Paths.journeyBinary else { throw SubprocessError.binaryNotFound }
     return try await runProcess(
