@@ -49,7 +49,7 @@ struct CheckCommand: AsyncParsableCommand {
         let warnings = diagnostics.warningCount
         if !quiet {
             // A file given by name is checked with the journeys it plays or calls from elsewhere.
-            let reached = max(0, Set(project.journeys.map(\.id.value)).count - project.journeyFiles)
+            let reached = project.journeysReached
             let files =
                 "\(counted(project.journeyFiles, "journey")) and \(counted(project.scenarioFiles, "scenario"))"
                 + (reached > 0 ? ", with \(counted(reached, "journey")) they play or call" : "")

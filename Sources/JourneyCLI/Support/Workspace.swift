@@ -217,8 +217,8 @@ enum Workspace {
                 let home = Path.parent(folder)
                 let stem = Path.lastComponent(base)
                 let candidates =
-                    scenarioSuffixes.map { Path.join(Path.join(home, "scenarios"), stem + $0) }
-                    + scenarioSuffixes.filter { $0.hasPrefix(".scenario.") }.map { Path.join(home, stem + $0) }
+                    PathText.scenarioSuffixes.map { Path.join(Path.join(home, "scenarios"), stem + $0) }
+                    + PathText.scenarioSuffixes.filter { $0.hasPrefix(".scenario.") }.map { Path.join(home, stem + $0) }
                 guard !candidates.contains(where: { FileManager.default.fileExists(atPath: $0) }) else { continue }
                 diagnostics.warning(
                     "golden.orphan",
@@ -248,14 +248,11 @@ enum Workspace {
             ?? Files.realPath(Path.parent(path)).map { Path.join($0, Path.lastComponent(path)) } ?? path
     }
 
-    /// What a scenario file's name ends in, without which it names its goldens.
-    static let scenarioSuffixes = [".scenario.yaml", ".scenario.yml", ".yaml", ".yml"]
-
     /// Where a scenario's golden transcripts live: `transcripts/NAME.txt` and `.jsonl` beside
     /// the `scenarios` folder that holds it.
     static func goldenBase(for scenarioFile: String) -> String {
         let directory = Path.parent(scenarioFile)
-        let name = Path.removingSuffix(Path.lastComponent(scenarioFile), scenarioSuffixes)
+        let name = PathText.scenarioName(of: scenarioFile)
         let base = Path.lastComponent(directory) == "scenarios" ? Path.parent(directory) : directory
         return Path.join(Path.join(base, "transcripts"), name)
     }

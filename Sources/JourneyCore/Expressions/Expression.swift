@@ -52,12 +52,7 @@ public struct Expression: Hashable, Sendable, CustomStringConvertible {
     /// stored.until`, `since(…)`) are no calendar.
     var calendar: ClockCalendar {
         let tree = self.tree
-        func int(_ ref: ExpressionNode.Ref) -> Int? {
-            guard case .constant(let constant) = tree[ref], case .int(let n) = tree.constant(constant) else {
-                return nil
-            }
-            return n
-        }
+        let int = tree.int
         let ints = tree.constants.compactMap { value -> Int? in
             if case .int(let n) = value, n > 0 { n } else { nil }
         }
@@ -100,10 +95,7 @@ public struct Expression: Hashable, Sendable, CustomStringConvertible {
     var clockSeconds: [Int] {
         let tree = self.tree
         func seconds(_ ref: ExpressionNode.Ref) -> Int? {
-            guard case .constant(let constant) = tree[ref], case .int(let n) = tree.constant(constant),
-                (1...31_536_000).contains(n)
-            else { return nil }
-            return n
+            tree.int(ref).flatMap { (1...31_536_000).contains($0) ? $0 : nil }
         }
         /// The ints added to or taken from something inside `ref`, however deep.
         func offsets(_ ref: ExpressionNode.Ref, into found: inout [Int]) {
@@ -173,6 +165,12 @@ struct ParamValues: ValueProvider {
 }
 
 extension ExpressionTree {
+    /// The int written at `ref`, when an int constant is written there.
+    func int(_ ref: Ref) -> Int? {
+        guard case .constant(let constant) = self[ref], case .int(let n) = self.constant(constant) else { return nil }
+        return n
+    }
+
     /// Whether the part of the tree at `ref` reads `device.now`.
     func readsNow(_ ref: Ref) -> Bool {
         switch self[ref] {

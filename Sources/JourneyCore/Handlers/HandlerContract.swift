@@ -425,19 +425,24 @@ public struct KeyPad: Sendable, Hashable {
     }
 
     /// What typing `keys` on a pad of `length` comes to: the keys left once deletes are
-    /// applied, or that the pad advanced with keys still to type.
+    /// applied, or that the pad advanced with keys still to type. The run (a PIN pad) and
+    /// `journey check` (counting what a scenario types) both type through this.
     public enum Entered: Equatable, Sendable {
-        case keys(Int)
+        case keys([Character])
         case advancedEarly(leftOver: Int)
     }
 
     public func entered(_ keys: String, length: Int) -> Entered {
-        var count = 0
+        var kept: [Character] = []
         for (index, key) in keys.enumerated() {
-            if count == length { return .advancedEarly(leftOver: keys.count - index) }
-            if delete.contains(key) { count = max(0, count - 1) } else { count += 1 }
+            if kept.count == length { return .advancedEarly(leftOver: keys.count - index) }
+            if delete.contains(key) {
+                if !kept.isEmpty { kept.removeLast() }
+            } else {
+                kept.append(key)
+            }
         }
-        return .keys(count)
+        return .keys(kept)
     }
 }
 

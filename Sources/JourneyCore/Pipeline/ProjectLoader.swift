@@ -35,6 +35,9 @@ public struct Project: Sendable {
     /// Every file handed to the loader, whether it was parsed or not (those searched only for
     /// the journeys they may declare too): the project's own files, which no output replaces.
     public var files: [String] = []
+    /// How many journeys were read from files not named because a named file plays or calls
+    /// them, all the way down (`journey check FILE` checks them too).
+    public var journeysReached = 0
 
     /// The compiled journeys, or nil when any file has an error.
     public var library: CompiledLibrary? { diagnostics.hasErrors ? nil : compiled }
@@ -329,9 +332,11 @@ public struct ProjectLoader: Sendable {
         // Add the searched journeys that the named files call or play, transitively.
         var known = Set(journeys.map(\.id.value)).union(broken.keys)
         var wanted = scenarios.map(\.scenario.journey.value) + journeys.flatMap(Self.callees)
+        var reached = 0
         while let id = wanted.popLast() {
             guard !known.contains(id), let candidate = others.journey(id) else { continue }
             known.insert(id)
+            reached += 1
             d.append(contentsOf: candidate.diagnostics.errors)
             let location = candidate.journey?.id.location ?? SourceLocation(file: candidate.file, line: 1, column: 1)
             if let reported = Self.reportDuplicates(of: id, in: candidate.file, at: location, among: others, into: &d) {
@@ -366,7 +371,7 @@ public struct ProjectLoader: Sendable {
                 let other = scenarios[keeper].scenario.id.location
                 d.error(
                     JourneyCompiler.duplicateId,
-                    "scenario '\(scenario.id.value)' of '\(journeyId)' is already defined at \(other.file):\(other.line):\(other.column); give this one an id of its own, such as its file's name '\(Self.fileStem(scenario.file))'",
+                    "scenario '\(scenario.id.value)' of '\(journeyId)' is already defined at \(other.file):\(other.line):\(other.column); give this one an id of its own, such as its file's name '\(PathText.scenarioName(of: scenario.file))'",
                     at: scenario.id.location)
                 cannotRun.reason = "\(scenario.file) has errors"
                 unrunnable.append(cannotRun)
@@ -389,7 +394,8 @@ public struct ProjectLoader: Sendable {
         unrunnable.sort { ($0.journey, $0.scenario, $0.file) < ($1.journey, $1.scenario, $1.file) }
         let project = Project(
             compiled: library, journeys: journeys, scenarios: compiled, unrunnable: unrunnable, diagnostics: d,
-            journeyFiles: journeyFiles, scenarioFiles: scenarioFiles, files: files.map(\.path))
+            journeyFiles: journeyFiles, scenarioFiles: scenarioFiles, files: files.map(\.path),
+            journeysReached: reached)
         return (project, others.parsed)
     }
 
@@ -404,19 +410,10 @@ public struct ProjectLoader: Sendable {
                 keepers[key] = index
                 continue
             }
-            let named = { (s: Scenario) in fileStem(s.file) == s.id.value }
+            let named = { (s: Scenario) in PathText.scenarioName(of: s.file) == s.id.value }
             if !named(scenarios[kept]) && named(scenario) { keepers[key] = index }
         }
         return keepers
-    }
-
-    /// A scenario file's name without its folder and `.scenario.yaml` (or `.yml`).
-    static func fileStem(_ path: String) -> String {
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        for suffix in [".scenario.yaml", ".scenario.yml"] where name.hasSuffix(suffix) {
-            return String(name.dropLast(suffix.count))
-        }
-        return name
     }
 
     /// Why a journey did not compile: the first journey in its call tree whose file has errors.

@@ -16,4 +16,16 @@ public enum PathText {
         }
         return parts
     }
+
+    /// What a scenario file's name ends in, without which it names the scenario's goldens (and,
+    /// as a rule, its id).
+    public static let scenarioSuffixes = [".scenario.yaml", ".scenario.yml", ".yaml", ".yml"]
+
+    /// A scenario file's name without its folder and its suffix (``scenarioSuffixes``):
+    /// `journeys/app/scenarios/wrong-pin.scenario.yaml` → `wrong-pin`.
+    public static func scenarioName(of path: String) -> String {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        for suffix in scenarioSuffixes where name.hasSuffix(suffix) { return String(name.dropLast(suffix.count)) }
+        return name
+    }
 }

@@ -216,10 +216,10 @@ public struct ScenarioChecker: Sendable {
                             case .some(.some(let length)) = padLengths[step.value + "/" + name.value]
                         {
                             switch pad.entered(typed, length: length) {
-                            case .keys(let count) where count != length:
+                            case .keys(let kept) where kept.count != length:
                                 d.error(
                                     Self.unknownInput,
-                                    "'\(name.value)' at step '\(step.value)' comes to \(count) of the \(length) keys its pad takes (the step's \(pad.lengthParameter)), deletes applied",
+                                    "'\(name.value)' at step '\(step.value)' comes to \(kept.count) of the \(length) keys its pad takes (the step's \(pad.lengthParameter)), deletes applied",
                                     at: rawValue.location)
                             case .advancedEarly(let leftOver):
                                 d.error(

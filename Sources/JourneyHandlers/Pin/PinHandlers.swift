@@ -17,10 +17,12 @@ extension HandlerContext {
     }
 }
 
+/// A PIN pad: `length` digits, `⌫` (or `<`) deleting the last.
+let pinKeyPad = KeyPad(lengthParameter: "length", delete: ["⌫", "<"])
 let pinInput = InputSpec(
     name: "pin", type: TypeInfo(.string, secret: true),
     summary: "the keys typed on the pad: digits, and `⌫` to delete one; the pad advances after `length` digits",
-    keys: Set("0123456789⌫<"), pad: KeyPad(lengthParameter: "length", delete: ["⌫", "<"]))
+    keys: Set("0123456789⌫<"), pad: pinKeyPad)
 let lengthParameter = ParameterSpec(
     name: "length", kind: .value(TypeInfo(.int)), defaultValue: .int(4), summary: "digits on the pad", range: 1...64)
 let pinData = [DataSpec(name: "pin", type: TypeInfo(.string, secret: true))]

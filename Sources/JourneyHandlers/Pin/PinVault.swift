@@ -158,31 +158,25 @@ public enum PinVault {
 }
 
 /// Keys typed on a PIN pad: digits, with `⌫` (or `<`) for delete. The pad advances by itself
-/// once it has `length` digits.
+/// once it has `length` digits (``KeyPad``, as `journey check` counts a scenario's keys).
 enum PinPad {
     /// The digits entered, or a message (never containing the keys) saying what was wrong.
     static func enter(_ keys: String, length: Int) -> Result<String, HandlerError> {
         // The common case, the digits alone: the keys are the PIN.
         if keys.utf8.count == length, keys.utf8.allSatisfy({ (0x30...0x39).contains($0) }) { return .success(keys) }
-        var digits: [Character] = []
-        for (index, key) in keys.enumerated() {
-            if digits.count == length {
-                return .failure(
-                    HandlerError(
-                        "the PIN pad advanced after \(length) digits; \(keys.count - index) more keys were given"))
-            }
-            switch key {
-            case "⌫", "<":
-                if !digits.isEmpty { digits.removeLast() }
-            case _ where key.isASCII && key.isNumber:
-                digits.append(key)
-            default:
-                return .failure(HandlerError("a PIN pad has only digits and ⌫ (delete)"))
-            }
+        // A key the pad does not have is refused wherever it is typed.
+        guard keys.allSatisfy({ pinKeyPad.delete.contains($0) || ($0.isASCII && $0.isNumber) }) else {
+            return .failure(HandlerError("a PIN pad has only digits and ⌫ (delete)"))
         }
-        guard digits.count == length else {
-            return .failure(HandlerError("only \(digits.count) of \(length) digits were entered"))
+        switch pinKeyPad.entered(keys, length: length) {
+        case .advancedEarly(let leftOver):
+            return .failure(
+                HandlerError("the PIN pad advanced after \(length) digits; \(leftOver) more keys were given"))
+        case .keys(let kept):
+            guard kept.count == length else {
+                return .failure(HandlerError("only \(kept.count) of \(length) digits were entered"))
+            }
+            return .success(String(kept))
         }
-        return .success(String(digits))
     }
 }
