@@ -32,6 +32,8 @@ public enum Counterexample {
         var stopsAt: String?
         for case .input(let step, _, _) in last.moves { stopsAt = step }
         var expect = ["at: \(violation.step ?? stopsAt ?? journey.source.start.value)"]
+        // A counter in the state of a journey the root calls is read where the run waits in it.
+        if let within = violation.expected?.journey, violation.step != nil { expect.append("in: \(within)") }
         if let expected = violation.expected {
             expect.append("\(expected.variable.scope.rawValue): { \(expected.variable.name): \(expected.value) }")
         }

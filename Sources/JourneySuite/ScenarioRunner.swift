@@ -159,7 +159,9 @@ public struct ScenarioRunner: Sendable {
             result = outcome.result
             var store = outcome.device.store
             for (key, value) in scenario.storedDefaults where store[key] == nil { store[key] = value }
-            var found = session.expectation.verdict(result: outcome.result, state: outcome.rootState, store: store)
+            let state =
+                session.expectation.waitingIn == nil ? outcome.rootState : outcome.waitingState ?? outcome.rootState
+            var found = session.expectation.verdict(result: outcome.result, state: state, store: store)
             if outcome.result.failure == nil, let next = driver.remaining.first {
                 found.append(
                     "the journey ended, but the script has \(driver.remaining.count) more entries, from line \(next.location.line)"

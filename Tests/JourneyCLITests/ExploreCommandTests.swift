@@ -46,6 +46,76 @@ struct ExploreCommandTests {
     }
 
     @Test(
+        "a counter kept in a called journey's state is expected in that journey where the replay waits, and the replay fails as the exploration did"
+    )
+    func calledStateCounterReplays() async throws {
+        try await withTemporaryDirectory { directory in
+            try FileManager.default.copyItem(
+                at: Paths.root.appendingPathComponent("Tests/Fixtures/explore-calls"),
+                to: directory.appendingPathComponent("calls"))
+            let result = try await runJourney(
+                ["explore", "--jobs", "1", "--journey", "t.restart-resets", "calls", "--emit", "out"], cwd: directory)
+            #expect(result.status == Exit.failed, "\(result)")
+            #expect(result.stdout.contains("the replay fails: expected state.failures = 1, found 0"), "\(result)")
+            let scenario = "out/t.restart-resets.counter-survives.scenario.yaml"
+            let text = try String(contentsOf: directory.appendingPathComponent(scenario), encoding: .utf8)
+            #expect(
+                text.hasSuffix("expect:\n  at: enterPin\n  in: t.state-check\n  state: { failures: 1 }\n"), "\(text)")
+            let replay = try await runJourney(["run", "--scenario", scenario, "--journeys", "calls"], cwd: directory)
+            #expect(replay.status == Exit.failed, "\(replay)")
+            #expect(replay.stderr.contains("expected state.failures = 1, found 0"), "\(replay)")
+            // Read in the wrong journey, or where the run waits elsewhere, it says so.
+            let wrong = [
+                (
+                    "in: t.state-chek",
+                    "calls no journey 't.state-chek', so the run never waits in it; did you mean 't.state-check'?"
+                ),
+                (
+                    "in: t.state-check\n  state: { failurs: 1 }",
+                    "journey 't.state-check' has no state 'failurs'; did you mean 'failures'?"
+                ),
+            ]
+            for (written, said) in wrong {
+                try writeText(
+                    text.replacingOccurrences(of: "in: t.state-check\n  state: { failures: 1 }", with: written),
+                    to: directory.appendingPathComponent("wrong.scenario.yaml"))
+                let checked = try await runJourney(
+                    ["run", "--scenario", "wrong.scenario.yaml", "--journeys", "calls"], cwd: directory)
+                #expect(checked.status != Exit.ok, "\(checked)")
+                #expect(checked.stderr.contains(said) && checked.stderr.contains("[scenario.expect]"), "\(checked)")
+            }
+            try writeText(
+                text.replacingOccurrences(of: "  - restart\n", with: "").replacingOccurrences(
+                    of: "state: { failures: 1 }", with: "state: { failures: 0 }"
+                ).replacingOccurrences(of: "  - at: enterPin\n    pin: \"1397\"\n", with: ""),
+                to: directory.appendingPathComponent("early.scenario.yaml"))
+            let early = try await runJourney(
+                ["run", "--scenario", "early.scenario.yaml", "--journeys", "calls"], cwd: directory)
+            #expect(early.status == Exit.ok, "\(early)")
+            try writeText(
+                text.replacingOccurrences(of: "  - restart\n", with: "").replacingOccurrences(
+                    of: "  - at: enterPin\n    pin: \"1397\"\n", with: ""
+                ).replacingOccurrences(of: "at: enterPin\n  in:", with: "at: savePin\n  in:"),
+                to: directory.appendingPathComponent("elsewhere.scenario.yaml"))
+            let elsewhere = try await runJourney(
+                ["run", "--scenario", "elsewhere.scenario.yaml", "--journeys", "calls"], cwd: directory)
+            #expect(elsewhere.stderr.contains("journey 't.state-check' has no step 'savePin'"), "\(elsewhere)")
+            // With no PIN sealed yet, the run waits at the root journey's own step instead.
+            try writeText(
+                "scenario: waits-elsewhere\njourney: t.restart-resets\nscript: []\n"
+                    + "expect: { at: enterPin, in: t.state-check, state: { failures: 0 } }\n",
+                to: directory.appendingPathComponent("waits-elsewhere.scenario.yaml"))
+            let waits = try await runJourney(
+                ["run", "--scenario", "waits-elsewhere.scenario.yaml", "--journeys", "calls"], cwd: directory)
+            #expect(waits.status == Exit.failed, "\(waits)")
+            #expect(
+                waits.stderr.contains(
+                    "expected the journey to wait at step 'enterPin' of t.state-check when the script ran out; it waits at step 'choosePin' of t.restart-resets"
+                ), "\(waits)")
+        }
+    }
+
+    @Test(
         "a counterexample through the app opened again after an end is written as sessions, and replays to the same violation"
     )
     func nextLaunchReplays() async throws {

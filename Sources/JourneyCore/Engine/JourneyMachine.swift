@@ -375,13 +375,18 @@ public struct RunResult: Sendable, Hashable {
     /// The step the journey waited at when its driver stopped it without an end (a scenario
     /// whose script runs out where it `expect`s `at:`).
     public var waiting: String?
+    /// The journey whose step ``waiting`` is: the root, or a sub-journey the run waited inside.
+    public var waitingIn: String?
 
-    public init(end: String?, kind: EndKind?, failure: String?, steps: Int, waiting: String? = nil) {
+    public init(
+        end: String?, kind: EndKind?, failure: String?, steps: Int, waiting: String? = nil, waitingIn: String? = nil
+    ) {
         self.end = end
         self.kind = kind
         self.failure = failure
         self.steps = steps
         self.waiting = waiting
+        self.waitingIn = waitingIn
     }
 }
 

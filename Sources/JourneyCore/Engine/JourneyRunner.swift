@@ -20,6 +20,9 @@ public struct JourneyRunner {
     public struct Outcome: Sendable {
         public var result: RunResult
         public var rootState: [String: Value]
+        /// The state of the journey the run waits in, when its driver stopped it at a step
+        /// (``RunResult/waiting``): the root's, or a sub-journey's; nil after an end.
+        public var waitingState: [String: Value]? = nil
         public var device: DeviceState
         /// The random stream as the run left it: a later run on the same device (a scenario's
         /// next session) continues it rather than drawing the same bytes again.
@@ -78,9 +81,10 @@ public struct JourneyRunner {
                     case .waiting:
                         let result = RunResult(
                             end: nil, kind: nil, failure: nil, steps: context.machine.stepsTaken,
-                            waiting: invocation.step)
+                            waiting: invocation.step, waitingIn: invocation.journey)
                         return Outcome(
-                            result: result, rootState: context.machine.rootState, device: context.machine.device,
+                            result: result, rootState: context.machine.rootState,
+                            waitingState: context.machine.currentState, device: context.machine.device,
                             random: context.machine.random)
                     }
                 } catch let error as HandlerError {

@@ -81,6 +81,9 @@ public struct JourneyExplorer: Sendable {
         public struct Expected: Sendable {
             public var variable: VariableReference
             public var value: Int
+            /// For a counter in the state of a journey the root calls, that journey: the path
+            /// ends with the run waiting in it, and a scenario reads its state there (`in:`).
+            public var journey: String? = nil
         }
 
         /// The built-in invariant broken; nil for one of the journey's own (``declared``).
@@ -1640,19 +1643,24 @@ public struct JourneyExplorer: Sendable {
                 return (
                     .counterSurvives,
                     "\(what) takes \(watching.name) from \(before) to \(after) attempts (\(limit.counter)): \(isRestart ? "restarting the app" : "waiting") buys more attempts",
-                    Self.expected(watching, before)
+                    Self.expected(watching, before, at: next)
                 )
             }
         }
         return nil
     }
 
-    /// What a counterexample's scenario expects of a limit's counter where the path ends: the
-    /// root journey's state or any stored counter (a scenario reads those); nil for a
-    /// sub-journey's state, which no scenario reads.
-    static func expected(_ watching: WatchedLimit, _ value: Int) -> Violation.Expected? {
-        guard watching.root || watching.limit.counter.scope == .stored else { return nil }
-        return Violation.Expected(variable: watching.limit.counter, value: value)
+    /// What a counterexample's scenario expects of a limit's counter where the path ends, at
+    /// `node`: the root journey's state or any stored counter; a sub-journey's state where the
+    /// run waits in that journey (a scenario reads it there, `in:` it); nil where it waits
+    /// elsewhere, the sub-journey's state gone.
+    static func expected(_ watching: WatchedLimit, _ value: Int, at node: Node) -> Violation.Expected? {
+        let counter = watching.limit.counter
+        guard !watching.root, counter.scope == .state else {
+            return Violation.Expected(variable: counter, value: value)
+        }
+        guard case .runStep(let invocation) = node.action, invocation.journey == watching.journey.id else { return nil }
+        return Violation.Expected(variable: counter, value: value, journey: invocation.journey)
     }
 
     /// A user's move that lowers a limit's counter before it is spent, other than by an
@@ -1690,7 +1698,7 @@ public struct JourneyExplorer: Sendable {
                 return (
                     .exceededTarget,
                     "\(way.isEmpty ? "a move" : way) is counted against \(watching.name), yet leaves it at \(after) attempts, not \(before + counted) (\(limit.counter)): the count never reaches \(frame.maximum(of: limit)), so '\(limit.name)' exceeded is never reached",
-                    Self.expected(watching, before + counted)
+                    Self.expected(watching, before + counted, at: next)
                 )
             }
             // The move that spends a limit with a lockout starts the lockout: one that gives the
@@ -1703,7 +1711,7 @@ public struct JourneyExplorer: Sendable {
                 return (
                     .exceededTarget,
                     "\(way.isEmpty ? "a move" : way) spends \(watching.name) and gives its attempts back (\(limit.counter) = \(after)) with no lockout running (\(until) is not in the future): the next round of tries starts at once; leave the lockout's end as the limit sets it",
-                    Self.expected(watching, before + counted)
+                    Self.expected(watching, before + counted, at: next)
                 )
             }
             if counted > 0 || resets { continue }
@@ -1727,13 +1735,13 @@ public struct JourneyExplorer: Sendable {
                 return (
                     .exceededTarget,
                     "\(way.isEmpty ? "a move" : way) takes \(watching.name), spent, from \(before) to \(after) attempts (\(limit.counter)) and leaves what its steps check against as it was, without a credential checked: every round of tries buys another against the same secret; replace what the limit guards on the way (session.clear, pin.save), check another credential first, or give the limit a lockout",
-                    Self.expected(watching, before)
+                    Self.expected(watching, before, at: next)
                 )
             }
             return (
                 .exceededTarget,
                 "\(way.isEmpty ? "a move" : way) takes \(watching.name) from \(before) to \(after) attempts (\(limit.counter)) and leaves what its steps check against as it was, without reaching '\(limit.name)' exceeded or an outcome its step resets on: going round this way buys attempts against the same secret",
-                Self.expected(watching, before)
+                Self.expected(watching, before, at: next)
             )
         }
         return nil

@@ -156,14 +156,21 @@ public struct ScenarioLoader: Sendable {
         return items.compactMap { entry($0, &r) }
     }
 
-    /// `{end | at, kind, state, stored}`; a value is what it must equal, or `{is: set}` /
+    /// `{end | at [in], kind, state, stored}`; a value is what it must equal, or `{is: set}` /
     /// `{is: empty}`.
     func expectation(_ node: YAMLNode, _ r: inout NodeReader) -> Scenario.Expectation? {
-        guard let ef = r.mapping(node, "'expect'", allowed: ["end", "at", "kind", "state", "stored"]) else {
+        guard let ef = r.mapping(node, "'expect'", allowed: ["end", "at", "in", "kind", "state", "stored"]) else {
             return nil
         }
         let end = ef["end"].flatMap { r.located($0, "'end'") }
         let at = ef["at"].flatMap { r.located($0, "'at'") }
+        let within = ef["in"].flatMap { r.located($0, "'in'") }
+        if let node = ef["in"], ef["at"] == nil {
+            r.diagnostics.error(
+                NodeReader.valueType,
+                "'in' names the journey that waits 'at' a step, and 'expect' has no 'at': a run that reached an end waits in none",
+                at: node.location)
+        }
         switch (ef["end"], ef["at"]) {
         case (nil, nil):
             r.diagnostics.error(
@@ -203,7 +210,8 @@ public struct ScenarioLoader: Sendable {
             }
         }
         return Scenario.Expectation(
-            end: end, at: at, kind: ef["kind"].flatMap { r.enumValue($0, "'kind'", as: EndKind.self) },
+            end: end, at: at, waitingIn: at == nil ? nil : within,
+            kind: ef["kind"].flatMap { r.enumValue($0, "'kind'", as: EndKind.self) },
             state: checks("state"), stored: checks("stored"))
     }
 

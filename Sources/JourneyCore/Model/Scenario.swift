@@ -57,6 +57,9 @@ public struct Scenario: Sendable {
         /// The step the journey waits at when the script runs out: a path that stops mid-way,
         /// such as a counterexample `journey explore` writes.
         public var at: Located<String>? = nil
+        /// The journey whose step ``at`` is, when it is one the journey calls (`in:`): `state`
+        /// is then that journey's state as the run waits in it. Nil: the root journey's state.
+        public var waitingIn: Located<String>? = nil
         public var kind: EndKind?
         public var state: [(name: Located<String>, check: ValueCheck<RawValue>)]
         public var stored: [(name: Located<String>, check: ValueCheck<RawValue>)]

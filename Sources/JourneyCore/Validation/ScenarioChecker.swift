@@ -273,12 +273,27 @@ public struct ScenarioChecker: Sendable {
                 return .equals(v)
             }
         }
-        var state: [(String, ValueCheck<Value>)] = []
-        for (name, check) in expect.state {
-            guard let decl = journey.state.first(where: { $0.name == name.value }) else {
+        // `in:` a journey the root calls: the run waits at its step, and `state` is its state.
+        var waiting = journey
+        var stateKnown = true
+        if let within = expect.waitingIn, within.value != journey.id {
+            let reachable = Self.reachableJourneys(from: journey, in: library).dropFirst()
+            if let called = reachable.first(where: { $0.id == within.value }) {
+                waiting = called
+            } else {
+                stateKnown = false  // whose state it names is unknown: its names are not judged
                 d.error(
                     Self.badExpectation,
-                    "journey '\(journey.id)' has no state '\(name.value)'\(Suggestion.hint(for: name.value, in: journey.state.map(\.name)))",
+                    "journey '\(journey.id)' calls no journey '\(within.value)', so the run never waits in it\(Suggestion.hint(for: within.value, in: reachable.map(\.id)))",
+                    at: within.location)
+            }
+        }
+        var state: [(String, ValueCheck<Value>)] = []
+        for (name, check) in expect.state where stateKnown {
+            guard let decl = waiting.state.first(where: { $0.name == name.value }) else {
+                d.error(
+                    Self.badExpectation,
+                    "journey '\(waiting.id)' has no state '\(name.value)'\(Suggestion.hint(for: name.value, in: waiting.state.map(\.name)))",
                     at: name.location)
                 continue
             }
@@ -307,14 +322,27 @@ public struct ScenarioChecker: Sendable {
                     at: end.location)
             }
         }
-        if let at = expect.at, journey.stepIndex[at.value] == nil, !calledSteps.contains(at.value) {
-            let stepNames = journey.steps.map(\.id) + calledSteps.filter { journey.stepIndex[$0] == nil }.sorted()
-            d.error(
-                Self.badExpectation,
-                "journey '\(journey.id)' has no step '\(at.value)'\(Suggestion.hint(for: at.value, in: stepNames))",
-                at: at.location)
+        // A step of the journey `in:` names; without `in:`, of the journey or of one it calls.
+        // (A journey `in:` names that the run cannot wait in is said above.)
+        if let at = expect.at, stateKnown {
+            if expect.waitingIn != nil {
+                if waiting.stepIndex[at.value] == nil {
+                    d.error(
+                        Self.badExpectation,
+                        "journey '\(waiting.id)' has no step '\(at.value)'\(Suggestion.hint(for: at.value, in: waiting.steps.map(\.id)))",
+                        at: at.location)
+                }
+            } else if journey.stepIndex[at.value] == nil, !calledSteps.contains(at.value) {
+                let stepNames = journey.steps.map(\.id) + calledSteps.filter { journey.stepIndex[$0] == nil }.sorted()
+                d.error(
+                    Self.badExpectation,
+                    "journey '\(journey.id)' has no step '\(at.value)'\(Suggestion.hint(for: at.value, in: stepNames))",
+                    at: at.location)
+            }
         }
-        return .init(end: expect.end?.value, at: expect.at?.value, kind: expect.kind, state: state, stored: stored)
+        return .init(
+            end: expect.end?.value, at: expect.at?.value, waitingIn: expect.waitingIn == nil ? nil : waiting.id,
+            kind: expect.kind, state: state, stored: stored)
     }
 
     /// The journey and every journey it calls, directly or not.
@@ -356,12 +384,16 @@ public struct CompiledScenario: Sendable {
         public var end: String?
         /// The step the run waits at when the script runs out.
         public var at: String?
+        /// The journey the run waits in at ``at``, whose state ``state`` names (`in:`); nil for
+        /// the root journey's state.
+        public var waitingIn: String?
         public var kind: EndKind?
         public var state: [(name: String, check: ValueCheck<Value>)]
         public var stored: [(name: String, check: ValueCheck<Value>)]
 
-        /// What is wrong with a run that ended with `result`, its root journey's `state` and the
-        /// device's `store`; empty when it met the expectation. Never shows a secret.
+        /// What is wrong with a run that ended with `result`, the `state` the expectation reads
+        /// (the root journey's, or with ``waitingIn`` that of the journey the run waits in) and
+        /// the device's `store`; empty when it met the expectation. Never shows a secret.
         public func verdict(result: RunResult, state: [String: Value], store: [String: Value]) -> [String] {
             var problems: [String] = []
             if let failure = result.failure {
@@ -369,10 +401,15 @@ public struct CompiledScenario: Sendable {
                 return problems
             }
             if let at {
-                if result.waiting != at {
+                let inside = waitingIn.map { " of \($0)" } ?? ""
+                if result.waiting != at || (waitingIn != nil && result.waitingIn != waitingIn) {
                     let found =
-                        result.waiting.map { "it waits at step '\($0)'" } ?? "it reached end '\(result.end ?? "none")'"
-                    problems.append("expected the journey to wait at step '\(at)' when the script ran out; \(found)")
+                        result.waiting.map { step in
+                            "it waits at step '\(step)'"
+                                + (waitingIn == nil ? "" : result.waitingIn.map { " of \($0)" } ?? "")
+                        } ?? "it reached end '\(result.end ?? "none")'"
+                    problems.append(
+                        "expected the journey to wait at step '\(at)'\(inside) when the script ran out; \(found)")
                 }
             } else if result.end != end {
                 problems.append("expected end '\(end ?? "none")', reached '\(result.end ?? "none")'")
@@ -380,7 +417,9 @@ public struct CompiledScenario: Sendable {
             if let kind, result.kind != kind {
                 problems.append("expected a \(kind.rawValue) end, reached a \(result.kind?.rawValue ?? "none") end")
             }
-            for (name, check) in self.state {
+            // Another journey's state, where the run waits elsewhere, is not the one named.
+            let stateRead = waitingIn == nil || result.waitingIn == waitingIn
+            for (name, check) in self.state where stateRead {
                 if let problem = CompiledScenario.problem("state.\(name)", check, found: state[name]) {
                     problems.append(problem)
                 }
