@@ -497,6 +497,13 @@ struct ExploreCommand: AsyncParsableCommand {
                 }
             lines.append("  \(exception.rule.value) \(said): \(PrintableText.escaped(exception.reason))")
         }
+        // What a clean verdict leans on: a rule broken on a called journey's limit, which that
+        // journey declares broken on purpose wherever it is called.
+        for excused in result.excusedInCalls.sorted() {
+            lines.append(
+                "  \(excused.invariant.rawValue) broken on purpose in \(excused.journey), which declares it: \(PrintableText.escaped(excused.reason))"
+            )
+        }
         let unreached = result.unreached
         if !unreached.isEmpty, !result.truncated, result.frontier == 0 {
             lines.append(
@@ -586,6 +593,7 @@ struct ExploreCommand: AsyncParsableCommand {
             all.truncated = all.truncated || result.truncated
             all.offline = all.offline || result.offline
             all.taken.formUnion(result.taken)
+            all.excusedInCalls.formUnion(result.excusedInCalls)
         }
         all.leftOut = JourneyExplorer.leftOut(ofStarts: group.map(\.result))
         let broken = group.map { reported($0.result, excepted) }
@@ -685,6 +693,17 @@ struct ExploreCommand: AsyncParsableCommand {
                                         "checked",
                                         .bool(!result.unchecked.contains { $0.rawValue == exception.rule.value })
                                     ),
+                                ])
+                            })
+                    ),
+                    (
+                        "calledExceptions",
+                        .array(
+                            result.excusedInCalls.sorted().map { excused in
+                                JSONTree.members([
+                                    ("journey", .string(excused.journey)),
+                                    ("invariant", .string(excused.invariant.rawValue)),
+                                    ("reason", .string(excused.reason)),
                                 ])
                             })
                     ),

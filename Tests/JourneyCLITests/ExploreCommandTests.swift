@@ -42,6 +42,22 @@ struct ExploreCommandTests {
             #expect(!excepted.stdout.contains("of t.state-check"), "\(excepted)")
             #expect(
                 excepted.stdout.contains("t.restart-resets: 33 states, 63 transitions, depth 6: clean"), "\(excepted)")
+            // ...and the caller's clean verdict says what it leans on.
+            #expect(
+                excepted.stdout.contains(
+                    "t.restart-resets: 33 states, 63 transitions, depth 6: clean\n  played: every input class, up to 2 restarts, no clock jumps; bounds: depth 30, 200000 states\n  explore.counter-survives broken on purpose in t.state-check, which declares it: a restart starts the check over, as the app does\n"
+                ), "\(excepted)")
+            let json = try await runJourney(
+                ["explore", "--jobs", "1", "--json", "--journey", "t.restart-resets", "calls"], cwd: directory)
+            let decoded = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
+            let called = try #require(decoded?.first?["calledExceptions"] as? [[String: String]])
+            #expect(
+                called == [
+                    [
+                        "journey": "t.state-check", "invariant": "explore.counter-survives",
+                        "reason": "a restart starts the check over, as the app does",
+                    ]
+                ], "\(json)")
         }
     }
 

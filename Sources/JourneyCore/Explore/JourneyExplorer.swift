@@ -121,6 +121,18 @@ public struct JourneyExplorer: Sendable {
         }
     }
 
+    /// A rule a called journey declares broken on purpose (``Result/excusedInCalls``).
+    public struct CalledException: Sendable, Hashable, Comparable {
+        public var journey: String
+        public var invariant: ExplorationInvariant
+        /// The reason the called journey gives.
+        public var reason: String
+
+        public static func < (a: Self, b: Self) -> Bool {
+            (a.journey, a.invariant.rawValue) < (b.journey, b.invariant.rawValue)
+        }
+    }
+
     /// What an exploration found.
     public struct Result: Sendable {
         public var journey: String
@@ -147,6 +159,11 @@ public struct JourneyExplorer: Sendable {
         /// (the paths do not remember passing a credential). That none of them was found says
         /// nothing of whether the journey breaks it.
         public var unchecked: [ExplorationInvariant] = []
+        /// The rules a path broke on the limits of a journey the root calls that the called
+        /// journey declares broken on purpose (its `exceptions:`, which hold wherever it is
+        /// called): not violations of the root's, but said, so that a clean verdict shows what
+        /// it leans on.
+        public var excusedInCalls: Set<CalledException> = []
         /// For random walks (``walk(_:seed:walks:)``): the seed and the number of walks played
         /// (fewer than asked when the state bound stopped them); nil for an exhaustive exploration.
         public var random: (seed: UInt64, walks: Int)? = nil
@@ -536,9 +553,11 @@ public struct JourneyExplorer: Sendable {
         }
     }
 
-    /// An invariant a move breaks, with what to say and the value the counterexample's
-    /// scenario expects (``edgeProblem(from:move:to:taking:_:)``).
-    typealias MoveProblem = (ExplorationInvariant, String, Violation.Expected?)
+    /// An invariant a move breaks, with what to say, the value the counterexample's scenario
+    /// expects (``edgeProblem(from:move:to:taking:_:)``), and, when the limit broken is that of
+    /// a called journey which declares the invariant broken on purpose, that journey: the move
+    /// is then excused, not reported (``Result/excusedInCalls``).
+    typealias MoveProblem = (ExplorationInvariant, String, Violation.Expected?, excusedBy: String?)
 
     /// A node's moves, played: what each led to, in the order of the moves.
     struct Expansion: Sendable {
@@ -875,8 +894,13 @@ public struct JourneyExplorer: Sendable {
                                 report(.noSecretLeak, leak, at: index, then: move, node: successor)
                             }
                             if let problem = played.problem {
-                                report(
-                                    problem.0, problem.1, at: index, then: move, node: successor, expected: problem.2)
+                                if let callee = problem.excusedBy {
+                                    result.excusedInCalls.insert(calledException(problem.0, of: callee))
+                                } else {
+                                    report(
+                                        problem.0, problem.1, at: index, then: move, node: successor,
+                                        expected: problem.2)
+                                }
                             }
                         }
                         let (target, new) = expansion.keys.withUnsafeBytes { keys in
@@ -1627,8 +1651,8 @@ public struct JourneyExplorer: Sendable {
             case .restart: "an app restart"
             default: "a clock jump"
             }
-        for (position, watching) in watched.enumerated()
-        where !watching.excepts.contains(ExplorationInvariant.counterSurvives.rawValue) {
+        var excused: MoveProblem?
+        for (position, watching) in watched.enumerated() {
             let limit = watching.limit
             // A lockout that ends with time gives the attempts back on purpose: a clock jump
             // while one runs; and, once it has ended, the step entered again however the way
@@ -1640,14 +1664,27 @@ public struct JourneyExplorer: Sendable {
             let before = counts[position]
             let after = Self.counter(limit.counter, next.machine, journey: watching.journey.id)
             if after < before {
-                return (
+                let problem: MoveProblem = (
                     .counterSurvives,
                     "\(what) takes \(watching.name) from \(before) to \(after) attempts (\(limit.counter)): \(isRestart ? "restarting the app" : "waiting") buys more attempts",
-                    Self.expected(watching, before, at: next)
+                    Self.expected(watching, before, at: next), nil
                 )
+                guard watching.excepts.contains(ExplorationInvariant.counterSurvives.rawValue) else { return problem }
+                excused = excused ?? Self.excused(problem, by: watching)
             }
         }
-        return nil
+        return excused
+    }
+
+    /// The exception the called journey `callee` declares for `invariant`.
+    func calledException(_ invariant: ExplorationInvariant, of callee: String) -> CalledException {
+        let declared = library[callee]?.source.exceptions.first { $0.rule.value == invariant.rawValue }
+        return CalledException(journey: callee, invariant: invariant, reason: declared?.reason ?? "")
+    }
+
+    /// `problem`, excused by the called journey whose limit `watching` is.
+    static func excused(_ problem: MoveProblem, by watching: WatchedLimit) -> MoveProblem {
+        (problem.0, problem.1, problem.2, watching.journey.id)
     }
 
     /// What a counterexample's scenario expects of a limit's counter where the path ends, at
@@ -1671,80 +1708,94 @@ public struct JourneyExplorer: Sendable {
         from node: Node, to next: Node, taking edges: [Edge], completed: [(journey: String, edge: Edge)] = [],
         watched: [WatchedLimit], counts: [Int], root: CompiledJourney
     ) -> MoveProblem? {
-        for (position, watching) in watched.enumerated()
-        where !watching.excepts.contains(ExplorationInvariant.exceededTarget.rawValue) {
-            let limit = watching.limit
-            let journey = watching.journey
-            let before = counts[position]
-            let after = Self.counter(limit.counter, next.machine, journey: journey.id)
-            // A counter that went up has counted what it was to count.
-            guard after <= before else { continue }
-            let taken = watching.root ? edges : completed.filter { $0.journey == journey.id }.map(\.edge)
-            let (counted, resets) = watching.counted(taken)
-            guard after < before || counted > 0 else { continue }
-            // Once spent, the limit has led to `exceeded`: what follows may start the count afresh
-            // only as anything else may, by replacing what it guards or checking another
-            // credential (signing in again); a "Try again" that sets it back buys another round.
-            let frame = JourneyMachine.FrameOnDevice(node.machine, running: journey.id)
-            let spent = frame.map { before >= $0.maximum(of: limit) } ?? false
-            // A lockout that has ended gives the attempts back when its step is next entered.
-            if let until = limit.lockedUntil, Self.counter(until, node.machine, journey: journey.id) > 0 { continue }
-            let way = edges.map(\.description).joined(separator: " ")
-            // An outcome the limit counts that the move then takes back (its transition sets the
-            // counter down), short of spending the limit: the count never reaches its maximum.
-            if counted > 0, !resets, !spent, let frame, after < before + counted,
-                before + counted < frame.maximum(of: limit)
-            {
-                return (
-                    .exceededTarget,
-                    "\(way.isEmpty ? "a move" : way) is counted against \(watching.name), yet leaves it at \(after) attempts, not \(before + counted) (\(limit.counter)): the count never reaches \(frame.maximum(of: limit)), so '\(limit.name)' exceeded is never reached",
-                    Self.expected(watching, before + counted, at: next)
-                )
-            }
-            // The move that spends a limit with a lockout starts the lockout: one that gives the
-            // tries back with none running (its `exceeded` clearing the end it was to keep) lets
-            // the next round start at once.
-            if counted > 0, !resets, let until = limit.lockedUntil, limit.lockout != nil, let frame,
-                before + counted >= frame.maximum(of: limit), after < frame.maximum(of: limit),
-                Self.counter(until, next.machine, journey: journey.id) <= next.machine.device.clock / 1000
-            {
-                return (
-                    .exceededTarget,
-                    "\(way.isEmpty ? "a move" : way) spends \(watching.name) and gives its attempts back (\(limit.counter) = \(after)) with no lockout running (\(until) is not in the future): the next round of tries starts at once; leave the lockout's end as the limit sets it",
-                    Self.expected(watching, before + counted, at: next)
-                )
-            }
-            if counted > 0 || resets { continue }
-            // A move that passed a check of another credential (the account's password asked
-            // again after "Forgot PIN?", a sign-in) may start the count afresh: whoever passed it
-            // could replace what the limit guards anyway.
-            if Self.verifiesCredential(edges, of: root)
-                || completed.contains(where: { Self.verifiesCredential([$0.edge], of: library[$0.journey]) })
-            {
-                continue
-            }
-            // ...or one made where only a credential checked leads (the screen after it).
-            if watching.root, let at = node.request?.step, watching.behindCredential.contains(at) { continue }
-            // A move that replaces what the limit guards (a new PIN sealed, a new code's
-            // counter, the store wiped on signing out) starts a new count against a new secret:
-            // a dodge lowers the count and leaves what the steps check against as it was.
-            if Self.kept(by: node.machine, for: watching) != Self.kept(by: next.machine, for: watching) {
-                continue
-            }
-            if spent {
-                return (
-                    .exceededTarget,
-                    "\(way.isEmpty ? "a move" : way) takes \(watching.name), spent, from \(before) to \(after) attempts (\(limit.counter)) and leaves what its steps check against as it was, without a credential checked: every round of tries buys another against the same secret; replace what the limit guards on the way (session.clear, pin.save), check another credential first, or give the limit a lockout",
-                    Self.expected(watching, before, at: next)
-                )
-            }
+        var excused: MoveProblem?
+        for (position, watching) in watched.enumerated() {
+            guard
+                let problem = dodged(
+                    watching, before: counts[position], from: node, to: next, taking: edges, completed: completed,
+                    root: root)
+            else { continue }
+            guard watching.excepts.contains(ExplorationInvariant.exceededTarget.rawValue) else { return problem }
+            excused = excused ?? Self.excused(problem, by: watching)
+        }
+        return excused
+    }
+
+    /// How a user's move goes round the limit `watching` watches, whose count was `before` at
+    /// `node` (``dodgedLimit(from:to:taking:completed:watched:counts:root:)``); nil when it does not.
+    func dodged(
+        _ watching: WatchedLimit, before: Int, from node: Node, to next: Node, taking edges: [Edge],
+        completed: [(journey: String, edge: Edge)], root: CompiledJourney
+    ) -> MoveProblem? {
+        let limit = watching.limit
+        let journey = watching.journey
+        let after = Self.counter(limit.counter, next.machine, journey: journey.id)
+        // A counter that went up has counted what it was to count.
+        guard after <= before else { return nil }
+        let taken = watching.root ? edges : completed.filter { $0.journey == journey.id }.map(\.edge)
+        let (counted, resets) = watching.counted(taken)
+        guard after < before || counted > 0 else { return nil }
+        // Once spent, the limit has led to `exceeded`: what follows may start the count afresh
+        // only as anything else may, by replacing what it guards or checking another
+        // credential (signing in again); a "Try again" that sets it back buys another round.
+        let frame = JourneyMachine.FrameOnDevice(node.machine, running: journey.id)
+        let spent = frame.map { before >= $0.maximum(of: limit) } ?? false
+        // A lockout that has ended gives the attempts back when its step is next entered.
+        if let until = limit.lockedUntil, Self.counter(until, node.machine, journey: journey.id) > 0 { return nil }
+        let way = edges.map(\.description).joined(separator: " ")
+        // An outcome the limit counts that the move then takes back (its transition sets the
+        // counter down), short of spending the limit: the count never reaches its maximum.
+        if counted > 0, !resets, !spent, let frame, after < before + counted,
+            before + counted < frame.maximum(of: limit)
+        {
             return (
                 .exceededTarget,
-                "\(way.isEmpty ? "a move" : way) takes \(watching.name) from \(before) to \(after) attempts (\(limit.counter)) and leaves what its steps check against as it was, without reaching '\(limit.name)' exceeded or an outcome its step resets on: going round this way buys attempts against the same secret",
-                Self.expected(watching, before, at: next)
+                "\(way.isEmpty ? "a move" : way) is counted against \(watching.name), yet leaves it at \(after) attempts, not \(before + counted) (\(limit.counter)): the count never reaches \(frame.maximum(of: limit)), so '\(limit.name)' exceeded is never reached",
+                Self.expected(watching, before + counted, at: next), nil
             )
         }
-        return nil
+        // The move that spends a limit with a lockout starts the lockout: one that gives the
+        // tries back with none running (its `exceeded` clearing the end it was to keep) lets
+        // the next round start at once.
+        if counted > 0, !resets, let until = limit.lockedUntil, limit.lockout != nil, let frame,
+            before + counted >= frame.maximum(of: limit), after < frame.maximum(of: limit),
+            Self.counter(until, next.machine, journey: journey.id) <= next.machine.device.clock / 1000
+        {
+            return (
+                .exceededTarget,
+                "\(way.isEmpty ? "a move" : way) spends \(watching.name) and gives its attempts back (\(limit.counter) = \(after)) with no lockout running (\(until) is not in the future): the next round of tries starts at once; leave the lockout's end as the limit sets it",
+                Self.expected(watching, before + counted, at: next), nil
+            )
+        }
+        if counted > 0 || resets { return nil }
+        // A move that passed a check of another credential (the account's password asked
+        // again after "Forgot PIN?", a sign-in) may start the count afresh: whoever passed it
+        // could replace what the limit guards anyway.
+        if Self.verifiesCredential(edges, of: root)
+            || completed.contains(where: { Self.verifiesCredential([$0.edge], of: library[$0.journey]) })
+        {
+            return nil
+        }
+        // ...or one made where only a credential checked leads (the screen after it).
+        if watching.root, let at = node.request?.step, watching.behindCredential.contains(at) { return nil }
+        // A move that replaces what the limit guards (a new PIN sealed, a new code's
+        // counter, the store wiped on signing out) starts a new count against a new secret:
+        // a dodge lowers the count and leaves what the steps check against as it was.
+        if Self.kept(by: node.machine, for: watching) != Self.kept(by: next.machine, for: watching) {
+            return nil
+        }
+        if spent {
+            return (
+                .exceededTarget,
+                "\(way.isEmpty ? "a move" : way) takes \(watching.name), spent, from \(before) to \(after) attempts (\(limit.counter)) and leaves what its steps check against as it was, without a credential checked: every round of tries buys another against the same secret; replace what the limit guards on the way (session.clear, pin.save), check another credential first, or give the limit a lockout",
+                Self.expected(watching, before, at: next), nil
+            )
+        }
+        return (
+            .exceededTarget,
+            "\(way.isEmpty ? "a move" : way) takes \(watching.name) from \(before) to \(after) attempts (\(limit.counter)) and leaves what its steps check against as it was, without reaching '\(limit.name)' exceeded or an outcome its step resets on: going round this way buys attempts against the same secret",
+            Self.expected(watching, before, at: next), nil
+        )
     }
 
     /// Whether one of `edges` (steps of `journey` and their outcomes) is an outcome that

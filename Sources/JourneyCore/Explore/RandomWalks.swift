@@ -77,7 +77,11 @@ extension JourneyExplorer {
                         from: node, move: move, to: next, taking: edges, journey, watched: scratch.watched,
                         completed: scratch.completed)
                     {
-                        report(problem.0, problem.1, path: path, node: next, expected: problem.2)
+                        if let callee = problem.excusedBy {
+                            result.excusedInCalls.insert(calledException(problem.0, of: callee))
+                        } else {
+                            report(problem.0, problem.1, path: path, node: next, expected: problem.2)
+                        }
                     }
                 }
                 node = next
