@@ -28,13 +28,13 @@ public enum BuiltinHandlers {
     }()
 
     /// What scenarios need from the built-in handlers: PINs sealed as `pin.save` seals them
-    /// (``PinVault``), the real network over URLSession (and ``TLSClient`` for pins and
-    /// device-trusted CAs), and a probe that asks a needed service the way the device would.
+    /// (``PinVault``), the real network (``HTTPTransport``: every https server's chain judged
+    /// before anything is sent), and a probe that asks a needed service the way the device would.
     public static let services = RunServices(
         sealPIN: { pin, rounds, random in
             try PinVault.seal(pin: pin, rounds: rounds ?? PinVault.defaultRounds, using: &random)
         },
-        transport: { URLSessionTransport() },
+        transport: { HTTPTransport() },
         probe: { url, trustedCAs in
             var request = HTTPRequest(method: "GET", url: url)
             request.trustedCAs = trustedCAs
@@ -42,7 +42,7 @@ public enum BuiltinHandlers {
                 // A refused connection answers at once; 5 s leaves room for a TLS handshake on
                 // a machine busy with a whole suite (2 s once skipped a scenario whose
                 // provider was up).
-                _ = try await URLSessionTransport(timeout: 5).send(request)
+                _ = try await HTTPTransport(timeout: 5).send(request)
                 return true
             } catch {
                 return false

@@ -7,11 +7,11 @@ import NIOPosix
 import NIOSSL
 import NIOTLS
 
-/// HTTP/1.1 over TLS for requests whose server must pass a ``ServerTrust`` of their own: pins,
-/// or CAs the device trusts besides the system's. swift-corelibs-foundation's URLSession, on
-/// Linux, gives its delegate no server-trust challenge (an untrusted server's certificate only
-/// fails the task) and marks `URLProtectionSpace.serverTrust` unavailable, so these requests
-/// go through SwiftNIO and BoringSSL instead.
+/// HTTP/1.1 for journeys (``HTTPTransport``): over TLS with a server that must pass a
+/// ``ServerTrust`` (the system's roots, the CAs the device trusts besides them, and pins), or
+/// plain. swift-corelibs-foundation's URLSession, on Linux, gives its delegate no server-trust
+/// challenge (an untrusted server's certificate only fails the task) and marks
+/// `URLProtectionSpace.serverTrust` unavailable, so requests go through SwiftNIO and BoringSSL.
 ///
 /// The chain is judged inside the handshake, and the request is written only once the
 /// handshake has completed: a server that fails the judgement sees a handshake abort and never

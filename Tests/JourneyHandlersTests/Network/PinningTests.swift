@@ -115,7 +115,7 @@ struct PinningTests {
         let pki = try TestPKI()
         let peer = try await TLSPeer(pki)
         defer { Task { try? await peer.close() } }
-        let response = try await URLSessionTransport().send(
+        let response = try await HTTPTransport().send(
             Self.request(peer, pins: [pki.caPin], trusting: [pki.caPin]))
         #expect(response.status == 200 && response.body == "ok")
         let received = String(decoding: peer.received, as: UTF8.self)
@@ -130,11 +130,11 @@ struct PinningTests {
         defer { Task { try? await peer.close() } }
         let other = try TestPKI()
         await #expect(throws: NetworkError.self) {
-            _ = try await URLSessionTransport().send(
+            _ = try await HTTPTransport().send(
                 Self.request(peer, pins: [other.caPin, other.serverPin], trusting: [pki.caPin]))
         }
         do {
-            _ = try await URLSessionTransport().send(Self.request(peer, pins: [other.caPin], trusting: [pki.caPin]))
+            _ = try await HTTPTransport().send(Self.request(peer, pins: [other.caPin], trusting: [pki.caPin]))
         } catch let error as NetworkError {
             #expect(
                 error
@@ -155,10 +155,30 @@ struct PinningTests {
         await #expect(
             throws: NetworkError.failed("the certificate of 127.0.0.1:\(peer.port) is not trusted; nothing was sent")
         ) {
-            _ = try await URLSessionTransport().send(Self.request(peer, pins: [pki.caPin], trusting: []))
+            _ = try await HTTPTransport().send(Self.request(peer, pins: [pki.caPin], trusting: []))
         }
         try await peer.settle()
         #expect(peer.received.isEmpty)
+    }
+
+    @Test(
+        "without pins or CAs of its own, an https server is judged against the system's roots: one they do not vouch for receives nothing",
+        .timeLimit(.minutes(3)))
+    func unpinnedUntrustedSendsNothing() async throws {
+        let pki = try TestPKI()
+        let peer = try await TLSPeer(pki)
+        defer { Task { try? await peer.close() } }
+        await #expect(
+            throws: NetworkError.failed("the certificate of 127.0.0.1:\(peer.port) is not trusted; nothing was sent")
+        ) {
+            _ = try await HTTPTransport().send(Self.request(peer, pins: [], trusting: []))
+        }
+        try await peer.settle()
+        #expect(peer.connections == 1, "the handshake happened")
+        #expect(peer.received.isEmpty, "the server received \(peer.received.count) bytes after the handshake")
+        // The same server, trusted through the device's CA, answers; no pin is needed.
+        let response = try await HTTPTransport().send(Self.request(peer, pins: [], trusting: [pki.caPin]))
+        #expect(response.status == 200 && response.body == "ok")
     }
 
     @Test("a pinned request to an http URL is not sent")
@@ -166,7 +186,7 @@ struct PinningTests {
         var request = HTTPRequest(method: "GET", url: "http://127.0.0.1:9/.well-known/openid-configuration")
         request.pins = ["UQB/2RMa4OJx6QcCRMN8whpi/xPSw3A62ecyiFjdiCQ="]
         await #expect(throws: NetworkError.pinMismatch("pinned, and 127.0.0.1:9 is not https; nothing was sent")) {
-            _ = try await URLSessionTransport().send(request)
+            _ = try await HTTPTransport().send(request)
         }
     }
 

@@ -251,7 +251,7 @@ struct LiveOAuthSecurityTests {
             headers: [.init("Authorization", "Bearer " + accessToken)])
         let answer = try await withTaskExecutorPreference(Self.executor) {
             // Asked as a scenario would ask it: never together with another run's requests.
-            try await ServiceLockedNetwork(URLSessionTransport(), services: ["http://127.0.0.1:4593"]).send(userinfo)
+            try await ServiceLockedNetwork(HTTPTransport(), services: ["http://127.0.0.1:4593"]).send(userinfo)
         }
         #expect(answer.status == 401, "an expired access token must be refused, got \(answer.status)")
     }
@@ -335,7 +335,7 @@ struct LiveOAuthSecurityTests {
 
 /// Real HTTP that remembers every request and response, for searching outputs afterwards.
 final class RecordingTransport: NetworkTransport, @unchecked Sendable {
-    private let inner = URLSessionTransport()
+    private let inner = HTTPTransport()
     private let lock = NSLock()
     private var exchanges: [(HTTPRequest, HTTPResponse?)] = []
 
