@@ -137,7 +137,7 @@ public struct InvariantMonitor: Sendable, Hashable {
                 Broken(
                     builtin: rule, id: rule.rawValue, summary: nil,
                     detail:
-                        "success end '\(step)' is reached without passing a step that verifies a credential (\(Self.credentialSteps(of: machine.root)))"
+                        "success end '\(step)' is reached without passing a step that verifies a credential (\(Self.credentialSteps(of: machine.root, in: library)))"
                 ))
         }
         guard var first = broken.first else { return nil }
@@ -154,10 +154,14 @@ public struct InvariantMonitor: Sendable, Hashable {
             detail: "\(what)\(summary) (\(invariant.written))")
     }
 
-    /// The steps of a journey that verify a credential, for messages: `verifyPin (correct)`.
-    static func credentialSteps(of journey: CompiledJourney) -> String {
-        journey.credentialSteps.sorted { $0.key < $1.key }.map {
-            "\($0.key): \($0.value.sorted().joined(separator: ", "))"
+    /// The steps that verify a credential on a run of `journey`, for messages: its own
+    /// (`verifyPin: correct`), then those of the journeys it calls, named with their journey
+    /// (`t.pin-check.enterPin: correct`), since passing one of those counts too.
+    static func credentialSteps(of journey: CompiledJourney, in library: CompiledLibrary) -> String {
+        ScenarioChecker.reachableJourneys(from: journey, in: library).flatMap { reached in
+            reached.credentialSteps.sorted { $0.key < $1.key }.map {
+                "\(reached.id == journey.id ? "" : reached.id + ".")\($0.key): \($0.value.sorted().joined(separator: ", "))"
+            }
         }
         .joined(separator: "; ")
     }

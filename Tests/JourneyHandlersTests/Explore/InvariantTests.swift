@@ -264,6 +264,46 @@ struct InvariantTests {
         #expect(try await Self.explore(excepted, id: "explore.credential-skipped").violations.isEmpty)
     }
 
+    @Test("the credential's message names the steps of called journeys that verify one too, with their journey")
+    func credentialStepsOfCalledJourneys() async throws {
+        let root = try Self.fixture("credential-skipped").replacingOccurrences(
+            of: "refused: signIn, later: home }",
+            with:
+                "refused: recheck, later: home }\n  recheck:\n    call: explore.code-check\n    on: { ok: home, no: signIn }"
+        )
+        let callee = """
+            journey: explore.code-check
+            version: 1
+            title: The code asked again
+            start: code
+            steps:
+              code:
+                handler: ui.screen
+                verifies: { credential: [right] }
+                screen: { title: Enter the code again, actions: { right: Right code, wrong: Wrong code } }
+                on: { right: ok, wrong: no }
+            ends:
+              ok: { kind: success }
+              no: { kind: failure }
+
+            """
+        let project = ProjectLoader(handlers: BuiltinHandlers.registry).load([
+            SourceFile(path: "root.yaml", data: Data(root.utf8)),
+            SourceFile(path: "callee.yaml", data: Data(callee.utf8)),
+        ])
+        let errors = project.diagnostics.items.filter { $0.severity == .error }
+        try #require(errors.isEmpty, "\(errors)")
+        let library = try #require(project.library)
+        let result = await JourneyExplorer(library: library, device: JourneyExplorer.defaultDevice, bounds: .init())
+            .explore(try #require(library["explore.credential-skipped"]))
+        let violation = try #require(result.violations.first)
+        #expect(violation.path.map(\.description) == ["signIn: later", "home: done"], "\(violation.path)")
+        #expect(
+            violation.message
+                == "success end 'done' is reached without passing a step that verifies a credential (signIn: accepted; explore.code-check.code: right)",
+            "\(violation.message)")
+    }
+
     @Test(
         "a state found only when the app is opened again after a failure or a cancel is explored: a new PIN chosen at the next launch is caught, and written as sessions"
     )
