@@ -13,8 +13,9 @@ struct ExploreCommand: AsyncParsableCommand {
             every step each class of input the step takes (each enabled action, a right and a \
             wrong PIN, each biometric result), and anywhere an app restart, jumps of the \
             virtual clock by the durations the journey writes (and to the times of day and \
-            dates it reads: device.now % 86400, a date compared with), and (from a scenario \
-            with stubs) the network going away and coming back; after a failure or a cancel \
+            dates it reads: device.now % 86400, a date compared with; from a scenario whose \
+            stubs issue tokens, by their lifetimes), and (from a scenario with stubs) the \
+            network going away and coming back; after a failure or a cancel \
             end, the app opened again with what the device keeps, a new session. Equal \
             situations are one state.
 
@@ -107,7 +108,7 @@ struct ExploreCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("clock-jump"), parsing: .unconditionalSingleValue,
         help:
-            "A clock jump to play (a duration, repeatable; default: the durations each journey writes; given, they replace them). A journey that reads the clock but writes no duration says that time passing is left out: give the waits that matter here."
+            "A clock jump to play (a duration, repeatable; default: the durations each journey writes, and from a scenario whose stubs issue tokens their lifetimes (expires_in); given, they replace them). A journey that reads the clock with no duration to jump it by says that time passing is left out: give the waits that matter here."
     )
     var clockJumps: [String] = []
 
@@ -518,13 +519,15 @@ struct ExploreCommand: AsyncParsableCommand {
     /// What was played and within which bounds; with `stops`, where the bounds stopped it (said
     /// start by start when there are several).
     static func played(
-        _ result: JourneyExplorer.Result, stops: Bool = true, network: String = "", seed: Bool = false
+        _ result: JourneyExplorer.Result, stops: Bool = true, network: String = "", jumps some: String = "",
+        seed: Bool = false
     ) -> String {
         let jumps =
             result.clockJumps.isEmpty
             ? "no clock jumps"
             : "clock jumps of "
                 + result.clockJumps.map { JourneyCore.Duration.format(milliseconds: $0) }.joined(separator: ", ")
+                + some
         var bounds =
             "bounds: depth \(result.bounds.depth)\(result.random == nil ? "" : " per walk"), \(counted(result.bounds.states, "state"))"
         if stops, result.truncated { bounds += " (reached: the exploration stopped there)" }
@@ -595,6 +598,10 @@ struct ExploreCommand: AsyncParsableCommand {
             all.taken.formUnion(result.taken)
             all.excusedInCalls.formUnion(result.excusedInCalls)
         }
+        // The jumps of every start: a start's stubs (the tokens they issue) and its device's
+        // clock (what it reads as a calendar) may give it jumps of its own.
+        all.clockJumps = Set(group.flatMap(\.result.clockJumps)).sorted()
+        let someJumps = group.contains { $0.result.clockJumps != all.clockJumps }
         all.leftOut = JourneyExplorer.leftOut(ofStarts: group.map(\.result))
         let broken = group.map { reported($0.result, excepted) }
         let count = broken.reduce(0) { $0 + $1.count }
@@ -607,7 +614,9 @@ struct ExploreCommand: AsyncParsableCommand {
         // The same for every start but for the network, said when some start had one to lose.
         let offline = group.count { $0.result.offline }
         lines.append(
-            played(all, stops: false, network: offline < group.count ? " (from the starts with stubs)" : "", seed: true)
+            played(
+                all, stops: false, network: offline < group.count ? " (from the starts with stubs)" : "",
+                jumps: someJumps ? " (from some starts)" : "", seed: true)
         )
         for (index, (result, _)) in group.enumerated() {
             var line = "  from \(result.start ?? "the default device"): \(counts(result, seed: false))"

@@ -49,7 +49,8 @@ extension ScenarioRunner {
         var explorer = JourneyExplorer(
             library: library, device: prepared.device, bounds: bounds, params: scenario.params, network: network,
             hints: ExplorationHints(
-                pins: pins.sorted().filter { seen.insert($0).inserted }, typed: typed.mapValues { $0.sorted() }),
+                pins: pins.sorted().filter { seen.insert($0).inserted }, typed: typed.mapValues { $0.sorted() },
+                waits: ExplorationHints.waits(in: scenario.network)),
             jobs: jobs)
         // Tokens a live service issues are checked against the real time, as journey test does.
         if live && !scenario.needs.isEmpty { explorer.wallClock = .system }

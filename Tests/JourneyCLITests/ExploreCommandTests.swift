@@ -225,6 +225,28 @@ struct ExploreCommandTests {
         }
     }
 
+    @Test(
+        "from a scenario whose stubs issue tokens, the clock jumps by their lifetimes, so a token kept as device.now + outcome.expiresIn expires"
+    )
+    func tokenLifetimesAreJumps() async throws {
+        let scenario = "journeys/eiam/scenarios/i11-backend-401-then-fresh-token-works.scenario.yaml"
+        let from = try await runJourney(["explore", "--jobs", "2", "--journey", "eiam.app", "--from", scenario])
+        #expect(from.status == Exit.ok, "\(from)")
+        // Its token endpoint's stub says `expires_in: 300`.
+        #expect(
+            from.stdout.contains("up to 2 restarts, clock jumps of 5m; bounds: depth 30, 200000 states\n"), "\(from)")
+        #expect(!from.stdout.contains("reads the clock but writes no duration"), "\(from)")
+        // With the jumps replaced, none of them plays.
+        let none = try await runJourney([
+            "explore", "--jobs", "2", "--journey", "eiam.app", "--from", scenario, "--clock-jump", "1h",
+        ])
+        #expect(none.stdout.contains("clock jumps of 1h;"), "\(none)")
+        // Among several starts, the default device's issues no token: the line says so.
+        let all = try await runJourney(["explore", "--jobs", "2", "--journey", "eiam.app", "journeys"])
+        #expect(all.status == Exit.ok, "\(all)")
+        #expect(all.stdout.contains(", clock jumps of 5m (from some starts); bounds:"), "\(all)")
+    }
+
     @Test("a journey that reads the time of day is explored at the hours it tells apart")
     func timeOfDay() async throws {
         try await withTemporaryDirectory { directory in

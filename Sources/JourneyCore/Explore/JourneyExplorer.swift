@@ -535,14 +535,19 @@ public struct JourneyExplorer: Sendable {
     }
 
     /// The clock jumps `journey`'s exploration plays: those of the bounds, else each duration
-    /// it or a journey it can call writes (a lockout in a shared PIN check counts too), and
-    /// those that reach what it reads of the clock as a calendar (``ClockCalendar/jumps(from:)``).
+    /// it or a journey it can call writes (a lockout in a shared PIN check counts too), those
+    /// that reach what it reads of the clock as a calendar (``ClockCalendar/jumps(from:)``), and
+    /// the lifetimes of the tokens the start's stubs issue (``ExplorationHints/waits``), where
+    /// the journey reads the clock at all.
     func clockJumps(_ journey: CompiledJourney) -> [Int] {
         if let jumps = bounds.clockJumps { return jumps }
         let reached = ScenarioChecker.reachableJourneys(from: journey, in: library)
+        let readsClock =
+            !hints.waits.isEmpty
+            && reached.contains { JourneyFacts.shared.expressions($0).contains(where: \.readsClock) }
         return Set(
             reached.flatMap { Self.durations(of: $0) }
-                + Self.calendar(of: journey, in: library).jumps(from: device.clock)
+                + Self.calendar(of: journey, in: library).jumps(from: device.clock) + (readsClock ? hints.waits : [])
         ).sorted()
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A handler that can say which concrete inputs stand for each class of input its step takes,
 /// so that `journey explore` can play every class: only the handler knows what "the right
 /// PIN" is for the seal on the device, or "a PIN that repeats the first".
@@ -24,10 +26,42 @@ public struct ExplorationHints: Sendable, Hashable {
     /// each once, in order: a value a field's pattern accepts, or the password that opens a
     /// vault the scenario made, is one of them.
     public var typed: [String: [String]]
+    /// Waits the starting point's servers set, in milliseconds, each once, in order: the
+    /// lifetime of each token its stubs issue (OAuth's `expires_in`, RFC 6749 5.1). A journey
+    /// that keeps a token's expiry as `device.now + outcome.expiresIn` writes no duration to
+    /// jump the clock by; these are the jumps that let it expire.
+    public var waits: [Int]
 
-    public init(pins: [String] = [], typed: [String: [String]] = [:]) {
+    public init(pins: [String] = [], typed: [String: [String]] = [:], waits: [Int] = []) {
         self.pins = pins
         self.typed = typed
+        self.waits = waits
+    }
+
+    /// The lifetimes the JSON bodies of `stubs` give their tokens, in milliseconds, each once and
+    /// in order: every `expires_in` (and `refresh_expires_in`, as Keycloak sends it) that is a
+    /// whole number of seconds from 1 to the longest duration a journey may write.
+    public static func waits(in stubs: [NetworkStub]) -> [Int] {
+        var found = Set<Int>()
+        func walk(_ value: Any) {
+            if let object = value as? [String: Any] {
+                for (key, inner) in object {
+                    if key == "expires_in" || key == "refresh_expires_in", let seconds = inner as? Int,
+                        (1...Duration.maximum / 1000).contains(seconds)
+                    {
+                        found.insert(seconds * 1000)
+                    }
+                    walk(inner)
+                }
+            } else if let array = value as? [Any] {
+                array.forEach(walk)
+            }
+        }
+        for stub in stubs {
+            guard let body = try? JSONSerialization.jsonObject(with: Data(stub.body.utf8)) else { continue }
+            walk(body)
+        }
+        return found.sorted()
     }
 }
 

@@ -148,4 +148,23 @@ struct ExplorationChoicesTests {
         #expect(with.map(\.label) == ["unlocked", "wrong"])
         #expect(with.first?.values["password"] == .string("correct horse"))
     }
+
+    @Test(
+        "the lifetimes a start's stubs give their tokens are the waits it knows: each expires_in once, in milliseconds")
+    func tokenLifetimesFromStubs() {
+        func stub(_ body: String) -> NetworkStub {
+            NetworkStub(
+                method: "POST", url: "*", status: 200, body: body, times: nil,
+                location: SourceLocation(file: "s.yaml", line: 1, column: 1))
+        }
+        let stubs = [
+            stub(#"{"access_token": "a", "expires_in": 1800}"#),
+            stub(#"{"access_token": "b", "expires_in": 300, "refresh_expires_in": 1800}"#),
+            stub(#"{"tokens": [{"expires_in": 60}], "expires_in": "300"}"#),  // a text is no lifetime
+            stub(#"{"expires_in": 0}"#), stub(#"{"expires_in": -5}"#), stub(#"{"expires_in": 999999999999}"#),
+            stub("not json"), stub(""),
+        ]
+        #expect(ExplorationHints.waits(in: stubs) == [60_000, 300_000, 1_800_000])
+        #expect(ExplorationHints.waits(in: []) == [])
+    }
 }
