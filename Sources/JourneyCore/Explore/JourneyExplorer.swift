@@ -542,13 +542,19 @@ public struct JourneyExplorer: Sendable {
     func clockJumps(_ journey: CompiledJourney) -> [Int] {
         if let jumps = bounds.clockJumps { return jumps }
         let reached = ScenarioChecker.reachableJourneys(from: journey, in: library)
-        let readsClock =
-            !hints.waits.isEmpty
-            && reached.contains { JourneyFacts.shared.expressions($0).contains(where: \.readsClock) }
+        let waits = hints.waits.isEmpty || clockReader(journey) == nil ? [] : hints.waits
         return Set(
             reached.flatMap { Self.durations(of: $0) }
-                + Self.calendar(of: journey, in: library).jumps(from: device.clock) + (readsClock ? hints.waits : [])
+                + Self.calendar(of: journey, in: library).jumps(from: device.clock) + waits
         ).sorted()
+    }
+
+    /// The first of `journey` and the journeys it can call that reads the clock (`device.now`,
+    /// `since`, `until`), if any.
+    func clockReader(_ journey: CompiledJourney) -> CompiledJourney? {
+        ScenarioChecker.reachableJourneys(from: journey, in: library).first { reached in
+            JourneyFacts.shared.expressions(reached).contains(where: \.readsClock)
+        }
     }
 
     /// What `journey` and the journeys it can call read of the clock as a calendar.
@@ -759,11 +765,7 @@ public struct JourneyExplorer: Sendable {
         var endOf: [String?] = []
         var leftOut = Set(scratch.takeSentWithoutNetwork()).union(unsealedPINs(journey))
         // A journey that reads the clock with no duration to jump it by: time passing is not played.
-        if jumps.isEmpty, bounds.clockJumps == nil,
-            let reader = ScenarioChecker.reachableJourneys(from: journey, in: library).first(where: { reached in
-                JourneyFacts.shared.expressions(reached).contains(where: \.readsClock)
-            })
-        {
+        if jumps.isEmpty, bounds.clockJumps == nil, let reader = clockReader(journey) {
             leftOut.insert(Self.clockUnjumped(reader.id))
         }
         /// States at a step with input the explorer cannot make.

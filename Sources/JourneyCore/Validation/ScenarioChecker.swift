@@ -400,9 +400,11 @@ public struct CompiledScenario: Sendable {
                 problems.append(failure)
                 return problems
             }
+            // The run waits in another journey than the one whose state `state` names.
+            let waitsElsewhere = waitingIn != nil && result.waitingIn != waitingIn
             if let at {
                 let inside = waitingIn.map { " of \($0)" } ?? ""
-                if result.waiting != at || (waitingIn != nil && result.waitingIn != waitingIn) {
+                if result.waiting != at || waitsElsewhere {
                     let found =
                         result.waiting.map { step in
                             "it waits at step '\(step)'"
@@ -418,8 +420,7 @@ public struct CompiledScenario: Sendable {
                 problems.append("expected a \(kind.rawValue) end, reached a \(result.kind?.rawValue ?? "none") end")
             }
             // Another journey's state, where the run waits elsewhere, is not the one named.
-            let stateRead = waitingIn == nil || result.waitingIn == waitingIn
-            for (name, check) in self.state where stateRead {
+            for (name, check) in self.state where !waitsElsewhere {
                 if let problem = CompiledScenario.problem("state.\(name)", check, found: state[name]) {
                     problems.append(problem)
                 }
