@@ -174,10 +174,15 @@ extension BenchCommand {
         }
         let cores = BenchSuite.usableCores()
         let large = JourneyExplorer.Bounds(depth: 2 * exploreRestarts, restarts: exploreRestarts)
+        // The peers play the same bounds: their own defaults are depth 30.
+        let defaults = JourneyExplorer.Bounds()
         // Memory first, while the process has explored nothing large.
         let memory = await BenchExplore.bytesPerState(journey, library: library, bounds: large)
         let bounds: [(String, JourneyExplorer.Bounds, [String])] = [
-            ("defaults (depth 30, 2 restarts)", JourneyExplorer.Bounds(), []),
+            (
+                "defaults (depth \(defaults.depth), \(defaults.restarts) restarts)", defaults,
+                ["--restarts", "\(defaults.restarts)", "--depth", "\(defaults.depth)"]
+            ),
             (
                 "depth \(large.depth), \(large.restarts) restarts", large,
                 ["--restarts", "\(large.restarts)", "--depth", "\(large.depth)"]

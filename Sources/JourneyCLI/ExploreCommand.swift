@@ -70,14 +70,20 @@ struct ExploreCommand: AsyncParsableCommand {
             scenario's start; given alone, it is the only one explored.
 
             On a terminal, a long exploration says how far it has got on standard error, on a \
-            line taken away before its result is printed.
+            line taken away before its result is printed. Ctrl-C (SIGINT) or SIGTERM stops the \
+            exploration under way, which says what it found until then (interrupted, with the \
+            states not played counted and not judged), writes its counterexamples as any \
+            other, and explores no journey after it; a second Ctrl-C ends the process at once.
+
+            A verdict reached with states left unexpanded holds within the bounds only: the \
+            last line names the journeys the bounds cut short.
 
             Each level of the search is played on --jobs threads and merged in order, so the \
             states, transitions and counterexamples are the same on any number of cores \
             (--jobs 1: one core).
 
             Exits 0 when every journey explores clean, 1 when one breaks an invariant, 2 when \
-            the files have errors.
+            the files have errors, 130 (SIGINT) or 143 (SIGTERM) when stopped.
             """
     )
 
@@ -93,7 +99,7 @@ struct ExploreCommand: AsyncParsableCommand {
     // A number option takes the next word as its value even when it starts with a dash, so that
     // `-1` is refused by validate() with the range, not reported as a missing value.
     @Option(parsing: .unconditional, help: "The most moves from the start on one path.")
-    var depth = 30
+    var depth = JourneyExplorer.Bounds.defaultDepth
 
     @Option(
         parsing: .unconditional,
@@ -254,7 +260,12 @@ struct ExploreCommand: AsyncParsableCommand {
         var transcripts: [String: String] = [:]
         /// The starts of the journey being explored so far.
         var group: [(result: JourneyExplorer.Result, excepted: [RuleException])] = []
+        // Ctrl-C (or SIGTERM) stops the exploration under way, which says what it found until
+        // then; the journeys after it are not explored. A second one ends the process at once.
+        Interruption.catchSignals()
+        defer { Interruption.release() }
         for (index, run) in runs.enumerated() {
+            if Interruption.isRequested { break }
             guard case .explore(let journey, var explorer, let start, let file) = run else {
                 if case .notExplored(let journey, let why) = run {
                     entries.append(.notExplored(journey: journey, why: why))
@@ -267,6 +278,7 @@ struct ExploreCommand: AsyncParsableCommand {
                 console.isInteractive && !json
                 ? ProgressLine(console: console, name: start.map { "\(journey.id) from \($0)" } ?? journey.id) : nil
             if let line { explorer.progress = { line.show($0) } }
+            explorer.stop = { Interruption.isRequested }
             var result =
                 random ? await explorer.walk(journey, seed: seed, walks: walks) : await explorer.explore(journey)
             line?.clear()
@@ -319,8 +331,10 @@ struct ExploreCommand: AsyncParsableCommand {
             }
             entries.append(.explored(result, excepted))
             group.append((result, excepted))
-            // A journey's starts are said together, once the last of them is explored.
-            if !json, runs.indices.contains(index + 1) ? runs[index + 1].journey != journey.id : true {
+            // A journey's starts are said together, once the last of them is explored (or the
+            // exploration is stopped).
+            let last = runs.indices.contains(index + 1) ? runs[index + 1].journey != journey.id : true
+            if !json, last || Interruption.isRequested {
                 console.out(
                     Self.text(
                         group: group, written: written, replays: replays, coverage: coverage[journey.id],
@@ -328,12 +342,14 @@ struct ExploreCommand: AsyncParsableCommand {
                 group = []
             }
         }
+        let interruption = Interruption.signalName
         if json {
             console.out(Self.json(entries, written: written, coverage: coverage))
         } else {
-            console.err(Self.summary(entries) + "\n")
+            console.err(Self.summary(entries) + (interruption.map { ", interrupted by \($0)" } ?? "") + "\n")
         }
         try console.requireOutputWritten()
+        if interruption != nil { throw ExitCode(Interruption.exitStatus) }
         if unwritten > 0 {
             console.err("error: \(counted(unwritten, "counterexample")) not written to \(emit ?? "")\n")
             throw ExitCode(ExitStatus.invalid)
@@ -408,6 +424,7 @@ struct ExploreCommand: AsyncParsableCommand {
         var journeys: [String] = []
         var starts = 0
         var broken = Set<String>()
+        var cutShort: [String] = []
         var notExplored: [String] = []
         for entry in entries {
             switch entry {
@@ -415,12 +432,20 @@ struct ExploreCommand: AsyncParsableCommand {
                 starts += 1
                 if !journeys.contains(result.journey) { journeys.append(result.journey) }
                 if !reported(result, excepted).isEmpty { broken.insert(result.journey) }
+                // (One stopped by a signal is said by the signal.)
+                if result.cutShort, !result.interrupted, !cutShort.contains(result.journey) {
+                    cutShort.append(result.journey)
+                }
             case .notExplored(let journey, _): notExplored.append(journey)
             }
         }
         var line = "explored \(counted(journeys.count, "journey"))"
         if starts != journeys.count { line += " from \(starts) starts" }
         line += ": \(journeys.count - broken.count) clean, \(broken.count) with violations"
+        // A verdict within the bounds: said, so that clean is not read as explored to the end.
+        if !cutShort.isEmpty {
+            line += "; \(cutShort.count) cut short by the bounds: \(cutShort.joined(separator: ", "))"
+        }
         if !notExplored.isEmpty {
             line += "; \(notExplored.count) not explored: \(notExplored.joined(separator: ", "))"
         }
@@ -458,7 +483,7 @@ struct ExploreCommand: AsyncParsableCommand {
 
     /// The states found but not expanded, and where they were left.
     static func notExpanded(_ result: JourneyExplorer.Result) -> String {
-        "\(counted(result.frontier, "state")) \(result.truncated ? "found but" : "at the depth bound") not expanded"
+        "\(counted(result.frontier, "state")) \(result.truncated || result.interrupted ? "found but" : "at the depth bound") not expanded"
     }
 
     static func text(
@@ -506,7 +531,7 @@ struct ExploreCommand: AsyncParsableCommand {
             )
         }
         let unreached = result.unreached
-        if !unreached.isEmpty, !result.truncated, result.frontier == 0 {
+        if !unreached.isEmpty, !result.cutShort {
             lines.append(
                 "  transitions no \(result.random == nil ? "path" : "walk") takes\(starts > 1 ? " from any start" : "") (\(unreached.count) of \(result.declared.count)): "
                     + unreached.map(\.description).joined(separator: ", "))
@@ -531,6 +556,7 @@ struct ExploreCommand: AsyncParsableCommand {
         var bounds =
             "bounds: depth \(result.bounds.depth)\(result.random == nil ? "" : " per walk"), \(counted(result.bounds.states, "state"))"
         if stops, result.truncated { bounds += " (reached: the exploration stopped there)" }
+        if stops, result.interrupted { bounds += "; interrupted" }
         if stops, result.frontier > 0 { bounds += "; \(notExpanded(result))" }
         if result.random != nil { bounds += "; explore.reaches-an-end is not judged on random walks" }
         return
@@ -594,6 +620,7 @@ struct ExploreCommand: AsyncParsableCommand {
         for (result, _) in group.dropFirst() {
             all.frontier += result.frontier
             all.truncated = all.truncated || result.truncated
+            all.interrupted = all.interrupted || result.interrupted
             all.offline = all.offline || result.offline
             all.taken.formUnion(result.taken)
             all.excusedInCalls.formUnion(result.excusedInCalls)
@@ -621,6 +648,7 @@ struct ExploreCommand: AsyncParsableCommand {
         for (index, (result, _)) in group.enumerated() {
             var line = "  from \(result.start ?? "the default device"): \(counts(result, seed: false))"
             if result.truncated { line += ", stopped at the state bound" }
+            if result.interrupted { line += ", interrupted" }
             if result.frontier > 0 { line += ", \(notExpanded(result))" }
             if !broken[index].isEmpty { line += ": \(counted(broken[index].count, "violation"))" }
             lines.append(line)
@@ -664,6 +692,7 @@ struct ExploreCommand: AsyncParsableCommand {
                     ("states", .int(result.states)),
                     ("transitions", .int(result.transitions)), ("depth", .int(result.depth)),
                     ("frontier", .int(result.frontier)), ("truncated", .bool(result.truncated)),
+                    ("interrupted", result.interrupted ? .bool(true) : nil),
                     ("restarts", .int(result.bounds.restarts)),
                     (
                         "clockJumps",

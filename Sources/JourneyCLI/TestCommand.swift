@@ -53,8 +53,9 @@ struct TestCommand: AsyncParsableCommand {
             scenarios starts (scenarios that start alike are explored once). A journey passes as \
             `journey › explore` when no path breaks an invariant it does not declare under \
             `exceptions:`; a broken one fails it with the shortest path. A start that explores \
-            20 000 states or more, and a program declared deterministic that answered a step two \
-            ways, are named in a note under the result. With --filter, --tag or \
+            20 000 states or more, the bounds cutting a start short (a pass within the bounds \
+            only), and a program declared deterministic that answered a step two ways, are named \
+            in a note under the result. With --filter, --tag or \
             --shard, only the journeys of the scenarios chosen are explored.
 
             With --watch, the suite runs once, then the folders it is read from are watched \
@@ -200,7 +201,7 @@ struct TestCommand: AsyncParsableCommand {
 
         let played = try play(selected, paths: paths, jobs: options.jobs, console: console)
         var results = played.results
-        let interruption = played.interruption
+        var interruption = played.interruption
         if explore, interruption == nil, let library = project.library {
             let filtered = filter != nil || !tags.isEmpty || shard != nil
             let chosen = Set(selected.map(\.journey.id))
@@ -217,10 +218,12 @@ struct TestCommand: AsyncParsableCommand {
                     jobs: jobs ?? context.settings.jobs ?? ProcessInfo.processInfo.activeProcessorCount)
             } catch { throw CLIError(error.message) }
             let files = Dictionary(project.journeys.map { ($0.id.value, $0.file) }, uniquingKeysWith: { a, _ in a })
-            for outcome in await Self.explore(starts, files: files, console: console, progress: console.isInteractive) {
+            let explored = await Self.explore(starts, files: files, console: console, progress: console.isInteractive)
+            for outcome in explored.outcomes {
                 console.out(render(outcome, console: console))
                 results.append(outcome)
             }
+            interruption = explored.interruption
         }
         let outcomes = (results + unrunnable).sorted {
             ($0.journey, $0.scenario, $0.file) < ($1.journey, $1.scenario, $1.file)
@@ -289,14 +292,18 @@ struct TestCommand: AsyncParsableCommand {
 
     /// Explores each start, and makes one outcome per journey: `journey › explore`, passed when
     /// no start breaks an invariant the journey does not except, else failed with each broken
-    /// one and its shortest path.
+    /// one and its shortest path. SIGINT or SIGTERM stops the exploration under way, whose
+    /// journey's outcome says what was found until then; the journeys after it are not explored,
+    /// and the signal is answered.
     static func explore(
         _ starts: ExplorationStarts, files: [String: String], console: Console, progress: Bool
-    ) async -> [ScenarioOutcome] {
+    ) async -> (outcomes: [ScenarioOutcome], interruption: String?) {
+        Interruption.catchSignals()
+        defer { Interruption.release() }
         var outcomes: [ScenarioOutcome] = []
         var index = 0
         let journeys = Dictionary(grouping: starts.starts, by: \.journey.id)
-        for id in journeys.keys.sorted() {
+        for id in journeys.keys.sorted() where !Interruption.isRequested {
             let group = journeys[id]!
             let journey = group[0].journey
             let excepted = journey.source.exceptions.filter { ExplorationInvariant(rawValue: $0.rule.value) != nil }
@@ -306,12 +313,17 @@ struct TestCommand: AsyncParsableCommand {
             var transitions = 0
             /// The start that explored the most states, when it explored many.
             var heaviest: (start: ExplorationStarts.Start, states: Int)?
+            /// The start the bounds cut shortest (the most states left unexpanded), and how many
+            /// starts they cut.
+            var cut: (start: ExplorationStarts.Start, result: JourneyExplorer.Result, starts: Int)?
             /// Programs declared deterministic that answered a step two ways.
             var unsteady: Set<String> = []
-            for start in group {
+            for start in group where !Interruption.isRequested {
                 index += 1
                 if progress { console.err("\r\u{1B}[2K[\(index)/\(starts.starts.count)] exploring \(id)…") }
-                var result = await start.explorer.explore(journey)
+                var explorer = start.explorer
+                explorer.stop = { Interruption.isRequested }
+                var result = await explorer.explore(journey)
                 result.start = start.scenario?.id
                 states += result.states
                 transitions += result.transitions
@@ -319,6 +331,17 @@ struct TestCommand: AsyncParsableCommand {
                     heaviest = (start, result.states)
                 }
                 unsteady.formUnion(result.unsteady)
+                if result.cutShort {
+                    let starts = (cut?.starts ?? 0) + 1
+                    // The start a signal stopped is said; else the one the bounds cut shortest.
+                    if let shortest = cut, !result.interrupted,
+                        shortest.result.truncated || shortest.result.frontier >= result.frontier
+                    {
+                        cut = (shortest.start, shortest.result, starts)
+                    } else {
+                        cut = (start, result, starts)
+                    }
+                }
                 for violation in ExploreCommand.reported(result, excepted) {
                     let moves = violation.path.map(\.description).joined(separator: " → ")
                     let from = start.scenario.map { " from where scenario \($0.id) starts" } ?? ""
@@ -346,7 +369,9 @@ struct TestCommand: AsyncParsableCommand {
                 return
                     "from \(from): \(counted(heaviest.states, "state")) of the \(states) explored (`journey explore \(command)` shows what it plays)"
             }
-            let notes = (heavy.map { [$0] } ?? []) + unsteady.sorted()
+            // A pass within the bounds, said: clean is not read as explored to the end.
+            let short = cut.map { Self.cutShort($0.result, from: $0.start, of: journey, starts: $0.starts) }
+            let notes = (heavy.map { [$0] } ?? []) + (short.map { [$0] } ?? []) + unsteady.sorted()
             let note = notes.isEmpty ? nil : notes.joined(separator: "; ")
             outcomes.append(
                 ScenarioOutcome(
@@ -362,6 +387,7 @@ struct TestCommand: AsyncParsableCommand {
                             )
                         ], note: note))
         }
+        if let interruption = Interruption.signalName { return (outcomes, interruption) }
         // A journey that needs params and whose every scenario needs a live service has no
         // start to explore from: it is skipped, and says why.
         for unexplored in starts.unexplored {
@@ -371,7 +397,30 @@ struct TestCommand: AsyncParsableCommand {
                     tags: ["explore"], status: .skipped, milliseconds: 0, steps: 0,
                     problems: [ScenarioOutcome.Problem(kind: .invariant, message: "not explored: \(unexplored)")]))
         }
-        return outcomes.sorted { $0.journey < $1.journey }
+        return (outcomes.sorted { $0.journey < $1.journey }, nil)
+    }
+
+    /// What a journey's `explore` result notes when the bounds cut `starts` of its starts short:
+    /// the one cut shortest (`result`, from `start`), which bound, and the command that goes
+    /// further; or that a signal stopped it.
+    static func cutShort(
+        _ result: JourneyExplorer.Result, from start: ExplorationStarts.Start, of journey: CompiledJourney, starts: Int
+    ) -> String {
+        let from = start.scenario.map { "where scenario \($0.id) starts" } ?? "the default device"
+        let command =
+            "journey explore "
+            + (start.scenario.map { "--from \(Path.shellWord($0.file))" } ?? Path.shellWord(journey.source.file))
+        let bounds = result.bounds
+        if result.interrupted {
+            return "interrupted: from \(from), \(counted(result.frontier, "state")) found but not expanded"
+        }
+        let what =
+            if result.truncated {
+                "stopped at the state bound (\(bounds.states)); `\(command) --states \(bounds.states * 4)` goes further"
+            } else {
+                "\(counted(result.frontier, "state")) at the depth bound (\(bounds.depth)) not expanded; `\(command) --depth \(bounds.depth * 2)` goes further"
+            }
+        return "cut short by the bounds\(starts > 1 ? " from \(starts) starts" : ""): from \(from), \(what)"
     }
 
     /// The worker's side of ``SuiteSupervisor``: reads `INDEX<TAB>FILE<TAB>SCENARIO` lines,

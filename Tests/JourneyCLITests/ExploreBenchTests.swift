@@ -6,10 +6,10 @@ import Testing
 @Suite("journey bench --explore", .timeLimit(.minutes(30)))
 struct ExploreBenchTests {
     /// A stand-in for the peers' BFS explorer: it prints one JSON line as theirs does, with
-    /// the peers' counts for the default bounds and other counts for any other bounds.
+    /// the peers' counts for the default bounds (2 restarts) and other counts for any other bounds.
     static let peer = #"""
         import json, sys
-        large = "--restarts" in sys.argv
+        large = sys.argv[sys.argv.index("--restarts") + 1] != "2"
         print(json.dumps({"peer": "bfs-pure", "states": 99 if large else 45, "transitions": 999 if large else 140,
             "states_per_s_wall_median": 1000, "transitions_per_s_wall_median": 2000,
             "transitions_per_s_cpu_median": 2500, "ms_per_exploration_wall_median": 0.07}))
@@ -26,7 +26,7 @@ struct ExploreBenchTests {
                 ["bench", "--explore", "--explore-restarts", "10", "--peers", peers.path, "--json"], timeout: 240)
             #expect(bench.status == Exit.ok, "\(bench)")
             let json = try JSONSerialization.jsonObject(with: bench.stdoutData) as? [String: String] ?? [:]
-            #expect(json["explore examples.pin-model, defaults (depth 30, 2 restarts)"] == "45 states, 140 transitions")
+            #expect(json["explore examples.pin-model, defaults (depth 50, 2 restarts)"] == "45 states, 140 transitions")
             let large = try #require(json["explore examples.pin-model, depth 20, 10 restarts"], "\(bench)")
             #expect(large.wholeMatch(of: #/[0-9]+ states, [0-9]+ transitions/#) != nil, "\(large)")
             let rates =

@@ -148,6 +148,8 @@ struct SecretTests {
         #expect(result.status == Exit.ok, "\(result)")
         #expect(!result.stdout.contains("FAIL "), "\(result)")
         #expect(result.stdout.contains("PASS locker.session › explore"), "\(result)")
+        // ...and explores to the end from every start: no verdict holds within the bounds only.
+        #expect(!result.stdout.contains("cut short by the bounds"), "\(result)")
         // Each line's timing, `(1358 ms)`, is a number the run chose, not one a scenario gave.
         let output = result.output.replacingOccurrences(
             of: #" \([0-9]+ ms\)"#, with: "", options: .regularExpression)

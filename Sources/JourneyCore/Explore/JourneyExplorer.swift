@@ -31,8 +31,13 @@ public struct JourneyExplorer: Sendable {
         /// Whether the network goes away and comes back, where there is one (a scenario's stubs).
         public var offline: Bool
 
+        /// The depth bound unless told otherwise: deep enough that every shipped journey, the
+        /// deepest of which needs 35 moves, is explored to the end from every start.
+        public static let defaultDepth = 50
+
         public init(
-            depth: Int = 30, restarts: Int = 2, states: Int = 200_000, clockJumps: [Int]? = nil, offline: Bool = true
+            depth: Int = defaultDepth, restarts: Int = 2, states: Int = 200_000, clockJumps: [Int]? = nil,
+            offline: Bool = true
         ) {
             self.depth = depth
             self.restarts = restarts
@@ -150,6 +155,9 @@ public struct JourneyExplorer: Sendable {
         public var frontier: Int
         /// Whether the state bound stopped the exploration before the space was exhausted.
         public var truncated: Bool
+        /// Whether the exploration was stopped when asked (``JourneyExplorer/stop``), before
+        /// its bounds or its end: what it found until then.
+        public var interrupted = false
         public var violations: [Violation]
         /// Steps whose input the explorer cannot make, with why: they are left out.
         public var leftOut: [String]
@@ -181,6 +189,12 @@ public struct JourneyExplorer: Sendable {
 
         /// The transitions no explored path takes.
         public var unreached: [Edge] { declared.filter { !taken.contains($0) } }
+
+        /// Whether the bounds stopped the exploration short of every state it could reach: states
+        /// left unexpanded at the depth bound, or the state bound reached (or it was stopped
+        /// when asked, ``interrupted``). Its verdict holds within the bounds only. (Random walks see some of the states by nature: of them only
+        /// the state bound is said.)
+        public var cutShort: Bool { truncated || interrupted || (random == nil && frontier > 0) }
 
         /// What ``leftOut`` says of programs declared deterministic whose step, run twice from
         /// the same state, ended otherwise: the project file says what the program does not do.
@@ -264,6 +278,10 @@ public struct JourneyExplorer: Sendable {
     /// states a thread) and after each random walk: for a progress line on a long run. Called
     /// on the exploring task, in order.
     public var progress: (@Sendable (Progress) -> Void)? = nil
+    /// Asked after each chunk of a level and each random walk, on the exploring task: when it
+    /// answers true the exploration stops there, with what it found until then, and says so
+    /// (``Result/interrupted``). A person's Ctrl-C stops a long exploration this way.
+    public var stop: (@Sendable () -> Bool)? = nil
     /// Nodes a thread expands at a time (``chunk``); smaller in tests, to play a small
     /// journey's levels in many chunks.
     var chunkSize = Self.chunk
@@ -856,10 +874,12 @@ public struct JourneyExplorer: Sendable {
 
         var reuse = Reuse(enabled: reusesExpansions && bounds.restarts > 0, capacity: reuseCapacity)
         var depth = 0
-        while !level.isEmpty && depth < bounds.depth && !result.truncated {
+        // Stopped when asked, the states not played yet are left unexpanded: not judged, and
+        // counted in the frontier.
+        while !level.isEmpty && depth < bounds.depth && !result.truncated && !result.interrupted {
             var next: [(index: Int, node: Node)] = []
             var position = 0
-            while position < level.count && !result.truncated {
+            while position < level.count && !result.truncated && !result.interrupted {
                 let chunk = level[position..<min(level.count, position + chunkSize * max(1, jobs))]
                 position = chunk.endIndex
                 let watching = watchesSecrets && !result.reports(ExplorationInvariant.noSecretLeak.rawValue)
@@ -944,6 +964,7 @@ public struct JourneyExplorer: Sendable {
                     if result.truncated { break }
                 }
                 progress?(Progress(depth: depth, states: parents.count, transitions: result.transitions))
+                if stop?() == true { result.interrupted = true }
             }
             if !next.isEmpty { depth += 1 }
             level = next

@@ -45,13 +45,14 @@ extension JourneyExplorer {
 
         if let startLeak, !first.outOfScope { report(.noSecretLeak, startLeak, path: [], node: first) }
         if judge(first, path: []) { return finish(result, seen: seen, leftOut: leftOut) }
-        for walk in 0..<walks where !result.truncated {
+        for walk in 0..<walks where !result.truncated && !result.interrupted {
             // The walks played: fewer than asked when the state bound stops them.
             result.random = (seed, walk + 1)
             defer {
                 progress?(
                     Progress(
                         depth: result.depth, states: seen.count, transitions: result.transitions, walks: walk + 1))
+                if stop?() == true { result.interrupted = true }
             }
             var node = first
             var path: [Move] = []

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import JourneyCore
@@ -487,32 +488,34 @@ extension ExplorerTests {
             "\(result.violations.map { "\($0.id) \($0.path)" })")
     }
 
+    /// A help sheet whose way back works once: a trap once it has been used.
+    static let helpSheet = """
+        journey: t.help
+        version: 1
+        title: A help sheet whose way back works once
+        stored:
+          seen: { type: int, default: 0 }
+        start: home
+        steps:
+          home:
+            handler: ui.screen
+            screen: { actions: { go: Go, help: Help } }
+            on: { go: done, help: help }
+          help:
+            handler: ui.screen
+            screen:
+              title: Help
+              actions: { more: More help, back: { label: Back, enabled: "${stored.seen < 1}" } }
+            on:
+              more: help
+              back: { set: { stored.seen: "${stored.seen + 1}" }, to: home }
+        ends:
+          done: { kind: success }
+        """
+
     @Test("a screen only killing the app leaves is a trap, found on the shortest path, not once the restarts run out")
     func trapLeftOnlyByARestart() async throws {
-        let yaml = """
-            journey: t.help
-            version: 1
-            title: A help sheet whose way back works once
-            stored:
-              seen: { type: int, default: 0 }
-            start: home
-            steps:
-              home:
-                handler: ui.screen
-                screen: { actions: { go: Go, help: Help } }
-                on: { go: done, help: help }
-              help:
-                handler: ui.screen
-                screen:
-                  title: Help
-                  actions: { more: More help, back: { label: Back, enabled: "${stored.seen < 1}" } }
-                on:
-                  more: help
-                  back: { set: { stored.seen: "${stored.seen + 1}" }, to: home }
-            ends:
-              done: { kind: success }
-            """
-        let result = try await Self.explore(yaml: yaml, id: "t.help", adding: [])
+        let result = try await Self.explore(yaml: Self.helpSheet, id: "t.help", adding: [])
         let trap = try #require(result.violations.first { $0.invariant == .reachesAnEnd }, "\(result.violations)")
         #expect(trap.path.map(\.description) == ["home: help", "help: back", "home: help"], "\(trap.path)")
         #expect(trap.message.contains("but by killing the app"), "\(trap.message)")
@@ -888,6 +891,37 @@ extension ExplorerTests {
             "journeys/examples/pin-model.journey.yaml", id: "examples.pin-model", bounds: bounds, jobs: 4)
         #expect(result.truncated)
         #expect(result.states == 9_000, "\(result.states)")
+    }
+}
+
+extension ExplorerTests {
+    @Test("stopped when asked, an exploration keeps what it found and judges no state it did not expand")
+    func stoppedWhenAsked() async throws {
+        let (library, _) = try Self.library([SourceFile(path: "j.yaml", data: Data(Self.helpSheet.utf8))])
+        let journey = try #require(library["t.help"])
+        var explorer = JourneyExplorer(library: library, device: JourneyExplorer.defaultDevice)
+        explorer.chunkSize = 1
+        let full = await explorer.explore(journey)
+        #expect(!full.interrupted && full.reports(ExplorationInvariant.reachesAnEnd.rawValue))
+        // Asked after each chunk of one state: it stops after the second.
+        let asked = Mutex(0)
+        explorer.stop = {
+            asked.withLock {
+                $0 += 1
+                return $0 == 2
+            }
+        }
+        let stopped = await explorer.explore(journey)
+        #expect(stopped.interrupted && stopped.cutShort)
+        #expect(asked.withLock { $0 } == 2)
+        #expect(stopped.states < full.states && stopped.frontier > 0, "\(stopped.states) of \(full.states)")
+        // The trap lies past the states it expanded: nothing is said of it.
+        #expect(stopped.violations.isEmpty, "\(stopped.violations.map(\.message))")
+
+        // Random walks stop after the walk during which it is asked.
+        asked.withLock { $0 = 0 }
+        let walked = await explorer.walk(journey, seed: 1, walks: 100)
+        #expect(walked.interrupted && walked.random?.walks == 2, "\(String(describing: walked.random))")
     }
 }
 
