@@ -13,42 +13,18 @@ import Darwin
 @Suite("journey explore, interrupted", .timeLimit(.minutes(10)))
 struct ExploreInterruptTests {
     /// Three counters with no end: an exploration of it goes on until it is stopped.
-    static let endless = """
-        journey: t.endless
-        version: 1
-        title: Three endless counters
-        state:
-          a: { type: int, default: 0 }
-          b: { type: int, default: 0 }
-          c: { type: int, default: 0 }
-        start: count
-        steps:
-          count:
-            handler: ui.screen
-            screen:
-              text: "${str(state.a) + ' ' + str(state.b) + ' ' + str(state.c)}"
-              actions: { a: "a + 1", b: "b + 1", c: "c + 1", done: Done }
-            on:
-              a: { set: { state.a: "${state.a + 1}" }, to: count }
-              b: { set: { state.b: "${state.b + 1}" }, to: count }
-              c: { set: { state.c: "${state.c + 1}" }, to: count }
-              done: finished
-        ends:
-          finished: { kind: success }
-
-        """
+    static let endless = FileManager.default.currentDirectoryPath + "/Tests/Fixtures/endless/counters.journey.yaml"
 
     /// Starts `journey explore` on the planted-bug PIN journey, then the endless one, and sends
-    /// `signal` once the first has been explored (its counterexample is written): the second
-    /// is under way.
+    /// `signal` once the first has been explored and said (its counterexample written, its result
+    /// printed, or with --json the process well into its CPU seconds): the second is under way.
     static func interrupt(
         _ signal: Int32, json: Bool, in directory: URL
     ) async throws -> (status: Int32, stdout: String, stderr: String) {
-        try writeText(endless, to: directory.appendingPathComponent("endless.journey.yaml"))
         let bug = FileManager.default.currentDirectoryPath + "/Tests/Fixtures/explore/pin-model-bug.journey.yaml"
         let (process, out, err) = try IsolationTests.start(
             [
-                "explore", bug, "endless.journey.yaml", "--depth", "1000000", "--states", "100000000", "--jobs", "1",
+                "explore", bug, endless, "--depth", "1000000", "--states", "100000000", "--jobs", "1",
                 "--emit", "found",
             ] + (json ? ["--json"] : []), in: directory)
         let written = directory.appendingPathComponent("found/examples.pin-model-bug.counter-survives.scenario.yaml")
@@ -57,7 +33,15 @@ struct ExploreInterruptTests {
             try await Task.sleep(for: .milliseconds(20))
         }
         #expect(FileManager.default.fileExists(atPath: written.path), "the first journey was explored")
-        try await Task.sleep(for: .milliseconds(300))
+        // Then its transcript is played and its result printed (the JSON is printed at the end):
+        // after that, the endless exploration spends the CPU.
+        let said = Date().addingTimeInterval(60)
+        let start = cpuSeconds(of: process.processIdentifier)
+        while Date() < said {
+            let printed = ((try? String(contentsOf: out, encoding: .utf8)) ?? "").contains("coverage:")
+            if (json || printed) && cpuSeconds(of: process.processIdentifier) > start + 1 { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
         kill(process.processIdentifier, signal)
         #expect(await IsolationTests.wait(process, seconds: 30), "it stops")
         return (
@@ -102,6 +86,58 @@ struct ExploreInterruptTests {
                 #expect(results[0]["interrupted"] == nil)
                 #expect(results[1]["interrupted"] as? Bool == true)
                 #expect((results[1]["frontier"] as? Int ?? 0) > 0)
+            }
+        }
+    }
+}
+
+extension ExploreInterruptTests {
+    /// The CPU time a process has spent, in seconds (Linux: /proc; elsewhere the time since the
+    /// system started stands for it: only differences are read).
+    static func cpuSeconds(of pid: Int32) -> Double {
+        #if os(Linux)
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return 0 }
+        // After "pid (name)": state is field 3, utime 14 and stime 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        #else
+        return ProcessInfo.processInfo.systemUptime
+        #endif
+    }
+
+    @Test("journey test --explore stops the same way: the journey under way noted as interrupted; exit 130")
+    func testCommandInterrupted() async throws {
+        try await withProcessSlot {
+            try await withTemporaryDirectory { directory in
+                try writeText(
+                    try String(contentsOfFile: Self.endless, encoding: .utf8),
+                    to: directory.appendingPathComponent("journeys/endless.journey.yaml"))
+                let (process, out, _) = try IsolationTests.start(
+                    ["test", "journeys", "--explore", "--json", "report.json"], in: directory)
+                // No scenario to run: the exploration, which has no end, starts at once; once the
+                // process has spent seconds of CPU, it is under way (loading takes a fraction).
+                let deadline = Date().addingTimeInterval(60)
+                let start = Self.cpuSeconds(of: process.processIdentifier)
+                while Date() < deadline, Self.cpuSeconds(of: process.processIdentifier) < start + 2 {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                kill(process.processIdentifier, SIGINT)
+                #expect(await IsolationTests.wait(process, seconds: 30), "it stops")
+                #expect(process.terminationStatus == 130)
+                let stdout = try String(contentsOf: out, encoding: .utf8)
+                #expect(stdout.hasPrefix("PASS t.endless › explore"), "\(stdout)")
+                #expect(
+                    stdout.contains(
+                        #/\n    note: interrupted: from the default device, [0-9]+ states? found but not expanded\n/#),
+                    "\(stdout)")
+                #expect(RunResult.lines(stdout).last == "1 passed, 0 failed, interrupted by SIGINT", "\(stdout)")
+                let report =
+                    try JSONSerialization.jsonObject(
+                        with: Data(contentsOf: directory.appendingPathComponent("report.json"))) as? [String: Any]
+                #expect(report?["state"] as? String == "interrupted", "\(String(describing: report))")
             }
         }
     }

@@ -23,8 +23,8 @@
     their schemas, and link the published schema (its `$id`) outside this repository, or
     this repository's schemas/ inside it;
 (h) with --journey-bin, what `journey explore --json` prints and `journey test --json` writes
-    (clean, with violations, random, from scenarios, not explored, skipped, failing with a diff,
-    invalid files) is valid against explore-report.schema.json and test-report.schema.json,
+    (clean, with violations, random, from scenarios, not explored, interrupted, skipped, failing
+    with a diff, invalid files) is valid against explore-report.schema.json and test-report.schema.json,
     together they show every property those schemas declare, and a report with a member
     missing, unknown or of the wrong kind is rejected.
 
@@ -39,9 +39,11 @@ import functools
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 try:
@@ -559,6 +561,38 @@ def shown_properties(instance) -> set[str]:
     return set()
 
 
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time process `pid` has spent (Linux; elsewhere the time since the call)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return time.monotonic()
+
+
+def interrupted_explore(binary: str):
+    """`journey explore --json` of a journey with no end, sent SIGINT once it has spent two
+    seconds of CPU: its report (exit 130), or what went wrong."""
+    endless = FIXTURES / "endless" / "counters.journey.yaml"
+    process = subprocess.Popen([binary, "explore", "--json", "--depth", "1000000", "--states", "100000000",
+                                str(endless)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    start, deadline = cpu_seconds(process.pid), time.monotonic() + 60
+    while time.monotonic() < deadline and cpu_seconds(process.pid) < start + 2 and process.poll() is None:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    try:
+        out, err = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+        return "it did not stop within 60 s of SIGINT"
+    if process.returncode != 130:
+        return [f"exit {process.returncode}"] + err.strip().splitlines()
+    return json.loads(out)
+
+
 def check_reports(report: Report, validators: dict, binary: str):
     """(h): runs `journey explore --json` and `journey test --json` the ways a CI job would, and
     validates what they print and write."""
@@ -595,6 +629,12 @@ def check_reports(report: Report, validators: dict, binary: str):
                 report.fail(f"{what} prints a report", [f"exit {run.returncode}"] + run.stderr.strip().splitlines())
                 continue
             outputs["explore-report"].append((what, json.loads(run.stdout)))
+        # Stopped by Ctrl-C: the exploration under way is marked interrupted.
+        interrupted = interrupted_explore(binary)
+        if isinstance(interrupted, str):
+            report.fail("`journey explore --json` stopped by SIGINT prints a report", interrupted)
+        else:
+            outputs["explore-report"].append(("`journey explore --json` stopped by SIGINT", interrupted))
         for index, arguments in enumerate(tests):
             written = folder / f"report-{index}.json"
             what = f"`journey test {shown(arguments)} --json`"
