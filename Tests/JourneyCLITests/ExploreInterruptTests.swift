@@ -10,7 +10,7 @@ import Darwin
 /// Ctrl-C (SIGINT) or SIGTERM during `journey explore`: the exploration under way stops and
 /// says what it found until then, the journeys explored before it are said in full, and the
 /// process answers the signal (130, 143).
-@Suite("journey explore, interrupted", .timeLimit(.minutes(10)))
+@Suite("journey explore, interrupted", .timeLimit(.minutes(30)))
 struct ExploreInterruptTests {
     /// Three counters with no end: an exploration of it goes on until it is stopped.
     static let endless = FileManager.default.currentDirectoryPath + "/Tests/Fixtures/endless/counters.journey.yaml"
@@ -43,7 +43,7 @@ struct ExploreInterruptTests {
             try await Task.sleep(for: .milliseconds(20))
         }
         kill(process.processIdentifier, signal)
-        #expect(await IsolationTests.wait(process, seconds: 30), "it stops")
+        try await Self.requireStopped(process)
         return (
             process.terminationStatus, try String(contentsOf: out, encoding: .utf8),
             try String(contentsOf: err, encoding: .utf8)
@@ -92,6 +92,17 @@ struct ExploreInterruptTests {
 }
 
 extension ExploreInterruptTests {
+    /// Requires `process` to end within a minute of the signal; one that does not is killed, so
+    /// that no exploration is left running.
+    static func requireStopped(_ process: Process) async throws {
+        let stopped = await IsolationTests.wait(process, seconds: 60)
+        if !stopped {
+            kill(process.processIdentifier, SIGKILL)
+            _ = await IsolationTests.wait(process, seconds: 10)
+        }
+        try #require(stopped, "it stops when signalled")
+    }
+
     /// The CPU time a process has spent, in seconds (Linux: /proc; elsewhere the time since the
     /// system started stands for it: only differences are read).
     static func cpuSeconds(of pid: Int32) -> Double {
@@ -125,7 +136,7 @@ extension ExploreInterruptTests {
                     try await Task.sleep(for: .milliseconds(50))
                 }
                 kill(process.processIdentifier, SIGINT)
-                #expect(await IsolationTests.wait(process, seconds: 30), "it stops")
+                try await Self.requireStopped(process)
                 #expect(process.terminationStatus == 130)
                 let stdout = try String(contentsOf: out, encoding: .utf8)
                 #expect(stdout.hasPrefix("PASS t.endless › explore"), "\(stdout)")
