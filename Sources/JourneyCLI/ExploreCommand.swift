@@ -349,7 +349,7 @@ struct ExploreCommand: AsyncParsableCommand {
             console.err(Self.summary(entries) + (interruption.map { ", interrupted by \($0)" } ?? "") + "\n")
         }
         try console.requireOutputWritten()
-        if interruption != nil { throw ExitCode(Interruption.exitStatus) }
+        if let interruption { throw ExitCode(Interruption.exitStatus(interruption)) }
         if unwritten > 0 {
             console.err("error: \(counted(unwritten, "counterexample")) not written to \(emit ?? "")\n")
             throw ExitCode(ExitStatus.invalid)

@@ -71,7 +71,7 @@ extension TestCommand {
                 project, diagnostics, only: (changed, affected), paths: paths, context: context, console: console)
         }
         console.err("stopped watching\n")
-        throw ExitCode(interruption == "SIGTERM" ? 143 : 130)
+        throw ExitCode(Interruption.exitStatus(interruption ?? "SIGINT"))
     }
 
     /// Runs the selected scenarios and prints their results and the summary line. After a

@@ -234,7 +234,7 @@ struct TestCommand: AsyncParsableCommand {
         let reportsWritten = writeReports(report, console: console, failed: &unwritable)
         let summary = SuiteSummary(outcomes)
         console.out(summary.line + (interruption.map { ", interrupted by \($0)" } ?? "") + "\n")
-        if let interruption { throw ExitCode(interruption == "SIGTERM" ? 143 : 130) }
+        if let interruption { throw ExitCode(Interruption.exitStatus(interruption)) }
         // A golden --update could not write is an output not written, like a report.
         let goldensWritten = !outcomes.contains { outcome in
             outcome.problems.contains { $0.kind == .golden && $0.message.hasPrefix(SuiteRunner.cannotRecord) }
@@ -362,12 +362,9 @@ struct TestCommand: AsyncParsableCommand {
             // A start that explores this much is worth knowing about before it slows every run;
             // a program that does not keep its declared determinism, before it is relied on.
             let heavy = heaviest.map { heaviest in
-                let from = heaviest.start.scenario.map { "where scenario \($0.id) starts" } ?? "the default device"
-                let command =
-                    heaviest.start.scenario.map { "--from \(Path.shellWord($0.file))" }
-                    ?? Path.shellWord(journey.source.file)
+                let (from, command) = Self.said(heaviest.start, of: journey)
                 return
-                    "from \(from): \(counted(heaviest.states, "state")) of the \(states) explored (`journey explore \(command)` shows what it plays)"
+                    "from \(from): \(counted(heaviest.states, "state")) of the \(states) explored (`\(command)` shows what it plays)"
             }
             // A pass within the bounds, said: clean is not read as explored to the end.
             let short = cut.map { Self.cutShort($0.result, from: $0.start, of: journey, starts: $0.starts) }
@@ -400,16 +397,22 @@ struct TestCommand: AsyncParsableCommand {
         return (outcomes.sorted { $0.journey < $1.journey }, nil)
     }
 
+    /// A start of `journey` as a note says it (the default device, or where a scenario starts),
+    /// and the `journey explore` command that plays it.
+    static func said(_ start: ExplorationStarts.Start, of journey: CompiledJourney) -> (from: String, command: String) {
+        guard let scenario = start.scenario else {
+            return ("the default device", "journey explore \(Path.shellWord(journey.source.file))")
+        }
+        return ("where scenario \(scenario.id) starts", "journey explore --from \(Path.shellWord(scenario.file))")
+    }
+
     /// What a journey's `explore` result notes when the bounds cut `starts` of its starts short:
     /// the one cut shortest (`result`, from `start`), which bound, and the command that goes
     /// further; or that a signal stopped it.
     static func cutShort(
         _ result: JourneyExplorer.Result, from start: ExplorationStarts.Start, of journey: CompiledJourney, starts: Int
     ) -> String {
-        let from = start.scenario.map { "where scenario \($0.id) starts" } ?? "the default device"
-        let command =
-            "journey explore "
-            + (start.scenario.map { "--from \(Path.shellWord($0.file))" } ?? Path.shellWord(journey.source.file))
+        let (from, command) = said(start, of: journey)
         let bounds = result.bounds
         if result.interrupted {
             return "interrupted: from \(from), \(counted(result.frontier, "state")) found but not expanded"

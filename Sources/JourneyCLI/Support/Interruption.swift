@@ -39,15 +39,13 @@ enum Interruption {
     /// Whether a signal was caught since ``catchSignals()``.
     static var isRequested: Bool { caught.load(ordering: .relaxed) != 0 }
 
-    /// The signal caught, by name (`SIGINT`, `SIGTERM`); nil while none is.
+    /// The signal caught, by name (``SignalPipe/name(_:)``); nil while none is.
     static var signalName: String? {
-        switch caught.load(ordering: .relaxed) {
-        case 0: nil
-        case SIGTERM: "SIGTERM"
-        default: "SIGINT"
-        }
+        let number = caught.load(ordering: .relaxed)
+        return number == 0 ? nil : SignalPipe.name(number)
     }
 
-    /// The exit status of a process a signal stopped: 130 for SIGINT, 143 for SIGTERM.
-    static var exitStatus: Int32 { caught.load(ordering: .relaxed) == SIGTERM ? 143 : 130 }
+    /// The exit status of a command a signal stopped, by the signal's name: 143 for SIGTERM,
+    /// 130 for SIGINT.
+    static func exitStatus(_ signal: String) -> Int32 { signal == "SIGTERM" ? 143 : 130 }
 }
