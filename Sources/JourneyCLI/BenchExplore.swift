@@ -27,6 +27,8 @@ enum BenchExplore {
         var millisecondsPerExploration: Double
         /// Transitions taken over from a state equal but for its restarts, not played.
         var reused: Int
+        /// Of those, the moves played again to see what the state they reach asks.
+        var playedAgain: Int
     }
 
     /// Explores `journey` with `jobs` threads, repeating it until a run lasts 0.2 s, five
@@ -61,7 +63,7 @@ enum BenchExplore {
             states: first.states, transitions: first.transitions, statesPerSecond: Double(first.states) / wall,
             transitionsPerSecond: Double(first.transitions) / wall,
             transitionsPerCPUSecond: Double(first.transitions) / max(median(cpus), 1e-9),
-            millisecondsPerExploration: wall * 1e3, reused: first.reused)
+            millisecondsPerExploration: wall * 1e3, reused: first.reused, playedAgain: first.playedAgain)
     }
 
     static func median(_ values: [Double]) -> Double {
@@ -201,9 +203,12 @@ extension BenchCommand {
             }
             // How much of that is reuse: the same exploration with every move played.
             let played = await BenchExplore.measure(journey, library: library, bounds: bound, jobs: 1, reusing: false)
+            let notPlayed = one.reused - one.playedAgain
             report(
                 "  taken over, not played",
-                "\(one.reused) of \(one.transitions) transitions (from a state equal but for its restarts)")
+                "\(notPlayed) of \(one.transitions) transitions (from a state equal but for its restarts; "
+                    + "\(one.playedAgain) more taken over were played again, to see what the new state they reach asks)"
+            )
             report("  JourneyKit, 1 thread, every move played", BenchExplore.describe(played))
             guard let folder else {
                 report("  peers", "skipped: say where they are with --peers FOLDER (or JOURNEY_PEERS)")

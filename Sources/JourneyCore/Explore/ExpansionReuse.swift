@@ -68,6 +68,19 @@ extension JourneyExplorer {
             }
         }
 
+        /// Puts `node`, the state successor `place` of kept expansion `found` stands for, in place
+        /// of that successor when its move stopped where a state then known waited
+        /// (``Node/known``): played again once for a state that took it over, the move need not
+        /// be played again for the next (the state is the same but for its restarts).
+        mutating func settle(_ found: Int, place: Int, move: Move, with node: Node) {
+            // The expansion kept may have been replaced by one with the restart move since.
+            guard kept.indices.contains(found), kept[found].successors.indices.contains(place),
+                kept[found].successors[place].node.known, kept[found].successors[place].move == move, !node.known
+            else { return }
+            let restarts = kept[found].successors[place].node.restarts
+            kept[found].successors[place].node = node.restarted(restarts)
+        }
+
         /// Whether an expansion has the restart move.
         private static func restarts(_ expansion: Expansion) -> Bool {
             expansion.successors.contains { $0.move.launchesAgain }
@@ -82,7 +95,7 @@ extension JourneyExplorer {
             expansion.successors.reserveCapacity(template.successors.count)
             expansion.keys.reserveCapacity(template.keys.count + 8)
             template.keys.withUnsafeBytes { keys in
-                for var successor in template.successors {
+                for (place, var successor) in template.successors.enumerated() {
                     let isRestart = successor.move.launchesAgain
                     if isRestart && restarts >= bound { continue }
                     let taken = isRestart ? restarts + 1 : restarts
@@ -92,10 +105,9 @@ extension JourneyExplorer {
                         contentsOf: UnsafeRawBufferPointer(rebasing: keys[successor.key.lowerBound..<end]))
                     StateEncoder.appendInt(taken, to: &expansion.keys)
                     successor.key = start..<expansion.keys.count
-                    successor.hash = expansion.keys.withUnsafeBytes {
-                        StateKey.hash(UnsafeRawBufferPointer(rebasing: $0[successor.key]))
-                    }
+                    successor.hash = StateKey.hash(situation: successor.situation, restarts: taken)
                     if successor.node.restarts != taken { successor.node = successor.node.restarted(taken) }
+                    successor.place = place
                     expansion.successors.append(successor)
                 }
             }

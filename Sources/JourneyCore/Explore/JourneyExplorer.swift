@@ -178,8 +178,14 @@ public struct JourneyExplorer: Sendable {
         /// Whether the network went away and came back on the paths (there was one to lose).
         public var offline = false
         /// The transitions taken over from a state equal but for its restarts rather than played
-        /// (``JourneyExplorer/reusesExpansions``): how many moves did not run a handler.
+        /// (``JourneyExplorer/reusesExpansions``): but for ``playedAgain``, moves that ran no
+        /// handler.
         public var reused = 0
+        /// Of those, the moves played again all the same: a move taken over that had stopped
+        /// where a state then known waited leads to a state new on this path, whose step is
+        /// asked by playing the move. Each is played once, and the state it reached kept with
+        /// the expansion for every later state that takes it over.
+        public var playedAgain = 0
         /// Every transition the journey writes (step and outcome), and those the exploration took.
         public var declared: [Edge]
         public var taken: Set<Edge>
@@ -619,6 +625,10 @@ public struct JourneyExplorer: Sendable {
             /// Where the state's key lies in ``Expansion/keys``, and its hash.
             var key: Range<Int>
             var hash: UInt64
+            /// The hash of its key without its restarts (``StateEncoder/situationHash``).
+            var situation: UInt64
+            /// Its place among the successors of the expansion it was taken over from (``Reuse``).
+            var place = 0
 
             var move: Move { played.move }
         }
@@ -712,13 +722,13 @@ public struct JourneyExplorer: Sendable {
         }
 
         /// Appends the node's key to `keys`, the one `settle` wrote or written now, and answers
-        /// where it lies and its hash.
-        func appendKey(_ node: Node, to keys: inout [UInt8]) -> (range: Range<Int>, hash: UInt64) {
+        /// where it lies, its hash, and the hash of its bytes before its restarts.
+        func appendKey(_ node: Node, to keys: inout [UInt8]) -> (range: Range<Int>, hash: UInt64, situation: UInt64) {
             let hash = settled ?? encode(node)
             settled = nil
             let start = keys.count
             keys.append(contentsOf: encoder.bytes)
-            return (start..<keys.count, hash)
+            return (start..<keys.count, hash, encoder.situationHash)
         }
 
         /// The node's key: its machine as the abstraction sees it, and what its path remembers.
@@ -792,13 +802,15 @@ public struct JourneyExplorer: Sendable {
         /// The step each state waits at, for a violation found after the search.
         var waitsAt: [String?] = []
 
+        // The table is given the key's buffer, not a closure over it: the bookkeeping below runs
+        // outside any closure, where the variables it changes need no checks at run time.
         func add(_ node: Node, key: StateKey, parent: (Int, Move)?) -> (index: Int, new: Bool) {
-            key.bytes.withUnsafeBytes { add(node, key: $0, hash: key.hash, parent: parent) }
+            add(node, keys: key.bytes, range: key.bytes.indices, hash: key.hash, parent: parent)
         }
         func add(
-            _ node: Node, key: UnsafeRawBufferPointer, hash: UInt64, parent: (Int, Move)?
+            _ node: Node, keys: [UInt8], range: Range<Int>, hash: UInt64, parent: (Int, Move)?
         ) -> (index: Int, new: Bool) {
-            let (index, new) = table.insert(key, hash: hash)
+            let (index, new) = table.insert(keys, range, hash: hash)
             guard new else { return (index, false) }
             parents.append(parent.map { (parent: $0.0, move: $0.1) })
             if case .runStep(let invocation) = node.action {
@@ -930,19 +942,20 @@ public struct JourneyExplorer: Sendable {
                                 }
                             }
                         }
-                        let (target, new) = expansion.keys.withUnsafeBytes { keys in
-                            add(
-                                successor, key: UnsafeRawBufferPointer(rebasing: keys[step.key]), hash: step.hash,
-                                parent: (index, move))
-                        }
+                        let (target, new) = add(
+                            successor, keys: expansion.keys, range: step.key, hash: step.hash, parent: (index, move))
                         // Killing the app is no way on: a screen only that leaves is a trap.
                         if case .restart = move {} else { arcs.append((Int32(index), Int32(target))) }
                         if case .input = move { answers[index] = true }
                         guard new else { continue }
                         if successor.known {
                             // A reused move that stopped where a state then known waits leads
-                            // to a state new on this path: played again, to ask what it asks.
+                            // to a state new on this path: played again, to ask what it asks,
+                            // and kept in the expansion, so that the next state that takes it
+                            // over need not play it again.
                             successor = await play(move, from: node, journey: journey.id, scratch: scratch).0
+                            result.playedAgain += 1
+                            if let found { reuse.settle(found, place: step.place, move: move, with: successor) }
                         }
                         if successor.outOfScope {
                             unknown[target] = true
@@ -1146,7 +1159,7 @@ public struct JourneyExplorer: Sendable {
                 watchesSecrets
                 ? scratch.secrets.leak(scratch.recorder.texts, move: move, from: node, holding: held, to: successor)
                 : nil
-            let (key, hash) = scratch.appendKey(successor, to: &expansion.keys)
+            let (key, hash, situation) = scratch.appendKey(successor, to: &expansion.keys)
             // A move into what the scenario's stubs do not cover is not judged.
             let problem =
                 successor.outOfScope
@@ -1157,7 +1170,7 @@ public struct JourneyExplorer: Sendable {
             expansion.successors.append(
                 .init(
                     played: .init(move: move, edges: edges, leak: leak, problem: problem), node: successor, key: key,
-                    hash: hash))
+                    hash: hash, situation: situation))
         }
         scratch.recorder.begin(keeping: false)
         expansion.leftOut.formUnion(scratch.takeSentWithoutNetwork())

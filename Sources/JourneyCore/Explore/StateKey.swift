@@ -48,6 +48,9 @@ struct StateEncoder {
         bytes.reserveCapacity(256)
     }
 
+    /// The hash of the last key written without its restarts (``encode(_:restarts:answered:monitor:broken:)``).
+    private(set) var situationHash: UInt64 = 0
+
     /// The machine's key, with what its path remembers: the restarts taken, the network's
     /// answers, the invariants' bits, and the invariant it broke.
     mutating func key(
@@ -87,9 +90,11 @@ struct StateEncoder {
         }
         writeString(broken ?? "")
         // Last, so that the key of a state equal but for its restarts is the same bytes
-        // before these (``StateKey/restartsLength(_:)``).
+        // before these (``StateKey/restartsLength(_:)``), and its hash is theirs with the
+        // restarts mixed in (``StateKey/hash(situation:restarts:)``).
+        situationHash = bytes.withUnsafeBytes { StateKey.hash($0) }
         writeInt(restarts)
-        return bytes.withUnsafeBytes { StateKey.hash($0) }
+        return StateKey.hash(situation: situationHash, restarts: restarts)
     }
 
     private mutating func write(_ machine: borrowing JourneyMachine) {
@@ -331,6 +336,16 @@ struct StateKey: Sendable {
     /// its restarts is the same bytes before them.
     static func restartsLength(_ restarts: Int) -> Int { StateEncoder.intLength(restarts) }
 
+    /// The hash of a state's key from the hash of its bytes before its restarts (`situation`)
+    /// and the restarts: a state equal to another but for its restarts has its hash without
+    /// reading its bytes again.
+    static func hash(situation: UInt64, restarts: Int) -> UInt64 {
+        var h = (situation ^ UInt64(bitPattern: Int64(restarts))) &* 0x94D0_49BB_1331_11EB
+        h ^= h >> 29
+        h = h &* 0xBF58_476D_1CE4_E5B9
+        return h ^ (h >> 32)
+    }
+
     /// A fast 64-bit hash of bytes (eight at a time, multiplied and folded): it only places
     /// states in the table, so it needs to spread well, not to resist an adversary.
     static func hash(_ raw: UnsafeRawBufferPointer) -> UInt64 {
@@ -377,6 +392,12 @@ struct StateTable: Sendable {
     /// The number of the state with this key, and whether it was just added.
     mutating func insert(_ key: StateKey) -> (index: Int, new: Bool) {
         key.bytes.withUnsafeBytes { insert($0, hash: key.hash) }
+    }
+
+    /// The number of the state whose key is `keys[range]` (with this hash), and whether it was
+    /// just added.
+    mutating func insert(_ keys: [UInt8], _ range: Range<Int>, hash: UInt64) -> (index: Int, new: Bool) {
+        keys.withUnsafeBytes { insert(UnsafeRawBufferPointer(rebasing: $0[range]), hash: hash) }
     }
 
     /// The number of the state whose key is `bytes` (with this hash), and whether it was just
