@@ -40,7 +40,8 @@ struct BenchCommand: AsyncParsableCommand {
             thread and on every core, in states/s and transitions/s (medians of five runs, \
             each repeated until it lasts 0.2 s, as the peers time theirs), and again on one \
             thread with every move played (none taken over from a state equal but for its \
-            restarts), saying how many transitions were taken over; the peers' own \
+            restarts), saying how many transitions were taken over and how many of those were \
+            played again all the same (to see what a state new on their path asks); the peers' own \
             explorers on the same bounds (--peers, --python), with the ratios; the memory each \
             stored state costs; and every journey under journeys/ explored with the default \
             bounds, as `journey explore journeys` plays them.

@@ -561,8 +561,6 @@ def shown_properties(instance) -> set[str]:
     return set()
 
 
-
-
 def cpu_seconds(pid: int) -> float:
     """The CPU time process `pid` has spent (Linux; elsewhere the time since the call)."""
     try:

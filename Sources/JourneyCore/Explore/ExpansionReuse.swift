@@ -73,9 +73,10 @@ extension JourneyExplorer {
         /// (``Node/known``): played again once for a state that took it over, the move need not
         /// be played again for the next (the state is the same but for its restarts).
         mutating func settle(_ found: Int, place: Int, move: Move, with node: Node) {
-            // The expansion kept may have been replaced by one with the restart move since.
-            guard kept.indices.contains(found), kept[found].successors.indices.contains(place),
-                kept[found].successors[place].node.known, kept[found].successors[place].move == move, !node.known
+            // The expansion kept may have been replaced by one with the restart move since: its
+            // successors are then in other places.
+            guard kept[found].successors.indices.contains(place), kept[found].successors[place].move == move,
+                kept[found].successors[place].node.known
             else { return }
             let restarts = kept[found].successors[place].node.restarts
             kept[found].successors[place].node = node.restarted(restarts)
