@@ -53,6 +53,7 @@ struct ExploreCommand: AsyncParsableCommand {
               journey explore journeys/examples --journey examples.pin-model
               journey explore --restarts 1000 --depth 2000 journeys/examples/pin-model.journey.yaml
               journey explore --emit counterexamples/
+              journey explore --strict                          # and fail one the bounds cut short
               journey explore --from journeys/diia/scenarios/d5-count-survives-restart.scenario.yaml
               journey explore --random --seed 7 --walks 10000 --depth 200 journeys/locker
               journey explore --jobs 1 journeys/examples/pin-model.journey.yaml
@@ -76,14 +77,16 @@ struct ExploreCommand: AsyncParsableCommand {
             other, and explores no journey after it; a second Ctrl-C ends the process at once.
 
             A verdict reached with states left unexpanded holds within the bounds only: the \
-            last line names the journeys the bounds cut short.
+            last line names the journeys the bounds cut short, and with --strict they fail \
+            (for a check in CI that must cover every reachable state).
 
             Each level of the search is played on --jobs threads and merged in order, so the \
             states, transitions and counterexamples are the same on any number of cores \
             (--jobs 1: one core).
 
-            Exits 0 when every journey explores clean, 1 when one breaks an invariant, 2 when \
-            the files have errors, 130 (SIGINT) or 143 (SIGTERM) when stopped.
+            Exits 0 when every journey explores clean, 1 when one breaks an invariant (with \
+            --strict, also when the bounds cut one short), 2 when the files have errors, 130 \
+            (SIGINT) or 143 (SIGTERM) when stopped.
             """
     )
 
@@ -161,6 +164,12 @@ struct ExploreCommand: AsyncParsableCommand {
 
     @Flag(help: "Print the results as JSON, an entry for each start (described by schemas/explore-report.schema.json).")
     var json = false
+
+    @Flag(
+        help:
+            "Fail (exit 1) when the bounds cut a journey's exploration short: its clean verdict then holds for the states explored only."
+    )
+    var strict = false
 
     func validate() throws {
         guard (1...1_000_000).contains(depth) else { throw ValidationError("--depth must be from 1 to 1000000") }
@@ -346,7 +355,8 @@ struct ExploreCommand: AsyncParsableCommand {
         if json {
             console.out(Self.json(entries, written: written, coverage: coverage))
         } else {
-            console.err(Self.summary(entries) + (interruption.map { ", interrupted by \($0)" } ?? "") + "\n")
+            console.err(
+                Self.summary(entries, strict: strict) + (interruption.map { ", interrupted by \($0)" } ?? "") + "\n")
         }
         try console.requireOutputWritten()
         if let interruption { throw ExitCode(Interruption.exitStatus(interruption)) }
@@ -359,6 +369,8 @@ struct ExploreCommand: AsyncParsableCommand {
             return !Self.reported(result, excepted).isEmpty
         }
         if broken { throw ExitCode(ExitStatus.failed) }
+        // A clean verdict within the bounds only: with --strict, not enough.
+        if strict, !Self.cutShort(entries).isEmpty { throw ExitCode(ExitStatus.failed) }
     }
 
     /// Why the file at `path` is not one `--emit` may replace, or nil when it may: none is
@@ -420,11 +432,10 @@ struct ExploreCommand: AsyncParsableCommand {
 
     /// The last line: the journeys explored (and from how many starts, when some journey was
     /// explored from more than one), how many are clean, and those not explored.
-    static func summary(_ entries: [Entry]) -> String {
+    static func summary(_ entries: [Entry], strict: Bool = false) -> String {
         var journeys: [String] = []
         var starts = 0
         var broken = Set<String>()
-        var cutShort: [String] = []
         var notExplored: [String] = []
         for entry in entries {
             switch entry {
@@ -432,24 +443,34 @@ struct ExploreCommand: AsyncParsableCommand {
                 starts += 1
                 if !journeys.contains(result.journey) { journeys.append(result.journey) }
                 if !reported(result, excepted).isEmpty { broken.insert(result.journey) }
-                // (One stopped by a signal is said by the signal.)
-                if result.cutShort, !result.interrupted, !cutShort.contains(result.journey) {
-                    cutShort.append(result.journey)
-                }
             case .notExplored(let journey, _): notExplored.append(journey)
             }
         }
+        let cutShort = Self.cutShort(entries)
         var line = "explored \(counted(journeys.count, "journey"))"
         if starts != journeys.count { line += " from \(starts) starts" }
         line += ": \(journeys.count - broken.count) clean, \(broken.count) with violations"
         // A verdict within the bounds: said, so that clean is not read as explored to the end.
         if !cutShort.isEmpty {
             line += "; \(cutShort.count) cut short by the bounds: \(cutShort.joined(separator: ", "))"
+            if strict { line += " (--strict: \(cutShort.count == 1 ? "it fails" : "they fail"))" }
         }
         if !notExplored.isEmpty {
             line += "; \(notExplored.count) not explored: \(notExplored.joined(separator: ", "))"
         }
         return line
+    }
+
+    /// The journeys the bounds cut short, each once, in order: one of whose starts left states
+    /// unexpanded at the depth bound or stopped at the state bound. (One stopped by a signal
+    /// is said by the signal.)
+    static func cutShort(_ entries: [Entry]) -> [String] {
+        var journeys: [String] = []
+        for case .explored(let result, _) in entries
+        where result.cutShort && !result.interrupted && !journeys.contains(result.journey) {
+            journeys.append(result.journey)
+        }
+        return journeys
     }
 
     /// An explorer that starts where `scenario` starts (``ScenarioRunner/explorer(from:in:bounds:jobs:live:)``),

@@ -27,6 +27,7 @@ struct TestCommand: AsyncParsableCommand {
               journey test --shard 2/3                     # one machine of a 3-way CI matrix
               journey test --repeat 5                      # fail if any run's transcript differs
               journey test --explore                       # and explore every journey's paths
+              journey test --explore --strict              # ...and fail one the bounds cut short
               journey test --watch journeys/app            # re-run what each saved change touches
 
             Each scenario runs in a worker process with a wall-clock limit (--timeout): a \
@@ -55,8 +56,9 @@ struct TestCommand: AsyncParsableCommand {
             `exceptions:`; a broken one fails it with the shortest path. A start that explores \
             20 000 states or more, the bounds cutting a start short (a pass within the bounds \
             only), and a program declared deterministic that answered a step two ways, are named \
-            in a note under the result. With --filter, --tag or \
-            --shard, only the journeys of the scenarios chosen are explored.
+            in a note under the result; with --strict, a journey the bounds cut short fails. \
+            With --filter, --tag or --shard, only the journeys of the scenarios chosen are \
+            explored.
 
             With --watch, the suite runs once, then the folders it is read from are watched \
             (with the platform's file events: inotify, FSEvents) until Ctrl-C. Each change (saves \
@@ -122,6 +124,12 @@ struct TestCommand: AsyncParsableCommand {
     @Flag(help: "Also explore every path of each journey and check its invariants (see journey explore).")
     var explore = false
 
+    @Flag(
+        help:
+            "With --explore: a journey whose exploration the bounds cut short fails, instead of passing with a note."
+    )
+    var strict = false
+
     @Flag(help: "After the run, watch the files and run again the scenarios each change touches, until Ctrl-C.")
     var watch = false
 
@@ -136,6 +144,10 @@ struct TestCommand: AsyncParsableCommand {
         if let shard { _ = try Self.parseShard(shard) }
         _ = try timeoutSeconds()
         if watch, let conflict = watchConflict { throw ValidationError(conflict) }
+        if strict, !explore {
+            throw ValidationError(
+                "--strict goes with --explore: it fails a journey whose exploration the bounds cut short")
+        }
     }
 
     func timeoutSeconds() throws -> Double {
@@ -218,7 +230,8 @@ struct TestCommand: AsyncParsableCommand {
                     jobs: jobs ?? context.settings.jobs ?? ProcessInfo.processInfo.activeProcessorCount)
             } catch { throw CLIError(error.message) }
             let files = Dictionary(project.journeys.map { ($0.id.value, $0.file) }, uniquingKeysWith: { a, _ in a })
-            let explored = await Self.explore(starts, files: files, console: console, progress: console.isInteractive)
+            let explored = await Self.explore(
+                starts, files: files, console: console, progress: console.isInteractive, strict: strict)
             for outcome in explored.outcomes {
                 console.out(render(outcome, console: console))
                 results.append(outcome)
@@ -296,7 +309,7 @@ struct TestCommand: AsyncParsableCommand {
     /// journey's outcome says what was found until then; the journeys after it are not explored,
     /// and the signal is answered.
     static func explore(
-        _ starts: ExplorationStarts, files: [String: String], console: Console, progress: Bool
+        _ starts: ExplorationStarts, files: [String: String], console: Console, progress: Bool, strict: Bool = false
     ) async -> (outcomes: [ScenarioOutcome], interruption: String?) {
         Interruption.catchSignals()
         defer { Interruption.release() }
@@ -366,8 +379,13 @@ struct TestCommand: AsyncParsableCommand {
                 return
                     "from \(from): \(counted(heaviest.states, "state")) of the \(states) explored (`\(command)` shows what it plays)"
             }
-            // A pass within the bounds, said: clean is not read as explored to the end.
-            let short = cut.map { Self.cutShort($0.result, from: $0.start, of: journey, starts: $0.starts) }
+            // A pass within the bounds, said: clean is not read as explored to the end. With
+            // --strict it is no pass (a signal's stop aside: the run ends with the signal's status).
+            var short = cut.map { Self.cutShort($0.result, from: $0.start, of: journey, starts: $0.starts) }
+            if strict, let said = short, cut?.result.interrupted == false {
+                problems.append(ScenarioOutcome.Problem(kind: .invariant, message: "\(said) (--strict)"))
+                short = nil
+            }
             let notes = (heavy.map { [$0] } ?? []) + (short.map { [$0] } ?? []) + unsteady.sorted()
             let note = notes.isEmpty ? nil : notes.joined(separator: "; ")
             outcomes.append(

@@ -995,6 +995,49 @@ extension ExploreCommandTests {
         }
     }
 
+    @Test("--strict fails a verdict the bounds cut short, in journey explore and in journey test --explore")
+    func strictFailsWhatTheBoundsCutShort() async throws {
+        let explored = try await runJourney(["explore", "--strict", "Tests/Fixtures/deep", "Tests/Fixtures/heavy"])
+        #expect(explored.status == Exit.failed, "\(explored)")
+        #expect(
+            explored.stderr.hasSuffix(
+                "explored 2 journeys: 2 clean, 0 with violations; 1 cut short by the bounds: t.steps (--strict: it fails)\n"
+            ), "\(explored)")
+        // With --json the exit status says it alone: standard output is the report.
+        let json = try await runJourney(["explore", "--strict", "--json", "Tests/Fixtures/deep"])
+        #expect(json.status == Exit.failed, "\(json)")
+        #expect(json.stdout.contains(#""frontier": 6"#), "\(json)")
+        #expect(json.stderr.isEmpty, "\(json)")
+        // Explored to the end, --strict changes nothing; nor does a bound raised until it is.
+        let exhausted = try await runJourney(["explore", "--strict", "journeys/examples/pin-model.journey.yaml"])
+        #expect(exhausted.status == Exit.ok, "\(exhausted)")
+        #expect(exhausted.stderr.hasSuffix("explored 1 journey: 1 clean, 0 with violations\n"), "\(exhausted)")
+        // The state bound cuts short as the depth bound does.
+        let few = try await runJourney(
+            ["explore", "--strict", "--states", "10", "journeys/examples/pin-model.journey.yaml"])
+        #expect(few.status == Exit.failed, "\(few)")
+        #expect(few.stderr.contains("; 1 cut short by the bounds: examples.pin-model (--strict: it fails)\n"), "\(few)")
+
+        let failing = try await runJourney(["test", "Tests/Fixtures/deep", "--explore", "--strict"], timeout: 120)
+        #expect(failing.status == Exit.failed, "\(failing)")
+        #expect(failing.stdout.hasPrefix("FAIL t.steps › explore"), "\(failing)")
+        #expect(
+            failing.stdout.contains(
+                "cut short by the bounds: from the default device, 6 states at the depth bound (50) not expanded; `journey explore Tests/Fixtures/deep/steps.journey.yaml --depth 100` goes further (--strict)"
+            ), "\(failing)")
+        #expect(!failing.stdout.contains("note:"), "\(failing)")
+        #expect(failing.stdoutLines.last == "0 passed, 1 failed", "\(failing)")
+        // A journey explored to the end passes as before.
+        let passing = try await runJourney(
+            ["test", "journeys/examples", "--explore", "--strict"], timeout: 120)
+        #expect(passing.status == Exit.ok, "\(passing)")
+        #expect(passing.stdout.contains("PASS examples.pin-model › explore"), "\(passing)")
+        // --strict judges explorations only.
+        let alone = try await runJourney(["test", "Tests/Fixtures/deep", "--strict"])
+        #expect(alone.status == Exit.invalid, "\(alone)")
+        #expect(alone.stderr.contains("--strict goes with --explore"), "\(alone)")
+    }
+
     @Test("--random plays seeded random walks: the bug is found, the same seed gives the same result, and it replays")
     func randomWalks() async throws {
         try await withTemporaryDirectory { directory in
