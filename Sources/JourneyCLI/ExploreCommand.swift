@@ -189,7 +189,7 @@ struct ExploreCommand: AsyncParsableCommand {
                 throw ValidationError("--clock-jump takes \(JourneyCore.Duration.rule), found '\(jump)'")
             }
         }
-        // Said before exploring, not after: the folder is made when a counterexample is written.
+        // Said before anything is loaded; a folder that cannot be made, before anything is explored (run).
         if emit?.isEmpty == true { throw ValidationError("--emit takes a folder to write scenarios into") }
         var isFolder: ObjCBool = false
         if let emit, FileManager.default.fileExists(atPath: emit, isDirectory: &isFolder), !isFolder.boolValue {
@@ -235,6 +235,20 @@ struct ExploreCommand: AsyncParsableCommand {
                 "\(path) is a scenario, not a journey: to explore its journey from where it starts, give it with --from"
             )
         }
+        // A folder of scenarios only: their journeys are elsewhere, and nothing would be explored.
+        if chosen.isEmpty, from.isEmpty {
+            let roots = context.paths(paths)
+            let played = Set(
+                project.scenarios.filter { scenario in roots.contains { Workspace.path($0, covers: scenario.file) } }
+                    .map(\.journey.id)
+            ).sorted()
+            if !played.isEmpty {
+                let shown = played.prefix(3).joined(separator: ", ") + (played.count > 3 ? ", …" : "")
+                throw CLIError(
+                    "no journey in \(roots.joined(separator: ", ")), only scenarios: to explore the journeys they play (\(shown)), give the journeys' files or folder, or each scenario with --from to explore from where it starts"
+                )
+            }
+        }
         var named = try from.map { file in
             guard let scenario = project.scenarios.first(where: { $0.file == file }) else {
                 throw CLIError("\(file) is not a scenario file")
@@ -258,6 +272,15 @@ struct ExploreCommand: AsyncParsableCommand {
             named: named, library: library, player: context.toolkit.player(defaults: context.scenarioDefaults),
             bounds: bounds, jobs: threads)
 
+        // The folder counterexamples go to, made before anything is explored: one that cannot
+        // be made is said at once.
+        if let emit {
+            do {
+                try Files.makeFolders(emit)
+            } catch {
+                throw CLIError("cannot make the folder \(emit) for --emit: \(error.reason)")
+            }
+        }
         /// What is printed, in order: each result, and each journey not explored.
         var entries: [Entry] = []
         var written: [String: String] = [:]
@@ -294,11 +317,6 @@ struct ExploreCommand: AsyncParsableCommand {
             if let start { result.start = start }
             let excepted = journey.source.exceptions.filter { ExplorationInvariant(rawValue: $0.rule.value) != nil }
             if let emit {
-                do {
-                    try FileManager.default.createDirectory(atPath: emit, withIntermediateDirectories: true)
-                } catch {
-                    throw CLIError("cannot make the folder \(emit): \(error.localizedDescription)")
-                }
                 for violation in Self.reported(result, excepted) {
                     let path = Path.join(
                         emit, "\(journey.id)\(start.map { ".from-\($0)" } ?? "").\(violation.name).scenario.yaml")

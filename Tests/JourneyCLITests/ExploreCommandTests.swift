@@ -475,6 +475,16 @@ struct ExploreCommandTests {
                 ["--from", scenario, "--journey", "diia.login"],
                 "--journey diia.login: no scenario given with --from plays it (they play examples.unlock)"
             ),
+            // A folder that cannot be made is said before anything is explored.
+            (
+                ["--emit", "README.md/counterexamples", "journeys/examples"],
+                "cannot make the folder README.md/counterexamples for --emit: Not a directory"
+            ),
+            // A folder of scenarios only explores nothing: said, not passed as clean.
+            (
+                ["journeys/examples/scenarios"],
+                "no journey in journeys/examples/scenarios, only scenarios: to explore the journeys they play (examples.mfa-enrolment, examples.pin-model, examples.tree-login, …), give the journeys' files or folder, or each scenario with --from to explore from where it starts"
+            ),
         ]
         for (arguments, message) in cases {
             let result = try await runJourney(["explore"] + arguments, cwd: Paths.root)
