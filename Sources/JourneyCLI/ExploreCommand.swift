@@ -101,18 +101,26 @@ struct ExploreCommand: AsyncParsableCommand {
 
     // A number option takes the next word as its value even when it starts with a dash, so that
     // `-1` is refused by validate() with the range, not reported as a missing value.
-    @Option(parsing: .unconditional, help: "The most moves from the start on one path.")
-    var depth = JourneyExplorer.Bounds.defaultDepth
+    @Option(
+        parsing: .unconditional,
+        help:
+            "The most moves from the start on one path (default: the project file's defaults.explore.depth, else \(JourneyExplorer.Bounds().depth))."
+    )
+    var depth: Int?
 
     @Option(
         parsing: .unconditional,
-        help: "The most app restarts on one path, a launch after a failure or a cancel end included.")
-    var restarts = 2
+        help:
+            "The most app restarts on one path, a launch after a failure or a cancel end included (default: the project file's defaults.explore.restarts, else \(JourneyExplorer.Bounds().restarts))."
+    )
+    var restarts: Int?
 
     @Option(
         parsing: .unconditional,
-        help: "The most states to keep per start of a journey; past them its exploration stops and says so.")
-    var states = 200_000
+        help:
+            "The most states to keep per start of a journey; past them its exploration stops and says so (default: the project file's defaults.explore.states, else \(JourneyExplorer.Bounds().states))."
+    )
+    var states: Int?
 
     @Option(
         name: .customLong("clock-jump"), parsing: .unconditionalSingleValue,
@@ -172,14 +180,14 @@ struct ExploreCommand: AsyncParsableCommand {
     var strict = false
 
     func validate() throws {
-        guard (1...1_000_000).contains(depth) else { throw ValidationError("--depth must be from 1 to 1000000") }
-        guard (0...1_000_000).contains(restarts) else {
-            throw ValidationError("--restarts must be from 0 to 1000000")
+        for (option, value, range) in [
+            ("--depth", depth, NumberRange.exploreDepth), ("--restarts", restarts, NumberRange.exploreRestarts),
+            ("--states", states, NumberRange.exploreStates),
+        ] {
+            guard let value, !range.contains(value) else { continue }
+            throw ValidationError("\(option) must be from \(range.lowerBound) to \(range.upperBound)")
         }
         guard (1...1024).contains(jobs ?? 1) else { throw ValidationError("--jobs must be from 1 to 1024") }
-        guard (1...100_000_000).contains(states) else {
-            throw ValidationError("--states must be from 1 to 100000000")
-        }
         guard (1...10_000_000).contains(walks) else { throw ValidationError("--walks must be from 1 to 10000000") }
         if !random, givenSeed != nil || givenWalks != nil {
             throw ValidationError("--seed and --walks go with --random, which plays random walks instead of every path")
@@ -207,7 +215,8 @@ struct ExploreCommand: AsyncParsableCommand {
             paths: given, journeyFolders: context.searchFolders, toolkit: context.toolkit)
         console.print(diagnostics.shownWhenRunning)
         guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
-        let bounds = JourneyExplorer.Bounds(
+        // The options given, else the project file's defaults, else the explorer's own.
+        let bounds = context.settings.explore.bounds(
             depth: depth, restarts: restarts, states: states,
             clockJumps: clockJumps.isEmpty ? nil : clockJumps.compactMap { JourneyCore.Duration.parse($0) },
             offline: offline)

@@ -50,7 +50,7 @@ struct TestCommand: AsyncParsableCommand {
             marked interrupted. Errors in the files are listed in them too.
 
             With --explore, each journey is then explored with the default bounds of `journey \
-            explore`: from the default device when it needs no params, and from where each of its \
+            explore` (the project file's defaults.explore, where it sets them): from the default device when it needs no params, and from where each of its \
             scenarios starts (scenarios that start alike are explored once). A journey passes as \
             `journey › explore` when no path breaks an invariant it does not declare under \
             `exceptions:`; a broken one fails it with the shortest path. A start that explores \
@@ -226,7 +226,7 @@ struct TestCommand: AsyncParsableCommand {
                 starts = try ExplorationStarts(
                     journeys: journeys, scenarios: selected, library: library,
                     player: context.toolkit.player(defaults: context.scenarioDefaults),
-                    bounds: JourneyExplorer.Bounds(),
+                    bounds: context.settings.explore.bounds(),
                     jobs: jobs ?? context.settings.jobs ?? ProcessInfo.processInfo.activeProcessorCount)
             } catch { throw CLIError(error.message) }
             let files = Dictionary(project.journeys.map { ($0.id.value, $0.file) }, uniquingKeysWith: { a, _ in a })

@@ -1005,6 +1005,48 @@ extension ExploreCommandTests {
         }
     }
 
+    @Test("a project file's defaults.explore bounds journey explore where no option does, and journey test --explore")
+    func projectExploreDefaults() async throws {
+        try await withTemporaryDirectory { directory in
+            let steps = try String(
+                contentsOf: Paths.root.appendingPathComponent("Tests/Fixtures/deep/steps.journey.yaml"), encoding: .utf8
+            )
+            try writeText(steps, to: directory.appendingPathComponent("journeys/steps.journey.yaml"))
+            let project = directory.appendingPathComponent("journeykit.yaml")
+            try writeText("defaults:\n  explore: { depth: 7, restarts: 0, states: 5000 }\n", to: project)
+            let explored = try await runJourney(["explore"], cwd: directory)
+            #expect(explored.status == Exit.ok, "\(explored)")
+            #expect(explored.stdout.contains("up to 0 restarts"), "\(explored)")
+            #expect(explored.stdout.contains("bounds: depth 7, 5000 states;"), "\(explored)")
+            // An option given wins over the project's default; the others still hold.
+            let deeper = try await runJourney(["explore", "--depth", "9"], cwd: directory)
+            #expect(deeper.stdout.contains("bounds: depth 9, 5000 states;"), "\(deeper)")
+            // journey test --explore, which has no bound options, keeps to them too.
+            let tested = try await runJourney(["test", "--explore"], cwd: directory, timeout: 120)
+            #expect(tested.status == Exit.ok, "\(tested)")
+            #expect(
+                tested.stdout.contains(
+                    "at the depth bound (7) not expanded; `journey explore journeys/steps.journey.yaml --depth 14` goes further"
+                ), "\(tested)")
+            // The state bound, reached first, stops it there.
+            try writeText("defaults:\n  explore:\n    depth: 1000\n    states: 40\n", to: project)
+            let few = try await runJourney(["explore"], cwd: directory)
+            #expect(few.stdout.contains("bounds: depth 1000, 40 states (reached"), "\(few)")
+            // A bound out of its range, of the wrong type or misspelt stops every command at its place.
+            try writeText(
+                "defaults:\n  explore:\n    depth: 0\n    states: many\n    restart: 3\n", to: project)
+            for arguments in [["explore"], ["test", "--explore"]] {
+                let bad = try await runJourney(arguments, cwd: directory)
+                #expect(bad.status == Exit.invalid, "\(bad)")
+                #expect(
+                    bad.diagnostics.map { "\($0.line):\($0.column) \($0.id)" }
+                        == ["3:12 value.range", "4:13 value.type", "5:5 key.unknown"], "\(bad)")
+                #expect(bad.stderr.contains("'depth' must be from 1 to 1000000, found 0"), "\(bad)")
+                #expect(bad.stderr.contains("did you mean 'restarts'?"), "\(bad)")
+            }
+        }
+    }
+
     @Test("--strict fails a verdict the bounds cut short, in journey explore and in journey test --explore")
     func strictFailsWhatTheBoundsCutShort() async throws {
         let explored = try await runJourney(["explore", "--strict", "Tests/Fixtures/deep", "Tests/Fixtures/heavy"])

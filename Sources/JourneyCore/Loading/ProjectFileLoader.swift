@@ -1,7 +1,8 @@
 /// The load stage for a project file (see ``Pipeline``): a YAML tree → ``ProjectSettings``.
 public struct ProjectFileLoader: Sendable {
     static let keys = ["journeys", "uses", "defaults", "handlers"]
-    static let defaultKeys = ["locale", "jobs", "kdfRounds"]
+    static let defaultKeys = ["locale", "jobs", "kdfRounds", "explore"]
+    static let exploreKeys = ["depth", "restarts", "states"]
 
     public init() {}
 
@@ -40,6 +41,13 @@ public struct ProjectFileLoader: Sendable {
             }
             settings.jobs = d["jobs"].flatMap { r.int($0, "'jobs'", in: NumberRange.jobs) }
             settings.kdfRounds = d["kdfRounds"].flatMap { r.int($0, "'kdfRounds'", in: NumberRange.kdfRounds) }
+            if let node = d["explore"], let e = r.mapping(node, "'explore'", allowed: Self.exploreKeys) {
+                settings.explore.depth = e["depth"].flatMap { r.int($0, "'depth'", in: NumberRange.exploreDepth) }
+                settings.explore.restarts = e["restarts"].flatMap {
+                    r.int($0, "'restarts'", in: NumberRange.exploreRestarts)
+                }
+                settings.explore.states = e["states"].flatMap { r.int($0, "'states'", in: NumberRange.exploreStates) }
+            }
         }
         if let node = f["handlers"] {
             settings.handlers = r.namedEntries(node, "'handlers'").compactMap { handler($0, &r) }

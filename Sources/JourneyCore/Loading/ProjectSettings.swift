@@ -8,6 +8,7 @@
 ///   locale: en         # when neither --locale nor the scenario names one
 ///   jobs: 4            # journey test --jobs
 ///   kdfRounds: 1000    # a scenario's device.kdfRounds when it sets none
+///   explore: { depth: 200, states: 500000, restarts: 3 }   # journey explore, journey test --explore
 /// ```
 public struct ProjectSettings: Sendable, Hashable {
     /// The name commands look for, in the working folder and each folder above it.
@@ -30,6 +31,35 @@ public struct ProjectSettings: Sendable, Hashable {
     public var kdfRounds: Int?
     /// Handlers the project adds as programs (`handlers:`), in the order written.
     public var handlers: [ExternalHandlerDeclaration]
+    /// The bounds `journey explore` keeps to where its options do not say, and `journey test
+    /// --explore` keeps to (`defaults.explore`).
+    public var explore = ExploreDefaults()
+
+    /// A project file's `defaults.explore`: each bound it sets, nil where it keeps the
+    /// explorer's own (``JourneyExplorer/Bounds``).
+    public struct ExploreDefaults: Sendable, Hashable {
+        public var depth: Int?
+        public var restarts: Int?
+        public var states: Int?
+
+        public init(depth: Int? = nil, restarts: Int? = nil, states: Int? = nil) {
+            self.depth = depth
+            self.restarts = restarts
+            self.states = states
+        }
+
+        /// The bounds of an exploration: those given (a command's options), else these, else
+        /// the explorer's own.
+        public func bounds(
+            depth givenDepth: Int? = nil, restarts givenRestarts: Int? = nil, states givenStates: Int? = nil,
+            clockJumps: [Int]? = nil, offline: Bool = true
+        ) -> JourneyExplorer.Bounds {
+            let standard = JourneyExplorer.Bounds()
+            return JourneyExplorer.Bounds(
+                depth: givenDepth ?? depth ?? standard.depth, restarts: givenRestarts ?? restarts ?? standard.restarts,
+                states: givenStates ?? states ?? standard.states, clockJumps: clockJumps, offline: offline)
+        }
+    }
 
     public init(
         journeys: [Located<String>], uses: [Located<String>] = [], locale: String? = nil, jobs: Int? = nil,

@@ -11,6 +11,12 @@ public enum NumberRange {
     public static let kdfRounds = 1...600_000
     /// A project file's `defaults.jobs`, as `journey test --jobs`.
     public static let jobs = 1...1024
+    /// `journey explore --depth`, and a project file's `defaults.explore.depth`.
+    public static let exploreDepth = 1...1_000_000
+    /// `journey explore --restarts`, and a project file's `defaults.explore.restarts`.
+    public static let exploreRestarts = 0...1_000_000
+    /// `journey explore --states`, and a project file's `defaults.explore.states`.
+    public static let exploreStates = 1...100_000_000
     /// A network stub's `status`.
     public static let httpStatus = 100...599
     /// A network stub's `times`.
