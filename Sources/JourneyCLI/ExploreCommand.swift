@@ -182,12 +182,11 @@ struct ExploreCommand: AsyncParsableCommand {
     func validate() throws {
         for (option, value, range) in [
             ("--depth", depth, NumberRange.exploreDepth), ("--restarts", restarts, NumberRange.exploreRestarts),
-            ("--states", states, NumberRange.exploreStates),
+            ("--states", states, NumberRange.exploreStates), ("--jobs", jobs, NumberRange.jobs),
         ] {
             guard let value, !range.contains(value) else { continue }
             throw ValidationError("\(option) must be from \(range.lowerBound) to \(range.upperBound)")
         }
-        guard (1...1024).contains(jobs ?? 1) else { throw ValidationError("--jobs must be from 1 to 1024") }
         guard (1...10_000_000).contains(walks) else { throw ValidationError("--walks must be from 1 to 10000000") }
         if !random, givenSeed != nil || givenWalks != nil {
             throw ValidationError("--seed and --walks go with --random, which plays random walks instead of every path")
@@ -221,10 +220,10 @@ struct ExploreCommand: AsyncParsableCommand {
             clockJumps: clockJumps.isEmpty ? nil : clockJumps.compactMap { JourneyCore.Duration.parse($0) },
             offline: offline)
         let threads = jobs ?? ProcessInfo.processInfo.activeProcessorCount
+        let roots = context.paths(paths)
         var chosen: [String] = []
         if from.isEmpty || !paths.isEmpty {
             // The journeys of the files given, not those found only to be called.
-            let roots = context.paths(paths)
             let found = Set(
                 project.journeys.filter { journey in
                     roots.contains { Workspace.path($0, covers: journey.file) }
@@ -232,7 +231,7 @@ struct ExploreCommand: AsyncParsableCommand {
             let unknown = journeys.filter { !found.contains($0) }
             guard unknown.isEmpty else {
                 throw CLIError(
-                    "no journey '\(unknown[0])' in \(context.paths(paths).joined(separator: ", "))\(Suggestion.hint(for: unknown[0], in: found))"
+                    "no journey '\(unknown[0])' in \(roots.joined(separator: ", "))\(Suggestion.hint(for: unknown[0], in: found))"
                 )
             }
             // Each journey once, however often it is named.
@@ -246,7 +245,6 @@ struct ExploreCommand: AsyncParsableCommand {
         }
         // A folder of scenarios only: their journeys are elsewhere, and nothing would be explored.
         if chosen.isEmpty, from.isEmpty {
-            let roots = context.paths(paths)
             let played = Set(
                 project.scenarios.filter { scenario in roots.contains { Workspace.path($0, covers: scenario.file) } }
                     .map(\.journey.id)
@@ -459,7 +457,7 @@ struct ExploreCommand: AsyncParsableCommand {
 
     /// The last line: the journeys explored (and from how many starts, when some journey was
     /// explored from more than one), how many are clean, and those not explored.
-    static func summary(_ entries: [Entry], strict: Bool = false) -> String {
+    static func summary(_ entries: [Entry], strict: Bool) -> String {
         var journeys: [String] = []
         var starts = 0
         var broken = Set<String>()

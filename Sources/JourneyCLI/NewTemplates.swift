@@ -19,7 +19,7 @@ enum NewTemplates {
         # yaml-language-server: $schema=\(schema)
         # A JourneyKit project: `journey check`, `journey test` and `journey docs` with no path work
         # on the folders below, from anywhere inside the project. `uses:` adds folders of journeys
-        # to call from elsewhere and `defaults:` what scenarios fall back to; see
+        # to call from elsewhere and `defaults:` what commands and scenarios fall back to; see
         # docs/journey-format.md#the-project-file.
         journeys: [journeys]
 

@@ -50,8 +50,9 @@ struct TestCommand: AsyncParsableCommand {
             marked interrupted. Errors in the files are listed in them too.
 
             With --explore, each journey is then explored with the default bounds of `journey \
-            explore` (the project file's defaults.explore, where it sets them): from the default device when it needs no params, and from where each of its \
-            scenarios starts (scenarios that start alike are explored once). A journey passes as \
+            explore` (the project file's defaults.explore, where it sets them): from the default \
+            device when it needs no params, and from where each of its scenarios starts \
+            (scenarios that start alike are explored once). A journey passes as \
             `journey › explore` when no path breaks an invariant it does not declare under \
             `exceptions:`; a broken one fails it with the shortest path. A start that explores \
             20 000 states or more, the bounds cutting a start short (a pass within the bounds \
@@ -139,7 +140,7 @@ struct TestCommand: AsyncParsableCommand {
     var worker = false
 
     func validate() throws {
-        guard (1...1024).contains(jobs ?? 1) else { throw ValidationError("--jobs must be from 1 to 1024") }
+        guard NumberRange.jobs.contains(jobs ?? 1) else { throw ValidationError("--jobs must be from 1 to 1024") }
         guard (1...1000).contains(repeats) else { throw ValidationError("--repeat must be from 1 to 1000") }
         if let shard { _ = try Self.parseShard(shard) }
         _ = try timeoutSeconds()
