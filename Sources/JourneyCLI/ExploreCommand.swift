@@ -34,6 +34,8 @@ struct ExploreCommand: AsyncParsableCommand {
                                           step that verifies a credential (in a journey
                                           that has one: `verifies: credential`, pin.verify,
                                           oidc.token)
+              explore.explorable          the journey is explored: some start can run it
+                                          (see below)
             A journey that breaks one on purpose says so under `exceptions:` with the reason. \
             The journey's own rules (`invariants:`) are checked too, each reported as \
             invariant.ID.
@@ -67,7 +69,9 @@ struct ExploreCommand: AsyncParsableCommand {
             where each of its scenarios among the files starts (its device, sealed PINs, \
             params and stubs), as journey test --explore does; its starts are said together. \
             One with a param that has no default does not start on the default device; when \
-            no scenario can start it either, it is not explored, saying why. --from adds a \
+            no scenario can start it either, it is not explored, saying why (a harness around \
+            a live server, out of the explorer's scope on purpose, declares \
+            explore.explorable under `exceptions:` with the reason). --from adds a \
             scenario's start; given alone, it is the only one explored.
 
             On a terminal, a long exploration says how far it has got on standard error, on a \
@@ -77,15 +81,17 @@ struct ExploreCommand: AsyncParsableCommand {
             other, and explores no journey after it; a second Ctrl-C ends the process at once.
 
             A verdict reached with states left unexpanded holds within the bounds only: the \
-            last line names the journeys the bounds cut short, and with --strict they fail \
-            (for a check in CI that must cover every reachable state).
+            last line names the journeys the bounds cut short, and with --strict they fail, \
+            as does a journey not explored that does not declare explore.explorable (for a \
+            check in CI that must cover every reachable state of every journey).
 
             Each level of the search is played on --jobs threads and merged in order, so the \
             states, transitions and counterexamples are the same on any number of cores \
             (--jobs 1: one core).
 
             Exits 0 when every journey explores clean, 1 when one breaks an invariant (with \
-            --strict, also when the bounds cut one short), 2 when the files have errors, 130 \
+            --strict, also when the bounds cut one short or one is not explored without \
+            declaring it), 2 when the files have errors, 130 \
             (SIGINT) or 143 (SIGTERM) when stopped.
             """
     )
@@ -175,7 +181,7 @@ struct ExploreCommand: AsyncParsableCommand {
 
     @Flag(
         help:
-            "Fail (exit 1) when the bounds cut a journey's exploration short: its clean verdict then holds for the states explored only."
+            "Fail (exit 1) when the bounds cut a journey's exploration short (its clean verdict then holds for the states explored only), or a journey is not explored and does not declare explore.explorable."
     )
     var strict = false
 
@@ -306,9 +312,9 @@ struct ExploreCommand: AsyncParsableCommand {
         for (index, run) in runs.enumerated() {
             if Interruption.isRequested { break }
             guard case .explore(let journey, var explorer, let start, let file) = run else {
-                if case .notExplored(let journey, let why) = run {
-                    entries.append(.notExplored(journey: journey, why: why))
-                    if !json { console.out("\(journey): not explored: \(PrintableText.escaped(why))\n") }
+                if case .notExplored(let journey, let why, let exception) = run {
+                    entries.append(.notExplored(journey: journey, why: why, exception: exception))
+                    if !json { console.out(Self.text(notExplored: journey, why: why, exception: exception)) }
                 }
                 continue
             }
@@ -394,8 +400,11 @@ struct ExploreCommand: AsyncParsableCommand {
             return !Self.reported(result, excepted).isEmpty
         }
         if broken { throw ExitCode(ExitStatus.failed) }
-        // A clean verdict within the bounds only: with --strict, not enough.
-        if strict, !Self.cutShort(entries).isEmpty { throw ExitCode(ExitStatus.failed) }
+        // A clean verdict within the bounds only, or a journey not explored that does not say
+        // why it need not be: with --strict, not enough.
+        if strict, !Self.cutShort(entries).isEmpty || !Self.notExplored(entries).undeclared.isEmpty {
+            throw ExitCode(ExitStatus.failed)
+        }
     }
 
     /// Why the file at `path` is not one `--emit` may replace, or nil when it may: none is
@@ -416,12 +425,12 @@ struct ExploreCommand: AsyncParsableCommand {
     /// starts from (nil: the default device); or a journey it cannot start, and why.
     enum Start {
         case explore(CompiledJourney, JourneyExplorer, from: String?, file: String?)
-        case notExplored(journey: String, why: String)
+        case notExplored(journey: String, why: String, exception: String?)
 
         var journey: String {
             switch self {
             case .explore(let journey, _, _, _): journey.id
-            case .notExplored(let journey, _): journey
+            case .notExplored(let journey, _, _): journey
             }
         }
     }
@@ -448,7 +457,7 @@ struct ExploreCommand: AsyncParsableCommand {
         let own = journeys.flatMap { journey -> [Start] in
             if let unexplored = found.unexplored.first(where: { $0.journey == journey.id }) {
                 let hint = unexplored.onlyLiveScenarios ? "" : " (give their folder, or start from one with --from)"
-                return [.notExplored(journey: journey.id, why: "\(unexplored)\(hint)")]
+                return [.notExplored(journey: journey.id, why: "\(unexplored)\(hint)", exception: unexplored.exception)]
             }
             return found.starts.filter { $0.journey.id == journey.id }.map(explore)
         }
@@ -461,14 +470,13 @@ struct ExploreCommand: AsyncParsableCommand {
         var journeys: [String] = []
         var starts = 0
         var broken = Set<String>()
-        var notExplored: [String] = []
         for entry in entries {
             switch entry {
             case .explored(let result, let excepted):
                 starts += 1
                 if !journeys.contains(result.journey) { journeys.append(result.journey) }
                 if !reported(result, excepted).isEmpty { broken.insert(result.journey) }
-            case .notExplored(let journey, _): notExplored.append(journey)
+            case .notExplored: break
             }
         }
         let cutShort = Self.cutShort(entries)
@@ -480,10 +488,37 @@ struct ExploreCommand: AsyncParsableCommand {
             line += "; \(cutShort.count) cut short by the bounds: \(cutShort.joined(separator: ", "))"
             if strict { line += " (--strict: \(cutShort.count == 1 ? "it fails" : "they fail"))" }
         }
-        if !notExplored.isEmpty {
-            line += "; \(notExplored.count) not explored: \(notExplored.joined(separator: ", "))"
+        let (declared, undeclared) = Self.notExplored(entries)
+        if !undeclared.isEmpty {
+            line += "; \(undeclared.count) not explored: \(undeclared.joined(separator: ", "))"
+            if strict { line += " (--strict: \(undeclared.count == 1 ? "it fails" : "they fail"))" }
+        }
+        if !declared.isEmpty {
+            line +=
+                "; \(declared.count) not explored, as \(declared.count == 1 ? "it declares" : "they declare"): \(declared.joined(separator: ", "))"
         }
         return line
+    }
+
+    /// The journeys not explored, in order: those that declare it (an exception to
+    /// `explore.explorable`, with the reason), and the others, which --strict fails.
+    static func notExplored(_ entries: [Entry]) -> (declared: [String], undeclared: [String]) {
+        var declared: [String] = []
+        var undeclared: [String] = []
+        for case .notExplored(let journey, _, let exception) in entries {
+            if exception == nil { undeclared.append(journey) } else { declared.append(journey) }
+        }
+        return (declared, undeclared)
+    }
+
+    /// What is said of a journey not explored: why, and the exception it declares for it.
+    static func text(notExplored journey: String, why: String, exception: String?) -> String {
+        var text = "\(journey): not explored: \(PrintableText.escaped(why))\n"
+        if let exception {
+            text +=
+                "  \(ExplorationInvariant.explorable.rawValue) broken on purpose: \(PrintableText.escaped(exception))\n"
+        }
+        return text
     }
 
     /// The journeys the bounds cut short, each once, in order: one of whose starts left states
@@ -713,7 +748,7 @@ struct ExploreCommand: AsyncParsableCommand {
     /// excepts, or one not explored.
     enum Entry {
         case explored(JourneyExplorer.Result, [RuleException])
-        case notExplored(journey: String, why: String)
+        case notExplored(journey: String, why: String, exception: String?)
     }
 
     static func json(
@@ -724,8 +759,11 @@ struct ExploreCommand: AsyncParsableCommand {
                 let (result, excepted): (JourneyExplorer.Result, [RuleException])
                 switch entry {
                 case .explored(let explored, let exceptions): (result, excepted) = (explored, exceptions)
-                case .notExplored(let journey, let why):
-                    return JSONTree.members([("journey", .string(journey)), ("notExplored", .string(why))])
+                case .notExplored(let journey, let why, let exception):
+                    return JSONTree.members([
+                        ("journey", .string(journey)), ("notExplored", .string(why)),
+                        ("exception", exception.map(JSONTree.string)),
+                    ])
                 }
                 return JSONTree.members([
                     ("journey", .string(result.journey)), ("from", result.start.map(JSONTree.string)),

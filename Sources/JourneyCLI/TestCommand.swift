@@ -58,7 +58,9 @@ struct TestCommand: AsyncParsableCommand {
             20 000 states or more, the bounds cutting a start short (a pass within the bounds \
             only), and a program declared deterministic that answered a step two ways, are named \
             in a note under the result; with --strict, a journey the bounds cut short fails. \
-            With --filter, --tag or --shard, only the journeys of the scenarios chosen are \
+            A journey no start can run (a param with no default, and no scenario that plays \
+            against stubs) is skipped, saying why; with --strict it fails, unless it declares \
+            explore.explorable under `exceptions:` with the reason. With --filter, --tag or --shard, only the journeys of the scenarios chosen are \
             explored.
 
             With --watch, the suite runs once, then the folders it is read from are watched \
@@ -127,7 +129,7 @@ struct TestCommand: AsyncParsableCommand {
 
     @Flag(
         help:
-            "With --explore: a journey whose exploration the bounds cut short fails, instead of passing with a note."
+            "With --explore: a journey whose exploration the bounds cut short fails, instead of passing with a note, as does one not explored that does not declare explore.explorable."
     )
     var strict = false
 
@@ -405,13 +407,21 @@ struct TestCommand: AsyncParsableCommand {
         }
         if let interruption = Interruption.signalName { return (outcomes, interruption) }
         // A journey that needs params and whose every scenario needs a live service has no
-        // start to explore from: it is skipped, and says why.
+        // start to explore from: it is skipped, and says why (and the reason it declares for it).
+        // With --strict one that declares none fails: every journey explores or says why not.
         for unexplored in starts.unexplored {
+            var message = "not explored: \(unexplored)"
+            if let exception = unexplored.exception {
+                message += "; \(ExplorationInvariant.explorable.rawValue) broken on purpose: \(exception)"
+            } else if strict {
+                message +=
+                    " (--strict: give it a scenario that plays against stubs, or declare \(ExplorationInvariant.explorable.rawValue) under exceptions: with the reason)"
+            }
             outcomes.append(
                 ScenarioOutcome(
                     journey: unexplored.journey, scenario: "explore", file: files[unexplored.journey] ?? "",
-                    tags: ["explore"], status: .skipped, milliseconds: 0, steps: 0,
-                    problems: [ScenarioOutcome.Problem(kind: .invariant, message: "not explored: \(unexplored)")]))
+                    tags: ["explore"], status: strict && unexplored.exception == nil ? .failed : .skipped,
+                    milliseconds: 0, steps: 0, problems: [ScenarioOutcome.Problem(kind: .invariant, message: message)]))
         }
         return (outcomes.sorted { $0.journey < $1.journey }, nil)
     }

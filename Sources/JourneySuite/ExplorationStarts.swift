@@ -23,6 +23,9 @@ public struct ExplorationStarts: Sendable {
         /// Whether it has scenarios among those given, each of which needs a live service (else
         /// it has none).
         public var onlyLiveScenarios: Bool
+        /// Why the journey is not explored on purpose, when it says so (its exception to
+        /// `explore.explorable`): then not exploring it is what it declares, not a gap.
+        public var exception: String?
 
         public var description: String {
             let params =
@@ -99,7 +102,10 @@ public struct ExplorationStarts: Sendable {
             unexplored.append(
                 Unexplored(
                     journey: journey.id, params: needed,
-                    onlyLiveScenarios: scenarios.contains { $0.journey.id == journey.id }))
+                    onlyLiveScenarios: scenarios.contains { $0.journey.id == journey.id },
+                    exception: journey.source.exceptions.first {
+                        $0.rule.value == ExplorationInvariant.explorable.rawValue
+                    }?.reason))
         }
     }
 }

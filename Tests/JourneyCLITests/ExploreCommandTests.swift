@@ -1090,6 +1090,105 @@ extension ExploreCommandTests {
         #expect(alone.stderr.contains("--strict goes with --explore"), "\(alone)")
     }
 
+    /// A journey no start can run was said not explored and passed `--strict`: a CI gate kept
+    /// quiet about a journey it never checked. Now --strict fails it unless the journey declares
+    /// `explore.explorable` with the reason (a harness around a live server); one that declares
+    /// it and can be explored is explored, and said not to need it.
+    @Test("--strict fails a journey not explored unless it declares explore.explorable, which is said with its reason")
+    func strictFailsAJourneyNotExploredThatDoesNotSayWhy() async throws {
+        try await withTemporaryDirectory { directory in
+            func journey(_ id: String, param: String, exception: String?) -> String {
+                """
+                journey: \(id)
+                version: 1
+                title: Asks a server
+                params:
+                  \(param)
+                \(exception.map { "exceptions:\n  explore.explorable: \"\($0)\"" } ?? "")
+                start: ask
+                steps:
+                  ask:
+                    handler: ui.screen
+                    screen:
+                      actions: { done: Done }
+                    on:
+                      done: finished
+                ends:
+                  finished: { kind: success }
+
+                """
+            }
+            let reason = "it asks a live server what it refuses, which stubs cannot say"
+            let files = [
+                "undeclared.journey.yaml": journey("t.undeclared", param: "issuer: { type: string }", exception: nil),
+                "declared.journey.yaml": journey("t.declared", param: "issuer: { type: string }", exception: reason),
+                "needless.journey.yaml": journey(
+                    "t.needless", param: "issuer: { type: string, default: here }", exception: reason),
+            ]
+            for (name, text) in files {
+                try text.write(to: directory.appendingPathComponent(name), atomically: true, encoding: .utf8)
+            }
+            let lenient = try await runJourney(["explore", "."], cwd: directory)
+            #expect(lenient.status == Exit.ok, "\(lenient)")
+            #expect(
+                lenient.stdout.contains(
+                    "t.declared: not explored: it needs param 'issuer', which has no default, and none of its scenarios is among those given (give their folder, or start from one with --from)\n  explore.explorable broken on purpose: \(reason)\n"
+                ), "\(lenient)")
+            #expect(lenient.stdout.contains("t.undeclared: not explored: it needs param 'issuer'"), "\(lenient)")
+            #expect(
+                !lenient.stdout.contains(
+                    "t.undeclared: not explored: it needs param 'issuer', which has no default, and none of its scenarios is among those given (give their folder, or start from one with --from)\n  explore.explorable"
+                ), "\(lenient)")
+            // Explorable all the same: explored, and the exception said not to be needed.
+            #expect(
+                lenient.stdoutLines.contains { $0.hasPrefix("t.needless: ") && $0.hasSuffix(": clean") }, "\(lenient)")
+            #expect(
+                lenient.stdout.contains("  explore.explorable declared as an exception but not broken: \(reason)"),
+                "\(lenient)")
+            #expect(
+                lenient.stderr.hasSuffix(
+                    "explored 1 journey: 1 clean, 0 with violations; 1 not explored: t.undeclared; 1 not explored, as it declares: t.declared\n"
+                ), "\(lenient)")
+
+            let strict = try await runJourney(["explore", "--strict", "."], cwd: directory)
+            #expect(strict.status == Exit.failed, "\(strict)")
+            #expect(
+                strict.stderr.contains(
+                    "; 1 not explored: t.undeclared (--strict: it fails); 1 not explored, as it declares"),
+                "\(strict)")
+            // Declared, the journey passes --strict.
+            try FileManager.default.removeItem(at: directory.appendingPathComponent("undeclared.journey.yaml"))
+            let declared = try await runJourney(["explore", "--strict", "--json", "."], cwd: directory)
+            #expect(declared.status == Exit.ok, "\(declared)")
+            let entries = try #require(
+                try JSONSerialization.jsonObject(with: Data(declared.stdout.utf8)) as? [[String: Any]], "\(declared)")
+            let notExplored = try #require(entries.first { $0["journey"] as? String == "t.declared" }, "\(entries)")
+            #expect(notExplored["exception"] as? String == reason, "\(entries)")
+
+            // journey test --explore: skipped with the reason; undeclared under --strict, failed.
+            let suite = try await runJourney(["test", ".", "--explore", "--strict"], cwd: directory, timeout: 120)
+            #expect(suite.status == Exit.ok, "\(suite)")
+            #expect(
+                suite.stdout.contains(
+                    "SKIP t.declared › explore: not explored: it needs param 'issuer', which has no default, and none of its scenarios is among those given; explore.explorable broken on purpose: \(reason)"
+                ), "\(suite)")
+            try files["undeclared.journey.yaml"]!.write(
+                to: directory.appendingPathComponent("undeclared.journey.yaml"), atomically: true, encoding: .utf8)
+            let failing = try await runJourney(["test", ".", "--explore", "--strict"], cwd: directory, timeout: 120)
+            #expect(failing.status == Exit.failed, "\(failing)")
+            #expect(
+                failing.stdout.contains(
+                    "FAIL t.undeclared › explore"), "\(failing)")
+            #expect(
+                failing.stdout.contains(
+                    "(--strict: give it a scenario that plays against stubs, or declare explore.explorable under exceptions: with the reason)"
+                ), "\(failing)")
+            let lenientSuite = try await runJourney(["test", ".", "--explore"], cwd: directory, timeout: 120)
+            #expect(lenientSuite.status == Exit.ok, "\(lenientSuite)")
+            #expect(lenientSuite.stdout.contains("SKIP t.undeclared › explore: not explored"), "\(lenientSuite)")
+        }
+    }
+
     @Test("--random plays seeded random walks: the bug is found, the same seed gives the same result, and it replays")
     func randomWalks() async throws {
         try await withTemporaryDirectory { directory in

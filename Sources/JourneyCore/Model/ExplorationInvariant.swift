@@ -15,6 +15,12 @@ public enum ExplorationInvariant: String, Sendable, Hashable, CaseIterable {
     /// No path reaches a success end without passing a step that verifies a credential, in a
     /// journey that has such steps (`verifies: credential`, or a handler that verifies one).
     case credentialBeforeSuccess = "explore.credential-before-success"
+    /// The journey is explored at all: it starts on the default device with its params'
+    /// defaults, or where one of its scenarios among the files starts, against that scenario's
+    /// stubs. One no start can run (a param with no default, and every scenario needing a live
+    /// service) is not explored; a journey out of the explorer's scope on purpose (a harness
+    /// around a live server) declares it with the reason.
+    case explorable = "explore.explorable"
 
     /// What the invariant asks, in one sentence.
     public var rule: String {
@@ -28,6 +34,8 @@ public enum ExplorationInvariant: String, Sendable, Hashable, CaseIterable {
         case .noSecretLeak: "No secret reaches a transcript on any path."
         case .credentialBeforeSuccess:
             "No path reaches a success end without passing a step that verifies a credential (a PIN that opens its seal, a code the provider exchanges), in a journey that has such steps."
+        case .explorable:
+            "The journey is explored: it starts on the default device with its params' defaults, or where one of its scenarios starts, against that scenario's stubs (not a live service)."
         }
     }
 }
