@@ -1941,27 +1941,17 @@ public struct JourneyExplorer: Sendable {
     /// invariants, parsed again from its text: read once per journey (``JourneyFacts``).
     static func writtenExpressions(of journey: CompiledJourney) -> [Expression] {
         var found: [Expression] = []
-        for part in [journey.source.steps, journey.source.invariants] as [Any] {
-            forEachText(in: part) { text in
-                if text.contains("${") {
-                    guard case .success(let template) = Template.parse(text) else { return }
-                    for case .expression(let expression, _) in template.parts { found.append(expression) }
-                } else if text.contains(where: \.isNumber), case .success(let expression) = Expression.parse(text) {
-                    found.append(expression)
-                }
+        func read(_ text: String) {
+            if text.contains("${") {
+                guard case .success(let template) = Template.parse(text) else { return }
+                for case .expression(let expression, _) in template.parts { found.append(expression) }
+            } else if text.contains(where: \.isNumber), case .success(let expression) = Expression.parse(text) {
+                found.append(expression)
             }
         }
+        for step in journey.source.steps { step.forEachText(read) }
+        for invariant in journey.source.invariants { invariant.forEachText(read) }
         return found
-    }
-
-    /// Every text `value` holds, however deep (a journey's templates, guards, parameters,
-    /// invariants), read by reflection.
-    static func forEachText(in value: Any, _ body: (String) -> Void) {
-        if let text = value as? String {
-            body(text)
-            return
-        }
-        for child in Mirror(reflecting: value).children { forEachText(in: child.value, body) }
     }
 
     static func edges(of journey: CompiledJourney) -> [Edge] {
@@ -2010,19 +2000,16 @@ public struct JourneyExplorer: Sendable {
                 rest = rest[range.upperBound...]
             }
         }
-        func walk(_ value: Any, into counts: inout [String: Int]) {
-            forEachText(in: value) { count($0, into: &counts) }
-        }
         // Every text the journey writes: templates, guards, parameters, invariants.
         var reads: [String: Int] = [:]
-        walk(journey, into: &reads)
+        journey.forEachText { count($0, into: &reads) }
         // Less what an assignment reads of the variable it sets.
         var own: [String: Int] = [:]
         for step in journey.steps {
             for branch in step.transitions.flatMap(\.transition.branches) {
                 for assignment in branch.assignments where assignment.target.value.scope == .state {
                     var counts: [String: Int] = [:]
-                    walk(assignment.value, into: &counts)
+                    assignment.value.forEachText { count($0, into: &counts) }
                     own[assignment.target.value.name, default: 0] += counts[assignment.target.value.name] ?? 0
                 }
             }

@@ -891,6 +891,59 @@ extension ExplorerTests {
         #expect(reused > 0)
     }
 
+    /// The explorer reads a journey's expressions, durations and `state.` names out of its
+    /// texts, field by field (``Journey/forEachText(_:)``), where it read every text reflection
+    /// finds. A text with an expression in it that the walk misses would make the explorer take
+    /// a read value for unread, or leave a duration unjumped: every such text reflection finds
+    /// in a shipped journey or fixture, the walk finds too.
+    @Test("the journey's texts read field by field hold every text reflection finds that an expression can be in")
+    func textsFieldByField() throws {
+        func reflected(_ value: Any, _ body: (String) -> Void) {
+            if let text = value as? String {
+                body(text)
+                return
+            }
+            for child in Mirror(reflecting: value).children { reflected(child.value, body) }
+        }
+        /// A text the explorer reads something out of: a template, a `state.` name, a number.
+        func matters(_ text: String) -> Bool {
+            text.contains("${") || text.contains("state.")
+                || (text.contains(where: \.isNumber) && (try? Expression.parse(text).get()) != nil)
+        }
+        var journeys = 0
+        var texts = 0
+        for folder in ["journeys", "Tests/Fixtures/explore", "Tests/Fixtures/explore-calls", "Tests/Fixtures/timers"] {
+            let root = Self.root.appendingPathComponent(folder)
+            let paths = try #require(FileManager.default.enumerator(atPath: root.path)).compactMap { $0 as? String }
+                .filter { $0.hasSuffix(".journey.yaml") }.sorted().map { folder + "/" + $0 }
+            let (_, project) = try Self.library(paths)
+            for journey in project.journeys {
+                journeys += 1
+                var walked = Set<String>()
+                journey.forEachText { walked.insert($0) }
+                var stepsWalked = Set<String>()
+                for step in journey.steps { step.forEachText { stepsWalked.insert($0) } }
+                for invariant in journey.invariants { invariant.forEachText { stepsWalked.insert($0) } }
+                // Reflection also finds the names and literals inside parsed expressions, which
+                // their sources spell: such a text is part of one walked.
+                reflected(journey) { text in
+                    guard matters(text) else { return }
+                    texts += 1
+                    #expect(
+                        walked.contains(text) || walked.contains { $0.contains(text) },
+                        "\(journey.id.value): '\(text)' is not walked")
+                }
+                reflected([journey.steps, journey.invariants] as [Any]) { text in
+                    guard matters(text) else { return }
+                    #expect(
+                        stepsWalked.contains(text) || stepsWalked.contains { $0.contains(text) },
+                        "\(journey.id.value): '\(text)' of its steps is not walked")
+                }
+            }
+        }
+        #expect(journeys >= 40 && texts > 100, "\(journeys) journeys, \(texts) texts")
+    }
+
     @Test("the states bound stops the exploration at the same state on any number of jobs")
     func truncatedAlike() async throws {
         let bounds = JourneyExplorer.Bounds(depth: 2000, restarts: 1000, states: 9_000)
