@@ -63,7 +63,7 @@ public enum HTMLRenderer {
         }
         if !doc.exceptions.isEmpty {
             body +=
-                "<h2>Rules broken on purpose</h2>\n<p>The app this journey reproduces does not keep these rules, so neither does the journey:</p>\n<table><tr><th>rule</th><th>what it asks</th><th>why this journey breaks it</th></tr>"
+                "<h2>Rules broken on purpose</h2>\n<p>The journey breaks these rules on purpose, each for the reason it gives (most often, that the app it reproduces does):</p>\n<table><tr><th>rule</th><th>what it asks</th><th>why this journey breaks it</th></tr>"
                 + doc.exceptions.map {
                     "<tr><td><code>\(e($0.rule))</code></td><td>\(markdownInline($0.asks))</td><td>\(e($0.reason))</td></tr>"
                 }.joined() + "</table>\n"

@@ -100,7 +100,8 @@ public enum MarkdownRenderer {
         if !doc.exceptions.isEmpty {
             md += [
                 "## Rules broken on purpose", "",
-                "The app this journey reproduces does not keep these rules, so neither does the journey:", "",
+                "The journey breaks these rules on purpose, each for the reason it gives (most often, that the app it reproduces does):",
+                "",
                 "| rule | what it asks | why this journey breaks it |", "|---|---|---|",
             ]
             for exception in doc.exceptions {
