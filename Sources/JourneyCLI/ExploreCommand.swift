@@ -312,9 +312,9 @@ struct ExploreCommand: AsyncParsableCommand {
         for (index, run) in runs.enumerated() {
             if Interruption.isRequested { break }
             guard case .explore(let journey, var explorer, let start, let file) = run else {
-                if case .notExplored(let journey, let why, let exception) = run {
-                    entries.append(.notExplored(journey: journey, why: why, exception: exception))
-                    if !json { console.out(Self.text(notExplored: journey, why: why, exception: exception)) }
+                if case .notExplored(let journey, let why, let declared) = run {
+                    entries.append(.notExplored(journey: journey, why: why, declared: declared))
+                    if !json { console.out(Self.text(notExplored: journey, why: why, declared: declared)) }
                 }
                 continue
             }
@@ -328,7 +328,7 @@ struct ExploreCommand: AsyncParsableCommand {
                 random ? await explorer.walk(journey, seed: seed, walks: walks) : await explorer.explore(journey)
             line?.clear()
             if let start { result.start = start }
-            let excepted = journey.source.exceptions.filter { ExplorationInvariant(rawValue: $0.rule.value) != nil }
+            let excepted = journey.source.explorationExceptions
             if let emit {
                 for violation in Self.reported(result, excepted) {
                     let path = Path.join(
@@ -425,7 +425,7 @@ struct ExploreCommand: AsyncParsableCommand {
     /// starts from (nil: the default device); or a journey it cannot start, and why.
     enum Start {
         case explore(CompiledJourney, JourneyExplorer, from: String?, file: String?)
-        case notExplored(journey: String, why: String, exception: String?)
+        case notExplored(journey: String, why: String, declared: ExplorationStarts.Declared?)
 
         var journey: String {
             switch self {
@@ -457,7 +457,9 @@ struct ExploreCommand: AsyncParsableCommand {
         let own = journeys.flatMap { journey -> [Start] in
             if let unexplored = found.unexplored.first(where: { $0.journey == journey.id }) {
                 let hint = unexplored.onlyLiveScenarios ? "" : " (give their folder, or start from one with --from)"
-                return [.notExplored(journey: journey.id, why: "\(unexplored)\(hint)", exception: unexplored.exception)]
+                return [
+                    .notExplored(journey: journey.id, why: "\(unexplored)\(hint)", declared: unexplored.declared)
+                ]
             }
             return found.starts.filter { $0.journey.id == journey.id }.map(explore)
         }
@@ -505,20 +507,16 @@ struct ExploreCommand: AsyncParsableCommand {
     static func notExplored(_ entries: [Entry]) -> (declared: [String], undeclared: [String]) {
         var declared: [String] = []
         var undeclared: [String] = []
-        for case .notExplored(let journey, _, let exception) in entries {
-            if exception == nil { undeclared.append(journey) } else { declared.append(journey) }
+        for case .notExplored(let journey, _, let said) in entries {
+            if said == nil { undeclared.append(journey) } else { declared.append(journey) }
         }
         return (declared, undeclared)
     }
 
     /// What is said of a journey not explored: why, and the exception it declares for it.
-    static func text(notExplored journey: String, why: String, exception: String?) -> String {
-        var text = "\(journey): not explored: \(PrintableText.escaped(why))\n"
-        if let exception {
-            text +=
-                "  \(ExplorationInvariant.explorable.rawValue) broken on purpose: \(PrintableText.escaped(exception))\n"
-        }
-        return text
+    static func text(notExplored journey: String, why: String, declared: ExplorationStarts.Declared?) -> String {
+        "\(journey): not explored: \(PrintableText.escaped(why))\n"
+            + (declared.map { "  \(PrintableText.escaped($0.description))\n" } ?? "")
     }
 
     /// The journeys the bounds cut short, each once, in order: one of whose starts left states
@@ -748,7 +746,7 @@ struct ExploreCommand: AsyncParsableCommand {
     /// excepts, or one not explored.
     enum Entry {
         case explored(JourneyExplorer.Result, [RuleException])
-        case notExplored(journey: String, why: String, exception: String?)
+        case notExplored(journey: String, why: String, declared: ExplorationStarts.Declared?)
     }
 
     static func json(
@@ -759,10 +757,10 @@ struct ExploreCommand: AsyncParsableCommand {
                 let (result, excepted): (JourneyExplorer.Result, [RuleException])
                 switch entry {
                 case .explored(let explored, let exceptions): (result, excepted) = (explored, exceptions)
-                case .notExplored(let journey, let why, let exception):
+                case .notExplored(let journey, let why, let declared):
                     return JSONTree.members([
                         ("journey", .string(journey)), ("notExplored", .string(why)),
-                        ("exception", exception.map(JSONTree.string)),
+                        ("exception", declared.map { JSONTree.string($0.reason) }),
                     ])
                 }
                 return JSONTree.members([

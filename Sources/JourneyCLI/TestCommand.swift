@@ -60,8 +60,8 @@ struct TestCommand: AsyncParsableCommand {
             in a note under the result; with --strict, a journey the bounds cut short fails. \
             A journey no start can run (a param with no default, and no scenario that plays \
             against stubs) is skipped, saying why; with --strict it fails, unless it declares \
-            explore.explorable under `exceptions:` with the reason. With --filter, --tag or --shard, only the journeys of the scenarios chosen are \
-            explored.
+            explore.explorable under `exceptions:` with the reason. With --filter, --tag or \
+            --shard, only the journeys of the scenarios chosen are explored.
 
             With --watch, the suite runs once, then the folders it is read from are watched \
             (with the platform's file events: inotify, FSEvents) until Ctrl-C. Each change (saves \
@@ -149,7 +149,8 @@ struct TestCommand: AsyncParsableCommand {
         if watch, let conflict = watchConflict { throw ValidationError(conflict) }
         if strict, !explore {
             throw ValidationError(
-                "--strict goes with --explore: it fails a journey whose exploration the bounds cut short")
+                "--strict goes with --explore: it fails a journey whose exploration the bounds cut short, or that is not explored without declaring why"
+            )
         }
     }
 
@@ -322,7 +323,7 @@ struct TestCommand: AsyncParsableCommand {
         for id in journeys.keys.sorted() where !Interruption.isRequested {
             let group = journeys[id]!
             let journey = group[0].journey
-            let excepted = journey.source.exceptions.filter { ExplorationInvariant(rawValue: $0.rule.value) != nil }
+            let excepted = journey.source.explorationExceptions
             let began = ContinuousClock.now
             var problems: [ScenarioOutcome.Problem] = []
             var states = 0
@@ -411,8 +412,8 @@ struct TestCommand: AsyncParsableCommand {
         // With --strict one that declares none fails: every journey explores or says why not.
         for unexplored in starts.unexplored {
             var message = "not explored: \(unexplored)"
-            if let exception = unexplored.exception {
-                message += "; \(ExplorationInvariant.explorable.rawValue) broken on purpose: \(exception)"
+            if let declared = unexplored.declared {
+                message += "; \(declared)"
             } else if strict {
                 message +=
                     " (--strict: give it a scenario that plays against stubs, or declare \(ExplorationInvariant.explorable.rawValue) under exceptions: with the reason)"
@@ -420,7 +421,7 @@ struct TestCommand: AsyncParsableCommand {
             outcomes.append(
                 ScenarioOutcome(
                     journey: unexplored.journey, scenario: "explore", file: files[unexplored.journey] ?? "",
-                    tags: ["explore"], status: strict && unexplored.exception == nil ? .failed : .skipped,
+                    tags: ["explore"], status: strict && unexplored.declared == nil ? .failed : .skipped,
                     milliseconds: 0, steps: 0, problems: [ScenarioOutcome.Problem(kind: .invariant, message: message)]))
         }
         return (outcomes.sorted { $0.journey < $1.journey }, nil)

@@ -25,7 +25,7 @@ public struct ExplorationStarts: Sendable {
         public var onlyLiveScenarios: Bool
         /// Why the journey is not explored on purpose, when it says so (its exception to
         /// `explore.explorable`): then not exploring it is what it declares, not a gap.
-        public var exception: String?
+        public var declared: Declared?
 
         public var description: String {
             let params =
@@ -34,6 +34,14 @@ public struct ExplorationStarts: Sendable {
                 ? "it needs \(params), and each of its scenarios needs a live service, which exploring does not play against (it plays against a scenario's stubs)"
                 : "it needs \(params), and none of its scenarios is among those given"
         }
+    }
+
+    /// A journey's declared reason not to be explored (its exception to `explore.explorable`),
+    /// as `journey explore` and `journey test --explore` say it.
+    public struct Declared: Sendable, Hashable, CustomStringConvertible {
+        public var reason: String
+
+        public var description: String { "\(ExplorationInvariant.explorable.rawValue) broken on purpose: \(reason)" }
     }
 
     /// The starts, journey by journey in the order given (the default device first, then the
@@ -103,9 +111,9 @@ public struct ExplorationStarts: Sendable {
                 Unexplored(
                     journey: journey.id, params: needed,
                     onlyLiveScenarios: scenarios.contains { $0.journey.id == journey.id },
-                    exception: journey.source.exceptions.first {
-                        $0.rule.value == ExplorationInvariant.explorable.rawValue
-                    }?.reason))
+                    declared: journey.source.exception(to: ExplorationInvariant.explorable.rawValue).map {
+                        Declared(reason: $0.reason)
+                    }))
         }
     }
 }

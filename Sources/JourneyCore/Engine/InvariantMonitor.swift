@@ -70,9 +70,7 @@ public struct InvariantMonitor: Sendable, Hashable {
     /// ``ExplorationInvariant/credentialBeforeSuccess`` broken on purpose.
     static func checksCredential(_ journey: CompiledJourney) -> Bool {
         journey.watchesCredential
-            && !journey.source.exceptions.contains {
-                $0.rule.value == ExplorationInvariant.credentialBeforeSuccess.rawValue
-            }
+            && journey.source.exception(to: ExplorationInvariant.credentialBeforeSuccess.rawValue) == nil
     }
 
     public static func == (a: Self, b: Self) -> Bool { a.bits == b.bits }

@@ -1062,9 +1062,7 @@ public struct JourneyExplorer: Sendable {
             journey: journey.id, bounds: bounds, clockJumps: jumps, states: 0, transitions: 0, depth: 0, frontier: 0,
             truncated: false, violations: [], leftOut: [], declared: Self.edges(of: journey), taken: [])
         result.offline = bounds.offline && network != nil
-        let watchesSecrets = !journey.source.exceptions.contains {
-            $0.rule.value == ExplorationInvariant.noSecretLeak.rawValue
-        }
+        let watchesSecrets = journey.source.exception(to: ExplorationInvariant.noSecretLeak.rawValue) == nil
         if !watchesSecrets { result.unchecked.append(.noSecretLeak) }
         if journey.watchesCredential && !InvariantMonitor.checksCredential(journey) {
             result.unchecked.append(.credentialBeforeSuccess)
@@ -1719,7 +1717,7 @@ public struct JourneyExplorer: Sendable {
 
     /// The exception the called journey `callee` declares for `invariant`.
     func calledException(_ invariant: ExplorationInvariant, of callee: String) -> CalledException {
-        let declared = library[callee]?.source.exceptions.first { $0.rule.value == invariant.rawValue }
+        let declared = library[callee]?.source.exception(to: invariant.rawValue)
         return CalledException(journey: callee, invariant: invariant, reason: declared?.reason ?? "")
     }
 

@@ -1,4 +1,15 @@
 extension Journey {
+    /// The exception the journey declares to `rule` (an ``AuthRule`` or an
+    /// ``ExplorationInvariant`` id), if any.
+    public func exception(to rule: String) -> RuleException? {
+        exceptions.first { $0.rule.value == rule }
+    }
+
+    /// The exceptions the journey declares to exploration invariants (`journey explore`'s).
+    public var explorationExceptions: [RuleException] {
+        exceptions.filter { ExplorationInvariant(rawValue: $0.rule.value) != nil }
+    }
+
     /// The limit `step` charges (its `attempts:`), when the journey declares it.
     public func limit(chargedBy step: Step) -> AttemptLimit? {
         guard let charge = step.attempts else { return nil }

@@ -6,7 +6,7 @@
 extension Journey {
     /// Calls `body` with each text of the journey: ids, names, titles and their templates,
     /// parameters, guards, assignments, limits, outputs, ends, exceptions and invariants.
-    public func forEachText(_ body: (String) -> Void) {
+    func forEachText(_ body: (String) -> Void) {
         body(id.value)
         body(file)
         title.forEachText(body)
@@ -57,7 +57,7 @@ extension AttemptLimit {
 extension Step {
     /// Calls `body` with each text of the step: its id, handler or journey, parameters, screen,
     /// limit, note, transitions (guards, assignments, targets) and the outcomes it verifies.
-    public func forEachText(_ body: (String) -> Void) {
+    func forEachText(_ body: (String) -> Void) {
         body(id.value)
         switch kind {
         case .handler(let handler): body(handler.value)
@@ -109,7 +109,7 @@ extension Transition {
 
 extension JourneyInvariant {
     /// Calls `body` with each text of the invariant: its id, summary, condition and `after`.
-    public func forEachText(_ body: (String) -> Void) {
+    func forEachText(_ body: (String) -> Void) {
         body(id.value)
         if let summary { body(summary) }
         body(condition.value)
@@ -141,7 +141,7 @@ extension Template {
 
 extension RawValue {
     /// Each text the value is written with: a scalar's, a list's items', a map's keys and values.
-    public func forEachText(_ body: (String) -> Void) {
+    func forEachText(_ body: (String) -> Void) {
         switch self {
         case .scalar(let text, _, _): body(text)
         case .list(let items, _): for item in items { item.forEachText(body) }
