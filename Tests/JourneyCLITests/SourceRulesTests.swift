@@ -5,7 +5,7 @@ import Testing
 /// CLI reads and writes files; the core gets bytes and returns values.
 @Suite(
     "Source rules: JourneyCore touches no files, network or processes; no I/O traps; randomness and time from the context",
-    .timeLimit(.minutes(2)))
+    .timeLimit(.minutes(10)))
 struct SourceRulesTests {
     struct Rule: Sendable, CustomTestStringConvertible {
         var name: String

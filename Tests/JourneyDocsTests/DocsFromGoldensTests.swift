@@ -30,7 +30,7 @@ struct DocsFromGoldensTests {
         func name(for scenario: CompiledScenario) -> String { scenario.file }
     }
 
-    @Test("docs built from the shipped goldens equal docs built from runs", .timeLimit(.minutes(2)))
+    @Test("docs built from the shipped goldens equal docs built from runs", .timeLimit(.minutes(10)))
     func goldensGiveTheDocsRunsGive() async throws {
         let paths = FileManager.default.enumerator(atPath: Self.root.appendingPathComponent("journeys").path)!
             .compactMap { $0 as? String }.filter { $0.hasSuffix(".yaml") }.sorted()

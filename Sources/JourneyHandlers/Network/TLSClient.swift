@@ -27,6 +27,16 @@ enum TLSClient {
         case noResponse
     }
 
+    /// The TLS context of every secure request. Its configuration never changes (the chain is
+    /// judged by ``ServerTrust`` in the handshake's callback), and building one reads the
+    /// system's CA bundle, which costs more than the rest of a request to a nearby server; so it
+    /// is built once, at the first `https:` request, and shared (a context is thread-safe).
+    private static let context = Result<NIOSSLContext, any Error> {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.minimumTLSVersion = .tlsv12
+        return try NIOSSLContext(configuration: configuration)
+    }
+
     /// Sends `request` and gives its response. With `trust` nil the connection is plain HTTP
     /// (an `http:` URL): no TLS, and the request is written as soon as it is connected.
     static func send(
@@ -55,15 +65,13 @@ enum TLSClient {
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         let promise = loop.makePromise(of: HTTPResponse.self)
         do {
-            var configuration = TLSConfiguration.makeClientConfiguration()
-            configuration.minimumTLSVersion = .tlsv12
-            let context = try NIOSSLContext(configuration: configuration)
+            let context = try trust.map { _ in try Self.context.get() }
             let serverName = ServerTrust.isAddress(host) ? nil : host
             let channel = try await ClientBootstrap(group: loop)
                 .connectTimeout(.milliseconds(milliseconds))
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        guard let trust else {
+                        guard let trust, let context else {
                             try channel.pipeline.syncOperations.addHTTPClientHandlers()
                             try channel.pipeline.syncOperations.addHandler(
                                 Exchange(head: head, body: body, promise: promise, secure: false))

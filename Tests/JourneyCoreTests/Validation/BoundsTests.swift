@@ -5,7 +5,7 @@ import Testing
 
 /// Every number a user writes has a range `journey check` enforces; hostile sizes (thousands
 /// of problems, thousands of nested calls) stay bounded; messages are one readable line.
-@Suite("Bounds: ranges, durations, caps and messages", .timeLimit(.minutes(2)))
+@Suite("Bounds: ranges, durations, caps and messages", .timeLimit(.minutes(10)))
 struct BoundsTests {
     // MARK: Durations
 

@@ -110,7 +110,7 @@ struct PinningTests {
         return request
     }
 
-    @Test("with the right pin the request is sent and answered", .timeLimit(.minutes(3)))
+    @Test("with the right pin the request is sent and answered", .timeLimit(.minutes(10)))
     func rightPinSends() async throws {
         let pki = try TestPKI()
         let peer = try await TLSPeer(pki)
@@ -123,7 +123,7 @@ struct PinningTests {
         #expect(received.contains("secret-access-token") && received.hasSuffix("refresh_token=secret-refresh"))
     }
 
-    @Test("a pin mismatch fails at the handshake: the server receives no byte of the request", .timeLimit(.minutes(3)))
+    @Test("a pin mismatch fails at the handshake: the server receives no byte of the request", .timeLimit(.minutes(10)))
     func mismatchSendsNothing() async throws {
         let pki = try TestPKI()
         let peer = try await TLSPeer(pki)
@@ -147,7 +147,7 @@ struct PinningTests {
         #expect(peer.received.isEmpty, "the server received \(peer.received.count) bytes after the handshake")
     }
 
-    @Test("a server the device does not trust receives nothing either", .timeLimit(.minutes(3)))
+    @Test("a server the device does not trust receives nothing either", .timeLimit(.minutes(10)))
     func untrustedSendsNothing() async throws {
         let pki = try TestPKI()
         let peer = try await TLSPeer(pki)
@@ -163,7 +163,7 @@ struct PinningTests {
 
     @Test(
         "without pins or CAs of its own, an https server is judged against the system's roots: one they do not vouch for receives nothing",
-        .timeLimit(.minutes(3)))
+        .timeLimit(.minutes(10)))
     func unpinnedUntrustedSendsNothing() async throws {
         let pki = try TestPKI()
         let peer = try await TLSPeer(pki)
@@ -265,7 +265,7 @@ struct PinningTests {
     /// The whole way: a journey pins discovery, the device trusts the server's CA, and the server
     /// has another key. The step gives `pinMismatch`, the transcript records the refused
     /// request without a status, and the server received nothing.
-    @Test("a pinned step against another key gives pinMismatch, recorded, with nothing sent", .timeLimit(.minutes(3)))
+    @Test("a pinned step against another key gives pinMismatch, recorded, with nothing sent", .timeLimit(.minutes(10)))
     func pinnedStepAgainstAnotherKey() async throws {
         let pki = try TestPKI()
         let peer = try await TLSPeer(pki)
