@@ -19,19 +19,23 @@ struct BenchCommand: AsyncParsableCommand {
             Generates the 20-event PIN journey used by the reference peers (create, repeat, \
             biometry, a three-strike lock, re-authorisation) and a suite of scenarios over it, \
             then reports:
-              • scenarios/s and steps/s of the in-process runner with transcripts on (every \
-            event encoded as JSON Lines and streamed to a counting sink, never held);
+              • scenarios/s and steps/s of the in-process runner with transcripts on
+                (every event encoded as JSON Lines and streamed to a counting sink,
+                never held);
               • peak memory after a small and a full suite (it should stay flat);
-              • load + validate throughput in MB/s over generated journey files (files are \
-            read and journeys compiled on every core; `taskset -c 0` gives the one-core figure);
+              • load + validate throughput in MB/s over generated journey files (files
+                are read and journeys compiled on every core; `taskset -c 0` gives the
+                one-core figure);
               • the median wall time of `journey run` as a whole process;
-              • the start-up of `journey run` inside a generated project of many journeys \
-            (--project-journeys) beside the same run with only its journeys, run in turn, and \
-            the ratio: a run loads only what its scenario reaches, so it should stay near 1;
-              • steps/s through a handler program that answers every step at once \
-            (--external-steps): a journey loops on the program's step, in Python and, when a C \
-            compiler (`cc`) is found, in C compiled for the bench; with the CPU time per step \
-            of each side, and Python's own side timed alone.
+              • the start-up of `journey run` inside a generated project of many
+                journeys (--project-journeys) beside the same run with only its
+                journeys, run in turn, and the ratio: a run loads only what its
+                scenario reaches, so it should stay near 1;
+              • steps/s through a handler program that answers every step at once
+                (--external-steps): a journey loops on the program's step, in Python
+                and, when a C compiler (`cc`) is found, in C compiled for the bench;
+                with the CPU time per step of each side, and Python's own side timed
+                alone.
 
             With --explore it measures `journey explore` instead, from the repository's root: \
             the PIN journey the reference peers model (journeys/examples/pin-model.journey.yaml) \
@@ -48,7 +52,8 @@ struct BenchCommand: AsyncParsableCommand {
 
             Run it from a release build with the Swift runtime linked statically, as \
             scripts/bench does (debug builds are several times slower):
-              swift build -c release --static-swift-stdlib && .build/release/journey bench
+              swift build -c release --static-swift-stdlib
+              .build/release/journey bench
             """
     )
 

@@ -35,7 +35,7 @@ struct DocsCommand: AsyncParsableCommand {
             Examples:
               journey docs journeys --out docs/journeys
               journey docs journeys --out site --format html --locale en
-              journey docs journeys --out docs/journeys --check    # in CI: fail if a page is stale
+              journey docs journeys --out docs/journeys --check  # in CI: fail if stale
 
             Output is deterministic, and --out changes as a whole: every page written and every \
             obsolete one removed, or (when the run fails) none; a run killed half-way is finished \

@@ -23,8 +23,8 @@ struct ExploreCommand: AsyncParsableCommand {
               explore.reaches-an-end      from every reachable state an end can be reached
                                           without killing the app
               explore.never-fails         no path makes the run fail
-              explore.counter-survives    no restart (and no clock jump but a lockout's end)
-                                          lowers an attempt counter
+              explore.counter-survives    no restart (and no clock jump but a lockout's
+                                          end) lowers an attempt counter
               explore.exceeded-target     no way round an attempt limit (a step that
                                           clears the count, before or after it is
                                           spent) lowers its counter
@@ -51,12 +51,14 @@ struct ExploreCommand: AsyncParsableCommand {
             transitions the explored paths take that no committed scenario (golden) takes.
 
             Examples:
-              journey explore                                   # every journey of the project
+              journey explore                    # every journey of the project
               journey explore journeys/examples --journey examples.pin-model
-              journey explore --restarts 1000 --depth 2000 journeys/examples/pin-model.journey.yaml
+              journey explore --restarts 1000 --depth 2000 \\
+                journeys/examples/pin-model.journey.yaml
               journey explore --emit counterexamples/
-              journey explore --strict                          # and fail one the bounds cut short
-              journey explore --from journeys/diia/scenarios/d5-count-survives-restart.scenario.yaml
+              journey explore --strict           # and fail one the bounds cut short
+              journey explore --from \\
+                journeys/diia/scenarios/d5-count-survives-restart.scenario.yaml
               journey explore --random --seed 7 --walks 10000 --depth 200 journeys/locker
               journey explore --jobs 1 journeys/examples/pin-model.journey.yaml
 

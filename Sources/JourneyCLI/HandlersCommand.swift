@@ -27,7 +27,7 @@ struct HandlersCommand: AsyncParsableCommand {
               journey handlers --json                 # the contracts as JSON, for tools
               journey handlers --markdown --out docs/journey-format.md
               journey handlers --schema --out schemas/handlers.schema.json
-              journey handlers --schema --out schemas/handlers.schema.json --check   # in CI
+              journey handlers --schema --out schemas/handlers.schema.json --check
 
             --markdown prints the handler table of docs/journey-format.md; with --out FILE it goes \
             between FILE's lines `\(HandlerReference.beginMarker)` and \

@@ -19,11 +19,11 @@ struct JourneyCommand: AsyncParsableCommand {
             writes a transcript.
 
             Start here:
-              journey new project my-app                    # a project that passes check and test, to start from
-              journey play examples.unlock                  # play a journey a screen at a time; :save a scenario
-              journey check journeys/                       # every problem, with file:line:column
+              journey new project my-app    # a project that passes check and test
+              journey play examples.unlock  # play a journey; :save makes a scenario
+              journey check journeys/       # every problem, with file:line:column
               journey run --scenario journeys/eduid/scenarios/happy-path.scenario.yaml
-              journey test journeys/                        # all scenarios against their golden transcripts
+              journey test journeys/        # every scenario against its goldens
 
             A journeykit.yaml in the working folder or any folder above names the project's \
             journey folders (what check, test and docs work on when given no path), the journeys \
@@ -36,8 +36,10 @@ struct JourneyCommand: AsyncParsableCommand {
 
             Exit codes:
               0  success
-              1  a journey or scenario failed (wrong end, failed assertion, transcript differs)
-              2  invalid input or usage (a file with errors, a bad option, an unwritable output)
+              1  a journey or scenario failed (wrong end, failed assertion, transcript
+                 differs)
+              2  invalid input or usage (a file with errors, a bad option, an unwritable
+                 output)
             """,
         version: "0.1.0",
         subcommands: [

@@ -18,7 +18,7 @@ struct NewCommand: AsyncParsableCommand {
             their place before any is put there, so a write that fails leaves none of them.
 
             Examples:
-              journey new project my-app          # a project, with a journey, a scenario, a golden
+              journey new project my-app          # journeykit.yaml, a journey, a scenario
               journey new journey acme.sign-in    # journeys/acme/sign-in.journey.yaml
               journey new journey acme.sign-in --folder flows
               journey new scenario --journey acme.sign-in right-pin

@@ -30,7 +30,8 @@ struct PlayCommand: AsyncParsableCommand {
                                 scenario saved plays it as its next session)
               :clock DURATION   time passes (:clock 5m)
               :offline, :online the network goes away or comes back
-              :foreground       the app comes back, at a step that sends it to the background
+              :foreground       the app comes back, at a step that sends it to the
+                                background
               :store            what the device keeps (secrets hidden)
               :hint             the inputs `journey explore` would try here
               :save FILE        save what was played as a scenario, and record its golden
@@ -52,8 +53,10 @@ struct PlayCommand: AsyncParsableCommand {
             Examples:
               journey play examples.unlock
               journey play examples.unlock --device pins.pin=2580 --device biometry=touchID
-              journey play journeys/examples/pin-model.journey.yaml --save journeys/examples/scenarios/played.scenario.yaml
-              journey play --from journeys/diia/scenarios/d5-count-survives-restart.scenario.yaml
+              journey play journeys/examples/pin-model.journey.yaml \\
+                --save journeys/examples/scenarios/played.scenario.yaml
+              journey play --from \\
+                journeys/diia/scenarios/d5-count-survives-restart.scenario.yaml
               printf '2580\\n2580\\n:quit\\n' | journey play examples.unlock
             """
     )

@@ -20,15 +20,15 @@ struct TestCommand: AsyncParsableCommand {
             there, naming it.
 
             Examples:
-              journey test                                 # everything under journeys/
+              journey test                       # everything under journeys/
               journey test journeys/diia --tag D5
-              journey test --update                        # re-record goldens after an intended change
+              journey test --update              # re-record goldens after a wanted change
               journey test --junit out/junit.xml --json out/results.json
-              journey test --shard 2/3                     # one machine of a 3-way CI matrix
-              journey test --repeat 5                      # fail if any run's transcript differs
-              journey test --explore                       # and explore every journey's paths
-              journey test --explore --strict              # ...and fail one the bounds cut short
-              journey test --watch journeys/app            # re-run what each saved change touches
+              journey test --shard 2/3           # one machine of a 3-way CI matrix
+              journey test --repeat 5            # fail if any run's transcript differs
+              journey test --explore             # and explore every journey's paths
+              journey test --explore --strict    # ...and fail one the bounds cut short
+              journey test --watch journeys/app  # re-run what each saved change touches
 
             Each scenario runs in a worker process with a wall-clock limit (--timeout): a \
             scenario that crashes its process or runs too long fails, and the others still run. \
