@@ -310,8 +310,8 @@ struct TestCommand: AsyncParsableCommand {
     /// Explores each start, and makes one outcome per journey: `journey › explore`, passed when
     /// no start breaks an invariant the journey does not except, else failed with each broken
     /// one and its shortest path. SIGINT or SIGTERM stops the exploration under way, whose
-    /// journey's outcome says what was found until then; the journeys after it are not explored,
-    /// and the signal is answered.
+    /// journey's outcome is skipped, saying how far it got (failed, when it found a broken
+    /// invariant before); the journeys after it are not explored, and the signal is answered.
     static func explore(
         _ starts: ExplorationStarts, files: [String: String], console: Console, progress: Bool, strict: Bool = false
     ) async -> (outcomes: [ScenarioOutcome], interruption: String?) {
@@ -390,14 +390,22 @@ struct TestCommand: AsyncParsableCommand {
                 problems.append(ScenarioOutcome.Problem(kind: .invariant, message: "\(said) (--strict)"))
                 short = nil
             }
+            // An exploration a signal stopped before it found a broken invariant has not passed:
+            // skipped, saying how far it got (as a scenario the signal stops is not counted a pass).
+            var skipped: [ScenarioOutcome.Problem] = []
+            if problems.isEmpty, cut?.result.interrupted == true, let said = short {
+                skipped = [ScenarioOutcome.Problem(kind: .invariant, message: said)]
+                short = nil
+            }
             let notes = (heavy.map { [$0] } ?? []) + (short.map { [$0] } ?? []) + unsteady.sorted()
             let note = notes.isEmpty ? nil : notes.joined(separator: "; ")
             outcomes.append(
                 ScenarioOutcome(
                     journey: id, scenario: "explore", file: files[id] ?? "", tags: ["explore"],
-                    status: problems.isEmpty ? .passed : .failed, milliseconds: milliseconds, steps: transitions,
+                    status: !problems.isEmpty ? .failed : skipped.isEmpty ? .passed : .skipped,
+                    milliseconds: milliseconds, steps: transitions,
                     problems: problems.isEmpty
-                        ? []
+                        ? skipped
                         : problems + [
                             ScenarioOutcome.Problem(
                                 kind: .invariant,
