@@ -618,7 +618,7 @@ struct ExploreCommand: AsyncParsableCommand {
                     + unreached.map(\.description).joined(separator: ", "))
         }
         if let coverage { lines.append(coverage.line(result)) }
-        for item in result.leftOut { lines.append("  left out: \(PrintableText.escaped(item))") }
+        for item in result.leftOut { lines.append("  left out: \(PrintableText.escaped(item.description))") }
         return lines
     }
 
@@ -833,7 +833,7 @@ struct ExploreCommand: AsyncParsableCommand {
                     ("transitionsTaken", .int(result.taken.count)),
                     ("unreached", .strings(result.unreached.map(\.description))),
                     ("coverage", coverage[result.journey].map { $0.json(result) }),
-                    ("leftOut", .strings(result.leftOut)),
+                    ("leftOut", .strings(result.leftOut.map(\.description))),
                 ])
             }
         ).printed

@@ -347,7 +347,7 @@ struct TestCommand: AsyncParsableCommand {
                 if result.states >= Self.manyStates, result.states > heaviest?.states ?? 0 {
                     heaviest = (start, result.states)
                 }
-                unsteady.formUnion(result.unsteady)
+                unsteady.formUnion(result.unsteady.map(\.description))
                 if result.cutShort {
                     let starts = (cut?.starts ?? 0) + 1
                     // The start a signal stopped is said; else the one the bounds cut shortest.

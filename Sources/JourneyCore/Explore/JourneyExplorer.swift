@@ -159,8 +159,8 @@ public struct JourneyExplorer: Sendable {
         /// its bounds or its end: what it found until then.
         public var interrupted = false
         public var violations: [Violation]
-        /// Steps whose input the explorer cannot make, with why: they are left out.
-        public var leftOut: [String]
+        /// What the exploration could not play, with why, in order.
+        public var leftOut: [LeftOut]
         /// The built-in invariants the journey declares broken on purpose that the exploration
         /// did not look for, which saves work: ``ExplorationInvariant/noSecretLeak`` (what
         /// moves record is not searched) and ``ExplorationInvariant/credentialBeforeSuccess``
@@ -204,13 +204,13 @@ public struct JourneyExplorer: Sendable {
 
         /// What ``leftOut`` says of programs declared deterministic whose step, run twice from
         /// the same state, ended otherwise: the project file says what the program does not do.
-        public var unsteady: [String] { leftOut.filter { $0.contains(JourneyExplorer.unsteadyMark) } }
+        public var unsteady: [LeftOut] {
+            leftOut.filter { if case .unsteady = $0 { true } else { false } }
+        }
         /// The steps (`journey.step`) whose request went as if the device were offline, with no
         /// network to send it to (said in ``leftOut``).
         public var sentWithoutNetwork: [String] {
-            leftOut.compactMap { note in
-                note.range(of: JourneyExplorer.withoutNetwork).map { String(note[..<$0.lowerBound]) }
-            }
+            leftOut.compactMap { if case .sentWithoutNetwork(let step, _) = $0 { step } else { nil } }
         }
 
         /// Whether a violation of `id` is reported.
@@ -352,12 +352,12 @@ public struct JourneyExplorer: Sendable {
             let answered: [Int]
             let monitor: InvariantMonitor?
             let broken: InvariantMonitor.Broken?
-            let note: String?
+            let note: LeftOut?
             let known: Bool
 
             init(
                 machine: JourneyMachine, action: JourneyMachine.Action, request: InputRequest?, outOfScope: Bool,
-                answered: [Int], monitor: InvariantMonitor?, broken: InvariantMonitor.Broken?, note: String?,
+                answered: [Int], monitor: InvariantMonitor?, broken: InvariantMonitor.Broken?, note: LeftOut?,
                 known: Bool
             ) {
                 self.machine = machine
@@ -390,7 +390,7 @@ public struct JourneyExplorer: Sendable {
         var broken: InvariantMonitor.Broken? { _read { yield situation.broken } }
         /// Why what follows is left out, when the explorer can say (a program not declared
         /// deterministic).
-        var note: String? { _read { yield situation.note } }
+        var note: LeftOut? { _read { yield situation.note } }
         /// The move entered a step where a state found before waits, and stopped there: the
         /// node stands for that state, and what its step asks (``request``) was not asked.
         var known: Bool { situation.known }
@@ -398,7 +398,7 @@ public struct JourneyExplorer: Sendable {
         init(
             machine: JourneyMachine, action: JourneyMachine.Action, request: InputRequest?, restarts: Int,
             outOfScope: Bool = false, answered: [Int] = [], monitor: InvariantMonitor? = nil,
-            broken: InvariantMonitor.Broken? = nil, note: String? = nil, known: Bool = false
+            broken: InvariantMonitor.Broken? = nil, note: LeftOut? = nil, known: Bool = false
         ) {
             situation = Situation(
                 machine: machine, action: action, request: request, outOfScope: outOfScope, answered: answered,
@@ -523,29 +523,21 @@ public struct JourneyExplorer: Sendable {
     /// What no path can play for want of a PIN: each `pin.verify` of a key the device does not
     /// keep and no step of the journeys it reaches seals (`pin.save`), whose right and wrong PINs
     /// are then never asked for (it says `missing` at once).
-    func unsealedPINs(_ journey: CompiledJourney) -> [String] {
+    func unsealedPINs(_ journey: CompiledJourney) -> [LeftOut] {
         let reached = ScenarioChecker.reachableJourneys(from: journey, in: library)
         let sealed = Set(
             reached.flatMap(\.source.steps).filter { $0.handlerID == "pin.save" }.compactMap {
                 $0.literalParameter("key")
             })
         return reached.flatMap { reachedJourney in
-            reachedJourney.source.steps.compactMap { step -> String? in
+            reachedJourney.source.steps.compactMap { step -> LeftOut? in
                 guard step.handlerID == "pin.verify", let key = step.literalParameter("key"), device.store[key] == nil,
                     !sealed.contains(key)
                 else { return nil }
-                return
-                    "\(reachedJourney.id).\(step.id.value): the device keeps no PIN under '\(key)'\(Self.unsealed)"
+                return .unsealedPIN(step: "\(reachedJourney.id).\(step.id.value)", key: key)
             }
         }
     }
-
-    static let unsealed =
-        " and no step seals one, so its right and wrong PINs are never asked for (explore from a scenario that seals one: --from SCENARIO, or its folder)"
-
-    /// Whether a note of ``Result/leftOut`` is said of a start's device (``unsealedPINs(_:)``):
-    /// of a journey explored from several starts, left out only when it is from each.
-    static func isSaidOfTheDevice(_ note: String) -> Bool { note.hasSuffix(unsealed) }
 
     /// The abstraction of `journey` for this explorer's library, with these clock jumps.
     func abstraction(_ journey: CompiledJourney, jumps: [Int]) -> Abstraction {
@@ -638,7 +630,7 @@ public struct JourneyExplorer: Sendable {
         var keys: [UInt8] = []
         /// Some input of the step cannot be made (said in `leftOut`).
         var incomplete = false
-        var leftOut: Set<String> = []
+        var leftOut: Set<LeftOut> = []
     }
 
     /// What one thread of an exploration reuses from move to move: the driver that answers
@@ -689,10 +681,10 @@ public struct JourneyExplorer: Sendable {
 
         /// What the moves played since the last call could not play, for want of a network:
         /// each step whose handler sent a request with no network to send it to, said once.
-        func takeSentWithoutNetwork() -> [String] {
+        func takeSentWithoutNetwork() -> [LeftOut] {
             guard let context, !context.sentWithoutNetwork.isEmpty else { return [] }
             defer { context.sentWithoutNetwork.removeAll() }
-            return context.sentWithoutNetwork.map(JourneyExplorer.sentWithoutNetwork)
+            return context.sentWithoutNetwork.map { .sentWithoutNetwork(step: $0) }
         }
 
         /// Starts a chunk of moves with the states found before it.
@@ -794,7 +786,7 @@ public struct JourneyExplorer: Sendable {
         var leftOut = Set(scratch.takeSentWithoutNetwork()).union(unsealedPINs(journey))
         // A journey that reads the clock with no duration to jump it by: time passing is not played.
         if jumps.isEmpty, bounds.clockJumps == nil, let reader = clockReader(journey) {
-            leftOut.insert(Self.clockUnjumped(reader.id))
+            leftOut.insert(.clockUnjumped(journey: reader.id))
         }
         /// States at a step with input the explorer cannot make.
         var unknown: [Bool] = []
@@ -1182,7 +1174,7 @@ public struct JourneyExplorer: Sendable {
     /// away or coming back; and whether some input of the step cannot be made (said in
     /// `leftOut`).
     func moves(
-        _ node: Node, journey: CompiledJourney, leftOut: inout Set<String>, jumps: [Int]
+        _ node: Node, journey: CompiledJourney, leftOut: inout Set<LeftOut>, jumps: [Int]
     ) -> (moves: [Move], incomplete: Bool) {
         guard case .runStep(let invocation) = node.action, let request = node.request else {
             // After a failure or a cancel the user opens the app again, with what the device
@@ -1196,7 +1188,7 @@ public struct JourneyExplorer: Sendable {
         }
         let step = node.machine.currentCompiledStep
         if let step, !step.deterministic, let handler = step.handler {
-            leftOut.insert(Self.undeclared(request.journey, request.step, handler.contract.id))
+            leftOut.insert(.undeclared(step: "\(request.journey).\(request.step)", handler: handler.contract.id))
             return ([], true)
         }
         var incomplete = false
@@ -1232,8 +1224,8 @@ public struct JourneyExplorer: Sendable {
             } else if !asked {
                 incomplete = true
                 leftOut.insert(
-                    "\(request.journey).\(request.step): \(handler.map { $0.contract.id } ?? "its handler") cannot say what to give for '\(input.name)'"
-                )
+                    .inputUnmade(
+                        step: "\(request.journey).\(request.step)", handler: handler?.contract.id, input: input.name))
             }
         }
         // An action a choice already presses with its values (a form's submit) is that choice.
@@ -1342,7 +1334,7 @@ public struct JourneyExplorer: Sendable {
     /// first one broken stops the path there. The steps run on the context's machine, in place.
     nonisolated(nonsending) func settle(
         in context: RunContext<Replies, Recorder>, _ action: JourneyMachine.Action, restarts: Int, answered: [Int],
-        journey: String, taking edges: inout [Edge], outOfScope: Bool = false, note: String? = nil,
+        journey: String, taking edges: inout [Edge], outOfScope: Bool = false, note: LeftOut? = nil,
         monitor: InvariantMonitor? = nil, scratch: Scratch
     ) async -> Node {
         var context = context
@@ -1392,7 +1384,8 @@ public struct JourneyExplorer: Sendable {
                     return Node(
                         machine: context.machine, action: action, request: nil, restarts: restarts, outOfScope: true,
                         answered: answered, monitor: monitor,
-                        note: Self.undeclared(invocation.journey, invocation.step, handler.contract.id))
+                        note: .undeclared(
+                            step: "\(invocation.journey).\(invocation.step)", handler: handler.contract.id))
                 }
                 // The state waits here with the machine as it is before the step's handler runs:
                 // kept where it may wait (a handler that takes no input never waits).
@@ -1440,7 +1433,8 @@ public struct JourneyExplorer: Sendable {
                     // otherwise next time: what follows is not judged.
                     if let step, !step.deterministic, let handler = step.handler {
                         outOfScope = true
-                        note = Self.undeclared(invocation.journey, invocation.step, handler.contract.id)
+                        note = .undeclared(
+                            step: "\(invocation.journey).\(invocation.step)", handler: handler.contract.id)
                     }
                     if let outcome {
                         Self.took(
@@ -1470,40 +1464,21 @@ public struct JourneyExplorer: Sendable {
         monitor?.completed(journey: stepJourney, step: step, outcome: outcome)
     }
 
-    /// What is left out at a step whose handler sent a request with no network to send it to
-    /// (`journey.step`): the server's answers; the request went as if the device were offline.
-    static func sentWithoutNetwork(_ step: String) -> String {
-        "\(step)\(withoutNetwork) (a server's answers are played from where a scenario that stubs them starts: give its folder, or --from it)"
-    }
-
-    /// What is left out of a journey that reads the clock (`device.now`, `since`, `until`) but
-    /// writes no duration the explorer can jump it by: time passing.
-    static func clockUnjumped(_ journey: String) -> String {
-        "\(journey): reads the clock but writes no duration to jump it by, so time passing is not played; give --clock-jump with the waits that matter (--clock-jump 10m)"
-    }
-
-    /// What every note of a request sent with no network says (``sentWithoutNetwork(_:)``).
-    static let withoutNetwork = ": sends a request with no network to send it to: it goes as if offline"
-
     /// What a journey explored from several starts left out, said of them all: each start's
     /// notes once; what a start's device lacks (a PIN sealed) only when every start lacks it; a
     /// request sent with no network, when some start stubs the server, as left out only from the
     /// others.
-    public static func leftOut(ofStarts results: [Result]) -> [String] {
+    public static func leftOut(ofStarts results: [Result]) -> [LeftOut] {
         var notes = Set(results.flatMap(\.leftOut))
-        notes = notes.filter { note in !isSaidOfTheDevice(note) || results.allSatisfy { $0.leftOut.contains(note) } }
+        notes = notes.filter { note in !note.isSaidOfTheDevice || results.allSatisfy { $0.leftOut.contains(note) } }
         if results.contains(where: \.offline) {
-            notes = Set(notes.map { sentWithoutNetworkFromSomeStarts($0) ?? $0 })
+            notes = Set(
+                notes.map { note in
+                    guard case .sentWithoutNetwork(let step, _) = note else { return note }
+                    return .sentWithoutNetwork(step: step, fromSomeStarts: true)
+                })
         }
         return notes.sorted()
-    }
-
-    /// ``sentWithoutNetwork(_:)``'s note said of a journey explored from several starts, some of
-    /// which stub the server: left out only from the others; nil for any other note.
-    static func sentWithoutNetworkFromSomeStarts(_ note: String) -> String? {
-        guard let mark = note.range(of: withoutNetwork) else { return nil }
-        return String(note[..<mark.upperBound])
-            + " from the starts without stubs (those with stubs play the server's answers)"
     }
 
     /// How a step ended, as far as where it leads goes: what it asked for, or its outcome and
@@ -1557,7 +1532,7 @@ public struct JourneyExplorer: Sendable {
     static func unsteady(
         _ invocation: HandlerInvocation, _ handler: any StepHandler, trial: StepAnswer?, run: StepRun,
         _ machine: borrowing JourneyMachine
-    ) -> String? {
+    ) -> LeftOut? {
         guard let trial else { return nil }
         let answer = StepAnswer(run, machine)
         guard answer != trial else { return nil }
@@ -1568,22 +1543,12 @@ public struct JourneyExplorer: Sendable {
     /// the same state, it ended otherwise.
     static func unsteady(
         _ journey: String, _ step: String, _ handler: String, first: StepAnswer, then: StepAnswer
-    ) -> String {
+    ) -> LeftOut {
         let how =
             first.shown == then.shown
             ? "\(first.shown) both times, but the run's state after it differs"
             : "\(first.shown), then \(then.shown)"
-        return
-            "\(journey).\(step): \(handler) \(unsteadyMark) (\(how)), so where its step leads is not judged; make the program answer alike, or declare it 'deterministic: false'"
-    }
-
-    /// What every ``unsteady(_:_:_:first:then:)`` note says, by which a result finds them.
-    static let unsteadyMark =
-        "is declared deterministic (journeykit.yaml), but the same step run twice from the same state ended otherwise"
-
-    /// Why a step of a handler not declared deterministic is left out.
-    static func undeclared(_ journey: String, _ step: String, _ handler: String) -> String {
-        "\(journey).\(step): \(handler) is not declared deterministic (for a program, 'deterministic: true' in journeykit.yaml), so where its step leads is not judged"
+        return .unsteady(step: "\(journey).\(step)", handler: handler, how: how)
     }
 
     enum StepRun {

@@ -31,7 +31,7 @@ public final class PlayedJourney {
         /// Why the position cannot go on, when a handler stepped out of what can be played (a
         /// request no stub answers, a program not declared deterministic).
         public var blocked: String? {
-            if let note = node.note { return note }
+            if let note = node.note { return note.description }
             return node.outOfScope ? "a request the scenario's network stubs do not answer was made" : nil
         }
         /// The restarts taken on the way.
@@ -84,7 +84,7 @@ public final class PlayedJourney {
     /// The moves the explorer would play from `position`, one per input class: suggestions for
     /// a person who does not know what a step takes.
     public func suggestions(at position: Position) -> [JourneyExplorer.Move] {
-        var leftOut = Set<String>()
+        var leftOut = Set<JourneyExplorer.LeftOut>()
         return explorer.moves(position.node, journey: journey, leftOut: &leftOut, jumps: jumps).moves
     }
 }

@@ -93,7 +93,7 @@ extension JourneyExplorer {
         return finish(result, seen: seen, leftOut: leftOut)
     }
 
-    private func finish(_ result: Result, seen: StateTable, leftOut: Set<String>) -> Result {
+    private func finish(_ result: Result, seen: StateTable, leftOut: Set<LeftOut>) -> Result {
         var result = result
         result.states = seen.count
         result.leftOut = leftOut.sorted()
