@@ -100,7 +100,8 @@ struct ExternalHandlerOrphanTests {
         environment["NO_COLOR"] = "1"
         process.environment = environment
         process.standardInput = FileHandle.nullDevice
-        FileManager.default.createFile(atPath: folder.appendingPathComponent("out.txt").path, contents: nil)
+        try #require(
+            FileManager.default.createFile(atPath: folder.appendingPathComponent("out.txt").path, contents: nil))
         process.standardOutput = try FileHandle(forWritingTo: folder.appendingPathComponent("out.txt"))
         process.standardError = FileHandle.nullDevice
         try process.run()
