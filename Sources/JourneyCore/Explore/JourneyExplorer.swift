@@ -534,7 +534,7 @@ public struct JourneyExplorer: Sendable {
                 guard step.handlerID == "pin.verify", let key = step.literalParameter("key"), device.store[key] == nil,
                     !sealed.contains(key)
                 else { return nil }
-                return .unsealedPIN(step: "\(reachedJourney.id).\(step.id.value)", key: key)
+                return .unsealedPIN(journey: reachedJourney.id, step: step.id.value, key: key)
             }
         }
     }
@@ -1188,7 +1188,7 @@ public struct JourneyExplorer: Sendable {
         }
         let step = node.machine.currentCompiledStep
         if let step, !step.deterministic, let handler = step.handler {
-            leftOut.insert(.undeclared(step: "\(request.journey).\(request.step)", handler: handler.contract.id))
+            leftOut.insert(.undeclared(journey: request.journey, step: request.step, handler: handler.contract.id))
             return ([], true)
         }
         var incomplete = false
@@ -1225,7 +1225,7 @@ public struct JourneyExplorer: Sendable {
                 incomplete = true
                 leftOut.insert(
                     .inputUnmade(
-                        step: "\(request.journey).\(request.step)", handler: handler?.contract.id, input: input.name))
+                        journey: request.journey, step: request.step, handler: handler?.contract.id, input: input.name))
             }
         }
         // An action a choice already presses with its values (a form's submit) is that choice.
@@ -1385,7 +1385,7 @@ public struct JourneyExplorer: Sendable {
                         machine: context.machine, action: action, request: nil, restarts: restarts, outOfScope: true,
                         answered: answered, monitor: monitor,
                         note: .undeclared(
-                            step: "\(invocation.journey).\(invocation.step)", handler: handler.contract.id))
+                            journey: invocation.journey, step: invocation.step, handler: handler.contract.id))
                 }
                 // The state waits here with the machine as it is before the step's handler runs:
                 // kept where it may wait (a handler that takes no input never waits).
@@ -1434,7 +1434,7 @@ public struct JourneyExplorer: Sendable {
                     if let step, !step.deterministic, let handler = step.handler {
                         outOfScope = true
                         note = .undeclared(
-                            step: "\(invocation.journey).\(invocation.step)", handler: handler.contract.id)
+                            journey: invocation.journey, step: invocation.step, handler: handler.contract.id)
                     }
                     if let outcome {
                         Self.took(
@@ -1548,7 +1548,7 @@ public struct JourneyExplorer: Sendable {
             first.shown == then.shown
             ? "\(first.shown) both times, but the run's state after it differs"
             : "\(first.shown), then \(then.shown)"
-        return .unsteady(step: "\(journey).\(step)", handler: handler, how: how)
+        return .unsteady(journey: journey, step: step, handler: handler, how: how)
     }
 
     enum StepRun {

@@ -1,9 +1,10 @@
 extension JourneyExplorer {
     /// What an exploration could not play, and why: said under its result (`left out: …`),
-    /// one line each, in the order of what they say. Steps are named `journey.step`.
+    /// one line each, in the order of what they say, naming each step `journey.step`.
     public enum LeftOut: Sendable, Hashable, Comparable, CustomStringConvertible {
-        /// A step whose handler sent a request with no network to send it to: the request went
-        /// as if the device were offline, and the server's answers are not played. Of a journey
+        /// A step (`journey.step`, as the run names it) whose handler sent a request with no
+        /// network to send it to: the request went as if the device were offline, and the
+        /// server's answers are not played. Of a journey
         /// explored from several starts, some of which stub the server, `fromSomeStarts`: left
         /// out only from the others.
         case sentWithoutNetwork(step: String, fromSomeStarts: Bool = false)
@@ -14,14 +15,14 @@ extension JourneyExplorer {
         /// reaches seals: its right and wrong PINs are never asked for (it says `missing` at once).
         /// Said of the start's device: of a journey explored from several starts, left out only
         /// when it is from each.
-        case unsealedPIN(step: String, key: String)
+        case unsealedPIN(journey: String, step: String, key: String)
         /// A step whose input the explorer cannot make: its handler cannot say what to give.
-        case inputUnmade(step: String, handler: String?, input: String)
+        case inputUnmade(journey: String, step: String, handler: String?, input: String)
         /// A step of a handler not declared deterministic: where it leads is not judged.
-        case undeclared(step: String, handler: String)
+        case undeclared(journey: String, step: String, handler: String)
         /// A step of a program declared deterministic that, run twice from the same state, ended
         /// otherwise (`how`, as said): where it leads is not judged.
-        case unsteady(step: String, handler: String, how: String)
+        case unsteady(journey: String, step: String, handler: String, how: String)
 
         public var description: String {
             switch self {
@@ -35,17 +36,17 @@ extension JourneyExplorer {
             case .clockUnjumped(let journey):
                 return
                     "\(journey): reads the clock but writes no duration to jump it by, so time passing is not played; give --clock-jump with the waits that matter (--clock-jump 10m)"
-            case .unsealedPIN(let step, let key):
+            case .unsealedPIN(let journey, let step, let key):
                 return
-                    "\(step): the device keeps no PIN under '\(key)' and no step seals one, so its right and wrong PINs are never asked for (explore from a scenario that seals one: --from SCENARIO, or its folder)"
-            case .inputUnmade(let step, let handler, let input):
-                return "\(step): \(handler ?? "its handler") cannot say what to give for '\(input)'"
-            case .undeclared(let step, let handler):
+                    "\(journey).\(step): the device keeps no PIN under '\(key)' and no step seals one, so its right and wrong PINs are never asked for (explore from a scenario that seals one: --from SCENARIO, or its folder)"
+            case .inputUnmade(let journey, let step, let handler, let input):
+                return "\(journey).\(step): \(handler ?? "its handler") cannot say what to give for '\(input)'"
+            case .undeclared(let journey, let step, let handler):
                 return
-                    "\(step): \(handler) is not declared deterministic (for a program, 'deterministic: true' in journeykit.yaml), so where its step leads is not judged"
-            case .unsteady(let step, let handler, let how):
+                    "\(journey).\(step): \(handler) is not declared deterministic (for a program, 'deterministic: true' in journeykit.yaml), so where its step leads is not judged"
+            case .unsteady(let journey, let step, let handler, let how):
                 return
-                    "\(step): \(handler) is declared deterministic (journeykit.yaml), but the same step run twice from the same state ended otherwise (\(how)), so where its step leads is not judged; make the program answer alike, or declare it 'deterministic: false'"
+                    "\(journey).\(step): \(handler) is declared deterministic (journeykit.yaml), but the same step run twice from the same state ended otherwise (\(how)), so where its step leads is not judged; make the program answer alike, or declare it 'deterministic: false'"
             }
         }
 
