@@ -833,11 +833,28 @@ struct ExploreCommand: AsyncParsableCommand {
                     ("transitionsTaken", .int(result.taken.count)),
                     ("unreached", .strings(result.unreached.map(\.description))),
                     ("coverage", coverage[result.journey].map { $0.json(result) }),
-                    ("leftOut", .strings(result.leftOut.map(\.description))),
+                    ("leftOut", .array(result.leftOut.map(leftOutJSON))),
                 ])
             }
         ).printed
     }
+}
+
+/// A thing an exploration left out, for `--json`: its kind, the journey, step and handler it
+/// is said of, the input or key it names, and the sentence the text output says. (Each entry
+/// is one start: a request sent with no network is in the entries of the starts without stubs.)
+private func leftOutJSON(_ note: JourneyExplorer.LeftOut) -> JSONTree {
+    var named: (input: String?, key: String?) = (nil, nil)
+    switch note {
+    case .inputUnmade(_, _, _, let input): named.input = input
+    case .unsealedPIN(_, _, let key): named.key = key
+    case .sentWithoutNetwork, .clockUnjumped, .undeclared, .unsteady: break
+    }
+    return JSONTree.members([
+        ("kind", .string(note.kind)), ("journey", .string(note.journey)), ("step", note.step.map(JSONTree.string)),
+        ("handler", note.handler.map(JSONTree.string)), ("input", named.input.map(JSONTree.string)),
+        ("key", named.key.map(JSONTree.string)), ("message", .string(note.description)),
+    ])
 }
 
 /// What the committed scenarios of a journey cover, from their golden transcripts: the steps

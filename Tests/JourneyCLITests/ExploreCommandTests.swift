@@ -823,6 +823,37 @@ extension ExploreCommandTests {
         #expect(one.stdout == two.stdout)
     }
 
+    /// `--json` says what is left out as objects a script can select by kind, with the journey
+    /// and step apart (a journey's id holds dots: `journey.step` cannot be split back).
+    @Test("--json gives each thing left out its kind, journey, step and what the text says of it")
+    func leftOutAsJSON() async throws {
+        func leftOut(_ arguments: [String]) async throws -> [[String: Any]] {
+            let run = try await runJourney(["explore", "--json"] + arguments)
+            #expect(run.status == Exit.ok, "\(run)")
+            let entries = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]]
+            return (entries ?? []).flatMap { $0["leftOut"] as? [[String: Any]] ?? [] }
+        }
+        let alone = try await leftOut(["journeys/examples/mfa-enrolment.journey.yaml"])
+        #expect(alone.count == 1, "\(alone)")
+        #expect(alone.first?["kind"] as? String == "no-network", "\(alone)")
+        #expect(alone.first?["journey"] as? String == "examples.mfa-enrolment", "\(alone)")
+        #expect(alone.first?["step"] as? String == "status", "\(alone)")
+        #expect(
+            alone.first?["message"] as? String
+                == "examples.mfa-enrolment.status: sends a request with no network to send it to: it goes as if offline (a server's answers are played from where a scenario that stubs them starts: give its folder, or --from it)",
+            "\(alone)")
+        #expect(alone.first?["handler"] == nil && alone.first?["input"] == nil, "\(alone)")
+        // Each entry is one start: from a scenario that stubs the server, nothing is left out.
+        let stubbed = try await leftOut(["--from", "journeys/examples/scenarios/mfa-app-enrolment.scenario.yaml"])
+        #expect(stubbed.isEmpty, "\(stubbed)")
+        // A PIN no step seals is said of the step and the store key.
+        let diia = try await leftOut(["journeys/diia"])
+        let unsealed = diia.filter { $0["kind"] as? String == "no-pin-sealed" }
+        #expect(
+            unsealed.map { "\($0["journey"] ?? "") \($0["step"] ?? "") \($0["key"] ?? "")" }.sorted().first
+                == "diia.pin-enter enterPin authorizationPincode", "\(unsealed)")
+    }
+
     @Test("from a scenario, the server answers in turn along each path: the second code is taken")
     func serverAnswersInTurn() async throws {
         let result = try await runJourney([

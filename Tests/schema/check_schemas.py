@@ -616,6 +616,13 @@ def check_reports(report: Report, validators: dict, binary: str):
             [str(stale)],
             [str(FIXTURES / "bad" / "attempts-too-many.yaml")],
         ]
+        # A project whose handler program is declared deterministic but cannot say what to give
+        # for its inputs: left out as `input-not-made`, naming the handler and the input.
+        program = folder / "program"
+        subprocess.run(["cp", "-R", str(ROOT / "examples" / "python-handler"), str(program)], check=True)
+        project = program / "journeykit.yaml"
+        project.write_text(project.read_text(encoding="utf-8").replace(
+            "    timeout: 5s\n", "    timeout: 5s\n    deterministic: true\n", 1), encoding="utf-8")
         outputs = {"explore-report": [], "test-report": []}
 
         def shown(arguments):
@@ -628,6 +635,13 @@ def check_reports(report: Report, validators: dict, binary: str):
             if run.returncode not in (0, 1):
                 report.fail(f"{what} prints a report", [f"exit {run.returncode}"] + run.stderr.strip().splitlines())
                 continue
+            outputs["explore-report"].append((what, json.loads(run.stdout)))
+        run = subprocess.run([binary, "explore", "--json", "journeys"], cwd=program, capture_output=True, text=True,
+                             errors="replace", timeout=300)
+        what = "`journey explore --json journeys` of a handler program that cannot make its inputs"
+        if run.returncode != 0:
+            report.fail(f"{what} prints a report", [f"exit {run.returncode}"] + run.stderr.strip().splitlines())
+        else:
             outputs["explore-report"].append((what, json.loads(run.stdout)))
         # Stopped by Ctrl-C: the exploration under way is marked interrupted.
         interrupted = interrupted_explore(binary)
@@ -668,7 +682,11 @@ def check_reports(report: Report, validators: dict, binary: str):
                        ("explore-report", "with an unknown member", [{**entry, "statez": 1}]),
                        ("explore-report", "with a violation of an unknown invariant",
                         [{**entry, "violations": [{"invariant": "explore.nope", "message": "m", "path": []}]}]),
-                       ("explore-report", "with a negative count", [{**entry, "transitions": -1}])]
+                       ("explore-report", "with a negative count", [{**entry, "transitions": -1}]),
+                       ("explore-report", "with a thing left out of an unknown kind",
+                        [{**entry, "leftOut": [{"kind": "nope", "journey": "a.b", "message": "m"}]}]),
+                       ("explore-report", "with a thing left out said as a sentence alone",
+                        [{**entry, "leftOut": ["a.b.c: sends a request with no network to send it to"]}])]
         if outputs["test-report"]:
             instance = outputs["test-report"][0][1]
             scenario = instance["scenarios"][0]

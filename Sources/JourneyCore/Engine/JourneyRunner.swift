@@ -117,15 +117,21 @@ public enum RunInterruption: Error, Sendable, Equatable {
 /// A run is one sequence of steps and a handler uses its context only from its own `run`, so
 /// nothing reaches the context's state from two places at once: its properties skip the
 /// dynamic exclusivity checks, which the machine's hot path would otherwise pay on every event.
+/// A step of a journey: the journey's id and the step's.
+struct StepName: Hashable, Sendable {
+    var journey: String
+    var step: String
+}
+
 final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContext {
     @exclusivity(unchecked) var machine: JourneyMachine
     let driver: Driver
     let network: NetworkTransport?
     let sink: Sink
     @exclusivity(unchecked) var inputs: [String: Value] = [:]
-    /// The steps (`journey.step`) whose handler sent a request while there was no network to
+    /// The steps (journey and step) whose handler sent a request while there was no network to
     /// send it to, since the set was last emptied: it went as if the device were offline.
-    @exclusivity(unchecked) var sentWithoutNetwork: Set<String> = []
+    @exclusivity(unchecked) var sentWithoutNetwork: Set<StepName> = []
 
     init(machine: JourneyMachine, driver: Driver, network: NetworkTransport?, sink: Sink) {
         self.machine = machine
@@ -149,7 +155,7 @@ final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContex
         }
         guard let network else {
             if let invocation = machine.currentInvocation {
-                sentWithoutNetwork.insert("\(invocation.journey).\(invocation.step)")
+                sentWithoutNetwork.insert(StepName(journey: invocation.journey, step: invocation.step))
             }
             handle(.recordHTTP(method: request.method, url: url, status: nil, error: "no network"))
             throw NetworkError.noTransport

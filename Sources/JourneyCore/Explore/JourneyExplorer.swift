@@ -210,7 +210,9 @@ public struct JourneyExplorer: Sendable {
         /// The steps (`journey.step`) whose request went as if the device were offline, with no
         /// network to send it to (said in ``leftOut``).
         public var sentWithoutNetwork: [String] {
-            leftOut.compactMap { if case .sentWithoutNetwork(let step, _) = $0 { step } else { nil } }
+            leftOut.compactMap {
+                if case .sentWithoutNetwork(let journey, let step, _) = $0 { "\(journey).\(step)" } else { nil }
+            }
         }
 
         /// Whether a violation of `id` is reported.
@@ -684,7 +686,7 @@ public struct JourneyExplorer: Sendable {
         func takeSentWithoutNetwork() -> [LeftOut] {
             guard let context, !context.sentWithoutNetwork.isEmpty else { return [] }
             defer { context.sentWithoutNetwork.removeAll() }
-            return context.sentWithoutNetwork.map { .sentWithoutNetwork(step: $0) }
+            return context.sentWithoutNetwork.map { .sentWithoutNetwork(journey: $0.journey, step: $0.step) }
         }
 
         /// Starts a chunk of moves with the states found before it.
@@ -1474,8 +1476,8 @@ public struct JourneyExplorer: Sendable {
         if results.contains(where: \.offline) {
             notes = Set(
                 notes.map { note in
-                    guard case .sentWithoutNetwork(let step, _) = note else { return note }
-                    return .sentWithoutNetwork(step: step, fromSomeStarts: true)
+                    guard case .sentWithoutNetwork(let journey, let step, _) = note else { return note }
+                    return .sentWithoutNetwork(journey: journey, step: step, fromSomeStarts: true)
                 })
         }
         return notes.sorted()

@@ -2,12 +2,11 @@ extension JourneyExplorer {
     /// What an exploration could not play, and why: said under its result (`left out: …`),
     /// one line each, in the order of what they say, naming each step `journey.step`.
     public enum LeftOut: Sendable, Hashable, Comparable, CustomStringConvertible {
-        /// A step (`journey.step`, as the run names it) whose handler sent a request with no
-        /// network to send it to: the request went as if the device were offline, and the
-        /// server's answers are not played. Of a journey
+        /// A step whose handler sent a request with no network to send it to: the request went
+        /// as if the device were offline, and the server's answers are not played. Of a journey
         /// explored from several starts, some of which stub the server, `fromSomeStarts`: left
         /// out only from the others.
-        case sentWithoutNetwork(step: String, fromSomeStarts: Bool = false)
+        case sentWithoutNetwork(journey: String, step: String, fromSomeStarts: Bool = false)
         /// A journey that reads the clock (`device.now`, `since`, `until`) but writes no duration
         /// the explorer can jump it by: time passing.
         case clockUnjumped(journey: String)
@@ -26,13 +25,13 @@ extension JourneyExplorer {
 
         public var description: String {
             switch self {
-            case .sentWithoutNetwork(let step, let fromSomeStarts):
+            case .sentWithoutNetwork(let journey, let step, let fromSomeStarts):
                 let whence =
                     fromSomeStarts
                     ? " from the starts without stubs (those with stubs play the server's answers)"
                     : " (a server's answers are played from where a scenario that stubs them starts: give its folder, or --from it)"
                 return
-                    "\(step): sends a request with no network to send it to: it goes as if offline\(whence)"
+                    "\(journey).\(step): sends a request with no network to send it to: it goes as if offline\(whence)"
             case .clockUnjumped(let journey):
                 return
                     "\(journey): reads the clock but writes no duration to jump it by, so time passing is not played; give --clock-jump with the waits that matter (--clock-jump 10m)"
@@ -53,7 +52,48 @@ extension JourneyExplorer {
         /// In the order of what they say.
         public static func < (a: Self, b: Self) -> Bool { a.description < b.description }
 
-        /// Whether it is said of a start's device (``unsealedPIN(step:key:)``).
+        /// What kind of thing is left out, as `journey explore --json` names it: a stable id.
+        public var kind: String {
+            switch self {
+            case .sentWithoutNetwork: "no-network"
+            case .clockUnjumped: "no-clock-jump"
+            case .unsealedPIN: "no-pin-sealed"
+            case .inputUnmade: "input-not-made"
+            case .undeclared: "not-declared-deterministic"
+            case .unsteady: "not-steady"
+            }
+        }
+
+        /// The journey it is said of.
+        public var journey: String {
+            switch self {
+            case .sentWithoutNetwork(let journey, _, _), .clockUnjumped(let journey),
+                .unsealedPIN(let journey, _, _), .inputUnmade(let journey, _, _, _), .undeclared(let journey, _, _),
+                .unsteady(let journey, _, _, _):
+                journey
+            }
+        }
+
+        /// The step of ``journey`` it is said of; nil when it is said of the whole journey.
+        public var step: String? {
+            switch self {
+            case .clockUnjumped: nil
+            case .sentWithoutNetwork(_, let step, _), .unsealedPIN(_, let step, _), .inputUnmade(_, let step, _, _),
+                .undeclared(_, let step, _), .unsteady(_, let step, _, _):
+                step
+            }
+        }
+
+        /// The handler of that step, where what is left out is the handler's doing.
+        public var handler: String? {
+            switch self {
+            case .inputUnmade(_, _, let handler, _): handler
+            case .undeclared(_, _, let handler), .unsteady(_, _, let handler, _): handler
+            case .sentWithoutNetwork, .clockUnjumped, .unsealedPIN: nil
+            }
+        }
+
+        /// Whether it is said of a start's device (``unsealedPIN(journey:step:key:)``).
         var isSaidOfTheDevice: Bool {
             if case .unsealedPIN = self { true } else { false }
         }
