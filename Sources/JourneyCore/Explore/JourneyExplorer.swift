@@ -774,109 +774,30 @@ public struct JourneyExplorer: Sendable {
         let scratch = Scratch(abstraction)
         let (begun, first, watchesSecrets, startLeak) = await begin(journey, jumps: jumps, scratch: scratch)
         var result = begun
-
-        var table = StateTable()
-        var parents: [(parent: Int, move: Move)?] = []
-        /// Every transition played, as (from, to): walked backwards from the ends after the search.
-        var arcs: [(from: Int32, to: Int32)] = []
-        /// Whether the user could do something at each state (an input move was played from it).
-        var answers: [Bool] = []
-        var ends: [Bool] = []
-        /// The end each state is, when it is the journey's end: states are added breadth first,
-        /// so the first of each end is at the end of one of its shortest paths.
-        var endOf: [String?] = []
+        var states = ExploredStates()
         var leftOut = Set(scratch.takeSentWithoutNetwork()).union(unsealedPINs(journey))
         // A journey that reads the clock with no duration to jump it by: time passing is not played.
         if jumps.isEmpty, bounds.clockJumps == nil, let reader = clockReader(journey) {
             leftOut.insert(.clockUnjumped(journey: reader.id))
         }
-        /// States at a step with input the explorer cannot make.
-        var unknown: [Bool] = []
-        var expanded: [Bool] = []
-        /// The step each state waits at, for a violation found after the search.
-        var waitsAt: [String?] = []
-
-        // The table is given the key's buffer, not a closure over it: the bookkeeping below runs
-        // outside any closure, where the variables it changes need no checks at run time.
-        func add(_ node: Node, key: StateKey, parent: (Int, Move)?) -> (index: Int, new: Bool) {
-            add(node, keys: key.bytes, range: key.bytes.indices, hash: key.hash, parent: parent)
-        }
-        func add(
-            _ node: Node, keys: [UInt8], range: Range<Int>, hash: UInt64, parent: (Int, Move)?
-        ) -> (index: Int, new: Bool) {
-            let (index, new) = table.insert(keys, range, hash: hash)
-            guard new else { return (index, false) }
-            parents.append(parent.map { (parent: $0.0, move: $0.1) })
-            if case .runStep(let invocation) = node.action {
-                waitsAt.append(invocation.step)
-            } else {
-                waitsAt.append(nil)
-            }
-            // A failed run is an end of its own kind here: never-fails reports it. A broken
-            // invariant stops the path, as it stops a run.
-            switch node.action {
-            case .finished(let run):
-                ends.append(true)
-                endOf.append(node.broken == nil ? run.end : nil)
-            case .failed:
-                ends.append(true)
-                endOf.append(nil)
-            default:
-                ends.append(node.broken != nil)
-                endOf.append(nil)
-            }
-            unknown.append(false)
-            expanded.append(false)
-            answers.append(false)
-            return (index, true)
-        }
-        func path(to index: Int) -> [Move] {
-            var moves: [Move] = []
-            var current = index
-            while let step = parents[current] {
-                moves.append(step.move)
-                current = step.parent
-            }
-            return moves.reversed()
-        }
-        func report(
-            _ invariant: ExplorationInvariant?, _ message: String, at index: Int, then move: Move? = nil, node: Node?,
-            expected: Violation.Expected? = nil, declared: (id: String, summary: String?)? = nil
-        ) {
-            var step = node == nil ? waitsAt[index] : nil
-            if case .runStep(let invocation)? = node?.action { step = invocation.step }
-            result.report(
-                invariant, declared: declared, message, path: { path(to: index) + (move.map { [$0] } ?? []) },
-                step: step, expected: expected)
-        }
-        /// Reports the invariant the node broke, if any: the path goes no further.
-        func reportBroken(_ node: Node, at index: Int) -> Bool {
-            guard let broken = node.broken else { return false }
-            for broken in [broken] + broken.others {
-                report(
-                    broken.builtin, broken.detail, at: index, node: node,
-                    declared: broken.builtin == nil ? (broken.id, broken.summary) : nil)
-            }
-            return true
-        }
 
         var level: [(index: Int, node: Node)] = []
-        let root = add(first, key: scratch.key(first), parent: nil)
+        let root = states.add(first, key: scratch.key(first), parent: nil)
         if first.outOfScope {
             // The start asked the network for what no stub answers: nothing of it is judged.
-            unknown[root.index] = true
+            states.markUnknown(root.index)
             if let note = first.note { leftOut.insert(note) }
         } else {
-            if let startLeak { report(.noSecretLeak, startLeak, at: root.index, node: first) }
-            if !reportBroken(first, at: root.index) { level.append((root.index, first)) }
+            if let startLeak { states.report(.noSecretLeak, startLeak, at: root.index, node: first, into: &result) }
+            if !states.reportBroken(first, at: root.index, into: &result) { level.append((root.index, first)) }
             if let problem = stateProblem(first, journey) {
-                report(problem.0, problem.1, at: root.index, node: first)
+                states.report(problem.0, problem.1, at: root.index, node: first, into: &result)
             }
         }
         // States queued to be expanded: those not expanded are the frontier.
         var queued = level.count
         // At the bound already: the start, if it waits for a move, is not expanded.
-        if parents.count >= bounds.states, !level.isEmpty, case .runStep = first.action { result.truncated = true }
+        if states.count >= bounds.states, !level.isEmpty, case .runStep = first.action { result.truncated = true }
 
         var reuse = Reuse(enabled: reusesExpansions && bounds.restarts > 0, capacity: reuseCapacity)
         var depth = 0
@@ -893,11 +814,11 @@ public struct JourneyExplorer: Sendable {
                 // the others are played.
                 reuse.startChunk()
                 let reusable = chunk.map {
-                    reuse.find($0.index, restarts: $0.node.restarts, bound: bounds.restarts, in: table)
+                    reuse.find($0.index, restarts: $0.node.restarts, bound: bounds.restarts, in: states.table)
                 }
                 let played = await expand(
                     ArraySlice(zip(chunk, reusable).filter { $0.1 == nil }.map(\.0)), journey: journey, jumps: jumps,
-                    abstraction: abstraction, watchesSecrets: watching, known: table, scratch: scratch)
+                    abstraction: abstraction, watchesSecrets: watching, known: states.table, scratch: scratch)
                 var playedNext = 0
                 for (offset, found) in reusable.enumerated() {
                     let (index, node) = chunk[chunk.startIndex + offset]
@@ -910,12 +831,12 @@ public struct JourneyExplorer: Sendable {
                     } else {
                         expansion = played[playedNext]
                         playedNext += 1
-                        reuse.keep(expansion, of: index, restarts: node.restarts, in: table)
+                        reuse.keep(expansion, of: index, restarts: node.restarts, in: states.table)
                     }
-                    expanded[index] = true
+                    states.markExpanded(index)
                     leftOut.formUnion(expansion.leftOut)
                     // A step some of whose input cannot be made is not judged: where it leads is unknown.
-                    if expansion.incomplete { unknown[index] = true }
+                    if expansion.incomplete { states.markUnknown(index) }
                     for step in expansion.successors {
                         let (move, played) = (step.move, step.played)
                         var successor = step.node
@@ -924,23 +845,22 @@ public struct JourneyExplorer: Sendable {
                         // A move into what the scenario's stubs do not cover is not judged.
                         if !successor.outOfScope {
                             if let leak = played.leak {
-                                report(.noSecretLeak, leak, at: index, then: move, node: successor)
+                                states.report(
+                                    .noSecretLeak, leak, at: index, then: move, node: successor, into: &result)
                             }
                             if let problem = played.problem {
                                 if let callee = problem.excusedBy {
                                     result.excusedInCalls.insert(calledException(problem.0, of: callee))
                                 } else {
-                                    report(
+                                    states.report(
                                         problem.0, problem.1, at: index, then: move, node: successor,
-                                        expected: problem.2)
+                                        expected: problem.2, into: &result)
                                 }
                             }
                         }
-                        let (target, new) = add(
+                        let (target, new) = states.add(
                             successor, keys: expansion.keys, range: step.key, hash: step.hash, parent: (index, move))
-                        // Killing the app is no way on: a screen only that leaves is a trap.
-                        if case .restart = move {} else { arcs.append((Int32(index), Int32(target))) }
-                        if case .input = move { answers[index] = true }
+                        states.played(move, from: index, to: target)
                         guard new else { continue }
                         if successor.known {
                             // A reused move that stopped where a state then known waits leads
@@ -952,77 +872,47 @@ public struct JourneyExplorer: Sendable {
                             if let found { reuse.settle(found, place: step.place, move: move, with: successor) }
                         }
                         if successor.outOfScope {
-                            unknown[target] = true
+                            states.markUnknown(target)
                             if let note = successor.note { leftOut.insert(note) }
                             continue
                         }
                         if let problem = stateProblem(successor, journey) {
-                            report(problem.0, problem.1, at: target, node: successor)
+                            states.report(problem.0, problem.1, at: target, node: successor, into: &result)
                         }
-                        if !reportBroken(successor, at: target) {
+                        if !states.reportBroken(successor, at: target, into: &result) {
                             next.append((target, successor))
                             queued += 1
                         }
-                        if parents.count >= bounds.states {
+                        if states.count >= bounds.states {
                             result.truncated = true
                             break
                         }
                     }
                     if result.truncated { break }
                 }
-                progress?(Progress(depth: depth, states: parents.count, transitions: result.transitions))
+                progress?(Progress(depth: depth, states: states.count, transitions: result.transitions))
                 if stop?() == true { result.interrupted = true }
             }
             if !next.isEmpty { depth += 1 }
             level = next
         }
 
-        // Every expanded state can still reach an end; states never expanded are not judged.
-        var good = ends
-        for index in level.map(\.index) { good[index] = true }
-        for index in good.indices where !expanded[index] || unknown[index] { good[index] = true }
-        // The arcs into each state, grouped by target.
-        var firstArc = [Int](repeating: 0, count: good.count + 1)
-        for arc in arcs { firstArc[Int(arc.to) + 1] += 1 }
-        for index in good.indices { firstArc[index + 1] += firstArc[index] }
-        var fill = firstArc
-        var sources = [Int32](repeating: 0, count: arcs.count)
-        for arc in arcs {
-            sources[fill[Int(arc.to)]] = arc.from
-            fill[Int(arc.to)] += 1
-        }
-        var queue = good.indices.filter { good[$0] }
-        while let current = queue.popLast() {
-            for arc in firstArc[current]..<firstArc[current + 1] {
-                let previous = Int(sources[arc])
-                if !good[previous] {
-                    good[previous] = true
-                    queue.append(previous)
-                }
-            }
-        }
-        if let trapped = good.firstIndex(of: false) {
-            // Stuck where it is (a screen with no action enabled), or going round elsewhere: the
-            // steps it goes round, from the states played from here.
-            let stuck = !answers[trapped]
-            report(
+        // Every expanded state can still reach an end: stuck where it is (a screen with no
+        // action enabled), or going round elsewhere (the steps it goes round, from the states
+        // played from there).
+        if let (trapped, stuck) = states.firstTrapped(frontier: level.map(\.index)) {
+            states.report(
                 .reachesAnEnd,
                 "from here no end can be reached but by killing the app: "
                     + (stuck
                         ? "nothing can be done here (no action enabled, no input taken), and waiting changes nothing"
-                        : "every way on loops back without finishing, among "
-                            + Self.roundSteps(from: trapped, arcs: arcs, waitsAt: waitsAt)),
-                at: trapped,
-                node: nil)
+                        : "every way on loops back without finishing, among " + states.roundSteps(from: trapped)),
+                at: trapped, node: nil, into: &result)
         }
-
-        for (index, end) in endOf.enumerated() {
-            guard let end, result.endPaths[end] == nil else { continue }
-            result.endPaths[end] = path(to: index)
-        }
-        result.states = parents.count
+        result.endPaths.merge(states.endPaths()) { kept, _ in kept }
+        result.states = states.count
         result.depth = depth
-        result.frontier = queued - expanded.count { $0 }
+        result.frontier = queued - states.expandedCount
         // A move played again in the merge may have sent a request too.
         leftOut.formUnion(scratch.takeSentWithoutNetwork())
         result.leftOut = leftOut.sorted()
