@@ -227,7 +227,114 @@ struct ExploreCommand: AsyncParsableCommand {
             depth: depth, restarts: restarts, states: states,
             clockJumps: clockJumps.isEmpty ? nil : clockJumps.compactMap { JourneyCore.Duration.parse($0) },
             offline: offline)
-        let threads = jobs ?? ProcessInfo.processInfo.activeProcessorCount
+        let runs = try starts(in: project, library: library, context: context, bounds: bounds)
+
+        // The folder counterexamples go to, made before anything is explored: one that cannot
+        // be made is said at once.
+        if let emit {
+            do {
+                try Files.makeFolders(emit)
+            } catch {
+                throw CLIError("cannot make the folder \(emit) for --emit: \(error.reason)")
+            }
+        }
+        /// What is printed, in order: each result, and each journey not explored.
+        var entries: [Entry] = []
+        var written: [String: String] = [:]
+        /// For each scenario written, the command that replays it.
+        var replays: [String: String] = [:]
+        /// Counterexamples that could not be written: the command fails when done (exit 2).
+        var unwritten = 0
+        var coverage: [String: ScenarioCoverage] = [:]
+        var transcripts: [String: String] = [:]
+        /// The starts of the journey being explored so far.
+        var group: [(result: JourneyExplorer.Result, excepted: [RuleException])] = []
+        // Ctrl-C (or SIGTERM) stops the exploration under way, which says what it found until
+        // then; the journeys after it are not explored. A second one ends the process at once.
+        Interruption.catchSignals()
+        defer { Interruption.release() }
+        for (index, run) in runs.enumerated() {
+            if Interruption.isRequested { break }
+            guard case .explore(let journey, var explorer, let start, let file) = run else {
+                if case .notExplored(let journey, let why, let declared) = run {
+                    entries.append(.notExplored(journey: journey, why: why, declared: declared))
+                    if !json { console.out(Self.text(notExplored: journey, why: why, declared: declared)) }
+                }
+                continue
+            }
+            // A long exploration says how far it has got, on a terminal.
+            let line =
+                console.isInteractive && !json
+                ? ProgressLine(console: console, name: start.map { "\(journey.id) from \($0)" } ?? journey.id) : nil
+            if let line { explorer.progress = { line.show($0) } }
+            explorer.stop = { Interruption.isRequested }
+            var result =
+                random ? await explorer.walk(journey, seed: seed, walks: walks) : await explorer.explore(journey)
+            line?.clear()
+            if let start { result.start = start }
+            let excepted = journey.source.explorationExceptions
+            if let emit {
+                unwritten += Self.emit(
+                    Self.reported(result, excepted), of: result, journey: journey, from: start, file: file, to: emit,
+                    searched: context.searchFolders, written: &written, replays: &replays, console: console)
+            }
+            if coverage[journey.id] == nil {
+                coverage[journey.id] = ScenarioCoverage(journey: journey.id, project.scenarios)
+            }
+            if !json {
+                // Each counterexample played as `journey run` plays the scenario written for it.
+                let text = try file.map { try String(contentsOfFile: $0, encoding: .utf8) }
+                for violation in Self.reported(result, excepted) {
+                    let scenario = Counterexample.scenario(violation, of: result, journey: journey, startingFrom: text)
+                    transcripts["\(journey.id) \(start ?? "") \(violation.id)"] = await Counterexample.transcript(
+                        of: scenario, in: library, context)
+                }
+            }
+            entries.append(.explored(result, excepted))
+            group.append((result, excepted))
+            // A journey's starts are said together, once the last of them is explored (or the
+            // exploration is stopped).
+            let last = runs.indices.contains(index + 1) ? runs[index + 1].journey != journey.id : true
+            if !json, last || Interruption.isRequested {
+                console.out(
+                    Self.text(
+                        group: group, written: written, replays: replays, coverage: coverage[journey.id],
+                        transcripts: transcripts))
+                group = []
+            }
+        }
+        let interruption = Interruption.signalName
+        if json {
+            console.out(Self.json(entries, written: written, coverage: coverage))
+        } else {
+            console.err(
+                Self.summary(entries, strict: strict) + (interruption.map { ", interrupted by \($0)" } ?? "") + "\n")
+        }
+        try console.requireOutputWritten()
+        if let interruption { throw ExitCode(Interruption.exitStatus(interruption)) }
+        if unwritten > 0 {
+            console.err("error: \(counted(unwritten, "counterexample")) not written to \(emit ?? "")\n")
+            throw ExitCode(ExitStatus.invalid)
+        }
+        let broken = entries.contains { entry in
+            guard case .explored(let result, let excepted) = entry else { return false }
+            return !Self.reported(result, excepted).isEmpty
+        }
+        if broken { throw ExitCode(ExitStatus.failed) }
+        // A clean verdict within the bounds only, or a journey not explored that does not say
+        // why it need not be: with --strict, not enough.
+        if strict, !Self.cutShort(entries).isEmpty || !Self.notExplored(entries).undeclared.isEmpty {
+            throw ExitCode(ExitStatus.failed)
+        }
+    }
+
+    /// What the arguments ask to explore, in order: the journeys of the files given (or those
+    /// `--journey` names), each from the default device and from where each of its scenarios
+    /// starts, and the scenarios given with `--from`. Arguments that would explore nothing, or
+    /// not what they seem to ask, are refused with the reason.
+    private func starts(
+        in project: Project, library: CompiledLibrary, context: ProjectContext, bounds: JourneyExplorer.Bounds
+    ) throws -> [Start] {
         let roots = context.paths(paths)
         var chosen: [String] = []
         if from.isEmpty || !paths.isEmpty {
@@ -281,132 +388,47 @@ struct ExploreCommand: AsyncParsableCommand {
             named = named.filter { journeys.contains($0.journey.id) }
         }
         // Only the chosen journeys' scenarios are set up as starts, and those named.
-        let runs = try Self.starts(
+        return try Self.starts(
             of: chosen.compactMap { library[$0] },
             scenarios: project.scenarios.filter { chosen.contains($0.journey.id) },
             named: named, library: library, player: context.toolkit.player(defaults: context.scenarioDefaults),
-            bounds: bounds, jobs: threads)
+            bounds: bounds, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+    }
 
-        // The folder counterexamples go to, made before anything is explored: one that cannot
-        // be made is said at once.
-        if let emit {
-            do {
-                try Files.makeFolders(emit)
-            } catch {
-                throw CLIError("cannot make the folder \(emit) for --emit: \(error.reason)")
-            }
-        }
-        /// What is printed, in order: each result, and each journey not explored.
-        var entries: [Entry] = []
-        var written: [String: String] = [:]
-        /// For each scenario written, the command that replays it.
-        var replays: [String: String] = [:]
-        /// Counterexamples that could not be written: the command fails when done (exit 2).
+    /// Writes each of `violations` of `result` (of `journey`, explored from scenario `start`
+    /// when given, whose file is `file`) as a scenario into `folder`, noting each file written
+    /// and the command that replays it; answers how many could not be written (each said).
+    static func emit(
+        _ violations: [JourneyExplorer.Violation], of result: JourneyExplorer.Result, journey: CompiledJourney,
+        from start: String?, file: String?, to folder: String, searched: [String], written: inout [String: String],
+        replays: inout [String: String], console: Console
+    ) -> Int {
         var unwritten = 0
-        var coverage: [String: ScenarioCoverage] = [:]
-        var transcripts: [String: String] = [:]
-        /// The starts of the journey being explored so far.
-        var group: [(result: JourneyExplorer.Result, excepted: [RuleException])] = []
-        // Ctrl-C (or SIGTERM) stops the exploration under way, which says what it found until
-        // then; the journeys after it are not explored. A second one ends the process at once.
-        Interruption.catchSignals()
-        defer { Interruption.release() }
-        for (index, run) in runs.enumerated() {
-            if Interruption.isRequested { break }
-            guard case .explore(let journey, var explorer, let start, let file) = run else {
-                if case .notExplored(let journey, let why, let declared) = run {
-                    entries.append(.notExplored(journey: journey, why: why, declared: declared))
-                    if !json { console.out(Self.text(notExplored: journey, why: why, declared: declared)) }
-                }
+        for violation in violations {
+            let path = Path.join(
+                folder, "\(journey.id)\(start.map { ".from-\($0)" } ?? "").\(violation.name).scenario.yaml")
+            // A file explore did not write is the user's: never replaced. A file that cannot be
+            // written is said, and the exploration goes on.
+            let kept =
+                written.values.contains(path) ? "holds another counterexample of this run" : notReplaceable(path)
+            if let taken = kept {
+                console.err("error: \(path) \(taken): not written\n")
+                unwritten += 1
                 continue
             }
-            // A long exploration says how far it has got, on a terminal.
-            let line =
-                console.isInteractive && !json
-                ? ProgressLine(console: console, name: start.map { "\(journey.id) from \($0)" } ?? journey.id) : nil
-            if let line { explorer.progress = { line.show($0) } }
-            explorer.stop = { Interruption.isRequested }
-            var result =
-                random ? await explorer.walk(journey, seed: seed, walks: walks) : await explorer.explore(journey)
-            line?.clear()
-            if let start { result.start = start }
-            let excepted = journey.source.explorationExceptions
-            if let emit {
-                for violation in Self.reported(result, excepted) {
-                    let path = Path.join(
-                        emit, "\(journey.id)\(start.map { ".from-\($0)" } ?? "").\(violation.name).scenario.yaml")
-                    // A file explore did not write is the user's: never replaced. A file that
-                    // cannot be written is said, and the exploration goes on.
-                    let kept =
-                        written.values.contains(path)
-                        ? "holds another counterexample of this run" : Self.notReplaceable(path)
-                    if let taken = kept {
-                        console.err("error: \(path) \(taken): not written\n")
-                        unwritten += 1
-                        continue
-                    }
-                    do {
-                        let text = try file.map { try String(contentsOfFile: $0, encoding: .utf8) }
-                        try AtomicFile.write(
-                            Counterexample.scenario(violation, of: result, journey: journey, startingFrom: text),
-                            to: path)
-                    } catch {
-                        console.err("error: \(error)\n")
-                        unwritten += 1
-                        continue
-                    }
-                    written["\(journey.id) \(start ?? "") \(violation.id)"] = path
-                    replays[path] = Self.replay(path, journey: journey.source.file, searched: context.searchFolders)
-                }
-            }
-            if coverage[journey.id] == nil {
-                coverage[journey.id] = ScenarioCoverage(journey: journey.id, project.scenarios)
-            }
-            if !json {
-                // Each counterexample played as `journey run` plays the scenario written for it.
+            do {
                 let text = try file.map { try String(contentsOfFile: $0, encoding: .utf8) }
-                for violation in Self.reported(result, excepted) {
-                    let scenario = Counterexample.scenario(violation, of: result, journey: journey, startingFrom: text)
-                    transcripts["\(journey.id) \(start ?? "") \(violation.id)"] = await Counterexample.transcript(
-                        of: scenario, in: library, context)
-                }
+                try AtomicFile.write(
+                    Counterexample.scenario(violation, of: result, journey: journey, startingFrom: text), to: path)
+            } catch {
+                console.err("error: \(error)\n")
+                unwritten += 1
+                continue
             }
-            entries.append(.explored(result, excepted))
-            group.append((result, excepted))
-            // A journey's starts are said together, once the last of them is explored (or the
-            // exploration is stopped).
-            let last = runs.indices.contains(index + 1) ? runs[index + 1].journey != journey.id : true
-            if !json, last || Interruption.isRequested {
-                console.out(
-                    Self.text(
-                        group: group, written: written, replays: replays, coverage: coverage[journey.id],
-                        transcripts: transcripts))
-                group = []
-            }
+            written["\(journey.id) \(start ?? "") \(violation.id)"] = path
+            replays[path] = replay(path, journey: journey.source.file, searched: searched)
         }
-        let interruption = Interruption.signalName
-        if json {
-            console.out(Self.json(entries, written: written, coverage: coverage))
-        } else {
-            console.err(
-                Self.summary(entries, strict: strict) + (interruption.map { ", interrupted by \($0)" } ?? "") + "\n")
-        }
-        try console.requireOutputWritten()
-        if let interruption { throw ExitCode(Interruption.exitStatus(interruption)) }
-        if unwritten > 0 {
-            console.err("error: \(counted(unwritten, "counterexample")) not written to \(emit ?? "")\n")
-            throw ExitCode(ExitStatus.invalid)
-        }
-        let broken = entries.contains { entry in
-            guard case .explored(let result, let excepted) = entry else { return false }
-            return !Self.reported(result, excepted).isEmpty
-        }
-        if broken { throw ExitCode(ExitStatus.failed) }
-        // A clean verdict within the bounds only, or a journey not explored that does not say
-        // why it need not be: with --strict, not enough.
-        if strict, !Self.cutShort(entries).isEmpty || !Self.notExplored(entries).undeclared.isEmpty {
-            throw ExitCode(ExitStatus.failed)
-        }
+        return unwritten
     }
 
     /// Why the file at `path` is not one `--emit` may replace, or nil when it may: none is
