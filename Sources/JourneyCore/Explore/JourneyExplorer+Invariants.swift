@@ -1,0 +1,242 @@
+import Foundation
+
+// The rules the explorer holds every state and move to.
+
+extension JourneyExplorer {
+    /// A state no path may reach: one where the run failed. (That a spent limit's step is
+    /// never shown, its `exceeded` leading on instead, the interpreter guarantees.)
+    func stateProblem(_ node: Node, _ journey: CompiledJourney) -> (ExplorationInvariant, String)? {
+        guard case .failed(let result) = node.action else { return nil }
+        return (.neverFails, "the run fails: \(result.failure ?? "without a message")")
+    }
+
+    /// - Parameters:
+    ///   - watched: the limits to check (``Abstraction/watched``; nil: the root journey's and
+    ///     those of the journeys it can call).
+    ///   - completed: the steps journeys other than the root completed in the move.
+    ///   - counts: the counts of the watched limits at `node` (``counts(_:_:)``), when the
+    ///     caller has them: a node's moves share them.
+    func edgeProblem(
+        from node: Node, move: Move, to next: Node, taking edges: [Edge] = [], _ journey: CompiledJourney,
+        watched: [WatchedLimit]? = nil, completed: [(journey: String, edge: Edge)] = [], counts: [Int]? = nil
+    ) -> MoveProblem? {
+        let watched = watched ?? Self.watchedLimits(journey, in: library)
+        let counts = counts ?? Self.counts(watched, node.machine)
+        switch move {
+        case .input, .network:
+            return dodgedLimit(
+                from: node, to: next, taking: edges, completed: completed, watched: watched, counts: counts,
+                root: journey)
+        case .restart, .relaunch, .clock: break
+        }
+        let isRestart = move.launchesAgain
+        let what =
+            switch move {
+            case .relaunch(let end): "opening the app again after '\(end)'"
+            case .restart: "an app restart"
+            default: "a clock jump"
+            }
+        var excused: MoveProblem?
+        for (position, watching) in watched.enumerated() {
+            let limit = watching.limit
+            // A lockout that ends with time gives the attempts back on purpose: a clock jump
+            // while one runs; and, once it has ended, the step entered again however the way
+            // goes there (the app opened again included).
+            if let until = limit.lockedUntil {
+                let ends = Self.counter(until, node.machine, journey: watching.journey.id)
+                if ends > 0, !isRestart || ends <= node.machine.device.clock / 1000 { continue }
+            }
+            let before = counts[position]
+            let after = Self.counter(limit.counter, next.machine, journey: watching.journey.id)
+            if after < before {
+                let problem: MoveProblem = (
+                    .counterSurvives,
+                    "\(what) takes \(watching.name) from \(before) to \(after) attempts (\(limit.counter)): \(isRestart ? "restarting the app" : "waiting") buys more attempts",
+                    Self.expected(watching, before, at: next), nil
+                )
+                guard watching.excepts.contains(ExplorationInvariant.counterSurvives.rawValue) else { return problem }
+                excused = excused ?? Self.excused(problem, by: watching)
+            }
+        }
+        return excused
+    }
+
+    /// The exception the called journey `callee` declares for `invariant`.
+    func calledException(_ invariant: ExplorationInvariant, of callee: String) -> CalledException {
+        let declared = library[callee]?.source.exception(to: invariant.rawValue)
+        return CalledException(journey: callee, invariant: invariant, reason: declared?.reason ?? "")
+    }
+
+    /// `problem`, excused by the called journey whose limit `watching` is.
+    static func excused(_ problem: MoveProblem, by watching: WatchedLimit) -> MoveProblem {
+        (problem.0, problem.1, problem.2, watching.journey.id)
+    }
+
+    /// What a counterexample's scenario expects of a limit's counter where the path ends, at
+    /// `node`: the root journey's state or any stored counter; a sub-journey's state where the
+    /// run waits in that journey (a scenario reads it there, `in:` it); nil where it waits
+    /// elsewhere, the sub-journey's state gone.
+    static func expected(_ watching: WatchedLimit, _ value: Int, at node: Node) -> Violation.Expected? {
+        let counter = watching.limit.counter
+        guard !watching.root, counter.scope == .state else {
+            return Violation.Expected(variable: counter, value: value)
+        }
+        guard case .runStep(let invocation) = node.action, invocation.journey == watching.journey.id else { return nil }
+        return Violation.Expected(variable: counter, value: value, journey: invocation.journey)
+    }
+
+    /// A user's move that lowers a limit's counter before it is spent, other than by an
+    /// outcome a step charging the limit counts (the one that reaches `max` takes `exceeded`,
+    /// which resets it) or resets on, and changing nothing else the journey keeps: a way round
+    /// the limit, each turn of which buys attempts against the same secret.
+    func dodgedLimit(
+        from node: Node, to next: Node, taking edges: [Edge], completed: [(journey: String, edge: Edge)] = [],
+        watched: [WatchedLimit], counts: [Int], root: CompiledJourney
+    ) -> MoveProblem? {
+        var excused: MoveProblem?
+        for (position, watching) in watched.enumerated() {
+            guard
+                let problem = dodged(
+                    watching, before: counts[position], from: node, to: next, taking: edges, completed: completed,
+                    root: root)
+            else { continue }
+            guard watching.excepts.contains(ExplorationInvariant.exceededTarget.rawValue) else { return problem }
+            excused = excused ?? Self.excused(problem, by: watching)
+        }
+        return excused
+    }
+
+    /// How a user's move goes round the limit `watching` watches, whose count was `before` at
+    /// `node` (``dodgedLimit(from:to:taking:completed:watched:counts:root:)``); nil when it does not.
+    func dodged(
+        _ watching: WatchedLimit, before: Int, from node: Node, to next: Node, taking edges: [Edge],
+        completed: [(journey: String, edge: Edge)], root: CompiledJourney
+    ) -> MoveProblem? {
+        let limit = watching.limit
+        let journey = watching.journey
+        let after = Self.counter(limit.counter, next.machine, journey: journey.id)
+        // A counter that went up has counted what it was to count.
+        guard after <= before else { return nil }
+        let taken = watching.root ? edges : completed.filter { $0.journey == journey.id }.map(\.edge)
+        let (counted, resets) = watching.counted(taken)
+        guard after < before || counted > 0 else { return nil }
+        // Once spent, the limit has led to `exceeded`: what follows may start the count afresh
+        // only as anything else may, by replacing what it guards or checking another
+        // credential (signing in again); a "Try again" that sets it back buys another round.
+        let frame = JourneyMachine.FrameOnDevice(node.machine, running: journey.id)
+        let spent = frame.map { before >= $0.maximum(of: limit) } ?? false
+        // A lockout that has ended gives the attempts back when its step is next entered.
+        if let until = limit.lockedUntil, Self.counter(until, node.machine, journey: journey.id) > 0 { return nil }
+        let way = edges.map(\.description).joined(separator: " ")
+        // An outcome the limit counts that the move then takes back (its transition sets the
+        // counter down), short of spending the limit: the count never reaches its maximum.
+        if counted > 0, !resets, !spent, let frame, after < before + counted,
+            before + counted < frame.maximum(of: limit)
+        {
+            return (
+                .exceededTarget,
+                "\(way.isEmpty ? "a move" : way) is counted against \(watching.name), yet leaves it at \(after) attempts, not \(before + counted) (\(limit.counter)): the count never reaches \(frame.maximum(of: limit)), so '\(limit.name)' exceeded is never reached",
+                Self.expected(watching, before + counted, at: next), nil
+            )
+        }
+        // The move that spends a limit with a lockout starts the lockout: one that gives the
+        // tries back with none running (its `exceeded` clearing the end it was to keep) lets
+        // the next round start at once.
+        if counted > 0, !resets, let until = limit.lockedUntil, limit.lockout != nil, let frame,
+            before + counted >= frame.maximum(of: limit), after < frame.maximum(of: limit),
+            Self.counter(until, next.machine, journey: journey.id) <= next.machine.device.clock / 1000
+        {
+            return (
+                .exceededTarget,
+                "\(way.isEmpty ? "a move" : way) spends \(watching.name) and gives its attempts back (\(limit.counter) = \(after)) with no lockout running (\(until) is not in the future): the next round of tries starts at once; leave the lockout's end as the limit sets it",
+                Self.expected(watching, before + counted, at: next), nil
+            )
+        }
+        if counted > 0 || resets { return nil }
+        // A move that passed a check of another credential (the account's password asked
+        // again after "Forgot PIN?", a sign-in) may start the count afresh: whoever passed it
+        // could replace what the limit guards anyway.
+        if Self.verifiesCredential(edges, of: root)
+            || completed.contains(where: { Self.verifiesCredential([$0.edge], of: library[$0.journey]) })
+        {
+            return nil
+        }
+        // ...or one made where only a credential checked leads (the screen after it).
+        if watching.root, let at = node.request?.step, watching.behindCredential.contains(at) { return nil }
+        // A move that replaces what the limit guards (a new PIN sealed, a new code's
+        // counter, the store wiped on signing out) starts a new count against a new secret:
+        // a dodge lowers the count and leaves what the steps check against as it was.
+        if Self.kept(by: node.machine, for: watching) != Self.kept(by: next.machine, for: watching) {
+            return nil
+        }
+        if spent {
+            return (
+                .exceededTarget,
+                "\(way.isEmpty ? "a move" : way) takes \(watching.name), spent, from \(before) to \(after) attempts (\(limit.counter)) and leaves what its steps check against as it was, without a credential checked: every round of tries buys another against the same secret; replace what the limit guards on the way (session.clear, pin.save), check another credential first, or give the limit a lockout",
+                Self.expected(watching, before, at: next), nil
+            )
+        }
+        return (
+            .exceededTarget,
+            "\(way.isEmpty ? "a move" : way) takes \(watching.name) from \(before) to \(after) attempts (\(limit.counter)) and leaves what its steps check against as it was, without reaching '\(limit.name)' exceeded or an outcome its step resets on: going round this way buys attempts against the same secret",
+            Self.expected(watching, before, at: next), nil
+        )
+    }
+
+    /// Whether one of `edges` (steps of `journey` and their outcomes) is an outcome that
+    /// verifies a credential (``CompiledJourney/credentialSteps``).
+    static func verifiesCredential(_ edges: [Edge], of journey: CompiledJourney?) -> Bool {
+        guard let journey, !journey.credentialSteps.isEmpty else { return false }
+        return edges.contains { journey.credentialSteps[$0.step]?.contains($0.outcome) == true }
+    }
+
+    /// What the limit's journey keeps of what its steps check against (``WatchedLimit/guarded``);
+    /// where they name nothing, all it keeps besides the limit's count (and the end of its
+    /// lockout): the store, and the secrets of its state.
+    static func kept(by machine: JourneyMachine, for watching: WatchedLimit) -> [String: Value] {
+        var found: [String: Value] = [:]
+        let limit = watching.limit
+        let own = [limit.counter, limit.lockedUntil].compactMap { $0 }.map { "\($0.scope.rawValue).\($0.name)" }
+        let guarded = watching.guarded
+        for (name, value) in machine.device.store where guarded?.contains("stored." + name) ?? true {
+            found["stored." + name] = value
+        }
+        if let frame = machine.run.frames.first(where: { $0.journey.id == watching.journey.id }) {
+            for (name, value) in frame.state {
+                if let guarded {
+                    if guarded.contains("state." + name) { found["state." + name] = value }
+                } else if value.isSecret {
+                    found["state." + name] = value
+                }
+            }
+        }
+        for name in own { found[name] = nil }
+        return found
+    }
+
+    /// The counters of the watched limits as `machine` keeps them (``counter(_:_:journey:)``).
+    static func counts(_ watched: [WatchedLimit], _ machine: borrowing JourneyMachine) -> [Int] {
+        var counts: [Int] = []
+        counts.reserveCapacity(watched.count)
+        for watching in watched {
+            counts.append(counter(watching.limit.counter, machine, journey: watching.journey.id))
+        }
+        return counts
+    }
+
+    /// A limit's counter as the root journey reads it (``LimitReading/int(_:)``: a
+    /// stored counter not written is its declared default), or as the device keeps it once the
+    /// run has ended.
+    static func counter(
+        _ reference: VariableReference, _ machine: borrowing JourneyMachine, journey: String
+    ) -> Int {
+        guard let frame = JourneyMachine.FrameOnDevice(machine, running: journey) else {
+            // The run has ended: what the device keeps is all there is.
+            if reference.scope == .stored, case .int(let n)? = machine.run.device.store[reference.name]?.revealed {
+                return n
+            }
+            return 0
+        }
+        return frame.int(reference)
+    }
+}
