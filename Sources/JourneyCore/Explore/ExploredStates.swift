@@ -155,7 +155,17 @@ extension JourneyExplorer {
         /// The steps the states reachable from `state` wait at, as a trap's message names them:
         /// quoted, in order, the first six and how many more.
         func roundSteps(from state: Int) -> String {
-            JourneyExplorer.roundSteps(from: state, arcs: arcs, waitsAt: waitsAt)
+            var next: [Int32: [Int32]] = [:]
+            for arc in arcs { next[arc.from, default: []].append(arc.to) }
+            var seen: Set<Int32> = [Int32(state)]
+            var queue = [Int32(state)]
+            while let current = queue.popLast() {
+                for target in next[current] ?? [] where seen.insert(target).inserted { queue.append(target) }
+            }
+            let steps = Set(seen.compactMap { Int($0) < waitsAt.count ? waitsAt[Int($0)] : nil }).sorted()
+            let shown = steps.prefix(6).map { "'\($0)'" }.joined(separator: ", ")
+            let more = steps.count > 6 ? " and \(steps.count - 6) more steps" : ""
+            return steps.count == 1 ? "step \(shown)" : "steps \(shown)\(more)"
         }
 
         /// The shortest path to each end reached, by the end's id.

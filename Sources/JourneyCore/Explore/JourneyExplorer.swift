@@ -919,22 +919,6 @@ public struct JourneyExplorer: Sendable {
         return result
     }
 
-    /// The steps the states reachable from `state` wait at, as a trap's message names them:
-    /// quoted, in order, the first six and how many more.
-    static func roundSteps(from state: Int, arcs: [(from: Int32, to: Int32)], waitsAt: [String?]) -> String {
-        var next: [Int32: [Int32]] = [:]
-        for arc in arcs { next[arc.from, default: []].append(arc.to) }
-        var seen: Set<Int32> = [Int32(state)]
-        var queue = [Int32(state)]
-        while let current = queue.popLast() {
-            for target in next[current] ?? [] where seen.insert(target).inserted { queue.append(target) }
-        }
-        let steps = Set(seen.compactMap { Int($0) < waitsAt.count ? waitsAt[Int($0)] : nil }).sorted()
-        let shown = steps.prefix(6).map { "'\($0)'" }.joined(separator: ", ")
-        let more = steps.count > 6 ? " and \(steps.count - 6) more steps" : ""
-        return steps.count == 1 ? "step \(shown)" : "steps \(shown)\(more)"
-    }
-
     /// An empty result for `journey`, and the first state: the journey started on the device
     /// and run until a step waits or the run ends; and whether to look for secrets in what
     /// moves record (which costs: not done for a journey that declares the rule broken on
