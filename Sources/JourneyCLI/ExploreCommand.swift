@@ -870,7 +870,7 @@ private func leftOutJSON(_ note: JourneyExplorer.LeftOut) -> JSONTree {
     switch note {
     case .inputUnmade(_, _, _, let input): named.input = input
     case .unsealedPIN(_, _, let key): named.key = key
-    case .sentWithoutNetwork, .clockUnjumped, .undeclared, .unsteady: break
+    case .sentWithoutNetwork, .unstubbed, .clockUnjumped, .undeclared, .unsteady: break
     }
     return JSONTree.members([
         ("kind", .string(note.kind)), ("journey", .string(note.journey)), ("step", note.step.map(JSONTree.string)),

@@ -733,12 +733,16 @@ struct ExploreCommandTests {
             !unreached.contains("enterPin --correct-->") && unreached.contains("enterPin --biometry-->"), "\(result)")
         #expect(try await runJourney(["explore", "--from", d5]).stdout == result.stdout, "the same on every run")
 
-        // A path that asks the network for what the scenario has no stub for is out of scope:
-        // here "Forgot PIN?" signs out through a logout call the d4 scenario never stubs.
+        // A path that asks the network for what the scenario has no stub for is out of scope,
+        // and said to be: here "Forgot PIN?" signs out through a logout call the d4 scenario
+        // never stubs.
         let d4 = "journeys/diia/scenarios/d4-killed-at-the-alert-keeps-server-session.scenario.yaml"
         let unstubbed = try await runJourney(["explore", "--from", d4])
         #expect(unstubbed.status == Exit.ok, "\(unstubbed)")
-        #expect(!unstubbed.stdout.contains("no stub"), "\(unstubbed)")
+        #expect(
+            unstubbed.stdoutLines.filter { $0.hasPrefix("  left out:") } == [
+                "  left out: diia.logout.tellServer: sends a request that no stub answers, so where its step leads is not judged (add the server's answer to the network: of the scenario it is explored from)"
+            ], "\(unstubbed)")
 
         let live = try await runJourney([
             "explore", "--from", "journeys/eiam/scenarios/i1-sign-in-with-pkce.scenario.yaml",
@@ -843,15 +847,47 @@ extension ExploreCommandTests {
                 == "examples.mfa-enrolment.status: sends a request with no network to send it to: it goes as if offline (a server's answers are played from where a scenario that stubs them starts: give its folder, or --from it)",
             "\(alone)")
         #expect(alone.first?["handler"] == nil && alone.first?["input"] == nil, "\(alone)")
-        // Each entry is one start: from a scenario that stubs the server, nothing is left out.
+        // Each entry is one start: from a scenario that stubs the server, its request is not
+        // sent without a network; one its stubs do not answer is said apart.
         let stubbed = try await leftOut(["--from", "journeys/examples/scenarios/mfa-app-enrolment.scenario.yaml"])
-        #expect(stubbed.isEmpty, "\(stubbed)")
+        #expect(
+            stubbed.map { "\($0["kind"] ?? "") \($0["journey"] ?? "").\($0["step"] ?? "")" }
+                == ["no-stub examples.mfa-enrolment.associateSms"], "\(stubbed)")
         // A PIN no step seals is said of the step and the store key.
         let diia = try await leftOut(["journeys/diia"])
         let unsealed = diia.filter { $0["kind"] as? String == "no-pin-sealed" }
         #expect(
             unsealed.map { "\($0["journey"] ?? "") \($0["step"] ?? "") \($0["key"] ?? "")" }.sorted().first
                 == "diia.pin-enter enterPin authorizationPincode", "\(unsealed)")
+    }
+
+    /// The browser of an OIDC sign-in hands back the redirects that are not the provider's
+    /// answer (another state, another URI), made from the authorization request: the callback's
+    /// refusals are explored without a live provider. The provider's answer is not made (its
+    /// state is drawn at random when the journey runs: a scenario written from it would not
+    /// replay), and signing in, a request the start's stubs do not answer, is said to be left
+    /// out, not passed over in silence.
+    @Test("an OIDC browser's forged and foreign redirects are explored from stubs; unstubbed requests left out")
+    func browserRedirects() async throws {
+        let scenario = "journeys/eiam/scenarios/forged-state-refused-against-stubs.scenario.yaml"
+        let run = try await runJourney(["explore", "--json", "--from", scenario])
+        #expect(run.status == Exit.ok, "\(run)")
+        let entries = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]]
+        let entry = try #require(entries?.first)
+        let unreached = entry["unreached"] as? [String] ?? []
+        for outcome in ["stateMismatch", "foreign"] {
+            #expect(!unreached.contains("callback --\(outcome)-->"), "\(outcome): \(unreached)")
+        }
+        #expect(unreached.contains("callback --code-->"), "\(unreached)")
+        let leftOut = entry["leftOut"] as? [[String: Any]] ?? []
+        #expect(
+            leftOut.contains { $0["kind"] as? String == "no-stub" && $0["step"] as? String == "browser" },
+            "\(leftOut)")
+        let text = try await runJourney(["explore", "--from", scenario])
+        #expect(
+            text.stdoutLines.contains(
+                "  left out: eiam.login.browser: sends a request that no stub answers, so where its step leads is not judged (add the server's answer to the network: of the scenario it is explored from)"
+            ), "\(text)")
     }
 
     @Test("from a scenario, the server answers in turn along each path: the second code is taken")

@@ -137,8 +137,12 @@ extension JourneyExplorer {
         context.machine.random = .seeded(seed)
         scratch.driver.reset(reply)
         let run = await run(handlerOf: invocation, in: context)
-        let note = held.flatMap { Self.unsteady(invocation, $0, trial: trial, run: run, context.machine) }
         let unstubbed = watched?.unstubbed ?? false
+        // Where the step leads is not judged when the program answered otherwise than its trial,
+        // or the step sent a request no stub answers.
+        let note =
+            held.flatMap { Self.unsteady(invocation, $0, trial: trial, run: run, context.machine) }
+            ?? (unstubbed ? .unstubbed(journey: invocation.journey, step: invocation.step) : nil)
         switch run {
         case .asked(let request):
             // The step still waits, with its screen as it shows now (time may have enabled an
@@ -246,9 +250,12 @@ extension JourneyExplorer {
                     outOfScope = true
                     note = unsteady
                 }
-                // A program not declared deterministic may answer otherwise next time: where
-                // its step led is not the journey's to answer for.
-                outOfScope = outOfScope || watched?.unstubbed == true
+                // A request no stub answers: what the server does is not the scenario's to say,
+                // and where the step led is not judged.
+                if watched?.unstubbed == true {
+                    outOfScope = true
+                    if note == nil { note = .unstubbed(journey: invocation.journey, step: invocation.step) }
+                }
                 switch run {
                 case .asked(let request):
                     guard let before else {

@@ -7,6 +7,9 @@ extension JourneyExplorer {
         /// explored from several starts, some of which stub the server, `fromSomeStarts`: left
         /// out only from the others.
         case sentWithoutNetwork(journey: String, step: String, fromSomeStarts: Bool = false)
+        /// A step whose handler sent a request that no stub of the start answers: where the
+        /// step leads is not judged (the scenario's `network:` does not say what the server does).
+        case unstubbed(journey: String, step: String)
         /// A journey that reads the clock (`device.now`, `since`, `until`) but writes no duration
         /// the explorer can jump it by: time passing.
         case clockUnjumped(journey: String)
@@ -32,6 +35,9 @@ extension JourneyExplorer {
                     : " (a server's answers are played from where a scenario that stubs them starts: give its folder, or --from it)"
                 return
                     "\(journey).\(step): sends a request with no network to send it to: it goes as if offline\(whence)"
+            case .unstubbed(let journey, let step):
+                return
+                    "\(journey).\(step): sends a request that no stub answers, so where its step leads is not judged (add the server's answer to the network: of the scenario it is explored from)"
             case .clockUnjumped(let journey):
                 return
                     "\(journey): reads the clock but writes no duration to jump it by, so time passing is not played; give --clock-jump with the waits that matter (--clock-jump 10m)"
@@ -56,6 +62,7 @@ extension JourneyExplorer {
         public var kind: String {
             switch self {
             case .sentWithoutNetwork: "no-network"
+            case .unstubbed: "no-stub"
             case .clockUnjumped: "no-clock-jump"
             case .unsealedPIN: "no-pin-sealed"
             case .inputUnmade: "input-not-made"
@@ -67,7 +74,7 @@ extension JourneyExplorer {
         /// The journey it is said of.
         public var journey: String {
             switch self {
-            case .sentWithoutNetwork(let journey, _, _), .clockUnjumped(let journey),
+            case .sentWithoutNetwork(let journey, _, _), .unstubbed(let journey, _), .clockUnjumped(let journey),
                 .unsealedPIN(let journey, _, _), .inputUnmade(let journey, _, _, _), .undeclared(let journey, _, _),
                 .unsteady(let journey, _, _, _):
                 journey
@@ -78,7 +85,8 @@ extension JourneyExplorer {
         public var step: String? {
             switch self {
             case .clockUnjumped: nil
-            case .sentWithoutNetwork(_, let step, _), .unsealedPIN(_, let step, _), .inputUnmade(_, let step, _, _),
+            case .sentWithoutNetwork(_, let step, _), .unstubbed(_, let step), .unsealedPIN(_, let step, _),
+                .inputUnmade(_, let step, _, _),
                 .undeclared(_, let step, _), .unsteady(_, let step, _, _):
                 step
             }
@@ -89,7 +97,7 @@ extension JourneyExplorer {
             switch self {
             case .inputUnmade(_, _, let handler, _): handler
             case .undeclared(_, _, let handler), .unsteady(_, _, let handler, _): handler
-            case .sentWithoutNetwork, .clockUnjumped, .unsealedPIN: nil
+            case .sentWithoutNetwork, .unstubbed, .clockUnjumped, .unsealedPIN: nil
             }
         }
 
