@@ -866,16 +866,10 @@ struct ExploreCommand: AsyncParsableCommand {
 /// is said of, the input or key it names, and the sentence the text output says. (Each entry
 /// is one start: a request sent with no network is in the entries of the starts without stubs.)
 private func leftOutJSON(_ note: JourneyExplorer.LeftOut) -> JSONTree {
-    var named: (input: String?, key: String?) = (nil, nil)
-    switch note {
-    case .inputUnmade(_, _, _, let input): named.input = input
-    case .unsealedPIN(_, _, let key): named.key = key
-    case .sentWithoutNetwork, .unstubbed, .clockUnjumped, .undeclared, .unsteady: break
-    }
-    return JSONTree.members([
+    JSONTree.members([
         ("kind", .string(note.kind)), ("journey", .string(note.journey)), ("step", note.step.map(JSONTree.string)),
-        ("handler", note.handler.map(JSONTree.string)), ("input", named.input.map(JSONTree.string)),
-        ("key", named.key.map(JSONTree.string)), ("message", .string(note.description)),
+        ("handler", note.handler.map(JSONTree.string)), ("input", note.input.map(JSONTree.string)),
+        ("key", note.key.map(JSONTree.string)), ("message", .string(note.description)),
     ])
 }
 

@@ -111,18 +111,18 @@ public enum RunInterruption: Error, Sendable, Equatable {
     case waiting
 }
 
-/// The ``HandlerContext`` of one run: every change a handler makes goes to the machine as an
-/// event, and the records the machine makes go to the run's sink as they are made.
-///
-/// A run is one sequence of steps and a handler uses its context only from its own `run`, so
-/// nothing reaches the context's state from two places at once: its properties skip the
-/// dynamic exclusivity checks, which the machine's hot path would otherwise pay on every event.
 /// A step of a journey: the journey's id and the step's.
 struct StepName: Hashable, Sendable {
     var journey: String
     var step: String
 }
 
+/// The ``HandlerContext`` of one run: every change a handler makes goes to the machine as an
+/// event, and the records the machine makes go to the run's sink as they are made.
+///
+/// A run is one sequence of steps and a handler uses its context only from its own `run`, so
+/// nothing reaches the context's state from two places at once: its properties skip the
+/// dynamic exclusivity checks, which the machine's hot path would otherwise pay on every event.
 final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContext {
     @exclusivity(unchecked) var machine: JourneyMachine
     let driver: Driver

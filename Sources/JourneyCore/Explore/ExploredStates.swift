@@ -121,13 +121,12 @@ extension JourneyExplorer {
             return true
         }
 
-        /// The first state from which no end can be reached, the search over with `frontier`
-        /// found but not expanded; and whether nothing can be done there at all (no input
-        /// taken, no action enabled). States never expanded, and those where it leads is
-        /// unknown, are not judged.
-        func firstTrapped(frontier: [Int]) -> (index: Int, stuck: Bool)? {
+        /// The first state from which no end can be reached, once the search is over; and
+        /// whether nothing can be done there at all (no input taken, no action enabled). States
+        /// never expanded (the frontier the bounds left), and those where it leads is unknown,
+        /// are not judged.
+        func firstTrapped() -> (index: Int, stuck: Bool)? {
             var good = ends
-            for index in frontier { good[index] = true }
             for index in good.indices where !expanded[index] || unknown[index] { good[index] = true }
             // The arcs into each state, grouped by target.
             var firstArc = [Int](repeating: 0, count: good.count + 1)

@@ -900,7 +900,7 @@ public struct JourneyExplorer: Sendable {
         // Every expanded state can still reach an end: stuck where it is (a screen with no
         // action enabled), or going round elsewhere (the steps it goes round, from the states
         // played from there).
-        if let (trapped, stuck) = states.firstTrapped(frontier: level.map(\.index)) {
+        if let (trapped, stuck) = states.firstTrapped() {
             states.report(
                 .reachesAnEnd,
                 "from here no end can be reached but by killing the app: "
@@ -909,7 +909,7 @@ public struct JourneyExplorer: Sendable {
                         : "every way on loops back without finishing, among " + states.roundSteps(from: trapped)),
                 at: trapped, node: nil, into: &result)
         }
-        result.endPaths.merge(states.endPaths()) { kept, _ in kept }
+        result.endPaths = states.endPaths()
         result.states = states.count
         result.depth = depth
         result.frontier = queued - states.expandedCount

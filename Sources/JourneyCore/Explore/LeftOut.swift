@@ -101,6 +101,16 @@ extension JourneyExplorer {
             }
         }
 
+        /// The input the handler cannot make, for ``inputUnmade(journey:step:handler:input:)``.
+        public var input: String? {
+            if case .inputUnmade(_, _, _, let input) = self { input } else { nil }
+        }
+
+        /// The store key no PIN is sealed under, for ``unsealedPIN(journey:step:key:)``.
+        public var key: String? {
+            if case .unsealedPIN(_, _, let key) = self { key } else { nil }
+        }
+
         /// Whether it is said of a start's device (``unsealedPIN(journey:step:key:)``).
         var isSaidOfTheDevice: Bool {
             if case .unsealedPIN = self { true } else { false }
