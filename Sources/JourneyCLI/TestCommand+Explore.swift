@@ -13,8 +13,11 @@ extension TestCommand {
     /// one and its shortest path. SIGINT or SIGTERM stops the exploration under way, whose
     /// journey's outcome is skipped, saying how far it got (failed, when it found a broken
     /// invariant before); the journeys after it are not explored, and the signal is answered.
+    /// `lister` is the `journey explore` command, without `--journey`, that explores what the
+    /// suite explored: a note names it for what an exploration left out.
     static func explore(
-        _ starts: ExplorationStarts, files: [String: String], console: Console, progress: Bool, strict: Bool = false
+        _ starts: ExplorationStarts, files: [String: String], console: Console, progress: Bool, strict: Bool = false,
+        lister: String = "journey explore"
     ) async -> (outcomes: [ScenarioOutcome], interruption: String?) {
         Interruption.catchSignals()
         defer { Interruption.release() }
@@ -38,7 +41,8 @@ extension TestCommand {
             if progress { console.err("\r\u{1B}[2K") }
             outcomes.append(
                 tally.outcome(
-                    of: group, file: files[id] ?? "", elapsed: began.duration(to: .now), strict: strict))
+                    of: group, file: files[id] ?? "", elapsed: began.duration(to: .now), strict: strict,
+                    lister: "\(lister) --journey \(Path.shellWord(id))"))
         }
         if let interruption = Interruption.signalName { return (outcomes, interruption) }
         // A journey that needs params and whose every scenario needs a live service has no
@@ -78,6 +82,8 @@ extension TestCommand {
         private var cut: (start: ExplorationStarts.Start, result: JourneyExplorer.Result, starts: Int)?
         /// Programs declared deterministic that answered a step two ways.
         private var unsteady: Set<String> = []
+        /// What each start found: what they left out is said of them all.
+        private var results: [JourneyExplorer.Result] = []
 
         init(journey: CompiledJourney) {
             self.journey = journey
@@ -92,6 +98,7 @@ extension TestCommand {
                 heaviest = (start, result.states)
             }
             unsteady.formUnion(result.unsteady.map(\.description))
+            results.append(result)
             if result.cutShort {
                 let starts = (cut?.starts ?? 0) + 1
                 // The start a signal stopped is said; else the one the bounds cut shortest.
@@ -121,7 +128,8 @@ extension TestCommand {
         /// with the invariants broken; else passed, or skipped when a signal stopped it, with
         /// notes on what it leaves unjudged (with `strict`, a cut short by the bounds fails).
         func outcome(
-            of group: [ExplorationStarts.Start], file: String, elapsed: Swift.Duration, strict: Bool
+            of group: [ExplorationStarts.Start], file: String, elapsed: Swift.Duration, strict: Bool,
+            lister: String = "journey explore"
         ) -> ScenarioOutcome {
             var problems = problems
             let milliseconds =
@@ -149,7 +157,9 @@ extension TestCommand {
                 skipped = [ScenarioOutcome.Problem(kind: .invariant, message: said)]
                 short = nil
             }
-            let notes = (heavy.map { [$0] } ?? []) + (short.map { [$0] } ?? []) + unsteady.sorted()
+            let left = TestCommand.leftOut(JourneyExplorer.leftOut(ofStarts: results), of: journey.id, lister: lister)
+            let notes =
+                (heavy.map { [$0] } ?? []) + (short.map { [$0] } ?? []) + unsteady.sorted() + (left.map { [$0] } ?? [])
             let explored = ScenarioOutcome.Problem(
                 kind: .invariant,
                 message:
@@ -162,6 +172,30 @@ extension TestCommand {
                 problems: problems.isEmpty ? skipped : problems + [explored],
                 note: notes.isEmpty ? nil : notes.joined(separator: "; "))
         }
+    }
+
+    /// What a journey's `explore` result notes of what its starts left out (``JourneyExplorer/LeftOut``):
+    /// how many, each kind with the steps it is said of (a step of the journey by its name,
+    /// another journey's as `journey.step`), and the command (`lister`) whose output says why
+    /// of each; nil when nothing was left out. A program that did not keep its determinism is
+    /// noted on its own, as it was.
+    static func leftOut(_ items: [JourneyExplorer.LeftOut], of journey: String, lister: String) -> String? {
+        let items = items.filter { if case .unsteady = $0 { false } else { true } }
+        guard !items.isEmpty else { return nil }
+        var kinds: [String] = []
+        var places: [String: [String]] = [:]
+        for item in items {
+            let place =
+                item.step.map { item.journey == journey ? $0 : "\(item.journey).\($0)" }
+                ?? (item.journey == journey ? nil : item.journey)
+            if places[item.kind] == nil { kinds.append(item.kind) }
+            places[item.kind, default: []] += place.map { [$0] } ?? []
+        }
+        let said = kinds.sorted().map { kind in
+            let at = places[kind]!.sorted()
+            return at.isEmpty ? kind : "\(kind) at \(at.joined(separator: ", "))"
+        }
+        return "left out (\(items.count)): \(said.joined(separator: "; ")) (`\(lister)` says why)"
     }
 
     /// A start of `journey` as a note says it (the default device, or where a scenario starts),

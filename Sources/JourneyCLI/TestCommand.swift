@@ -56,7 +56,8 @@ struct TestCommand: AsyncParsableCommand {
             `journey › explore` when no path breaks an invariant it does not declare under \
             `exceptions:`; a broken one fails it with the shortest path. A start that explores \
             20 000 states or more, the bounds cutting a start short (a pass within the bounds \
-            only), and a program declared deterministic that answered a step two ways, are named \
+            only), a program declared deterministic that answered a step two ways, and what the \
+            exploration left out (each kind with its steps; `journey explore` says why) are named \
             in a note under the result; with --strict, a journey the bounds cut short fails. \
             A journey no start can run (a param with no default, and no scenario that plays \
             against stubs) is skipped, saying why; with --strict it fails, unless it declares \
@@ -235,7 +236,8 @@ struct TestCommand: AsyncParsableCommand {
             } catch { throw CLIError(error.message) }
             let files = Dictionary(project.journeys.map { ($0.id.value, $0.file) }, uniquingKeysWith: { a, _ in a })
             let explored = await Self.explore(
-                starts, files: files, console: console, progress: console.isInteractive, strict: strict)
+                starts, files: files, console: console, progress: console.isInteractive, strict: strict,
+                lister: (["journey", "explore"] + self.paths.map(Path.shellWord)).joined(separator: " "))
             for outcome in explored.outcomes {
                 console.out(render(outcome, console: console))
                 results.append(outcome)

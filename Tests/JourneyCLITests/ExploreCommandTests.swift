@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import JourneyCLI
+
 /// `journey explore` as a user runs it: the counts, the verdict, each invariant caught by a
 /// journey that breaks it, counterexamples written as scenarios that replay to the same
 /// violation, and JSON for tools.
@@ -1036,10 +1038,55 @@ extension ExploreCommandTests {
             let json = try String(contentsOf: report, encoding: .utf8)
             #expect(json.contains(#""note": "from the default device: 24576 states of the 24576 explored"#), "\(json)")
         }
-        // Below it, nothing is said.
+        // Below it, nothing is said of the states.
         let small = try await runJourney(["test", "journeys/examples", "--explore"], timeout: 120)
         #expect(small.status == Exit.ok, "\(small)")
-        #expect(!small.stdout.contains("note:"), "\(small)")
+        #expect(!small.stdout.contains(" explored (`journey explore"), "\(small)")
+    }
+
+    @Test(
+        "journey test --explore notes what a journey's exploration left out, by kind and step, and the command that says why"
+    )
+    func leftOutIsNoted() async throws {
+        try await withTemporaryDirectory { directory in
+            let report = directory.appendingPathComponent("report.json")
+            let result = try await runJourney(
+                ["test", "journeys/examples", "--explore", "--json", report.path], timeout: 120)
+            #expect(result.status == Exit.ok, "\(result)")
+            // The MFA enrolment sends requests with no network from the default device, and some
+            // that its scenarios' stubs do not answer: each kind once, its steps in order.
+            let said =
+                "left out (5): no-network at status; no-stub at associateApp, associateSms, challenge, checkSms (`journey explore journeys/examples --journey examples.mfa-enrolment` says why)"
+            #expect(result.stdout.contains("PASS examples.mfa-enrolment › explore ("), "\(result)")
+            #expect(result.stdout.contains(")\n    note: " + said + "\n"), "\(result)")
+            // A journey explored whole, with nothing left out, has no note.
+            let pinModel = result.stdout.split(separator: "\n").drop {
+                !$0.hasPrefix("PASS examples.pin-model › explore")
+            }
+            #expect(pinModel.dropFirst().first?.hasPrefix("    note:") == false, "\(result)")
+            let json = try String(contentsOf: report, encoding: .utf8)
+            #expect(json.contains(#""note": "left out (5): no-network at status; "#), "\(json)")
+            // What the note names is what `journey explore` lists, one line each.
+            let listed = try await runJourney(["explore", "journeys/examples", "--journey", "examples.mfa-enrolment"])
+            let lines = listed.stdout.split(separator: "\n").filter { $0.hasPrefix("  left out: ") }
+            #expect(lines.count == 5, "\(listed)")
+            #expect(
+                lines.first?.hasPrefix(
+                    "  left out: examples.mfa-enrolment.associateApp: sends a request that no stub answers") == true,
+                "\(listed)")
+        }
+        // Another journey's step is named with its journey; a journey-wide one by its kind alone.
+        let notes = TestCommand.leftOut(
+            [
+                .clockUnjumped(journey: "a"), .sentWithoutNetwork(journey: "b", step: "send"),
+                .sentWithoutNetwork(journey: "a", step: "ask"),
+                .unsteady(journey: "a", step: "p", handler: "h", how: "x"),
+            ], of: "a", lister: "journey explore --journey a")
+        #expect(
+            notes == "left out (3): no-clock-jump; no-network at ask, b.send (`journey explore --journey a` says why)")
+        #expect(
+            TestCommand.leftOut([.unsteady(journey: "a", step: "p", handler: "h", how: "x")], of: "a", lister: "")
+                == nil)
     }
 
     @Test("a verdict the bounds cut short says so: explore's last line, and a note under journey test's result")
