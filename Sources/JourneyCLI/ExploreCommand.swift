@@ -373,7 +373,11 @@ struct ExploreCommand: AsyncParsableCommand {
         }
         var named = try from.map { file in
             guard let scenario = project.scenarios.first(where: { $0.file == file }) else {
-                throw CLIError("\(file) is not a scenario file")
+                throw Workspace.notAScenario(
+                    file, option: "--from", in: project,
+                    forFolder:
+                        "to explore from where each of its scenarios starts, give the folder as a path (journey explore \(Path.shellWord(file)))"
+                )
             }
             return scenario
         }

@@ -121,10 +121,15 @@ struct PlayCommand: AsyncParsableCommand {
         var compiled: CompiledJourney
         var explorer = JourneyExplorer(library: library, device: JourneyExplorer.defaultDevice, bounds: bounds)
         var start: CompiledScenario?
-        var startText = try from.map { try String(contentsOfFile: $0, encoding: .utf8) }
+        var startText: String?
         if let from {
             guard let scenario = project.scenarios.first(where: { $0.file == from }) else {
-                throw CLIError("\(from) is not a scenario file")
+                throw Workspace.notAScenario(
+                    from, option: "--from", in: project, forFolder: "give one of the scenarios in it")
+            }
+            // The scenario as written starts the one --save writes.
+            do { startText = try String(contentsOfFile: from, encoding: .utf8) } catch {
+                throw CLIError("cannot read \(from): \(error.localizedDescription)")
             }
             guard scenario.sessions.count == 1 else {
                 throw CLIError(

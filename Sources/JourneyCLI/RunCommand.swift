@@ -101,7 +101,9 @@ struct RunCommand: AsyncParsableCommand {
         console.print(diagnostics.shownWhenRunning)
         guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
         guard let compiled = project.scenarios.first(where: { $0.file == scenario }) else {
-            throw CLIError("\(scenario) is not a scenario file")
+            throw Workspace.notAScenario(
+                scenario, option: "--scenario", in: project,
+                forFolder: "journey test \(Path.shellWord(scenario)) runs every scenario in it")
         }
         if let journey, let chosen = project.journeys.first(where: { $0.file == journey }),
             chosen.id.value != compiled.journey.id

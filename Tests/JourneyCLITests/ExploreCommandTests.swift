@@ -482,6 +482,15 @@ struct ExploreCommandTests {
                 ["--emit", "README.md/counterexamples", "journeys/examples"],
                 "cannot make the folder README.md/counterexamples for --emit: Not a directory"
             ),
+            // --from takes one scenario: a folder, or a journey, is said as such.
+            (
+                ["--from", "journeys/examples/scenarios"],
+                "journeys/examples/scenarios is a folder, and --from takes one scenario file: to explore from where each of its scenarios starts, give the folder as a path (journey explore journeys/examples/scenarios)"
+            ),
+            (
+                ["--from", "journeys/examples/unlock.journey.yaml"],
+                "journeys/examples/unlock.journey.yaml is a journey (examples.unlock), not a scenario: --from takes a scenario file (journey new scenario writes one)"
+            ),
             // A folder of scenarios only explores nothing: said, not passed as clean.
             (
                 ["journeys/examples/scenarios"],

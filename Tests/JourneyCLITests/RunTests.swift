@@ -127,6 +127,32 @@ struct RunTests {
         #expect(result.stderr.contains("\(other) is a scenario, not a journey"), "\(result)")
     }
 
+    @Test("--scenario given a folder or a journey says which it is and what takes it; journey play --from too")
+    func notAScenario() async throws {
+        let cases: [([String], String)] = [
+            (
+                ["run", "--scenario", "journeys/examples"],
+                "journeys/examples is a folder, and --scenario takes one scenario file: journey test journeys/examples runs every scenario in it"
+            ),
+            (
+                ["run", "--scenario", "journeys/examples/unlock.journey.yaml"],
+                "journeys/examples/unlock.journey.yaml is a journey (examples.unlock), not a scenario: --scenario takes a scenario file (journey new scenario writes one)"
+            ),
+            // Read before it was known to be a scenario, a folder was a Foundation error.
+            (
+                ["play", "--from", "journeys/examples/scenarios"],
+                "journeys/examples/scenarios is a folder, and --from takes one scenario file: give one of the scenarios in it"
+            ),
+        ]
+        for (arguments, said) in cases {
+            let result = try await runJourney(arguments, input: "")
+            expectNoCrash(result)
+            #expect(result.status == Exit.invalid, "\(arguments): \(result)")
+            #expect(result.stdoutData.isEmpty, "\(arguments): \(result)")
+            #expect(result.stderr == "error: \(said)\n", "\(arguments): \(result)")
+        }
+    }
+
     @Test("a scenario given alone, without --scenario, is a usage error with the command that plays it")
     func scenarioWithoutTheOption() async throws {
         let scenario = "journeys/examples/scenarios/correct-pin.scenario.yaml"

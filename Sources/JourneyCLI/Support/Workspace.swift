@@ -263,3 +263,21 @@ enum Workspace {
         return path.hasPrefix(cwd) ? String(path.dropFirst(cwd.count)) : path
     }
 }
+
+extension Workspace {
+    /// Why `path`, given to `option` (`--from`, `--scenario`), names no scenario of `project`:
+    /// a folder (`forFolder` says what takes one), one of its journeys, or a file of another
+    /// kind.
+    static func notAScenario(_ path: String, option: String, in project: Project, forFolder: String) -> CLIError {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+            return CLIError("\(path) is a folder, and \(option) takes one scenario file: \(forFolder)")
+        }
+        if let journey = project.journeys.first(where: { $0.file == path }) {
+            return CLIError(
+                "\(path) is a journey (\(journey.id.value)), not a scenario: \(option) takes a scenario file (journey new scenario writes one)"
+            )
+        }
+        return CLIError("\(path) is not a scenario file")
+    }
+}
