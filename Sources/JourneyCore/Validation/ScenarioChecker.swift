@@ -27,96 +27,11 @@ public struct ScenarioChecker: Sendable {
             journey: journey.source, all: [:], outputTypes: [:], handlers: HandlerRegistry())
         let reachable = Self.reachableJourneys(from: journey, in: library)
 
-        var params: [String: Value] = [:]
-        for (name, raw) in scenario.params {
-            guard let decl = journey.params.first(where: { $0.name == name.value }) else {
-                d.error(
-                    Self.unknownParam,
-                    "journey '\(journey.id)' has no param '\(name.value)'\(Suggestion.hint(for: name.value, in: journey.params.map(\.name)))",
-                    at: name.location)
-                continue
-            }
-            if case .constant(let v)? = context.compileValue(
-                raw, expected: decl.type, scope: context.base, what: "param '\(name.value)'", allowTemplates: false)
-            {
-                params[name.value] = v
-            }
-        }
-        for p in journey.params where p.defaultValue == nil && params[p.name] == nil {
-            d.error(
-                JourneyCompiler.missingParam,
-                "journey '\(journey.id)' needs param '\(p.name)'; give it under 'params:'",
-                at: scenario.location)
-        }
-
-        var store: [String: Value] = [:]
+        let params = params(of: scenario, journey, context: &context, into: &d)
         let storedDecls = reachable.flatMap(\.stored)
-        for (key, raw) in scenario.device.store {
-            var type = storedDecls.first { $0.name == key.value }?.type ?? TypeInfo(.any)
-            type.secret = type.secret || library.isSecretStored(key.value)
-            if case .constant(let v)? = context.compileValue(
-                raw, expected: type, scope: context.base, what: "stored value '\(key.value)'", allowTemplates: false)
-            {
-                store[key.value] = v
-            }
-        }
-
-        var pins: [String: Value] = [:]
-        for (key, raw) in scenario.device.pins {
-            if case .constant(let v)? = context.compileValue(
-                raw, expected: TypeInfo(.string, secret: true), scope: context.base, what: "PIN '\(key.value)'",
-                allowTemplates: false)
-            {
-                pins[key.value] = v
-            }
-        }
-
-        // Input goes to handler steps; a call step never asks for any. Where journeys share a
-        // step id, an input is valid if any of those steps asks for it.
-        var steps: [String: StepContract] = [:]
-        // The values an input can take where they are few and known: a screen's actions, and
-        // the classes of a handler the explorer plays by them (a biometric prompt's results).
-        // Where steps share an id, any of theirs; where one of them takes any value, not checked.
-        var values: [String: [String: Set<String>?]] = [:]
-        // The keys a pad takes (`step/input` → its length), where the steps of that id agree.
-        var padLengths: [String: Int?] = [:]
-        for j in reachable {
-            for step in j.steps {
-                if case .call = step.runner { continue }
-                if var known = steps[step.id] {
-                    known.inputs += step.contract.inputs.filter { known.input(named: $0.name) == nil }
-                    steps[step.id] = known
-                } else {
-                    steps[step.id] = step.contract
-                }
-                for input in step.contract.inputs {
-                    if let pad = input.pad {
-                        // How many keys the pad takes, where every step of this id says one number.
-                        var length: Int?
-                        if case .constant(.int(let n))? = step.parameters.first(where: {
-                            $0.name == pad.lengthParameter
-                        })?.value {
-                            length = n
-                        }
-                        let key = step.id + "/" + input.name
-                        if let known = padLengths[key] {
-                            padLengths[key] = known == length ? known : .some(nil)
-                        } else {
-                            padLengths[key] = .some(length)
-                        }
-                    }
-                    let literal =
-                        !input.classes.isEmpty && input.type.type == .string && !input.type.secret
-                        && (input.name == "action" || step.explorable == nil)
-                    let allowed: Set<String>? = literal ? Set(input.classes) : nil
-                    if let known = values[step.id]?[input.name] {
-                        values[step.id]?[input.name] = known.flatMap { known in allowed.map { known.union($0) } }
-                    } else {
-                        values[step.id, default: [:]][input.name] = .some(allowed)
-                    }
-                }
-            }
-        }
+        let (store, pins) = device(of: scenario, storedDecls, library, context: &context)
+        let asked = AskedInputs(reachable)
+        let (steps, values, padLengths) = (asked.steps, asked.values, asked.padLengths)
         // The stored keys a run of it can leave: those its journeys declare, those their handlers
         // write under a `key:` (a PIN sealed), and those the device starts with.
         var storedNames = Set(storedDecls.map(\.name)).union(scenario.device.store.map(\.key.value))
@@ -163,6 +78,119 @@ public struct ScenarioChecker: Sendable {
             pins: pins, params: params, sessions: sessions, network: scenario.network, needs: scenario.needs,
             storedDefaults: storedDefaults)
         return compiled
+    }
+
+    /// The scenario's `params:`, each one the journey declares and of its type; a param
+    /// without a default that the scenario does not give is reported.
+    private func params(
+        of scenario: Scenario, _ journey: CompiledJourney, context: inout JourneyContext,
+        into d: inout DiagnosticList
+    ) -> [String: Value] {
+        var params: [String: Value] = [:]
+        for (name, raw) in scenario.params {
+            guard let decl = journey.params.first(where: { $0.name == name.value }) else {
+                d.error(
+                    Self.unknownParam,
+                    "journey '\(journey.id)' has no param '\(name.value)'\(Suggestion.hint(for: name.value, in: journey.params.map(\.name)))",
+                    at: name.location)
+                continue
+            }
+            if case .constant(let v)? = context.compileValue(
+                raw, expected: decl.type, scope: context.base, what: "param '\(name.value)'", allowTemplates: false)
+            {
+                params[name.value] = v
+            }
+        }
+        for p in journey.params where p.defaultValue == nil && params[p.name] == nil {
+            d.error(
+                JourneyCompiler.missingParam,
+                "journey '\(journey.id)' needs param '\(p.name)'; give it under 'params:'",
+                at: scenario.location)
+        }
+        return params
+    }
+
+    /// What the scenario's device starts with: its store, each value of the type the journeys
+    /// declare for its key (secret where the project keeps the key secret), and its PINs.
+    private func device(
+        of scenario: Scenario, _ storedDecls: [CompiledVariable], _ library: CompiledLibrary,
+        context: inout JourneyContext
+    ) -> (store: [String: Value], pins: [String: Value]) {
+        var store: [String: Value] = [:]
+        for (key, raw) in scenario.device.store {
+            var type = storedDecls.first { $0.name == key.value }?.type ?? TypeInfo(.any)
+            type.secret = type.secret || library.isSecretStored(key.value)
+            if case .constant(let v)? = context.compileValue(
+                raw, expected: type, scope: context.base, what: "stored value '\(key.value)'", allowTemplates: false)
+            {
+                store[key.value] = v
+            }
+        }
+        var pins: [String: Value] = [:]
+        for (key, raw) in scenario.device.pins {
+            if case .constant(let v)? = context.compileValue(
+                raw, expected: TypeInfo(.string, secret: true), scope: context.base, what: "PIN '\(key.value)'",
+                allowTemplates: false)
+            {
+                pins[key.value] = v
+            }
+        }
+        return (store, pins)
+    }
+
+    /// What the steps a scenario can reach ask for, by step id, for its script to be checked
+    /// against. Input goes to handler steps; a call step never asks for any. Where journeys
+    /// share a step id, an input is valid if any of those steps asks for it.
+    struct AskedInputs {
+        private(set) var steps: [String: StepContract] = [:]
+        /// The values an input can take where they are few and known: a screen's actions, and
+        /// the classes of a handler the explorer plays by them (a biometric prompt's results).
+        /// Where steps share an id, any of theirs; where one of them takes any value, not checked.
+        private(set) var values: [String: [String: Set<String>?]] = [:]
+        /// The keys a pad takes (`step/input` → its length), where the steps of that id agree.
+        private(set) var padLengths: [String: Int?] = [:]
+
+        init(_ reachable: [CompiledJourney]) {
+            for j in reachable {
+                for step in j.steps {
+                    if case .call = step.runner { continue }
+                    if var known = steps[step.id] {
+                        known.inputs += step.contract.inputs.filter { known.input(named: $0.name) == nil }
+                        steps[step.id] = known
+                    } else {
+                        steps[step.id] = step.contract
+                    }
+                    for input in step.contract.inputs { add(input, of: step) }
+                }
+            }
+        }
+
+        private mutating func add(_ input: InputSpec, of step: CompiledStep) {
+            if let pad = input.pad {
+                // How many keys the pad takes, where every step of this id says one number.
+                var length: Int?
+                if case .constant(.int(let n))? = step.parameters.first(where: { $0.name == pad.lengthParameter })?
+                    .value
+                {
+                    length = n
+                }
+                let key = step.id + "/" + input.name
+                if let known = padLengths[key] {
+                    padLengths[key] = known == length ? known : .some(nil)
+                } else {
+                    padLengths[key] = .some(length)
+                }
+            }
+            let literal =
+                !input.classes.isEmpty && input.type.type == .string && !input.type.secret
+                && (input.name == "action" || step.explorable == nil)
+            let allowed: Set<String>? = literal ? Set(input.classes) : nil
+            if let known = values[step.id]?[input.name] {
+                values[step.id]?[input.name] = known.flatMap { known in allowed.map { known.union($0) } }
+            } else {
+                values[step.id, default: [:]][input.name] = .some(allowed)
+            }
+        }
     }
 
     /// A session's script, each input checked against the step it names.
