@@ -131,6 +131,16 @@ struct ExploreCommand: AsyncParsableCommand {
     var states: Int?
 
     @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "How much memory the process may hold while exploring (512MiB, 4GiB); past it an exploration stops as at the state bound and says so (default: three quarters of what the process may use, the machine's memory or its container's limit).",
+            valueName: "size"))
+    var memory: String?
+
+    /// The memory bound explorations are held to: --memory, else the standard one.
+    var memoryBound: MemoryBound { memory.flatMap(MemoryBound.init) ?? .standard }
+
+    @Option(
         name: .customLong("clock-jump"), parsing: .unconditionalSingleValue,
         help:
             "A clock jump to play (a duration, repeatable; default: the durations each journey writes, and from a scenario whose stubs issue tokens their lifetimes (expires_in); given, they replace them). A journey that reads the clock with no duration to jump it by says that time passing is left out: give the waits that matter here."
@@ -199,6 +209,9 @@ struct ExploreCommand: AsyncParsableCommand {
         if !random, givenSeed != nil || givenWalks != nil {
             throw ValidationError("--seed and --walks go with --random, which plays random walks instead of every path")
         }
+        if let memory, MemoryBound(memory) == nil {
+            throw ValidationError("--memory takes \(MemoryBound.rule), found '\(memory)'")
+        }
         for jump in clockJumps {
             guard let ms = JourneyCore.Duration.parse(jump), ms >= 1 else {
                 throw ValidationError("--clock-jump takes \(JourneyCore.Duration.rule), found '\(jump)'")
@@ -253,6 +266,7 @@ struct ExploreCommand: AsyncParsableCommand {
         // then; the journeys after it are not explored. A second one ends the process at once.
         Interruption.catchSignals()
         defer { Interruption.release() }
+        let bound = memoryBound
         for (index, run) in runs.enumerated() {
             if Interruption.isRequested { break }
             guard case .explore(let journey, var explorer, let start, let file) = run else {
@@ -268,9 +282,11 @@ struct ExploreCommand: AsyncParsableCommand {
                 ? ProgressLine(console: console, name: start.map { "\(journey.id) from \($0)" } ?? journey.id) : nil
             if let line { explorer.progress = { line.show($0) } }
             explorer.stop = { Interruption.isRequested }
+            explorer.memory = bound.check
             var result =
                 random ? await explorer.walk(journey, seed: seed, walks: walks) : await explorer.explore(journey)
             line?.clear()
+            bound.release()
             if let start { result.start = start }
             let excepted = journey.source.explorationExceptions
             if let emit {
@@ -662,7 +678,11 @@ struct ExploreCommand: AsyncParsableCommand {
                 + some
         var bounds =
             "bounds: depth \(result.bounds.depth)\(result.random == nil ? "" : " per walk"), \(counted(result.bounds.states, "state"))"
-        if stops, result.truncated { bounds += " (reached: the exploration stopped there)" }
+        if stops, let memory = result.memoryFull {
+            bounds += "; stopped at the memory bound (\(MemoryBound(bytes: memory)): --memory)"
+        } else if stops, result.truncated {
+            bounds += " (reached: the exploration stopped there)"
+        }
         if stops, result.interrupted { bounds += "; interrupted" }
         if stops, result.frontier > 0 { bounds += "; \(notExpanded(result))" }
         if result.random != nil { bounds += "; explore.reaches-an-end is not judged on random walks" }
@@ -754,7 +774,11 @@ struct ExploreCommand: AsyncParsableCommand {
         )
         for (index, (result, _)) in group.enumerated() {
             var line = "  from \(result.start ?? "the default device"): \(counts(result, seed: false))"
-            if result.truncated { line += ", stopped at the state bound" }
+            if let memory = result.memoryFull {
+                line += ", stopped at the memory bound (\(MemoryBound(bytes: memory)))"
+            } else if result.truncated {
+                line += ", stopped at the state bound"
+            }
             if result.interrupted { line += ", interrupted" }
             if result.frontier > 0 { line += ", \(notExpanded(result))" }
             if !broken[index].isEmpty { line += ": \(counted(broken[index].count, "violation"))" }
@@ -803,6 +827,7 @@ struct ExploreCommand: AsyncParsableCommand {
                     ("transitions", .int(result.transitions)), ("depth", .int(result.depth)),
                     ("frontier", .int(result.frontier)), ("truncated", .bool(result.truncated)),
                     ("interrupted", result.interrupted ? .bool(true) : nil),
+                    ("memoryFull", result.memoryFull.map { .int(Int(clamping: $0)) }),
                     ("restarts", .int(result.bounds.restarts)),
                     (
                         "clockJumps",

@@ -23,6 +23,7 @@ extension TestCommand {
         defer { Interruption.release() }
         var outcomes: [ScenarioOutcome] = []
         var index = 0
+        let memory = MemoryBound.standard
         let journeys = Dictionary(grouping: starts.starts, by: \.journey.id)
         for id in journeys.keys.sorted() where !Interruption.isRequested {
             let group = journeys[id]!
@@ -34,7 +35,9 @@ extension TestCommand {
                 if progress { console.err("\r\u{1B}[2K[\(index)/\(starts.starts.count)] exploring \(id)…") }
                 var explorer = start.explorer
                 explorer.stop = { Interruption.isRequested }
+                explorer.memory = memory.check
                 var result = await explorer.explore(journey)
+                memory.release()
                 result.start = start.scenario?.id
                 tally.add(result, from: start)
             }
@@ -219,7 +222,9 @@ extension TestCommand {
             return "interrupted: from \(from), \(counted(result.frontier, "state")) found but not expanded"
         }
         let what =
-            if result.truncated {
+            if let memory = result.memoryFull {
+                "stopped at the memory bound (\(MemoryBound(bytes: memory))) after \(counted(result.states, "state")); `\(command) --states \(result.states)` stops at the state bound there instead, and --memory raises the bound where the machine has the memory"
+            } else if result.truncated {
                 "stopped at the state bound (\(bounds.states)); `\(command) --states \(bounds.states * 4)` goes further"
             } else {
                 "\(counted(result.frontier, "state")) at the depth bound (\(bounds.depth)) not expanded; `\(command) --depth \(bounds.depth * 2)` goes further"

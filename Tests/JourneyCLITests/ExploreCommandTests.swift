@@ -1098,6 +1098,58 @@ extension ExploreCommandTests {
                 == nil)
     }
 
+    @Test(
+        "--memory stops an exploration as the state bound does, and says it was the memory bound; text, --strict, --json"
+    )
+    func memoryBound() async throws {
+        // A journey with no end to its states, a state bound it never reaches: only the memory stops it.
+        let arguments = ["explore", "Tests/Fixtures/deep", "--states", "100000000", "--depth", "1000000"]
+        let stopped = try await runJourney(arguments + ["--memory", "96MiB"], timeout: 120)
+        #expect(stopped.status == Exit.ok, "\(stopped)")
+        #expect(
+            stopped.stdout.contains(
+                "bounds: depth 1000000, 100000000 states; stopped at the memory bound (96.0 MiB: --memory); "),
+            "\(stopped)")
+        #expect(stopped.stderr.hasSuffix("; 1 cut short by the bounds: t.steps\n"), "\(stopped)")
+        let strict = try await runJourney(arguments + ["--memory", "96MiB", "--strict"], timeout: 120)
+        #expect(strict.status == Exit.failed, "\(strict)")
+        let json = try await runJourney(arguments + ["--memory", "96MiB", "--json"], timeout: 120)
+        #expect(json.status == Exit.ok, "\(json)")
+        #expect(json.stdout.contains(#""truncated": true"#), "\(json)")
+        #expect(json.stdout.contains(#""memoryFull": 100663296"#), "\(json)")
+        // Within its bound an exploration says nothing of it.
+        let within = try await runJourney(["explore", "journeys/examples/pin-model.journey.yaml", "--memory", "16GiB"])
+        #expect(within.status == Exit.ok && !within.stdout.contains("memory"), "\(within)")
+        let jsonWithin = try await runJourney(["explore", "journeys/examples/pin-model.journey.yaml", "--json"])
+        #expect(!jsonWithin.stdout.contains("memoryFull"), "\(jsonWithin)")
+
+        for size in ["5x", "1024", "512KiB", "0GiB", "-1G", "20TiB", "nanG"] {
+            let refused = try await runJourney(["explore", "--memory", size, "Tests/Fixtures/deep"])
+            #expect(refused.status == Exit.invalid, "\(size): \(refused)")
+            #expect(
+                refused.stderr.contains(
+                    "--memory takes a size from 1MiB to 16TiB with its unit, like 512MiB, 4GiB or 1.5G, found '\(size)'"
+                ),
+                "\(size): \(refused)")
+        }
+    }
+
+    @Test("a memory size reads with its binary unit, and shows in the largest unit it reaches")
+    func memorySizes() {
+        let read: [(String, UInt64)] = [
+            ("512MiB", 512 << 20), ("4GiB", 4 << 30), ("1.5G", 3 << 29), ("800M", 800 << 20), ("2T", 2 << 40),
+            ("1MiB", 1 << 20), ("2048KB", 2 << 20), ("16TiB", 16 << 40),
+        ]
+        for (text, bytes) in read { #expect(MemoryBound(text)?.bytes == bytes, "\(text)") }
+        #expect(MemoryBound(bytes: 3 << 29).description == "1.5 GiB")
+        #expect(MemoryBound(bytes: 96 << 20).description == "96.0 MiB")
+        #expect(MemoryBound(bytes: 2 << 40).description == "2.0 TiB")
+        // The standard bound is three quarters of what the process may use, and some of it.
+        #expect(MemoryBound.standard.bytes == MemoryBound.available / 4 * 3 && MemoryBound.standard.bytes > 0)
+        let held = MemoryBound.resident() ?? 0
+        #expect(held > 1 << 20 && held < MemoryBound.available, "\(held)")
+    }
+
     @Test("a verdict the bounds cut short says so: explore's last line, and a note under journey test's result")
     func cutShortByTheBounds() async throws {
         // Each press counts one more step: no end to the states, so the depth bound stops it.

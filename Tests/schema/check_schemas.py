@@ -23,10 +23,10 @@
     their schemas, and link the published schema (its `$id`) outside this repository, or
     this repository's schemas/ inside it;
 (h) with --journey-bin, what `journey explore --json` prints and `journey test --json` writes
-    (clean, with violations, random, from scenarios, not explored, interrupted, skipped, failing
-    with a diff, invalid files) is valid against explore-report.schema.json and test-report.schema.json,
-    together they show every property those schemas declare, and a report with a member
-    missing, unknown or of the wrong kind is rejected.
+    (clean, with violations, random, from scenarios, not explored, interrupted, stopped at the memory
+    bound, skipped, failing with a diff, invalid files) is valid against explore-report.schema.json
+    and test-report.schema.json, together they show every property those schemas declare, and a
+    report with a member missing, unknown or of the wrong kind is rejected.
 
 The last line of output is `N passed, N failed`; the exit status is 1 if anything failed.
 Needs Python 3.9+, PyYAML and jsonschema (>= 4.18 for draft 2020-12).
@@ -607,6 +607,8 @@ def check_reports(report: Report, validators: dict, binary: str):
             ["journeys/examples/tree-login.journey.yaml"],
             ["--emit", str(folder / "emitted"), "Tests/Fixtures/explore"],
             ["--random", "--seed", "3", "--walks", "20", "Tests/Fixtures/explore/pin-model-bug.journey.yaml"],
+            # A journey with no end to its states, stopped by the memory bound.
+            ["--states", "100000000", "--depth", "1000000", "--memory", "96MiB", str(FIXTURES / "deep")],
         ]
         tests = [
             [str(FIXTURES / "timers")],

@@ -158,6 +158,9 @@ public struct JourneyExplorer: Sendable {
         /// Whether the exploration was stopped when asked (``JourneyExplorer/stop``), before
         /// its bounds or its end: what it found until then.
         public var interrupted = false
+        /// The memory bound (bytes) that stopped it, when the process came to hold that much
+        /// (``JourneyExplorer/memory``): as at the state bound, ``truncated`` is true too.
+        public var memoryFull: UInt64? = nil
         public var violations: [Violation]
         /// What the exploration could not play, with why, in order.
         public var leftOut: [LeftOut]
@@ -290,9 +293,36 @@ public struct JourneyExplorer: Sendable {
     /// answers true the exploration stops there, with what it found until then, and says so
     /// (``Result/interrupted``). A person's Ctrl-C stops a long exploration this way.
     public var stop: (@Sendable () -> Bool)? = nil
+    /// How much memory the process may hold while exploring, read on the exploring task after
+    /// the chunk of a level, or the random walk, that passes each ``memoryCheckInterval``
+    /// transitions: once it holds that much, the exploration stops there as the state bound
+    /// stops it, with what it found until then, and says so (``Result/memoryFull``). A space
+    /// with no end explored with a large state bound would otherwise grow until the system
+    /// killed the process, and nothing it found would be said.
+    public var memory: MemoryCheck? = nil
+
+    /// A bound on the memory the process holds, and how to read what it holds now (the caller
+    /// reads it: the explorer does no I/O).
+    public struct MemoryCheck: Sendable {
+        /// The bound, in bytes.
+        public var bytes: UInt64
+        /// The memory the process holds now, in bytes; nil when it cannot be read.
+        public var held: @Sendable () -> UInt64?
+
+        public init(bytes: UInt64, held: @escaping @Sendable () -> UInt64?) {
+            self.bytes = bytes
+            self.held = held
+        }
+
+        /// Whether the process holds the bound or more now; never, when that cannot be read.
+        func isReached() -> Bool { held().map { $0 >= bytes } ?? false }
+    }
     /// Nodes a thread expands at a time (``chunk``); smaller in tests, to play a small
     /// journey's levels in many chunks.
     var chunkSize = Self.chunk
+    /// Transitions played between two reads of the memory the process holds (``memory``):
+    /// a read costs a system call, and a level of a narrow space is a chunk of a few states.
+    var memoryCheckInterval = 16_384
     /// Expansions ``Reuse`` keeps at most; smaller in tests, to let them go often.
     var reuseCapacity = Reuse.capacity
 
@@ -799,6 +829,8 @@ public struct JourneyExplorer: Sendable {
         // At the bound already: the start, if it waits for a move, is not expanded.
         if states.count >= bounds.states, !level.isEmpty, case .runStep = first.action { result.truncated = true }
 
+        // The memory is read after the chunk that passes each ``memoryCheckInterval`` transitions.
+        var memoryChecked = 0
         var reuse = Reuse(enabled: reusesExpansions && bounds.restarts > 0, capacity: reuseCapacity)
         var depth = 0
         // Stopped when asked, the states not played yet are left unexpanded: not judged, and
@@ -892,6 +924,10 @@ public struct JourneyExplorer: Sendable {
                 }
                 progress?(Progress(depth: depth, states: states.count, transitions: result.transitions))
                 if stop?() == true { result.interrupted = true }
+                if !result.truncated, let memory, result.transitions - memoryChecked >= memoryCheckInterval {
+                    memoryChecked = result.transitions
+                    if memory.isReached() { (result.truncated, result.memoryFull) = (true, memory.bytes) }
+                }
             }
             if !next.isEmpty { depth += 1 }
             level = next

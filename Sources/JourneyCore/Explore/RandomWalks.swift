@@ -45,6 +45,7 @@ extension JourneyExplorer {
 
         if let startLeak, !first.outOfScope { report(.noSecretLeak, startLeak, path: [], node: first) }
         if judge(first, path: []) { return finish(result, seen: seen, leftOut: leftOut) }
+        var memoryChecked = 0
         for walk in 0..<walks where !result.truncated && !result.interrupted {
             // The walks played: fewer than asked when the state bound stops them.
             result.random = (seed, walk + 1)
@@ -53,6 +54,10 @@ extension JourneyExplorer {
                     Progress(
                         depth: result.depth, states: seen.count, transitions: result.transitions, walks: walk + 1))
                 if stop?() == true { result.interrupted = true }
+                if !result.truncated, let memory, result.transitions - memoryChecked >= memoryCheckInterval {
+                    memoryChecked = result.transitions
+                    if memory.isReached() { (result.truncated, result.memoryFull) = (true, memory.bytes) }
+                }
             }
             var node = first
             var path: [Move] = []

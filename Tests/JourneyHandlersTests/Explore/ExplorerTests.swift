@@ -986,6 +986,39 @@ extension ExplorerTests {
 }
 
 extension ExplorerTests {
+    @Test("at the memory bound an exploration stops as at the state bound, saying which bound; unread, it never stops")
+    func stoppedAtTheMemoryBound() async throws {
+        let (library, _) = try Self.library([SourceFile(path: "j.yaml", data: Data(Self.helpSheet.utf8))])
+        let journey = try #require(library["t.help"])
+        var explorer = JourneyExplorer(library: library, device: JourneyExplorer.defaultDevice)
+        explorer.chunkSize = 1
+        explorer.memoryCheckInterval = 1
+        let full = await explorer.explore(journey)
+        // The process holds more after each chunk of one state: past the bound after the second.
+        let held = Mutex<UInt64>(0)
+        explorer.memory = JourneyExplorer.MemoryCheck(bytes: 2_000) {
+            held.withLock {
+                $0 += 1_000
+                return $0
+            }
+        }
+        let stopped = await explorer.explore(journey)
+        #expect(stopped.memoryFull == 2_000 && stopped.truncated && stopped.cutShort && !stopped.interrupted)
+        #expect(stopped.states < full.states && stopped.frontier > 0, "\(stopped.states) of \(full.states)")
+        // The trap lies past the states it expanded: nothing is said of it.
+        #expect(stopped.violations.isEmpty, "\(stopped.violations.map(\.message))")
+
+        // Random walks stop after the walk during which the bound is reached.
+        held.withLock { $0 = 0 }
+        let walked = await explorer.walk(journey, seed: 1, walks: 100)
+        #expect(walked.memoryFull == 2_000 && walked.random?.walks == 2, "\(String(describing: walked.random))")
+
+        // Where the memory held cannot be read, the bound never stops it.
+        explorer.memory = JourneyExplorer.MemoryCheck(bytes: 1) { nil }
+        let unread = await explorer.explore(journey)
+        #expect(unread.memoryFull == nil && unread.states == full.states)
+    }
+
     @Test("the shortest path to each end it reaches: on a device with no PIN, unlock chooses one and is in")
     func shortestPathToEachEnd() async throws {
         let result = try await Self.explore("journeys/examples/unlock.journey.yaml", id: "examples.unlock")
