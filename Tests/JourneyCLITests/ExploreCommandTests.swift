@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import JourneyCLI
+@testable import JourneyCore
+@testable import JourneySuite
 
 /// `journey explore` as a user runs it: the counts, the verdict, each invariant caught by a
 /// journey that breaks it, counterexamples written as scenarios that replay to the same
@@ -1033,57 +1035,59 @@ struct TestExploreTests {
 }
 
 extension ExploreCommandTests {
-    @Test("journey test --explore says which start explored 20 000 states or more, under the result and in --json")
-    func aHeavyStartIsSaid() async throws {
+    /// `journey test PATH --explore --json REPORT`, and the report it wrote.
+    func testExplored(_ path: String) async throws -> (result: RunResult, json: String) {
         try await withTemporaryDirectory { directory in
             let report = directory.appendingPathComponent("report.json")
-            let result = try await runJourney(
-                ["test", "Tests/Fixtures/heavy", "--explore", "--json", report.path], timeout: 120)
+            let result = try await runJourney(["test", path, "--explore", "--json", report.path], timeout: 120)
             #expect(result.status == Exit.ok, "\(result)")
-            let note =
-                "note: from the default device: 24576 states of the 24576 explored (`journey explore Tests/Fixtures/heavy/counters.journey.yaml` shows what it plays)"
-            #expect(result.stdout.hasPrefix("PASS t.counters › explore"), "\(result)")
-            #expect(result.stdout.contains(")\n    " + note + "\n"), "\(result)")
-            let json = try String(contentsOf: report, encoding: .utf8)
-            #expect(json.contains(#""note": "from the default device: 24576 states of the 24576 explored"#), "\(json)")
+            return (result, try String(contentsOf: report, encoding: .utf8))
         }
-        // Below it, nothing is said of the states.
-        let small = try await runJourney(["test", "journeys/examples", "--explore"], timeout: 120)
-        #expect(small.status == Exit.ok, "\(small)")
-        #expect(!small.stdout.contains(" explored (`journey explore"), "\(small)")
+    }
+
+    /// That `journey test --explore` passed `journey` with `note` under its result, and the
+    /// report gave it as its `note`.
+    func expectNote(
+        _ note: String, of journey: String, in tested: (result: RunResult, json: String),
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) {
+        let (result, json) = tested
+        let passed = "PASS \(journey) › explore ("
+        #expect(result.stdout.contains(passed), "\(result)", sourceLocation: sourceLocation)
+        #expect(result.stdout.contains(")\n    note: " + note + "\n"), "\(result)", sourceLocation: sourceLocation)
+        #expect(json.contains(#""note": "# + "\"\(note)"), "\(json)", sourceLocation: sourceLocation)
+    }
+
+    @Test("journey test --explore says which start explored 20 000 states or more, under the result and in --json")
+    func aHeavyStartIsSaid() async throws {
+        expectNote(
+            "from the default device: 24576 states of the 24576 explored (`journey explore Tests/Fixtures/heavy/counters.journey.yaml` shows what it plays)",
+            of: "t.counters", in: try await testExplored("Tests/Fixtures/heavy"))
     }
 
     @Test(
         "journey test --explore notes what a journey's exploration left out, by kind and step, and the command that says why"
     )
     func leftOutIsNoted() async throws {
-        try await withTemporaryDirectory { directory in
-            let report = directory.appendingPathComponent("report.json")
-            let result = try await runJourney(
-                ["test", "journeys/examples", "--explore", "--json", report.path], timeout: 120)
-            #expect(result.status == Exit.ok, "\(result)")
-            // The MFA enrolment sends requests with no network from the default device, and some
-            // that its scenarios' stubs do not answer: each kind once, its steps in order.
-            let said =
-                "left out (5): no-network at status; no-stub at associateApp, associateSms, challenge, checkSms (`journey explore journeys/examples --journey examples.mfa-enrolment` says why)"
-            #expect(result.stdout.contains("PASS examples.mfa-enrolment › explore ("), "\(result)")
-            #expect(result.stdout.contains(")\n    note: " + said + "\n"), "\(result)")
-            // A journey explored whole, with nothing left out, has no note.
-            let pinModel = result.stdout.split(separator: "\n").drop {
-                !$0.hasPrefix("PASS examples.pin-model › explore")
-            }
-            #expect(pinModel.dropFirst().first?.hasPrefix("    note:") == false, "\(result)")
-            let json = try String(contentsOf: report, encoding: .utf8)
-            #expect(json.contains(#""note": "left out (5): no-network at status; "#), "\(json)")
-            // What the note names is what `journey explore` lists, one line each.
-            let listed = try await runJourney(["explore", "journeys/examples", "--journey", "examples.mfa-enrolment"])
-            let lines = listed.stdout.split(separator: "\n").filter { $0.hasPrefix("  left out: ") }
-            #expect(lines.count == 5, "\(listed)")
-            #expect(
-                lines.first?.hasPrefix(
-                    "  left out: examples.mfa-enrolment.associateApp: sends a request that no stub answers") == true,
-                "\(listed)")
-        }
+        let (result, json) = try await testExplored("journeys/examples")
+        // The MFA enrolment sends requests with no network from the default device, and some
+        // that its scenarios' stubs do not answer: each kind once, its steps in order.
+        expectNote(
+            "left out (5): no-network at status; no-stub at associateApp, associateSms, challenge, checkSms (`journey explore journeys/examples --journey examples.mfa-enrolment` says why)",
+            of: "examples.mfa-enrolment", in: (result, json))
+        // Below 20 000 states a start's count is not noted.
+        #expect(!result.stdout.contains(" explored (`journey explore"), "\(result)")
+        // A journey explored whole, with nothing left out, has no note.
+        let pinModel = result.stdout.split(separator: "\n").drop { !$0.hasPrefix("PASS examples.pin-model › explore") }
+        #expect(pinModel.dropFirst().first?.hasPrefix("    note:") == false, "\(result)")
+        // What the note names is what `journey explore` lists, one line each.
+        let listed = try await runJourney(["explore", "journeys/examples", "--journey", "examples.mfa-enrolment"])
+        let lines = listed.stdout.split(separator: "\n").filter { $0.hasPrefix("  left out: ") }
+        #expect(lines.count == 5, "\(listed)")
+        #expect(
+            lines.first?.hasPrefix(
+                "  left out: examples.mfa-enrolment.associateApp: sends a request that no stub answers") == true,
+            "\(listed)")
         // Another journey's step is named with its journey; a journey-wide one by its kind alone.
         let notes = TestCommand.leftOut(
             [
@@ -1132,6 +1136,27 @@ extension ExploreCommandTests {
                 ),
                 "\(size): \(refused)")
         }
+    }
+
+    @Test("journey test --explore notes a start the memory bound stopped, with the state bound that stops it there")
+    func memoryBoundNoted() async throws {
+        let folder = Paths.root.appendingPathComponent("Tests/Fixtures/deep").path
+        let (project, diagnostics) = Workspace.load(paths: [folder])
+        #expect(!diagnostics.hasErrors)
+        let journey = try #require(project.library?["t.steps"])
+        var explorer = JourneyExplorer(
+            library: try #require(project.library), device: JourneyExplorer.defaultDevice,
+            bounds: JourneyExplorer.Bounds(depth: 1_000_000, states: 100_000_000))
+        explorer.memoryCheckInterval = 1_000
+        explorer.memory = JourneyExplorer.MemoryCheck(bytes: 96 << 20) { 100 << 20 }
+        let result = await explorer.explore(journey)
+        #expect(result.memoryFull == 96 << 20 && result.cutShort, "\(result.states)")
+        let start = ExplorationStarts.Start(journey: journey, explorer: explorer)
+        let said = TestCommand.cutShort(result, from: start, of: journey, starts: 1)
+        #expect(
+            said
+                == "cut short by the bounds: from the default device, stopped at the memory bound (96.0 MiB) after \(result.states) states; `journey explore \(Path.shellWord(journey.source.file)) --states \(result.states)` stops at the state bound there instead, and --memory raises the bound where the machine has the memory",
+            "\(said)")
     }
 
     @Test("a memory size reads with its binary unit, and shows in the largest unit it reaches")

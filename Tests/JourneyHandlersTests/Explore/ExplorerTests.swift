@@ -955,13 +955,20 @@ extension ExplorerTests {
 }
 
 extension ExplorerTests {
-    @Test("stopped when asked, an exploration keeps what it found and judges no state it did not expand")
-    func stoppedWhenAsked() async throws {
+    /// The help sheet's journey (a trap past its start), an explorer that plays it a state a
+    /// chunk, and what it finds played whole.
+    static func helpSheetByState() async throws -> (JourneyExplorer, CompiledJourney, JourneyExplorer.Result) {
         let (library, _) = try Self.library([SourceFile(path: "j.yaml", data: Data(Self.helpSheet.utf8))])
         let journey = try #require(library["t.help"])
         var explorer = JourneyExplorer(library: library, device: JourneyExplorer.defaultDevice)
         explorer.chunkSize = 1
-        let full = await explorer.explore(journey)
+        return (explorer, journey, await explorer.explore(journey))
+    }
+
+    @Test("stopped when asked, an exploration keeps what it found and judges no state it did not expand")
+    func stoppedWhenAsked() async throws {
+        let (played, journey, full) = try await Self.helpSheetByState()
+        var explorer = played
         #expect(!full.interrupted && full.reports(ExplorationInvariant.reachesAnEnd.rawValue))
         // Asked after each chunk of one state: it stops after the second.
         let asked = Mutex(0)
@@ -988,12 +995,9 @@ extension ExplorerTests {
 extension ExplorerTests {
     @Test("at the memory bound an exploration stops as at the state bound, saying which bound; unread, it never stops")
     func stoppedAtTheMemoryBound() async throws {
-        let (library, _) = try Self.library([SourceFile(path: "j.yaml", data: Data(Self.helpSheet.utf8))])
-        let journey = try #require(library["t.help"])
-        var explorer = JourneyExplorer(library: library, device: JourneyExplorer.defaultDevice)
-        explorer.chunkSize = 1
+        let (played, journey, full) = try await Self.helpSheetByState()
+        var explorer = played
         explorer.memoryCheckInterval = 1
-        let full = await explorer.explore(journey)
         // The process holds more after each chunk of one state: past the bound after the second.
         let held = Mutex<UInt64>(0)
         explorer.memory = JourneyExplorer.MemoryCheck(bytes: 2_000) {
