@@ -133,12 +133,15 @@ struct ExploreCommand: AsyncParsableCommand {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "How much memory the process may hold while exploring (512MiB, 4GiB); past it an exploration stops as at the state bound and says so (default: three quarters of what the process may use, the machine's memory or its container's limit).",
+            "How much memory the process may hold while exploring (512MiB, 4GiB); past it an exploration stops as at the state bound and says so (default: the project file's defaults.explore.memory, else three quarters of what the process may use, the machine's memory or its container's limit).",
             valueName: "size"))
     var memory: String?
 
-    /// The memory bound explorations are held to: --memory, else the standard one.
-    var memoryBound: MemoryBound { memory.flatMap(MemoryBound.init) ?? .standard }
+    /// The memory bound explorations are held to: --memory, else the project file's, else the
+    /// standard one.
+    func memoryBound(_ settings: ProjectSettings) -> MemoryBound {
+        memory.flatMap(MemoryBound.init) ?? settings.explore.memory.map(MemoryBound.init(bytes:)) ?? .standard
+    }
 
     @Option(
         name: .customLong("clock-jump"), parsing: .unconditionalSingleValue,
@@ -210,7 +213,7 @@ struct ExploreCommand: AsyncParsableCommand {
             throw ValidationError("--seed and --walks go with --random, which plays random walks instead of every path")
         }
         if let memory, MemoryBound(memory) == nil {
-            throw ValidationError("--memory takes \(MemoryBound.rule), found '\(memory)'")
+            throw ValidationError("--memory takes \(MemorySize.rule), found '\(memory)'")
         }
         for jump in clockJumps {
             guard let ms = JourneyCore.Duration.parse(jump), ms >= 1 else {
@@ -266,7 +269,7 @@ struct ExploreCommand: AsyncParsableCommand {
         // then; the journeys after it are not explored. A second one ends the process at once.
         Interruption.catchSignals()
         defer { Interruption.release() }
-        let bound = memoryBound
+        let bound = memoryBound(context.settings)
         for (index, run) in runs.enumerated() {
             if Interruption.isRequested { break }
             guard case .explore(let journey, var explorer, let start, let file) = run else {
@@ -679,7 +682,7 @@ struct ExploreCommand: AsyncParsableCommand {
         var bounds =
             "bounds: depth \(result.bounds.depth)\(result.random == nil ? "" : " per walk"), \(counted(result.bounds.states, "state"))"
         if stops, let memory = result.memoryFull {
-            bounds += "; stopped at the memory bound (\(MemoryBound(bytes: memory)): --memory)"
+            bounds += "; stopped at the memory bound (\(MemoryBound(bytes: memory)))"
         } else if stops, result.truncated {
             bounds += " (reached: the exploration stopped there)"
         }

@@ -17,13 +17,12 @@ extension TestCommand {
     /// suite explored: a note names it for what an exploration left out.
     static func explore(
         _ starts: ExplorationStarts, files: [String: String], console: Console, progress: Bool, strict: Bool = false,
-        lister: String = "journey explore"
+        lister: String = "journey explore", memory: MemoryBound = .standard
     ) async -> (outcomes: [ScenarioOutcome], interruption: String?) {
         Interruption.catchSignals()
         defer { Interruption.release() }
         var outcomes: [ScenarioOutcome] = []
         var index = 0
-        let memory = MemoryBound.standard
         let journeys = Dictionary(grouping: starts.starts, by: \.journey.id)
         for id in journeys.keys.sorted() where !Interruption.isRequested {
             let group = journeys[id]!
@@ -223,7 +222,7 @@ extension TestCommand {
         }
         let what =
             if let memory = result.memoryFull {
-                "stopped at the memory bound (\(MemoryBound(bytes: memory))) after \(counted(result.states, "state")); `\(command) --states \(result.states)` stops at the state bound there instead, and --memory raises the bound where the machine has the memory"
+                "stopped at the memory bound (\(MemoryBound(bytes: memory))) after \(counted(result.states, "state")); `\(command) --states \(result.states)` stops at the state bound there instead, and a larger --memory (the project file's defaults.explore.memory) explores further where the machine has the memory"
             } else if result.truncated {
                 "stopped at the state bound (\(bounds.states)); `\(command) --states \(bounds.states * 4)` goes further"
             } else {

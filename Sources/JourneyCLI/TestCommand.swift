@@ -237,7 +237,8 @@ struct TestCommand: AsyncParsableCommand {
             let files = Dictionary(project.journeys.map { ($0.id.value, $0.file) }, uniquingKeysWith: { a, _ in a })
             let explored = await Self.explore(
                 starts, files: files, console: console, progress: console.isInteractive, strict: strict,
-                lister: (["journey", "explore"] + self.paths.map(Path.shellWord)).joined(separator: " "))
+                lister: (["journey", "explore"] + self.paths.map(Path.shellWord)).joined(separator: " "),
+                memory: context.settings.explore.memory.map(MemoryBound.init(bytes:)) ?? .standard)
             for outcome in explored.outcomes {
                 console.out(render(outcome, console: console))
                 results.append(outcome)

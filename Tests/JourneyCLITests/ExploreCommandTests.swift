@@ -1112,7 +1112,7 @@ extension ExploreCommandTests {
         #expect(stopped.status == Exit.ok, "\(stopped)")
         #expect(
             stopped.stdout.contains(
-                "bounds: depth 1000000, 100000000 states; stopped at the memory bound (96.0 MiB: --memory); "),
+                "bounds: depth 1000000, 100000000 states; stopped at the memory bound (96.0 MiB); "),
             "\(stopped)")
         #expect(stopped.stderr.hasSuffix("; 1 cut short by the bounds: t.steps\n"), "\(stopped)")
         let strict = try await runJourney(arguments + ["--memory", "96MiB", "--strict"], timeout: 120)
@@ -1155,7 +1155,7 @@ extension ExploreCommandTests {
         let said = TestCommand.cutShort(result, from: start, of: journey, starts: 1)
         #expect(
             said
-                == "cut short by the bounds: from the default device, stopped at the memory bound (96.0 MiB) after \(result.states) states; `journey explore \(Path.shellWord(journey.source.file)) --states \(result.states)` stops at the state bound there instead, and --memory raises the bound where the machine has the memory",
+                == "cut short by the bounds: from the default device, stopped at the memory bound (96.0 MiB) after \(result.states) states; `journey explore \(Path.shellWord(journey.source.file)) --states \(result.states)` stops at the state bound there instead, and a larger --memory (the project file's defaults.explore.memory) explores further where the machine has the memory",
             "\(said)")
     }
 
@@ -1232,15 +1232,35 @@ extension ExploreCommandTests {
             try writeText("defaults:\n  explore:\n    depth: 1000\n    states: 40\n", to: project)
             let few = try await runJourney(["explore"], cwd: directory)
             #expect(few.stdout.contains("bounds: depth 1000, 40 states (reached"), "\(few)")
+            // The memory bound: the project's where no option says otherwise.
+            try writeText(
+                "defaults:\n  explore:\n    depth: 1000000\n    states: 100000000\n    memory: 96MiB\n", to: project)
+            let full = try await runJourney(["explore"], cwd: directory, timeout: 120)
+            #expect(full.stdout.contains("; stopped at the memory bound (96.0 MiB); "), "\(full)")
+            let more = try await runJourney(["explore", "--memory", "112MiB"], cwd: directory, timeout: 120)
+            #expect(more.stdout.contains("; stopped at the memory bound (112.0 MiB); "), "\(more)")
+            let suite = try await runJourney(["test", "--explore"], cwd: directory, timeout: 120)
+            #expect(suite.status == Exit.ok, "\(suite)")
+            #expect(
+                suite.stdout.contains(
+                    "; cut short by the bounds: from the default device, stopped at the memory bound (96.0 MiB) after "
+                ),
+                "\(suite)")
             // A bound out of its range, of the wrong type or misspelt stops every command at its place.
             try writeText(
-                "defaults:\n  explore:\n    depth: 0\n    states: many\n    restart: 3\n", to: project)
+                "defaults:\n  explore:\n    depth: 0\n    states: many\n    restart: 3\n    memory: lots\n", to: project
+            )
             for arguments in [["explore"], ["test", "--explore"]] {
                 let bad = try await runJourney(arguments, cwd: directory)
                 #expect(bad.status == Exit.invalid, "\(bad)")
                 #expect(
                     bad.diagnostics.map { "\($0.line):\($0.column) \($0.id)" }
-                        == ["3:12 value.range", "4:13 value.type", "5:5 key.unknown"], "\(bad)")
+                        == ["3:12 value.range", "4:13 value.type", "5:5 key.unknown", "6:13 value.type"], "\(bad)")
+                #expect(
+                    bad.stderr.contains(
+                        "'memory' takes a size from 1MiB to 16TiB with its unit, like 512MiB, 4GiB or 1.5G, found 'lots'"
+                    ),
+                    "\(bad)")
                 #expect(bad.stderr.contains("'depth' must be from 1 to 1000000, found 0"), "\(bad)")
                 #expect(bad.stderr.contains("did you mean 'restarts'?"), "\(bad)")
             }

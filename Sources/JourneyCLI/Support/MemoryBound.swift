@@ -74,33 +74,14 @@ struct MemoryBound: Sendable, Equatable, CustomStringConvertible {
     }()
     #endif
 
-    /// A size as `--memory` takes it: a number with a binary unit (`512MiB`, `4GiB`, `1.5G`,
-    /// `800M`, `2T`; `K`, `M`, `G`, `T`, with or without `iB`), at least 1 MiB.
+    /// A size as `--memory` takes it (``MemorySize``).
     init?(_ text: String) {
-        let units: [(String, Double)] = [("K", 0x400), ("M", 0x10_0000), ("G", 0x4000_0000), ("T", 0x100_0000_0000)]
-        var number = Substring(text)
-        if number.hasSuffix("iB") {
-            number = number.dropLast(2)
-        } else if number.hasSuffix("B") {
-            number = number.dropLast()
-        }
-        guard let unit = units.first(where: { number.hasSuffix($0.0) }), let value = Double(number.dropLast()),
-            value.isFinite, value > 0
-        else { return nil }
-        let bytes = value * unit.1
-        guard bytes >= 0x10_0000, bytes <= 0x1000_0000_0000 else { return nil }
-        self.bytes = UInt64(bytes)
+        guard let bytes = MemorySize.parse(text) else { return nil }
+        self.bytes = bytes
     }
 
     init(bytes: UInt64) { self.bytes = bytes }
 
-    /// What `--memory` says of a size it refuses.
-    static let rule = "a size from 1MiB to 16TiB with its unit, like 512MiB, 4GiB or 1.5G"
-
     /// The size in the largest binary unit it reaches, with one decimal: `18.0 GiB`, `512.0 MiB`.
-    var description: String {
-        let units = [("TiB", 0x100_0000_0000), ("GiB", 0x4000_0000), ("MiB", 0x10_0000), ("KiB", 0x400)]
-        let (name, size) = units.first { bytes >= UInt64($0.1) } ?? ("KiB", 0x400)
-        return String(format: "%.1f", Double(bytes) / Double(size)) + " " + name
-    }
+    var description: String { MemorySize.format(bytes) }
 }

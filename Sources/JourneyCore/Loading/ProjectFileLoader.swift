@@ -2,7 +2,7 @@
 public struct ProjectFileLoader: Sendable {
     static let keys = ["journeys", "uses", "defaults", "handlers"]
     static let defaultKeys = ["locale", "jobs", "kdfRounds", "explore"]
-    static let exploreKeys = ["depth", "restarts", "states"]
+    static let exploreKeys = ["depth", "restarts", "states", "memory"]
 
     public init() {}
 
@@ -47,6 +47,15 @@ public struct ProjectFileLoader: Sendable {
                     r.int($0, "'restarts'", in: NumberRange.exploreRestarts)
                 }
                 settings.explore.states = e["states"].flatMap { r.int($0, "'states'", in: NumberRange.exploreStates) }
+                if let node = e["memory"], let size = r.string(node, "'memory'") {
+                    if let bytes = MemorySize.parse(size) {
+                        settings.explore.memory = bytes
+                    } else {
+                        r.diagnostics.error(
+                            NodeReader.valueType, "'memory' takes \(MemorySize.rule), found '\(size)'",
+                            at: node.location)
+                    }
+                }
             }
         }
         if let node = f["handlers"] {

@@ -8,7 +8,7 @@
 ///   locale: en         # when neither --locale nor the scenario names one
 ///   jobs: 4            # journey test --jobs
 ///   kdfRounds: 1000    # a scenario's device.kdfRounds when it sets none
-///   explore: { depth: 200, states: 500000, restarts: 3 }   # journey explore, journey test --explore
+///   explore: { depth: 200, states: 500000, restarts: 3, memory: 4GiB }   # journey explore, journey test --explore
 /// ```
 public struct ProjectSettings: Sendable, Hashable {
     /// The name commands look for, in the working folder and each folder above it.
@@ -41,11 +41,14 @@ public struct ProjectSettings: Sendable, Hashable {
         public var depth: Int?
         public var restarts: Int?
         public var states: Int?
+        /// The memory the process may hold while exploring, in bytes (``MemorySize``).
+        public var memory: UInt64?
 
-        public init(depth: Int? = nil, restarts: Int? = nil, states: Int? = nil) {
+        public init(depth: Int? = nil, restarts: Int? = nil, states: Int? = nil, memory: UInt64? = nil) {
             self.depth = depth
             self.restarts = restarts
             self.states = states
+            self.memory = memory
         }
 
         /// The bounds of an exploration: those given (a command's options), else these, else
