@@ -6,11 +6,24 @@ extension AuthRuleCheck {
     /// or whose count something other than a success sets back; and a limit that, once
     /// exceeded, gives its tries back while the credential stays.
     mutating func refusals() {
-        func listed(_ names: [String], _ conjunction: String) -> String {
-            let quoted = names.map { "'\($0)'" }
-            return quoted.count < 2
-                ? quoted.joined() : quoted.dropLast().joined(separator: ", ") + " \(conjunction) " + quoted.last!
-        }
+        let checks = credentialChecks()
+        padsWithCountsOfTheirOwn(checks)
+        computedMaximums()
+        tooManyTries(checks)
+        roundsBoughtBack(checks)
+    }
+
+    /// `names` quoted and listed: `'a'`, `'a' and 'b'`, `'a', 'b' or 'c'`.
+    private static func listed(_ names: [String], _ conjunction: String) -> String {
+        let quoted = names.map { "'\($0)'" }
+        return quoted.count < 2
+            ? quoted.joined() : quoted.dropLast().joined(separator: ", ") + " \(conjunction) " + quoted.last!
+    }
+
+    /// The steps that check a credential the user can try again, by id, each held to its
+    /// limit: one with none whose refusals lead back to it, a refusal its limit does not count,
+    /// and a reset by an outcome that is no success, are found.
+    private mutating func credentialChecks() -> [String: Step] {
         var checks: [String: Step] = [:]
         let typed = typedPINState
         for step in journey.steps {
@@ -38,7 +51,7 @@ extension AuthRuleCheck {
                 let names = back.map(\.value)
                 find(
                     .uncountedFailure,
-                    "\(listed(names, "and")) at step '\(id)' \(names.count == 1 ? "leads" : "lead") back to it, or to an end after which the app is opened again, with no attempt limit: the \(handler) check can be tried without end; charge a limit that counts \(names.count == 1 ? "it" : "them") ('attempts: {limit: NAME, counts: [\(names.joined(separator: ", "))]}')",
+                    "\(Self.listed(names, "and")) at step '\(id)' \(names.count == 1 ? "leads" : "lead") back to it, or to an end after which the app is opened again, with no attempt limit: the \(handler) check can be tried without end; charge a limit that counts \(names.count == 1 ? "it" : "them") ('attempts: {limit: NAME, counts: [\(names.joined(separator: ", "))]}')",
                     at: first.location)
                 continue
             }
@@ -47,7 +60,7 @@ extension AuthRuleCheck {
             if !uncounted.isEmpty {
                 find(
                     .uncountedFailure,
-                    "limit '\(charge.limit.value)' at step '\(id)' does not count \(listed(uncounted, "or")), the \(handler) check's refusal: wrong tries cost nothing; put \(uncounted.count == 1 ? "it" : "them") under 'counts'",
+                    "limit '\(charge.limit.value)' at step '\(id)' does not count \(Self.listed(uncounted, "or")), the \(handler) check's refusal: wrong tries cost nothing; put \(uncounted.count == 1 ? "it" : "them") under 'counts'",
                     at: charge.location)
             }
             for reset in charge.resets where !check.accepted.contains(reset.value) {
@@ -56,13 +69,17 @@ extension AuthRuleCheck {
                     ? "a refusal of the \(handler) check" : "not a success of the \(handler) check"
                 find(
                     .uncountedFailure,
-                    "limit '\(charge.limit.value)' at step '\(id)' is set back by '\(reset.value)', \(what): the tries spent before it come back; only \(listed(check.accepted, "or")) may reset it",
+                    "limit '\(charge.limit.value)' at step '\(id)' is set back by '\(reset.value)', \(what): the tries spent before it come back; only \(Self.listed(check.accepted, "or")) may reset it",
                     at: reset.location)
             }
         }
-        // Two pads for the same PIN, each with a count of its own and each reached without the
-        // other's check: every pad gives a round of tries. A pad of a journey a step calls (a
-        // shared PIN check) is that step's, with the called journey's counter.
+        return checks
+    }
+
+    /// Two pads for the same PIN, each with a count of its own and each reached without the
+    /// other's check: every pad gives a round of tries. A pad of a journey a step calls (a
+    /// shared PIN check) is that step's, with the called journey's counter.
+    private mutating func padsWithCountsOfTheirOwn(_ checks: [String: Step]) {
         let start = journey.start.value
         var pads: [(step: Step, key: String, counter: String?)] = []
         for step in journey.steps {
@@ -89,8 +106,11 @@ extension AuthRuleCheck {
                     at: second.step.id.location)
             }
         }
-        // A called journey's limit whose maximum the call computes from what the run keeps: the
-        // allowance grows between runs (each lockout buying one more try, say).
+    }
+
+    /// A called journey's limit whose maximum the call computes from what the run keeps: the
+    /// allowance grows between runs (each lockout buying one more try, say).
+    private mutating func computedMaximums() {
         for step in journey.steps {
             guard case .call(let callee) = step.kind, let called = all[callee.value] else { continue }
             for limit in called.limits {
@@ -111,7 +131,10 @@ extension AuthRuleCheck {
                 }
             }
         }
-        // More tries than a verifier may allow before it stops (NIST SP 800-63B 5.2.2: 100).
+    }
+
+    /// More tries than a verifier may allow before it stops (NIST SP 800-63B 5.2.2: 100).
+    private mutating func tooManyTries(_ checks: [String: Step]) {
         for limit in journey.limits {
             guard case .fixed(let max) = limit.max, max > 100,
                 checks.values.contains(where: { $0.attempts?.limit.value == limit.name.value })
@@ -121,8 +144,11 @@ extension AuthRuleCheck {
                 "limit '\(limit.name.value)' allows \(max) wrong tries in a row at a credential check; NIST SP 800-63B 5.2.2 allows at most 100 before the check stops (a four-digit PIN falls to ten thousand)",
                 at: limit.maxLocation)
         }
-        // A limit set back to 0 when exceeded (no `keep`, no lockout), after which the same
-        // credential is asked for again: each round of `max` tries buys another.
+    }
+
+    /// A limit set back to 0 when exceeded (no `keep`, no lockout), after which the same
+    /// credential is asked for again: each round of `max` tries buys another.
+    private mutating func roundsBoughtBack(_ checks: [String: Step]) {
         for limit in journey.limits where !limit.keep && limit.lockout == nil {
             let charging = checks.values.filter { $0.attempts?.limit.value == limit.name.value }
             for step in charging.sorted(by: { $0.id.value < $1.id.value })
