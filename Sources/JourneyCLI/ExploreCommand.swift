@@ -254,17 +254,7 @@ struct ExploreCommand: AsyncParsableCommand {
                 throw CLIError("cannot make the folder \(emit) for --emit: \(error.reason)")
             }
         }
-        /// What is printed, in order: each result, and each journey not explored.
-        var entries: [Entry] = []
-        var written: [String: String] = [:]
-        /// For each scenario written, the command that replays it.
-        var replays: [String: String] = [:]
-        /// Counterexamples that could not be written: the command fails when done (exit 2).
-        var unwritten = 0
-        var coverage: [String: ScenarioCoverage] = [:]
-        var transcripts: [String: String] = [:]
-        /// The starts of the journey being explored so far.
-        var group: [(result: JourneyExplorer.Result, excepted: [RuleException])] = []
+        var found = Findings()
         // Ctrl-C (or SIGTERM) stops the exploration under way, which says what it found until
         // then; the journeys after it are not explored. A second one ends the process at once.
         Interruption.catchSignals()
@@ -274,7 +264,7 @@ struct ExploreCommand: AsyncParsableCommand {
             if Interruption.isRequested { break }
             guard case .explore(let journey, var explorer, let start, let file) = run else {
                 if case .notExplored(let journey, let why, let declared) = run {
-                    entries.append(.notExplored(journey: journey, why: why, declared: declared))
+                    found.entries.append(.notExplored(journey: journey, why: why, declared: declared))
                     if !json { console.out(Self.text(notExplored: journey, why: why, declared: declared)) }
                 }
                 continue
@@ -291,48 +281,30 @@ struct ExploreCommand: AsyncParsableCommand {
             line?.clear()
             bound.release()
             if let start { result.start = start }
-            let excepted = journey.source.explorationExceptions
-            if let emit {
-                unwritten += Self.emit(
-                    Self.reported(result, excepted), of: result, journey: journey, from: start, file: file, to: emit,
-                    searched: context.searchFolders, written: &written, replays: &replays, console: console)
-            }
-            if coverage[journey.id] == nil {
-                coverage[journey.id] = ScenarioCoverage(journey: journey.id, project.scenarios)
-            }
-            if !json {
-                // Each counterexample played as `journey run` plays the scenario written for it.
-                let text = try file.map { try String(contentsOfFile: $0, encoding: .utf8) }
-                for violation in Self.reported(result, excepted) {
-                    let scenario = Counterexample.scenario(violation, of: result, journey: journey, startingFrom: text)
-                    transcripts["\(journey.id) \(start ?? "") \(violation.id)"] = await Counterexample.transcript(
-                        of: scenario, in: library, context)
-                }
-            }
-            entries.append(.explored(result, excepted))
-            group.append((result, excepted))
-            // A journey's starts are said together, once the last of them is explored (or the
-            // exploration is stopped).
+            // A journey's starts are said together, once the last of them is explored.
             let last = runs.indices.contains(index + 1) ? runs[index + 1].journey != journey.id : true
-            if !json, last || Interruption.isRequested {
-                console.out(
-                    Self.text(
-                        group: group, written: written, replays: replays, coverage: coverage[journey.id],
-                        transcripts: transcripts))
-                group = []
-            }
+            try await found.add(
+                result, of: journey, from: start, file: file, last: last, project: project, context: context,
+                command: self, console: console)
         }
+        try finish(found, console: console)
+    }
+
+    /// Prints what the explorations found (the JSON report, or the last line), and ends with the
+    /// exit status it calls for.
+    private func finish(_ found: Findings, console: Console) throws {
+        let entries = found.entries
         let interruption = Interruption.signalName
         if json {
-            console.out(Self.json(entries, written: written, coverage: coverage))
+            console.out(Self.json(entries, written: found.written, coverage: found.coverage))
         } else {
             console.err(
                 Self.summary(entries, strict: strict) + (interruption.map { ", interrupted by \($0)" } ?? "") + "\n")
         }
         try console.requireOutputWritten()
         if let interruption { throw ExitCode(Interruption.exitStatus(interruption)) }
-        if unwritten > 0 {
-            console.err("error: \(counted(unwritten, "counterexample")) not written to \(emit ?? "")\n")
+        if found.unwritten > 0 {
+            console.err("error: \(counted(found.unwritten, "counterexample")) not written to \(emit ?? "")\n")
             throw ExitCode(ExitStatus.invalid)
         }
         let broken = entries.contains { entry in
@@ -344,6 +316,58 @@ struct ExploreCommand: AsyncParsableCommand {
         // why it need not be: with --strict, not enough.
         if strict, !Self.cutShort(entries).isEmpty || !Self.notExplored(entries).undeclared.isEmpty {
             throw ExitCode(ExitStatus.failed)
+        }
+    }
+
+    /// What the explorations of one `journey explore` found so far: printed as each journey's
+    /// starts are done, and at the end.
+    struct Findings {
+        /// What is printed, in order: each result, and each journey not explored.
+        var entries: [Entry] = []
+        /// The counterexamples written, and for each the command that replays it.
+        var written: [String: String] = [:]
+        var replays: [String: String] = [:]
+        /// Counterexamples that could not be written: the command fails when done (exit 2).
+        var unwritten = 0
+        var coverage: [String: ScenarioCoverage] = [:]
+        var transcripts: [String: String] = [:]
+        /// The starts of the journey being explored so far.
+        var group: [(result: JourneyExplorer.Result, excepted: [RuleException])] = []
+
+        /// Adds what the exploration of `journey` from `start` found: its counterexamples written
+        /// with --emit, and (for the text) played as `journey run` plays them; once its `last`
+        /// start is explored (or the exploration is stopped), its starts are printed together.
+        mutating func add(
+            _ result: JourneyExplorer.Result, of journey: CompiledJourney, from start: String?, file: String?,
+            last: Bool, project: Project, context: ProjectContext, command: ExploreCommand, console: Console
+        ) async throws {
+            let excepted = journey.source.explorationExceptions
+            if let emit = command.emit {
+                unwritten += ExploreCommand.emit(
+                    ExploreCommand.reported(result, excepted), of: result, journey: journey, from: start, file: file,
+                    to: emit, searched: context.searchFolders, written: &written, replays: &replays, console: console)
+            }
+            if coverage[journey.id] == nil {
+                coverage[journey.id] = ScenarioCoverage(journey: journey.id, project.scenarios)
+            }
+            if !command.json, let library = project.library {
+                // Each counterexample played as `journey run` plays the scenario written for it.
+                let text = try file.map { try String(contentsOfFile: $0, encoding: .utf8) }
+                for violation in ExploreCommand.reported(result, excepted) {
+                    let scenario = Counterexample.scenario(violation, of: result, journey: journey, startingFrom: text)
+                    transcripts["\(journey.id) \(start ?? "") \(violation.id)"] = await Counterexample.transcript(
+                        of: scenario, in: library, context)
+                }
+            }
+            entries.append(.explored(result, excepted))
+            group.append((result, excepted))
+            if !command.json, last || Interruption.isRequested {
+                console.out(
+                    ExploreCommand.text(
+                        group: group, written: written, replays: replays, coverage: coverage[journey.id],
+                        transcripts: transcripts))
+                group = []
+            }
         }
     }
 
