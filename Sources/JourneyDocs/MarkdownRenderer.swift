@@ -45,6 +45,14 @@ public enum MarkdownRenderer {
             md.append("")
         }
 
+        md += steps(doc) + ends(doc) + rules(doc) + scenarios(doc, link: link) + coverage(doc)
+        return md.joined(separator: "\n")
+    }
+
+    /// The steps: what the user sees at each, its handler (or the journey it calls), and where
+    /// each outcome leads.
+    private static func steps(_ doc: JourneyDoc) -> [String] {
+        var md: [String] = []
         md += ["## Steps", "", "| step | what the user sees | handler | outcome → next |", "|---|---|---|---|"]
         for step in doc.steps {
             var sees: [String] = []
@@ -76,10 +84,22 @@ public enum MarkdownRenderer {
             )
         }
         md.append("")
+        return md
+    }
+
+    private static func ends(_ doc: JourneyDoc) -> [String] {
+        var md: [String] = []
         md += ["## Ends", "", "| end | kind | |", "|---|---|---|"]
         for end in doc.ends { md.append("| `\(end.id)` | \(end.kind.rawValue) | \(cell(end.title ?? "")) |") }
         md.append("")
 
+        return md
+    }
+
+    /// What the journey holds itself to: its attempt limits, its invariants, the rules it breaks
+    /// on purpose, and the state and device values it reads and writes.
+    private static func rules(_ doc: JourneyDoc) -> [String] {
+        var md: [String] = []
         if !doc.limits.isEmpty {
             md += ["## Attempt limits", ""]
             md += doc.limits.map { "- \($0)" }
@@ -116,6 +136,12 @@ public enum MarkdownRenderer {
             md.append("")
         }
 
+        return md
+    }
+
+    /// Each scenario that plays the journey, walked through.
+    private static func scenarios(_ doc: JourneyDoc, link: SourceLink) -> [String] {
+        var md: [String] = []
         md += ["## Scenarios", ""]
         if doc.walkthroughs.isEmpty { md += ["No scenario plays this journey yet.", ""] }
         for walk in doc.walkthroughs {
@@ -132,6 +158,12 @@ public enum MarkdownRenderer {
             md.append("")
         }
 
+        return md
+    }
+
+    /// How many transitions the scenarios take, and those none takes.
+    private static func coverage(_ doc: JourneyDoc) -> [String] {
+        var md: [String] = []
         md += ["## Coverage", ""]
         md.append("\(doc.covered.count) of \(doc.edges.count) transitions are taken by at least one scenario.")
         if !doc.uncovered.isEmpty {
@@ -142,7 +174,7 @@ public enum MarkdownRenderer {
             }
         }
         md.append("")
-        return md.joined(separator: "\n")
+        return md
     }
 
     public static func index(_ docs: [JourneyDoc]) -> String {
