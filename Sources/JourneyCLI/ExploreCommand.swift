@@ -137,12 +137,6 @@ struct ExploreCommand: AsyncParsableCommand {
             valueName: "size"))
     var memory: String?
 
-    /// The memory bound explorations are held to: --memory, else the project file's, else the
-    /// standard one.
-    func memoryBound(_ settings: ProjectSettings) -> MemoryBound {
-        memory.flatMap(MemoryBound.init) ?? settings.explore.memory.map(MemoryBound.init(bytes:)) ?? .standard
-    }
-
     @Option(
         name: .customLong("clock-jump"), parsing: .unconditionalSingleValue,
         help:
@@ -259,7 +253,7 @@ struct ExploreCommand: AsyncParsableCommand {
         // then; the journeys after it are not explored. A second one ends the process at once.
         Interruption.catchSignals()
         defer { Interruption.release() }
-        let bound = memoryBound(context.settings)
+        let bound = MemoryBound.chosen(memory, context.settings.explore)
         for (index, run) in runs.enumerated() {
             if Interruption.isRequested { break }
             guard case .explore(let journey, var explorer, let start, let file) = run else {
@@ -706,7 +700,7 @@ struct ExploreCommand: AsyncParsableCommand {
         var bounds =
             "bounds: depth \(result.bounds.depth)\(result.random == nil ? "" : " per walk"), \(counted(result.bounds.states, "state"))"
         if stops, let memory = result.memoryFull {
-            bounds += "; stopped at the memory bound (\(MemoryBound(bytes: memory)))"
+            bounds += "; stopped at the memory bound (\(MemorySize.format(memory)))"
         } else if stops, result.truncated {
             bounds += " (reached: the exploration stopped there)"
         }
@@ -802,7 +796,7 @@ struct ExploreCommand: AsyncParsableCommand {
         for (index, (result, _)) in group.enumerated() {
             var line = "  from \(result.start ?? "the default device"): \(counts(result, seed: false))"
             if let memory = result.memoryFull {
-                line += ", stopped at the memory bound (\(MemoryBound(bytes: memory)))"
+                line += ", stopped at the memory bound (\(MemorySize.format(memory)))"
             } else if result.truncated {
                 line += ", stopped at the state bound"
             }

@@ -82,9 +82,8 @@ extension TestCommand {
         /// The start the bounds cut shortest (the most states left unexpanded), and how many
         /// starts they cut.
         private var cut: (start: ExplorationStarts.Start, result: JourneyExplorer.Result, starts: Int)?
-        /// Programs declared deterministic that answered a step two ways.
-        private var unsteady: Set<String> = []
-        /// What each start found: what they left out is said of them all.
+        /// What each start found: what they left out (a program that did not keep its
+        /// determinism among it) is said of them all.
         private var results: [JourneyExplorer.Result] = []
 
         init(journey: CompiledJourney) {
@@ -99,7 +98,6 @@ extension TestCommand {
             if result.states >= TestCommand.manyStates, result.states > heaviest?.states ?? 0 {
                 heaviest = (start, result.states)
             }
-            unsteady.formUnion(result.unsteady.map(\.description))
             results.append(result)
             if result.cutShort {
                 let starts = (cut?.starts ?? 0) + 1
@@ -159,9 +157,11 @@ extension TestCommand {
                 skipped = [ScenarioOutcome.Problem(kind: .invariant, message: said)]
                 short = nil
             }
+            // Programs declared deterministic that answered a step two ways, each once.
+            let unsteady = Set(results.flatMap(\.unsteady).map(\.description)).sorted()
             let left = TestCommand.leftOut(JourneyExplorer.leftOut(ofStarts: results), of: journey.id, lister: lister)
             let notes =
-                (heavy.map { [$0] } ?? []) + (short.map { [$0] } ?? []) + unsteady.sorted() + (left.map { [$0] } ?? [])
+                (heavy.map { [$0] } ?? []) + (short.map { [$0] } ?? []) + unsteady + (left.map { [$0] } ?? [])
             let explored = ScenarioOutcome.Problem(
                 kind: .invariant,
                 message:
@@ -222,7 +222,7 @@ extension TestCommand {
         }
         let what =
             if let memory = result.memoryFull {
-                "stopped at the memory bound (\(MemoryBound(bytes: memory))) after \(counted(result.states, "state")); `\(command) --states \(result.states)` stops at the state bound there instead, and a larger --memory (the project file's defaults.explore.memory) explores further where the machine has the memory"
+                "stopped at the memory bound (\(MemorySize.format(memory))) after \(counted(result.states, "state")); `\(command) --states \(result.states)` stops at the state bound there instead, and a larger --memory (the project file's defaults.explore.memory) explores further where the machine has the memory"
             } else if result.truncated {
                 "stopped at the state bound (\(bounds.states)); `\(command) --states \(bounds.states * 4)` goes further"
             } else {

@@ -238,7 +238,7 @@ struct TestCommand: AsyncParsableCommand {
             let explored = await Self.explore(
                 starts, files: files, console: console, progress: console.isInteractive, strict: strict,
                 lister: (["journey", "explore"] + self.paths.map(Path.shellWord)).joined(separator: " "),
-                memory: context.settings.explore.memory.map(MemoryBound.init(bytes:)) ?? .standard)
+                memory: MemoryBound.chosen(nil, context.settings.explore))
             for outcome in explored.outcomes {
                 console.out(render(outcome, console: console))
                 results.append(outcome)

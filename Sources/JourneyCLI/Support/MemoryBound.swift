@@ -14,6 +14,12 @@ import Darwin
 struct MemoryBound: Sendable, Equatable, CustomStringConvertible {
     var bytes: UInt64
 
+    /// The bound an exploration is held to: `given` (`--memory`, checked already), else the
+    /// project file's `defaults.explore.memory`, else the standard one.
+    static func chosen(_ given: String?, _ defaults: ProjectSettings.ExploreDefaults) -> MemoryBound {
+        given.flatMap(MemoryBound.init) ?? defaults.memory.map(MemoryBound.init(bytes:)) ?? .standard
+    }
+
     /// Three quarters of the memory the process may use (``available``).
     static var standard: MemoryBound { MemoryBound(bytes: available / 4 * 3) }
 

@@ -137,12 +137,11 @@ extension JourneyExplorer {
         context.machine.random = .seeded(seed)
         scratch.driver.reset(reply)
         let run = await run(handlerOf: invocation, in: context)
-        let unstubbed = watched?.unstubbed ?? false
-        // Where the step leads is not judged when the program answered otherwise than its trial,
+        // Where the step leads is not judged (a note says why) when the program answered otherwise than its trial,
         // or the step sent a request no stub answers.
         let note =
             held.flatMap { Self.unsteady(invocation, $0, trial: trial, run: run, context.machine) }
-            ?? (unstubbed ? .unstubbed(journey: invocation.journey, step: invocation.step) : nil)
+            ?? watched?.leftOut(invocation)
         switch run {
         case .asked(let request):
             // The step still waits, with its screen as it shows now (time may have enabled an
@@ -151,7 +150,7 @@ extension JourneyExplorer {
             // The handler runs from its start on the next move: the network is as it was.
             let next = Node(
                 machine: context.machine, action: current, request: request, restarts: node.restarts,
-                outOfScope: unstubbed || note != nil, answered: node.answered, monitor: node.monitor, note: note)
+                outOfScope: note != nil, answered: node.answered, monitor: node.monitor, note: note)
             return (next, [])
         case .done(let action, let outcome):
             var monitor = node.monitor
@@ -162,7 +161,7 @@ extension JourneyExplorer {
             }
             let next = await settle(
                 in: context, action, restarts: node.restarts, answered: watched?.answered ?? node.answered,
-                journey: journey, taking: &edges, outOfScope: unstubbed, note: note, monitor: monitor,
+                journey: journey, taking: &edges, note: note, monitor: monitor,
                 scratch: scratch)
             return (next, edges)
         }
@@ -173,12 +172,13 @@ extension JourneyExplorer {
     /// first one broken stops the path there. The steps run on the context's machine, in place.
     nonisolated(nonsending) func settle(
         in context: RunContext<Replies, Recorder>, _ action: JourneyMachine.Action, restarts: Int, answered: [Int],
-        journey: String, taking edges: inout [Edge], outOfScope: Bool = false, note: LeftOut? = nil,
+        journey: String, taking edges: inout [Edge], note: LeftOut? = nil,
         monitor: InvariantMonitor? = nil, scratch: Scratch
     ) async -> Node {
         var context = context
         var action = action
-        var outOfScope = outOfScope || note != nil
+        // A move whose step was not judged (`note` says why) leads where nothing is judged.
+        var outOfScope = note != nil
         var answered = answered
         var monitor = monitor
         var note = note
@@ -252,9 +252,9 @@ extension JourneyExplorer {
                 }
                 // A request no stub answers: what the server does is not the scenario's to say,
                 // and where the step led is not judged.
-                if watched?.unstubbed == true {
+                if let unstubbed = watched?.leftOut(invocation) {
                     outOfScope = true
-                    if note == nil { note = .unstubbed(journey: invocation.journey, step: invocation.step) }
+                    note = note ?? unstubbed
                 }
                 switch run {
                 case .asked(let request):
@@ -502,6 +502,12 @@ final class Watched: NetworkTransport {
 
     /// What the inner network has answered, when it counts.
     var answered: [Int] { (inner as? any CountingNetwork)?.answered ?? [] }
+
+    /// What is left out of the step `invocation` names when it sent a request no stub answers:
+    /// where it leads is not judged. Nil when every request was answered.
+    func leftOut(_ invocation: HandlerInvocation) -> JourneyExplorer.LeftOut? {
+        unstubbed ? .unstubbed(journey: invocation.journey, step: invocation.step) : nil
+    }
 
     nonisolated(nonsending) func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         do {

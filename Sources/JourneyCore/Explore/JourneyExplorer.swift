@@ -317,6 +317,15 @@ public struct JourneyExplorer: Sendable {
         /// Whether the process holds the bound or more now; never, when that cannot be read.
         func isReached() -> Bool { held().map { $0 >= bytes } ?? false }
     }
+
+    /// Stops `result` as at the state bound when the process holds the memory bound (``memory``),
+    /// read once `result` has played ``memoryCheckInterval`` transitions since the last read
+    /// (`checked`, the count then).
+    func checkMemory(_ result: inout Result, checked: inout Int) {
+        guard !result.truncated, let memory, result.transitions - checked >= memoryCheckInterval else { return }
+        checked = result.transitions
+        if memory.isReached() { (result.truncated, result.memoryFull) = (true, memory.bytes) }
+    }
     /// Nodes a thread expands at a time (``chunk``); smaller in tests, to play a small
     /// journey's levels in many chunks.
     var chunkSize = Self.chunk
@@ -829,7 +838,6 @@ public struct JourneyExplorer: Sendable {
         // At the bound already: the start, if it waits for a move, is not expanded.
         if states.count >= bounds.states, !level.isEmpty, case .runStep = first.action { result.truncated = true }
 
-        // The memory is read after the chunk that passes each ``memoryCheckInterval`` transitions.
         var memoryChecked = 0
         var reuse = Reuse(enabled: reusesExpansions && bounds.restarts > 0, capacity: reuseCapacity)
         var depth = 0
@@ -924,10 +932,7 @@ public struct JourneyExplorer: Sendable {
                 }
                 progress?(Progress(depth: depth, states: states.count, transitions: result.transitions))
                 if stop?() == true { result.interrupted = true }
-                if !result.truncated, let memory, result.transitions - memoryChecked >= memoryCheckInterval {
-                    memoryChecked = result.transitions
-                    if memory.isReached() { (result.truncated, result.memoryFull) = (true, memory.bytes) }
-                }
+                checkMemory(&result, checked: &memoryChecked)
             }
             if !next.isEmpty { depth += 1 }
             level = next

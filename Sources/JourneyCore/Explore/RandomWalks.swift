@@ -54,10 +54,7 @@ extension JourneyExplorer {
                     Progress(
                         depth: result.depth, states: seen.count, transitions: result.transitions, walks: walk + 1))
                 if stop?() == true { result.interrupted = true }
-                if !result.truncated, let memory, result.transitions - memoryChecked >= memoryCheckInterval {
-                    memoryChecked = result.transitions
-                    if memory.isReached() { (result.truncated, result.memoryFull) = (true, memory.bytes) }
-                }
+                checkMemory(&result, checked: &memoryChecked)
             }
             var node = first
             var path: [Move] = []

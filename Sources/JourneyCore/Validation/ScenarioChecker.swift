@@ -31,7 +31,6 @@ public struct ScenarioChecker: Sendable {
         let storedDecls = reachable.flatMap(\.stored)
         let (store, pins) = device(of: scenario, storedDecls, library, context: &context)
         let asked = AskedInputs(reachable)
-        let (steps, values, padLengths) = (asked.steps, asked.values, asked.padLengths)
         // The stored keys a run of it can leave: those its journeys declare, those their handlers
         // write under a `key:` (a PIN sealed), and those the device starts with.
         var storedNames = Set(storedDecls.map(\.name)).union(scenario.device.store.map(\.key.value))
@@ -48,10 +47,11 @@ public struct ScenarioChecker: Sendable {
                     at: at.location)
             }
             let script = compileScript(
-                session.script, steps: steps, values: values, padLengths: padLengths, journey: journey,
+                session.script, steps: asked.steps, values: asked.values, padLengths: asked.padLengths,
+                journey: journey,
                 context: &context, into: &d)
             let expectation = compileExpectation(
-                session.expect, journey: journey, calledSteps: steps.keys, storedDecls: storedDecls,
+                session.expect, journey: journey, calledSteps: asked.steps.keys, storedDecls: storedDecls,
                 storedNames: storedNames, library: library, context: &context, into: &d)
             sessions.append(
                 .init(after: session.after, script: script, expectation: expectation, location: session.location))

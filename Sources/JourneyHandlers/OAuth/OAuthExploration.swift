@@ -1,4 +1,3 @@
-import Foundation
 import JourneyCore
 
 extension TinkoffCallbackHandler: ExplorableHandler {
