@@ -1127,7 +1127,7 @@ extension ExploreCommandTests {
         let jsonWithin = try await runJourney(["explore", "journeys/examples/pin-model.journey.yaml", "--json"])
         #expect(!jsonWithin.stdout.contains("memoryFull"), "\(jsonWithin)")
 
-        for size in ["5x", "1024", "512KiB", "0GiB", "-1G", "20TiB", "nanG"] {
+        for size in ["5x", "1024", "512KiB", "0GiB", "-1G", "20TiB", "nanG", "1e3M"] {
             let refused = try await runJourney(["explore", "--memory", size, "Tests/Fixtures/deep"])
             #expect(refused.status == Exit.invalid, "\(size): \(refused)")
             #expect(
@@ -1166,6 +1166,11 @@ extension ExploreCommandTests {
             ("1MiB", 1 << 20), ("2048KB", 2 << 20), ("16TiB", 16 << 40),
         ]
         for (text, bytes) in read { #expect(MemoryBound(text)?.bytes == bytes, "\(text)") }
+        // What the project schema's pattern refuses is refused here too, though `Double` reads it.
+        #expect(MemoryBound(".5G")?.bytes == 1 << 29)
+        for text in ["1e3M", "+2G", "0x10M", "5.G", "1.2.3G", " 5G", "5 G", "G", "５G"] {
+            #expect(MemoryBound(text) == nil, "\(text)")
+        }
         #expect(MemoryBound(bytes: 3 << 29).description == "1.5 GiB")
         #expect(MemoryBound(bytes: 96 << 20).description == "96.0 MiB")
         #expect(MemoryBound(bytes: 2 << 40).description == "2.0 TiB")

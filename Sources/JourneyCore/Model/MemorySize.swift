@@ -14,8 +14,14 @@ public enum MemorySize {
         } else if number.hasSuffix("B") {
             number = number.dropLast()
         }
-        guard let unit = units.first(where: { number.hasSuffix($0.0) }), let value = Double(number.dropLast()),
-            value.isFinite, value > 0
+        guard let unit = units.first(where: { number.hasSuffix($0.0) }) else { return nil }
+        // Digits with at most one decimal point and a digit after it, as the schema's pattern has
+        // it: not an exponent, a sign or a hexadecimal number, which `Double` would also read.
+        let digits = number.dropLast()
+        let parts = digits.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count <= 2, parts.last?.isEmpty == false,
+            parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+            let value = Double(digits), value > 0
         else { return nil }
         let bytes = value * unit.1
         guard bytes >= 0x10_0000, bytes <= 0x1000_0000_0000 else { return nil }
