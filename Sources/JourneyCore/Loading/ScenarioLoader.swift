@@ -25,60 +25,88 @@ public struct ScenarioLoader: Sendable {
         let tags = f["tags"].map { r.stringList($0, "'tags'").map(\.value) } ?? []
         let locale = f["locale"].flatMap { r.string($0, "'locale'") }
 
-        var device = Scenario.DeviceSetup(profile: DeviceProfile(), store: [], pins: [], clock: defaultScenarioClock)
-        if let node = f["device"],
+        let device = f["device"].map { self.device($0, &r) } ?? Self.defaultDevice
+        let params = (f["params"].map { r.namedEntries($0, "'params'") } ?? []).map {
+            (Located($0.key, at: $0.keyLocation), r.raw($0.value))
+        }
+        let sessions = self.sessions(f, root, &r)
+        var network: [NetworkStub] = []
+        if let node = f["network"] {
+            if case .sequence(let items) = node.kind {
+                network = items.compactMap { stub($0, &r) }
+            } else {
+                r.diagnostics.error(NodeReader.valueType, "'network' must be a list of stubs", at: node.location)
+            }
+        }
+        let needs = f["needs"].map { r.stringList($0, "'needs'").map(\.value) } ?? []
+        guard !r.diagnostics.hasErrors else { return nil }
+        return Scenario(
+            id: id, file: path, journey: journey, title: title, tags: tags, locale: locale, device: device,
+            params: params, sessions: sessions, network: network, needs: needs,
+            location: root.location)
+    }
+
+    /// The device a scenario starts on when it says nothing of it.
+    static let defaultDevice = Scenario.DeviceSetup(
+        profile: DeviceProfile(), store: [], pins: [], clock: defaultScenarioClock)
+
+    /// `device:`: the phone's profile, the values its store holds, the PINs sealed on it and its clock.
+    func device(_ node: YAMLNode, _ r: inout NodeReader) -> Scenario.DeviceSetup {
+        var device = Self.defaultDevice
+        guard
             let df = r.mapping(
                 node, "'device'",
                 allowed: [
                     "biometry", "enrolled", "online", "apps", "opensLinks", "store", "pins", "clock", "kdfRounds",
                     "trustedCAs",
                 ])
-        {
-            if let rounds = df["kdfRounds"].flatMap({ r.int($0, "'kdfRounds'", in: NumberRange.kdfRounds) }) {
-                device.profile.kdfRounds = rounds
-            }
-            for entry in df["pins"].map({ r.namedEntries($0, "'pins'") }) ?? [] {
-                device.pins.append((Located(entry.key, at: entry.keyLocation), r.raw(entry.value)))
-            }
-            if let b = df["biometry"].flatMap({ r.enumValue($0, "'biometry'", as: DeviceProfile.Biometry.self) }) {
-                device.profile.biometry = b
-                device.profile.biometryEnrolled = b != .none
-            }
-            if let e = df["enrolled"].flatMap({ r.bool($0, "'enrolled'") }) { device.profile.biometryEnrolled = e }
-            if let o = df["online"].flatMap({ r.bool($0, "'online'") }) { device.profile.online = o }
-            if let l = df["opensLinks"].flatMap({ r.bool($0, "'opensLinks'") }) { device.profile.opensLinks = l }
-            if let apps = df["apps"] { device.profile.apps = r.stringList(apps, "'apps'").map(\.value) }
-            for pin in df["trustedCAs"].map({ r.stringList($0, "'trustedCAs'") }) ?? [] {
-                if let problem = KeyPin.problem(pin.value) {
-                    r.diagnostics.error(NodeReader.valueType, "'trustedCAs': \(problem)", at: pin.location)
-                } else {
-                    device.profile.trustedCAs.append(pin.value)
-                }
-            }
-            for entry in df["store"].map({ r.namedEntries($0, "'store'") }) ?? [] {
-                device.store.append((Located(entry.key, at: entry.keyLocation), r.raw(entry.value)))
-            }
-            if let node = df["clock"], let text = r.string(node, "'clock'") {
-                if let ms = Self.parseDate(text), NumberRange.clock.contains(ms) {
-                    device.clock = ms
-                } else if Self.parseDate(text) != nil {
-                    r.diagnostics.error(
-                        NodeReader.outOfRange,
-                        "'clock' must be from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z, found '\(text)'",
-                        at: node.location)
-                } else {
-                    r.diagnostics.error(
-                        NodeReader.valueType, "'clock' must be a UTC time like 2026-01-01T09:00:00Z, found '\(text)'",
-                        at: node.location)
-                }
+        else { return device }
+        if let rounds = df["kdfRounds"].flatMap({ r.int($0, "'kdfRounds'", in: NumberRange.kdfRounds) }) {
+            device.profile.kdfRounds = rounds
+        }
+        for entry in df["pins"].map({ r.namedEntries($0, "'pins'") }) ?? [] {
+            device.pins.append((Located(entry.key, at: entry.keyLocation), r.raw(entry.value)))
+        }
+        if let b = df["biometry"].flatMap({ r.enumValue($0, "'biometry'", as: DeviceProfile.Biometry.self) }) {
+            device.profile.biometry = b
+            device.profile.biometryEnrolled = b != .none
+        }
+        if let e = df["enrolled"].flatMap({ r.bool($0, "'enrolled'") }) { device.profile.biometryEnrolled = e }
+        if let o = df["online"].flatMap({ r.bool($0, "'online'") }) { device.profile.online = o }
+        if let l = df["opensLinks"].flatMap({ r.bool($0, "'opensLinks'") }) { device.profile.opensLinks = l }
+        if let apps = df["apps"] { device.profile.apps = r.stringList(apps, "'apps'").map(\.value) }
+        for pin in df["trustedCAs"].map({ r.stringList($0, "'trustedCAs'") }) ?? [] {
+            if let problem = KeyPin.problem(pin.value) {
+                r.diagnostics.error(NodeReader.valueType, "'trustedCAs': \(problem)", at: pin.location)
+            } else {
+                device.profile.trustedCAs.append(pin.value)
             }
         }
-        let params = (f["params"].map { r.namedEntries($0, "'params'") } ?? []).map {
-            (Located($0.key, at: $0.keyLocation), r.raw($0.value))
+        for entry in df["store"].map({ r.namedEntries($0, "'store'") }) ?? [] {
+            device.store.append((Located(entry.key, at: entry.keyLocation), r.raw(entry.value)))
         }
+        if let node = df["clock"], let text = r.string(node, "'clock'") {
+            if let ms = Self.parseDate(text), NumberRange.clock.contains(ms) {
+                device.clock = ms
+            } else if Self.parseDate(text) != nil {
+                r.diagnostics.error(
+                    NodeReader.outOfRange,
+                    "'clock' must be from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z, found '\(text)'",
+                    at: node.location)
+            } else {
+                r.diagnostics.error(
+                    NodeReader.valueType, "'clock' must be a UTC time like 2026-01-01T09:00:00Z, found '\(text)'",
+                    at: node.location)
+            }
+        }
+        return device
+    }
+
+    /// The scenario's runs: `sessions:`, each with its own script and expectation, or the one
+    /// run its `script:` and `expect:` make.
+    func sessions(_ f: NodeReader.Fields, _ root: YAMLNode, _ r: inout NodeReader) -> [Scenario.Session] {
         var sessions: [Scenario.Session] = []
         if let node = f["sessions"] {
-            // The scenario's runs, each with its own script and expectation.
             if let clash = f.keyLocation("sessions") {
                 for key in ["script", "expect"] where f[key] != nil {
                     r.diagnostics.error(
@@ -110,20 +138,7 @@ public struct ScenarioLoader: Sendable {
                 }
             }
         }
-        var network: [NetworkStub] = []
-        if let node = f["network"] {
-            if case .sequence(let items) = node.kind {
-                network = items.compactMap { stub($0, &r) }
-            } else {
-                r.diagnostics.error(NodeReader.valueType, "'network' must be a list of stubs", at: node.location)
-            }
-        }
-        let needs = f["needs"].map { r.stringList($0, "'needs'").map(\.value) } ?? []
-        guard !r.diagnostics.hasErrors else { return nil }
-        return Scenario(
-            id: id, file: path, journey: journey, title: title, tags: tags, locale: locale, device: device,
-            params: params, sessions: sessions, network: network, needs: needs,
-            location: root.location)
+        return sessions
     }
 
     /// `- after: 1d` (not on the first), `script: […]` and `expect: {…}`: one run of a scenario
