@@ -277,24 +277,25 @@ public struct ProjectLoader: Sendable {
         return reported
     }
 
-    /// ``load(_:)``, and the paths of the `journeyOnly` files it parsed, in the order it did.
-    func loadTracingParsed(_ files: [SourceFile]) -> (project: Project, parsed: [String]) {
+    /// What the files of a load give, gathered as the load goes: the journeys and scenarios read,
+    /// the scenarios that cannot run and why, the journeys that have errors, and the diagnostics.
+    struct Gathered {
         var d = DiagnosticList()
         var journeys: [Journey] = []
         var scenarios: [(scenario: Scenario, declared: UnrunnableScenario)] = []
         var unrunnable: [UnrunnableScenario] = []
         var journeyFiles = 0
         var scenarioFiles = 0
-        // Journeys whose files have errors, and the file: their scenarios are not checked
-        // (the journey's own errors say what is wrong; "unknown journey" would only add noise).
+        /// Journeys whose files have errors, and the file: their scenarios are not checked (the
+        /// journey's own errors say what is wrong; "unknown journey" would only add noise).
         var broken: [String: String] = [:]
-        let named = files.filter { !$0.journeyOnly }
-        // Journeys from files searched for sub-journeys: parsed only when needed.
-        let others = ProjectJourneyFiles(files.filter(\.journeyOnly), loader: self)
-        // Files are independent until they are compiled together: read them on every core,
-        // then take the results in the order the files were given.
-        let bytes = named.reduce(0) { $0 + $1.data.count }
-        for result in Parallel.map(named, parallel: bytes >= Self.parallelBytes, read) {
+        /// The ids of the journeys read or found broken.
+        var known: Set<String> = []
+        /// How many journeys were found among the files searched for sub-journeys.
+        var reached = 0
+
+        /// Takes one named file's result, in the order the files were given.
+        mutating func take(_ result: FileResult) {
             switch result {
             case .skipped, .candidate: break
             case .problems(let items): d.append(contentsOf: items)
@@ -314,88 +315,119 @@ public struct ProjectLoader: Sendable {
                 }
             }
         }
-        // A journey named that a file of the project declares too: the id would be resolved
-        // one way here and another where the whole project is read. Either way no scenario of
-        // an id declared twice is run (the compiler reports two named files declaring one).
-        var declaredBy: [String: String] = [:]
-        for journey in journeys {
-            let id = journey.id.value
-            if let reported = Self.reportDuplicates(
-                of: id, in: journey.file, at: journey.id.location, among: others, into: &d)
-            {
-                broken[id] = reported
-            } else if let first = declaredBy[id] {
-                broken[id] = max(first, journey.file)
+
+        /// A journey named that a file of the project declares too: the id would be resolved one
+        /// way here and another where the whole project is read. Either way no scenario of an id
+        /// declared twice is run (the compiler reports two named files declaring one).
+        mutating func markDuplicates(among others: ProjectJourneyFiles) {
+            var declaredBy: [String: String] = [:]
+            for journey in journeys {
+                let id = journey.id.value
+                if let reported = ProjectLoader.reportDuplicates(
+                    of: id, in: journey.file, at: journey.id.location, among: others, into: &d)
+                {
+                    broken[id] = reported
+                } else if let first = declaredBy[id] {
+                    broken[id] = max(first, journey.file)
+                }
+                declaredBy[id] = declaredBy[id] ?? journey.file
             }
-            declaredBy[id] = declaredBy[id] ?? journey.file
         }
-        // Add the searched journeys that the named files call or play, transitively.
-        var known = Set(journeys.map(\.id.value)).union(broken.keys)
-        var wanted = scenarios.map(\.scenario.journey.value) + journeys.flatMap(Self.callees)
-        var reached = 0
-        while let id = wanted.popLast() {
-            guard !known.contains(id), let candidate = others.journey(id) else { continue }
-            known.insert(id)
-            reached += 1
-            d.append(contentsOf: candidate.diagnostics.errors)
-            let location = candidate.journey?.id.location ?? SourceLocation(file: candidate.file, line: 1, column: 1)
-            if let reported = Self.reportDuplicates(of: id, in: candidate.file, at: location, among: others, into: &d) {
-                broken[id] = reported
-                continue
+
+        /// Adds the searched journeys that the named files call or play, transitively.
+        mutating func reach(_ others: ProjectJourneyFiles) {
+            known = Set(journeys.map(\.id.value)).union(broken.keys)
+            var wanted = scenarios.map(\.scenario.journey.value) + journeys.flatMap(ProjectLoader.callees)
+            while let id = wanted.popLast() {
+                guard !known.contains(id), let candidate = others.journey(id) else { continue }
+                known.insert(id)
+                reached += 1
+                d.append(contentsOf: candidate.diagnostics.errors)
+                let location =
+                    candidate.journey?.id.location ?? SourceLocation(file: candidate.file, line: 1, column: 1)
+                if let reported = ProjectLoader.reportDuplicates(
+                    of: id, in: candidate.file, at: location, among: others, into: &d)
+                {
+                    broken[id] = reported
+                    continue
+                }
+                if let journey = candidate.journey {
+                    journeys.append(journey)
+                    wanted += ProjectLoader.callees(journey)
+                }
+                if candidate.journey?.isIncomplete ?? true { broken[id] = candidate.file }
             }
-            if let journey = candidate.journey {
-                journeys.append(journey)
-                wanted += Self.callees(journey)
-            }
-            if candidate.journey?.isIncomplete ?? true { broken[id] = candidate.file }
         }
+
+        /// Checks each scenario against the compiled library, or says why it cannot run.
+        mutating func check(in library: CompiledLibrary, with pipeline: Pipeline) -> [CompiledScenario] {
+            var compiled: [CompiledScenario] = []
+            let keepers = ProjectLoader.scenarioIdKeepers(scenarios.map(\.scenario))
+            for (index, (scenario, declared)) in scenarios.enumerated() {
+                let journeyId = scenario.journey.value
+                var cannotRun = declared
+                cannotRun.journey = journeyId
+                cannotRun.scenario = scenario.id.value
+                cannotRun.tags = scenario.tags
+                if let file = broken[journeyId] {
+                    cannotRun.reason = "its journey '\(journeyId)' has errors (\(file))"
+                    unrunnable.append(cannotRun)
+                    continue
+                }
+                if let keeper = keepers[journeyId + "/" + scenario.id.value], keeper != index {
+                    let other = scenarios[keeper].scenario.id.location
+                    d.error(
+                        JourneyCompiler.duplicateId,
+                        "scenario '\(scenario.id.value)' of '\(journeyId)' is already defined at \(other.file):\(other.line):\(other.column); give this one an id of its own, such as its file's name '\(PathText.scenarioName(of: scenario.file))'",
+                        at: scenario.id.location)
+                    cannotRun.reason = "\(scenario.file) has errors"
+                    unrunnable.append(cannotRun)
+                    continue
+                }
+                // A journey that did not compile (or calls one that did not) has reported why.
+                if library[journeyId] == nil && known.contains(journeyId) {
+                    cannotRun.reason = ProjectLoader.whyNotCompiled(
+                        journeyId, journeys: journeys, broken: broken, diagnostics: d)
+                    unrunnable.append(cannotRun)
+                    continue
+                }
+                if let checked = pipeline.check(scenario, in: library, into: &d) {
+                    compiled.append(checked)
+                } else {
+                    cannotRun.reason = "\(scenario.file) has errors"
+                    unrunnable.append(cannotRun)
+                }
+            }
+            return compiled
+        }
+    }
+
+    /// ``load(_:)``, and the paths of the `journeyOnly` files it parsed, in the order it did.
+    func loadTracingParsed(_ files: [SourceFile]) -> (project: Project, parsed: [String]) {
+        var gathered = Gathered()
+        let named = files.filter { !$0.journeyOnly }
+        // Journeys from files searched for sub-journeys: parsed only when needed.
+        let others = ProjectJourneyFiles(files.filter(\.journeyOnly), loader: self)
+        // Files are independent until they are compiled together: read them on every core,
+        // then take the results in the order the files were given.
+        let bytes = named.reduce(0) { $0 + $1.data.count }
+        for result in Parallel.map(named, parallel: bytes >= Self.parallelBytes, read) { gathered.take(result) }
+        gathered.markDuplicates(among: others)
+        gathered.reach(others)
         // A stored key declared secret by a journey not loaded is still secret: the library
         // asks the other files about each key it is asked about.
-        let declaredSecret = Set(journeys.flatMap(\.secretStoredKeys))
-        let library = pipeline.compile(journeys, broken: broken, secretStoredKeys: declaredSecret, into: &d)
-            .declaringSecrets(elsewhere: others.isEmpty ? nil : others.secrets)
-        var compiled: [CompiledScenario] = []
-        let keepers = Self.scenarioIdKeepers(scenarios.map(\.scenario))
-        for (index, (scenario, declared)) in scenarios.enumerated() {
-            let journeyId = scenario.journey.value
-            var cannotRun = declared
-            cannotRun.journey = journeyId
-            cannotRun.scenario = scenario.id.value
-            cannotRun.tags = scenario.tags
-            if let file = broken[journeyId] {
-                cannotRun.reason = "its journey '\(journeyId)' has errors (\(file))"
-                unrunnable.append(cannotRun)
-                continue
-            }
-            if let keeper = keepers[journeyId + "/" + scenario.id.value], keeper != index {
-                let other = scenarios[keeper].scenario.id.location
-                d.error(
-                    JourneyCompiler.duplicateId,
-                    "scenario '\(scenario.id.value)' of '\(journeyId)' is already defined at \(other.file):\(other.line):\(other.column); give this one an id of its own, such as its file's name '\(PathText.scenarioName(of: scenario.file))'",
-                    at: scenario.id.location)
-                cannotRun.reason = "\(scenario.file) has errors"
-                unrunnable.append(cannotRun)
-                continue
-            }
-            // A journey that did not compile (or calls one that did not) has reported why.
-            if library[journeyId] == nil && known.contains(journeyId) {
-                cannotRun.reason = Self.whyNotCompiled(journeyId, journeys: journeys, broken: broken, diagnostics: d)
-                unrunnable.append(cannotRun)
-                continue
-            }
-            if let checked = pipeline.check(scenario, in: library, into: &d) {
-                compiled.append(checked)
-            } else {
-                cannotRun.reason = "\(scenario.file) has errors"
-                unrunnable.append(cannotRun)
-            }
-        }
+        let declaredSecret = Set(gathered.journeys.flatMap(\.secretStoredKeys))
+        let library = pipeline.compile(
+            gathered.journeys, broken: gathered.broken, secretStoredKeys: declaredSecret, into: &gathered.d
+        )
+        .declaringSecrets(elsewhere: others.isEmpty ? nil : others.secrets)
+        var compiled = gathered.check(in: library, with: pipeline)
         compiled.sort { ($0.journey.id, $0.id) < ($1.journey.id, $1.id) }
-        unrunnable.sort { ($0.journey, $0.scenario, $0.file) < ($1.journey, $1.scenario, $1.file) }
+        gathered.unrunnable.sort { ($0.journey, $0.scenario, $0.file) < ($1.journey, $1.scenario, $1.file) }
         let project = Project(
-            compiled: library, journeys: journeys, scenarios: compiled, unrunnable: unrunnable, diagnostics: d,
-            journeyFiles: journeyFiles, scenarioFiles: scenarioFiles, files: files.map(\.path),
-            journeysReached: reached)
+            compiled: library, journeys: gathered.journeys, scenarios: compiled, unrunnable: gathered.unrunnable,
+            diagnostics: gathered.d, journeyFiles: gathered.journeyFiles, scenarioFiles: gathered.scenarioFiles,
+            files: files.map(\.path), journeysReached: gathered.reached)
         return (project, others.parsed)
     }
 
