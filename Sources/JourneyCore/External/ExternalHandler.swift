@@ -312,53 +312,12 @@ final class Connection {
         var message: String
     }
 
+    /// Answers one request of the program's while its step runs, or refuses it.
     private nonisolated(nonsending) func serve(
         _ method: String, _ params: JSONNode?, _ invocation: HandlerInvocation, _ context: HandlerContext
     ) async throws -> [UInt8] {
         switch method {
-        case "driver/ask":
-            var inputs: [InputSpec]?
-            if case .array(let names)? = params?["inputs"]?.kind {
-                inputs = []
-                for name in names {
-                    guard case .string(let text) = name.kind, let spec = invocation.contract.input(named: text) else {
-                        throw CallRefusal(
-                            code: HandlerProtocol.invalidParams,
-                            message: "'inputs' must name inputs of step '\(invocation.step)': "
-                                + invocation.contract.inputs.map(\.name).joined(separator: ", "))
-                    }
-                    inputs?.append(spec)
-                }
-                guard inputs?.isEmpty == false else {
-                    throw CallRefusal(
-                        code: HandlerProtocol.invalidParams,
-                        message:
-                            "'inputs' names no input; leave it out to ask for every input of step '\(invocation.step)'")
-                }
-            }
-            let request = invocation.request(inputs)
-            let values = try await context.input(request)
-            var action: String?
-            if case .string(let pressed)? = values.value(named: "action")?.revealed {
-                if !context.refusesInput, let reason = context.current(request).refusal(of: values) {
-                    throw HandlerError(reason)
-                }
-                action = pressed
-            }
-            return Message.result { w in
-                w.open()
-                w.name("action")
-                if let action { w.value(.string(action)) } else { w.raw("null") }
-                w.name("values")
-                w.open()
-                for (name, value) in values.sorted(by: { $0.key < $1.key }) {
-                    let secret = request.inputs.first { $0.name == name }?.type.secret ?? false
-                    w.name(name)
-                    self.writePlain(secret ? .secret(value) : value, into: &w)
-                }
-                w.close()
-                w.close()
-            }
+        case "driver/ask": return try await ask(params, invocation, context)
         case "store/get":
             let key = try text(params, "key", method)
             let value = context.stored(key)
@@ -369,31 +328,7 @@ final class Connection {
                 w.key("secret", bool: value?.isSecret ?? false)
                 w.close()
             }
-        case "store/set":
-            let key = try text(params, "key", method)
-            // A key is shown in the transcript as it is: it cannot be made secret, so it may
-            // not hold one.
-            guard !holdsSecret(.string(key)) else {
-                throw CallRefusal(
-                    code: HandlerProtocol.invalidParams,
-                    message: "a stored key must not hold a secret the program was given (keys are shown in transcripts)"
-                )
-            }
-            guard let node = params?["value"] else {
-                throw CallRefusal(
-                    code: HandlerProtocol.invalidParams, message: "'store/set' needs a 'value' (null removes)")
-            }
-            if case .null = node.kind {
-                context.store(key, nil)
-            } else {
-                guard let value = Self.value(node) else {
-                    throw CallRefusal(
-                        code: HandlerProtocol.invalidParams,
-                        message: "a stored value must be a text, a whole number, true or false, or a list of them")
-                }
-                context.store(key, holdsSecret(value) ? .secret(value) : value)
-            }
-            return Message.result { $0.raw("null") }
+        case "store/set": return try store(params, context)
         case "store/keys":
             let keys = context.storedKeys
             return Message.result { w in
@@ -409,18 +344,7 @@ final class Connection {
                 w.key("now", int: now)
                 w.close()
             }
-        case "clock/wait":
-            guard case .int(let milliseconds)? = params?["milliseconds"]?.kind,
-                (0...Duration.maximum).contains(milliseconds)
-            else {
-                throw CallRefusal(
-                    code: HandlerProtocol.invalidParams,
-                    message: "'clock/wait' needs 'milliseconds', a whole number from 0 to \(Duration.maximum)")
-            }
-            var reason = "handler '\(id)' waits"
-            if case .string(let given)? = params?["reason"]?.kind { reason = redacted(given) }
-            context.wait(milliseconds: milliseconds, reason: reason)
-            return Message.result { $0.raw("null") }
+        case "clock/wait": return try wait(params, context)
         case "attempt/charge":
             context.chargeAttempt()
             return Message.result { $0.raw("null") }
@@ -430,6 +354,99 @@ final class Connection {
                 message: "no method '\(PrintableText.escaped(String(method.prefix(80))))'; see docs/handler-protocol.md"
             )
         }
+    }
+
+    /// `driver/ask`: asks the driver for the step's inputs (those `inputs` names, else all) and
+    /// gives the program the action pressed and the values, secrets as they are.
+    private nonisolated(nonsending) func ask(
+        _ params: JSONNode?, _ invocation: HandlerInvocation, _ context: HandlerContext
+    ) async throws -> [UInt8] {
+        var inputs: [InputSpec]?
+        if case .array(let names)? = params?["inputs"]?.kind {
+            inputs = []
+            for name in names {
+                guard case .string(let text) = name.kind, let spec = invocation.contract.input(named: text) else {
+                    throw CallRefusal(
+                        code: HandlerProtocol.invalidParams,
+                        message: "'inputs' must name inputs of step '\(invocation.step)': "
+                            + invocation.contract.inputs.map(\.name).joined(separator: ", "))
+                }
+                inputs?.append(spec)
+            }
+            guard inputs?.isEmpty == false else {
+                throw CallRefusal(
+                    code: HandlerProtocol.invalidParams,
+                    message:
+                        "'inputs' names no input; leave it out to ask for every input of step '\(invocation.step)'")
+            }
+        }
+        let request = invocation.request(inputs)
+        let values = try await context.input(request)
+        var action: String?
+        if case .string(let pressed)? = values.value(named: "action")?.revealed {
+            if !context.refusesInput, let reason = context.current(request).refusal(of: values) {
+                throw HandlerError(reason)
+            }
+            action = pressed
+        }
+        return Message.result { w in
+            w.open()
+            w.name("action")
+            if let action { w.value(.string(action)) } else { w.raw("null") }
+            w.name("values")
+            w.open()
+            for (name, value) in values.sorted(by: { $0.key < $1.key }) {
+                let secret = request.inputs.first { $0.name == name }?.type.secret ?? false
+                w.name(name)
+                self.writePlain(secret ? .secret(value) : value, into: &w)
+            }
+            w.close()
+            w.close()
+        }
+    }
+
+    /// `store/set`: writes a value in the device store (null removes it); a value that holds a
+    /// secret the program was given stays secret.
+    private func store(_ params: JSONNode?, _ context: HandlerContext) throws -> [UInt8] {
+        let key = try text(params, "key", "store/set")
+        // A key is shown in the transcript as it is: it cannot be made secret, so it may
+        // not hold one.
+        guard !holdsSecret(.string(key)) else {
+            throw CallRefusal(
+                code: HandlerProtocol.invalidParams,
+                message: "a stored key must not hold a secret the program was given (keys are shown in transcripts)"
+            )
+        }
+        guard let node = params?["value"] else {
+            throw CallRefusal(
+                code: HandlerProtocol.invalidParams, message: "'store/set' needs a 'value' (null removes)")
+        }
+        if case .null = node.kind {
+            context.store(key, nil)
+        } else {
+            guard let value = Self.value(node) else {
+                throw CallRefusal(
+                    code: HandlerProtocol.invalidParams,
+                    message: "a stored value must be a text, a whole number, true or false, or a list of them")
+            }
+            context.store(key, holdsSecret(value) ? .secret(value) : value)
+        }
+        return Message.result { $0.raw("null") }
+    }
+
+    /// `clock/wait`: time passes on the virtual clock while the step runs.
+    private func wait(_ params: JSONNode?, _ context: HandlerContext) throws -> [UInt8] {
+        guard case .int(let milliseconds)? = params?["milliseconds"]?.kind,
+            (0...Duration.maximum).contains(milliseconds)
+        else {
+            throw CallRefusal(
+                code: HandlerProtocol.invalidParams,
+                message: "'clock/wait' needs 'milliseconds', a whole number from 0 to \(Duration.maximum)")
+        }
+        var reason = "handler '\(id)' waits"
+        if case .string(let given)? = params?["reason"]?.kind { reason = redacted(given) }
+        context.wait(milliseconds: milliseconds, reason: reason)
+        return Message.result { $0.raw("null") }
     }
 
     private func text(_ params: JSONNode?, _ name: String, _ method: String) throws(CallRefusal) -> String {
