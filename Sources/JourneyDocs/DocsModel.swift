@@ -106,108 +106,145 @@ public enum DocsBuilder {
     ) -> [JourneyDoc] {
         let taken = takenTransitions(recordings)
         return journeys.sorted { $0.id.value < $1.id.value }.map { journey in
-            /// `target = value` as written, with a literal written into a secret shown as •••
-            /// (an expression is shown: it names where the value comes from, not the value).
-            func assignment(_ a: Assignment) -> String {
-                let ref = a.target.value
-                let declared = (ref.scope == .stored ? journey.stored : journey.state).first {
-                    $0.name.value == ref.name
-                }
-                let secret =
-                    declared?.type.secret == true || (ref.scope == .stored && secretStoredKeys.contains(ref.name))
-                // An empty value (a secret cleared) says nothing about the secret.
-                if secret, case .scalar(let text, _, _) = a.value, !text.isEmpty, !text.contains("${") {
-                    return "\(ref) = \(Value.redacted)"
-                }
-                return "\(ref) = \(display(a.value))"
-            }
-            let language = locale.flatMap { journey.locales.contains($0) ? $0 : nil } ?? journey.defaultLocale
-            func text(_ t: LocalizedText?) -> String? {
-                t?.template(for: language, fallback: journey.defaultLocale)?.source
-            }
+            let page = Page(journey: journey, locale: locale, secretStoredKeys: secretStoredKeys)
             var edges: [JourneyDoc.Edge] = []
             var steps: [JourneyDoc.StepDoc] = []
             for step in journey.steps {
-                var stepEdges: [JourneyDoc.Edge] = []
-                for (outcome, transition) in step.transitions {
-                    for (index, branch) in transition.branches.enumerated() {
-                        stepEdges.append(
-                            .init(
-                                from: step.id.value, outcome: outcome.value, branch: label(branch, index),
-                                condition: branch.condition?.value, to: branch.target.value,
-                                sets: branch.assignments.map(assignment)))
-                    }
-                }
-                if let limit = journey.limit(chargedBy: step) {
-                    for (index, branch) in limit.exceeded.branches.enumerated() {
-                        stepEdges.append(
-                            .init(
-                                from: step.id.value, outcome: "limit \(limit.name.value) reached",
-                                branch: label(branch, index), condition: branch.condition?.value,
-                                to: branch.target.value, sets: branch.assignments.map(assignment),
-                                limit: limit.name.value))
-                    }
-                }
+                let stepEdges = page.edges(of: step)
                 edges += stepEdges
-                let handler: String
-                var calls: String?
-                switch step.kind {
-                case .handler(let name): handler = name.value
-                case .call(let name):
-                    handler = "call"
-                    calls = name.value
-                }
-                steps.append(
-                    .init(
-                        id: step.id.value, handler: handler, calls: calls, title: text(step.screen?.title),
-                        text: text(step.screen?.text),
-                        actions: step.screen?.actions.map { action in
-                            let enabled =
-                                action.enabledWhen.map { "when \($0.value)" } ?? (action.enabled ? "" : "disabled")
-                            return (action.id.value, text(action.label) ?? action.id.value, enabled)
-                        } ?? [],
-                        fields: step.screen?.fields.map {
-                            "\($0.name.value) (\($0.kind.rawValue)\($0.secret ? ", secret" : ""))"
-                        }
-                            ?? [],
-                        note: step.note, edges: stepEdges))
+                steps.append(page.step(step, edges: stepEdges))
             }
             let (reads, writes) = usage(journey)
             let walkthroughs = recordings.filter { $0.journey == journey.id.value }
                 .sorted { $0.scenario < $1.scenario }
                 .map { walkthrough($0, journey: journey.id.value) }
             return JourneyDoc(
-                id: journey.id.value, title: text(journey.title) ?? journey.id.value, summary: text(journey.summary),
-                file: journey.file, group: group(of: journey.file), locale: language,
-                params: journey.params.map { param in
-                    .init(
-                        name: param.name.value, type: param.type.description,
-                        // A secret's value never appears in docs, its default included.
-                        defaultValue: param.defaultValue.map { raw in
-                            // An empty default says nothing about the secret.
-                            if case .scalar(let text, _, _) = raw, text.isEmpty { return display(raw) }
-                            return param.type.secret ? Value.redacted : display(raw)
-                        },
-                        description: param.description)
-                },
-                reads: reads, writes: writes, limits: journey.limits.map { describe($0, journey) },
-                exceptions: journey.exceptions.map { exception in
-                    (
-                        exception.rule.value,
-                        AuthRule(rawValue: exception.rule.value)?.rule
-                            ?? ExplorationInvariant(rawValue: exception.rule.value)?.rule ?? "",
-                        exception.reason
-                            + (exception.steps.map { steps in
-                                " (at step\(steps.count == 1 ? "" : "s") "
-                                    + steps.map { "'\($0.value)'" }.joined(separator: ", ")
-                                    + ")"
-                            } ?? "")
-                    )
-                }, invariants: journey.invariants.map { ($0.reportedId, $0.summary, $0.written) }, steps: steps,
+                id: journey.id.value, title: page.text(journey.title) ?? journey.id.value,
+                summary: page.text(journey.summary), file: journey.file, group: group(of: journey.file),
+                locale: page.language, params: journey.params.map(Page.param), reads: reads, writes: writes,
+                limits: journey.limits.map { describe($0, journey) },
+                exceptions: journey.exceptions.map(Page.exception),
+                invariants: journey.invariants.map { ($0.reportedId, $0.summary, $0.written) }, steps: steps,
                 start: journey.start.value,
-                ends: journey.ends.map { ($0.id.value, $0.kind, text($0.title)) },
+                ends: journey.ends.map { ($0.id.value, $0.kind, page.text($0.title)) },
                 calls: Array(Set(steps.compactMap(\.calls))).sorted(), walkthroughs: walkthroughs,
                 edges: edges, covered: Set(edges.filter { taken.contains(Taken(journey: journey.id.value, edge: $0)) }))
+        }
+    }
+
+    /// One journey's page as it is read from the journey: its texts in the page's language, its
+    /// steps with their ways out, and what it declares, secrets never shown.
+    struct Page {
+        let journey: Journey
+        /// Stored keys secret anywhere in the project.
+        let secretStoredKeys: Set<String>
+        /// The locale the page is written in: the one asked for when the journey has it, else
+        /// the journey's default.
+        let language: String
+
+        init(journey: Journey, locale: String?, secretStoredKeys: Set<String>) {
+            self.journey = journey
+            self.secretStoredKeys = secretStoredKeys
+            language = locale.flatMap { journey.locales.contains($0) ? $0 : nil } ?? journey.defaultLocale
+        }
+
+        func text(_ t: LocalizedText?) -> String? {
+            t?.template(for: language, fallback: journey.defaultLocale)?.source
+        }
+
+        /// `target = value` as written, with a literal written into a secret shown as •••
+        /// (an expression is shown: it names where the value comes from, not the value).
+        func assignment(_ a: Assignment) -> String {
+            let ref = a.target.value
+            let declared = (ref.scope == .stored ? journey.stored : journey.state).first {
+                $0.name.value == ref.name
+            }
+            let secret =
+                declared?.type.secret == true || (ref.scope == .stored && secretStoredKeys.contains(ref.name))
+            // An empty value (a secret cleared) says nothing about the secret.
+            if secret, case .scalar(let text, _, _) = a.value, !text.isEmpty, !text.contains("${") {
+                return "\(ref) = \(Value.redacted)"
+            }
+            return "\(ref) = \(display(a.value))"
+        }
+
+        /// The ways out of `step`: each branch of each outcome, then each of its attempt limit's
+        /// `exceeded` branches.
+        func edges(of step: Step) -> [JourneyDoc.Edge] {
+            var edges: [JourneyDoc.Edge] = []
+            for (outcome, transition) in step.transitions {
+                for (index, branch) in transition.branches.enumerated() {
+                    edges.append(
+                        .init(
+                            from: step.id.value, outcome: outcome.value, branch: label(branch, index),
+                            condition: branch.condition?.value, to: branch.target.value,
+                            sets: branch.assignments.map(assignment)))
+                }
+            }
+            if let limit = journey.limit(chargedBy: step) {
+                for (index, branch) in limit.exceeded.branches.enumerated() {
+                    edges.append(
+                        .init(
+                            from: step.id.value, outcome: "limit \(limit.name.value) reached",
+                            branch: label(branch, index), condition: branch.condition?.value,
+                            to: branch.target.value, sets: branch.assignments.map(assignment),
+                            limit: limit.name.value))
+                }
+            }
+            return edges
+        }
+
+        /// A step as its section shows it: its handler or the journey it calls, its screen, its
+        /// note and its ways out.
+        func step(_ step: Step, edges: [JourneyDoc.Edge]) -> JourneyDoc.StepDoc {
+            let handler: String
+            var calls: String?
+            switch step.kind {
+            case .handler(let name): handler = name.value
+            case .call(let name):
+                handler = "call"
+                calls = name.value
+            }
+            return .init(
+                id: step.id.value, handler: handler, calls: calls, title: text(step.screen?.title),
+                text: text(step.screen?.text),
+                actions: step.screen?.actions.map { action in
+                    let enabled = action.enabledWhen.map { "when \($0.value)" } ?? (action.enabled ? "" : "disabled")
+                    return (action.id.value, text(action.label) ?? action.id.value, enabled)
+                } ?? [],
+                fields: step.screen?.fields.map {
+                    "\($0.name.value) (\($0.kind.rawValue)\($0.secret ? ", secret" : ""))"
+                }
+                    ?? [],
+                note: step.note, edges: edges)
+        }
+
+        static func param(_ param: VariableDeclaration) -> JourneyDoc.Param {
+            .init(
+                name: param.name.value, type: param.type.description,
+                // A secret's value never appears in docs, its default included.
+                defaultValue: param.defaultValue.map { raw in
+                    // An empty default says nothing about the secret.
+                    if case .scalar(let text, _, _) = raw, text.isEmpty { return display(raw) }
+                    return param.type.secret ? Value.redacted : display(raw)
+                },
+                description: param.description)
+        }
+
+        /// A rule the journey breaks on purpose: its id, what the rule says, and the reason with
+        /// the steps it is excused at.
+        static func exception(_ exception: RuleException) -> (String, String, String) {
+            (
+                exception.rule.value,
+                AuthRule(rawValue: exception.rule.value)?.rule
+                    ?? ExplorationInvariant(rawValue: exception.rule.value)?.rule ?? "",
+                exception.reason
+                    + (exception.steps.map { steps in
+                        " (at step\(steps.count == 1 ? "" : "s") "
+                            + steps.map { "'\($0.value)'" }.joined(separator: ", ")
+                            + ")"
+                    } ?? "")
+            )
         }
     }
 
