@@ -114,6 +114,23 @@ struct DocsCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.invalid)
         }
         let source = Self.sourceNote(project.scenarios.map(\.needs))
+        let files = try pages(project, library: library, recordings: recordings, locale: locale, context: context)
+        try prepareFolder(console)
+        let existing = existingFiles(in: out)
+        let folder = DocsSite.compare(files, format: format, existing: existing.files)
+        try refuseForeign(folder, others: existing.others, files: files, console)
+
+        if check { return try compared(folder, existing: existing.files, count: files.count, source: source, console) }
+        try write(files, removing: folder.obsolete, console)
+        console.err("wrote \(counted(files.count, "file")) to \(out)\(source)\n")
+    }
+
+    /// The pages of the journeys that compiled, by file name: walkthroughs from `recordings`,
+    /// texts in `locale`, files named from the project's folder.
+    func pages(
+        _ project: Project, library: CompiledLibrary, recordings: [ScenarioRecording], locale: String?,
+        context: ProjectContext
+    ) throws -> [String: String] {
         // Pages name files from the project's folder (the one that holds journeykit.yaml), so
         // they are the same from wherever in the project they are made; without a project
         // file, from the working folder.
@@ -131,14 +148,17 @@ struct DocsCommand: AsyncParsableCommand {
                 recording.file = Self.fromRoot(recording.file, root: root, cwd: cwd)
                 return recording
             }, locale: locale, secretStoredKeys: library.secretStoredKeys)
-        let files: [String: String]
         let link = SourceLink(pagesFolder: Path.absolute(out, cwd: cwd), workingFolder: root ?? cwd)
         if format == .html {
             let dot = try Graphviz()
-            files = try DocsSite.files(docs, format: format, link: link, svg: dot.svg)
-        } else {
-            files = DocsSite.files(docs, format: format, link: link) { _ in "" }
+            return try DocsSite.files(docs, format: format, link: link, svg: dot.svg)
         }
+        return DocsSite.files(docs, format: format, link: link) { _ in "" }
+    }
+
+    /// With `--check`, a folder an interrupted `journey docs` left half updated fails; otherwise
+    /// what such a run left is finished before the folder is compared.
+    func prepareFolder(_ console: Console) throws {
         if check {
             if !FileTransaction.unfinishedJournals(in: out).isEmpty {
                 console.err(
@@ -153,9 +173,15 @@ struct DocsCommand: AsyncParsableCommand {
                 throw ExitCode(ExitStatus.invalid)
             }
         }
-        let existing = existingFiles(in: out)
-        let folder = DocsSite.compare(files, format: format, existing: existing.files)
-        let unsafe = existing.others.filter { files[$0.key] != nil }
+    }
+
+    /// Refuses to write over what journey docs never replaces: a file of the format it did not
+    /// write (`folder.foreign`), or an entry of `others` (a link, a folder, a file that is not
+    /// UTF-8 text, each with why) whose name a page takes.
+    func refuseForeign(
+        _ folder: DocsSite.Comparison, others: [String: String], files: [String: String], _ console: Console
+    ) throws {
+        let unsafe = others.filter { files[$0.key] != nil }
         if !folder.foreign.isEmpty || !unsafe.isEmpty {
             var reasons = unsafe
             for name in folder.foreign {
@@ -166,44 +192,48 @@ struct DocsCommand: AsyncParsableCommand {
             }
             throw ExitCode(ExitStatus.invalid)
         }
+    }
 
-        if check {
-            if folder.changed.isEmpty && folder.obsolete.isEmpty {
-                console.err("\(files.count) pages in \(out) are up to date\(source)\n")
-                return
-            }
-            // Each page said as it is: not there, out of date, or made by none of the journeys.
-            var problems: [String: String] = [:]
-            for name in folder.changed {
-                problems[name] =
-                    existing.files[name] == nil
-                    ? "missing: not generated in this folder" : "stale: the journeys changed since it was generated"
-            }
-            for name in folder.obsolete {
-                problems[name] = "obsolete: none of the journeys given makes it any more"
-            }
-            for name in problems.keys.sorted() {
-                console.err("\(Path.join(out, name)): \(problems[name]!)\n")
-            }
-            console.err("regenerate with \(command) and commit the result\n")
-            throw ExitCode(ExitStatus.failed)
+    /// `--check`: whether the folder holds the pages as they are made now; each page that
+    /// differs is said as it is: not there, out of date, or made by none of the journeys.
+    func compared(
+        _ folder: DocsSite.Comparison, existing: [String: String], count: Int, source: String, _ console: Console
+    ) throws {
+        if folder.changed.isEmpty && folder.obsolete.isEmpty {
+            console.err("\(count) pages in \(out) are up to date\(source)\n")
+            return
         }
+        var problems: [String: String] = [:]
+        for name in folder.changed {
+            problems[name] =
+                existing[name] == nil
+                ? "missing: not generated in this folder" : "stale: the journeys changed since it was generated"
+        }
+        for name in folder.obsolete {
+            problems[name] = "obsolete: none of the journeys given makes it any more"
+        }
+        for name in problems.keys.sorted() {
+            console.err("\(Path.join(out, name)): \(problems[name]!)\n")
+        }
+        console.err("regenerate with \(command) and commit the result\n")
+        throw ExitCode(ExitStatus.failed)
+    }
 
-        // Every page and every removal as one change: a kill leaves the old site or a journal
-        // that the next run finishes, never a mix of old and new pages.
+    /// Every page and every removal as one change: a kill leaves the old site or a journal
+    /// that the next run finishes, never a mix of old and new pages.
+    func write(_ files: [String: String], removing obsolete: [String], _ console: Console) throws {
         var made: [String] = []
         do throws(WriteError) {
             made = try Files.makeFolders(out)
             var change = try FileTransaction(folder: out, label: "journey-docs")
             for name in files.keys.sorted() { try change.stage(files[name]!, as: name) }
-            for name in folder.obsolete { change.delete(name) }
+            for name in obsolete { change.delete(name) }
             try change.commit()
         } catch {
             for folder in made.reversed() { rmdir(folder) }
             console.err("\(out): error: cannot write the docs: \(error.reason)\n")
             throw ExitCode(ExitStatus.invalid)
         }
-        console.err("wrote \(counted(files.count, "file")) to \(out)\(source)\n")
     }
 
     /// What the summary line says of where the walkthroughs come from, given the services
