@@ -285,94 +285,17 @@ struct NewScenarioCommand: AsyncParsableCommand {
     func run() async throws {
         let console = Console()
         let context = try ProjectContext.load(console: console)
-        // A journey named by its file is loaded with what it calls; one named by its id is
-        // looked for in the project's journey folders.
-        let byFile = self.journey.hasSuffix(".yaml")
-        let paths = byFile ? [self.journey] : context.paths([])
-        let (project, _) = Workspace.load(
-            paths: paths.filter(Files.exists), journeyFolders: context.searchFolders, toolkit: context.toolkit)
-        let given = self.journey
-        let named = project.journeys.first { byFile ? $0.file == given : $0.id.value == given }
-        guard let source = named else {
-            if byFile { throw CLIError("\(PrintableText.escaped(given)) defines no journey") }
-            throw CLIError(
-                "no journey '\(PrintableText.escaped(given))' in \(paths.joined(separator: ", "))\(Suggestion.hint(for: given, in: project.journeys.map(\.id.value)))"
-            )
-        }
+        let source = try journey(in: context)
         let journey = source.id.value
         let path = Path.join(Path.join(Path.parent(source.file), "scenarios"), "\(name).scenario.yaml")
         var files = NewFiles()
         files.add("", at: path)
         try files.checkTargets(replacing: force)
-        let schema = NewFiles.schema("scenario.schema.json", for: path, projectFile: context.file)
-
         guard let expected = source.ends.first(where: { $0.kind == .success }) ?? source.ends.first else {
             throw CLIError("'\(journey)' has no end to expect; nothing was written")
         }
-        var chosen: (text: String, summary: String, success: Bool)?
-        var fallback: String?
-        /// A rule the exploration found broken: what stops the ways to an end.
-        var broken: JourneyExplorer.Violation?
-        /// A step whose request went as if offline, for want of stubs: what may stop the ways.
-        var offline: String?
-        for pins in Self.pins(of: source).map({ [$0, [:]] }) ?? [[:]] {
-            let draft = Draft(name: name, journey: source, schema: schema, pins: pins)
-            let text = draft.text(script: ["script: []"], end: expected, found: false)
-            let (loaded, diagnostics) = Workspace.load(
-                paths: [source.file], journeyFolders: context.searchFolders, toolkit: context.toolkit,
-                adding: [SourceFile(path: path, data: Data(text.utf8))])
-            guard !diagnostics.hasErrors, let library = loaded.library,
-                let scenario = loaded.scenarios.first(where: { $0.file == path })
-            else {
-                if pins.isEmpty && fallback == nil {
-                    console.print(diagnostics.errors)
-                    throw CLIError(
-                        "cannot write a scenario of '\(journey)' that passes journey check; nothing was written")
-                }
-                continue
-            }
-            if fallback == nil { fallback = text }
-            let explorer = try ExploreCommand.explorer(from: scenario, library, context, Self.bounds)
-            let result = await explorer.explore(scenario.journey)
-            broken = broken ?? result.violations.first
-            offline = offline ?? result.sentWithoutNetwork.first
-            // Success ends first, then the shortest way, then the journey's order of its ends.
-            let ends = source.ends.enumerated().compactMap { order, end in
-                result.endPaths[end.id.value].map { (end: end, rank: (end.kind == .success ? 0 : 1, $0.count, order)) }
-            }.sorted { $0.rank < $1.rank }
-            for (end, _) in ends where chosen == nil || end.kind == .success {
-                let moves = result.endPaths[end.id.value] ?? []
-                let text = draft.text(script: Counterexample.script(moves), end: end, found: true)
-                guard await Self.passes(text, at: path, journey: source, context: context) else { continue }
-                chosen = (
-                    text,
-                    "it plays \(journey) from its start to \(end.id.value) (\(end.kind.rawValue)) in \(counted(moves.count, "move"))",
-                    end.kind == .success
-                )
-                break
-            }
-            if chosen?.success == true { break }
-        }
-        let summary: String
-        let text: String
-        var hint: String?
-        if let chosen {
-            (text, summary) = (chosen.text, chosen.summary)
-        } else if let fallback {
-            text = fallback
-            let why =
-                broken.map {
-                    "no way from the start to an end was found to play without breaking \($0.id) (\($0.message); journey explore shows where)"
-                } ?? "no way from the start to an end was found to play"
-            // Without stubs every request goes as if offline: often what keeps the ends away.
-            hint = offline.map {
-                "step \($0) sends a request, which went as if offline with no stub to answer it: add the server's answers under the scenario's `stubs:` (docs/journey-format.md), then journey run shows how far it gets"
-            }
-            summary =
-                "\(why): its script is empty, and it expects \(expected.id.value) (\(expected.kind.rawValue)); add what the user does at each step (journey run shows where it stops)"
-        } else {
-            throw CLIError("cannot write a scenario of '\(journey)' that passes journey check; nothing was written")
-        }
+        let found = try await search(source, expecting: expected, at: path, context: context, console)
+        let (text, summary, hint) = try found.written(journey: journey, expected: expected)
         files = NewFiles()
         files.add(text, at: path)
         try files.write(replacing: force)
@@ -384,6 +307,104 @@ struct NewScenarioCommand: AsyncParsableCommand {
             ])
         console.err("note: \(summary)\n")
         if let hint { console.err("note: \(hint)\n") }
+    }
+
+    /// The journey the scenario plays: one named by its file is loaded with what it calls; one
+    /// named by its id is looked for in the project's journey folders.
+    func journey(in context: ProjectContext) throws -> Journey {
+        let byFile = self.journey.hasSuffix(".yaml")
+        let paths = byFile ? [self.journey] : context.paths([])
+        let (project, _) = Workspace.load(
+            paths: paths.filter(Files.exists), journeyFolders: context.searchFolders, toolkit: context.toolkit)
+        let given = self.journey
+        guard let source = project.journeys.first(where: { byFile ? $0.file == given : $0.id.value == given }) else {
+            if byFile { throw CLIError("\(PrintableText.escaped(given)) defines no journey") }
+            throw CLIError(
+                "no journey '\(PrintableText.escaped(given))' in \(paths.joined(separator: ", "))\(Suggestion.hint(for: given, in: project.journeys.map(\.id.value)))"
+            )
+        }
+        return source
+    }
+
+    /// What the search for a way through the journey found.
+    struct Found {
+        /// The scenario that plays a way to an end, and what it plays.
+        var chosen: (text: String, summary: String, success: Bool)?
+        /// A scenario that passes journey check with an empty script, when no way is found.
+        var fallback: String?
+        /// A rule the exploration found broken: what stops the ways to an end.
+        var broken: JourneyExplorer.Violation?
+        /// A step whose request went as if offline, for want of stubs: what may stop the ways.
+        var offline: String?
+
+        /// The scenario to write, what it does, and a hint when it plays no way to an end.
+        func written(journey: String, expected: End) throws -> (text: String, summary: String, hint: String?) {
+            if let chosen { return (chosen.text, chosen.summary, nil) }
+            guard let fallback else {
+                throw CLIError("cannot write a scenario of '\(journey)' that passes journey check; nothing was written")
+            }
+            let why =
+                broken.map {
+                    "no way from the start to an end was found to play without breaking \($0.id) (\($0.message); journey explore shows where)"
+                } ?? "no way from the start to an end was found to play"
+            // Without stubs every request goes as if offline: often what keeps the ends away.
+            let hint = offline.map {
+                "step \($0) sends a request, which went as if offline with no stub to answer it: add the server's answers under the scenario's `stubs:` (docs/journey-format.md), then journey run shows how far it gets"
+            }
+            let summary =
+                "\(why): its script is empty, and it expects \(expected.id.value) (\(expected.kind.rawValue)); add what the user does at each step (journey run shows where it stops)"
+            return (fallback, summary, hint)
+        }
+    }
+
+    /// Explores the journey from a draft scenario's start (with the PINs it seals, then
+    /// without) and keeps the first draft that plays a way to an end and passes, a success end
+    /// first, then the shortest way; a draft that finds none expects `expected`.
+    func search(
+        _ source: Journey, expecting expected: End, at path: String, context: ProjectContext, _ console: Console
+    ) async throws -> Found {
+        let journey = source.id.value
+        let schema = NewFiles.schema("scenario.schema.json", for: path, projectFile: context.file)
+        var found = Found()
+        for pins in Self.pins(of: source).map({ [$0, [:]] }) ?? [[:]] {
+            let draft = Draft(name: name, journey: source, schema: schema, pins: pins)
+            let text = draft.text(script: ["script: []"], end: expected, found: false)
+            let (loaded, diagnostics) = Workspace.load(
+                paths: [source.file], journeyFolders: context.searchFolders, toolkit: context.toolkit,
+                adding: [SourceFile(path: path, data: Data(text.utf8))])
+            guard !diagnostics.hasErrors, let library = loaded.library,
+                let scenario = loaded.scenarios.first(where: { $0.file == path })
+            else {
+                if pins.isEmpty && found.fallback == nil {
+                    console.print(diagnostics.errors)
+                    throw CLIError(
+                        "cannot write a scenario of '\(journey)' that passes journey check; nothing was written")
+                }
+                continue
+            }
+            if found.fallback == nil { found.fallback = text }
+            let explorer = try ExploreCommand.explorer(from: scenario, library, context, Self.bounds)
+            let result = await explorer.explore(scenario.journey)
+            found.broken = found.broken ?? result.violations.first
+            found.offline = found.offline ?? result.sentWithoutNetwork.first
+            // Success ends first, then the shortest way, then the journey's order of its ends.
+            let ends = source.ends.enumerated().compactMap { order, end in
+                result.endPaths[end.id.value].map { (end: end, rank: (end.kind == .success ? 0 : 1, $0.count, order)) }
+            }.sorted { $0.rank < $1.rank }
+            for (end, _) in ends where found.chosen == nil || end.kind == .success {
+                let moves = result.endPaths[end.id.value] ?? []
+                let text = draft.text(script: Counterexample.script(moves), end: end, found: true)
+                guard await Self.passes(text, at: path, journey: source, context: context) else { continue }
+                found.chosen = (
+                    text,
+                    "it plays \(journey) from its start to \(end.id.value) (\(end.kind.rawValue)) in \(counted(moves.count, "move"))",
+                    end.kind == .success
+                )
+                break
+            }
+            if found.chosen?.success == true { break }
+        }
+        return found
     }
 
     /// Whether the scenario `text` passes journey check and plays to what it expects.
