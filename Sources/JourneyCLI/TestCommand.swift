@@ -191,21 +191,7 @@ struct TestCommand: AsyncParsableCommand {
         let runner = SuiteRunner(options: options, player: context.toolkit.player(defaults: context.scenarioDefaults))
         let selected = runner.select(project.scenarios)
         let unrunnable = runner.select(project.unrunnable).map(ScenarioOutcome.init(unrunnable:))
-        // A filter that chooses nothing is a mistake (a misspelt name or tag), not a suite that
-        // passed; a shard may be empty.
-        let among = project.scenarios.count + project.unrunnable.count
-        var unsharded = options
-        unsharded.shard = nil
-        let chooser = SuiteRunner(
-            options: unsharded, player: context.toolkit.player(defaults: context.scenarioDefaults))
-        if filter != nil || !tags.isEmpty, selected.isEmpty, unrunnable.isEmpty, among > 0,
-            chooser.select(project.scenarios).isEmpty, chooser.select(project.unrunnable).isEmpty
-        {
-            let chosen = [filter.map { "--filter '\($0)'" }] + tags.map { "--tag '\($0)'" }
-            throw CLIError(
-                "\(chosen.compactMap { $0 }.joined(separator: " and ")) chooses none of the \(counted(among, "scenario")) found"
-            )
-        }
+        try refuseEmptyChoice(project, options: options, selected: selected, unrunnable: unrunnable, context: context)
         let errors = diagnostics.errors.items
         let total = selected.count + unrunnable.count
         // Before anything runs, the reports say so: a run killed now leaves no old report that
@@ -220,29 +206,9 @@ struct TestCommand: AsyncParsableCommand {
         var results = played.results
         var interruption = played.interruption
         if explore, interruption == nil, let library = project.library {
-            let filtered = filter != nil || !tags.isEmpty || shard != nil
-            let chosen = Set(selected.map(\.journey.id))
-            let journeys = project.journeys.filter { journey in
-                paths.contains { Workspace.path($0, covers: journey.file) }
-                    && (!filtered || chosen.contains(journey.id.value))
-            }.compactMap { library[$0.id.value] }
-            let starts: ExplorationStarts
-            do {
-                starts = try ExplorationStarts(
-                    journeys: journeys, scenarios: selected, library: library,
-                    player: context.toolkit.player(defaults: context.scenarioDefaults),
-                    bounds: context.settings.explore.bounds(),
-                    jobs: jobs ?? context.settings.jobs ?? ProcessInfo.processInfo.activeProcessorCount)
-            } catch { throw CLIError(error.message) }
-            let files = Dictionary(project.journeys.map { ($0.id.value, $0.file) }, uniquingKeysWith: { a, _ in a })
-            let explored = await Self.explore(
-                starts, files: files, console: console, progress: console.isInteractive, strict: strict,
-                lister: (["journey", "explore"] + self.paths.map(Path.shellWord)).joined(separator: " "),
-                memory: MemoryBound.chosen(nil, context.settings.explore))
-            for outcome in explored.outcomes {
-                console.out(render(outcome, console: console))
-                results.append(outcome)
-            }
+            let explored = try await exploreJourneys(
+                project, library: library, selected: selected, paths: paths, context: context, console: console)
+            results += explored.outcomes
             interruption = explored.interruption
         }
         let outcomes = (results + unrunnable).sorted {
@@ -263,6 +229,56 @@ struct TestCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.invalid)
         }
         if summary.failed > 0 { throw ExitCode(ExitStatus.failed) }
+    }
+
+    /// A filter that chooses nothing is a mistake (a misspelt name or tag), not a suite that
+    /// passed; a shard may be empty.
+    func refuseEmptyChoice(
+        _ project: Project, options: SuiteOptions, selected: [CompiledScenario], unrunnable: [ScenarioOutcome],
+        context: ProjectContext
+    ) throws {
+        let among = project.scenarios.count + project.unrunnable.count
+        var unsharded = options
+        unsharded.shard = nil
+        let chooser = SuiteRunner(
+            options: unsharded, player: context.toolkit.player(defaults: context.scenarioDefaults))
+        guard filter != nil || !tags.isEmpty, selected.isEmpty, unrunnable.isEmpty, among > 0,
+            chooser.select(project.scenarios).isEmpty, chooser.select(project.unrunnable).isEmpty
+        else { return }
+        let chosen = [filter.map { "--filter '\($0)'" }] + tags.map { "--tag '\($0)'" }
+        throw CLIError(
+            "\(chosen.compactMap { $0 }.joined(separator: " and ")) chooses none of the \(counted(among, "scenario")) found"
+        )
+    }
+
+    /// `--explore`: explores each journey of the paths (of the scenarios chosen, when a filter,
+    /// tag or shard chooses), from its default start and the chosen scenarios' starts, and
+    /// prints each journey's result as it is found.
+    func exploreJourneys(
+        _ project: Project, library: CompiledLibrary, selected: [CompiledScenario], paths: [String],
+        context: ProjectContext, console: Console
+    ) async throws -> (outcomes: [ScenarioOutcome], interruption: String?) {
+        let filtered = filter != nil || !tags.isEmpty || shard != nil
+        let chosen = Set(selected.map(\.journey.id))
+        let journeys = project.journeys.filter { journey in
+            paths.contains { Workspace.path($0, covers: journey.file) }
+                && (!filtered || chosen.contains(journey.id.value))
+        }.compactMap { library[$0.id.value] }
+        let starts: ExplorationStarts
+        do {
+            starts = try ExplorationStarts(
+                journeys: journeys, scenarios: selected, library: library,
+                player: context.toolkit.player(defaults: context.scenarioDefaults),
+                bounds: context.settings.explore.bounds(),
+                jobs: jobs ?? context.settings.jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+        } catch { throw CLIError(error.message) }
+        let files = Dictionary(project.journeys.map { ($0.id.value, $0.file) }, uniquingKeysWith: { a, _ in a })
+        let explored = await Self.explore(
+            starts, files: files, console: console, progress: console.isInteractive, strict: strict,
+            lister: (["journey", "explore"] + self.paths.map(Path.shellWord)).joined(separator: " "),
+            memory: MemoryBound.chosen(nil, context.settings.explore))
+        for outcome in explored.outcomes { console.out(render(outcome, console: console)) }
+        return explored
     }
 
     /// Refuses, before anything runs, a report that would replace a file the suite reads (a
