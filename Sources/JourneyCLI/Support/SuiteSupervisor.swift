@@ -120,27 +120,20 @@ final class SuiteSupervisor {
         case crashed(String, playing: [Int], notStarted: [Int])
     }
 
-    private func runWorker(_ batch: [Job], jobs: Int, record: (Int, ScenarioOutcome) -> Void) -> Ended {
-        var input = ""
-        for job in batch { input += "\(job.index)\t\(job.file)\t\(job.scenario)\n" }
-        let worker: Worker
-        do {
-            worker = try Worker(
-                executable: executable, arguments: arguments + ["--jobs", String(jobs), "--"] + paths, input: input)
-        } catch {
-            return .crashed("could not start: \(error)", playing: [], notStarted: batch.map(\.index))
-        }
+    /// What is known of a worker while it plays its batch: what it wrote and has not been read
+    /// as a whole line yet, the scenarios it started and when, those it finished, and the process
+    /// groups of its handler programs that are running.
+    struct WorkerWatch {
+        let batch: [Job]
+        let clock = ContinuousClock()
+        var buffer: [UInt8] = []
         var started: [Int: ContinuousClock.Instant] = [:]
         var done: Set<Int> = []
-        let clock = ContinuousClock()
-        let limit = Swift.Duration.milliseconds(Int64((timeout * 1000).rounded()))
-        var buffer: [UInt8] = []
-        // The process groups of the worker's handler programs that are running: stopped when
-        // the worker ends, however it ends, so that a worker killed for a scenario's timeout
-        // (or one that crashed) leaves none of them behind.
         var groups = Set<pid_t>()
-        defer { for group in groups { _ = kill(-group, SIGKILL) } }
-        func take(_ bytes: ArraySlice<UInt8>) {
+
+        /// Reads the worker's complete lines in `bytes` (with what came before), and records
+        /// each outcome it gives.
+        mutating func take(_ bytes: ArraySlice<UInt8>, record: (Int, ScenarioOutcome) -> Void) {
             buffer += bytes
             while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = Array(buffer[..<newline])
@@ -155,47 +148,72 @@ final class SuiteSupervisor {
                     done.insert(index)
                     // A worker that could not find the scenario knows only its file and id.
                     if outcome.journey.isEmpty, let job = batch.first(where: { $0.index == index }) {
-                        outcome.journey = Self.failure(job, .invalid, "").journey
+                        outcome.journey = SuiteSupervisor.failure(job, .invalid, "").journey
                     }
                     record(index, outcome)
                 }
             }
         }
+
         /// Kills the worker, and reads what it wrote until then for the groups it started.
-        func stopWorker() {
+        mutating func stop(_ worker: Worker, record: (Int, ScenarioOutcome) -> Void) {
             worker.signal(SIGKILL)
             var chunk = [UInt8](repeating: 0, count: 1 << 16)
             while true {
                 let count = read(worker.output, &chunk, chunk.count)
                 if count < 0 && errno == EINTR { continue }
                 guard count > 0 else { break }
-                take(chunk[..<count])
+                take(chunk[..<count], record: record)
             }
             worker.wait()
         }
+
+        /// The scenarios of the batch not finished: those started, and those not.
         func unfinished() -> (playing: [Int], notStarted: [Int]) {
             let remaining = batch.map(\.index).filter { !done.contains($0) }
             return (remaining.filter { started[$0] != nil }, remaining.filter { started[$0] == nil })
         }
+
+        /// The scenario under way that started first, and when its time is up.
+        func earliest(_ limit: Swift.Duration) -> (index: Int, deadline: ContinuousClock.Instant)? {
+            started.filter { !done.contains($0.key) }.min { $0.value < $1.value }.map { ($0.key, $0.value + limit) }
+        }
+    }
+
+    private func runWorker(_ batch: [Job], jobs: Int, record: (Int, ScenarioOutcome) -> Void) -> Ended {
+        var input = ""
+        for job in batch { input += "\(job.index)\t\(job.file)\t\(job.scenario)\n" }
+        let worker: Worker
+        do {
+            worker = try Worker(
+                executable: executable, arguments: arguments + ["--jobs", String(jobs), "--"] + paths, input: input)
+        } catch {
+            return .crashed("could not start: \(error)", playing: [], notStarted: batch.map(\.index))
+        }
+        let limit = Swift.Duration.milliseconds(Int64((timeout * 1000).rounded()))
+        var watch = WorkerWatch(batch: batch)
+        // The process groups of the worker's handler programs that are running are stopped when
+        // the worker ends, however it ends, so that a worker killed for a scenario's timeout (or
+        // one that crashed) leaves none of them behind.
+        defer { for group in watch.groups { _ = kill(-group, SIGKILL) } }
         while true {
             // Wait for the worker's output, a signal, or the nearest deadline.
-            let now = clock.now
-            let deadline = started.filter { !done.contains($0.key) }.map { $0.value + limit }.min()
-            if let deadline, deadline <= now {
-                let (index, _) = started.filter { !done.contains($0.key) }.min { $0.value < $1.value }!
-                stopWorker()
-                let rest = unfinished()
-                return .timedOut(index, playing: rest.playing.filter { $0 != index }, notStarted: rest.notStarted)
+            let earliest = watch.earliest(limit)
+            if let earliest, earliest.deadline <= watch.clock.now {
+                watch.stop(worker, record: record)
+                let rest = watch.unfinished()
+                return .timedOut(
+                    earliest.index, playing: rest.playing.filter { $0 != earliest.index }, notStarted: rest.notStarted)
             }
-            switch SignalPipe.shared.wait(for: worker.output, until: deadline) {
+            switch SignalPipe.shared.wait(for: worker.output, until: earliest?.deadline) {
             case .timedOut: continue
             case .failed:
-                stopWorker()
-                let rest = unfinished()
+                watch.stop(worker, record: record)
+                let rest = watch.unfinished()
                 return .crashed("could not be watched", playing: rest.playing, notStarted: rest.notStarted)
             case .signal(let signal):
                 interruption = signal
-                stopWorker()
+                watch.stop(worker, record: record)
                 return .interrupted
             case .ready: break
             }
@@ -205,12 +223,12 @@ final class SuiteSupervisor {
                 if errno == EINTR || errno == EAGAIN { continue }
             }
             if count > 0 {
-                take(chunk[..<count])
+                watch.take(chunk[..<count], record: record)
                 continue
             }
             // End of output: the worker exited, or died.
             let status = worker.wait()
-            let rest = unfinished()
+            let rest = watch.unfinished()
             if rest.playing.isEmpty && rest.notStarted.isEmpty { return .finished }
             if let signal = SignalPipe.shared.take() {
                 interruption = signal
