@@ -28,8 +28,10 @@ extension ExpressionTree {
         case .binary(let op, let left, let right) where op.isArithmetic:
             return try Self.arithmetic(op, evaluate(left, context), evaluate(right, context))
         case .conditional(let condition, let then, let otherwise):
-            let (chosen, _) = try evaluateBool(condition, context, for: Self.conditionUse)
-            return try evaluate(chosen ? then : otherwise, context)
+            let (chosen, secret) = try evaluateBool(condition, context, for: Self.conditionUse)
+            let value = try evaluate(chosen ? then : otherwise, context)
+            // The branch chosen tells the condition: a secret one makes the result secret.
+            return value.secret(if: secret)
         case .call1(let function, let argument) where function.readsClock:
             return try Self.clock(function, evaluate(argument, context), now: name(["device", "now"], context))
         case .call1(let function, let argument):
@@ -62,8 +64,9 @@ extension ExpressionTree {
         case .binary(let op, let left, let right) where !op.isArithmetic:
             return try Self.relation(op, evaluate(left, context), evaluate(right, context))
         case .conditional(let condition, let then, let otherwise):
-            let (chosen, _) = try evaluateBool(condition, context, for: Self.conditionUse)
-            return try evaluateBool(chosen ? then : otherwise, context, for: use)
+            let (chosen, conditionSecret) = try evaluateBool(condition, context, for: Self.conditionUse)
+            let (value, secret) = try evaluateBool(chosen ? then : otherwise, context, for: use)
+            return (value, secret || conditionSecret)
         case .call2(let function, let first, let second):
             return try Self.call(function, evaluate(first, context), evaluate(second, context))
         case .matches(let subject, let pattern):

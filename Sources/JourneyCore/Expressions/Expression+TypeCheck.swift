@@ -3,7 +3,7 @@ extension Expression {
     ///
     /// The type is nil when it cannot be known (an unknown name, or an operator used on
     /// the wrong types). A value computed from a secret is secret, except the results of
-    /// `==`, `!=`, `len` and `matches`; the condition of `?:` does not make it secret.
+    /// `==`, `!=`, `len` and `matches`; a secret condition of `?:` makes its result secret.
     public func typeCheck(
         in scope: some ExpressionScope
     ) -> (type: TypeInfo?, errors: [ExpressionError]) {
@@ -206,7 +206,8 @@ struct ExpressionTypeChecker<Scope: ExpressionScope> {
     private mutating func conditional(
         _ condition: Ref, _ then: Ref, _ otherwise: Ref, at offset: Int
     ) -> TypeInfo? {
-        if let type = check(condition), !type.type.fits(.bool) {
+        let checkedCondition = check(condition)
+        if let type = checkedCondition, !type.type.fits(.bool) {
             fail(
                 "the condition of '?:' must be bool, found \(type.type)",
                 at: tree.start(of: condition))
@@ -214,7 +215,8 @@ struct ExpressionTypeChecker<Scope: ExpressionScope> {
         let checkedThen = check(then)
         let checkedOtherwise = check(otherwise)
         guard let a = checkedThen, let b = checkedOtherwise else { return nil }
-        let secret = a.secret || b.secret
+        // The branch chosen tells the condition: a secret one makes the result secret.
+        let secret = a.secret || b.secret || checkedCondition?.secret == true
         if a.type == b.type { return TypeInfo(a.type, secret: secret) }
         if a.type == .any || b.type == .any { return TypeInfo(.any, secret: secret) }
         fail(

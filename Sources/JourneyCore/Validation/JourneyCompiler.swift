@@ -413,6 +413,19 @@ struct JourneyContext {
 
     // MARK: Transitions
 
+    /// Reports a condition computed from a secret (`startsWith(outcome.pin, '7')`, a `<` on a
+    /// secret): what it decides, which transcripts show, tells the secret bit by bit. A secret
+    /// is compared with `==` or `!=` (or `len`, `matches`), whose results are not secret.
+    mutating func secretCondition(_ type: TypeInfo?, _ text: String, at location: SourceLocation, shows: String) -> Bool
+    {
+        guard type?.secret == true else { return false }
+        diagnostics.error(
+            C.secretLeak,
+            "the condition '\(text)' is computed from a secret, and transcripts show \(shows): compare the secret with == or != (or len, matches), whose results are not secret",
+            at: location)
+        return true
+    }
+
     /// A condition that reads nothing is the same on every run: false, its branch is never
     /// taken; true, none after it is (`- if: "false"`, `- if: 1 > 2`).
     mutating func constantCondition(_ expression: Expression, at location: SourceLocation, last: Bool) {
@@ -456,6 +469,8 @@ struct JourneyContext {
                         diagnostics.error(
                             C.typeMismatch, "a condition must be a bool, this one is \(type.type)", at: text.location)
                     }
+                    failed =
+                        secretCondition(type, text.value, at: text.location, shows: "which branch is taken") || failed
                     condition = expression
                     constantCondition(expression, at: text.location, last: index == transition.branches.count - 1)
                 }

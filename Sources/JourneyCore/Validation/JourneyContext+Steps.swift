@@ -287,6 +287,7 @@ extension JourneyContext {
             guard let template = parseTemplate(text.value, at: text.location, plain: true) else { continue }
             let (type, errors) = template.typeCheck(in: base)
             report(errors, at: text.location, plain: true)
+            if secretCondition(type, text.value, at: text.location, shows: "whether the action is enabled") { continue }
             if case .expression(let expression, _)? = template.parts.first, template.isSingleExpression,
                 type?.type == .bool || type?.type == .any
             {

@@ -175,13 +175,16 @@ struct ExpressionEvaluateTests {
     }
 
     @Test(
-        "secret operands give secret results, except ==, !=, len, matches and a condition",
+        "secret operands give secret results, except ==, !=, len and matches; a secret condition's branch tells it",
         arguments: [
             ("outcome.pin == state.firstPin", Value.bool(true)),
             ("outcome.pin != '0000'", .bool(true)),
             ("len(outcome.pin)", .int(6)),
             ("matches(outcome.pin, '^[0-9]{6}$')", .bool(true)),
-            ("outcome.flag ? 'yes' : 'no'", .string("yes")),
+            ("outcome.pin == '123456' ? 'yes' : 'no'", .string("yes")),
+            ("outcome.flag ? 'yes' : 'no'", .secret(.string("yes"))),
+            ("startsWith(outcome.pin, '12') ? 'a' : 'b'", .secret(.string("a"))),
+            ("(outcome.pin < '5' ? true : false) || false", .secret(.bool(true))),
             ("outcome.pin + 'x'", .secret(.string("123456x"))),
             ("true ? outcome.pin : 'x'", .secret(.string("123456"))),
             ("state.pinCount + 1", .secret(.int(7))),

@@ -206,13 +206,17 @@ struct ExpressionTypeCheckTests {
     }
 
     @Test(
-        "secrecy propagates, except through ==, !=, len, matches and a condition",
+        "secrecy propagates, except through ==, !=, len and matches; the branch a secret condition chooses tells it",
         arguments: [
             ("outcome.pin == 'x'", TypeInfo(.bool)),
             ("outcome.pin != state.firstPin", TypeInfo(.bool)),
             ("len(outcome.pin)", TypeInfo(.int)),
             ("matches(outcome.pin, '^[0-9]+$')", TypeInfo(.bool)),
-            ("outcome.flag ? 'a' : 'b'", TypeInfo(.string)),
+            ("outcome.pin == 'x' ? 'a' : 'b'", TypeInfo(.string)),
+            ("outcome.flag ? 'a' : 'b'", TypeInfo(.string, secret: true)),
+            ("startsWith(outcome.pin, '7') ? 'a' : 'b'", TypeInfo(.string, secret: true)),
+            ("outcome.pin < '5' ? 1 : 2", TypeInfo(.int, secret: true)),
+            ("!(outcome.flag ? true : false)", TypeInfo(.bool, secret: true)),
             ("outcome.pin + 'x'", TypeInfo(.string, secret: true)),
             ("'x' + outcome.pin", TypeInfo(.string, secret: true)),
             ("true ? outcome.pin : 'b'", TypeInfo(.string, secret: true)),

@@ -296,6 +296,57 @@ struct JourneyCompilerTests {
         #expect(diagnostics(fixed).isEmpty)
     }
 
+    /// What a condition computed from a secret decides shows in transcripts (the value chosen,
+    /// the branch taken, the action enabled), and tells the secret bit by bit.
+    @Test(arguments: [
+        (
+            "set: { state.hint: 1️⃣\"${startsWith(outcome.pin, '73') ? 'a' : 'b'}\" }\n        to: done",
+            "is computed from a secret; declare it with 'secret: true'"
+        ),
+        (
+            "- if: 1️⃣\"startsWith(outcome.pin, '7')\"\n          to: done\n        - else: done",
+            "transcripts show which branch is taken"
+        ),
+        ("- if: 1️⃣outcome.pin < '5'\n          to: done\n        - else: done", "which branch is taken"),
+    ])
+    func secretConditionsLeakNothing(done: String, message: String) {
+        let source = MarkedSource(
+            journey(
+                steps: """
+                      a:
+                        handler: t.secret
+                        on:
+                          done:
+                            \(done)
+                    """, extra: "state:\n  hint: { type: string }"))
+        expectDiagnostic("secret.leak", at: "1️⃣", in: source, containing: message)
+        // Compared with == the secret gives a bool that is not secret.
+        let compared = source.text.replacingOccurrences(
+            of: "startsWith(outcome.pin, '73')", with: "outcome.pin == '73'"
+        )
+        .replacingOccurrences(of: "startsWith(outcome.pin, '7')", with: "outcome.pin != ''")
+        .replacingOccurrences(of: "outcome.pin < '5'", with: "len(outcome.pin) < 5")
+        #expect(diagnostics(compared).isEmpty, "\(diagnostics(compared))")
+    }
+
+    @Test func anActionEnabledBySecretLeaks() {
+        let source = MarkedSource(
+            journey(
+                steps: """
+                      a:
+                        handler: t.screen
+                        screen:
+                          actions:
+                            go:
+                              label: Go
+                              enabled: "1️⃣${startsWith(stored.code, '1')}"
+                        on: { go: done }
+                    """, extra: "stored:\n  code: { type: string, secret: true }"))
+        expectDiagnostic("secret.leak", at: "1️⃣", in: source, containing: "whether the action is enabled")
+        let compared = source.text.replacingOccurrences(of: "startsWith(stored.code, '1')", with: "stored.code != ''")
+        #expect(diagnostics(compared).isEmpty, "\(diagnostics(compared))")
+    }
+
     @Test func digitStringsStayStrings() throws {
         let text = journey(
             steps: "  a:\n    handler: t.step\n    on: { next: done, back: done }",
