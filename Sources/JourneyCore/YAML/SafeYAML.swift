@@ -364,7 +364,9 @@ public struct SafeYAML: Sendable {
         /// In a flow mapping (`{ … }`) a comma ends the entry, so `{ en: Hello, world }` reads
         /// as `en: Hello` and a key `world` with no value. No value in a journey or scenario is
         /// written that way, so a key without a value after a plain text is reported where it
-        /// is, with the text it was most likely meant to be part of.
+        /// is, naming the entry it was most likely meant to be part of. Neither the text nor the
+        /// key is repeated: this stage does not know what is secret, and the text may be a PIN
+        /// (`pin: 98, 76`) or a password.
         mutating func checkCommas(_ entries: [YAMLNode.Entry]) {
             for (previous, entry) in zip(entries, entries.dropFirst()) {
                 guard entry.value.isNull, case .scalar(let text, plain: true) = previous.value.kind, !text.isEmpty,
@@ -372,7 +374,7 @@ public struct SafeYAML: Sendable {
                 else { continue }
                 diagnostics.error(
                     flowComma,
-                    "'\(entry.key)' has no value: in { … } a comma ends an entry, so '\(previous.key): \(text), \(entry.key)' was read as two; quote text that holds a comma: \(previous.key): \"\(text), \(entry.key)\"",
+                    "in { … } a comma ends an entry, so the text of '\(previous.key)' was read as two entries, the second a key with no value; quote text that holds a comma, as in \(previous.key): \"…, …\" (the text is not repeated here: it may be a secret)",
                     at: entry.keyLocation)
             }
         }

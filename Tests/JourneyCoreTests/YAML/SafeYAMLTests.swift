@@ -34,17 +34,21 @@ struct SafeYAMLTests {
     }
 
     /// An unquoted comma in `{ … }` splits text into an entry and a key with no value: reported
-    /// at that key, with the text shown quoted.
+    /// at that key, naming the entry, and repeating neither part of the text (a PIN or a
+    /// password may be written so).
     @Test(arguments: [
-        ("t: { en: Hello, world }\n", 1, 17, "quote text that holds a comma: en: \"Hello, world\""),
-        ("s: { title: Sign in, please, next: Go }\n", 1, 22, "title: \"Sign in, please\""),
-        ("a:\n  b: { x: 1, y: Go, now}\n", 2, 21, "y: \"Go, now\""),
+        ("t: { en: Hello, world }\n", 1, 17, "the text of 'en' was read as two", ["Hello", "world"]),
+        ("s: { title: Sign in, please, next: Go }\n", 1, 22, "as in title: \"…, …\"", ["Sign in", "please"]),
+        ("a:\n  b: { x: 1, y: Go, now}\n", 2, 21, "the text of 'y'", ["Go", "now"]),
+        ("- { at: enterPin, pin: 98, 76 }\n", 1, 28, "the text of 'pin'", ["98", "76"]),
+        ("stored: { pin: S3CRET, 9876 }\n", 1, 24, "the text of 'pin'", ["S3CRET", "9876"]),
     ])
-    func unquotedCommaInAFlowMapping(yaml: String, line: Int, column: Int, hint: String) throws {
+    func unquotedCommaInAFlowMapping(yaml: String, line: Int, column: Int, hint: String, unsaid: [String]) throws {
         let found = try #require(problem(yaml))
         #expect(found.id == "yaml.flow-comma")
         #expect(found.location == SourceLocation(file: "t.yaml", line: line, column: column))
         #expect(found.message.contains(hint), "\(found.message)")
+        for text in unsaid { #expect(!found.message.contains(text), "\(found.message)") }
     }
 
     /// What is not a comma's doing: a key written with its colon, a block mapping's empty
