@@ -167,8 +167,8 @@ struct PlayCommand: AsyncParsableCommand {
     }
 
     /// `text` checked as a scenario against the library; its problems printed, exit 2. A
-    /// problem in what `--device` wrote is said of the setting that wrote it (`origins`), a
-    /// PIN's value shown as `•••`.
+    /// problem in what `--device` wrote is said of the setting that wrote it (`origins`), the
+    /// value of a PIN or of a secret stored key shown as `•••`.
     static func compile(
         _ text: String, in library: CompiledLibrary, _ context: ProjectContext, console: Console,
         origins: [PlayedScenario.Origin] = []
@@ -180,7 +180,9 @@ struct PlayCommand: AsyncParsableCommand {
         for diagnostic in diagnostics.sorted {
             let at = diagnostic.location
             let origin = PlayedScenario.origin(at: at.line, column: at.column, in: origins)
-            let flag = origin.map { "--device \(PrintableText.escaped($0.shown))" } ?? "--device"
+            let flag =
+                origin.map { "--device \(PrintableText.escaped($0.shown(secretStored: library.isSecretStored)))" }
+                ?? "--device"
             console.err("\(diagnostic.severity.rawValue): \(flag): \(diagnostic.message) [\(diagnostic.id)]\n")
         }
         throw ExitCode(ExitStatus.invalid)

@@ -51,9 +51,10 @@ public enum PlayedScenario {
         public var columns: Range<Int>
         public var setting: String
 
-        /// The setting as a message may show it: a PIN's value as `•••`.
-        public var shown: String {
-            setting.hasPrefix("pins.") ? String(setting.prefix { $0 != "=" }) + "=\(Value.redacted)" : setting
+        /// The setting as a message may show it: the value of a PIN, or of a stored key that
+        /// `secretStored` says is secret, as `•••`.
+        public func shown(secretStored: (String) -> Bool) -> String {
+            PlayedScenario.shown(setting, secretStored: secretStored)
         }
 
         public init(line: Int, columns: Range<Int>, setting: String) {
@@ -61,6 +62,15 @@ public enum PlayedScenario {
             self.columns = columns
             self.setting = setting
         }
+    }
+
+    /// A `--device` setting as a message may show it: the value of a PIN, or of a stored key
+    /// that `secretStored` says is secret, as `•••`.
+    public static func shown(_ setting: String, secretStored: (String) -> Bool) -> String {
+        guard let equals = setting.firstIndex(of: "=") else { return setting }
+        let key = setting[..<equals]
+        let secret = key.hasPrefix("pins.") || (key.hasPrefix("store.") && secretStored(String(key.dropFirst(6))))
+        return secret ? key + "=\(Value.redacted)" : setting
     }
 
     /// ``device(_:journey:)``, and where each setting went in the text, so that a problem the
@@ -84,7 +94,9 @@ public enum PlayedScenario {
             given.insert(key)
             let value = String(setting[setting.index(after: equals)...])
             guard !value.contains("\n"), key.allSatisfy({ $0.isLetter || $0.isNumber || "._-".contains($0) }) else {
-                throw BadSetting(message: "--device takes key=value on one line, found '\(setting)'")
+                // No stored value is shown: the journey alone does not tell which are secret.
+                let shown = Self.shown(setting) { _ in true }
+                throw BadSetting(message: "--device takes key=value on one line, found '\(shown)'")
             }
             if key.hasPrefix("pins.") {
                 pins.append(("\(key.dropFirst(5)): \(Counterexample.quoted(value))", setting))

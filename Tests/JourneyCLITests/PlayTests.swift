@@ -279,7 +279,19 @@ struct PlayTests {
                 in: [
                     .init(line: 6, columns: 1..<20, setting: "pins.a=1"),
                     .init(line: 6, columns: 18..<28, setting: "pins.b=2"),
-                ])?.shown == "pins.b=•••")
+                ])?.shown(secretStored: { _ in false }) == "pins.b=•••")
+        // Nor is the value of a stored key the project keeps secret, in what is wrong with it or
+        // with how it is written.
+        for (setting, said) in [
+            ("store.pin=[SECRETZZ3]", "error: --device store.pin=•••: stored value 'pin' is string, found a list"),
+            ("store.pin=SECRET\nZZ3", "error: --device takes key=value on one line, found 'store.pin=•••'"),
+            ("store.pinFailures=[7]", "error: --device store.pinFailures=[7]: stored value 'pinFailures' is int"),
+        ] {
+            let refused = try await runJourney(["play", "examples.unlock", "--device", setting], input: "")
+            #expect(refused.status == 2, "\(refused)")
+            #expect(refused.stderr.contains(said), "\(refused)")
+            #expect(!refused.stderr.contains("SECRET"), "\(refused)")
+        }
     }
 
     @Test("--from a scenario that needs the OpenID provider plays against it, as journey test does")
