@@ -234,6 +234,7 @@ extension ExpressionTree {
             if result.overflow { throw overflow(op.rawValue) }
             return Value.int(result.partialValue).secret(if: secret)
         case (.string(let x), .string(let y)) where op == .add:
+            try Self.requireTextFits(x.utf8.count + y.utf8.count)
             return Value.string(x + y).secret(if: secret)
         case (.duration(let x), .duration(let y)) where op == .add || op == .subtract:
             let result = op == .add ? x.addingReportingOverflow(y) : x.subtractingReportingOverflow(y)
@@ -371,6 +372,13 @@ extension ExpressionTree {
 
     private static func overflow(_ op: String) -> EvaluationError {
         EvaluationError(message: "integer overflow in '\(op)'")
+    }
+
+    /// Refuses a text of `bytes` above ``Value/maxTextBytes``, saying its size only.
+    static func requireTextFits(_ bytes: Int) throws(EvaluationError) {
+        guard bytes > Value.maxTextBytes else { return }
+        throw EvaluationError(
+            message: "the text would be \(bytes) bytes, more than the \(Value.maxTextBytes) a text may hold")
     }
 }
 

@@ -132,10 +132,12 @@ public struct Template: Hashable, Sendable, CustomStringConvertible {
         for part in parts {
             switch part {
             case .text(let text):
+                try ExpressionTree.requireTextFits(result.utf8.count + text.utf8.count)
                 result += text
             case .expression(let expression, _):
                 let (text, partSecret) = ExpressionTree.text(
                     of: try expression.evaluate(in: context))
+                try ExpressionTree.requireTextFits(result.utf8.count + text.utf8.count)
                 result += text
                 secret = secret || partSecret
             }

@@ -15,6 +15,11 @@ public enum Value: Hashable, Sendable {
     /// What transcripts and docs print for any secret.
     public static let redacted = "•••"
 
+    /// The most bytes (UTF-8) a text an expression or a template computes may hold, as many as
+    /// a value written in a file: a journey that doubles a text on each step is stopped there,
+    /// not when the machine's memory runs out.
+    public static let maxTextBytes = 64 << 10
+
     /// A secret read back from a transcript, where it was written as `•••`: known to be
     /// secret, never what it was (its inner value is the mark itself, not the secret's text).
     public static let unknownSecret: Value = .secret(.string(redacted))

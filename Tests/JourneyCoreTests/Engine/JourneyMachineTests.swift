@@ -51,6 +51,33 @@ struct JourneyMachineTests {
         #expect(events.filter { $0 == "transition" }.count == 4)
     }
 
+    /// A text doubled on each visit stops the run at the bound of a text, with its size, long
+    /// before it could take the machine's memory.
+    @Test func aTextDoubledOnEachStepFailsTheRun() throws {
+        var m = try machine(
+            journey(
+                steps: """
+                      a:
+                        handler: t.step
+                        on:
+                          next:
+                            set: { state.t: "${state.t + state.t}" }
+                            to: a
+                          back: done
+                    """, extra: "state:\n  t: { type: string, default: ab }"),
+            budget: 1000)
+        var action = m.handle(.start)
+        var visits = 0
+        while action.step == "a" {
+            visits += 1
+            action = m.handle(.complete(HandlerResult("next")))
+        }
+        #expect(visits == 16, "2 bytes doubled 15 times is 64 KiB: the 16th visit doubles past it")
+        #expect(
+            action.failure?.hasSuffix("the text would be 131072 bytes, more than the 65536 a text may hold") == true,
+            "\(action)")
+    }
+
     @Test func threeStrikesSurviveARestart() throws {
         var m = try machine(Self.pinJourney)
         _ = m.handle(.start)

@@ -150,6 +150,25 @@ struct ExpressionEvaluateTests {
         #expect(error.message == message)
     }
 
+    @Test("a text computed past 64 KiB is refused, by '+' and by a template, saying its size only")
+    func textsAreBounded() throws {
+        let half = String(repeating: "ab", count: Value.maxTextBytes / 4)
+        let values = ExprTestValues(["state.t": .string(half), "state.s": .secret(.string(half))])
+        // Up to the bound a text is made as written.
+        #expect(try Expr.eval("state.t + state.t", values) == .string(half + half))
+        for source in ["state.t + state.t + 'x'", "state.s + state.s + state.s"] {
+            let error = try #require(try Expr.evalError(source, values), "\(source)")
+            #expect(
+                error.message.hasPrefix("the text would be ")
+                    && error.message.hasSuffix("bytes, more than the 65536 a text may hold"), "\(error.message)")
+            #expect(!error.message.contains("abab"), "\(error.message)")
+        }
+        let template = try #require(try? Template.parse("${state.t}${state.t}-${state.t}").get())
+        #expect(throws: EvaluationError.self) { try template.evaluate(in: values) }
+        let fits = try #require(try? Template.parse("${state.t}${state.t}").get())
+        #expect(try fits.evaluate(in: values) == .string(half + half))
+    }
+
     @Test("error messages never contain a secret")
     func secretNotInErrors() throws {
         var failures = 0
