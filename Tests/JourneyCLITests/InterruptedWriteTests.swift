@@ -76,6 +76,51 @@ struct InterruptedWriteTests {
         }
     }
 
+    /// An --update whose rename would fail (a folder where a golden goes; an immutable golden)
+    /// is refused before anything is replaced: the old pair stays whole, nothing is left behind,
+    /// and the next run is not told of an interruption that never was.
+    @Test("an --update that cannot replace a golden changes nothing and leaves nothing")
+    func updateRefusedBeforeAnyRename() async throws {
+        try await withTemporaryDirectory { directory in
+            let journeys = try copyShippedJourneys(into: directory)
+            let transcripts = journeys.appendingPathComponent("examples/transcripts")
+            let text = transcripts.appendingPathComponent("correct-pin.txt")
+            let jsonl = transcripts.appendingPathComponent("correct-pin.jsonl")
+            let oldText = try Data(contentsOf: text)
+            try FileManager.default.removeItem(at: jsonl)
+            try FileManager.default.createDirectory(at: jsonl, withIntermediateDirectories: false)
+
+            let update = try await runJourney(
+                ["test", "--update", "journeys/examples/scenarios/correct-pin.scenario.yaml"], cwd: directory)
+            expectNoCrash(update)
+            #expect(update.status == Exit.invalid, "\(update)")
+            #expect(
+                update.stdout.contains(
+                    "cannot record the golden transcript: cannot write journeys/examples/transcripts/correct-pin.jsonl: a folder is there"
+                ), "\(update)")
+            #expect(try Data(contentsOf: text) == oldText, "the .txt was replaced without its .jsonl")
+            #expect(Self.leftovers(in: transcripts).isEmpty, "left behind: \(Self.leftovers(in: transcripts))")
+
+            // Where the file system can mark a file immutable, such a golden is refused alike.
+            try FileManager.default.removeItem(at: jsonl)
+            let chattr = URL(fileURLWithPath: "/usr/bin/chattr")
+            guard FileManager.default.isExecutableFile(atPath: chattr.path),
+                try await runProcess(chattr, ["+i", text.path]).status == 0
+            else { return }
+            defer { _ = try? Process.run(chattr, arguments: ["-i", text.path]).waitUntilExit() }
+            let immutable = try await runJourney(
+                ["test", "--update", "journeys/examples/scenarios/correct-pin.scenario.yaml"], cwd: directory)
+            #expect(immutable.status == Exit.invalid, "\(immutable)")
+            #expect(immutable.stdout.contains("correct-pin.txt: the file there is immutable"), "\(immutable)")
+            #expect(!FileManager.default.fileExists(atPath: jsonl.path), "the .jsonl was written without its .txt")
+            #expect(Self.leftovers(in: transcripts).isEmpty, "left behind: \(Self.leftovers(in: transcripts))")
+            _ = try await runProcess(chattr, ["-i", text.path])
+            let test = try await runJourney(
+                ["test", "journeys/examples/scenarios/correct-pin.scenario.yaml"], cwd: directory)
+            #expect(!test.stdout.contains("half-updated"), "\(test)")
+        }
+    }
+
     @Test("a journal whose renames were all made is not reported, and the next writer removes it")
     func finishedJournal() async throws {
         try await withTemporaryDirectory { directory in

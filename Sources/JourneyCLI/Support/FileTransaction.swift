@@ -57,6 +57,13 @@ struct FileTransaction {
     /// Makes the change: after this returns, or after the next writer finishes the journal of a
     /// kill, every staged file is in place and every deletion made.
     func commit() throws(WriteError) {
+        // A rename that would fail is found before the journal is written: the change is then
+        // abandoned with nothing replaced, rather than left half made for the next writer.
+        for file in staged {
+            guard let reason = Files.whyNotReplaceable(file.path) else { continue }
+            discard()
+            throw WriteError(path: file.path, reason: reason)
+        }
         let journalPath = Path.join(folder, Self.journalName(label))
         let journal = TransactionJournal(
             pid: getpid(),

@@ -306,6 +306,34 @@ enum Files {
         return lstat(path, &status) == 0
     }
 
+    /// Why a file cannot be put at `path` by renaming another over it, when that can be told
+    /// beforehand: a folder is there, or a file marked immutable or append-only (`chattr +i`,
+    /// `+a`; `chflags uchg`), which no rename replaces, whoever runs it. Nil when nothing is
+    /// there or a rename may replace what is.
+    static func whyNotReplaceable(_ path: String) -> String? {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return nil }
+        switch status.st_mode & S_IFMT {
+        case S_IFDIR: return "a folder is there"
+        case S_IFREG: break
+        default: return nil
+        }
+        #if canImport(Glibc)
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var flags: CInt = 0
+        // FS_IOC_GETFLAGS; FS_IMMUTABLE_FL and FS_APPEND_FL.
+        guard ioctl(descriptor, UInt(0x8008_6601), &flags) == 0 else { return nil }
+        if flags & 0x10 != 0 { return "the file there is immutable" }
+        if flags & 0x20 != 0 { return "the file there is append-only" }
+        #elseif canImport(Darwin)
+        if status.st_flags & UInt32(UF_IMMUTABLE | SF_IMMUTABLE) != 0 { return "the file there is immutable" }
+        if status.st_flags & UInt32(UF_APPEND | SF_APPEND) != 0 { return "the file there is append-only" }
+        #endif
+        return nil
+    }
+
     /// Flushes a folder's entries (renames, new and deleted files) to disk.
     static func syncFolder(_ folder: String) throws(WriteError) {
         let descriptor = open(folder, O_RDONLY | O_CLOEXEC)
