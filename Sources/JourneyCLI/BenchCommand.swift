@@ -84,7 +84,7 @@ struct BenchCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Write the generated project (`project/`) and the same run alone (`alone/`) into this folder and keep them, to time or profile by hand.",
+            "Write the generated project (`project/`) and the same run alone (`alone/`) into this folder, which must not exist yet or be empty, and keep them, to time or profile by hand.",
             valueName: "folder"))
     var projectFolder: String?
 
@@ -120,8 +120,16 @@ struct BenchCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        guard scenarios >= 100 else { throw ValidationError("--scenarios must be at least 100") }
-        guard loadMegabytes >= 1 else { throw ValidationError("--load-megabytes must be at least 1") }
+        guard (100...10_000_000).contains(scenarios) else {
+            throw ValidationError("--scenarios must be from 100 to 10000000")
+        }
+        guard (1...4096).contains(loadMegabytes) else {
+            throw ValidationError("--load-megabytes must be from 1 to 4096")
+        }
+        if !explore, peers != nil || python != "python3" {
+            throw ValidationError("--peers and --python go with --explore: the peers are timed only there")
+        }
+        if let projectFolder { try Self.requireNewFolder(projectFolder) }
         guard (1...100_000).contains(exploreRestarts) else {
             throw ValidationError("--explore-restarts must be from 1 to 100000")
         }
@@ -135,6 +143,24 @@ struct BenchCommand: AsyncParsableCommand {
         else {
             throw ValidationError(
                 "--project-journeys must be 0 or a multiple of \(BenchProject.perArea) (the project is made of areas of \(BenchProject.perArea) journeys)"
+            )
+        }
+    }
+
+    /// `--project-folder` takes a folder bench may fill: one not there yet, or an empty one;
+    /// what is in any other is the user's, and stays as it is.
+    static func requireNewFolder(_ path: String) throws {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return }
+        let shown = PrintableText.escaped(path)
+        guard status.st_mode & S_IFMT == S_IFDIR else {
+            throw ValidationError(
+                "--project-folder \(shown) is a file: give a folder that does not exist yet, or an empty one")
+        }
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        guard entries.isEmpty else {
+            throw ValidationError(
+                "--project-folder \(shown) is not empty: give a folder that does not exist yet, or an empty one (bench writes project/ and alone/ there, and replaces nothing of yours)"
             )
         }
     }

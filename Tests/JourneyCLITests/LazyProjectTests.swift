@@ -194,6 +194,32 @@ struct LazyProjectTests {
         }
     }
 
+    @Test("`journey bench --project-folder` fills only a new or empty folder, and says so before it measures anything")
+    func benchProjectFolderIsNew() async throws {
+        try await withTemporaryDirectory { directory in
+            let mine = directory.appendingPathComponent("mine/project/journeykit.yaml")
+            try FileManager.default.createDirectory(
+                at: mine.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try writeText("journeys: [mine]\n", to: mine)
+            let file = directory.appendingPathComponent("afile")
+            try writeText("notes\n", to: file)
+            let cases = [
+                (["--project-folder", "mine"], "Error: --project-folder mine is not empty"),
+                (["--project-folder", "afile"], "Error: --project-folder afile is a file"),
+                (["--peers", "peers"], "Error: --peers and --python go with --explore"),
+                (["--scenarios", "99999999"], "Error: --scenarios must be from 100 to 10000000"),
+            ]
+            for (options, said) in cases {
+                let bench = try await runJourney(["bench", "--external-steps", "0"] + options, cwd: directory)
+                #expect(bench.status == Exit.invalid, "\(options): \(bench)")
+                #expect(bench.stderr.contains(said), "\(options): \(bench)")
+                #expect(bench.stdout.isEmpty, "nothing is measured: \(bench)")
+            }
+            #expect(try String(contentsOf: mine, encoding: .utf8) == "journeys: [mine]\n")
+            #expect(try String(contentsOf: file, encoding: .utf8) == "notes\n")
+        }
+    }
+
     @Test("`journey bench` times a run inside a generated project against the same run alone, and can keep both")
     func benchProject() async throws {
         try await withTemporaryDirectory { directory in
