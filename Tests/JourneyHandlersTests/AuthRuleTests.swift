@@ -1211,6 +1211,49 @@ struct AuthRuleTests {
         #expect(!servicePin("{ type: string, default: \"\" }"))
     }
 
+    @Test("a secret compared with text written into the journey: a PIN in a branch's condition, never repeated")
+    func secretComparedWithText() throws {
+        func warnings(_ condition: String, extra: String = "") -> [String] {
+            let steps = """
+                  s:
+                    handler: pin.entry
+                    on:
+                      entered:
+                        - if: \(condition)
+                          to: done
+                        - else: out
+                """
+            return Self.otherWarnings(Self.journey(steps, extra: extra))
+        }
+        for condition in [
+            "outcome.pin == '4826'", "\"'4826' != outcome.pin\"", "outcome.pin in ['1234', '0000']",
+            "len(outcome.pin) == 4 && outcome.pin == '4826'",
+        ] {
+            #expect(warnings(condition) == ["auth.literal-secret 11:15"], "\(condition)")
+        }
+        // A secret state value, and a secret param, alike.
+        #expect(
+            warnings("state.code == '9911'", extra: "state:\n  code: { type: string, secret: true }")
+                == ["auth.literal-secret 12:15"])
+        // Compared with what the run holds, with nothing, or by its length: nothing written.
+        for condition in ["outcome.pin == state.chosen", "outcome.pin == ''", "len(outcome.pin) == 4"] {
+            #expect(warnings(condition, extra: "state:\n  chosen: { type: string, secret: true }").isEmpty)
+        }
+        // A text that is not secret compared so is no finding.
+        #expect(warnings("state.mode == 'fast'", extra: "state:\n  mode: { type: string }").isEmpty)
+        // The finding never repeats the text.
+        let project = ProjectLoader(handlers: BuiltinHandlers.registry).load([
+            SourceFile(
+                path: "j.yaml",
+                data: Data(
+                    Self.journey(
+                        "  s:\n    handler: pin.entry\n    on:\n      entered:\n        - if: outcome.pin == '4826'\n          to: done\n        - else: out\n"
+                    ).utf8))
+        ])
+        let finding = try #require(project.diagnostics.items.first { $0.id == "auth.literal-secret" })
+        #expect(!finding.message.contains("4826"), "\(finding.message)")
+    }
+
     @Test(
         "a redirect URI: plain http only to a loopback IP, never localhost; a private-use scheme from a domain",
         arguments: [

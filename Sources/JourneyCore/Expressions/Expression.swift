@@ -34,6 +34,33 @@ public struct Expression: Hashable, Sendable, CustomStringConvertible {
         return tree.paths.filter { seen.insert($0).inserted }
     }
 
+    /// The names compared with text written in the expression, by `==` or `!=` or by `in` a
+    /// list written in it (`outcome.pin == '4826'`, `outcome.pin in ['1234', '0000']`), each
+    /// with the offset of that text; an empty text (`== ''`, a test for nothing there) aside.
+    var comparedWithText: [(path: [String], offset: Int)] {
+        let tree = self.tree
+        func written(_ ref: ExpressionNode.Ref) -> Bool {
+            guard case .constant(let constant) = tree[ref] else { return false }
+            switch tree.constant(constant) {
+            case .string(let text): return !text.isEmpty
+            case .list(let items): return items.contains { $0 != .string("") }
+            default: return false
+            }
+        }
+        var found: [(path: [String], offset: Int)] = []
+        for node in tree.nodes {
+            guard case .binary(let op, let left, let right) = node, op == .equal || op == .notEqual || op == .in
+            else { continue }
+            let sides = op == .in ? [(left, right)] : [(left, right), (right, left)]
+            for (name, text) in sides {
+                if case .name(let path) = tree[name], written(text) {
+                    found.append((tree.path(path), tree.start(of: text)))
+                }
+            }
+        }
+        return found
+    }
+
     /// Whether the expression's value can change as the virtual clock moves on: it reads
     /// `device.now`, or calls `since` or `until`. (A limit's lockout is told by the caller,
     /// which knows the limits.)

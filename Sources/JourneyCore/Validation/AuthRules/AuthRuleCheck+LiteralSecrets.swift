@@ -2,7 +2,7 @@
 
 extension AuthRuleCheck {
     /// ``AuthRule/literalSecret``: a secret parameter, declaration default or assignment
-    /// written as literal text.
+    /// written as literal text, or a secret compared with text written into the journey.
     mutating func literalSecrets() {
         for step in journey.steps {
             guard let contract = contract(step) else { continue }
@@ -35,6 +35,7 @@ extension AuthRuleCheck {
                 + journey.stored.filter(\.type.secret).map { "stored.\($0.name.value)" })
         for step in journey.steps {
             for branch in step.transitions.flatMap(\.transition.branches) {
+                if let condition = branch.condition { secretComparedWithText(condition, at: step, secretVariables) }
                 for assignment in branch.assignments where secretVariables.contains(assignment.target.value.description)
                 {
                     guard writtenIn(assignment.value) else { continue }
@@ -44,6 +45,35 @@ extension AuthRuleCheck {
                         at: assignment.value.location)
                 }
             }
+        }
+    }
+
+    /// A branch's condition that compares a secret with text written into the journey
+    /// (`outcome.pin == '4826'`): a PIN or a code anyone who reads the file knows, and that
+    /// the transcript's branch tells. The text is never repeated.
+    mutating func secretComparedWithText(_ condition: Located<String>, at step: Step, _ secretVariables: Set<String>) {
+        guard case .success(let expression) = Expression.parse(condition.value) else { return }
+        let contract = contract(step)
+        let secretParams = Set(journey.params.filter(\.type.secret).map(\.name.value))
+        var said: Set<[String]> = []
+        for (path, _) in expression.comparedWithText where path.count == 2 && !said.contains(path) {
+            let name = path[1]
+            let secret =
+                switch path[0] {
+                case "outcome":
+                    contract?.describedOutcomes.contains { $0.item.data.contains { $0.name == name && $0.type.secret } }
+                        ?? false
+                case "input":
+                    contract?.describedInputs.contains { $0.item.name == name && $0.item.type.secret } ?? false
+                case "params": secretParams.contains(name)
+                default: secretVariables.contains(path.joined(separator: "."))
+                }
+            guard secret else { continue }
+            said.insert(path)
+            find(
+                .literalSecret,
+                "a branch of step '\(step.id.value)' compares the secret \(path.joined(separator: ".")) with text written into the journey; check a secret against what the user, the device or a server keeps (pin.verify opens the sealed PIN), not against a value anyone reading the file knows",
+                at: condition.location)
         }
     }
 }
