@@ -152,8 +152,9 @@ public enum DocsBuilder {
             t?.template(for: language, fallback: journey.defaultLocale)?.source
         }
 
-        /// `target = value` as written, with a literal written into a secret shown as •••
-        /// (an expression is shown: it names where the value comes from, not the value).
+        /// `target = value` as written, with a literal written into a secret shown as •••, a
+        /// template of constants alike (an expression that reads a name is shown: it names
+        /// where the value comes from, not the value).
         func assignment(_ a: Assignment) -> String {
             let ref = a.target.value
             let declared = (ref.scope == .stored ? journey.stored : journey.state).first {
@@ -161,8 +162,11 @@ public enum DocsBuilder {
             }
             let secret =
                 declared?.type.secret == true || (ref.scope == .stored && secretStoredKeys.contains(ref.name))
-            // An empty value (a secret cleared) says nothing about the secret.
-            if secret, case .scalar(let text, _, _) = a.value, !text.isEmpty, !text.contains("${") {
+            // An empty value (a secret cleared) says nothing about the secret; a template that
+            // reads nothing (`${'12' + '34'}`) is literal text however it is written.
+            if secret, case .scalar(let text, _, _) = a.value, !text.isEmpty,
+                !text.contains("${") || (try? Template.parse(text).get())?.references.isEmpty == true
+            {
                 return "\(ref) = \(Value.redacted)"
             }
             return "\(ref) = \(display(a.value))"

@@ -329,6 +329,7 @@ struct DocsSecretTests {
         stored:
           token: { type: string, default: "" }
           other: { type: string, default: "" }
+          code: { type: string, secret: true, default: "" }
         start: a
         steps:
           a:
@@ -336,13 +337,18 @@ struct DocsSecretTests {
             screen: { actions: { go: Go } }
             on:
               go:
-                set: { stored.token: literal-token-9921, stored.other: "${params.shown}" }
+                set:
+                  stored.token: literal-token-9921
+                  stored.other: "${params.shown}"
+                  stored.code: "${'S3CRET' + '-4410'}"
                 to: done
         ends:
           done: { kind: success }
         """
 
-    @Test("a secret param's default and a literal written into a secret store key are •••, in every format")
+    @Test(
+        "a secret param's default and a literal (or a template of constants) written into a secret store key are •••, in every format"
+    )
     func secretsAreRedacted() throws {
         // `token` is secret because another journey of the project declares it so.
         let declaring = """
@@ -373,9 +379,12 @@ struct DocsSecretTests {
             for (name, page) in DocsSite.files(docs, format: format, svg: { $0 }) {
                 #expect(!page.contains("UA2132231300"), "\(format) \(name)")
                 #expect(!page.contains("literal-token"), "\(format) \(name)")
+                #expect(!page.contains("S3CRET") && !page.contains("4410"), "\(format) \(name)")
             }
         }
         #expect(doc.edges.contains { $0.sets.contains("stored.token = •••") })
         #expect(doc.edges.contains { $0.sets.contains("stored.other = ${params.shown}") })
+        // A template that reads nothing is literal text, however it is written.
+        #expect(doc.edges.contains { $0.sets.contains("stored.code = •••") })
     }
 }
