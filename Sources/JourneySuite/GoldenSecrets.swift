@@ -55,15 +55,22 @@ extension GoldenStore {
 extension CompiledScenario {
     /// ``GoldenStore/secretShown(for:)`` for goldens already read (`golden`), named `name`.
     public func secretShown(in golden: (text: String?, jsonl: String?), name: String) -> GoldenProblem? {
-        let secrets = givenSecrets
-        guard !secrets.isEmpty else { return nil }
-        func problem(_ file: String, line: Int, _ secret: CompiledScenario.GivenSecret) -> GoldenProblem {
+        secretPlace(in: golden, name: name).map { place in
             GoldenProblem(
-                location: "\(file):\(line):1",
+                location: place.location,
                 message:
-                    "the golden shows \(secret.source), a secret, in clear (JourneyKit writes ••• for it); record it again with `journey test --update`",
+                    "the golden shows \(place.secret.source), a secret, in clear (JourneyKit writes ••• for it); record it again with `journey test --update`",
                 id: GoldenProblem.secretShown)
         }
+    }
+
+    /// Where a transcript (`golden`, as files named `name` would hold it) shows one of the
+    /// secrets the scenario gives in clear, as `file:line:1`, and which; nil when it shows none.
+    public func secretPlace(
+        in golden: (text: String?, jsonl: String?), name: String
+    ) -> (location: String, secret: GivenSecret)? {
+        let secrets = givenSecrets
+        guard !secrets.isEmpty else { return nil }
         if let jsonl = golden.jsonl {
             // The decoded events find a secret the line escapes; the line itself, one it holds
             // as a number or where no event reads.
@@ -72,14 +79,14 @@ extension CompiledScenario {
                 let event = try? decoder.decode(line: String(line)).event
                 for secret in secrets
                 where SecretText.occurs(secret.text, in: String(line)) || event?.shows(secret: secret.text) == true {
-                    return problem(name + ".jsonl", line: index + 1, secret)
+                    return ("\(name).jsonl:\(index + 1):1", secret)
                 }
             }
         }
         if let text = golden.text {
             for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 for secret in secrets where SecretText.occurs(secret.text, in: String(line)) {
-                    return problem(name + ".txt", line: index + 1, secret)
+                    return ("\(name).txt:\(index + 1):1", secret)
                 }
             }
         }

@@ -250,7 +250,17 @@ public struct SuiteRunner: Sendable {
         }
         var status: ScenarioOutcome.Status = problems.isEmpty ? .passed : .failed
         if let first, problems.isEmpty {
-            if options.update {
+            if let place = scenario.secretPlace(in: first, name: goldens.name(for: scenario)) {
+                // A run that shows a secret in clear is neither compared (the diff would print
+                // it) nor recorded (the golden would keep it).
+                problems.append(
+                    .init(
+                        kind: .expectation,
+                        message:
+                            "the run shows \(place.secret.source), a secret, in clear (where its golden would: \(place.location)), so it is neither compared nor recorded: something writes it where nothing is declared secret, a value without `secret: true` or a handler's outcome",
+                        diff: nil))
+                status = .failed
+            } else if options.update {
                 do {
                     try goldens.record(first.text, first.jsonl, for: scenario)
                     status = .recorded

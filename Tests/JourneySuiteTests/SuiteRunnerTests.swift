@@ -78,6 +78,23 @@ final class FlakyHandler: StepHandler {
     }
 }
 
+/// A handler that gives back, in an outcome that is not secret, the code typed into its secret
+/// input: a stand-in for a handler that shows what it should not.
+final class EchoHandler: StepHandler {
+    let contract = HandlerContract(
+        id: "t.echo", summary: "shows what is typed",
+        inputs: [InputSpec(name: "code", type: TypeInfo(.string, secret: true), summary: "")],
+        outcomes: [OutcomeSpec(name: "done", summary: "", data: [DataSpec(name: "shown", type: TypeInfo(.string))])])
+
+    nonisolated(nonsending) func run(
+        _ invocation: HandlerInvocation, context: HandlerContext
+    ) async throws -> HandlerResult {
+        let values = try await context.input(invocation.request())
+        guard case .string(let code)? = values["code"]?.revealed else { throw HandlerError("no code") }
+        return HandlerResult("done", data: ["shown": .string(code)])
+    }
+}
+
 @Suite("Suite runner and reports")
 struct SuiteRunnerTests {
     static let journey = """
@@ -310,6 +327,47 @@ struct SuiteRunnerTests {
         #expect(!goldens.isHalfUpdated(for: try #require(project.scenarios.first { $0.id == "case-2" })))
         // A store that cannot be half-updated (in memory) never says so.
         #expect(!MemoryGoldens().isHalfUpdated(for: try #require(project.scenarios.first)))
+    }
+
+    /// A run that shows in clear a secret the scenario gives is neither compared with its
+    /// golden (a diff would print the secret) nor recorded by --update (the golden would keep
+    /// it); the problem says where and whose secret, never the secret.
+    @Test func aRunThatShowsASecretIsNeitherComparedNorRecorded() async throws {
+        var handlers = BuiltinHandlers.registry
+        try handlers.register(EchoHandler())
+        let echo = """
+            journey: t.echo
+            version: 1
+            title: Echo
+            start: s
+            steps:
+              s:
+                handler: t.echo
+                on: { done: done }
+            ends:
+              done: { kind: success }
+            """
+        let scenario =
+            "scenario: once\njourney: t.echo\nscript:\n  - { at: s, code: \"739164\" }\nexpect: { end: done }\n"
+        let project = ProjectLoader(handlers: handlers).load([
+            SourceFile(path: "e.yaml", data: Data(echo.utf8)), SourceFile(path: "s.yaml", data: Data(scenario.utf8)),
+        ])
+        let library = try #require(project.library, "\(project.diagnostics.sorted)")
+        for update in [true, false] {
+            let goldens = MemoryGoldens()
+            let outcomes = await SuiteRunner(options: .init(update: update), player: player).run(
+                project.scenarios, in: library, goldens: goldens
+            ) { _, _ in }
+            let outcome = try #require(outcomes.first)
+            #expect(outcome.status == .failed, "\(outcome)")
+            let problem = try #require(outcome.problems.first)
+            #expect(
+                problem.message.hasPrefix(
+                    "the run shows what the scenario types into 'code' at step 's', a secret, in clear (where its golden would: memory/once.jsonl:"
+                ), "\(problem.message)")
+            #expect(problem.diff == nil && !problem.message.contains("739164"), "\(problem)")
+            #expect(goldens.goldens(for: try #require(project.scenarios.first)).jsonl == nil, "recorded: \(update)")
+        }
     }
 
     @Test func repeatCatchesNonDeterminism() async throws {
