@@ -61,7 +61,7 @@ struct DocsCommand: AsyncParsableCommand {
 
     @Option(
         help:
-            "The language for screen texts (default: the project's locale; each journey falls back to its default)."
+            "The language for screen texts (default: the project's locale); a journey without texts in it shows its default's, and one no journey has is refused."
     )
     var locale: String?
 
@@ -105,6 +105,13 @@ struct DocsCommand: AsyncParsableCommand {
             journeyFolders: context.searchFolders, toolkit: context.toolkit)
         console.print(diagnostics.shownWhenRunning)
         guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
+        // A --locale none of the journeys has would give every page in its default's texts.
+        if let asked = self.locale, !project.journeys.isEmpty,
+            !project.journeys.contains(where: { $0.locales.contains(asked) })
+        {
+            let offered = Set(project.journeys.flatMap(\.locales)).sorted().joined(separator: ", ")
+            throw CLIError("no journey here has texts in '\(PrintableText.escaped(asked))': they have \(offered)")
+        }
 
         // Walkthroughs come from the committed goldens, which `journey test` keeps equal to
         // real runs: nothing is played, so no page depends on what happens to be running.

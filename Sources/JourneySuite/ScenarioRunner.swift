@@ -63,9 +63,13 @@ public struct ScenarioRunner: Sendable {
     }
 
     /// The locale a scenario's texts are rendered in: the override, else the scenario's, else
-    /// the project's default, else its journey's default.
+    /// the project's default; its journey's default when there is none of these, or when the
+    /// journey has no texts in it (as `journey check` warns), so that the transcript's header
+    /// names the locale its texts are in.
     public func locale(for scenario: CompiledScenario) -> String {
-        configuration.locale ?? scenario.locale ?? defaults.locale ?? scenario.journey.source.defaultLocale
+        let source = scenario.journey.source
+        let wanted = configuration.locale ?? scenario.locale ?? defaults.locale
+        return wanted.flatMap { source.locales.contains($0) ? $0 : nil } ?? source.defaultLocale
     }
 
     /// Sets a scenario up to play: everything a run needs except the driver's choices.

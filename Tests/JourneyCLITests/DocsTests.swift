@@ -42,6 +42,21 @@ struct DocsTests {
         }
     }
 
+    @Test("a --locale none of the journeys has texts in is refused, before anything is written")
+    func unknownLocale() async throws {
+        try await withTemporaryDirectory { directory in
+            let result = try await runJourney(
+                [
+                    "docs", Paths.root.appendingPathComponent("journeys/examples").path, "--out", "site", "--locale",
+                    "zz",
+                ],
+                cwd: directory)
+            #expect(result.status == Exit.invalid, "\(result)")
+            #expect(result.stderr.contains("error: no journey here has texts in 'zz': they have en, nl"), "\(result)")
+            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("site").path))
+        }
+    }
+
     @Test("editing a journey without regenerating fails --check, naming the stale page")
     func stalePagesAreNamed() async throws {
         try await withTemporaryDirectory { directory in

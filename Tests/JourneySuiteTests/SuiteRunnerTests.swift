@@ -370,6 +370,43 @@ struct SuiteRunnerTests {
         }
     }
 
+    /// A locale the journey has no texts in (the scenario's, or the project's default) renders
+    /// the journey's default, and the transcript's header names the locale its texts are in.
+    @Test func aLocaleTheJourneyLacksIsItsDefaultsInTheTranscript() async throws {
+        let localized = """
+            journey: t.hello
+            version: 1
+            title: Hello
+            locales: [en, nl]
+            start: s
+            steps:
+              s:
+                handler: ui.screen
+                screen: { title: { en: Hello, nl: Hallo }, actions: { go: Go } }
+                on: { go: done }
+            ends:
+              done: { kind: success }
+            """
+        func header(scenarioLocale: String?, projectLocale: String?) async throws -> String {
+            let scenario =
+                "scenario: s\njourney: t.hello\n\(scenarioLocale.map { "locale: \($0)\n" } ?? "")script:\n  - { at: s, action: go }\nexpect: { end: done }\n"
+            let project = ProjectLoader(handlers: BuiltinHandlers.registry).load([
+                SourceFile(path: "h.yaml", data: Data(localized.utf8)),
+                SourceFile(path: "s.yaml", data: Data(scenario.utf8)),
+            ])
+            let library = try #require(project.library, "\(project.diagnostics.sorted)")
+            let runner = ScenarioRunner(services: BuiltinHandlers.services, defaults: .init(locale: projectLocale))
+            let transcript = TranscriptStrings()
+            let report = await runner.run(try #require(project.scenarios.first), in: library, transcript: transcript)
+            #expect(report.passed, "\(report.problems)")
+            return String(transcript.text.prefix { $0 != "\n" })
+        }
+        #expect(try await header(scenarioLocale: "nl", projectLocale: nil).hasSuffix("· locale nl"))
+        #expect(try await header(scenarioLocale: "zz", projectLocale: nil).hasSuffix("· locale en"))
+        #expect(try await header(scenarioLocale: nil, projectLocale: "zz").hasSuffix("· locale en"))
+        #expect(try await header(scenarioLocale: nil, projectLocale: "nl").hasSuffix("· locale nl"))
+    }
+
     @Test func repeatCatchesNonDeterminism() async throws {
         var handlers = BuiltinHandlers.registry
         try handlers.register(FlakyHandler())
