@@ -189,8 +189,12 @@ struct LoadErrorTests {
     }
 
     @Test(
-        "a whole number written as text says how to write it: without quotes, or without leading zeros",
-        arguments: [("\"0\"", "write the number without quotes"), ("007", "numbers are written without leading zeros")])
+        "a whole number written as text says how to write it: without quotes, without leading zeros, or in range",
+        arguments: [
+            ("\"0\"", "write the number without quotes"), ("007", "numbers are written without leading zeros"),
+            ("99999999999999999999", "a whole number is from -9223372036854775808 to 9223372036854775807"),
+            ("\"-99999999999999999999\"", "a whole number is from -9223372036854775808 to 9223372036854775807"),
+        ])
     func numberWrittenAsText(written: String, hint: String) {
         let journey = """
             journey: t.count
