@@ -13,12 +13,24 @@ public struct ScenarioLoader: Sendable {
 
     /// Loads a scenario from a parsed YAML document; nil when it has errors.
     public func load(_ root: YAMLNode, path: String, into diagnostics: inout DiagnosticList) -> Scenario? {
+        let (scenario, complete) = loadPartially(root, path: path, into: &diagnostics)
+        return complete ? scenario : nil
+    }
+
+    /// ``load(_:path:into:)``, and with errors, what could be read: a scenario with its id, its
+    /// journey and its runs, whatever was wrong left out, so that checking it against its
+    /// journey reports the file's other problems too (a device setting out of range no longer
+    /// hides a wrong expectation). `complete` is false when anything was left out; such a
+    /// scenario is for diagnostics only, never to run.
+    public func loadPartially(
+        _ root: YAMLNode, path: String, into diagnostics: inout DiagnosticList
+    ) -> (scenario: Scenario?, complete: Bool) {
         var r = NodeReader()
         defer { diagnostics.append(contentsOf: r.diagnostics) }
         guard
             let f = r.mapping(
                 root, "a scenario", allowed: Self.keys, required: ["scenario", "journey"])
-        else { return nil }
+        else { return (nil, false) }
         let id = f["scenario"].flatMap { r.identifier($0, "scenario") } ?? Located("", at: root.location)
         let journey = f["journey"].flatMap { r.located($0, "'journey'") } ?? Located("", at: root.location)
         let title = f["title"].flatMap { r.string($0, "'title'") }
@@ -39,11 +51,14 @@ public struct ScenarioLoader: Sendable {
             }
         }
         let needs = f["needs"].map { r.stringList($0, "'needs'").map(\.value) } ?? []
-        guard !r.diagnostics.hasErrors else { return nil }
-        return Scenario(
+        let scenario = Scenario(
             id: id, file: path, journey: journey, title: title, tags: tags, locale: locale, device: device,
             params: params, sessions: sessions, network: network, needs: needs,
             location: root.location)
+        guard r.diagnostics.hasErrors else { return (scenario, true) }
+        // Without its id, its journey or a run, there is nothing to check it against.
+        let checkable = !id.value.isEmpty && !journey.value.isEmpty && !sessions.isEmpty
+        return (checkable ? scenario : nil, false)
     }
 
     /// The device a scenario starts on when it says nothing of it.

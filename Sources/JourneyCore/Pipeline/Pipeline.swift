@@ -42,6 +42,14 @@ public struct Pipeline: Sendable {
         ScenarioLoader(yaml: yaml).load(root, path: path, into: &diagnostics)
     }
 
+    /// load, keeping what could be read of a scenario with errors, to be checked for its other
+    /// problems and never run (see ``ScenarioLoader/loadPartially(_:path:into:)``).
+    func loadScenarioPartially(
+        _ root: YAMLNode, path: String, into diagnostics: inout DiagnosticList
+    ) -> (scenario: Scenario?, complete: Bool) {
+        ScenarioLoader(yaml: yaml).loadPartially(root, path: path, into: &diagnostics)
+    }
+
     /// parse and load a project file (`journeykit.yaml`) → its settings; nil when it has
     /// errors. A file with nothing in it (or only comments) marks a project's root and keeps
     /// every default.

@@ -167,7 +167,9 @@ public struct ProjectLoader: Sendable {
         case candidate(id: String, file: String, journey: Journey?, diagnostics: DiagnosticList)
         /// A journey; `broken` names it when it has errors.
         case journey(Journey?, diagnostics: DiagnosticList, broken: String?)
-        case scenario(Scenario?, diagnostics: DiagnosticList, declared: UnrunnableScenario)
+        /// A scenario; `complete` is false when it has errors and is only what could be read of
+        /// it, to be checked for its other problems and never run.
+        case scenario(Scenario?, diagnostics: DiagnosticList, declared: UnrunnableScenario, complete: Bool = true)
     }
 
     /// Parses and loads one file: YAML, then the journey or scenario model.
@@ -219,8 +221,8 @@ public struct ProjectLoader: Sendable {
             }
             return .journey(journey, diagnostics: d, broken: broken)
         } else if first == "scenario" || entries.contains(where: { $0.key == "script" || $0.key == "sessions" }) {
-            let scenario = pipeline.loadScenario(root, path: file.path, into: &d)
-            return .scenario(scenario, diagnostics: d, declared: declared(file))
+            let (scenario, complete) = pipeline.loadScenarioPartially(root, path: file.path, into: &d)
+            return .scenario(scenario, diagnostics: d, declared: declared(file), complete: complete)
         } else {
             d.error(
                 Self.fileKind,
@@ -282,7 +284,9 @@ public struct ProjectLoader: Sendable {
     struct Gathered {
         var d = DiagnosticList()
         var journeys: [Journey] = []
-        var scenarios: [(scenario: Scenario, declared: UnrunnableScenario)] = []
+        /// The scenarios read, each with what it declares and whether it was read whole (one
+        /// with errors is checked for its other problems, never run).
+        var scenarios: [(scenario: Scenario, declared: UnrunnableScenario, complete: Bool)] = []
         var unrunnable: [UnrunnableScenario] = []
         var journeyFiles = 0
         var scenarioFiles = 0
@@ -304,11 +308,11 @@ public struct ProjectLoader: Sendable {
                 d.append(contentsOf: diagnostics)
                 if let journey { journeys.append(journey) }
                 if let brokenId { broken[brokenId] = journey?.file ?? diagnostics.items.first?.location.file ?? "" }
-            case .scenario(let scenario, let diagnostics, var declared):
+            case .scenario(let scenario, let diagnostics, var declared, let complete):
                 scenarioFiles += 1
                 d.append(contentsOf: diagnostics)
                 if let scenario {
-                    scenarios.append((scenario, declared))
+                    scenarios.append((scenario, declared, complete))
                 } else {
                     declared.reason = "\(declared.file) has errors"
                     unrunnable.append(declared)
@@ -363,7 +367,7 @@ public struct ProjectLoader: Sendable {
         mutating func check(in library: CompiledLibrary, with pipeline: Pipeline) -> [CompiledScenario] {
             var compiled: [CompiledScenario] = []
             let keepers = ProjectLoader.scenarioIdKeepers(scenarios.map(\.scenario))
-            for (index, (scenario, declared)) in scenarios.enumerated() {
+            for (index, (scenario, declared, complete)) in scenarios.enumerated() {
                 let journeyId = scenario.journey.value
                 var cannotRun = declared
                 cannotRun.journey = journeyId
@@ -391,7 +395,7 @@ public struct ProjectLoader: Sendable {
                     unrunnable.append(cannotRun)
                     continue
                 }
-                if let checked = pipeline.check(scenario, in: library, into: &d) {
+                if let checked = pipeline.check(scenario, in: library, into: &d), complete {
                     compiled.append(checked)
                 } else {
                     cannotRun.reason = "\(scenario.file) has errors"

@@ -188,6 +188,45 @@ struct LoadErrorTests {
         #expect(errors.map(\.id) == [id], "\(project.diagnostics.sorted)")
     }
 
+    /// A scenario's problems are all said: one the loader finds (a device setting out of range)
+    /// does not hide those its check against the journey finds (a wrong expectation, an
+    /// unknown step); such a scenario never runs.
+    @Test func aScenarioSaysAllItsProblems() throws {
+        let journey = """
+            journey: t.count
+            version: 1
+            title: Count
+            stored:
+              tries: { type: int, default: 0 }
+            start: a
+            steps:
+              a:
+                handler: t.step
+                on: { next: done, back: done }
+            ends:
+              done: { kind: success }
+            """
+        let scenario = """
+            scenario: s
+            journey: t.count
+            device: { kdfRounds: 99999999999999999999, clock: yesterday }
+            script:
+              - { at: nowhere, action: next }
+            expect: { at: a, stored: { tries: 1.5 } }
+            """
+        let project = ProjectLoader(handlers: testHandlers).load([
+            SourceFile(path: "j.yaml", data: Data(journey.utf8)), SourceFile(path: "s.yaml", data: Data(scenario.utf8)),
+        ])
+        let errors = project.diagnostics.items.filter { $0.severity == .error }
+        let lines = errors.map { "\($0.location.line):\($0.location.column) \($0.id)" }
+        #expect(lines.contains { $0.hasPrefix("3:22 ") }, "kdfRounds: \(lines)")
+        #expect(lines.contains { $0.hasPrefix("3:51 ") }, "clock: \(lines)")
+        #expect(lines.contains { $0.hasPrefix("5:11 ") }, "the unknown step: \(lines)")
+        #expect(lines.contains { $0.hasPrefix("6:35 ") }, "the expectation: \(lines)")
+        #expect(project.scenarios.isEmpty)
+        #expect(project.unrunnable.map(\.reason) == ["s.yaml has errors"])
+    }
+
     @Test(
         "a whole number written as text says how to write it: without quotes, without leading zeros, or in range",
         arguments: [
