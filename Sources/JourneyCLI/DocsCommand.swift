@@ -130,6 +130,12 @@ struct DocsCommand: AsyncParsableCommand {
         if check { return try compared(folder, existing: existing.files, count: files.count, source: source, console) }
         try write(files, removing: folder.obsolete, console)
         console.err("wrote \(counted(files.count, "file")) to \(out)\(source)\n")
+        // A page of an earlier run that no journey makes now goes; each is named, so that a
+        // file someone kept under a generated page's header is not gone unsaid.
+        if !folder.obsolete.isEmpty {
+            let names = folder.obsolete.sorted().map { Path.join(out, $0) }.joined(separator: ", ")
+            console.err("removed \(counted(folder.obsolete.count, "page")) no journey given makes any more: \(names)\n")
+        }
     }
 
     /// The pages of the journeys that compiled, by file name: walkthroughs from `recordings`,
@@ -158,7 +164,12 @@ struct DocsCommand: AsyncParsableCommand {
         let link = SourceLink(pagesFolder: Path.absolute(out, cwd: cwd), workingFolder: root ?? cwd)
         if format == .html {
             let dot = try Graphviz()
-            return try DocsSite.files(docs, format: format, link: link, svg: dot.svg)
+            // Stopped while it draws, journey docs stops its dot and writes nothing.
+            Interruption.catchSignals()
+            defer { Interruption.release() }
+            let files = try DocsSite.files(docs, format: format, link: link, svg: dot.svg)
+            if let signal = Interruption.signalName { throw ExitCode(Interruption.exitStatus(signal)) }
+            return files
         }
         return DocsSite.files(docs, format: format, link: link) { _ in "" }
     }
@@ -313,6 +324,33 @@ struct Graphviz {
         executable = found
     }
 
+    /// How long one diagram may take: a `dot` that takes longer is stopped.
+    static let timeout: TimeInterval = 60
+
+    /// What is known of one `dot` while it draws: whether it was stopped, and why, and what it
+    /// wrote to its standard error.
+    final class Watch: @unchecked Sendable {
+        enum State { case running, done, timedOut, interrupted }
+        private let lock = NSLock()
+        private var _state = State.running
+        private var _errors = Data()
+
+        var state: State { lock.withLock { _state } }
+        var errors: Data {
+            get { lock.withLock { _errors } }
+            set { lock.withLock { _errors = newValue } }
+        }
+
+        /// Ends the watch for `reason`; false when it had ended already.
+        func stop(_ reason: State) -> Bool {
+            lock.withLock {
+                guard _state == .running else { return false }
+                _state = reason
+                return true
+            }
+        }
+    }
+
     func svg(_ dot: String) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -324,14 +362,42 @@ struct Graphviz {
         process.standardOutput = output
         process.standardError = errors
         try process.run()
+        // A dot that hangs is stopped, and so is one still running when journey docs is asked
+        // to stop (its caller catches SIGINT and SIGTERM while diagrams are drawn): none is
+        // left behind.
+        let watch = Watch()
+        let watcher = Thread {
+            let deadline = Date().addingTimeInterval(Self.timeout)
+            while watch.state == .running {
+                let reason: Watch.State? =
+                    Interruption.isRequested ? .interrupted : Date() >= deadline ? .timedOut : nil
+                if let reason, watch.stop(reason) {
+                    // SIGKILL: Foundation starts the child with the signal mask of the thread that
+                    // starts it, and a thread of the pool blocks SIGTERM.
+                    kill(process.processIdentifier, SIGKILL)
+                    return
+                }
+                usleep(20_000)
+            }
+        }
+        watcher.start()
+        defer { _ = watch.stop(.done) }
+        // Its errors are read beside its output, so that neither pipe fills while the other waits.
+        let reader = Thread { watch.errors = (try? errors.fileHandleForReading.readToEnd()) ?? Data() }
+        reader.start()
         var sent: SystemError?
         do { try Descriptor(raw: input.fileHandleForWriting.fileDescriptor).write(dot) } catch { sent = error }
         try input.fileHandleForWriting.close()
         let data = try output.fileHandleForReading.readToEnd() ?? Data()
-        let problem = try errors.fileHandleForReading.readToEnd() ?? Data()
         process.waitUntilExit()
+        while !reader.isFinished { usleep(1000) }
+        switch watch.state {
+        case .timedOut: throw CLIError("dot took longer than \(Int(Self.timeout)) s to draw a diagram, and was stopped")
+        case .interrupted: throw ExitCode(Interruption.exitStatus(Interruption.signalName ?? "SIGINT"))
+        case .running, .done: break
+        }
         guard process.terminationStatus == 0 else {
-            throw CLIError("dot failed: \(String(decoding: problem, as: UTF8.self))")
+            throw CLIError("dot failed: \(String(decoding: watch.errors, as: UTF8.self))")
         }
         if let sent { throw CLIError("cannot send a diagram to dot: \(sent)") }
         return String(decoding: data, as: UTF8.self)

@@ -42,6 +42,77 @@ struct DocsTests {
         }
     }
 
+    @Test("--format html stopped by SIGTERM while dot draws: the dot it runs is stopped too, nothing is written")
+    func stoppedWhileDotDraws() async throws {
+        try await withProcessSlot {
+            try await withTemporaryDirectory { directory in
+                // A dot that never answers, and says where it runs.
+                let bin = directory.appendingPathComponent("bin")
+                try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+                let pidFile = directory.appendingPathComponent("dot.pid")
+                let dot = bin.appendingPathComponent("dot")
+                try writeText("#!/bin/sh\necho $$ > '\(pidFile.path)'\nexec sleep 600\n", to: dot)
+                chmod(dot.path, 0o755)
+                let process = Process()
+                process.executableURL = try #require(Paths.journeyBinary)
+                process.arguments = [
+                    "docs", Paths.root.appendingPathComponent("journeys/examples").path, "--format", "html", "--out",
+                    "site",
+                ]
+                process.currentDirectoryURL = directory
+                var environment = ProcessInfo.processInfo.environment
+                environment["PATH"] = bin.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+                process.environment = environment
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                let deadline = Date().addingTimeInterval(60)
+                var dotPID: pid_t?
+                while Date() < deadline, dotPID == nil {
+                    dotPID = (try? String(contentsOf: pidFile, encoding: .utf8)).flatMap {
+                        pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines))
+                    }
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                let child = try #require(dotPID, "dot was started")
+                kill(process.processIdentifier, SIGTERM)
+                try await ExploreInterruptTests.requireStopped(process)
+                #expect(process.terminationStatus == 143)
+                // The dot is gone (not left running, orphaned), and no page was written.
+                var gone = false
+                for _ in 0..<100 where !gone {
+                    gone = kill(child, 0) != 0
+                    if !gone { try await Task.sleep(for: .milliseconds(20)) }
+                }
+                if !gone { kill(child, SIGKILL) }
+                #expect(gone, "dot \(child) was left running")
+                #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("site").path))
+            }
+        }
+    }
+
+    @Test("a page no journey makes any more is removed, and named as it goes")
+    func obsoletePagesAreNamed() async throws {
+        try await withTemporaryDirectory { directory in
+            let examples = Paths.root.appendingPathComponent("journeys/examples").path
+            let first = try await runJourney(["docs", examples, "--out", "site"], cwd: directory)
+            #expect(first.status == Exit.ok, "\(first)")
+            // A page copied under another name keeps its generated header: journey docs takes it
+            // for one of its own that no journey makes now.
+            let site = directory.appendingPathComponent("site")
+            try FileManager.default.copyItem(
+                at: site.appendingPathComponent("examples.unlock.md"), to: site.appendingPathComponent("my-notes.md"))
+            let again = try await runJourney(["docs", examples, "--out", "site"], cwd: directory)
+            #expect(again.status == Exit.ok, "\(again)")
+            #expect(
+                again.stderrLines.last == "removed 1 page no journey given makes any more: site/my-notes.md",
+                "\(again)")
+            #expect(!FileManager.default.fileExists(atPath: site.appendingPathComponent("my-notes.md").path))
+            let quiet = try await runJourney(["docs", examples, "--out", "site"], cwd: directory)
+            #expect(!quiet.stderr.contains("removed"), "\(quiet)")
+        }
+    }
+
     @Test("a --locale none of the journeys has texts in is refused, before anything is written")
     func unknownLocale() async throws {
         try await withTemporaryDirectory { directory in
