@@ -84,7 +84,13 @@ struct NewProjectCommand: AsyncParsableCommand {
         files.add(journey, at: journeyFile)
         let scenario = NewTemplates.firstScenario(schema: NewTemplates.publishedSchemas + "scenario.schema.json")
         files.add(scenario, at: scenarioFile)
-        try files.checkTargets(replacing: force)
+        // Every file it writes is looked for before anything runs: the golden pair and the
+        // project file too, so that a refusal names all that would be replaced.
+        var targets = files
+        for path in [goldenBase + ".jsonl", goldenBase + ".txt", Path.join(root, ProjectSettings.fileName)] {
+            targets.add("", at: path)
+        }
+        try targets.checkTargets(replacing: force)
 
         // Checked and played as `journey test --update` plays it, before anything is written.
         let (project, diagnostics) = Workspace.load(

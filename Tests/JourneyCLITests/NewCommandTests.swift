@@ -110,6 +110,13 @@ struct NewCommandTests {
             #expect(forced.stdout.contains("next: journey test\n"), "\(forced)")
             let test = try await runJourney(["test"], cwd: directory)
             #expect(test.status == Exit.ok, "\(test)")
+            // Over a project it made, the refusal names every file --force would replace.
+            let again = try await runJourney(["new", "project"], cwd: directory)
+            #expect(again.status == Exit.invalid, "\(again)")
+            let written = Self.tree(directory).keys.sorted()
+            #expect(written.count == 5, "\(written)")
+            for path in written { #expect(again.stderr.contains(path), "\(path): \(again)") }
+            #expect(again.stderr.hasSuffix("already exist; nothing was written (--force replaces them)\n"), "\(again)")
         }
     }
 
