@@ -78,6 +78,7 @@ struct RunCommand: AsyncParsableCommand {
     var stepBudget: Int = 10_000
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Stop the run when it takes longer than this, as a duration (like 30s or 2m); it then fails.",
             valueName: "duration"))
@@ -86,6 +87,11 @@ struct RunCommand: AsyncParsableCommand {
     func validate() throws {
         guard (1...10_000_000).contains(stepBudget) else {
             throw ValidationError("--step-budget must be from 1 to 10000000")
+        }
+        for folder in journeyFolders where !Files.isFolder(folder) {
+            let what = Files.exists(folder) ? "is not a folder" : "does not exist"
+            throw ValidationError(
+                "--journeys \(PrintableText.escaped(folder)) \(what): it names a folder to search for sub-journeys")
         }
         guard let ms = JourneyCore.Duration.parse(timeout), ms >= 1 else {
             throw ValidationError("--timeout takes \(JourneyCore.Duration.rule), found '\(timeout)'")

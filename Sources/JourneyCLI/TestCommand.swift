@@ -119,7 +119,9 @@ struct TestCommand: AsyncParsableCommand {
     @Option(help: "Write a JSON report to this file (described by schemas/test-report.schema.json).")
     var json: String?
 
+    // The next word is the value even when it starts with a dash: `-5m` is refused with the rule.
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "How long each scenario may run, as a duration (like 30s or 2m); one that runs longer is stopped and fails.",
             valueName: "duration"))
@@ -192,6 +194,14 @@ struct TestCommand: AsyncParsableCommand {
         let selected = runner.select(project.scenarios)
         let unrunnable = runner.select(project.unrunnable).map(ScenarioOutcome.init(unrunnable:))
         try refuseEmptyChoice(project, options: options, selected: selected, unrunnable: unrunnable, context: context)
+        // A shard may be empty (more machines than scenarios), but not without a word.
+        if let (index, count) = options.shard, selected.isEmpty, unrunnable.isEmpty {
+            var unsharded = options
+            unsharded.shard = nil
+            let chooser = SuiteRunner(options: unsharded, player: runner.player)
+            let among = chooser.select(project.scenarios).count + chooser.select(project.unrunnable).count
+            console.err("note: shard \(index)/\(count) holds none of the \(counted(among, "scenario")) chosen\n")
+        }
         let errors = diagnostics.errors.items
         let total = selected.count + unrunnable.count
         // Before anything runs, the reports say so: a run killed now leaves no old report that

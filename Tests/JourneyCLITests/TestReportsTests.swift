@@ -306,6 +306,24 @@ struct TestReportsTests {
         #expect(result.status == Exit.invalid, "\(result)")
     }
 
+    @Test("a negative --timeout is refused with the rule of a duration, by journey test and journey run")
+    func negativeTimeout() async throws {
+        for command in [
+            ["test", "journeys/examples"],
+            ["run", "--scenario", "journeys/examples/scenarios/correct-pin.scenario.yaml"],
+        ] {
+            let result = try await runJourney(command + ["--timeout", "-5m"], cwd: Paths.root)
+            #expect(result.status == Exit.invalid, "\(command): \(result)")
+            #expect(result.stderr.contains("--timeout takes "), "\(command): \(result)")
+            #expect(result.stderr.contains("found '-5m'"), "\(command): \(result)")
+        }
+        let folders = try await runJourney(
+            ["run", "--scenario", "journeys/examples/scenarios/correct-pin.scenario.yaml", "--journeys", "README.md"],
+            cwd: Paths.root)
+        #expect(folders.status == Exit.invalid, "\(folders)")
+        #expect(folders.stderr.contains("--journeys README.md is not a folder"), "\(folders)")
+    }
+
     @Test("a --filter or --tag that chooses no scenario is a usage error, not a suite that passed")
     func filterChoosesNothing() async throws {
         for (arguments, says) in [
@@ -317,10 +335,11 @@ struct TestReportsTests {
             #expect(result.stderr.contains(says), "\(arguments): \(result)")
             #expect(!result.stdout.contains("0 passed"), "\(result)")
         }
-        // An empty shard is no mistake.
+        // An empty shard is no mistake, but is said.
         let shard = try await runJourney(
             ["test", "journeys/examples", "--filter", "correct-pin", "--shard", "3/3"], cwd: Paths.root)
         #expect(shard.status == Exit.ok, "\(shard)")
+        #expect(shard.stderr.contains("note: shard 3/3 holds none of the 1 scenario chosen\n"), "\(shard)")
     }
 
     @Test("--repeat runs every scenario several times and passes when they agree")
