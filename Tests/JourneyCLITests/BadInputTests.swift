@@ -210,6 +210,15 @@ struct BadInputTests {
             let missing = try await runJourney(["test", "jouneys"], cwd: directory)
             #expect(missing.status == Exit.invalid, "\(missing)")
             #expect(!missing.stderr.contains("files.none") && missing.stderr.contains("file.missing"), "\(missing)")
+            // An empty path is said to be one, not shown as a file with no name.
+            for command in [["check"], ["explore"]] {
+                let nothing = try await runJourney(command + [""], cwd: directory)
+                #expect(nothing.status == Exit.invalid, "\(command): \(nothing)")
+                #expect(
+                    nothing.stderrLines.first
+                        == "'':1:1: error: an empty path names no file or folder [file.missing]",
+                    "\(command): \(nothing)")
+            }
             // A folder with a journey in it is not warned about.
             try Data("journey: t.one\n".utf8).write(to: empty.appendingPathComponent("one.journey.yaml"))
             let found = try await runJourney(["check", "journeys"], cwd: directory)
