@@ -128,12 +128,22 @@ public struct ScenarioChecker: Sendable {
         }
         var pins: [String: Value] = [:]
         for (key, raw) in scenario.device.pins {
-            if case .constant(let v)? = context.compileValue(
-                raw, expected: TypeInfo(.string, secret: true), scope: context.base, what: "PIN '\(key.value)'",
-                allowTemplates: false)
-            {
-                pins[key.value] = v
+            guard
+                case .constant(let v)? = context.compileValue(
+                    raw, expected: TypeInfo(.string, secret: true), scope: context.base, what: "PIN '\(key.value)'",
+                    allowTemplates: false)
+            else { continue }
+            // A PIN pad types digits: a PIN of anything else could never be entered.
+            guard case .string(let digits) = v.revealed, !digits.isEmpty,
+                digits.unicodeScalars.allSatisfy(\.isASCIIDigit)
+            else {
+                context.diagnostics.error(
+                    JourneyCompiler.typeMismatch,
+                    "PIN '\(key.value)' must be digits, as a PIN pad types them (its value is not shown)",
+                    at: raw.location)
+                continue
             }
+            pins[key.value] = v
         }
         return (store, pins)
     }

@@ -227,6 +227,34 @@ struct LoadErrorTests {
         #expect(project.unrunnable.map(\.reason) == ["s.yaml has errors"])
     }
 
+    /// A PIN the scenario seals is digits, as a PIN pad types them; the refusal never shows it.
+    @Test(arguments: ["abcd", "12 34", "[1234]", "\"\"", "１２３４"])
+    func aPINIsDigits(written: String) {
+        let journey = """
+            journey: t.count
+            version: 1
+            title: Count
+            start: a
+            steps:
+              a:
+                handler: t.step
+                on: { next: done, back: done }
+            ends:
+              done: { kind: success }
+            """
+        let scenario =
+            "scenario: s\njourney: t.count\ndevice:\n  pins: { pin: \(written) }\nscript: []\nexpect: { at: a }\n"
+        let project = ProjectLoader(handlers: testHandlers).load([
+            SourceFile(path: "j.yaml", data: Data(journey.utf8)), SourceFile(path: "s.yaml", data: Data(scenario.utf8)),
+        ])
+        let errors = project.diagnostics.items.filter { $0.severity == .error }
+        #expect(errors.map(\.id) == ["value.type"], "\(written): \(project.diagnostics.sorted)")
+        #expect(errors.first?.location.line == 4, "\(written): \(errors)")
+        let shown = written.trimmingCharacters(in: CharacterSet(charactersIn: "[]\""))
+        #expect(shown.isEmpty || !(errors.first?.message.contains(shown) ?? true), "\(errors)")
+        #expect(project.scenarios.isEmpty)
+    }
+
     @Test(
         "a whole number written as text says how to write it: without quotes, without leading zeros, or in range",
         arguments: [
