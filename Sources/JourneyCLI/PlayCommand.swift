@@ -469,6 +469,16 @@ final class PlaySession {
                 let name = String(word[..<equals])
                 let text = String(word[word.index(after: equals)...])
                 if name == "action" {
+                    // Pressed by name as by its id: only an action the screen has, asked again
+                    // otherwise (the run would stop at input its step does not take).
+                    guard actionIDs.contains(text) else {
+                        console.out(
+                            actionIDs.isEmpty
+                                ? "step '\(request.step)' has no actions to press\n"
+                                : "'\(PrintableText.escaped(text))' is no action of this screen\(Suggestion.hint(for: text, in: actionIDs))\n"
+                        )
+                        return nil
+                    }
                     values["action"] = .string(text)
                     continue
                 }

@@ -347,9 +347,14 @@ struct PlayTests {
         let none = try await runJourney(["play"], input: "")
         #expect(none.status == 2, "\(none)")
         let wrong = try await runJourney(
-            ["play", "examples.pin-model"], input: "code=1\n:clock soon\n:bogus\n:quit\n", timeout: 60)
+            ["play", "examples.pin-model"], input: "code=1\npin=9713 action=submit\n:clock soon\n:bogus\n:quit\n",
+            timeout: 60)
         #expect(wrong.status == 0, "\(wrong)")
         #expect(wrong.stdout.contains("step 'create' takes no 'code'"), "\(wrong)")
+        // An action pressed by name that the screen does not have is asked again, as any other
+        // slip, not the end of the play.
+        #expect(wrong.stdout.contains("step 'create' has no actions to press"), "\(wrong)")
+        #expect(!wrong.stdout.contains("was given for step"), "\(wrong)")
         #expect(wrong.stdout.contains("give how long: :clock"), "\(wrong)")
         #expect(wrong.stdout.contains("unknown command ':bogus'"), "\(wrong)")
     }
