@@ -247,6 +247,10 @@ struct ExploreCommand: AsyncParsableCommand {
             } catch {
                 throw CLIError("cannot make the folder \(emit) for --emit: \(error.reason)")
             }
+            // One that is there but takes no files (read-only, immutable) is said at once too.
+            if access(emit, W_OK | X_OK) != 0 {
+                throw CLIError("cannot write into the folder \(emit) for --emit: \(SystemError())")
+            }
         }
         var found = Findings()
         // Ctrl-C (or SIGTERM) stops the exploration under way, which says what it found until

@@ -1159,6 +1159,25 @@ extension ExploreCommandTests {
             "\(said)")
     }
 
+    @Test("--emit into a folder that takes no files is refused before anything is explored")
+    func emitIntoAFolderThatTakesNoFiles() async throws {
+        let chattr = URL(fileURLWithPath: "/usr/bin/chattr")
+        guard FileManager.default.isExecutableFile(atPath: chattr.path) else { return }
+        try await withTemporaryDirectory { directory in
+            let folder = directory.appendingPathComponent("found")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+            // Where the file system can mark a folder immutable: nothing can be written in it.
+            guard try await runProcess(chattr, ["+i", folder.path]).status == 0 else { return }
+            defer { _ = try? Process.run(chattr, arguments: ["-i", folder.path]).waitUntilExit() }
+            let bug = Paths.root.appendingPathComponent("Tests/Fixtures/explore/pin-model-bug.journey.yaml").path
+            let result = try await runJourney(["explore", bug, "--emit", "found"], cwd: directory)
+            _ = try await runProcess(chattr, ["-i", folder.path])
+            #expect(result.status == Exit.invalid, "\(result)")
+            #expect(result.stderr.contains("error: cannot write into the folder found for --emit: "), "\(result)")
+            #expect(result.stdout.isEmpty, "nothing was explored: \(result)")
+        }
+    }
+
     @Test("a memory size reads with its binary unit, and shows in the largest unit it reaches")
     func memorySizes() {
         let read: [(String, UInt64)] = [
