@@ -188,10 +188,8 @@ struct LoadErrorTests {
         #expect(errors.map(\.id) == [id], "\(project.diagnostics.sorted)")
     }
 
-    /// A scenario's problems are all said: one the loader finds (a device setting out of range)
-    /// does not hide those its check against the journey finds (a wrong expectation, an
-    /// unknown step); such a scenario never runs.
-    @Test func aScenarioSaysAllItsProblems() throws {
+    /// A journey `t.count` that keeps a stored int `tries`, loaded with `scenario` (s.yaml).
+    static func loadCount(_ scenario: String) -> Project {
         let journey = """
             journey: t.count
             version: 1
@@ -206,6 +204,15 @@ struct LoadErrorTests {
             ends:
               done: { kind: success }
             """
+        return ProjectLoader(handlers: testHandlers).load([
+            SourceFile(path: "j.yaml", data: Data(journey.utf8)), SourceFile(path: "s.yaml", data: Data(scenario.utf8)),
+        ])
+    }
+
+    /// A scenario's problems are all said: one the loader finds (a device setting out of range)
+    /// does not hide those its check against the journey finds (a wrong expectation, an
+    /// unknown step); such a scenario never runs.
+    @Test func aScenarioSaysAllItsProblems() throws {
         let scenario = """
             scenario: s
             journey: t.count
@@ -214,9 +221,7 @@ struct LoadErrorTests {
               - { at: nowhere, action: next }
             expect: { at: a, stored: { tries: 1.5 } }
             """
-        let project = ProjectLoader(handlers: testHandlers).load([
-            SourceFile(path: "j.yaml", data: Data(journey.utf8)), SourceFile(path: "s.yaml", data: Data(scenario.utf8)),
-        ])
+        let project = Self.loadCount(scenario)
         let errors = project.diagnostics.items.filter { $0.severity == .error }
         let lines = errors.map { "\($0.location.line):\($0.location.column) \($0.id)" }
         #expect(lines.contains { $0.hasPrefix("3:22 ") }, "kdfRounds: \(lines)")
@@ -230,23 +235,9 @@ struct LoadErrorTests {
     /// A PIN the scenario seals is digits, as a PIN pad types them; the refusal never shows it.
     @Test(arguments: ["abcd", "12 34", "[1234]", "\"\"", "１２３４"])
     func aPINIsDigits(written: String) {
-        let journey = """
-            journey: t.count
-            version: 1
-            title: Count
-            start: a
-            steps:
-              a:
-                handler: t.step
-                on: { next: done, back: done }
-            ends:
-              done: { kind: success }
-            """
         let scenario =
             "scenario: s\njourney: t.count\ndevice:\n  pins: { pin: \(written) }\nscript: []\nexpect: { at: a }\n"
-        let project = ProjectLoader(handlers: testHandlers).load([
-            SourceFile(path: "j.yaml", data: Data(journey.utf8)), SourceFile(path: "s.yaml", data: Data(scenario.utf8)),
-        ])
+        let project = Self.loadCount(scenario)
         let errors = project.diagnostics.items.filter { $0.severity == .error }
         #expect(errors.map(\.id) == ["value.type"], "\(written): \(project.diagnostics.sorted)")
         #expect(errors.first?.location.line == 4, "\(written): \(errors)")
@@ -263,24 +254,8 @@ struct LoadErrorTests {
             ("\"-99999999999999999999\"", "a whole number is from -9223372036854775808 to 9223372036854775807"),
         ])
     func numberWrittenAsText(written: String, hint: String) {
-        let journey = """
-            journey: t.count
-            version: 1
-            title: Count
-            stored:
-              tries: { type: int, default: 0 }
-            start: a
-            steps:
-              a:
-                handler: t.step
-                on: { next: done, back: done }
-            ends:
-              done: { kind: success }
-            """
         let scenario = "scenario: s\njourney: t.count\nscript: []\nexpect:\n  at: a\n  stored: { tries: \(written) }\n"
-        let project = ProjectLoader(handlers: testHandlers).load([
-            SourceFile(path: "j.yaml", data: Data(journey.utf8)), SourceFile(path: "s.yaml", data: Data(scenario.utf8)),
-        ])
+        let project = Self.loadCount(scenario)
         let messages = project.diagnostics.items.filter { $0.severity == .error }.map(\.message)
         #expect(messages.count == 1 && messages.first?.hasSuffix("; \(hint)") == true, "\(messages)")
     }

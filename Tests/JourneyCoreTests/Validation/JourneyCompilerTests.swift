@@ -21,10 +21,9 @@ struct JourneyCompilerTests {
         #expect(library?["t.j"] != nil)
     }
 
-    /// `enabled: ${…}` points into the expression whether the scalar is quoted or not.
-    @Test(arguments: [("${1️⃣state.nope}", "plain"), ("\"${1️⃣state.nope}\"", "quoted")])
-    func actionConditionErrorsPointIntoTheExpression(enabled: String, style: String) {
-        let source = MarkedSource(
+    /// A journey whose one screen has an action `go` enabled by `enabled` as written.
+    static func enabledAction(_ enabled: String, extra: String = "") -> MarkedSource {
+        MarkedSource(
             journey(
                 steps: """
                       a:
@@ -35,8 +34,13 @@ struct JourneyCompilerTests {
                               label: Go
                               enabled: \(enabled)
                         on: { go: done }
-                    """))
-        expectDiagnostic("expr.undefined", at: "1️⃣", in: source)
+                    """, extra: extra))
+    }
+
+    /// `enabled: ${…}` points into the expression whether the scalar is quoted or not.
+    @Test(arguments: [("${1️⃣state.nope}", "plain"), ("\"${1️⃣state.nope}\"", "quoted")])
+    func actionConditionErrorsPointIntoTheExpression(enabled: String, style: String) {
+        expectDiagnostic("expr.undefined", at: "1️⃣", in: Self.enabledAction(enabled))
     }
 
     /// A step or end that fails to load is reported once: transitions to it add nothing.
@@ -330,18 +334,8 @@ struct JourneyCompilerTests {
     }
 
     @Test func anActionEnabledBySecretLeaks() {
-        let source = MarkedSource(
-            journey(
-                steps: """
-                      a:
-                        handler: t.screen
-                        screen:
-                          actions:
-                            go:
-                              label: Go
-                              enabled: "1️⃣${startsWith(stored.code, '1')}"
-                        on: { go: done }
-                    """, extra: "stored:\n  code: { type: string, secret: true }"))
+        let source = Self.enabledAction(
+            "\"1️⃣${startsWith(stored.code, '1')}\"", extra: "stored:\n  code: { type: string, secret: true }")
         expectDiagnostic("secret.leak", at: "1️⃣", in: source, containing: "whether the action is enabled")
         let compared = source.text.replacingOccurrences(of: "startsWith(stored.code, '1')", with: "stored.code != ''")
         #expect(diagnostics(compared).isEmpty, "\(diagnostics(compared))")
