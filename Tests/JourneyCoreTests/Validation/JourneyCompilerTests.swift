@@ -283,17 +283,22 @@ struct JourneyCompilerTests {
         #expect(diagnostics.contains { $0.id == "outcome.unhandled" && $0.message.contains("'failed'") })
     }
 
-    @Test func secretsCannotFlowIntoPlainState() {
-        let source = MarkedSource(
+    /// A journey whose one step gives a secret `outcome.pin`, and does `done` with it.
+    static func secretOutcome(_ done: String, extra: String) -> MarkedSource {
+        MarkedSource(
             journey(
                 steps: """
                       a:
                         handler: t.secret
                         on:
                           done:
-                            set: { state.pin: 1️⃣"${outcome.pin}" }
-                            to: done
-                    """, extra: "state:\n  pin: { type: string }"))
+                            \(done)
+                    """, extra: extra))
+    }
+
+    @Test func secretsCannotFlowIntoPlainState() {
+        let source = Self.secretOutcome(
+            "set: { state.pin: 1️⃣\"${outcome.pin}\" }\n        to: done", extra: "state:\n  pin: { type: string }")
         expectDiagnostic("secret.leak", at: "1️⃣", in: source, containing: "secret: true")
         let fixed = source.text.replacingOccurrences(
             of: "pin: { type: string }", with: "pin: { type: string, secret: true }")
@@ -314,15 +319,7 @@ struct JourneyCompilerTests {
         ("- if: 1️⃣outcome.pin < '5'\n          to: done\n        - else: done", "which branch is taken"),
     ])
     func secretConditionsLeakNothing(done: String, message: String) {
-        let source = MarkedSource(
-            journey(
-                steps: """
-                      a:
-                        handler: t.secret
-                        on:
-                          done:
-                            \(done)
-                    """, extra: "state:\n  hint: { type: string }"))
+        let source = Self.secretOutcome(done, extra: "state:\n  hint: { type: string }")
         expectDiagnostic("secret.leak", at: "1️⃣", in: source, containing: message)
         // Compared with == the secret gives a bool that is not secret.
         let compared = source.text.replacingOccurrences(
