@@ -170,9 +170,12 @@ public enum Duration {
         if ms % 60_000 == 0 && ms > 0 { return "\(ms / 60_000)m" }
         if ms % 1000 == 0 { return "\(ms / 1000)s" }
         if ms >= 1000 {
-            var s = String(Double(ms) / 1000)
-            while s.hasSuffix("0") { s.removeLast() }
-            return s + "s"
+            // Whole seconds and the milliseconds past them, in digits: a Double would write a
+            // long duration with an exponent (9.223372036854776e+15s), and round it.
+            var fraction = String(ms % 1000)
+            fraction = String(repeating: "0", count: 3 - fraction.count) + fraction
+            while fraction.hasSuffix("0") { fraction.removeLast() }
+            return "\(ms / 1000).\(fraction)s"
         }
         return "\(ms)ms"
     }

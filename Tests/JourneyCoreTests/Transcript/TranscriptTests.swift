@@ -97,5 +97,13 @@ struct TranscriptTests {
         #expect(Duration.parse("-1s") == nil)
         #expect(Duration.format(milliseconds: 1500) == "1.5s")
         #expect(Duration.format(milliseconds: 300_000) == "5m")
+        // Written in digits however long, never with an exponent, and parsed back to itself.
+        for ms in [1001, 1050, 12_345_678_901, Int.max, 9_223_372_036_854_775_001] {
+            let text = Duration.format(milliseconds: ms)
+            #expect(!text.contains("e"), "\(ms): \(text)")
+            #expect(ms > 31_536_000_000_000 || Duration.parse(text) == ms, "\(ms): \(text)")
+        }
+        #expect(Duration.format(milliseconds: Int.max) == "9223372036854775.807s")
+        #expect(Duration.format(milliseconds: 1050) == "1.05s")
     }
 }
