@@ -980,8 +980,9 @@ struct ScenarioCoverage {
 }
 
 extension Counterexample {
-    /// The transcript of `scenario` (a counterexample's text) as `journey run` prints it, and
-    /// how the run ended; nil when the text does not check against the library.
+    /// The transcript of `scenario` (a counterexample's text) as `journey run` prints it, with
+    /// any secret the scenario gives as •••, and how the run ended; nil when the text does not
+    /// check against the library.
     static func transcript(of scenario: String, in library: CompiledLibrary, _ context: ProjectContext) async -> String?
     {
         let pipeline = Pipeline(handlers: context.toolkit.handlers, yaml: SafeYAML(limits: Workspace.limits))
@@ -994,6 +995,8 @@ extension Counterexample {
             compiled, in: library, transcript: writer)
         let verdict =
             report.passed ? "the replay waits there" : "the replay fails: " + report.problems.joined(separator: "; ")
-        return text + PrintableText.escaped(verdict) + "\n"
+        // Where a secret the path types shows in clear (the leak explore.no-secret-leak found),
+        // the transcript printed shows ••• there: the violation says whose secret and where.
+        return SecretText.redacting(compiled.givenSecrets.map(\.text), in: text + PrintableText.escaped(verdict) + "\n")
     }
 }

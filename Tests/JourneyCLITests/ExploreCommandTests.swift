@@ -1159,6 +1159,52 @@ extension ExploreCommandTests {
             "\(said)")
     }
 
+    /// A handler of one's own that gives back, in an outcome not declared secret, the code
+    /// typed into its secret input: the leak `explore.no-secret-leak` finds.
+    final class EchoingCodeHandler: StepHandler {
+        let contract = HandlerContract(
+            id: "t.echo", summary: "shows what is typed",
+            inputs: [InputSpec(name: "code", type: TypeInfo(.string, secret: true), summary: "")],
+            outcomes: [
+                OutcomeSpec(name: "done", summary: "", data: [DataSpec(name: "shown", type: TypeInfo(.string))])
+            ])
+
+        nonisolated(nonsending) func run(
+            _ invocation: HandlerInvocation, context: HandlerContext
+        ) async throws -> HandlerResult {
+            let values = try await context.input(invocation.request())
+            guard case .string(let code)? = values["code"]?.revealed else { throw HandlerError("no code") }
+            return HandlerResult("done", data: ["shown": .string(code)])
+        }
+    }
+
+    @Test("a counterexample's transcript shows a secret its path types as •••, where the journey leaks it")
+    func counterexampleTranscriptHidesTheLeak() async throws {
+        var context = ProjectContext.none
+        context.toolkit = try Toolkit.builtin.adding([EchoingCodeHandler()])
+        let journey = """
+            journey: t.echo
+            version: 1
+            title: Echo
+            start: s
+            steps:
+              s:
+                handler: t.echo
+                on: { done: done }
+            ends:
+              done: { kind: success }
+            """
+        let project = ProjectLoader(handlers: context.toolkit.handlers).load([
+            SourceFile(path: "e.journey.yaml", data: Data(journey.utf8))
+        ])
+        let library = try #require(project.library, "\(project.diagnostics.sorted)")
+        let scenario =
+            "scenario: leak\njourney: t.echo\nscript:\n  - { at: s, code: \"739164\" }\nexpect: { end: done }\n"
+        let transcript = try #require(await Counterexample.transcript(of: scenario, in: library, context))
+        #expect(!transcript.contains("739164"), "\(transcript)")
+        #expect(transcript.contains("•••"), "\(transcript)")
+    }
+
     @Test("--emit into a folder that takes no files is refused before anything is explored")
     func emitIntoAFolderThatTakesNoFiles() async throws {
         let chattr = URL(fileURLWithPath: "/usr/bin/chattr")
