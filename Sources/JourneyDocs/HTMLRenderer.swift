@@ -8,15 +8,27 @@ public enum HTMLRenderer {
             "<p class=\"meta\"><code>\(e(doc.id))</code> · \(e(doc.file)) · texts in <code>\(e(doc.locale))</code></p>\n"
         if let summary = doc.summary { body += "<p>\(e(summary))</p>\n" }
         body += "<h2>Flow</h2>\n<div class=\"diagram\">\(stripXMLProlog(svg))</div>\n"
-        if !doc.params.isEmpty {
-            body += "<h2>Params</h2>\n<table><tr><th>param</th><th>type</th><th>default</th><th></th></tr>\n"
-            for param in doc.params {
-                body +=
-                    "<tr><td><code>\(e(param.name))</code></td><td>\(e(param.type))</td><td>\(e(param.defaultValue ?? "required"))</td><td>\(e(param.description ?? ""))</td></tr>\n"
-            }
-            body += "</table>\n"
+        body += params(doc) + steps(doc) + ends(doc) + holdsItselfTo(doc) + scenarios(doc)
+        return shell(
+            title: doc.title,
+            body: "<p><a href=\"index.html\">← all journeys</a></p>\n<h1>\(e(doc.title))</h1>\n" + body)
+    }
+
+    /// The journey's params, with their types and defaults (a secret's as •••).
+    static func params(_ doc: JourneyDoc) -> String {
+        guard !doc.params.isEmpty else { return "" }
+        var body = "<h2>Params</h2>\n<table><tr><th>param</th><th>type</th><th>default</th><th></th></tr>\n"
+        for param in doc.params {
+            body +=
+                "<tr><td><code>\(e(param.name))</code></td><td>\(e(param.type))</td><td>\(e(param.defaultValue ?? "required"))</td><td>\(e(param.description ?? ""))</td></tr>\n"
         }
-        body +=
+        return body + "</table>\n"
+    }
+
+    /// Each step: what the user sees, its handler or the journey it calls, and where each
+    /// outcome leads.
+    static func steps(_ doc: JourneyDoc) -> String {
+        var body =
             "<h2>Steps</h2>\n<table><tr><th>step</th><th>what the user sees</th><th>handler</th><th>outcome → next</th></tr>\n"
         for step in doc.steps {
             var sees = [String]()
@@ -43,12 +55,23 @@ public enum HTMLRenderer {
             body +=
                 "<tr><td><code>\(e(step.id))</code></td><td>\(sees.joined(separator: "<br>"))</td><td>\(handler)</td><td>\(outcomes.joined(separator: "<br>"))</td></tr>\n"
         }
-        body += "</table>\n<h2>Ends</h2>\n<table><tr><th>end</th><th>kind</th><th></th></tr>\n"
+        return body + "</table>\n"
+    }
+
+    /// The journey's ends, with their kinds.
+    static func ends(_ doc: JourneyDoc) -> String {
+        var body = "<h2>Ends</h2>\n<table><tr><th>end</th><th>kind</th><th></th></tr>\n"
         for end in doc.ends {
             body +=
                 "<tr class=\"\(end.kind.rawValue)\"><td><code>\(e(end.id))</code></td><td>\(end.kind.rawValue)</td><td>\(e(end.title ?? ""))</td></tr>\n"
         }
-        body += "</table>\n"
+        return body + "</table>\n"
+    }
+
+    /// What the journey holds itself to: its attempt limits, its invariants, the rules it
+    /// breaks on purpose, and the state and device values it reads and writes.
+    static func holdsItselfTo(_ doc: JourneyDoc) -> String {
+        var body = ""
         if !doc.limits.isEmpty {
             body +=
                 "<h2>Attempt limits</h2>\n<ul>" + doc.limits.map { "<li>\(markdownInline($0))</li>" }.joined()
@@ -78,6 +101,12 @@ public enum HTMLRenderer {
             }
             body += "</ul>\n"
         }
+        return body
+    }
+
+    /// Each scenario walked through, and the transitions the scenarios cover.
+    static func scenarios(_ doc: JourneyDoc) -> String {
+        var body = ""
         body += "<h2>Scenarios</h2>\n"
         for walk in doc.walkthroughs {
             body += "<h3>\(e(walk.scenario))</h3>\n"
@@ -97,9 +126,7 @@ public enum HTMLRenderer {
                     "<li><code>\(e($0.from))</code> — \(e($0.outcome)) → <code>\(e($0.to))</code></li>"
                 }.joined() + "</ul>\n"
         }
-        return shell(
-            title: doc.title,
-            body: "<p><a href=\"index.html\">← all journeys</a></p>\n<h1>\(e(doc.title))</h1>\n" + body)
+        return body
     }
 
     public static func index(_ docs: [JourneyDoc], callGraphSVG: String) -> String {
