@@ -52,7 +52,10 @@ extension TestCommand {
             project, diagnostics, only: nil, paths: paths, context: context, console: console)
         while interruption == nil {
             let count = events.folderCount
-            console.err("watching \(counted(count, "folder")) — press Ctrl-C to stop\n")
+            // A folder given that is gone is said, with what brings it back.
+            let gone = events.awaited.map(Workspace.display)
+            let waiting = gone.isEmpty ? "" : ", and waiting for \(gone.joined(separator: ", ")) to come back"
+            console.err("watching \(counted(count, "folder"))\(waiting) — press Ctrl-C to stop\n")
             var changed: [String] = []
             while changed.isEmpty && interruption == nil {
                 switch FileWatch.next(events) {

@@ -141,6 +141,38 @@ struct WatchTests {
             #expect(FileWatch.next(events, quiet: .milliseconds(300)) == .quiet)
         }
     }
+
+    @Test("a folder watched that is deleted and made again (a branch switched) is watched again, its files reported")
+    func inotifyFolderMadeAgain() throws {
+        try withTemporaryDirectory { directory in
+            let journeys = directory.appendingPathComponent("journeys")
+            try writeText("a", to: journeys.appendingPathComponent("a.yaml"))
+            let events = try FileWatch.platform()
+            try events.watch([journeys.path])
+            func next() -> FileWatch.Wake { FileWatch.next(events, quiet: .seconds(10)) }
+
+            try FileManager.default.removeItem(at: journeys)
+            guard case .changed(let deleted) = next() else { Issue.record("no batch for the deletion"); return }
+            #expect(deleted.contains(journeys.path), "\(deleted)")
+            #expect(events.folderCount == 0 && events.awaited == [journeys.path])
+
+            try writeText("b", to: journeys.appendingPathComponent("sub/b.yaml"))
+            guard case .changed(let back) = next() else { Issue.record("no batch for the folder made again"); return }
+            #expect(back.contains(journeys.path + "/sub/b.yaml"), "\(back)")
+            #expect(events.folderCount == 2 && events.awaited.isEmpty)
+            try writeText("c", to: journeys.appendingPathComponent("sub/b.yaml"))
+            #expect(next() == .changed([journeys.path + "/sub/b.yaml"]))
+
+            // Deleted and made again before the deletion is read: watched again all the same.
+            try FileManager.default.removeItem(at: journeys)
+            try writeText("d", to: journeys.appendingPathComponent("d.yaml"))
+            guard case .changed(let quick) = next() else { Issue.record("no batch for the quick swap"); return }
+            #expect(quick.contains(journeys.path + "/d.yaml"), "\(quick)")
+            #expect(events.folderCount == 1 && events.awaited.isEmpty, "\(events.awaited)")
+            try writeText("e", to: journeys.appendingPathComponent("d.yaml"))
+            #expect(next() == .changed([journeys.path + "/d.yaml"]))
+        }
+    }
     #endif
 
     // MARK: - The command

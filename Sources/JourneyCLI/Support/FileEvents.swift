@@ -16,6 +16,10 @@ protocol FileEvents: AnyObject {
     /// How many folders are watched, subfolders included.
     var folderCount: Int { get }
 
+    /// The folders asked for that are gone (deleted, or replaced), waited for: one that comes
+    /// back is watched again, and its files are among the paths that changed.
+    var awaited: [String] { get }
+
     /// A descriptor that is readable while changes wait to be taken: what a `poll` loop
     /// waits on with its other inputs.
     var descriptor: Int32 { get }
@@ -24,6 +28,10 @@ protocol FileEvents: AnyObject {
     /// out), without waiting. A folder that appears is watched from then on, and the files
     /// already in it are among the paths. A path may come more than once.
     func take() -> [String]
+}
+
+extension FileEvents {
+    var awaited: [String] { [] }
 }
 
 /// Waiting for file events: a burst of saves becomes one batch.
@@ -95,6 +103,12 @@ final class InotifyFileEvents: FileEvents {
     private var folders: [Int32: String] = [:]
     /// The folders asked for: reported whole when the kernel's queue overflowed.
     private var roots: [String] = []
+    /// Folders asked for that are gone, by the watch on the folder that held them: when one
+    /// is made there again (a branch switched, a folder deleted and copied back), it is
+    /// watched again.
+    private var gone: [Int32: [String]] = [:]
+
+    var awaited: [String] { gone.values.flatMap { $0 }.sorted() }
 
     private static let mask: UInt32 =
         UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO) | UInt32(IN_CREATE) | UInt32(IN_DELETE)
@@ -140,6 +154,39 @@ final class InotifyFileEvents: FileEvents {
         }
     }
 
+    /// Waits for `root`, a folder asked for that is gone, to be made again in its parent; one
+    /// made again already (before its deletion was read) is watched again at once.
+    private func awaitReturn(of root: String, into paths: inout [String]) {
+        let wd = inotify_add_watch(
+            descriptor, Path.parent(root),
+            UInt32(IN_CREATE) | UInt32(IN_MOVED_TO) | UInt32(IN_ONLYDIR) | UInt32(IN_MASK_ADD))
+        guard wd >= 0 else { return }
+        if !(gone[wd]?.contains(root) ?? false) { gone[wd, default: []].append(root) }
+        if Files.isFolder(root) { rewatch(root, parent: wd, into: &paths) }
+    }
+
+    /// An event in the parent of a folder asked for that is gone: the folder made again there
+    /// is watched again.
+    private func returned(_ wd: Int32, name: String, mask: UInt32, into paths: inout [String]) {
+        guard mask & UInt32(IN_ISDIR) != 0, mask & (UInt32(IN_CREATE) | UInt32(IN_MOVED_TO)) != 0,
+            let root = gone[wd]?.first(where: { Path.lastComponent($0) == name })
+        else { return }
+        rewatch(root, parent: wd, into: &paths)
+    }
+
+    /// Watches `root` again, now that it is back: it and its files are among the paths that
+    /// changed, and its parent is watched no longer for it.
+    private func rewatch(_ root: String, parent wd: Int32, into paths: inout [String]) {
+        var found: [String] = []
+        guard (try? add(root, found: &found)) != nil else { return }
+        paths += [root] + found
+        gone[wd]?.removeAll { $0 == root }
+        if gone[wd]?.isEmpty == true {
+            gone[wd] = nil
+            inotify_rm_watch(descriptor, wd)
+        }
+    }
+
     /// Stops watching `folder` and the folders under it: it moved away, and its watches
     /// would report paths it no longer has.
     private func remove(_ folder: String) {
@@ -174,9 +221,14 @@ final class InotifyFileEvents: FileEvents {
                     paths += roots
                     continue
                 }
-                guard let folder = folders[wd] else { continue }
+                guard let folder = folders[wd] else {
+                    if gone[wd] != nil { returned(wd, name: name, mask: mask, into: &paths) }
+                    continue
+                }
                 if mask & UInt32(IN_IGNORED) != 0 {
                     folders[wd] = nil
+                    // A folder asked for that is gone is waited for, to be watched again.
+                    if roots.contains(folder) { awaitReturn(of: folder, into: &paths) }
                     continue
                 }
                 guard !name.isEmpty else {
