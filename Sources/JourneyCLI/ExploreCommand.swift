@@ -412,15 +412,23 @@ struct ExploreCommand: AsyncParsableCommand {
                 )
             }
         }
-        var named = try from.map { file in
-            guard let scenario = project.scenarios.first(where: { $0.file == file }) else {
+        // A scenario named twice, however spelt (`a/s.yaml`, `./a/s.yaml`, its absolute path),
+        // is read once as it was first named, and is one start.
+        var named: [CompiledScenario] = []
+        for file in from {
+            let resolved = Workspace.resolved(file)
+            guard
+                let scenario = project.scenarios.first(where: {
+                    $0.file == file || Workspace.resolved($0.file) == resolved
+                })
+            else {
                 throw Workspace.notAScenario(
                     file, option: "--from", in: project,
                     forFolder:
                         "to explore from where each of its scenarios starts, give the folder as a path (journey explore \(Path.shellWord(file)))"
                 )
             }
-            return scenario
+            if !named.contains(where: { $0.file == scenario.file }) { named.append(scenario) }
         }
         if paths.isEmpty, !from.isEmpty, !journeys.isEmpty {
             // Only the scenarios given: --journey chooses among the journeys they play.

@@ -716,6 +716,18 @@ struct ExploreCommandTests {
         #expect(file.status == Exit.invalid && file.stderr.contains("README.md is a file"), "\(file)")
         let bad = try await runJourney(["explore", "--clock-jump", "soon"])
         #expect(bad.status != Exit.ok && bad.stderr.contains("--clock-jump takes"), "\(bad)")
+        // A size given twice, however written, is one jump: the same space as given once.
+        let once = try await runJourney(["explore", "journeys/examples/pin-model.journey.yaml", "--clock-jump", "5m"])
+        let twice = try await runJourney([
+            "explore", "journeys/examples/pin-model.journey.yaml", "--clock-jump", "5m", "--clock-jump", "300s",
+        ])
+        #expect(once.stdout == twice.stdout, "\(once)\n\(twice)")
+        #expect(twice.stdout.hasPrefix("examples.pin-model: 45 states, 140 transitions"), "\(twice)")
+        // So is a scenario given twice with --from, however its path is spelt.
+        let scenario = "journeys/examples/scenarios/correct-pin.scenario.yaml"
+        let from = try await runJourney(["explore", "--from", scenario])
+        let fromTwice = try await runJourney(["explore", "--from", scenario, "--from", "./" + scenario])
+        #expect(fromTwice.status == from.status && fromTwice.stdout == from.stdout, "\(from)\n\(fromTwice)")
         let unknown = try await runJourney(["explore", "journeys/examples", "--journey", "examples.pin-modl"])
         #expect(
             unknown.status == Exit.invalid && unknown.stderr.contains("did you mean 'examples.pin-model'"), "\(unknown)"

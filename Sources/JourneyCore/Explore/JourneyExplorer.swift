@@ -591,13 +591,17 @@ public struct JourneyExplorer: Sendable {
             })
     }
 
-    /// The clock jumps `journey`'s exploration plays: those of the bounds, else each duration
+    /// The clock jumps `journey`'s exploration plays: those of the bounds (each size once), else each duration
     /// it or a journey it can call writes (a lockout in a shared PIN check counts too), those
     /// that reach what it reads of the clock as a calendar (``ClockCalendar/jumps(from:)``), and
     /// the lifetimes of the tokens the start's stubs issue (``ExplorationHints/waits``), where
     /// the journey reads the clock at all.
     func clockJumps(_ journey: CompiledJourney) -> [Int] {
-        if let jumps = bounds.clockJumps { return jumps }
+        if let jumps = bounds.clockJumps {
+            // The same size given twice (`5m` and `300s`) is one jump, played once.
+            var seen = Set<Int>()
+            return jumps.filter { seen.insert($0).inserted }
+        }
         let reached = ScenarioChecker.reachableJourneys(from: journey, in: library)
         let waits = hints.waits.isEmpty || clockReader(journey) == nil ? [] : hints.waits
         return Set(
