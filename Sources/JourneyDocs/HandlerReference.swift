@@ -128,9 +128,14 @@ public enum HandlerReference {
     /// `document` with the lines between ``beginMarker`` and ``endMarker`` replaced by
     /// `generated`, or why it cannot be: the markers are missing, out of order or written twice.
     public static func embedding(_ generated: String, in document: String) -> Result<String, EmbeddingProblem> {
-        var lines = document.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        let begins = lines.indices.filter { lines[$0].trimmingTrailingSpaces() == beginMarker }
-        let ends = lines.indices.filter { lines[$0].trimmingTrailingSpaces() == endMarker }
+        // Split at each line feed, a CRLF's among them (as a Character, "\r\n" is no "\n"): each
+        // line keeps its carriage return, so joining them gives the file back byte for byte.
+        var lines = document.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map {
+            String(String.UnicodeScalarView($0))
+        }
+        // A marker line is found however it is indented and ended (a file with CRLF endings).
+        let begins = lines.indices.filter { lines[$0].bare == beginMarker }
+        let ends = lines.indices.filter { lines[$0].bare == endMarker }
         if begins.count > 1 { return .failure(EmbeddingProblem(line: begins[1] + 1, kind: .repeated(beginMarker))) }
         if ends.count > 1 { return .failure(EmbeddingProblem(line: ends[1] + 1, kind: .repeated(endMarker))) }
         guard let begin = begins.first else {
@@ -142,6 +147,8 @@ public enum HandlerReference {
         guard begin < end else { return .failure(EmbeddingProblem(line: end + 1, kind: .outOfOrder)) }
         var body = generated.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if body.last == "" { body.removeLast() }
+        // The table's lines end as the begin marker's does: a CRLF file stays CRLF.
+        if lines[begin].hasSuffix("\r") { body = body.map { $0 + "\r" } }
         lines.replaceSubrange((begin + 1)..<end, with: body)
         return .success(lines.joined(separator: "\n"))
     }
@@ -508,5 +515,13 @@ extension String {
         var text = self
         while text.last == " " { text.removeLast() }
         return text
+    }
+
+    /// The line without the spaces, tabs and carriage return around it.
+    var bare: String {
+        var text = Substring(self)
+        while let last = text.last, last == " " || last == "\t" || last == "\r" { text.removeLast() }
+        while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
+        return String(text)
     }
 }

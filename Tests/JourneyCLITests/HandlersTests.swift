@@ -115,6 +115,20 @@ struct HandlersTests {
             #expect(
                 again.stderr == "\(doc.path) is up to date: the handler table of \(Self.builtinIDs.count) handlers\n")
 
+            // A file with CRLF endings, its markers indented: the table goes between them, its
+            // lines ended as theirs are.
+            let crlf = directory.appendingPathComponent("crlf.md")
+            let crlfBefore = "# Mine\r\n  \(HandlerReference.beginMarker)\r\nold\r\n"
+            let crlfAfter = "\(HandlerReference.endMarker) \r\nend\r\n"
+            try writeText(crlfBefore + crlfAfter, to: crlf)
+            let crlfResult = try await runJourney(["handlers", "--markdown", "--out", crlf.path], cwd: directory)
+            #expect(crlfResult.status == Exit.ok, "\(crlfResult)")
+            let table = printed.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+                .map { $0 + "\r\n" }.joined()
+            #expect(
+                try String(contentsOf: crlf, encoding: .utf8) == "# Mine\r\n  \(HandlerReference.beginMarker)\r\n"
+                    + table + crlfAfter)
+
             let new = directory.appendingPathComponent("new.md")
             let created = try await runJourney(["handlers", "--markdown", "--out", new.path], cwd: directory)
             #expect(created.status == Exit.ok, "\(created)")
