@@ -161,6 +161,11 @@ public enum Duration {
                         tooLong: true))
             }
         }
+        // Milliseconds are the smallest unit a clock moves by: `0.5ms` or `1.0005s` is no
+        // duration, rather than one rounded to what was not written.
+        guard abs(total - total.rounded()) < 1e-6 else {
+            return .failure(Problem(text: "'\(text)' is not a whole number of milliseconds; write \(rule)"))
+        }
         return .success(Int(total.rounded()))
     }
 

@@ -95,6 +95,10 @@ struct TranscriptTests {
         #expect(Duration.parse("2h") == 7_200_000)
         #expect(Duration.parse("5") == nil)
         #expect(Duration.parse("-1s") == nil)
+        // A clock moves by whole milliseconds: a part of one is refused, not rounded.
+        #expect(Duration.parse("1.001s") == 1001)
+        #expect(Duration.parse("0.5ms") == nil && Duration.parse("1.0005s") == nil)
+        #expect(Duration.problem(with: "0.5ms")?.contains("not a whole number of milliseconds") == true)
         #expect(Duration.format(milliseconds: 1500) == "1.5s")
         #expect(Duration.format(milliseconds: 300_000) == "5m")
         // Written in digits however long, never with an exponent, and parsed back to itself.
