@@ -122,7 +122,9 @@ struct HandlersCommand: AsyncParsableCommand {
             )
             throw ExitCode(ExitStatus.failed)
         }
-        let file = try OutputFile(path: out, content: markdown ? "the handler table" : "the schema")
+        // Folders it goes in that are not there yet are made, as for a transcript or a report.
+        let file = try OutputFile(
+            path: out, content: markdown ? "the handler table" : "the schema", makingFolders: true)
         file.write(content)
         try file.commit()
         console.err("wrote \(what) to \(out)\n")

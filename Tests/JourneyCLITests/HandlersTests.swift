@@ -129,7 +129,7 @@ struct HandlersTests {
                 try String(contentsOf: crlf, encoding: .utf8) == "# Mine\r\n  \(HandlerReference.beginMarker)\r\n"
                     + table + crlfAfter)
 
-            let new = directory.appendingPathComponent("new.md")
+            let new = directory.appendingPathComponent("docs/reference/new.md")
             let created = try await runJourney(["handlers", "--markdown", "--out", new.path], cwd: directory)
             #expect(created.status == Exit.ok, "\(created)")
             #expect(
