@@ -41,9 +41,20 @@ struct CheckCommand: AsyncParsableCommand {
     func run() async throws {
         let console = Console()
         let context = try ProjectContext.load(console: console)
-        let (project, diagnostics) = Workspace.load(
+        let (project, loaded) = Workspace.load(
             paths: try context.paths(paths, usage: "journey check path/to/journeys"),
             journeyFolders: context.searchFolders, toolkit: context.toolkit)
+        var diagnostics = loaded
+        // A default locale none of the journeys has texts in: every run shows their defaults'.
+        if let locale = context.settings.locale, let at = context.settings.localeLocation,
+            !project.journeys.isEmpty, !project.journeys.contains(where: { $0.locales.contains(locale) })
+        {
+            let offered = Set(project.journeys.flatMap(\.locales)).sorted().joined(separator: ", ")
+            diagnostics.warning(
+                "text.locale",
+                "defaults.locale '\(locale)': none of the journeys checked has texts in it, so each shows its default's (they have \(offered))",
+                at: at)
+        }
         console.print(diagnostics)
         let errors = diagnostics.errorCount
         let warnings = diagnostics.warningCount

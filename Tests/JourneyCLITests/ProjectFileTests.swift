@@ -117,6 +117,21 @@ struct ProjectFileTests {
             let plain = try await runJourney(["run", "--scenario", scenario], cwd: team)
             #expect(plain.stdoutLines.first?.hasSuffix("· locale uk") == true, "\(plain)")
             #expect(!plain.stdout.contains("# settings:"), "\(plain)")
+
+            // A default locale the journey has no texts in: runs show the journey's default, and
+            // journey check says so where the locale is written.
+            try writeText(
+                Self.usesShippedDiia + "defaults:\n  locale: zz\n", to: team.appendingPathComponent("journeykit.yaml"))
+            let zz = try await runJourney(["run", "--scenario", scenario], cwd: team)
+            #expect(zz.status == Exit.ok && zz.stdoutLines.first?.hasSuffix("· locale uk") == true, "\(zz)")
+            let check = try await runJourney(["check"], cwd: team)
+            #expect(check.status == Exit.ok, "\(check)")
+            #expect(
+                check.stderr.contains(
+                    "journeykit.yaml:4:11: warning: defaults.locale 'zz': none of the journeys checked has texts in it, so each shows its default's (they have "
+                ), "\(check)")
+            let strict = try await runJourney(["check", "--strict"], cwd: team)
+            #expect(strict.status == Exit.invalid, "\(strict)")
         }
     }
 

@@ -33,6 +33,7 @@ public struct ProjectFileLoader: Sendable {
             if let node = d["locale"], let locale = r.string(node, "'locale'") {
                 if LocaleName.isValid(locale) {
                     settings.locale = locale
+                    settings.localeLocation = node.location
                 } else {
                     r.diagnostics.error(
                         NodeReader.valueType, "'locale' must be a language tag like en or pt-BR, found '\(locale)'",

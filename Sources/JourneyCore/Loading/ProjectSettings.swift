@@ -25,6 +25,8 @@ public struct ProjectSettings: Sendable, Hashable {
     /// The locale a scenario's texts are rendered in when neither `--locale` nor the scenario
     /// names one; a journey without texts in it uses its own default.
     public var locale: String?
+    /// Where `defaults.locale` is written, for what is said of it.
+    public var localeLocation: SourceLocation?
     /// How many scenarios `journey test` runs at the same time when `--jobs` is not given.
     public var jobs: Int?
     /// The rounds of key derivation for a scenario whose device sets no `kdfRounds`.
