@@ -47,9 +47,8 @@ struct CheckCommand: AsyncParsableCommand {
         var diagnostics = loaded
         // A default locale none of the journeys has texts in: every run shows their defaults'.
         if let locale = context.settings.locale, let at = context.settings.localeLocation,
-            !project.journeys.isEmpty, !project.journeys.contains(where: { $0.locales.contains(locale) })
+            let offered = Workspace.localesWithout(locale, in: project.journeys)
         {
-            let offered = Set(project.journeys.flatMap(\.locales)).sorted().joined(separator: ", ")
             diagnostics.warning(
                 "text.locale",
                 "defaults.locale '\(locale)': none of the journeys checked has texts in it, so each shows its default's (they have \(offered))",

@@ -106,10 +106,7 @@ struct DocsCommand: AsyncParsableCommand {
         console.print(diagnostics.shownWhenRunning)
         guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
         // A --locale none of the journeys has would give every page in its default's texts.
-        if let asked = self.locale, !project.journeys.isEmpty,
-            !project.journeys.contains(where: { $0.locales.contains(asked) })
-        {
-            let offered = Set(project.journeys.flatMap(\.locales)).sorted().joined(separator: ", ")
+        if let asked = self.locale, let offered = Workspace.localesWithout(asked, in: project.journeys) {
             throw CLIError("no journey here has texts in '\(PrintableText.escaped(asked))': they have \(offered)")
         }
 

@@ -413,14 +413,13 @@ struct ExploreCommand: AsyncParsableCommand {
             }
         }
         // A scenario named twice, however spelt (`a/s.yaml`, `./a/s.yaml`, its absolute path),
-        // is read once as it was first named, and is one start.
+        // is read once as it was first named (the same absolute path, as the loader tells
+        // files apart), and is one start.
+        let cwd = FileManager.default.currentDirectoryPath
         var named: [CompiledScenario] = []
         for file in from {
-            let resolved = Workspace.resolved(file)
-            guard
-                let scenario = project.scenarios.first(where: {
-                    $0.file == file || Workspace.resolved($0.file) == resolved
-                })
+            let absolute = Path.absolute(file, cwd: cwd)
+            guard let scenario = project.scenarios.first(where: { Path.absolute($0.file, cwd: cwd) == absolute })
             else {
                 throw Workspace.notAScenario(
                     file, option: "--from", in: project,

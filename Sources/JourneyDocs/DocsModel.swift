@@ -145,7 +145,7 @@ public enum DocsBuilder {
         init(journey: Journey, locale: String?, secretStoredKeys: Set<String>) {
             self.journey = journey
             self.secretStoredKeys = secretStoredKeys
-            language = locale.flatMap { journey.locales.contains($0) ? $0 : nil } ?? journey.defaultLocale
+            language = journey.locale(for: locale)
         }
 
         func text(_ t: LocalizedText?) -> String? {

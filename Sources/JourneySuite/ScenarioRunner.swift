@@ -67,9 +67,7 @@ public struct ScenarioRunner: Sendable {
     /// journey has no texts in it (as `journey check` warns), so that the transcript's header
     /// names the locale its texts are in.
     public func locale(for scenario: CompiledScenario) -> String {
-        let source = scenario.journey.source
-        let wanted = configuration.locale ?? scenario.locale ?? defaults.locale
-        return wanted.flatMap { source.locales.contains($0) ? $0 : nil } ?? source.defaultLocale
+        scenario.journey.source.locale(for: configuration.locale ?? scenario.locale ?? defaults.locale)
     }
 
     /// Sets a scenario up to play: everything a run needs except the driver's choices.

@@ -61,7 +61,6 @@ enum Files {
     private static func yamlFiles(
         under path: String, reading limit: Int?, diagnostics: inout DiagnosticList
     ) -> [FolderWalk.File]? {
-        var status = stat()
         // An empty path (`journey check ""`) names nothing: said as such, not as a file at ":1:1".
         if path.isEmpty {
             diagnostics.error(
@@ -69,6 +68,7 @@ enum Files {
                 at: SourceLocation(file: "''", line: 1, column: 1))
             return []
         }
+        var status = stat()
         guard stat(path, &status) == 0 else {
             let error = SystemError()
             // Not there at all, or there but not to be opened (a loop of links, no permission

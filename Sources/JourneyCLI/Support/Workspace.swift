@@ -96,7 +96,7 @@ enum Workspace {
         /// Whether `file` was not found before; it is now.
         @discardableResult
         mutating func isNew(_ file: String) -> Bool {
-            seen.insert("/" + Path.absoluteComponents(file, cwd: cwd).joined(separator: "/")).inserted
+            seen.insert(Path.absolute(file, cwd: cwd)).inserted
         }
 
         /// Whether `folder` is still to be searched: neither it nor a folder above it has been
@@ -265,6 +265,13 @@ enum Workspace {
 }
 
 extension Workspace {
+    /// When none of `journeys` has texts in `locale` (and there are some), the locales they
+    /// have, sorted, as a message lists them; nil when one has it.
+    static func localesWithout(_ locale: String, in journeys: [Journey]) -> String? {
+        guard !journeys.isEmpty, !journeys.contains(where: { $0.locales.contains(locale) }) else { return nil }
+        return Set(journeys.flatMap(\.locales)).sorted().joined(separator: ", ")
+    }
+
     /// Why `path`, given to `option` (`--from`, `--scenario`), names no scenario of `project`:
     /// a folder (`forFolder` says what takes one), one of its journeys, or a file of another
     /// kind.

@@ -139,10 +139,7 @@ public struct JourneyMachine: Sendable {
             self.root = root
             self.rootParams = rootParams
             self.configuration = configuration
-            // A locale the journey has no texts in renders its default's, and says so.
-            self.locale =
-                configuration.locale.flatMap { root.source.locales.contains($0) ? $0 : nil }
-                ?? root.source.defaultLocale
+            self.locale = root.source.locale(for: configuration.locale)
             var params = rootParams
             var missing: String?
             for p in root.params where params[p.name] == nil {

@@ -34,6 +34,12 @@ public struct Journey: Sendable {
     /// The default locale: the first of ``locales``.
     public var defaultLocale: String { locales.first ?? "en" }
 
+    /// The locale its texts are rendered in when `requested` is asked for: that one when the
+    /// journey has texts in it, else its default (`journey check` warns of the others).
+    public func locale(for requested: String?) -> String {
+        requested.flatMap { locales.contains($0) ? $0 : nil } ?? defaultLocale
+    }
+
 }
 
 /// A value together with where it was written.

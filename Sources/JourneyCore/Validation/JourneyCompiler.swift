@@ -600,13 +600,9 @@ struct JourneyContext {
         switch type {
         case .int where text.count > 1 && text.first == "0" && text.unicodeScalars.allSatisfy(\.isASCIIDigit):
             "; numbers are written without leading zeros"
-        // Digits that are no Int: a whole number past what one holds, quoted or not.
-        case .int
-        where !text.isEmpty && text.drop { $0 == "-" }.unicodeScalars.allSatisfy(\.isASCIIDigit) && Int(text) == nil:
-            "; a whole number is from \(Int.min) to \(Int.max)"
-        // A whole number that reached here as text was quoted.
+        // Digits that reached here as text: quoted, or past what a whole number holds.
         case .int where !text.isEmpty && text.drop { $0 == "-" }.unicodeScalars.allSatisfy(\.isASCIIDigit):
-            "; write the number without quotes"
+            Int(text) == nil ? "; a whole number is from \(Int.min) to \(Int.max)" : "; write the number without quotes"
         // A bool that reached here as text was quoted.
         case .bool where ["true", "false"].contains(text): "; write \(text) without quotes"
         case .bool: "; write true or false"
