@@ -73,7 +73,7 @@ let package = Package(
             dependencies: ["JourneyCLI"]
         ),
         // What more than one test target needs; not part of any product.
-        .target(name: "JourneyTestSupport", path: "Tests/JourneyTestSupport"),
+        .target(name: "JourneyTestSupport", dependencies: ["JourneyCore"], path: "Tests/JourneyTestSupport"),
         .testTarget(name: "JourneyCoreTests", dependencies: ["JourneyCore"]),
         .testTarget(
             name: "JourneyHandlersTests",
@@ -96,7 +96,10 @@ let package = Package(
             dependencies: ["JourneyDocs", "JourneyHandlers", "JourneySuite", "JourneyTestSupport"]),
         .testTarget(
             name: "JourneyCLITests",
-            dependencies: ["journey", "JourneyCLI", "JourneyCore", "JourneyDocs", "JourneyHandlers", "JourneySuite"]
+            dependencies: [
+                "journey", "JourneyCLI", "JourneyCore", "JourneyDocs", "JourneyHandlers", "JourneySuite",
+                "JourneyTestSupport",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

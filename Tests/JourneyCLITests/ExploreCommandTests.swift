@@ -1,4 +1,5 @@
 import Foundation
+import JourneyTestSupport
 import Testing
 
 @testable import JourneyCLI
@@ -1171,41 +1172,11 @@ extension ExploreCommandTests {
             "\(said)")
     }
 
-    /// A handler of one's own that gives back, in an outcome not declared secret, the code
-    /// typed into its secret input: the leak `explore.no-secret-leak` finds.
-    final class EchoingCodeHandler: StepHandler {
-        let contract = HandlerContract(
-            id: "t.echo", summary: "shows what is typed",
-            inputs: [InputSpec(name: "code", type: TypeInfo(.string, secret: true), summary: "")],
-            outcomes: [
-                OutcomeSpec(name: "done", summary: "", data: [DataSpec(name: "shown", type: TypeInfo(.string))])
-            ])
-
-        nonisolated(nonsending) func run(
-            _ invocation: HandlerInvocation, context: HandlerContext
-        ) async throws -> HandlerResult {
-            let values = try await context.input(invocation.request())
-            guard case .string(let code)? = values["code"]?.revealed else { throw HandlerError("no code") }
-            return HandlerResult("done", data: ["shown": .string(code)])
-        }
-    }
-
     @Test("a counterexample's transcript shows a secret its path types as •••, where the journey leaks it")
     func counterexampleTranscriptHidesTheLeak() async throws {
         var context = ProjectContext.none
-        context.toolkit = try Toolkit.builtin.adding([EchoingCodeHandler()])
-        let journey = """
-            journey: t.echo
-            version: 1
-            title: Echo
-            start: s
-            steps:
-              s:
-                handler: t.echo
-                on: { done: done }
-            ends:
-              done: { kind: success }
-            """
+        context.toolkit = try Toolkit.builtin.adding([EchoingHandler()])
+        let journey = EchoingHandler.journey
         let project = ProjectLoader(handlers: context.toolkit.handlers).load([
             SourceFile(path: "e.journey.yaml", data: Data(journey.utf8))
         ])

@@ -1,6 +1,7 @@
 import Foundation
 import JourneyCore
 import JourneyHandlers
+import JourneyTestSupport
 import Synchronization
 import Testing
 
@@ -75,23 +76,6 @@ final class FlakyHandler: StepHandler {
             counter.withLock {
                 $0 += 1; return $0
             } % 2 == 0 ? "a" : "b")
-    }
-}
-
-/// A handler that gives back, in an outcome that is not secret, the code typed into its secret
-/// input: a stand-in for a handler that shows what it should not.
-final class EchoHandler: StepHandler {
-    let contract = HandlerContract(
-        id: "t.echo", summary: "shows what is typed",
-        inputs: [InputSpec(name: "code", type: TypeInfo(.string, secret: true), summary: "")],
-        outcomes: [OutcomeSpec(name: "done", summary: "", data: [DataSpec(name: "shown", type: TypeInfo(.string))])])
-
-    nonisolated(nonsending) func run(
-        _ invocation: HandlerInvocation, context: HandlerContext
-    ) async throws -> HandlerResult {
-        let values = try await context.input(invocation.request())
-        guard case .string(let code)? = values["code"]?.revealed else { throw HandlerError("no code") }
-        return HandlerResult("done", data: ["shown": .string(code)])
     }
 }
 
@@ -334,19 +318,8 @@ struct SuiteRunnerTests {
     /// it); the problem says where and whose secret, never the secret.
     @Test func aRunThatShowsASecretIsNeitherComparedNorRecorded() async throws {
         var handlers = BuiltinHandlers.registry
-        try handlers.register(EchoHandler())
-        let echo = """
-            journey: t.echo
-            version: 1
-            title: Echo
-            start: s
-            steps:
-              s:
-                handler: t.echo
-                on: { done: done }
-            ends:
-              done: { kind: success }
-            """
+        try handlers.register(EchoingHandler())
+        let echo = EchoingHandler.journey
         let scenario =
             "scenario: once\njourney: t.echo\nscript:\n  - { at: s, code: \"739164\" }\nexpect: { end: done }\n"
         let project = ProjectLoader(handlers: handlers).load([

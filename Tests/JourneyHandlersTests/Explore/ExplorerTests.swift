@@ -1,4 +1,5 @@
 import Foundation
+import JourneyTestSupport
 import Synchronization
 import Testing
 
@@ -87,24 +88,6 @@ extension ExplorerTests {
     }
 }
 
-/// A handler of one's own with a mistake: it gives back what was typed into its secret input
-/// as data its contract does not declare secret, so the transcript shows it.
-struct EchoingHandler: StepHandler {
-    let contract = HandlerContract(
-        id: "test.echo", summary: "Asks for a code and gives it back.",
-        inputs: [InputSpec(name: "code", type: TypeInfo(.string, secret: true), summary: "the code", classes: ["any"])],
-        outcomes: [OutcomeSpec(name: "done", summary: "", data: [DataSpec(name: "shown", type: TypeInfo(.string))])])
-
-    nonisolated(nonsending) func run(
-        _ invocation: HandlerInvocation, context: HandlerContext
-    ) async throws
-        -> HandlerResult
-    {
-        let (_, code) = try await context.askText("code", invocation)
-        return HandlerResult("done", data: ["shown": .string(code)])
-    }
-}
-
 /// A handler that issues a code and gives it back as data its contract does not declare
 /// secret: a journey that keeps it secret and shows it anyway leaks it.
 struct IssuingHandler: StepHandler {
@@ -131,12 +114,6 @@ struct MuteHandler: StepHandler {
         _ = try await context.input(invocation.request())
         return HandlerResult("done")
     }
-}
-
-extension EchoingHandler: ExplorableHandler {
-    func explorationChoices(
-        _ request: InputRequest, invocation: HandlerInvocation, device: DeviceState, hints: ExplorationHints
-    ) -> [ExplorationChoice] { [ExplorationChoice(label: "any", values: ["code": .string("314159")])] }
 }
 
 extension ExplorerTests {
