@@ -72,12 +72,14 @@ extension JourneyExplorer {
         (problem.0, problem.1, problem.2, watching.journey.id)
     }
 
-    /// What a counterexample's scenario expects of a limit's counter where the path ends, at
-    /// `node`: the root journey's state or any stored counter; a sub-journey's state where the
-    /// run waits in that journey (a scenario reads it there, `in:` it); nil where it waits
-    /// elsewhere, the sub-journey's state gone.
-    static func expected(_ watching: WatchedLimit, _ value: Int, at node: Node) -> Violation.Expected? {
-        let counter = watching.limit.counter
+    /// What a counterexample's scenario expects of a limit's counter (or `variable`, the end
+    /// of its lockout) where the path ends, at `node`: the root journey's state or any stored
+    /// counter; a sub-journey's state where the run waits in that journey (a scenario reads it
+    /// there, `in:` it); nil where it waits elsewhere, the sub-journey's state gone.
+    static func expected(
+        _ watching: WatchedLimit, _ value: Int, at node: Node, of variable: VariableReference? = nil
+    ) -> Violation.Expected? {
+        let counter = variable ?? watching.limit.counter
         guard !watching.root, counter.scope == .state else {
             return Violation.Expected(variable: counter, value: value)
         }
@@ -115,18 +117,22 @@ extension JourneyExplorer {
         let limit = watching.limit
         let journey = watching.journey
         let after = Self.counter(limit.counter, next.machine, journey: journey.id)
+        let frame = JourneyMachine.FrameOnDevice(node.machine, running: journey.id)
+        let lockout = Self.lockout(of: watching, from: node, to: next, after: after, maximum: frame?.maximum(of: limit))
+        switch lockout {
+        case .ended, .running: return nil
+        case .none, .endedEarly: break
+        }
+        let endsLockoutEarly = lockout == .endedEarly
         // A counter that went up has counted what it was to count.
-        guard after <= before else { return nil }
+        guard after <= before || endsLockoutEarly else { return nil }
         let taken = watching.root ? edges : completed.filter { $0.journey == journey.id }.map(\.edge)
         let (counted, resets) = watching.counted(taken)
-        guard after < before || counted > 0 else { return nil }
+        guard after < before || counted > 0 || endsLockoutEarly else { return nil }
         // Once spent, the limit has led to `exceeded`: what follows may start the count afresh
         // only as anything else may, by replacing what it guards or checking another
         // credential (signing in again); a "Try again" that sets it back buys another round.
-        let frame = JourneyMachine.FrameOnDevice(node.machine, running: journey.id)
         let spent = frame.map { before >= $0.maximum(of: limit) } ?? false
-        // A lockout that has ended gives the attempts back when its step is next entered.
-        if let until = limit.lockedUntil, Self.counter(until, node.machine, journey: journey.id) > 0 { return nil }
         let way = edges.map(\.description).joined(separator: " ")
         // An outcome the limit counts that the move then takes back (its transition sets the
         // counter down), short of spending the limit: the count never reaches its maximum.
@@ -169,6 +175,15 @@ extension JourneyExplorer {
         if Self.kept(by: node.machine, for: watching) != Self.kept(by: next.machine, for: watching) {
             return nil
         }
+        if endsLockoutEarly, let until = limit.lockedUntil {
+            return (
+                .exceededTarget,
+                "\(way.isEmpty ? "a move" : way) ends the lockout of \(watching.name) early (\(until)) and leaves \(after) attempts (\(limit.counter)) and what its steps check against as it was, without a credential checked: the next round of tries starts at once, not when the lockout ends; let the lockout run out, or check another credential first",
+                Self.expected(
+                    watching, Self.counter(until, node.machine, journey: journey.id), at: next, of: until),
+                nil
+            )
+        }
         if spent {
             return (
                 .exceededTarget,
@@ -181,6 +196,42 @@ extension JourneyExplorer {
             "\(way.isEmpty ? "a move" : way) takes \(watching.name) from \(before) to \(after) attempts (\(limit.counter)) and leaves what its steps check against as it was, without reaching '\(limit.name)' exceeded or an outcome its step resets on: going round this way buys attempts against the same secret",
             Self.expected(watching, before, at: next), nil
         )
+    }
+
+    /// Where a limit's lockout stands on a user's move from `node` to `next`.
+    enum LockoutOnMove: Equatable {
+        /// The limit has no lockout, or none was started.
+        case none
+        /// It has ended at `node`: the step, entered again, starts the count afresh.
+        case ended
+        /// It runs at `node` and still runs at `next`: no attempt can be made, whatever the
+        /// count (the step, entered, leads to `exceeded` until it ends).
+        case running
+        /// It ran at `node`, and the move ended it with attempts left (`after`, the counter at
+        /// `next`, below the maximum, or its count started afresh): tries before its end.
+        case endedEarly
+    }
+
+    /// Where the lockout of the limit `watching` watches stands on a move from `node` to
+    /// `next`, the limit's counter `after` it and its maximum `maximum` (nil: not known).
+    static func lockout(
+        of watching: WatchedLimit, from node: Node, to next: Node, after: Int, maximum: Int?
+    ) -> LockoutOnMove {
+        guard let until = watching.limit.lockedUntil else { return .none }
+        let journey = watching.journey.id
+        // Ends, in seconds since 1970; the clock in milliseconds: a lockout runs while
+        // clock < end * 1000, that is while clock / 1000 < end.
+        let ends = counter(until, node.machine, journey: journey)
+        guard ends > 0 else { return .none }
+        guard ends > node.machine.device.clock / 1000 else { return .ended }
+        let endsNext = counter(until, next.machine, journey: journey)
+        if endsNext > next.machine.device.clock / 1000 { return .running }
+        // Ended by the move: a count left at its maximum locks again when the step is entered
+        // (with no end kept, `exceeded` starts a lockout anew); an end in the past, or a count
+        // below its maximum, lets the user try at once.
+        if endsNext > 0 { return .endedEarly }
+        guard let maximum else { return .none }
+        return after < maximum ? .endedEarly : .none
     }
 
     /// Whether one of `edges` (steps of `journey` and their outcomes) is an outcome that

@@ -226,7 +226,9 @@ extension ExplorerTests {
         "a spent limit given back is caught: a 'Try again' that clears the count, an 'exceeded' that clears the lockout"
     )
     func spentLimitGivenBack() async throws {
-        func explored(_ limit: String, tooMany: String) async throws -> [JourneyExplorer.Violation] {
+        func explored(
+            _ limit: String, tooMany: String, retry: String = "Try again"
+        ) async throws -> [JourneyExplorer.Violation] {
             let yaml = """
                 journey: t.spent
                 version: 1
@@ -249,7 +251,7 @@ extension ExplorerTests {
                     on: { correct: unlocked, wrong: enterPin, missing: choosePin }
                   tooMany:
                     handler: ui.screen
-                    screen: { title: Too many wrong PINs, actions: { retry: Try again, signIn: Sign in } }
+                    screen: { title: Too many wrong PINs, actions: { retry: \(retry), signIn: Sign in } }
                     on:
                       signIn: out
                       retry: \(tooMany)
@@ -290,6 +292,30 @@ extension ExplorerTests {
         // Kept at its maximum while the lockout runs: once it has ended, the pad entered again
         // (the app opened again after the wait included) starts the count afresh, as documented.
         #expect(try await explored(lockout + " tooMany\n    keep: true", tooMany: "enterPin").isEmpty)
+        // "Try again" while the lockout runs: setting the count back buys nothing while the
+        // lockout's end is kept (the pad, entered, leads to `exceeded` until it passes)...
+        let keptLocked = lockout + " tooMany\n    keep: true"
+        #expect(try await explored(keptLocked, tooMany: "{ set: { stored.failures: 0 }, to: enterPin }").isEmpty)
+        // ...and clearing the end with the count left spent locks again at once; but clearing
+        // both, or the end where `exceeded` set the count back, gives the tries back early.
+        #expect(try await explored(keptLocked, tooMany: "{ set: { stored.lockedUntil: 0 }, to: enterPin }").isEmpty)
+        let clearsBoth = "{ set: { stored.failures: 0, stored.lockedUntil: 0 }, to: enterPin }"
+        for (limit, retry) in [
+            (keptLocked, clearsBoth), (lockout + " tooMany", clearsBoth),
+            (lockout + " tooMany", "{ set: { stored.lockedUntil: 0 }, to: enterPin }"),
+        ] {
+            let early = try await explored(limit, tooMany: retry)
+            #expect(early.map(\.id) == ["explore.exceeded-target"], "\(limit) \(retry): \(early.map(\.message))")
+            #expect(early.first?.message.contains("ends the lockout of") == true, "\(early.map(\.message))")
+            #expect(early.first?.path.last?.description == "tooMany: retry", "\(early.map(\.path))")
+            #expect(early.first?.expected?.variable.name == "lockedUntil", "\(early.map(\.expected))")
+        }
+        // A "Try again" shown only once the lockout has ended, setting the count back: clean.
+        #expect(
+            try await explored(
+                lockout + " tooMany", tooMany: clearsBoth,
+                retry: "{ label: Try again, enabled: \"${!limits.pinEntry.locked}\" }"
+            ).isEmpty)
     }
 
     @Test("ages a guard computes from a duration (three resend periods) are told apart: the trap after them is found")
