@@ -669,6 +669,22 @@ struct AuthRuleTests {
             ])
         let right = Self.findings(verify("{ limit: tries, counts: [wrong], resets: [correct] }"))
         #expect(right.errors.isEmpty && right.warnings.isEmpty, "\(right)")
+        // The count written back by hand where the pad refuses, or on its "Forgot PIN?": each
+        // gives the tries back as a reset would; written on a success, it is what a reset does.
+        let counted = "{ limit: tries, counts: [wrong], resets: [correct] }"
+        #expect(
+            Self.findings(verify(counted, wrong: "{ set: { stored.failures: 0 }, to: s }")).warnings == [
+                "auth.failure-uncounted 16:42"
+            ])
+        #expect(
+            Self.findings(
+                verify(counted).replacingOccurrences(
+                    of: "forgot: out", with: "forgot: { set: { stored.failures: \"${stored.failures - 1}\" }, to: s }")
+            ).warnings == ["auth.failure-uncounted 16:67"])
+        let onSuccess = Self.findings(
+            verify(counted).replacingOccurrences(
+                of: "correct: done", with: "correct: { set: { stored.failures: 0 }, to: done }"))
+        #expect(onSuccess.errors.isEmpty && onSuccess.warnings.isEmpty, "\(onSuccess)")
         let declared = Self.findings(
             verify("").replacingOccurrences(
                 of: "stored:\n",

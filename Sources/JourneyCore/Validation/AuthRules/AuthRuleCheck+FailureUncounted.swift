@@ -72,8 +72,30 @@ extension AuthRuleCheck {
                     "limit '\(charge.limit.value)' at step '\(id)' is set back by '\(reset.value)', \(what): the tries spent before it come back; only \(Self.listed(check.accepted, "or")) may reset it",
                     at: reset.location)
             }
+            countWrittenByHand(at: step, check: check, charge: charge)
         }
         return checks
+    }
+
+    /// A `set:` of the limit's counter (or of the end of its lockout) on an outcome of the step
+    /// that charges it other than a success or one its `resets` names: the limit keeps its own
+    /// count, and one written back by hand (`wrong: { set: { stored.failures: 0 } }`, a
+    /// "Forgot PIN?" on the pad that clears it) gives the tries spent back.
+    private mutating func countWrittenByHand(
+        at step: Step, check: HandlerContract.CredentialCheck, charge: AttemptCharge
+    ) {
+        guard let limit = journey.limit(chargedBy: step) else { return }
+        let kept = [limit.counter.value] + (limit.lockedUntil.map { [$0.value] } ?? [])
+        let resets = Set(charge.resets.map(\.value))
+        for (outcome, transition) in step.transitions
+        where !check.accepted.contains(outcome.value) && !resets.contains(outcome.value) {
+            for assignment in transition.branches.flatMap(\.assignments) where kept.contains(assignment.target.value) {
+                find(
+                    .uncountedFailure,
+                    "'\(outcome.value)' at step '\(step.id.value)' sets \(assignment.target.value) of limit '\(limit.name.value)', which the limit keeps itself, on no success of the \(step.handlerID ?? "step's") check: the tries spent come back; leave the count to the limit (its 'resets' for a success)",
+                    at: assignment.target.location)
+            }
+        }
     }
 
     /// Two pads for the same PIN, each with a count of its own and each reached without the
