@@ -180,3 +180,50 @@ struct ExpressionLexer {
         return !letters.isEmpty && letters.allSatisfy { "dhms".contains($0) }
     }
 }
+
+extension ExpressionLexer {
+    /// `text` (an expression, or a template holding some) with the text of every string and
+    /// number literal shown as `•••`: how a diagnostic quotes an expression that reads a
+    /// secret, whose literals may be what it is compared with (`startsWith(outcome.pin, '48')`).
+    /// Names, durations and operators are kept; an unclosed string is masked to the end.
+    static func maskingLiterals(_ text: String) -> String {
+        var masked = String.UnicodeScalarView()
+        let scalars = Array(text.unicodeScalars)
+        var index = 0
+        var previous: Unicode.Scalar?
+        while index < scalars.count {
+            let c = scalars[index]
+            if c == "'" || c == "\"" {
+                // The literal's text, escapes included, up to its closing quote.
+                var end = index + 1
+                while end < scalars.count, scalars[end] != c { end += scalars[end] == "\\" ? 2 : 1 }
+                masked.append(c)
+                masked.append(contentsOf: "•••".unicodeScalars)
+                if end < scalars.count { masked.append(c) }
+                index = end + 1
+                previous = c
+                continue
+            }
+            let inName =
+                previous.map { $0 == "_" || $0 == "." || $0.properties.isAlphabetic || ("0"..."9").contains($0) }
+                ?? false
+            if ("0"..."9").contains(c), !inName {
+                var end = index
+                while end < scalars.count, ("0"..."9").contains(scalars[end]) { end += 1 }
+                // A duration (`5m`, `1h30m`) says how long, not a secret: kept.
+                if end < scalars.count, scalars[end].properties.isAlphabetic {
+                    masked.append(contentsOf: scalars[index..<end])
+                } else {
+                    masked.append(contentsOf: "•••".unicodeScalars)
+                }
+                previous = scalars[end - 1]
+                index = end
+                continue
+            }
+            masked.append(c)
+            previous = c
+            index += 1
+        }
+        return String(masked)
+    }
+}

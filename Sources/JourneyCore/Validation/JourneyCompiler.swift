@@ -421,7 +421,7 @@ struct JourneyContext {
         guard type?.secret == true else { return false }
         diagnostics.error(
             C.secretLeak,
-            "the condition '\(text)' is computed from a secret, and transcripts show \(shows): compare the secret with == or != (or len, matches), whose results are not secret",
+            "the condition '\(ExpressionLexer.maskingLiterals(text))' is computed from a secret, and transcripts show \(shows): compare the secret with == or != (or len, matches), whose results are not secret",
             at: location)
         return true
     }
@@ -529,14 +529,16 @@ struct JourneyContext {
                 report(errors, at: location, plain: plain)
                 guard let type, errors.isEmpty else { return nil }
                 if type.type != expected.type && type.type != .any && expected.type != .any {
+                    // A secret's template may hold the secret written in: its literals not shown.
+                    let shown = expected.secret ? ExpressionLexer.maskingLiterals(text) : text
                     diagnostics.error(
-                        C.typeMismatch, "\(what) is \(expected.type), but '\(text)' is \(type.type)", at: location)
+                        C.typeMismatch, "\(what) is \(expected.type), but '\(shown)' is \(type.type)", at: location)
                     return nil
                 }
                 if type.secret && !expected.secret {
                     diagnostics.error(
                         C.secretLeak,
-                        "\(what) is not secret, but '\(text)' is computed from a secret; declare it with 'secret: true'",
+                        "\(what) is not secret, but '\(ExpressionLexer.maskingLiterals(text))' is computed from a secret; declare it with 'secret: true'",
                         at: location)
                     return nil
                 }

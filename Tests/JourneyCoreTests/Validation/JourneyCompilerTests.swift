@@ -330,6 +330,33 @@ struct JourneyCompilerTests {
         #expect(diagnostics(compared).isEmpty, "\(diagnostics(compared))")
     }
 
+    @Test("a message about an expression that reads a secret, or is written for one, shows none of its literals")
+    func secretExpressionsQuotedWithoutLiterals() {
+        let text = Self.secretOutcome(
+            """
+            - if: "startsWith(outcome.pin, '4826') || outcome.pin < \\"48\\\\\\"26\\""
+                      to: done
+                    - else:
+                        set: { state.hint: "${outcome.pin + '4826'}", state.code: "${4826 + len(outcome.pin)}" }
+                        to: done
+            """, extra: "state:\n  hint: { type: string }\n  code: { type: string, secret: true }"
+        ).text
+        let messages = diagnostics(text).map(\.message)
+        #expect(messages.count == 3, "\(messages)")
+        #expect(messages.allSatisfy { !$0.contains("48") && !$0.contains("26") && $0.contains("•••") }, "\(messages)")
+        #expect(
+            messages.contains {
+                $0.hasPrefix("the condition 'startsWith(outcome.pin, '•••') || outcome.pin < \"•••\"' is computed")
+            }, "\(messages)")
+        #expect(messages.contains { $0.hasSuffix("but '${••• + len(outcome.pin)}' is int") }, "\(messages)")
+        #expect(
+            messages.contains { $0.contains("but '${outcome.pin + '•••'}' is computed from a secret") }, "\(messages)")
+        // Names with digits, and durations, are no literals a secret is compared with: kept.
+        #expect(
+            ExpressionLexer.maskingLiterals("since(state.t2) > 5m && x == 12") == "since(state.t2) > 5m && x == •••")
+        #expect(ExpressionLexer.maskingLiterals("a == 'it\\'s' && b == \"x") == "a == '•••' && b == \"•••")
+    }
+
     @Test func anActionEnabledBySecretLeaks() {
         let source = Self.enabledAction(
             "\"1️⃣${startsWith(stored.code, '1')}\"", extra: "stored:\n  code: { type: string, secret: true }")
