@@ -29,7 +29,7 @@ struct ExploreCommandTests {
             result.stdout.contains(
                 "explore.exceeded-target: tryAgain --retry--> takes limit 'pinEntry' of t.pin-check from 1 to 0 attempts (stored.failures)"
             ), "\(result)")
-        #expect(result.stderr.contains("explored 4 journeys: 2 clean, 2 with violations"), "\(result)")
+        #expect(result.stdout.contains("explored 4 journeys: 2 clean, 2 with violations"), "\(result)")
         // The called journey says a restart starts its count over on purpose: its callers are
         // held to what it declares.
         try await withTemporaryDirectory { directory in
@@ -371,7 +371,7 @@ struct ExploreCommandTests {
         #expect(result.status == Exit.ok, "\(result)")
         #expect(
             result.stdoutLines.first == "examples.pin-model: 45 states, 140 transitions, depth 8: clean", "\(result)")
-        #expect(result.stderr.contains("explored 1 journey: 1 clean, 0 with violations"), "\(result)")
+        #expect(result.stdout.contains("explored 1 journey: 1 clean, 0 with violations"), "\(result)")
     }
 
     @Test(
@@ -428,11 +428,14 @@ struct ExploreCommandTests {
             #expect(result.stdout.contains(": \(moves)\n"), "\(result)")
             let name = invariant.drop { $0 != "." }.dropFirst()
             let scenario = "\(out)/\(journey).\(name).scenario.yaml"
-            // The output says how to replay it: the fixtures are outside the project's folders.
+            // The output says how to replay it: the fixtures are outside the project's folders;
+            // and, of a trap, that the replay waits there and passes.
+            let command = "`journey run --scenario \(scenario) --journeys \(Self.fixtures)`"
             #expect(
                 result.stdout.contains(
-                    "written to \(scenario); replay it with `journey run --scenario \(scenario) --journeys \(Self.fixtures)`"
-                ),
+                    replayed == nil
+                        ? "written to \(scenario); \(command) leads to where no end can be reached and waits there (a run cannot tell that no way leads on: the replay passes)"
+                        : "written to \(scenario); replay it with \(command)"),
                 "\(result)")
             let replay = try await runJourney(["run", "--scenario", scenario, "--journeys", Self.fixtures])
             if let replayed {
@@ -472,6 +475,7 @@ struct ExploreCommandTests {
             (["--emit", "", "journeys/examples"], "--emit takes a folder to write scenarios into"),
             (["--seed", "7", "journeys/examples"], "--seed and --walks go with --random"),
             (["--walks", "10", "journeys/examples"], "--seed and --walks go with --random"),
+            (["--random", "--strict", "journeys/examples"], "--strict asks that every reachable state be explored"),
             (
                 [scenario],
                 "\(scenario) is a scenario, not a journey: to explore its journey from where it starts, give it with --from"
@@ -538,7 +542,7 @@ struct ExploreCommandTests {
                 "\(kept)")
             // The exploration is still printed whole, with its summary.
             #expect(kept.stdout.contains("explore.counter-survives: an app restart takes limit"), "\(kept)")
-            #expect(kept.stderr.contains("explored 1 journey: 0 clean, 1 with violations"), "\(kept)")
+            #expect(kept.stdout.contains("explored 1 journey: 0 clean, 1 with violations"), "\(kept)")
             #expect(kept.stderr.hasSuffix("error: 1 counterexample not written to \(out.path)\n"), "\(kept)")
             // A folder in its place: kept too.
             try FileManager.default.removeItem(at: emitted)
@@ -795,17 +799,18 @@ extension ExploreCommandTests {
         #expect(starts.first?.hasPrefix("  from tree-code-expired: ") == true, "\(starts)")
         #expect(starts.count == 7 && !starts.contains { $0.contains("the default device") }, "\(starts)")
         #expect(
-            folder.stderr.contains(
+            folder.stdout.contains(
                 "explored 4 journeys from 31 starts: 4 clean, 0 with violations"), "\(folder)")
 
         let alone = try await runJourney(["explore", "journeys/examples/tree-login.journey.yaml"])
         #expect(alone.status == Exit.ok, "\(alone)")
         #expect(
             alone.stdout
-                == "examples.tree-login: not explored: it needs param 'hotpSecret', which has no default, and none of its scenarios is among those given (give their folder, or start from one with --from)\n",
+                == "examples.tree-login: not explored: it needs param 'hotpSecret', which has no default, and none of its scenarios is among those given (give their folder, or start from one with --from)\n"
+                + "explored 0 journeys: 0 clean, 0 with violations; 1 not explored: examples.tree-login\n",
             "\(alone)")
         #expect(
-            alone.stderr.contains(
+            alone.stdout.contains(
                 "explored 0 journeys: 0 clean, 0 with violations; 1 not explored: examples.tree-login"),
             "\(alone)")
 
@@ -1127,7 +1132,7 @@ extension ExploreCommandTests {
             stopped.stdout.contains(
                 "bounds: depth 1000000, 100000000 states; stopped at the memory bound (96.0 MiB); "),
             "\(stopped)")
-        #expect(stopped.stderr.hasSuffix("; 1 cut short by the bounds: t.steps\n"), "\(stopped)")
+        #expect(stopped.stdout.hasSuffix("; 1 cut short by the bounds: t.steps\n"), "\(stopped)")
         let strict = try await runJourney(arguments + ["--memory", "96MiB", "--strict"], timeout: 120)
         #expect(strict.status == Exit.failed, "\(strict)")
         let json = try await runJourney(arguments + ["--memory", "96MiB", "--json"], timeout: 120)
@@ -1234,15 +1239,15 @@ extension ExploreCommandTests {
         let explored = try await runJourney(["explore", "Tests/Fixtures/deep", "Tests/Fixtures/heavy"])
         #expect(explored.status == Exit.ok, "\(explored)")
         #expect(
-            explored.stderr.contains(
+            explored.stdout.contains(
                 "explored 2 journeys: 2 clean, 0 with violations; 1 cut short by the bounds: t.steps\n"), "\(explored)")
         #expect(explored.stdout.contains("6 states at the depth bound not expanded"), "\(explored)")
         // Explored to the end, the last line says nothing of the bounds.
         let exhausted = try await runJourney(["explore", "journeys/examples/pin-model.journey.yaml"])
-        #expect(exhausted.stderr.contains("explored 1 journey: 1 clean, 0 with violations\n"), "\(exhausted)")
+        #expect(exhausted.stdout.contains("explored 1 journey: 1 clean, 0 with violations\n"), "\(exhausted)")
         // The state bound cuts it short too.
         let few = try await runJourney(["explore", "journeys/examples/pin-model.journey.yaml", "--states", "10"])
-        #expect(few.stderr.contains("; 1 cut short by the bounds: examples.pin-model\n"), "\(few)")
+        #expect(few.stdout.contains("; 1 cut short by the bounds: examples.pin-model\n"), "\(few)")
 
         try await withTemporaryDirectory { directory in
             let report = directory.appendingPathComponent("report.json")
@@ -1325,7 +1330,7 @@ extension ExploreCommandTests {
         let explored = try await runJourney(["explore", "--strict", "Tests/Fixtures/deep", "Tests/Fixtures/heavy"])
         #expect(explored.status == Exit.failed, "\(explored)")
         #expect(
-            explored.stderr.hasSuffix(
+            explored.stdout.hasSuffix(
                 "explored 2 journeys: 2 clean, 0 with violations; 1 cut short by the bounds: t.steps (--strict: it fails)\n"
             ), "\(explored)")
         // With --json the exit status says it alone: standard output is the report.
@@ -1336,12 +1341,12 @@ extension ExploreCommandTests {
         // Explored to the end, --strict changes nothing; nor does a bound raised until it is.
         let exhausted = try await runJourney(["explore", "--strict", "journeys/examples/pin-model.journey.yaml"])
         #expect(exhausted.status == Exit.ok, "\(exhausted)")
-        #expect(exhausted.stderr.hasSuffix("explored 1 journey: 1 clean, 0 with violations\n"), "\(exhausted)")
+        #expect(exhausted.stdout.hasSuffix("explored 1 journey: 1 clean, 0 with violations\n"), "\(exhausted)")
         // The state bound cuts short as the depth bound does.
         let few = try await runJourney(
             ["explore", "--strict", "--states", "10", "journeys/examples/pin-model.journey.yaml"])
         #expect(few.status == Exit.failed, "\(few)")
-        #expect(few.stderr.contains("; 1 cut short by the bounds: examples.pin-model (--strict: it fails)\n"), "\(few)")
+        #expect(few.stdout.contains("; 1 cut short by the bounds: examples.pin-model (--strict: it fails)\n"), "\(few)")
 
         let failing = try await runJourney(["test", "Tests/Fixtures/deep", "--explore", "--strict"], timeout: 120)
         #expect(failing.status == Exit.failed, "\(failing)")
@@ -1419,14 +1424,14 @@ extension ExploreCommandTests {
                 lenient.stdout.contains("  explore.explorable declared as an exception but not broken: \(reason)"),
                 "\(lenient)")
             #expect(
-                lenient.stderr.hasSuffix(
+                lenient.stdout.hasSuffix(
                     "explored 1 journey: 1 clean, 0 with violations; 1 not explored: t.undeclared; 1 not explored, as it declares: t.declared\n"
                 ), "\(lenient)")
 
             let strict = try await runJourney(["explore", "--strict", "."], cwd: directory)
             #expect(strict.status == Exit.failed, "\(strict)")
             #expect(
-                strict.stderr.contains(
+                strict.stdout.contains(
                     "; 1 not explored: t.undeclared (--strict: it fails); 1 not explored, as it declares"),
                 "\(strict)")
             // Declared, the journey passes --strict.
@@ -1561,7 +1566,7 @@ extension ExploreCommandTests {
             // Every transition is taken from one start or the other; the coverage is over both.
             #expect(!result.stdout.contains("transitions no path takes"), "\(result)")
             #expect(result.stdout.contains("  coverage: the explored paths take 4 of 4 transitions"), "\(result)")
-            #expect(result.stderr.contains("explored 1 journey from 2 starts: 1 clean"), "\(result)")
+            #expect(result.stdout.contains("explored 1 journey from 2 starts: 1 clean"), "\(result)")
             // --json gives each start on its own.
             let json = try await runJourney(["explore", "--json"], cwd: project)
             let entries = try #require(

@@ -68,8 +68,8 @@ struct ExploreInterruptTests {
                     ),
                     "\(stdout)")
                 #expect(
-                    stderr.hasSuffix("explored 2 journeys: 1 clean, 1 with violations, interrupted by SIGINT\n"),
-                    "\(stderr)")
+                    stdout.hasSuffix("explored 2 journeys: 1 clean, 1 with violations, interrupted by SIGINT\n"),
+                    "\(stdout)")
             }
         }
     }
