@@ -71,9 +71,16 @@ public struct ExplorationStarts: Sendable {
         let defaultExplorer = JourneyExplorer(
             library: library, device: JourneyExplorer.defaultDevice, bounds: bounds, jobs: jobs)
         var needing: [String: [String]] = [:]
+        // A scenario that starts where the default device does (no params, no stubs, nothing
+        // typed) is that start.
+        var seen: [Fingerprint: Int] = [:]
         for journey in journeys {
             let needed = journey.source.params.filter { $0.defaultValue == nil }.map(\.name.value)
             if needed.isEmpty {
+                seen[
+                    Fingerprint(
+                        journey: journey.id, device: defaultExplorer.device, params: defaultExplorer.params, stubs: [],
+                        hints: defaultExplorer.hints)] = starts.count
                 starts.append(Start(journey: journey, explorer: defaultExplorer))
             } else {
                 needing[journey.id] = needed
@@ -81,7 +88,6 @@ public struct ExplorationStarts: Sendable {
         }
         var given = scenarios.filter { $0.needs.isEmpty }
         for scenario in named where !given.contains(where: { $0.file == scenario.file }) { given.append(scenario) }
-        var seen: [Fingerprint: Int] = [:]
         for scenario in given.sorted(by: { ($0.journey.id, $0.id, $0.file) < ($1.journey.id, $1.id, $1.file) }) {
             let explorer = try player.explorer(from: scenario, in: library, bounds: bounds, jobs: jobs)
             let stubs = scenario.network.map { stub in

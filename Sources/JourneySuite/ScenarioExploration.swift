@@ -38,7 +38,8 @@ extension ScenarioRunner {
         for session in scenario.sessions {
             for entry in session.script {
                 guard case .input(_, let values) = entry.kind else { continue }
-                for (name, value) in values.sorted(by: { $0.key < $1.key }) {
+                // An action pressed is no text typed: the explorer presses every enabled one.
+                for (name, value) in values.sorted(by: { $0.key < $1.key }) where name != "action" {
                     guard case .string(let text) = value.revealed else { continue }
                     if name == "pin" { pins.append(text) }
                     if !(typed[name] ?? []).contains(text) { typed[name, default: []].append(text) }

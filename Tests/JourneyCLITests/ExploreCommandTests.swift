@@ -1053,6 +1053,53 @@ struct TestExploreTests {
 }
 
 extension ExploreCommandTests {
+    @Test(
+        "scenarios that press other actions start alike; one on the default device, with nothing typed, is that start")
+    func actionsAreNoStart() async throws {
+        try await withTemporaryDirectory { directory in
+            try writeText(
+                """
+                journey: t.actions
+                version: 1
+                title: Actions
+                start: welcome
+                steps:
+                  welcome: { handler: ui.screen, screen: { title: Welcome, actions: { go: Go } }, on: { go: home } }
+                  home:
+                    handler: ui.screen
+                    screen: { title: Home, actions: { done: Done, out: Sign out } }
+                    on: { done: done, out: bye }
+                ends: { done: { kind: success }, bye: { kind: cancel } }
+                """, to: directory.appendingPathComponent("journeys/actions.journey.yaml"))
+            for (name, device, last, end) in [
+                ("a", "", "done", "done"), ("b", "", "out", "bye"),
+                ("c", "device: { biometry: faceID, enrolled: true, kdfRounds: 1 }\n", "done", "done"),
+            ] {
+                try writeText(
+                    """
+                    scenario: \(name)
+                    journey: t.actions
+                    \(device)script:
+                      - { at: welcome, action: go }
+                      - { at: home, action: \(last) }
+                    expect: { end: \(end) }
+                    """, to: directory.appendingPathComponent("journeys/scenarios/\(name).scenario.yaml"))
+            }
+            let explored = try await runJourney(["explore", "journeys"], cwd: directory)
+            #expect(explored.status == Exit.ok, "\(explored)")
+            // a and b differ only in the actions they press: one start; c is the default device's.
+            #expect(
+                explored.stdoutLines.first == "t.actions from 2 starts (the default device and 1 scenario): clean",
+                "\(explored)")
+            #expect(
+                explored.stdoutLines.filter { $0.hasPrefix("  from ") }.map { $0.prefix { $0 != ":" } } == [
+                    "  from the default device", "  from a",
+                ], "\(explored)")
+            let tested = try await runJourney(["test", "journeys", "--update", "--explore"], cwd: directory)
+            #expect(tested.status == Exit.ok && tested.stdout.contains("PASS t.actions › explore"), "\(tested)")
+        }
+    }
+
     /// `journey test PATH --explore --json REPORT`, and the report it wrote.
     func testExplored(_ path: String) async throws -> (result: RunResult, json: String) {
         try await withTemporaryDirectory { directory in
