@@ -21,8 +21,8 @@ struct CheckCommand: AsyncParsableCommand {
               journey check journeys/eduid/onboarding.journey.yaml journeys/eiam/
               journey check                # the project's journey folders, whole
 
-            Exits 0 when there are no errors (warnings are printed but allowed; use --strict to \
-            fail on them too), 2 when there are errors.
+            Exits 0 when there are no errors (warnings are printed but allowed; with --strict \
+            they are printed and counted as errors), 2 when there are errors.
             """
     )
 
@@ -32,7 +32,7 @@ struct CheckCommand: AsyncParsableCommand {
     )
     var paths: [String] = []
 
-    @Flag(help: "Treat warnings as errors.")
+    @Flag(help: "Treat warnings as errors: printed as `error:`, and failing the check.")
     var strict = false
 
     @Flag(name: .shortAndLong, help: "Print nothing but the problems.")
@@ -54,6 +54,9 @@ struct CheckCommand: AsyncParsableCommand {
                 "defaults.locale '\(locale)': none of the journeys checked has texts in it, so each shows its default's (they have \(offered))",
                 at: at)
         }
+        // With --strict the warnings are errors: said as such, and counted as such.
+        let promoted = strict ? diagnostics.warningCount : 0
+        if strict { diagnostics = diagnostics.warningsAsErrors }
         console.print(diagnostics)
         let errors = diagnostics.errorCount
         let warnings = diagnostics.warningCount
@@ -63,12 +66,15 @@ struct CheckCommand: AsyncParsableCommand {
             let files =
                 "\(counted(project.journeyFiles, "journey")) and \(counted(project.scenarioFiles, "scenario"))"
                 + (reached > 0 ? ", with \(counted(reached, "journey")) they play or call" : "")
-            // With --strict the warnings fail the check: the summary says so.
-            let failing = strict && warnings > 0 ? " (--strict: the warnings fail the check)" : ""
+            // With --strict the warnings fail the check: the summary says how many of the errors were.
+            let failing =
+                promoted > 0
+                ? " (--strict: \(counted(promoted, "warning")) counted as \(promoted == 1 ? "an error" : "errors"))"
+                : ""
             console.err(
                 "checked \(files): \(counted(errors, "error")), \(counted(warnings, "warning"))\(failing)\n"
             )
         }
-        if errors > 0 || (strict && warnings > 0) { throw ExitCode(ExitStatus.invalid) }
+        if errors > 0 { throw ExitCode(ExitStatus.invalid) }
     }
 }

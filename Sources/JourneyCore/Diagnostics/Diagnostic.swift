@@ -123,6 +123,19 @@ public struct DiagnosticList: Sendable {
         items.count { $0.severity == .warning } + omitted.values.reduce(0) { $0 + $1.warnings }
     }
 
+    /// Every warning made an error (those left out included), as `journey check --strict`
+    /// holds them: printed as `error:` and counted as errors.
+    public var warningsAsErrors: DiagnosticList {
+        var result = self
+        result.items = items.map { diagnostic in
+            var diagnostic = diagnostic
+            if diagnostic.severity == .warning { diagnostic.severity = .error }
+            return diagnostic
+        }
+        result.omitted = omitted.mapValues { (errors: $0.errors + $0.warnings, warnings: 0) }
+        return result
+    }
+
     /// The errors only: what `run`, `test` and `docs` print (warnings are `journey check`'s
     /// business), with the count of errors left out.
     public var errors: DiagnosticList {
