@@ -338,6 +338,16 @@ struct AuthRuleTests {
         #expect(
             Self.findings(Self.journey(throughState, extra: stored + "\n" + Self.newPinState)).warnings
                 == ["auth.pin-in-store 22:16"])
+        // What only measures or tests the PIN keeps none of it; what changes its case keeps it all.
+        func kept(_ value: String, type: String = "int") -> [String] {
+            let steps = direct.replacingOccurrences(
+                of: "stored.pin: \"${outcome.pin}\"", with: "stored.fact: \"\(value)\"")
+            return Self.findings(Self.journey(steps, extra: "stored:\n  fact: { type: \(type) }")).warnings
+        }
+        #expect(kept("${len(outcome.pin)}").isEmpty)
+        #expect(kept("${outcome.pin != ''}", type: "bool").isEmpty)
+        #expect(kept("${outcome.pin == '' ? 'none' : 'set'}", type: "string").isEmpty)
+        #expect(kept("${'v1:' + lower(outcome.pin)}", type: "string") == ["auth.pin-in-store 13:16"])
     }
 
     @Test("a biometric success that signs in without opening a key; a limit on retries")
@@ -1225,6 +1235,43 @@ struct AuthRuleTests {
         }
         #expect(servicePin("{ type: string, default: \"482913\" }"))
         #expect(!servicePin("{ type: string, default: \"\" }"))
+    }
+
+    @Test("a credential an HTTP request sends written into the journey: a header that carries one, a body field")
+    func literalCredentialsSent() {
+        func found(headers: String = "[]", body: String = "operation=register") -> [String] {
+            let steps = """
+                  s:
+                    handler: http.request
+                    with:
+                      url: "https://example.org/x"
+                      method: POST
+                      headers: \(headers)
+                      body: '\(body)'
+                    on: { ok: done, failed: out, offline: out }
+                """
+            let extra =
+                "stored:\n  token: { type: string, secret: true }\nstate:\n  password: { type: string, secret: true }"
+            let result = Self.findings(Self.journey(steps, extra: extra))
+            #expect(result.errors.isEmpty, "\(result)")
+            return result.warnings.filter { $0.hasPrefix("auth.literal-secret") }
+        }
+        #expect(found().isEmpty)
+        #expect(
+            found(headers: #"["Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.e30.abc"]"#) == ["auth.literal-secret 15:17"])
+        #expect(
+            found(headers: #"["X-Api-Key: 0f3a", "Content-Type: application/json"]"#) == ["auth.literal-secret 15:17"])
+        // A scheme alone sends no credential (eduID's app sends a bare "Bearer").
+        #expect(found(headers: #"["Authorization: Bearer", "Content-Type: application/json"]"#).isEmpty)
+        #expect(found(headers: #"["Authorization: Basic ${'YWxpY2U6aHVudGVyMg=='}"]"#).count == 1)
+        #expect(found(headers: #"["Authorization: Bearer ${stored.token}", "Accept: text/plain"]"#).isEmpty)
+        #expect(found(body: #"{"username":"alice","password":"hunter2"}"#) == ["auth.literal-secret 16:13"])
+        // Each field once: client_secret and pin, not grant_type, whose value only names a grant.
+        #expect(
+            found(body: "grant_type=password&client_secret=s3cr3t&pin=1234&pin=5")
+                == Array(repeating: "auth.literal-secret 16:13", count: 2))
+        #expect(found(body: #"{"username":"alice","password":"${state.password}","token_type":"bearer"}"#).isEmpty)
+        #expect(found(body: #"{"password": "", "token": null, "pin": ${state.password}}"#).isEmpty)
     }
 
     @Test("a secret compared with text written into the journey: a PIN in a branch's condition, never repeated")

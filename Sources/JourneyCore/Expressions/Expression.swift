@@ -34,6 +34,40 @@ public struct Expression: Hashable, Sendable, CustomStringConvertible {
         return tree.paths.filter { seen.insert($0).inserted }
     }
 
+    /// The name paths whose value can reach the expression's result, whole or in part: not
+    /// one only compared, measured or tested (`len(pin)`, `pin != ''`, `startsWith(pin, '1')`),
+    /// nor a condition's (`pin == '' ? 'none' : 'set'`), whose results tell something of a
+    /// value but do not hold it. Each once.
+    public var carriedReferences: [[String]] {
+        let tree = self.tree
+        var seen = Set<[String]>()
+        var carried: [[String]] = []
+        func walk(_ ref: ExpressionNode.Ref) {
+            switch tree[ref] {
+            case .constant, .not, .and, .or, .matches, .call2: return
+            case .name(let path):
+                if seen.insert(tree.path(path)).inserted { carried.append(tree.path(path)) }
+            case .list(let start, let count): for item in tree.items(start: start, count: count) { walk(item) }
+            case .negate(let operand): walk(operand)
+            case .binary(let op, let left, let right):
+                guard op.isArithmetic else { return }
+                walk(left)
+                walk(right)
+            case .conditional(_, let then, let otherwise):
+                walk(then)
+                walk(otherwise)
+            case .call1(let function, let argument):
+                switch function {
+                case .lower, .upper, .str: walk(argument)
+                case .len, .seconds, .since, .until: return
+                case .contains, .startsWith, .endsWith, .matches: return
+                }
+            }
+        }
+        walk(tree.root)
+        return carried
+    }
+
     /// The names compared with text written in the expression, by `==` or `!=` or by `in` a
     /// list written in it (`outcome.pin == '4826'`, `outcome.pin in ['1234', '0000']`), each
     /// with the offset of that text; an empty text (`== ''`, a test for nothing there) aside.

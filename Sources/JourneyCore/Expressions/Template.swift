@@ -95,6 +95,13 @@ public struct Template: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The names whose value can reach the text (``Expression/carriedReferences``).
+    public var carriedReferences: [[String]] {
+        parts.flatMap { part -> [[String]] in
+            if case .expression(let expression, _) = part { expression.carriedReferences } else { [] }
+        }
+    }
+
     /// Whether one of its expressions reads the clock (``Expression/readsClock``).
     public var readsClock: Bool {
         parts.contains { if case .expression(let expression, _) = $0 { expression.readsClock } else { false } }

@@ -87,4 +87,13 @@ extension RawValue {
         }
         return template.references
     }
+
+    /// The names whose value can reach the text a template writes
+    /// (``Template/carriedReferences``): not those it only compares or measures.
+    public var carriedReferences: [[String]] {
+        guard case .scalar(let text, _, _) = self, case .success(let template) = Template.parse(text) else {
+            return []
+        }
+        return template.carriedReferences
+    }
 }

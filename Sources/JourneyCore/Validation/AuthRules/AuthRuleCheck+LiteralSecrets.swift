@@ -17,6 +17,7 @@ extension AuthRuleCheck {
                     "'\(name.value)' of step '\(step.id.value)' is a secret written into the journey; a secret comes from the user, the device or a server (a template such as ${state.newPin})",
                     at: value.location)
             }
+            if step.handlerID == "http.request" { credentialsSent(by: step) }
         }
         let declarations: [(String, [VariableDeclaration])] = [
             ("param", journey.params), ("state value", journey.state), ("stored value", journey.stored),
@@ -75,5 +76,99 @@ extension AuthRuleCheck {
                 "a branch of step '\(step.id.value)' compares the secret \(path.joined(separator: ".")) with text written into the journey; check a secret against what the user, the device or a server keeps (pin.verify opens the sealed PIN), not against a value anyone reading the file knows",
                 at: condition.location)
         }
+    }
+
+    /// The headers that carry a credential: the value of each is one.
+    static let credentialHeaders: Set<String> = [
+        "authorization", "proxy-authorization", "cookie", "x-api-key", "api-key", "x-auth-token", "x-access-token",
+    ]
+
+    /// The names of body fields that hold a credential (`password=…`, `"client_secret": "…"`).
+    static let credentialFields: Set<String> = [
+        "password", "passwd", "passcode", "pin", "secret", "client_secret", "api_key", "apikey", "access_token",
+        "refresh_token", "id_token", "token",
+    ]
+
+    /// An `http.request` that sends a credential written into the journey: a header that carries
+    /// one (`Authorization: Bearer eyJ…`), or a field of its body named as one with a value that
+    /// is no template (`"password":"hunter2"`). Their values are never shown in a transcript, so
+    /// the parameters' own check passes them by; whoever reads the file reads the credential.
+    mutating func credentialsSent(by step: Step) {
+        for (name, value) in step.with {
+            switch (name.value, value) {
+            case ("headers", .list(let items, _)):
+                for item in items {
+                    guard case .scalar(let text, _, _) = item, let colon = text.firstIndex(of: ":") else { continue }
+                    let header = text[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+                    // The credential: the value, less the scheme of an Authorization header (a
+                    // bare `Bearer` sends none).
+                    var rest = text[text.index(after: colon)...].split(separator: " ", omittingEmptySubsequences: true)
+                    if header.hasSuffix("authorization"), rest.count > 0 { rest.removeFirst() }
+                    guard Self.credentialHeaders.contains(header), !rest.isEmpty, writtenIn(item) else { continue }
+                    find(
+                        .literalSecret,
+                        "header '\(header)' of step '\(step.id.value)' sends a credential written into the journey; send one the user, the device or a server gave (\(header): Bearer ${stored.accessToken})",
+                        at: item.location)
+                }
+            case ("body", .scalar(let text, _, let location)):
+                for field in Self.literalCredentialFields(in: text) {
+                    find(
+                        .literalSecret,
+                        "the body of step '\(step.id.value)' sends '\(field)' written into the journey; send what the user, the device or a server gave (\"\(field)\": \"${state.\(field)}\")",
+                        at: location)
+                }
+            default: continue
+            }
+        }
+    }
+
+    /// The credential fields of a body (JSON or a form) whose value is written in, each once, in
+    /// order: `"password": "hunter2"`, `pin=1234`; not `"password": "${state.password}"`.
+    static func literalCredentialFields(in body: String) -> [String] {
+        var found: [String] = []
+        let scalars = Array(body.unicodeScalars)
+        var index = 0
+        let boundary: Set<Unicode.Scalar> = ["{", ",", "&", "?", "\"", "'", " ", "\n", "\t"]
+        let stops: Set<Unicode.Scalar> = ["\"", "'", "&", ",", "}", " ", "\n"]
+        while index < scalars.count {
+            // A name: letters, digits and _ after a boundary (or the start).
+            guard index == 0 || boundary.contains(scalars[index - 1]),
+                scalars[index].properties.isAlphabetic || scalars[index] == "_"
+            else {
+                index += 1
+                continue
+            }
+            var end = index
+            while end < scalars.count,
+                scalars[end].properties.isAlphabetic || scalars[end] == "_" || ("0"..."9").contains(scalars[end])
+            {
+                end += 1
+            }
+            let name = String(String.UnicodeScalarView(scalars[index..<end])).lowercased()
+            var next = end
+            if next < scalars.count, scalars[next] == "\"" || scalars[next] == "'" { next += 1 }
+            while next < scalars.count, scalars[next] == " " { next += 1 }
+            guard next < scalars.count, scalars[next] == ":" || scalars[next] == "=",
+                Self.credentialFields.contains(name)
+            else {
+                index = end
+                continue
+            }
+            next += 1
+            while next < scalars.count, scalars[next] == " " || scalars[next] == "\"" || scalars[next] == "'" {
+                next += 1
+            }
+            // The value: written in unless it is a template, empty, or JSON's null, true or false.
+            var last = next
+            while last < scalars.count, !stops.contains(scalars[last]) { last += 1 }
+            let value = String(String.UnicodeScalarView(scalars[next..<last]))
+            if !value.isEmpty, !value.hasPrefix("${"), !["null", "true", "false"].contains(value),
+                !found.contains(name)
+            {
+                found.append(name)
+            }
+            index = next
+        }
+        return found
     }
 }

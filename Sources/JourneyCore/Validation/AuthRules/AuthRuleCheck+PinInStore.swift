@@ -5,7 +5,8 @@ extension AuthRuleCheck {
     mutating func pinsInTheStore() {
         let holdsPIN = typedPINState
         for (assignment, fromPIN) in assignments where assignment.target.value.scope == .stored {
-            let paths = assignment.value.references
+            // What only measures or compares the PIN (len, ==) keeps none of it.
+            let paths = assignment.value.carriedReferences
             guard
                 (fromPIN && paths.contains(["outcome", "pin"]))
                     || paths.contains(where: { $0.count >= 2 && $0[0] == "state" && holdsPIN.contains($0[1]) })

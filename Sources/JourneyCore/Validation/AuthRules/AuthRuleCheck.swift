@@ -300,7 +300,7 @@ struct AuthRuleCheck {
             for (assignment, fromPIN) in assignments where assignment.target.value.scope == .state {
                 let name = assignment.target.value.name
                 guard !holdsPIN.contains(name) else { continue }
-                let paths = assignment.value.references
+                let paths = assignment.value.carriedReferences
                 if (fromPIN && paths.contains(["outcome", "pin"]))
                     || paths.contains(where: { $0.count >= 2 && $0[0] == "state" && holdsPIN.contains($0[1]) })
                 {
