@@ -638,6 +638,28 @@ struct AuthRuleTests {
             with: "stored:\n  pin: { type: string, secret: true }\n")
         let right = Self.findings(Self.journey(step, extra: inStore))
         #expect(right.errors.isEmpty && right.warnings.isEmpty, "\(right)")
+        // Mismatches of a PIN being chosen, counted in state: a restart starts the choice over,
+        // and the count guards nothing the device keeps (Diia's repeat screen).
+        let confirm = """
+              s:
+                handler: pin.entry
+                with: { warnWeak: true }
+                on:
+                  entered: { set: { state.newPin: "${outcome.pin}" }, to: again }
+                  weak: s
+              again:
+                handler: pin.repeat
+                with: { first: "${state.newPin}" }
+                attempts: { limit: tries, counts: [mismatch] }
+                on: { match: save, mismatch: again }
+              save:
+                handler: pin.save
+                with: { key: pin, pin: "${state.newPin}" }
+                on: { saved: done }
+            """
+        let confirmed = Self.findings(
+            Self.journey(confirm, extra: inState + "\n  newPin: { type: string, secret: true }"))
+        #expect(!confirmed.warnings.contains { $0.hasPrefix("auth.counter-in-state") }, "\(confirmed)")
     }
 
     @Test("a credential check whose refusals no limit counts, or whose count anything but a success sets back")
