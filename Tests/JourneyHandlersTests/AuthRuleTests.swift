@@ -156,6 +156,13 @@ struct AuthRuleTests {
         #expect(
             unknown.errors.first?.hasPrefix(
                 "exception.step 7:82 the exception to 'auth.failure-uncounted' names step 'c'") == true, "\(unknown)")
+        // One that names no step holds nowhere: an error, not a warning that it is not needed.
+        let none = findings("{ reason: \"the sample app's pad has no limit\", steps: [] }")
+        #expect(
+            none.errors.first?.hasPrefix(
+                "exception.reason 7:81 the exception to 'auth.failure-uncounted' names no step: list the steps")
+                == true,
+            "\(none)")
         // An invariant of `journey explore` is judged on paths: its exception names no steps.
         let explore = Self.findings(
             Self.journey(

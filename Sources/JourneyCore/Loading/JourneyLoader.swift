@@ -146,13 +146,20 @@ public struct JourneyLoader: Sendable {
                 }
                 reasonNode = reason
                 steps = r.stringList(listed, "the steps of the exception to '\(entry.key)'")
+                if steps?.isEmpty == true {
+                    r.diagnostics.error(
+                        Self.exceptionReason,
+                        "the exception to '\(entry.key)' names no step: list the steps it holds at, or give only its reason to hold it for the whole journey",
+                        at: listed.location)
+                    return nil
+                }
             }
             // A reason is words: blank, a number, `null`, `true` or a placeholder (`TODO`) says
             // nothing of why; three words at least.
             guard case .scalar(let reason, _) = reasonNode.kind, Self.saysWhy(reason) else {
                 r.diagnostics.error(
                     Self.exceptionReason,
-                    "say in words why the journey breaks '\(entry.key)': the app's behaviour it reproduces, with its source (\"Diia takes any four digits (seed-flows D1)\")",
+                    "say in words why the journey breaks '\(entry.key)' (three words at least, none a placeholder such as TODO): the app's behaviour it reproduces, with its source (\"Diia takes any four digits (seed-flows D1)\")",
                     at: reasonNode.location)
                 return nil
             }
