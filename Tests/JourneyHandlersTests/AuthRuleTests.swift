@@ -194,6 +194,10 @@ struct AuthRuleTests {
         ).replacingOccurrences(of: "        to: save\n", with: "        to: save\n      weak: s\n")
         let right = Self.findings(Self.journey(policy, extra: Self.newPinState))
         #expect(right.errors.isEmpty && right.warnings.isEmpty, "\(right)")
+        // A policy whose refusal keeps the PIN all the same is none.
+        let keptAnyway = policy.replacingOccurrences(
+            of: "      weak: s\n", with: "      weak: { set: { state.newPin: \"${outcome.pin}\" }, to: save }\n")
+        #expect(Self.findings(Self.journey(keptAnyway, extra: Self.newPinState)).warnings == ["auth.weak-pin 15:22"])
     }
 
     @Test("an exception with a reason quiets its rule; one nobody needs, or for no rule, is reported")
@@ -262,6 +266,10 @@ struct AuthRuleTests {
         ).replacingOccurrences(of: "      weak: new\n", with: "      weak: new\n      same: new\n")
         let right = Self.findings(Self.journey(checked, extra: Self.newPinState))
         #expect(right.errors.isEmpty && Self.otherWarnings(Self.journey(checked, extra: Self.newPinState)).isEmpty)
+        // Checked, and kept when the same: not checked.
+        let sameKept = checked.replacingOccurrences(
+            of: "      same: new\n", with: "      same: { set: { state.newPin: \"${outcome.pin}\" }, to: save }\n")
+        #expect(Self.otherWarnings(Self.journey(sameKept, extra: Self.newPinState)) == ["auth.pin-reuse 20:22"])
         // Checked against another key than the one the PIN replaces: not checked.
         let wrongKey = checked.replacingOccurrences(of: "differentFrom: pin }", with: "differentFrom: oldPin }")
         #expect(Self.otherWarnings(Self.journey(wrongKey, extra: Self.newPinState)) == ["auth.pin-reuse 12:3"])

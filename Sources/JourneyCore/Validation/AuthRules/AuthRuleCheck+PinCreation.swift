@@ -8,6 +8,18 @@ extension AuthRuleCheck {
         guard !saves.isEmpty else { return }
         let entries = journey.steps.filter { $0.handlerID == "pin.entry" }
         for step in entries {
+            // The PIN a policy refuses, kept all the same: 'weak' (or 'same') whose transition
+            // takes the PIN typed ('set: { state.newPin: "${outcome.pin}" }') goes on with it.
+            for (outcome, transition) in step.transitions where ["weak", "same"].contains(outcome.value) {
+                for assignment in transition.branches.flatMap(\.assignments)
+                where assignment.value.carriedReferences.contains(["outcome", "pin"]) {
+                    let weak = outcome.value == "weak"
+                    find(
+                        weak ? .weakPIN : .pinReuse,
+                        "'\(outcome.value)' at step '\(step.id.value)' sets \(assignment.target.value) from the PIN it refuses \(weak ? "as weak" : "as the PIN it replaces"): the journey goes on with it; ask for another PIN",
+                        at: assignment.target.location)
+                }
+            }
             // A template decides when the step runs; only a policy left out or switched off
             // (literally, or by a param's default) is reported.
             let policy = step.parameter("warnWeak")
