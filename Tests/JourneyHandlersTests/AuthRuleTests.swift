@@ -1366,6 +1366,9 @@ struct AuthRuleTests {
             // A private-use scheme names a domain the app controls, reversed (RFC 8252 7.1).
             ("myapp://authorized", true), ("eiam://redirect/", true), ("com.example.app://cb", false),
             ("Com.Example.App:/cb", false), ("${params.redirect}", false), ("/relative/cb", false),
+            // As a browser reads it: any slashes after http:, or none, spaces around it dropped.
+            ("http:/app.example.org/cb", true), ("http:app.example.org", true), (" http://app.example.org/cb", true),
+            ("http:\\\\app.example.org\\cb", true), ("http:/127.0.0.1:53001/cb", false),
         ])
     func redirectURI(_ uri: String, _ reported: Bool) {
         #expect((AuthRule.redirectProblem(uri) != nil) == reported, "\(uri)")

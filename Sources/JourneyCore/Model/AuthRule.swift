@@ -86,11 +86,15 @@ extension AuthRule {
             "is plain http to '\(host)': the codes, tokens and credentials sent there can be read and changed on the way; use https (RFC 6749 3.1, 3.2)"
     }
 
-    /// The host of a plain `http://` URI, lowercased; nil for any other.
+    /// The host of a plain `http://` URI, lowercased; nil for any other. Read as a browser
+    /// reads it (the WHATWG URL standard): spaces around it dropped, and after `http:` any
+    /// number of slashes or backslashes, none included (`http:/example.com`, `http:example.com`
+    /// and `http:\\example.com` all go to example.com).
     static func plainHTTPHost(_ uri: String) -> String? {
-        let lowered = uri.lowercased()
-        guard lowered.hasPrefix("http://") else { return nil }
-        var authority = lowered.dropFirst("http://".count).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let lowered = uri.lowercased().trimmingCharacters(in: .whitespacesAndNewlines)
+        guard lowered.hasPrefix("http:") else { return nil }
+        let rest = lowered.dropFirst("http:".count).drop { $0 == "/" || $0 == "\\" }
+        var authority = rest.prefix { $0 != "/" && $0 != "\\" && $0 != "?" && $0 != "#" }
         if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
         if authority.hasPrefix("[") { return String(authority.prefix { $0 != "]" }.dropFirst()) }
         return String(authority.prefix { $0 != ":" })
