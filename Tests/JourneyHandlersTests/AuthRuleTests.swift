@@ -198,6 +198,9 @@ struct AuthRuleTests {
         let keptAnyway = policy.replacingOccurrences(
             of: "      weak: s\n", with: "      weak: { set: { state.newPin: \"${outcome.pin}\" }, to: save }\n")
         #expect(Self.findings(Self.journey(keptAnyway, extra: Self.newPinState)).warnings == ["auth.weak-pin 15:22"])
+        // A PIN chosen on a bare ui.pin pad has no policy; one the pad checks is no choice.
+        let onPad = Self.chooseAndSave.replacingOccurrences(of: "handler: pin.entry", with: "handler: ui.pin")
+        #expect(Self.findings(Self.journey(onPad, extra: Self.newPinState)).warnings == ["auth.weak-pin 8:3"])
     }
 
     @Test("an exception with a reason quiets its rule; one nobody needs, or for no rule, is reported")

@@ -29,6 +29,18 @@ extension AuthRuleCheck {
                 "step '\(step.id.value)' creates a PIN with no weak-PIN policy: give pin.entry 'warnWeak: true' and handle 'weak' (NIST SP 800-63B 5.1.1.2 asks to refuse repetitive, sequential and common secrets)",
                 at: step.id.location)
         }
+        // A PIN chosen on a bare pad (ui.pin with nothing to check it against), which has no
+        // policy to offer: the PIN it takes is kept as it is typed.
+        for step in journey.steps where step.handlerID == "ui.pin" && step.parameter("expected") == nil {
+            let takesPIN = step.transitions.flatMap(\.transition.branches).flatMap(\.assignments).contains {
+                $0.value.carriedReferences.contains(["outcome", "pin"])
+            }
+            guard takesPIN else { continue }
+            find(
+                .weakPIN,
+                "step '\(step.id.value)' chooses a PIN on ui.pin, which has no weak-PIN policy: choose it on pin.entry with 'warnWeak: true' and handle 'weak' (NIST SP 800-63B 5.1.1.2 asks to refuse repetitive, sequential and common secrets)",
+                at: step.id.location)
+        }
         // A change: a new PIN chosen after the one stored under the same key was verified.
         let savedKeys = Set(saves.compactMap { $0.literalParameter("key") })
         for verify in journey.steps where verify.handlerID == "pin.verify" {
