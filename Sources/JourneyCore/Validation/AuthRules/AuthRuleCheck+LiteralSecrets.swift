@@ -111,7 +111,17 @@ extension AuthRuleCheck {
                         at: item.location)
                 }
             case ("body", .scalar(let text, _, let location)):
-                for field in Self.literalCredentialFields(in: text) {
+                // Its text as written, each expression in it standing for a value the run gives:
+                // a body computed by an expression (`${'{"a":"' + state.a + '"}'}`) is not read.
+                let written =
+                    switch Template.parse(text) {
+                    case .success(let template):
+                        template.parts.map { part in
+                            if case .text(let piece) = part { piece } else { "${…}" }
+                        }.joined()
+                    case .failure: text
+                    }
+                for field in Self.literalCredentialFields(in: written) {
                     find(
                         .literalSecret,
                         "the body of step '\(step.id.value)' sends '\(field)' written into the journey; send what the user, the device or a server gave (\"\(field)\": \"${state.\(field)}\")",
