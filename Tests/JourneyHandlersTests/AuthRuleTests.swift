@@ -264,6 +264,23 @@ struct AuthRuleTests {
                 on: { saved: done }
             """
         #expect(Self.otherWarnings(Self.journey(change, extra: Self.newPinState)) == ["auth.pin-reuse 12:3"])
+        // The key given through a param (as Diia's pin-create takes it), on either side: the same key.
+        let param = "\nparams:\n  key: { type: string, default: pin }"
+        let savedUnderParam = change.replacingOccurrences(
+            of: "with: { key: pin, pin: \"${state.newPin}\" }",
+            with: "with: { key: \"${params.key}\", pin: \"${state.newPin}\" }")
+        #expect(
+            Self.otherWarnings(Self.journey(savedUnderParam, extra: Self.newPinState + param)) == [
+                "auth.pin-reuse 14:3"
+            ])
+        let verifiedUnderParam = change.replacingOccurrences(
+            of: "handler: pin.verify\n    with: { key: pin }",
+            with: "handler: pin.verify\n    with: { key: \"${params.key}\" }")
+        #expect(savedUnderParam != change && verifiedUnderParam != change)
+        #expect(
+            Self.otherWarnings(Self.journey(verifiedUnderParam, extra: Self.newPinState + param)) == [
+                "auth.pin-reuse 14:3"
+            ])
         let checked = change.replacingOccurrences(
             of: "with: { warnWeak: true }", with: "with: { warnWeak: true, differentFrom: pin }"
         ).replacingOccurrences(of: "      weak: new\n", with: "      weak: new\n      same: new\n")
@@ -1312,6 +1329,9 @@ struct AuthRuleTests {
                 == Array(repeating: "auth.literal-secret 16:13", count: 2))
         #expect(found(body: #"{"username":"alice","password":"${state.password}","token_type":"bearer"}"#).isEmpty)
         #expect(found(body: #"{"password": "", "token": null, "pin": ${state.password}}"#).isEmpty)
+        // A body an expression computes is what the run gives: its pieces of text are not fields.
+        #expect(found(body: #"${''{"name":"ada","password":"'' + state.password + ''","remember":true}''}"#).isEmpty)
+        #expect(found(body: #"{"user":"${state.password}","password":"hunter2"}"#) == ["auth.literal-secret 16:13"])
     }
 
     @Test("a secret compared with text written into the journey: a PIN in a branch's condition, never repeated")

@@ -106,7 +106,7 @@ extension AuthRuleCheck {
         var pads: [(step: Step, key: String, counter: String?)] = []
         for step in journey.steps {
             if checks[step.id.value] != nil, step.handlerID == "pin.verify", step.attempts != nil,
-                let key = step.literalParameter("key")
+                let key = key(of: step)
             {
                 pads.append((step, key, journey.limit(chargedBy: step).map { $0.counter.value.description }))
             } else if case .call(let callee) = step.kind, let called = all[callee.value] {
@@ -189,7 +189,7 @@ extension AuthRuleCheck {
     /// assignment that removes or replaces the credential. The app may be opened again at an
     /// end, and killed and opened again wherever a step waits: the path goes on from the start.
     func retries(_ step: Step, after branches: [Branch]) -> Bool {
-        let key = step.literalParameter("key")
+        let key = key(of: step)
         let read = step.checkedAgainst ?? []
         func replaces(_ branch: Branch) -> Bool {
             branch.assignments.contains { read.contains($0.target.value.description) }
@@ -197,7 +197,7 @@ extension AuthRuleCheck {
         func removes(_ next: Step) -> Bool {
             switch next.handlerID {
             case "pin.save":
-                guard let key, let saved = next.literalParameter("key") else { return true }
+                guard let key, let saved = self.key(of: next) else { return true }
                 return saved == key
             case "session.clear": return wipes(next, removing: step.storedSecret)
             default: return false

@@ -42,9 +42,9 @@ extension AuthRuleCheck {
                 at: step.id.location)
         }
         // A change: a new PIN chosen after the one stored under the same key was verified.
-        let savedKeys = Set(saves.compactMap { $0.literalParameter("key") })
+        let savedKeys = Set(saves.compactMap { key(of: $0) })
         for verify in journey.steps where verify.handlerID == "pin.verify" {
-            guard let key = verify.literalParameter("key"), savedKeys.contains(key) else { continue }
+            guard let key = key(of: verify), savedKeys.contains(key) else { continue }
             let afterCorrect = verify.transitions.filter { $0.outcome.value == "correct" }.flatMap {
                 $0.transition.branches.map(\.target.value)
             }
@@ -58,7 +58,7 @@ extension AuthRuleCheck {
                 // payment PIN beside the app's) is another PIN.
                 let sealed = reachable(from: successors(step)) { $0.handlerID == "pin.save" }
                     .compactMap { steps[$0] }.filter { $0.handlerID == "pin.save" }
-                    .map { $0.literalParameter("key") }
+                    .map { self.key(of: $0) }
                 if !sealed.isEmpty, !sealed.contains(where: { $0 == nil || $0 == key }) { continue }
                 let against = step.parameter("differentFrom")
                 if against == nil {

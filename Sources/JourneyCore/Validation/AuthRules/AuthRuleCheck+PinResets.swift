@@ -7,17 +7,17 @@ extension AuthRuleCheck {
     /// holds the phone chooses a new PIN and gets in.
     mutating func pinResets() {
         for verify in journey.steps where verify.handlerID == "pin.verify" {
-            guard let key = verify.literalParameter("key") else { continue }
+            guard let key = key(of: verify) else { continue }
             var queue = verify.transitions.filter { !["correct", "missing"].contains($0.outcome.value) }
                 .flatMap { $0.transition.branches.map(\.target.value) }
             queue += journey.limit(chargedBy: verify)?.exceeded.branches.map(\.target.value) ?? []
             // A wipe that keeps the PIN leaves the data it guards too.
             func wipes(_ step: Step) -> Bool { self.wipes(step, removing: [key]) }
-            func seals(_ step: Step) -> Bool { step.handlerID == "pin.save" && step.literalParameter("key") == key }
+            func seals(_ step: Step) -> Bool { step.handlerID == "pin.save" && self.key(of: step) == key }
             // A new PIN compared with the one kept (`differentFrom`): its `same` says whether a
             // guess is the PIN, charging no limit.
             func compares(_ step: Step) -> Bool {
-                step.handlerID == "pin.entry" && step.literalParameter("differentFrom") == key
+                step.handlerID == "pin.entry" && resolved(step.parameter("differentFrom")) == key
             }
             var seen = Set<String>()
             while let id = queue.popLast() {

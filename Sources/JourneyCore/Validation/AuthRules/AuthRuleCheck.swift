@@ -153,6 +153,10 @@ struct AuthRuleCheck {
         return result
     }
 
+    /// The store key a step of this journey names (`key: pin`, or `key: "${params.key}"` by
+    /// the param's default): what `pin.verify` checks and `pin.save` seals under.
+    func key(of step: Step) -> String? { resolved(step.parameter("key")) }
+
     /// The journey's param an expression is, when it is one alone (`${params.issuer}`).
     func param(readBy expression: Expression) -> VariableDeclaration? {
         let path = expression.source.trimmingCharacters(in: .whitespaces).split(separator: ".")
