@@ -44,9 +44,9 @@ struct ExploreCommand: AsyncParsableCommand {
             `journey run` prints it and how that replay ends, and with --emit written as \
             a scenario that stops where the rule breaks and expects what the rule demands, so \
             that `journey run --scenario` replays it to the same violation (the output says how, \
-            with --journeys for a journey outside the project's journey folders); a trap's \
-            (explore.reaches-an-end) leads to where no end can be reached, and its replay waits \
-            there and passes, as a run cannot tell that no way leads on. --emit replaces \
+            with --journeys for a journey outside the project's journey folders; a trap's \
+            scenario expects canEnd: true where it stops, and its replay explores from there). \
+            --emit replaces \
             only the scenarios an earlier `journey explore` wrote; any other file is kept.
 
             When a journey's scenarios are among the files explored, a coverage line lists the \
@@ -754,16 +754,7 @@ struct ExploreCommand: AsyncParsableCommand {
                 "    \(counted(violation.path.count, "move")): \(moves.isEmpty ? "at the start" : PrintableText.escaped(moves))"
             )
             if let path = written["\(result.journey) \(result.start ?? "") \(violation.id)"] {
-                // A run cannot see that no way leads on from where it waits: the replay of a trap
-                // leads there, waits, and passes.
-                let trap = violation.id == ExplorationInvariant.reachesAnEnd.rawValue
-                lines.append(
-                    "    written to \(path)"
-                        + (replays[path].map {
-                            trap
-                                ? "; `\($0)` leads to where no end can be reached and waits there (a run cannot tell that no way leads on: the replay passes)"
-                                : "; replay it with `\($0)`"
-                        } ?? ""))
+                lines.append("    written to \(path)" + (replays[path].map { "; replay it with `\($0)`" } ?? ""))
             }
             if let transcript = transcripts["\(result.journey) \(result.start ?? "") \(violation.id)"] {
                 lines.append("    transcript:")

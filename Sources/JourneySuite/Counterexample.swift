@@ -34,6 +34,9 @@ public enum Counterexample {
         var expect = ["at: \(violation.step ?? stopsAt ?? journey.source.start.value)"]
         // A counter in the state of a journey the root calls is read where the run waits in it.
         if let within = violation.expected?.journey, violation.step != nil { expect.append("in: \(within)") }
+        // A trap is where no way on ends: the replay explores from where it stops, and fails
+        // while no end can be reached from there.
+        if violation.invariant == .reachesAnEnd, violation.step != nil { expect.append("canEnd: true") }
         if let expected = violation.expected {
             expect.append("\(expected.variable.scope.rawValue): { \(expected.variable.name): \(expected.value) }")
         }

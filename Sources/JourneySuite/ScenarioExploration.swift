@@ -57,4 +57,64 @@ extension ScenarioRunner {
         if live && !scenario.needs.isEmpty { explorer.wallClock = .system }
         return explorer
     }
+
+    /// What is wrong with where `scenario`'s script leaves the run, by its `canEnd:`: whether an
+    /// end can still be reached from there without killing the app, found by exploring from
+    /// there with the default bounds as `journey explore` does (`explore.reaches-an-end`);
+    /// empty when it is as `expected`.
+    func endReachability(of scenario: CompiledScenario, in library: CompiledLibrary, expected: Bool) async -> [String] {
+        let explorer: JourneyExplorer
+        do throws(SetupError) {
+            explorer = try self.explorer(from: scenario, in: library, bounds: JourneyExplorer.Bounds())
+        } catch {
+            return [error.message]
+        }
+        let result = await explorer.explore(scenario.journey, after: Self.moves(of: scenario))
+        // The state the script leaves the run in is the exploration's first: trapped, it is the
+        // first state a trap is reported at, with no move before it.
+        let trapped = result.violations.first { $0.invariant == .reachesAnEnd && $0.path.isEmpty }
+        let waits = scenario.sessions.last?.expectation.at.map { "step '\($0)'" } ?? "where the script stops"
+        switch (expected, trapped) {
+        case (true, let trapped?):
+            // "from here no end can be reached …", said of the place the script leaves the run.
+            let here = "from here no end can be reached"
+            let said =
+                trapped.message.hasPrefix(here)
+                ? "no end can be reached from \(waits), where the script leaves the run,"
+                    + trapped.message.dropFirst(here.count)
+                : "from \(waits), where the script leaves the run: \(trapped.message)"
+            return ["\(said) (explore.reaches-an-end)"]
+        case (false, nil):
+            if result.truncated || result.interrupted {
+                return [
+                    "whether an end can be reached from \(waits) could not be told within the bounds of journey explore"
+                ]
+            }
+            return ["an end can still be reached from \(waits), though the scenario expects none (canEnd: false)"]
+        default:
+            return []
+        }
+    }
+
+    /// The moves of `scenario`'s script, as the explorer plays them: each input as written
+    /// (not those the app is to refuse, which change nothing), restarts, waits and the network;
+    /// each later session the app opened again after the end the one before it reached.
+    static func moves(of scenario: CompiledScenario) -> [JourneyExplorer.Move] {
+        var moves: [JourneyExplorer.Move] = []
+        for (index, session) in scenario.sessions.enumerated() {
+            if index > 0 {
+                moves.append(.relaunch(after: scenario.sessions[index - 1].expectation.end ?? ""))
+                if session.after > 0 { moves.append(.clock(milliseconds: session.after)) }
+            }
+            for entry in session.script where entry.refused == nil {
+                switch entry.kind {
+                case .input(let step, let values): moves.append(.input(step: step, label: "script", values: values))
+                case .restart: moves.append(.restart)
+                case .advance(let milliseconds): moves.append(.clock(milliseconds: milliseconds))
+                case .online(let online): moves.append(.network(online: online))
+                }
+            }
+        }
+        return moves
+    }
 }

@@ -174,6 +174,10 @@ public struct ScenarioRunner: Sendable {
             if outcome.result.failure != nil { break }
             previous = outcome
         }
+        // Where the script leaves the run, whether an end can still be reached: explored from there.
+        if problems.isEmpty, let canEnd = scenario.sessions.last?.expectation.canEnd {
+            problems += await endReachability(of: scenario, in: library, expected: canEnd)
+        }
         result.steps = steps
         return Report(scenario: scenario.id, journey: scenario.journey.id, result: result, problems: problems)
     }

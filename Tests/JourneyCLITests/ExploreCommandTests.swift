@@ -386,8 +386,15 @@ struct ExploreCommandTests {
                 "fails.journey.yaml", "explore.fails", "explore.never-fails", "checkout: pay → confirm: again",
                 "step 'checkout' shows no enabled action"
             ),
-            ("trap.journey.yaml", "explore.trap", "explore.reaches-an-end", "again: stay", nil),
-            ("cutoff.journey.yaml", "explore.cutoff", "explore.reaches-an-end", "clock +24h → restart", nil),
+            // A trap's replay explores from where its script stops: no end can be reached there.
+            (
+                "trap.journey.yaml", "explore.trap", "explore.reaches-an-end", "again: stay",
+                "no end can be reached from step 'again', where the script leaves the run, but by killing the app"
+            ),
+            (
+                "cutoff.journey.yaml", "explore.cutoff", "explore.reaches-an-end", "clock +24h → restart",
+                "where the script leaves the run, but by killing the app: every way on loops back"
+            ),
             (
                 "signed-in-forever.journey.yaml", "explore.signed-in-forever", "explore.credential-before-success",
                 "login: correct → home: signOut → relaunch after signedOut → home: close",
@@ -414,9 +421,9 @@ struct ExploreCommandTests {
                 "signIn: later → home: done",
                 "success end 'done' is reached without passing a step that verifies a credential"
             ),
-        ] as [(String, String, String, String, String?)])
+        ] as [(String, String, String, String, String)])
     func caught(
-        _ file: String, _ journey: String, _ invariant: String, _ moves: String, _ replayed: String?
+        _ file: String, _ journey: String, _ invariant: String, _ moves: String, _ replayed: String
     )
         async throws
     {
@@ -428,23 +435,53 @@ struct ExploreCommandTests {
             #expect(result.stdout.contains(": \(moves)\n"), "\(result)")
             let name = invariant.drop { $0 != "." }.dropFirst()
             let scenario = "\(out)/\(journey).\(name).scenario.yaml"
-            // The output says how to replay it: the fixtures are outside the project's folders;
-            // and, of a trap, that the replay waits there and passes.
-            let command = "`journey run --scenario \(scenario) --journeys \(Self.fixtures)`"
+            // The output says how to replay it: the fixtures are outside the project's folders.
             #expect(
                 result.stdout.contains(
-                    replayed == nil
-                        ? "written to \(scenario); \(command) leads to where no end can be reached and waits there (a run cannot tell that no way leads on: the replay passes)"
-                        : "written to \(scenario); replay it with \(command)"),
+                    "written to \(scenario); replay it with `journey run --scenario \(scenario) --journeys \(Self.fixtures)`"
+                ),
                 "\(result)")
             let replay = try await runJourney(["run", "--scenario", scenario, "--journeys", Self.fixtures])
-            if let replayed {
-                #expect(replay.status == Exit.failed, "\(replay)")
-                #expect(replay.stderr.contains(replayed), "\(replay)")
-            } else {
-                // A trap is a place, not a failure: the replay reaches it, where no way on ends.
-                #expect(replay.status == Exit.ok, "\(replay)")
+            #expect(replay.status == Exit.failed, "\(replay)")
+            #expect(replay.stderr.contains(replayed), "\(replay)")
+        }
+    }
+
+    @Test("canEnd: a trap's counterexample passes once the journey is put right; a place meant to be final is pinned")
+    func canEnd() async throws {
+        try await withTemporaryDirectory { directory in
+            let journeys = directory.appendingPathComponent("journeys")
+            let trap = try String(
+                contentsOf: Paths.root.appendingPathComponent("\(Self.fixtures)/trap.journey.yaml"), encoding: .utf8)
+            try writeText(trap, to: journeys.appendingPathComponent("trap.journey.yaml"))
+            let scenario = journeys.appendingPathComponent("scenarios/stay.scenario.yaml")
+            func replay(expecting expect: String) async throws -> RunResult {
+                try writeText(
+                    "scenario: stay\njourney: explore.trap\nscript:\n  - { at: again, action: stay }\nexpect: \(expect)\n",
+                    to: scenario)
+                return try await runJourney(["run", "--scenario", scenario.path], cwd: directory)
             }
+            let trapped = try await replay(expecting: "{ at: again, canEnd: true }")
+            #expect(trapped.status == Exit.failed, "\(trapped)")
+            #expect(trapped.stderr.contains("no end can be reached from step 'again'"), "\(trapped)")
+            // Pinned as final, the same place passes; without canEnd the stop alone is checked.
+            #expect(try await replay(expecting: "{ at: again, canEnd: false }").status == Exit.ok)
+            #expect(try await replay(expecting: "{ at: again }").status == Exit.ok)
+            // The way out kept enabled: an end can be reached, and the counterexample passes.
+            try writeText(
+                trap.replacingOccurrences(of: #"enabled: "${stored.seen == 0}""#, with: "enabled: true"),
+                to: journeys.appendingPathComponent("trap.journey.yaml"))
+            #expect(try await replay(expecting: "{ at: again, canEnd: true }").status == Exit.ok)
+            let final = try await replay(expecting: "{ at: again, canEnd: false }")
+            #expect(final.status == Exit.failed, "\(final)")
+            #expect(
+                final.stderr.contains(
+                    "an end can still be reached from step 'again', though the scenario expects none"),
+                "\(final)")
+            // canEnd speaks of where the run waits: with an end expected it is an error.
+            let misplaced = try await replay(expecting: "{ end: done, canEnd: true }")
+            #expect(misplaced.status == Exit.invalid, "\(misplaced)")
+            #expect(misplaced.stderr.contains("[value.type]") && misplaced.stderr.contains("'canEnd'"), "\(misplaced)")
         }
     }
 
@@ -952,8 +989,10 @@ extension ExploreCommandTests {
                 ), "\(text)")
             #expect(
                 !text.contains("biometry: faceID"), "the default device is not written over the scenario's: \(text)")
+            // Replayed where it starts, it stops in the trap, and fails while the trap is there.
             let replay = try await runJourney(["run", "--scenario", path, "--journeys", Self.fixtures])
-            #expect(replay.status == Exit.ok, "\(replay)")
+            #expect(replay.status == Exit.failed, "\(replay)")
+            #expect(replay.stderr.contains("where the script leaves the run, but by killing the app"), "\(replay)")
             #expect(replay.stdout.contains("clock 2026-03-01T08:00:00Z"), "\(replay)")
         }
     }

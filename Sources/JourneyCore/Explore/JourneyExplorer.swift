@@ -811,11 +811,17 @@ public struct JourneyExplorer: Sendable {
         return longest / 1000 + 1
     }
 
-    public func explore(_ journey: CompiledJourney) async -> Result {
+    /// Explores `journey` breadth-first within the bounds, from its start on the device, and
+    /// checks every state and move against the invariants.
+    ///
+    /// - Parameter prefix: moves played first, from the start, whose end is where the
+    ///   exploration starts (a scenario's script, to explore from where it leaves the run).
+    public func explore(_ journey: CompiledJourney, after prefix: [Move] = []) async -> Result {
         let jumps = clockJumps(journey)
         let abstraction = abstraction(journey, jumps: jumps)
         let scratch = Scratch(abstraction)
-        let (begun, first, watchesSecrets, startLeak) = await begin(journey, jumps: jumps, scratch: scratch)
+        let (begun, first, watchesSecrets, startLeak) = await begin(
+            journey, jumps: jumps, scratch: scratch, after: prefix)
         var result = begun
         var states = ExploredStates()
         var leftOut = Set(scratch.takeSentWithoutNetwork()).union(unsealedPINs(journey))
@@ -969,7 +975,7 @@ public struct JourneyExplorer: Sendable {
     /// moves record (which costs: not done for a journey that declares the rule broken on
     /// purpose).
     func begin(
-        _ journey: CompiledJourney, jumps: [Int], scratch: Scratch, recording: Bool = false
+        _ journey: CompiledJourney, jumps: [Int], scratch: Scratch, recording: Bool = false, after prefix: [Move] = []
     ) async -> (result: Result, first: Node, watchesSecrets: Bool, leak: String?) {
         var result = Result(
             journey: journey.id, bounds: bounds, clockJumps: jumps, states: 0, transitions: 0, depth: 0, frontier: 0,
@@ -989,9 +995,12 @@ public struct JourneyExplorer: Sendable {
         let (context, _) = self.context(for: machine, answered: [], scratch: scratch)
         let start = context.handle(.start)
         var startEdges: [Edge] = []
-        let first = await settle(
+        var first = await settle(
             in: context, start, restarts: 0, answered: [], journey: journey.id, taking: &startEdges,
             monitor: InvariantMonitor(journey, library: library), scratch: scratch)
+        for move in prefix {
+            (first, _) = await play(move, from: first, journey: journey.id, scratch: scratch)
+        }
         let leak =
             watchesSecrets
             ? scratch.secrets.leak(scratch.recorder.texts, move: .restart, from: first, to: first) : nil

@@ -186,11 +186,25 @@ public struct ScenarioLoader: Sendable {
         return items.compactMap { entry($0, &r) }
     }
 
-    /// `{end | at [in], kind, state, stored}`; a value is what it must equal, or `{is: set}` /
-    /// `{is: empty}`.
+    /// `{end | at [in] [canEnd], kind, state, stored}`; a value is what it must equal, or
+    /// `{is: set}` / `{is: empty}`.
     func expectation(_ node: YAMLNode, _ r: inout NodeReader) -> Scenario.Expectation? {
-        guard let ef = r.mapping(node, "'expect'", allowed: ["end", "at", "in", "kind", "state", "stored"]) else {
+        guard
+            let ef = r.mapping(
+                node, "'expect'", allowed: ["end", "at", "in", "canEnd", "kind", "state", "stored"])
+        else {
             return nil
+        }
+        var canEnd: Located<Bool>?
+        if let node = ef["canEnd"] {
+            if ef["at"] == nil {
+                r.diagnostics.error(
+                    NodeReader.valueType,
+                    "'canEnd' says whether an end can still be reached from the step the run waits 'at', and 'expect' has no 'at'",
+                    at: node.location)
+            } else if let value = r.bool(node, "'canEnd'") {
+                canEnd = Located(value, at: node.location)
+            }
         }
         let end = ef["end"].flatMap { r.located($0, "'end'") }
         let at = ef["at"].flatMap { r.located($0, "'at'") }
@@ -240,7 +254,7 @@ public struct ScenarioLoader: Sendable {
             }
         }
         return Scenario.Expectation(
-            end: end, at: at, waitingIn: at == nil ? nil : within,
+            end: end, at: at, waitingIn: at == nil ? nil : within, canEnd: canEnd,
             kind: ef["kind"].flatMap { r.enumValue($0, "'kind'", as: EndKind.self) },
             state: checks("state"), stored: checks("stored"))
     }

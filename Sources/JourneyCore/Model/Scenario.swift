@@ -60,6 +60,10 @@ public struct Scenario: Sendable {
         /// The journey whose step ``at`` is, when it is one the journey calls (`in:`): `state`
         /// is then that journey's state as the run waits in it. Nil: the root journey's state.
         public var waitingIn: Located<String>? = nil
+        /// With ``at``: whether an end can still be reached from where the run waits (`canEnd:`),
+        /// found by exploring from there as `journey explore` does. A counterexample of
+        /// `explore.reaches-an-end` expects `true`, and fails while the trap is there.
+        public var canEnd: Located<Bool>? = nil
         public var kind: EndKind?
         public var state: [(name: Located<String>, check: ValueCheck<RawValue>)]
         public var stored: [(name: Located<String>, check: ValueCheck<RawValue>)]

@@ -380,7 +380,7 @@ public struct ScenarioChecker: Sendable {
         }
         return .init(
             end: expect.end?.value, at: expect.at?.value, waitingIn: expect.waitingIn == nil ? nil : waiting.id,
-            kind: expect.kind, state: state, stored: stored)
+            canEnd: expect.canEnd?.value, kind: expect.kind, state: state, stored: stored)
     }
 
     /// The journey and every journey it calls, directly or not.
@@ -425,6 +425,9 @@ public struct CompiledScenario: Sendable {
         /// The journey the run waits in at ``at``, whose state ``state`` names (`in:`); nil for
         /// the root journey's state.
         public var waitingIn: String?
+        /// With ``at``: whether an end can still be reached from where the run waits, found by
+        /// exploring from there (`canEnd:`); nil when the scenario does not say.
+        public var canEnd: Bool? = nil
         public var kind: EndKind?
         public var state: [(name: String, check: ValueCheck<Value>)]
         public var stored: [(name: String, check: ValueCheck<Value>)]
