@@ -117,8 +117,7 @@ extension JourneyExplorer {
         let limit = watching.limit
         let journey = watching.journey
         let after = Self.counter(limit.counter, next.machine, journey: journey.id)
-        let frame = JourneyMachine.FrameOnDevice(node.machine, running: journey.id)
-        let lockout = Self.lockout(of: watching, from: node, to: next, after: after, maximum: frame?.maximum(of: limit))
+        let lockout = Self.lockout(of: watching, from: node, to: next, after: after)
         switch lockout {
         case .ended, .running: return nil
         case .none, .endedEarly: break
@@ -132,6 +131,7 @@ extension JourneyExplorer {
         // Once spent, the limit has led to `exceeded`: what follows may start the count afresh
         // only as anything else may, by replacing what it guards or checking another
         // credential (signing in again); a "Try again" that sets it back buys another round.
+        let frame = JourneyMachine.FrameOnDevice(node.machine, running: journey.id)
         let spent = frame.map { before >= $0.maximum(of: limit) } ?? false
         let way = edges.map(\.description).joined(separator: " ")
         // An outcome the limit counts that the move then takes back (its transition sets the
@@ -213,10 +213,8 @@ extension JourneyExplorer {
     }
 
     /// Where the lockout of the limit `watching` watches stands on a move from `node` to
-    /// `next`, the limit's counter `after` it and its maximum `maximum` (nil: not known).
-    static func lockout(
-        of watching: WatchedLimit, from node: Node, to next: Node, after: Int, maximum: Int?
-    ) -> LockoutOnMove {
+    /// `next`, the limit's counter `after` it.
+    static func lockout(of watching: WatchedLimit, from node: Node, to next: Node, after: Int) -> LockoutOnMove {
         guard let until = watching.limit.lockedUntil else { return .none }
         let journey = watching.journey.id
         // Ends, in seconds since 1970; the clock in milliseconds: a lockout runs while
@@ -230,8 +228,8 @@ extension JourneyExplorer {
         // (with no end kept, `exceeded` starts a lockout anew); an end in the past, or a count
         // below its maximum, lets the user try at once.
         if endsNext > 0 { return .endedEarly }
-        guard let maximum else { return .none }
-        return after < maximum ? .endedEarly : .none
+        guard let frame = JourneyMachine.FrameOnDevice(node.machine, running: journey) else { return .none }
+        return after < frame.maximum(of: watching.limit) ? .endedEarly : .none
     }
 
     /// Whether one of `edges` (steps of `journey` and their outcomes) is an outcome that
