@@ -1351,9 +1351,18 @@ struct AuthRuleTests {
         for condition in [
             "outcome.pin == '4826'", "\"'4826' != outcome.pin\"", "outcome.pin in ['1234', '0000']",
             "len(outcome.pin) == 4 && outcome.pin == '4826'",
+            // The secret's value carried into its side, the text built on the other.
+            "lower(outcome.pin) == '4826'", "outcome.pin + '' == '4826'", "outcome.pin == '48' + '26'",
         ] {
             #expect(warnings(condition) == ["auth.literal-secret 11:15"], "\(condition)")
         }
+        // A "master PIN" in a param's default is written into the journey; a secret param is not.
+        #expect(
+            warnings("outcome.pin == params.master", extra: "params:\n  master: { type: string, default: \"4826\" }")
+                == ["auth.literal-secret 12:15"])
+        #expect(
+            warnings("outcome.pin == params.master", extra: "params:\n  master: { type: string, secret: true }")
+                .isEmpty)
         // A secret state value, and a secret param, alike.
         #expect(
             warnings("state.code == '9911'", extra: "state:\n  code: { type: string, secret: true }")

@@ -38,7 +38,10 @@ public struct Expression: Hashable, Sendable, CustomStringConvertible {
     /// one only compared, measured or tested (`len(pin)`, `pin != ''`, `startsWith(pin, '1')`),
     /// nor a condition's (`pin == '' ? 'none' : 'set'`), whose results tell something of a
     /// value but do not hold it. Each once.
-    public var carriedReferences: [[String]] {
+    public var carriedReferences: [[String]] { carried(from: tree.root) }
+
+    /// The name paths whose value can reach the value of node `ref` (``carriedReferences``).
+    private func carried(from ref: ExpressionNode.Ref) -> [[String]] {
         let tree = self.tree
         var seen = Set<[String]>()
         var carried: [[String]] = []
@@ -64,32 +67,75 @@ public struct Expression: Hashable, Sendable, CustomStringConvertible {
                 }
             }
         }
-        walk(tree.root)
+        walk(ref)
         return carried
     }
 
-    /// The names compared with text written in the expression, by `==` or `!=` or by `in` a
-    /// list written in it (`outcome.pin == '4826'`, `outcome.pin in ['1234', '0000']`), each
-    /// with the offset of that text; an empty text (`== ''`, a test for nothing there) aside.
-    var comparedWithText: [(path: [String], offset: Int)] {
+    /// Every name path node `ref` reads, each once.
+    private func names(in ref: ExpressionNode.Ref) -> [[String]] {
         let tree = self.tree
-        func written(_ ref: ExpressionNode.Ref) -> Bool {
-            guard case .constant(let constant) = tree[ref] else { return false }
+        var found: [[String]] = []
+        func walk(_ ref: ExpressionNode.Ref) {
+            switch tree[ref] {
+            case .constant: return
+            case .name(let path): if !found.contains(tree.path(path)) { found.append(tree.path(path)) }
+            case .list(let start, let count): for item in tree.items(start: start, count: count) { walk(item) }
+            case .not(let a), .negate(let a), .call1(_, let a), .matches(let a, _): walk(a)
+            case .and(let a, let b), .or(let a, let b), .binary(_, let a, let b), .call2(_, let a, let b):
+                walk(a)
+                walk(b)
+            case .conditional(let a, let b, let c):
+                walk(a)
+                walk(b)
+                walk(c)
+            }
+        }
+        walk(ref)
+        return found
+    }
+
+    /// Whether node `ref` holds text written into the expression: a string literal that is not
+    /// empty, or a list of them, anywhere in it (`'4826'`, `'48' + '26'`, `['1234', '0000']`).
+    private func holdsWrittenText(_ ref: ExpressionNode.Ref) -> Bool {
+        let tree = self.tree
+        switch tree[ref] {
+        case .constant(let constant):
             switch tree.constant(constant) {
             case .string(let text): return !text.isEmpty
             case .list(let items): return items.contains { $0 != .string("") }
             default: return false
             }
+        case .name: return false
+        case .list(let start, let count):
+            return tree.items(start: start, count: count).contains(where: holdsWrittenText)
+        case .not(let a), .negate(let a), .call1(_, let a), .matches(let a, _): return holdsWrittenText(a)
+        case .and(let a, let b), .or(let a, let b), .binary(_, let a, let b), .call2(_, let a, let b):
+            return holdsWrittenText(a) || holdsWrittenText(b)
+        case .conditional(_, let b, let c): return holdsWrittenText(b) || holdsWrittenText(c)
         }
-        var found: [(path: [String], offset: Int)] = []
+    }
+
+    /// The names compared with text written in the expression, by `==` or `!=` or by `in` a
+    /// list written in it (`outcome.pin == '4826'`, `outcome.pin in ['1234', '0000']`), the
+    /// name's value carried into its side (`lower(outcome.pin) == '4826'`) and the text built
+    /// (`'48' + '26'`); each with the offset of that text and the names the text's side reads
+    /// (`params.masterPin`, whose default is text written in: the caller judges). An empty
+    /// text (`== ''`, a test for nothing there) aside.
+    var comparedWithText: [(path: [String], offset: Int, reads: [[String]])] {
+        let tree = self.tree
+        var found: [(path: [String], offset: Int, reads: [[String]])] = []
         for node in tree.nodes {
             guard case .binary(let op, let left, let right) = node, op == .equal || op == .notEqual || op == .in
             else { continue }
             let sides = op == .in ? [(left, right)] : [(left, right), (right, left)]
             for (name, text) in sides {
-                if case .name(let path) = tree[name], written(text) {
-                    found.append((tree.path(path), tree.start(of: text)))
-                }
+                let compared = carried(from: name)
+                let reads = names(in: text)
+                // The text's side is no other value of the run: it reads none of the names compared.
+                guard !compared.isEmpty, reads.allSatisfy({ !compared.contains($0) }) else { continue }
+                // Written in: literal text, or names the caller judges (a param's default).
+                guard holdsWrittenText(text) || !reads.isEmpty else { continue }
+                for path in compared { found.append((path, tree.start(of: text), reads)) }
             }
         }
         return found

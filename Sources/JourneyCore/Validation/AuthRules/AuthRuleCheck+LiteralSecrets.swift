@@ -57,7 +57,17 @@ extension AuthRuleCheck {
         let contract = contract(step)
         let secretParams = Set(journey.params.filter(\.type.secret).map(\.name.value))
         var said: Set<[String]> = []
-        for (path, _) in expression.comparedWithText where path.count == 2 && !said.contains(path) {
+        // Names whose value is written into the journey too: params that are not secret (a
+        // "master PIN" in a default), and state values no transition sets.
+        let plainParams = Set(journey.params.filter { !$0.type.secret }.map(\.name.value))
+        let constant = constantState
+        func writtenIn(_ read: [String]) -> Bool {
+            read.count == 2
+                && (read[0] == "params" && plainParams.contains(read[1])
+                    || read[0] == "state" && constant.contains(read[1]))
+        }
+        for (path, _, reads) in expression.comparedWithText
+        where path.count == 2 && !said.contains(path) && reads.allSatisfy(writtenIn) {
             let name = path[1]
             let secret =
                 switch path[0] {
