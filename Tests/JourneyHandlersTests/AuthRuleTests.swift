@@ -189,6 +189,17 @@ struct AuthRuleTests {
                 Self.journey(byParam, extra: Self.newPinState + "\nparams:\n  warn: { type: bool, default: false }")
             ).warnings == ["auth.weak-pin 10:3"])
 
+        // Switched off by a template of constants, or of params with their defaults: the same.
+        for off in ["${false}", "${1 == 2}", "${!params.warn}", "${params.warn && params.off}"] {
+            let constant = byParam.replacingOccurrences(of: "${params.warn}", with: off)
+            #expect(
+                Self.findings(
+                    Self.journey(
+                        constant,
+                        extra: Self.newPinState + "\nparams:\n  warn: { type: bool, default: true }\n"
+                            + "  off: { type: bool, default: false }")
+                ).warnings == ["auth.weak-pin 11:3"], "\(off)")
+        }
         let policy = Self.chooseAndSave.replacingOccurrences(
             of: "    handler: pin.entry\n", with: "    handler: pin.entry\n    with: { warnWeak: true }\n"
         ).replacingOccurrences(of: "        to: save\n", with: "        to: save\n      weak: s\n")

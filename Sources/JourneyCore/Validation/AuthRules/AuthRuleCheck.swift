@@ -146,11 +146,38 @@ struct AuthRuleCheck {
             switch part {
             case .text(let text): result += text
             case .expression(let expression, _):
-                guard let value = literal(param(readBy: expression)?.defaultValue) else { return nil }
-                result += value
+                if let value = literal(param(readBy: expression)?.defaultValue) {
+                    result += value
+                } else if let value = constant(expression) {
+                    result += value
+                } else {
+                    return nil
+                }
             }
         }
         return result
+    }
+
+    /// What an expression of constants and params with written defaults gives, as text
+    /// (`${false}`, `${1 == 2}`, `${!params.warn}` with its default); nil for one that reads
+    /// anything else, or cannot be worked out before a run.
+    func constant(_ expression: Expression) -> String? {
+        var values: [String: Value] = [:]
+        for path in expression.references {
+            guard path.count == 2, path[0] == "params",
+                let param = journey.params.first(where: { $0.name.value == path[1] }),
+                case .scalar(let text, let plain, _)? = param.defaultValue,
+                let value = LiteralParser.value(text, plain: plain, as: param.type.type)
+            else { return nil }
+            values[path[1]] = value
+        }
+        guard let value = try? expression.evaluate(in: ParamValues(values: values)) else { return nil }
+        switch value {
+        case .string(let text): return text
+        case .bool(let flag): return flag ? "true" : "false"
+        case .int(let n): return String(n)
+        default: return nil
+        }
     }
 
     /// The store key a step of this journey names (`key: pin`, or `key: "${params.key}"` by
