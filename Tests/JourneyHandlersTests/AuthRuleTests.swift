@@ -428,6 +428,34 @@ struct AuthRuleTests {
             """
         let right = Self.findings(Self.journey(keyed, extra: extra))
         #expect(right.errors.isEmpty && right.warnings.isEmpty, "\(right)")
+        // A success that only leaves a flag on the device and ends the session: the next launch
+        // signs in by the flag, the sensor's answer alone.
+        let flagged = """
+              s:
+                handler: flow.decide
+                on:
+                  next:
+                    - if: stored.passed
+                      to: done
+                    - else: bio
+              bio:
+                handler: biometry.authenticate
+                attempts: { limit: bio, counts: [failure], resets: [success] }
+                on:
+                  success: { set: { stored.passed: true }, to: out }
+                  cancel: out
+                  failure: bio
+                  lockout: out
+                  unavailable: out
+            """
+        #expect(
+            Self.findings(
+                Self.journey(
+                    flagged,
+                    extra: extra.replacingOccurrences(
+                        of: "stored:\n", with: "stored:\n  passed: { type: bool, default: false }\n"))
+            ).warnings
+                == ["auth.biometry-without-key 23:7"])
         // A key step passed by the outcome that opens nothing: no key was opened.
         let missing = keyed.replacingOccurrences(
             of: "on: { unlocked: done, wrong: open, missing: out }",

@@ -9,8 +9,15 @@ extension AuthRuleCheck {
     func unkeyed(from targets: [String]) -> Set<String> {
         var seen = Set<String>()
         var queue = targets
+        let relaunched = Set(journey.ends.filter { $0.kind != .success }.map(\.id.value))
         while let id = queue.popLast() {
-            guard seen.insert(id).inserted, let step = steps[id] else { continue }
+            guard seen.insert(id).inserted else { continue }
+            guard let step = steps[id] else {
+                // An end after which the app is opened again (a cancel, a failure): the journey
+                // starts over with what the device keeps, a flag the success stored included.
+                if relaunched.contains(id) { queue.append(journey.start.value) }
+                continue
+            }
             if case .call = step.kind {
                 // On by the ends the called journey reaches without opening a key or checking a
                 // credential: a help sheet's, a "Skip" past its PIN pad.
