@@ -1331,6 +1331,16 @@ struct AuthRuleTests {
         }
         #expect(servicePin("{ type: string, default: \"482913\" }"))
         #expect(!servicePin("{ type: string, default: \"\" }"))
+        // So is one a transition sets only to written text; one set from the run is not.
+        func setTo(_ value: String) -> Bool {
+            let steps = service.replacingOccurrences(
+                of: "set: { state.token: abc123 }", with: "set: { state.token: abc123, state.servicePin: \(value) }")
+            return Self.findings(Self.journey(steps, extra: extra + "\n  servicePin: { type: string }")).warnings
+                .contains("auth.literal-secret 14:23")
+        }
+        #expect(setTo("\"4826\""))
+        #expect(setTo("\"${'48' + '26'}\""))
+        #expect(!setTo("\"${state.token}\""))
     }
 
     @Test("a credential an HTTP request sends written into the journey: a header that carries one, a body field")

@@ -101,7 +101,11 @@ struct AuthRuleCheck {
     /// Whether a value is written into the journey: literal text, or a template that reads
     /// nothing but constants and params that are not secret (`${'12' + '34'}`,
     /// `${params.defaultPin}`): what it gives is in the file, whatever it computes.
-    func writtenIn(_ value: RawValue?) -> Bool {
+    func writtenIn(_ value: RawValue?) -> Bool { writtenIn(value, constants: constantState) }
+
+    /// ``writtenIn(_:)``, with the state values written into the journey (``constantState``)
+    /// given.
+    func writtenIn(_ value: RawValue?, constants: Set<String>) -> Bool {
         guard case .scalar(let text, _, _)? = value, !text.isEmpty else { return false }
         guard text.contains("${") else { return true }
         guard case .success(let template) = Template.parse(text) else { return false }
@@ -110,28 +114,44 @@ struct AuthRuleCheck {
             for path in expression.references {
                 guard path.count == 2 else { return false }
                 if path[0] == "params", plainParams.contains(path[1]) { continue }
-                if path[0] == "state", constantState.contains(path[1]) { continue }
+                if path[0] == "state", constants.contains(path[1]) { continue }
                 return false
             }
         }
         return true
     }
 
-    /// The state values that keep their written default for the whole run: declared with one
-    /// and set by no transition (a "service PIN" kept in state is written into the journey).
+    /// The state values that only ever hold text written into the journey: a written default,
+    /// and what transitions set them to written in too (`set: { state.code: "4826" }`, or from
+    /// another such value), some of it not empty (a "service PIN" kept in state, however it
+    /// gets there, is written into the journey). Emptied (`""`) holds nothing.
     var constantState: Set<String> {
         var branches: [Branch] = journey.steps.flatMap { $0.transitions.flatMap(\.transition.branches) }
         branches += journey.limits.flatMap(\.exceeded.branches)
-        var assigned = Set<String>()
-        for assignment in branches.flatMap(\.assignments) where assignment.target.value.scope == .state {
-            assigned.insert(assignment.target.value.name)
-        }
-        return Set(
+        let assignments = branches.flatMap(\.assignments).filter { $0.target.value.scope == .state }
+        func empty(_ value: RawValue?) -> Bool { literal(value)?.isEmpty ?? false }
+        // Those whose default is written in or absent, less, until none is left to remove, those
+        // set to what is not written in given the others. (A secret one set to written text is
+        // reported where it is set.)
+        var candidates = Set(
             journey.state.filter { declaration in
-                // An empty default holds nothing ("no token yet").
-                guard let text = literal(declaration.defaultValue), !text.isEmpty else { return false }
-                return !assigned.contains(declaration.name.value)
+                !declaration.type.secret
+                    && (declaration.defaultValue == nil || literal(declaration.defaultValue) != nil)
             }.map(\.name.value))
+        var changed = true
+        while changed {
+            changed = false
+            for assignment in assignments where candidates.contains(assignment.target.value.name) {
+                guard !empty(assignment.value), !writtenIn(assignment.value, constants: candidates) else { continue }
+                candidates.remove(assignment.target.value.name)
+                changed = true
+            }
+        }
+        return candidates.filter { name in
+            let declared = journey.state.first { $0.name.value == name }?.defaultValue
+            return (literal(declared).map { !$0.isEmpty } ?? false)
+                || assignments.contains { $0.target.value.name == name && !empty($0.value) }
+        }
     }
 
     /// A parameter's text: written literally, or as a template of text and `${params.NAME}`
