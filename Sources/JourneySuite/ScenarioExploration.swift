@@ -61,8 +61,15 @@ extension ScenarioRunner {
     /// What is wrong with where `scenario`'s script leaves the run, by its `canEnd:`: whether an
     /// end can still be reached from there without killing the app, found by exploring from
     /// there with the default bounds as `journey explore` does (`explore.reaches-an-end`);
-    /// empty when it is as `expected`.
+    /// empty when it is as `expected`. Where the exploration cannot tell (its bounds cut it
+    /// short before an end was found, or requests went unanswered), it says so, and fails.
     func endReachability(of scenario: CompiledScenario, in library: CompiledLibrary, expected: Bool) async -> [String] {
+        let waits = scenario.sessions.last?.expectation.at.map { "step '\($0)'" } ?? "where the script stops"
+        guard scenario.needs.isEmpty else {
+            return [
+                "canEnd explores from \(waits) against the scenario's stubs, never a live service, and the scenario needs \(scenario.needs.joined(separator: ", ")): stub what the journey asks instead"
+            ]
+        }
         let explorer: JourneyExplorer
         do throws(SetupError) {
             explorer = try self.explorer(from: scenario, in: library, bounds: JourneyExplorer.Bounds())
@@ -73,26 +80,51 @@ extension ScenarioRunner {
         // The state the script leaves the run in is the exploration's first: trapped, it is the
         // first state a trap is reported at, with no move before it.
         let trapped = result.violations.first { $0.invariant == .reachesAnEnd && $0.path.isEmpty }
-        let waits = scenario.sessions.last?.expectation.at.map { "step '\($0)'" } ?? "where the script stops"
-        switch (expected, trapped) {
-        case (true, let trapped?):
+        let complete = !result.cutShort
+        let canEnd: Bool? =
+            if trapped != nil {
+                false
+            } else if result.endPaths.values.contains(where: { !$0.contains(where: \.launchesAgain) }) {
+                true
+            } else if complete {
+                // Every way on explored: no end at all (every way fails), or one past a restart
+                // only where the trap search found a way without one.
+                !result.endPaths.isEmpty
+            } else {
+                nil
+            }
+        // Requests no stub answers, or sent with no network: the ways on past them are not known.
+        let unanswered = result.leftOut.contains { note in
+            switch note {
+            case .sentWithoutNetwork, .unstubbed: true
+            default: false
+            }
+        }
+        switch (expected, canEnd) {
+        case (true, true), (false, false): return []
+        case (_, nil),
+            (false, true) where unanswered, (true, false) where unanswered:
+            let why =
+                unanswered
+                ? "the journey sends requests the scenario's stubs do not answer (canEnd explores against its stubs alone)"
+                : "the bounds of journey explore (depth \(result.bounds.depth), \(result.bounds.states) states) cut the exploration short before an end was found"
+            return ["whether an end can be reached from \(waits) could not be told: \(why)"]
+        case (true, _):
             // "from here no end can be reached …", said of the place the script leaves the run.
             let here = "from here no end can be reached"
-            let said =
-                trapped.message.hasPrefix(here)
-                ? "no end can be reached from \(waits), where the script leaves the run,"
-                    + trapped.message.dropFirst(here.count)
-                : "from \(waits), where the script leaves the run: \(trapped.message)"
-            return ["\(said) (explore.reaches-an-end)"]
-        case (false, nil):
-            if result.truncated || result.interrupted {
+            guard let message = trapped?.message else {
                 return [
-                    "whether an end can be reached from \(waits) could not be told within the bounds of journey explore"
+                    "no end can be reached from \(waits), where the script leaves the run: every way on from there fails (explore.reaches-an-end)"
                 ]
             }
+            let said =
+                message.hasPrefix(here)
+                ? "no end can be reached from \(waits), where the script leaves the run,"
+                    + message.dropFirst(here.count)
+                : "from \(waits), where the script leaves the run: \(message)"
+            return ["\(said) (explore.reaches-an-end)"]
+        case (false, _):
             return ["an end can still be reached from \(waits), though the scenario expects none (canEnd: false)"]
-        default:
-            return []
         }
     }
 

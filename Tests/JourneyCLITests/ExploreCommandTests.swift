@@ -485,6 +485,69 @@ struct ExploreCommandTests {
         }
     }
 
+    @Test(
+        "canEnd says when it cannot tell: the bounds cut the exploration short, requests go unanswered; a failure is no end"
+    )
+    func canEndUntold() async throws {
+        try await withTemporaryDirectory { directory in
+            /// Plays `steps` (step `s` first) to `s` pressing `stay`, expecting canEnd `expected`.
+            func replay(_ steps: String, extra: String = "", expected: Bool) async throws -> RunResult {
+                try writeText(
+                    "journey: t.until\nversion: 1\ntitle: Until\n\(extra)start: s\nsteps:\n\(steps)\nends:\n  done: { kind: success }\n",
+                    to: directory.appendingPathComponent("journeys/until.journey.yaml"))
+                let scenario = directory.appendingPathComponent("journeys/scenarios/stay.scenario.yaml")
+                try writeText(
+                    "scenario: stay\njourney: t.until\nscript:\n  - { at: s, action: stay }\nexpect: { at: s, canEnd: \(expected) }\n",
+                    to: scenario)
+                return try await runJourney(["run", "--scenario", scenario.path], cwd: directory)
+            }
+            // The way out opens after 60 presses, past the default depth of 50: neither verdict.
+            let far = """
+                  s:
+                    handler: ui.screen
+                    screen: { title: S, actions: { stay: Stay, out: { label: Out, enabled: "${state.n >= 60}" } } }
+                    on: { stay: { set: { state.n: "${state.n + 1}" }, to: s }, out: done }
+                """
+            for expected in [true, false] {
+                let result = try await replay(
+                    far, extra: "state:\n  n: { type: int, default: 0 }\n", expected: expected)
+                #expect(result.status == Exit.failed, "\(result)")
+                #expect(
+                    result.stderr.contains(
+                        "whether an end can be reached from step 's' could not be told: the bounds of journey explore (depth 50, 200000 states) cut the exploration short"
+                    ), "\(result)")
+            }
+            // Every way on fails (an int past its largest value): no end can be reached.
+            let failing = """
+                  s:
+                    handler: ui.screen
+                    screen: { title: S, actions: { stay: Stay, go: Go } }
+                    on: { stay: s, go: { set: { state.n: "${params.big + 1}" }, to: done } }
+                """
+            let extra =
+                "params:\n  big: { type: int, default: 9223372036854775807 }\nstate:\n  n: { type: int, default: 0 }\n"
+            let fails = try await replay(failing, extra: extra, expected: true)
+            #expect(fails.status == Exit.failed, "\(fails)")
+            #expect(fails.stderr.contains("every way on from there fails (explore.reaches-an-end)"), "\(fails)")
+            #expect(try await replay(failing, extra: extra, expected: false).status == Exit.ok)
+            // A request with no stub to answer it: where it leads is not known.
+            let asks = """
+                  s:
+                    handler: ui.screen
+                    screen: { title: S, actions: { stay: Stay, go: Go } }
+                    on: { stay: s, go: ask }
+                  ask:
+                    handler: http.request
+                    with: { method: GET, url: "https://api.example.org/ok" }
+                    on: { ok: done, failed: s, offline: s }
+                """
+            let unanswered = try await replay(asks, expected: true)
+            #expect(
+                unanswered.stderr.contains("the journey sends requests the scenario's stubs do not answer"),
+                "\(unanswered)")
+        }
+    }
+
     @Test("an invariant a journey breaks on purpose is declared with the reason, and the journey is clean")
     func exception() async throws {
         try await withTemporaryDirectory { directory in
