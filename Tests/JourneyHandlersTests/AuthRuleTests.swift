@@ -212,6 +212,12 @@ struct AuthRuleTests {
         // A PIN chosen on a bare ui.pin pad has no policy; one the pad checks is no choice.
         let onPad = Self.chooseAndSave.replacingOccurrences(of: "handler: pin.entry", with: "handler: ui.pin")
         #expect(Self.findings(Self.journey(onPad, extra: Self.newPinState)).warnings == ["auth.weak-pin 8:3"])
+        // A code typed on the same pad that is not what the journey seals is no PIN chosen.
+        let code = onPad.replacingOccurrences(of: "pin: \"${state.newPin}\"", with: "pin: \"${state.kept}\"")
+        #expect(code != onPad)
+        #expect(
+            !Self.findings(Self.journey(code, extra: Self.newPinState + "\n  kept: { type: string, secret: true }"))
+                .warnings.contains { $0.hasPrefix("auth.weak-pin") })
     }
 
     @Test("an exception with a reason quiets its rule; one nobody needs, or for no rule, is reported")
@@ -791,6 +797,13 @@ struct AuthRuleTests {
             verify(counted).replacingOccurrences(
                 of: "correct: done", with: "correct: { set: { stored.failures: 0 }, to: done }"))
         #expect(onSuccess.errors.isEmpty && onSuccess.warnings.isEmpty, "\(onSuccess)")
+        // Written back on the way to a wipe of the PIN: a new count against a new secret.
+        let wiped = Self.findings(
+            verify(counted).replacingOccurrences(
+                of: "forgot: out", with: "forgot: { set: { stored.failures: 0 }, to: wipe }"
+            ).replacingOccurrences(
+                of: "  s:\n", with: "  wipe:\n    handler: session.clear\n    on: { cleared: s }\n  s:\n"))
+        #expect(wiped.errors.isEmpty && !wiped.warnings.contains { $0.hasPrefix("auth.failure") }, "\(wiped)")
         let declared = Self.findings(
             verify("").replacingOccurrences(
                 of: "stored:\n",
@@ -1367,6 +1380,10 @@ struct AuthRuleTests {
             found(headers: #"["Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.e30.abc"]"#) == ["auth.literal-secret 15:17"])
         #expect(
             found(headers: #"["X-Api-Key: 0f3a", "Content-Type: application/json"]"#) == ["auth.literal-secret 15:17"])
+        // A cookie is no credential by its name (a locale, a consent); a field described by an
+        // object holds no value.
+        #expect(found(headers: #"["Cookie: locale=nl; consent=yes"]"#).isEmpty)
+        #expect(found(body: #"{"pin": {"required": true}, "password": ["min", 8]}"#).isEmpty)
         // A scheme alone sends no credential (eduID's app sends a bare "Bearer").
         #expect(found(headers: #"["Authorization: Bearer", "Content-Type: application/json"]"#).isEmpty)
         #expect(found(headers: #"["Authorization: Basic ${'YWxpY2U6aHVudGVyMg=='}"]"#).count == 1)
@@ -1412,6 +1429,9 @@ struct AuthRuleTests {
         #expect(
             warnings("outcome.pin == params.master", extra: "params:\n  master: { type: string, secret: true }")
                 .isEmpty)
+        // One whose default is empty holds what the run is given (a username the PIN must differ from).
+        #expect(
+            warnings("outcome.pin == params.user", extra: "params:\n  user: { type: string, default: \"\" }").isEmpty)
         // A secret state value, and a secret param, alike.
         #expect(
             warnings("state.code == '9911'", extra: "state:\n  code: { type: string, secret: true }")

@@ -80,15 +80,20 @@ extension AuthRuleCheck {
     /// A `set:` of the limit's counter (or of the end of its lockout) on an outcome of the step
     /// that charges it other than a success or one its `resets` names: the limit keeps its own
     /// count, and one written back by hand (`wrong: { set: { stored.failures: 0 } }`, a
-    /// "Forgot PIN?" on the pad that clears it) gives the tries spent back.
+    /// "Forgot PIN?" on the pad that clears it) gives the tries spent back, unless the way on
+    /// removes or replaces the credential before it is asked for again.
     private mutating func countWrittenByHand(
         at step: Step, check: HandlerContract.CredentialCheck, charge: AttemptCharge
     ) {
         guard let limit = journey.limit(chargedBy: step) else { return }
         let kept = [limit.counter.value] + (limit.lockedUntil.map { [$0.value] } ?? [])
         let resets = Set(charge.resets.map(\.value))
+        // Unless the way on removes or replaces the credential first (a wipe, a new PIN sealed):
+        // a new count against a new secret.
         for (outcome, transition) in step.transitions
-        where !check.accepted.contains(outcome.value) && !resets.contains(outcome.value) {
+        where !check.accepted.contains(outcome.value) && !resets.contains(outcome.value)
+            && retries(step, after: transition.branches)
+        {
             for assignment in transition.branches.flatMap(\.assignments) where kept.contains(assignment.target.value) {
                 find(
                     .uncountedFailure,

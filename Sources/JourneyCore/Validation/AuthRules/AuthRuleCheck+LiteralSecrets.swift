@@ -57,9 +57,13 @@ extension AuthRuleCheck {
         let contract = contract(step)
         let secretParams = Set(journey.params.filter(\.type.secret).map(\.name.value))
         var said: Set<[String]> = []
-        // Names whose value is written into the journey too: params that are not secret (a
-        // "master PIN" in a default), and state values no transition sets.
-        let plainParams = Set(journey.params.filter { !$0.type.secret }.map(\.name.value))
+        // Names whose value is written into the journey too: text params that are not secret
+        // with text in their default (a "master PIN"), and state values that only hold written
+        // text. (One whose default is empty holds what the run is given.)
+        let plainParams = Set(
+            journey.params.filter { param in
+                !param.type.secret && param.type.type == .string && !(literal(param.defaultValue) ?? "").isEmpty
+            }.map(\.name.value))
         let constant = constantState
         func writtenIn(_ read: [String]) -> Bool {
             read.count == 2
@@ -90,7 +94,7 @@ extension AuthRuleCheck {
 
     /// The headers that carry a credential: the value of each is one.
     static let credentialHeaders: Set<String> = [
-        "authorization", "proxy-authorization", "cookie", "x-api-key", "api-key", "x-auth-token", "x-access-token",
+        "authorization", "proxy-authorization", "x-api-key", "api-key", "x-auth-token", "x-access-token",
     ]
 
     /// The names of body fields that hold a credential (`password=…`, `"client_secret": "…"`).
@@ -109,7 +113,8 @@ extension AuthRuleCheck {
             case ("headers", .list(let items, _)):
                 for item in items {
                     guard case .scalar(let text, _, _) = item, let colon = text.firstIndex(of: ":") else { continue }
-                    let header = text[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+                    let written = text[..<colon].trimmingCharacters(in: .whitespaces)
+                    let header = written.lowercased()
                     // The credential: the value, less the scheme of an Authorization header (a
                     // bare `Bearer` sends none).
                     var rest = text[text.index(after: colon)...].split(separator: " ", omittingEmptySubsequences: true)
@@ -117,7 +122,7 @@ extension AuthRuleCheck {
                     guard Self.credentialHeaders.contains(header), !rest.isEmpty, writtenIn(item) else { continue }
                     find(
                         .literalSecret,
-                        "header '\(header)' of step '\(step.id.value)' sends a credential written into the journey; send one the user, the device or a server gave (\(header): Bearer ${stored.accessToken})",
+                        "header '\(written)' of step '\(step.id.value)' sends a credential written into the journey; send one the user, the device or a server gave, \(header.hasSuffix("authorization") ? "as '\(written): Bearer ${stored.accessToken}'" : "or a secret param ('\(written): ${params.apiKey}' with 'secret: true')")",
                         at: item.location)
                 }
             case ("body", .scalar(let text, _, let location)):
@@ -182,7 +187,9 @@ extension AuthRuleCheck {
             var last = next
             while last < scalars.count, !stops.contains(scalars[last]) { last += 1 }
             let value = String(String.UnicodeScalarView(scalars[next..<last]))
-            if !value.isEmpty, !value.hasPrefix("${"), !["null", "true", "false"].contains(value),
+            // An object or a list (`"pin": {"required": true}`) describes the field, holds no value.
+            if !value.isEmpty, !value.hasPrefix("${"), !value.hasPrefix("{"), !value.hasPrefix("["),
+                !["null", "true", "false"].contains(value),
                 !found.contains(name)
             {
                 found.append(name)
