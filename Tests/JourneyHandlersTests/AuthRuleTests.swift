@@ -1429,6 +1429,24 @@ struct AuthRuleTests {
         #expect(
             warnings("outcome.pin == params.master", extra: "params:\n  master: { type: string, secret: true }")
                 .isEmpty)
+        // A form's secret field (a password's is) compared with text: found too.
+        let form = """
+              s:
+                handler: ui.form
+                with: { submit: go }
+                screen:
+                  fields: { pw: { label: Password, kind: password }, name: { label: Name, kind: text } }
+                  actions: { go: Go }
+                on:
+                  go:
+                    - if: outcome.pw == 'hunter22'
+                      to: done
+                    - if: outcome.name == 'ada'
+                      to: done
+                    - else: out
+                  invalid: s
+            """
+        #expect(Self.otherWarnings(Self.journey(form)) == ["auth.literal-secret 15:15"])
         // One whose default is empty holds what the run is given (a username the PIN must differ from).
         #expect(
             warnings("outcome.pin == params.user", extra: "params:\n  user: { type: string, default: \"\" }").isEmpty)

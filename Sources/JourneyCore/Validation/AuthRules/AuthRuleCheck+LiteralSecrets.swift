@@ -76,8 +76,12 @@ extension AuthRuleCheck {
             let secret =
                 switch path[0] {
                 case "outcome":
-                    contract?.describedOutcomes.contains { $0.item.data.contains { $0.name == name && $0.type.secret } }
-                        ?? false
+                    (contract?.describedOutcomes.contains {
+                        $0.item.data.contains { $0.name == name && $0.type.secret }
+                    }
+                        ?? false)
+                        // A form's field declared secret (a password's is): its value is the outcome's.
+                        || (step.screen?.fields.contains { $0.name.value == name && $0.secret } ?? false)
                 case "input":
                     contract?.describedInputs.contains { $0.item.name == name && $0.item.type.secret } ?? false
                 case "params": secretParams.contains(name)
