@@ -33,7 +33,11 @@ public enum Counterexample {
         for case .input(let step, _, _) in last.moves { stopsAt = step }
         var expect = ["at: \(violation.step ?? stopsAt ?? journey.source.start.value)"]
         // A counter in the state of a journey the root calls is read where the run waits in it.
-        if let within = violation.expected?.journey, violation.step != nil { expect.append("in: \(within)") }
+        // The journey the run waits in, where it is one the journey calls: a step of the same
+        // name may be the caller's too.
+        if let within = violation.expected?.journey ?? violation.waitingIn, violation.step != nil {
+            expect.append("in: \(within)")
+        }
         // A trap is where no way on ends: the replay explores from where it stops, and fails
         // while no end can be reached from there.
         if violation.invariant == .reachesAnEnd, violation.step != nil { expect.append("canEnd: true") }

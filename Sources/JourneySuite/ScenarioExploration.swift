@@ -64,7 +64,10 @@ extension ScenarioRunner {
     /// empty when it is as `expected`. Where the exploration cannot tell (its bounds cut it
     /// short before an end was found, or requests went unanswered), it says so, and fails.
     func endReachability(of scenario: CompiledScenario, in library: CompiledLibrary, expected: Bool) async -> [String] {
-        let waits = scenario.sessions.last?.expectation.at.map { "step '\($0)'" } ?? "where the script stops"
+        let expectation = scenario.sessions.last?.expectation
+        let waits =
+            expectation?.at.map { "step '\($0)'" + (expectation?.waitingIn.map { " of \($0)" } ?? "") }
+            ?? "where the script stops"
         guard scenario.needs.isEmpty else {
             return [
                 "canEnd explores from \(waits) against the scenario's stubs, never a live service, and the scenario needs \(scenario.needs.joined(separator: ", ")): stub what the journey asks instead"

@@ -485,6 +485,47 @@ struct ExploreCommandTests {
         }
     }
 
+    @Test("a trap in a called journey whose step shares a name with the caller's: its counterexample says in: which")
+    func trapInACalledJourney() async throws {
+        try await withTemporaryDirectory { directory in
+            try writeText(
+                """
+                journey: q.root
+                version: 1
+                title: Root
+                start: intro
+                steps:
+                  intro: { handler: ui.screen, screen: { title: Intro, actions: { go: Go } }, on: { go: sub } }
+                  sub: { call: q.sub, on: { finished: done } }
+                ends: { done: { kind: success } }
+                """, to: directory.appendingPathComponent("journeys/root.journey.yaml"))
+            try writeText(
+                """
+                journey: q.sub
+                version: 1
+                title: Sub
+                stored: { n: { type: int, default: 0 } }
+                start: intro
+                steps:
+                  intro:
+                    handler: ui.screen
+                    screen: { title: One, actions: { fin: { label: Finish, enabled: "${stored.n == 0}" }, bump: Bump } }
+                    on: { fin: finished, bump: { set: { stored.n: 1 }, to: intro } }
+                ends: { finished: { kind: success } }
+                """, to: directory.appendingPathComponent("journeys/sub.journey.yaml"))
+            let explored = try await runJourney(
+                ["explore", "journeys", "--journey", "q.root", "--emit", "out"], cwd: directory)
+            #expect(explored.status == Exit.failed, "\(explored)")
+            let path = directory.appendingPathComponent("out/q.root.reaches-an-end.scenario.yaml")
+            let text = try String(contentsOf: path, encoding: .utf8)
+            #expect(text.hasSuffix("expect:\n  at: intro\n  in: q.sub\n  canEnd: true\n"), "\(text)")
+            let replay = try await runJourney(
+                ["run", "--scenario", path.path, "--journeys", "journeys"], cwd: directory)
+            #expect(replay.status == Exit.failed, "\(replay)")
+            #expect(replay.stderr.contains("no end can be reached from step 'intro' of q.sub"), "\(replay)")
+        }
+    }
+
     @Test(
         "canEnd says when it cannot tell: the bounds cut the exploration short, requests go unanswered; a failure is no end"
     )

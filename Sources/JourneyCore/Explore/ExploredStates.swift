@@ -24,6 +24,10 @@ extension JourneyExplorer {
         private var expanded: [Bool] = []
         /// The step each state waits at, for a violation found after the search.
         private var waitsAt: [String?] = []
+        /// The journey a state waits in, where it is not the root journey (``root``): few are.
+        private var waitsIn: [Int: String] = [:]
+        /// The journey explored, whose steps ``waitsAt`` names unless ``waitsIn`` says otherwise.
+        var root = ""
 
         var count: Int { parents.count }
 
@@ -43,6 +47,7 @@ extension JourneyExplorer {
             parents.append(parent.map { (parent: $0.0, move: $0.1) })
             if case .runStep(let invocation) = node.action {
                 waitsAt.append(invocation.step)
+                if invocation.journey != root { waitsIn[parents.count - 1] = invocation.journey }
             } else {
                 waitsAt.append(nil)
             }
@@ -103,10 +108,14 @@ extension JourneyExplorer {
             into result: inout Result
         ) {
             var step = node == nil ? waitsAt[index] : nil
-            if case .runStep(let invocation)? = node?.action { step = invocation.step }
+            var journey = node == nil ? waitsIn[index] : nil
+            if case .runStep(let invocation)? = node?.action {
+                step = invocation.step
+                journey = invocation.journey == root ? nil : invocation.journey
+            }
             result.report(
                 invariant, declared: declared, message, path: { path(to: index) + (move.map { [$0] } ?? []) },
-                step: step, expected: expected)
+                step: step, waitingIn: journey, expected: expected)
         }
 
         /// Reports the invariants the node broke, if any, and answers whether it broke one: the

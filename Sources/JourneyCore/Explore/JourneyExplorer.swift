@@ -99,6 +99,9 @@ public struct JourneyExplorer: Sendable {
         public var path: [Move]
         /// The step the journey waits at where the path ends; nil when it ended or failed.
         public var step: String?
+        /// The journey ``step`` is a step of, where it is one the explored journey calls; nil
+        /// for the explored journey's own.
+        public var waitingIn: String?
         /// What the rule demands there, when it is a value.
         public var expected: Expected?
 
@@ -226,13 +229,14 @@ public struct JourneyExplorer: Sendable {
         /// breadth-first search finds the shortest first.
         mutating func report(
             _ invariant: ExplorationInvariant?, declared: (id: String, summary: String?)?, _ message: String,
-            path: () -> [Move], step: String?, expected: Violation.Expected?
+            path: () -> [Move], step: String?, waitingIn: String? = nil, expected: Violation.Expected?
         ) {
             guard let id = invariant?.rawValue ?? declared?.id, !reports(id) else { return }
-            violations.append(
-                Violation(
-                    invariant: invariant, declared: declared, message: message, path: path(), step: step,
-                    expected: expected))
+            var violation = Violation(
+                invariant: invariant, declared: declared, message: message, path: path(), step: step,
+                expected: expected)
+            violation.waitingIn = waitingIn
+            violations.append(violation)
         }
     }
 
@@ -824,6 +828,7 @@ public struct JourneyExplorer: Sendable {
             journey, jumps: jumps, scratch: scratch, after: prefix)
         var result = begun
         var states = ExploredStates()
+        states.root = journey.id
         var leftOut = Set(scratch.takeSentWithoutNetwork()).union(unsealedPINs(journey))
         // A journey that reads the clock with no duration to jump it by: time passing is not played.
         if jumps.isEmpty, bounds.clockJumps == nil, let reader = clockReader(journey) {
