@@ -192,7 +192,7 @@ struct ExploreCommand: AsyncParsableCommand {
 
     @Flag(
         help:
-            "Fail (exit 1) when the bounds cut a journey's exploration short (its clean verdict then holds for the states explored only), or a journey is not explored and does not declare explore.explorable."
+            "Fail (exit 1) when the bounds cut a journey's exploration short (its clean verdict then holds for the states explored only), or a journey is not explored and does not declare explore.explorable. Not with --random, which claims no state it did not see."
     )
     var strict = false
 

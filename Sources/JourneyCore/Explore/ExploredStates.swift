@@ -27,7 +27,9 @@ extension JourneyExplorer {
         /// The journey a state waits in, where it is not the root journey (``root``): few are.
         private var waitsIn: [Int: String] = [:]
         /// The journey explored, whose steps ``waitsAt`` names unless ``waitsIn`` says otherwise.
-        var root = ""
+        let root: String
+
+        init(root: String) { self.root = root }
 
         var count: Int { parents.count }
 

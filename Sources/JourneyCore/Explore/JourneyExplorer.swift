@@ -107,13 +107,14 @@ public struct JourneyExplorer: Sendable {
 
         public init(
             invariant: ExplorationInvariant?, declared: (id: String, summary: String?)? = nil, message: String,
-            path: [Move], step: String?, expected: Expected? = nil
+            path: [Move], step: String?, waitingIn: String? = nil, expected: Expected? = nil
         ) {
             self.invariant = invariant
             self.declared = declared
             self.message = message
             self.path = path
             self.step = step
+            self.waitingIn = waitingIn
             self.expected = expected
         }
 
@@ -232,11 +233,10 @@ public struct JourneyExplorer: Sendable {
             path: () -> [Move], step: String?, waitingIn: String? = nil, expected: Violation.Expected?
         ) {
             guard let id = invariant?.rawValue ?? declared?.id, !reports(id) else { return }
-            var violation = Violation(
-                invariant: invariant, declared: declared, message: message, path: path(), step: step,
-                expected: expected)
-            violation.waitingIn = waitingIn
-            violations.append(violation)
+            violations.append(
+                Violation(
+                    invariant: invariant, declared: declared, message: message, path: path(), step: step,
+                    waitingIn: waitingIn, expected: expected))
         }
     }
 
@@ -827,8 +827,7 @@ public struct JourneyExplorer: Sendable {
         let (begun, first, watchesSecrets, startLeak) = await begin(
             journey, jumps: jumps, scratch: scratch, after: prefix)
         var result = begun
-        var states = ExploredStates()
-        states.root = journey.id
+        var states = ExploredStates(root: journey.id)
         var leftOut = Set(scratch.takeSentWithoutNetwork()).union(unsealedPINs(journey))
         // A journey that reads the clock with no duration to jump it by: time passing is not played.
         if jumps.isEmpty, bounds.clockJumps == nil, let reader = clockReader(journey) {

@@ -11,14 +11,8 @@ extension AuthRuleCheck {
             let charging = journey.steps.filter { $0.attempts?.limit.value == limit.name.value }
             let confirmsOnly =
                 !charging.isEmpty
-                && charging.allSatisfy { step in
-                    if step.handlerID == "pin.repeat" { return true }
-                    guard step.handlerID == "ui.pin", let read = step.checkedAgainst, !read.isEmpty else {
-                        return false
-                    }
-                    return read.allSatisfy {
-                        $0.hasPrefix("state.") && typed.contains(String($0.dropFirst("state.".count)))
-                    } && confirms(step, read)
+                && charging.allSatisfy {
+                    $0.handlerID == "pin.repeat" || $0.handlerID == "ui.pin" && confirmsChosenPIN($0, typed: typed)
                 }
             if confirmsOnly { continue }
             find(

@@ -32,12 +32,7 @@ extension AuthRuleCheck {
             // which no restart keeps), is compared with what the same person typed: there is
             // nothing to guess. One checked later (a lock screen against the PIN of the sign-in)
             // is a check like any other.
-            if let read = step.checkedAgainst, !read.isEmpty,
-                read.allSatisfy({ $0.hasPrefix("state.") && typed.contains(String($0.dropFirst("state.".count))) }),
-                confirms(step, read)
-            {
-                continue
-            }
+            if confirmsChosenPIN(step, typed: typed) { continue }
             // The refusals this step can have: those it handles (`ui.pin` refuses only with `expected`).
             let refusals = step.transitions.filter { check.refused.contains($0.outcome.value) }
             guard !refusals.isEmpty else { continue }

@@ -31,29 +31,15 @@ extension AuthRuleCheck {
         }
         // A PIN chosen on a bare pad (ui.pin with nothing to check it against), which has no
         // policy to offer: the PIN it takes is kept as it is typed.
-        let stateAssignments = journey.steps.flatMap { $0.transitions.flatMap(\.transition.branches) }
-            .flatMap(\.assignments).filter { $0.target.value.scope == .state }
         let sealed = saves.flatMap { $0.parameter("pin")?.carriedReferences ?? [] }
         for step in journey.steps where step.handlerID == "ui.pin" && step.parameter("expected") == nil {
             // The state the PIN typed here goes into, and on from there; sealed from one of them,
             // it is the PIN chosen (a code typed on the same pad is not).
-            var holds = Set(
-                step.transitions.flatMap(\.transition.branches).flatMap(\.assignments).filter {
-                    $0.target.value.scope == .state && $0.value.carriedReferences.contains(["outcome", "pin"])
-                }.map(\.target.value.name))
-            var grew = true
-            while grew {
-                grew = false
-                for assignment in stateAssignments where !holds.contains(assignment.target.value.name) {
-                    guard
-                        assignment.value.carriedReferences.contains(where: {
-                            $0.count == 2 && $0[0] == "state" && holds.contains($0[1])
-                        })
-                    else { continue }
-                    holds.insert(assignment.target.value.name)
-                    grew = true
-                }
-            }
+            let holds = statesCarrying(
+                Set(
+                    step.transitions.flatMap(\.transition.branches).flatMap(\.assignments).filter {
+                        $0.target.value.scope == .state && $0.value.carriedReferences.contains(["outcome", "pin"])
+                    }.map(\.target.value.name)))
             guard sealed.contains(where: { $0.count == 2 && $0[0] == "state" && holds.contains($0[1]) }) else {
                 continue
             }

@@ -343,24 +343,41 @@ struct AuthRuleCheck {
 
     /// The state values that hold a PIN the user typed in this run, directly or through state.
     var typedPINState: Set<String> {
-        let assignments = self.assignments
-        var holdsPIN = Set<String>()
+        let typed = assignments.filter { assignment, fromPIN in
+            fromPIN && assignment.target.value.scope == .state
+                && assignment.value.carriedReferences.contains(["outcome", "pin"])
+        }
+        return statesCarrying(Set(typed.map(\.assignment.target.value.name)))
+    }
+
+    /// `held` (state values' names) and every state value a transition sets from one of them,
+    /// through as many as it takes: where what they hold goes.
+    func statesCarrying(_ held: Set<String>) -> Set<String> {
+        let assignments = self.assignments.map(\.assignment).filter { $0.target.value.scope == .state }
+        var holds = held
         var changed = true
         while changed {
             changed = false
-            for (assignment, fromPIN) in assignments where assignment.target.value.scope == .state {
-                let name = assignment.target.value.name
-                guard !holdsPIN.contains(name) else { continue }
-                let paths = assignment.value.carriedReferences
-                if (fromPIN && paths.contains(["outcome", "pin"]))
-                    || paths.contains(where: { $0.count >= 2 && $0[0] == "state" && holdsPIN.contains($0[1]) })
-                {
-                    holdsPIN.insert(name)
-                    changed = true
-                }
+            for assignment in assignments where !holds.contains(assignment.target.value.name) {
+                guard
+                    assignment.value.carriedReferences.contains(where: {
+                        $0.count == 2 && $0[0] == "state" && holds.contains($0[1])
+                    })
+                else { continue }
+                holds.insert(assignment.target.value.name)
+                changed = true
             }
         }
-        return holdsPIN
+        return holds
+    }
+
+    /// Whether `step` asks again for a PIN the same person has just chosen, to confirm it: a
+    /// check against state that holds the PIN typed (`typed`, ``typedPINState``), entered
+    /// straight from the pad it was typed on (``confirms(_:_:)``).
+    func confirmsChosenPIN(_ step: Step, typed: Set<String>) -> Bool {
+        guard let read = step.checkedAgainst, !read.isEmpty else { return false }
+        return read.allSatisfy { $0.hasPrefix("state.") && typed.contains(String($0.dropFirst("state.".count))) }
+            && confirms(step, read)
     }
 
     /// Whether `step` is entered straight from a PIN pad whose transition sets one of `read`
