@@ -392,7 +392,7 @@ struct ExploreCommandTests {
                 "no end can be reached from step 'again', where the script leaves the run, but by killing the app"
             ),
             (
-                "cutoff.journey.yaml", "explore.cutoff", "explore.reaches-an-end", "clock +24h → restart",
+                "cutoff.journey.yaml", "explore.cutoff", "explore.reaches-an-end", "clock +1d → restart",
                 "where the script leaves the run, but by killing the app: every way on loops back"
             ),
             (

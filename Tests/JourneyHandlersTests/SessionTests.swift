@@ -83,7 +83,7 @@ struct SessionTests {
                 #"{"t":86400000,"depth":0,"event":"session","session":3}"#,
                 #"{"t":95400000,"depth":0,"event":"session","session":4}"#,
             ], "\(transcript.jsonl)")
-        #expect(transcript.text.contains("⏱ +24h (before session 2)"), "\(transcript.text)")
+        #expect(transcript.text.contains("⏱ +1d (before session 2)"), "\(transcript.text)")
         #expect(transcript.text.contains("Skipped 2 of 3"), "the second login reads the first one's count")
         #expect(transcript.jsonl.components(separatedBy: #""event":"journey.start""#).count == 5)
         #expect(transcript.jsonl.components(separatedBy: #""event":"transcript""#).count == 2, "one header")

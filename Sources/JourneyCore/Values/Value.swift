@@ -169,8 +169,9 @@ public enum Duration {
         return .success(Int(total.rounded()))
     }
 
-    /// Formats milliseconds the way journeys write them: `1.5s`, `5m`, `250ms`.
+    /// Formats milliseconds the way journeys write them: `1.5s`, `5m`, `250ms`, `2d`.
     public static func format(milliseconds ms: Int) -> String {
+        if ms % 86_400_000 == 0 && ms > 0 { return "\(ms / 86_400_000)d" }
         if ms % 3_600_000 == 0 && ms > 0 { return "\(ms / 3_600_000)h" }
         if ms % 60_000 == 0 && ms > 0 { return "\(ms / 60_000)m" }
         if ms % 1000 == 0 { return "\(ms / 1000)s" }

@@ -101,6 +101,10 @@ struct TranscriptTests {
         #expect(Duration.problem(with: "0.5ms")?.contains("not a whole number of milliseconds") == true)
         #expect(Duration.format(milliseconds: 1500) == "1.5s")
         #expect(Duration.format(milliseconds: 300_000) == "5m")
+        // Whole days as a journey writes them (`after: 1d` is shown `+1d`, not `+24h`).
+        #expect(Duration.format(milliseconds: 86_400_000) == "1d")
+        #expect(Duration.format(milliseconds: 2 * 86_400_000) == "2d")
+        #expect(Duration.format(milliseconds: 25 * 3_600_000) == "25h")
         // Written in digits however long, never with an exponent, and parsed back to itself.
         for ms in [1001, 1050, 12_345_678_901, Int.max, 9_223_372_036_854_775_001] {
             let text = Duration.format(milliseconds: ms)
