@@ -139,7 +139,7 @@ public enum Counterexample {
         ]
         var kept: [String] = []
         var keeping = false
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+        for line in text.lines.map(String.init) {
             if let first = line.first, first != " ", first != "\t", first != "#", first != "-",
                 let colon = line.firstIndex(of: ":")
             {

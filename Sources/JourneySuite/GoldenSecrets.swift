@@ -75,7 +75,7 @@ extension CompiledScenario {
             // The decoded events find a secret the line escapes; the line itself, one it holds
             // as a number or where no event reads.
             let decoder = JSONLinesDecoder()
-            for (index, line) in jsonl.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            for (index, line) in jsonl.lines.enumerated() {
                 let event = try? decoder.decode(line: String(line)).event
                 for secret in secrets
                 where SecretText.occurs(secret.text, in: String(line)) || event?.shows(secret: secret.text) == true {
@@ -84,7 +84,7 @@ extension CompiledScenario {
             }
         }
         if let text = golden.text {
-            for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            for (index, line) in text.lines.enumerated() {
                 for secret in secrets where SecretText.occurs(secret.text, in: String(line)) {
                     return ("\(name).txt:\(index + 1):1", secret)
                 }

@@ -311,6 +311,7 @@ public struct SuiteRunner: Sendable {
         }
         guard let text = golden.text else { return [missing(name + ".txt")] }
         guard text != run.text else { return [] }
+        if let converted = convertedLineEndings(text, run.text, name: name + ".txt") { return [converted] }
         let textDiff = TextDiff(expected: text, actual: run.text)
         let place: String
         if let line = textDiff.firstDifferenceLine {
@@ -351,6 +352,7 @@ public struct SuiteRunner: Sendable {
         }
         let diff = TranscriptDiff(expected: expected, actual: actual)
         guard let index = diff.firstDifference else {
+            if let converted = convertedLineEndings(golden, run, name: name + ".jsonl") { return converted }
             let line = TextDiff(expected: golden, actual: run).firstDifferenceLine.map { " (line \($0))" } ?? ""
             return .init(
                 kind: .golden,
@@ -362,6 +364,17 @@ public struct SuiteRunner: Sendable {
         return .init(
             kind: .transcript, message: "transcript differs from the golden \(step) (\(name).jsonl line \(index + 1))",
             diff: diff.unified(expectedName: "\(name).jsonl", actualName: "this run"))
+    }
+
+    /// A golden that is this run's bytes but for CRLF line endings where `journey` writes LF:
+    /// what a checkout that converts line endings (git's `core.autocrlf`) makes of it.
+    static func convertedLineEndings(_ golden: String, _ run: String, name: String) -> ScenarioOutcome.Problem? {
+        guard golden.utf8.contains(UInt8(ascii: "\r")), golden.replacing("\r\n", with: "\n") == run else { return nil }
+        return .init(
+            kind: .golden,
+            message:
+                "\(name) is this run's transcript with CRLF line endings, where `journey` writes LF: a checkout converted them (git's core.autocrlf); keep transcripts as written with `**/transcripts/** -text` in .gitattributes and check them out again, or re-record them with `journey test --update`"
+        )
     }
 
     static func missing(_ path: String) -> ScenarioOutcome.Problem {

@@ -80,4 +80,23 @@ struct GoldenSecretTests {
             for secret in scenario.givenSecrets { #expect(!problem.message.contains(secret.text)) }
         }
     }
+
+    @Test("a golden checked out with CRLF line endings is searched line by line: the place is the line's")
+    func crlfLines() throws {
+        let (scenario, _) = try compiled(journey: Self.journey, scenario: Self.scenario)
+        let goldens = MemoryGoldens()
+        try goldens.record(
+            "header\r\nstep pin\r\ninput pin=802468\r\n",
+            "{\"event\":\"transcript\"}\r\n{\"event\":\"step.enter\"}\r\n{\"event\":\"input\",\"values\":{\"pin\":\"802468\"}}\r\n",
+            for: scenario)
+        #expect(goldens.secretShown(for: scenario)?.location == "memory/s.jsonl:3:1")
+        try goldens.record("header\r\nstep pin\r\ninput pin=802468\r\n", "{\"event\":\"transcript\"}\r\n", for: scenario)
+        #expect(goldens.secretShown(for: scenario)?.location == "memory/s.txt:3:1")
+    }
+
+    @Test("a counterexample keeps the device and params of a start written with CRLF line endings")
+    func crlfStart() {
+        let start = "scenario: s\r\njourney: t.secret\r\ndevice:\r\n  store:\r\n    failures: 1\r\nparams: { seed: x }\r\nscript: []\r\n"
+        #expect(Counterexample.startingBlocks(start) == ["device:", "  store:", "    failures: 1", "params: { seed: x }"])
+    }
 }

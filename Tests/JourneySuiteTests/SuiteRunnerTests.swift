@@ -280,6 +280,23 @@ struct SuiteRunnerTests {
         )
     }
 
+    @Test("goldens checked out with CRLF line endings fail saying so, for either file", arguments: [true, false])
+    func goldensWithCRLFLineEndings(jsonl: Bool) async throws {
+        let failed = try await outcomeOfCase0 { goldens in
+            if jsonl {
+                goldens.editJSONL("case-0") { $0.replacingOccurrences(of: "\n", with: "\r\n") }
+            } else {
+                goldens.edit("case-0") { $0.replacingOccurrences(of: "\n", with: "\r\n") }
+            }
+        }
+        #expect(failed.problems.map(\.kind) == [.golden])
+        let message = try #require(failed.problems.first?.message)
+        #expect(
+            message.hasPrefix(
+                "memory/case-0.\(jsonl ? "jsonl" : "txt") is this run's transcript with CRLF line endings, where `journey` writes LF: a checkout converted them (git's core.autocrlf); "
+            ), "\(message)")
+    }
+
     @Test func aHalfUpdatedGoldenPairFailsSayingSoAndUpdateRecordsIt() async throws {
         let project = Self.project()
         let library = try #require(project.library)
