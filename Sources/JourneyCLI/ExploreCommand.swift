@@ -498,7 +498,7 @@ struct ExploreCommand: AsyncParsableCommand {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return nil }
         guard attributes[.type] as? FileAttributeType == .typeRegular else { return "is not a regular file" }
         let head = FileHandle(forReadingAtPath: path).flatMap { try? $0.read(upToCount: 512) } ?? Data()
-        let lines = String(decoding: head, as: UTF8.self).split(separator: "\n", maxSplits: 2)
+        let lines = String(decoding: head, as: UTF8.self).lines
         guard lines.count > 1, lines[1].hasPrefix(Counterexample.mark) else {
             return "exists and was not written by journey explore"
         }

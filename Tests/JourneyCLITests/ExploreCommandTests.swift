@@ -673,6 +673,12 @@ struct ExploreCommandTests {
             let again = try await runJourney(["explore", bug, "--emit", out.path])
             #expect(again.status == Exit.failed, "\(again)")
             #expect(try String(contentsOf: emitted, encoding: .utf8) == written)
+            // Its own file checked out with CRLF line endings (git's core.autocrlf): still its own.
+            try written.replacingOccurrences(of: "\n", with: "\r\n").write(
+                to: emitted, atomically: true, encoding: .utf8)
+            let converted = try await runJourney(["explore", bug, "--emit", out.path])
+            #expect(converted.status == Exit.failed, "\(converted)")
+            #expect(try String(contentsOf: emitted, encoding: .utf8) == written)
             // The user's own scenario of that name stays as it was.
             try "scenario: mine\n# kept\n".write(to: emitted, atomically: true, encoding: .utf8)
             let kept = try await runJourney(["explore", bug, "--emit", out.path])
