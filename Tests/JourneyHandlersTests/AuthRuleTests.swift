@@ -1372,6 +1372,46 @@ struct AuthRuleTests {
         #expect(!setTo("\"${str(device.now)}\""))
     }
 
+    @Test("a secret param of a called journey given text written into the caller; one given what the run holds is fine")
+    func literalSecretPassedToACall() {
+        let called = Self.called(
+            """
+              c:
+                handler: ui.screen
+                screen: { title: Hi, actions: { ok: OK } }
+                on: { ok: back }
+            """,
+            extra: """
+                params:
+                  pin: { type: string, secret: true }
+                  label: { type: string, default: "" }
+                """)
+        func warnings(_ with: String) -> [String] {
+            let caller = """
+                journey: t.caller
+                version: 1
+                title: Caller
+                params:
+                  plain: { type: string, default: "4826" }
+                state:
+                  chosen: { type: string, secret: true }
+                start: go
+                steps:
+                  go:
+                    call: t.called
+                    with: \(with)
+                    on: { back: out }
+                ends:
+                  out: { kind: cancel }
+                """
+            return Self.warnings(calling: [caller, called])
+        }
+        #expect(warnings(#"{ pin: "4826", label: "Hello" }"#) == ["auth.literal-secret 12:18"])
+        #expect(warnings(#"{ pin: "${'48' + '26'}" }"#) == ["auth.literal-secret 12:18"])
+        #expect(warnings(#"{ pin: "${params.plain}" }"#) == ["auth.literal-secret 12:18"])
+        #expect(warnings(#"{ pin: "${state.chosen}", label: "4826" }"#).isEmpty)
+    }
+
     @Test("a credential an HTTP request sends written into the journey: a header that carries one, a body field")
     func literalCredentialsSent() {
         func found(headers: String = "[]", body: String = "operation=register") -> [String] {

@@ -5,6 +5,18 @@ extension AuthRuleCheck {
     /// written as literal text, or a secret compared with text written into the journey.
     mutating func literalSecrets() {
         for step in journey.steps {
+            if case .call(let callee) = step.kind, let called = all[callee.value] {
+                // A secret param of the journey called, given text written into this one.
+                for (name, value) in step.with
+                where called.params.contains(where: { $0.name.value == name.value && $0.type.secret })
+                    && writtenIn(value)
+                {
+                    find(
+                        .literalSecret,
+                        "'\(name.value)' of step '\(step.id.value)' gives \(callee.value)'s secret param '\(name.value)' text written into the journey; pass a secret the user, the device or a server gave (a template such as ${state.newPin})",
+                        at: value.location)
+                }
+            }
             guard let contract = contract(step) else { continue }
             for (name, value) in step.with {
                 // A parameter with a stand-in of its own (an HTTP body shows its size) is never
