@@ -1482,8 +1482,14 @@ struct AuthRuleTests {
             "len(outcome.pin) == 4 && outcome.pin == '4826'",
             // The secret's value carried into its side, the text built on the other.
             "lower(outcome.pin) == '4826'", "outcome.pin + '' == '4826'", "outcome.pin == '48' + '26'",
+            // A pattern that matches one text and nothing else is that text.
+            "\"matches(outcome.pin, '^4826$')\"", "\"matches(lower(outcome.pin), '^s3cr\\\\\\\\.t$')\"",
         ] {
             #expect(warnings(condition) == ["auth.literal-secret 11:15"], "\(condition)")
+        }
+        // A pattern of a shape, or one that matches part of the PIN, is a policy, not a PIN.
+        for pattern in ["^[0-9]{4}$", "^\\\\\\\\d+$", "4826", "^4826", "^(1234|0000)$", "^48.6$"] {
+            #expect(warnings("\"matches(outcome.pin, '\(pattern)')\"").isEmpty, "\(pattern)")
         }
         // A "master PIN" in a param's default is written into the journey; a secret param is not.
         #expect(

@@ -120,11 +120,18 @@ public struct Expression: Hashable, Sendable, CustomStringConvertible {
     /// name's value carried into its side (`lower(outcome.pin) == '4826'`) and the text built
     /// (`'48' + '26'`); each with the offset of that text and the names the text's side reads
     /// (`params.masterPin`, whose default is text written in: the caller judges). An empty
-    /// text (`== ''`, a test for nothing there) aside.
+    /// text (`== ''`, a test for nothing there) aside. A `matches` whose pattern is one text,
+    /// anchored at both ends (`matches(outcome.pin, '^4826$')`), compares too, at the call's offset.
     var comparedWithText: [(path: [String], offset: Int, reads: [[String]])] {
         let tree = self.tree
         var found: [(path: [String], offset: Int, reads: [[String]])] = []
-        for node in tree.nodes {
+        for (index, node) in tree.nodes.enumerated() {
+            if case .matches(let subject, let pattern) = node, tree.pattern(pattern).isOneText {
+                for path in carried(from: subject) {
+                    found.append((path, tree.start(of: ExpressionNode.Ref(index)), []))
+                }
+                continue
+            }
             guard case .binary(let op, let left, let right) = node, op == .equal || op == .notEqual || op == .in
             else { continue }
             let sides = op == .in ? [(left, right)] : [(left, right), (right, left)]

@@ -151,6 +151,28 @@ final class CompiledPattern: @unchecked Sendable {
         self.regex = regex
     }
 
+    /// Whether the pattern matches one text and nothing else: anchored at both ends, and
+    /// between them only characters that stand for themselves (letters, digits, and others
+    /// escaped with `\`), at least one of them: `^4826$`, `^s3cr\.t$`.
+    var isOneText: Bool {
+        var scalars = Substring(pattern).unicodeScalars
+        guard scalars.first == "^", scalars.last == "$", scalars.count > 2 else { return false }
+        scalars = scalars.dropFirst().dropLast()
+        var escaped = false
+        for scalar in scalars {
+            if escaped {
+                // `\d`, `\w`, `\b`, …: a class or an assertion, not the letter.
+                if scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) { return false }
+                escaped = false
+            } else if scalar == "\\" {
+                escaped = true
+            } else if !(scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || " -_@:/,;='\"!%&~<>#".unicodeScalars.contains(scalar)) {
+                return false
+            }
+        }
+        return !escaped
+    }
+
     /// Whether the pattern matches anywhere in `text` (anchor it with `^…$` to match all of it).
     func matches(_ text: String) -> Bool {
         regex.firstMatch(in: text, options: [], range: NSRange(text.startIndex..., in: text)) != nil
