@@ -1487,6 +1487,22 @@ struct AuthRuleTests {
         ] {
             #expect(warnings(condition) == ["auth.literal-secret 11:15"], "\(condition)")
         }
+        // A value set from such a comparison holds what the branch would tell.
+        func set(_ value: String) -> [String] {
+            let steps = """
+                  s:
+                    handler: pin.entry
+                    on:
+                      entered:
+                        set: { state.ok: "\(value)" }
+                        to: done
+                """
+            let found = Self.findings(Self.journey(steps, extra: "state:\n  ok: { type: string }"))
+            #expect(found.errors.isEmpty, "\(value): \(found.errors)")
+            return found.warnings.filter { !$0.hasPrefix("auth.failure-uncounted") }
+        }
+        #expect(set("${str(outcome.pin == '4826')}") == ["auth.literal-secret 12:26"])
+        #expect(set("${str(len(outcome.pin) == 4)}").isEmpty)
         // A pattern of a shape, or one that matches part of the PIN, is a policy, not a PIN.
         for pattern in ["^[0-9]{4}$", "^\\\\\\\\d+$", "4826", "^4826", "^(1234|0000)$", "^48.6$"] {
             #expect(warnings("\"matches(outcome.pin, '\(pattern)')\"").isEmpty, "\(pattern)")

@@ -48,7 +48,23 @@ extension AuthRuleCheck {
                 + journey.stored.filter(\.type.secret).map { "stored.\($0.name.value)" })
         for step in journey.steps {
             for branch in step.transitions.flatMap(\.transition.branches) {
-                if let condition = branch.condition { secretComparedWithText(condition, at: step, secretVariables) }
+                if let condition = branch.condition, case .success(let expression) = Expression.parse(condition.value) {
+                    secretComparedWithText(
+                        expression, "a branch of step '\(step.id.value)'", at: condition.location, step: step,
+                        secretVariables)
+                }
+                // A value set from such a comparison (`state.ok: "${outcome.pin == '4826'}"`) holds
+                // the same knowledge.
+                for assignment in branch.assignments {
+                    guard case .scalar(let text, _, let location) = assignment.value, text.contains("${"),
+                        case .success(let template) = Template.parse(text)
+                    else { continue }
+                    for case .expression(let expression, _) in template.parts {
+                        secretComparedWithText(
+                            expression, "the value of \(assignment.target.value) set at step '\(step.id.value)'",
+                            at: location, step: step, secretVariables)
+                    }
+                }
                 for assignment in branch.assignments where secretVariables.contains(assignment.target.value.description)
                 {
                     guard writtenIn(assignment.value) else { continue }
@@ -61,11 +77,14 @@ extension AuthRuleCheck {
         }
     }
 
-    /// A branch's condition that compares a secret with text written into the journey
-    /// (`outcome.pin == '4826'`): a PIN or a code anyone who reads the file knows, and that
-    /// the transcript's branch tells. The text is never repeated.
-    mutating func secretComparedWithText(_ condition: Located<String>, at step: Step, _ secretVariables: Set<String>) {
-        guard case .success(let expression) = Expression.parse(condition.value) else { return }
+    /// An expression of a step (a branch's condition, a value set) that compares a secret with
+    /// text written into the journey (`outcome.pin == '4826'`): a PIN or a code anyone who
+    /// reads the file knows, and that the transcript tells by the branch taken or the value
+    /// set. `place` says where, as the finding's subject. The text is never repeated.
+    mutating func secretComparedWithText(
+        _ expression: Expression, _ place: String, at location: SourceLocation, step: Step,
+        _ secretVariables: Set<String>
+    ) {
         let contract = contract(step)
         let secretParams = Set(journey.params.filter(\.type.secret).map(\.name.value))
         var said: Set<[String]> = []
@@ -103,8 +122,8 @@ extension AuthRuleCheck {
             said.insert(path)
             find(
                 .literalSecret,
-                "a branch of step '\(step.id.value)' compares the secret \(path.joined(separator: ".")) with text written into the journey; check a secret against what the user, the device or a server keeps (pin.verify opens the sealed PIN), not against a value anyone reading the file knows",
-                at: condition.location)
+                "\(place) compares the secret \(path.joined(separator: ".")) with text written into the journey; check a secret against what the user, the device or a server keeps (pin.verify opens the sealed PIN), not against a value anyone reading the file knows",
+                at: location)
         }
     }
 
