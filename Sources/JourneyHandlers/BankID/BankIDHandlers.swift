@@ -129,12 +129,20 @@ struct URLParts {
     /// The names of the query items, in order, including those without a value (`?cancelled`),
     /// percent-decoded as Foundation's `URLQueryItem` names are (`?cancell%65d` is `cancelled`).
     static func queryNames(_ url: String) -> [String] {
-        guard let question = url.firstIndex(of: "?") else { return [] }
-        let query = url[url.index(after: question)...].prefix { $0 != "#" }
+        guard let query = query(of: url[...]) else { return [] }
         return query.split(separator: "&").map {
             let raw = String($0.prefix { $0 != "=" })
             return raw.removingPercentEncoding ?? raw
         }
+    }
+
+    /// The query of a URL (or of what follows its authority): after the first `?` that comes
+    /// before the fragment, up to the fragment's `#`. A `?` inside the fragment
+    /// (`…/cb#?code=x`) starts no query.
+    static func query(of url: Substring) -> Substring? {
+        let fragment = url.firstIndex(of: "#") ?? url.endIndex
+        guard let question = url[..<fragment].firstIndex(of: "?") else { return nil }
+        return url[url.index(after: question)..<fragment]
     }
 
     var scheme = ""
@@ -155,13 +163,17 @@ struct URLParts {
             let end = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
             var authority = rest[..<end]
             if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-            if let port = authority.lastIndex(of: ":") { authority = authority[..<port] }
+            if authority.hasPrefix("[") {
+                // An IPv6 literal: its colons are the address's, the port's follows the `]`.
+                authority = authority.prefix { $0 != "]" }.dropFirst()
+            } else if let port = authority.lastIndex(of: ":") {
+                authority = authority[..<port]
+            }
             host = authority.lowercased()
             rest = rest[end...]
         }
-        if let question = rest.firstIndex(of: "?") {
-            let queryEnd = rest.firstIndex(of: "#") ?? rest.endIndex
-            for pair in rest[rest.index(after: question)..<queryEnd].split(separator: "&") {
+        if let written = Self.query(of: rest) {
+            for pair in written.split(separator: "&") {
                 guard let equals = pair.firstIndex(of: "=") else { continue }
                 let rawName = String(pair[..<equals])
                 let rawValue = String(pair[pair.index(after: equals)...])

@@ -45,8 +45,31 @@ struct OIDCCallbackTests {
             // A journey that passes a state it never set: an attacker's redirect with `state=`.
             ("com.example.app:/callback?code=attacker&state=", "", "other"),
             ("com.example.app:/callback?code=attacker", "", "other"),
+            // A `?` in the fragment starts no query (it crashed the run: its range ran backwards).
+            ("com.example.app:/callback#?code=c1&state=s-123", "s-123", "other"),
+            ("com.example.app:/callback?code=c1&state=s-123#?state=x", "s-123", "done"),
         ])
     func state(redirect: String, sent: String, end: String) async throws {
         #expect(try await Self.end(redirect: redirect, sent: sent) == end, "\(redirect) with '\(sent)' sent")
+    }
+}
+
+@Suite("URLParts reads what routing needs")
+struct URLPartsTests {
+    @Test("the query is what follows the first ? before the fragment; a host is read without its port or brackets")
+    func parts() {
+        let inFragment = URLParts("partnerapp://tinkoff-callback#?code=c-1234")
+        #expect(inFragment.items.isEmpty && inFragment.host == "tinkoff-callback")
+        #expect(URLParts.queryNames("eiam://redirect/#?code=x&state=y").isEmpty)
+        let both = URLParts("https://a.example/cb?code=1&x#frag?code=2")
+        #expect(both.query == ["code": "1"])
+        #expect(URLParts.queryNames("https://a.example/cb?code=1&x#frag?code=2") == ["code", "x"])
+        #expect(URLParts("http://[::1]:8080/cb?a=b").host == "::1")
+        #expect(URLParts("http://user@Host.Example:443/").host == "host.example")
+        // Nothing written ever stops the parse short of its end.
+        for url in ["#?", "x:#?", "x://#?", "x://h?#", "?#?", "x://[", "x://[::1", "a:?=&=#?="] {
+            _ = URLParts(url)
+            _ = URLParts.queryNames(url)
+        }
     }
 }
