@@ -58,9 +58,10 @@ public struct IDTokenValidator: Sendable {
         }
     }
 
-    /// The verified token's claims.
+    /// The verified token's claims. `nonce` is the one sent, which the token must carry; nil
+    /// for a token a refresh brought, which carries none of its own (OIDC Core §12.2).
     public func validate(
-        _ token: String, jwks: Data, nonce: String, accessToken: String?, now: Int
+        _ token: String, jwks: Data, nonce: String?, accessToken: String?, now: Int
     ) async throws(Failure) -> IDTokenClaims {
         let header = try Self.header(of: token)
         guard Self.algorithms.contains(header.alg) else { throw .algorithm(header.alg) }
@@ -89,9 +90,11 @@ public struct IDTokenValidator: Sendable {
 
     /// The OIDC claim rules, in the order OIDC Core §3.1.3.7 lists them.
     func check(
-        _ claims: IDTokenClaims, algorithm: String, nonce: String, accessToken: String?, now: Int
+        _ claims: IDTokenClaims, algorithm: String, nonce: String?, accessToken: String?, now: Int
     ) throws(Failure) {
         guard claims.iss == issuer else { throw .claim("issuer is not \(issuer)") }
+        // Who the token is about: required, never reassigned (OIDC Core §2).
+        guard let sub = claims.sub, !sub.isEmpty else { throw .claim("subject (sub) is missing") }
         guard claims.aud.contains(clientID) else { throw .claim("audience does not include \(clientID)") }
         let untrusted = Set(claims.aud).subtracting([clientID]).subtracting(trustedAudiences).sorted()
         guard untrusted.isEmpty else {
@@ -106,8 +109,10 @@ public struct IDTokenValidator: Sendable {
             throw .claim("issue time is missing or in the future")
         }
         guard now - iat <= maxAge else { throw .claim("was issued more than \(maxAge) seconds ago") }
-        guard !nonce.isEmpty, let sent = claims.nonce, ConstantTime.equal(sent, nonce) else {
-            throw .claim("nonce is not the one sent")
+        if let nonce {
+            guard !nonce.isEmpty, let sent = claims.nonce, ConstantTime.equal(sent, nonce) else {
+                throw .claim("nonce is not the one sent")
+            }
         }
         if let atHash = claims.atHash, let accessToken {
             guard ConstantTime.equal(atHash, Self.atHash(accessToken, algorithm: algorithm)) else {
@@ -236,4 +241,15 @@ public struct IDTokenClaims: JWTPayload, Equatable {
 
     /// The claims are checked by ``IDTokenValidator``, each rule with its own message.
     public func verify(using algorithm: some JWTAlgorithm) async throws {}
+}
+
+extension IDTokenClaims {
+    /// The claims of a token read without checking its signature: for one validated when it
+    /// was issued and kept since (the id_token a refresh's new one is compared with); nil for
+    /// what is not a JWT.
+    static func unverified(_ token: String) -> IDTokenClaims? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let payload = Base64URL.decode(parts[1]) else { return nil }
+        return try? JSONDecoder().decode(IDTokenClaims.self, from: payload)
+    }
 }

@@ -425,7 +425,7 @@ public struct OIDCTokenHandler: StepHandler {
             OutcomeSpec(
                 name: "invalidToken",
                 summary:
-                    "the id_token failed validation; `outcome.reason` names the rule that failed, and nothing is kept",
+                    "the answer is no token response (an `error` beside the tokens, no access token, a token_type other than Bearer, an expires_in that is no whole number of seconds) or the id_token failed validation; `outcome.reason` names the rule that failed, and nothing is kept",
                 data: [DataSpec(name: "reason", type: TypeInfo(.string))]),
             OutcomeSpec(name: "offline", summary: "no response"),
         ],
@@ -447,16 +447,25 @@ public struct OIDCTokenHandler: StepHandler {
                     headers: [.init("Content-Type", "application/x-www-form-urlencoded")], body: form),
                 pinnedBy: invocation)
             let body = jsonObject(response.body) ?? [:]
-            guard response.status == 200, let access = body["access_token"] as? String else {
+            guard response.status == 200 else {
                 return HandlerResult(
                     "rejected",
-                    data: ["status": .int(response.status), "error": .string(body["error"] as? String ?? "")])
+                    data: [
+                        "status": .int(response.status), "error": .string(TokenAnswer.code(body["error"] as? String)),
+                    ])
+            }
+            let access: String
+            let expiresIn: Int
+            switch TokenAnswer.read(body) {
+            case .success(let answer): (access, expiresIn) = answer
+            case .failure(let problem): return HandlerResult("invalidToken", data: ["reason": .string(problem.reason)])
             }
             let openID = (invocation.optionalText("scope") ?? "openid").split(separator: " ").contains("openid")
             guard let idToken = body["id_token"] as? String else {
                 // Plain OAuth 2.0 (no `openid` asked for) has no id_token; OpenID Connect must.
                 if openID { return HandlerResult("invalidToken", data: ["reason": .string("no id_token was issued")]) }
-                return HandlerResult("ok", data: Self.result(access: access, idToken: "", body: body))
+                return HandlerResult(
+                    "ok", data: Self.result(access: access, idToken: "", expiresIn: expiresIn, body: body))
             }
             let jwksUri = try invocation.text("jwksUri")
             let jwks: HTTPResponse
@@ -480,18 +489,19 @@ public struct OIDCTokenHandler: StepHandler {
             } catch {
                 return HandlerResult("invalidToken", data: ["reason": .string(error.description)])
             }
-            return HandlerResult("ok", data: Self.result(access: access, idToken: idToken, body: body))
+            return HandlerResult(
+                "ok", data: Self.result(access: access, idToken: idToken, expiresIn: expiresIn, body: body))
         } catch let error as NetworkError {
             return Pinning.result(error, url: endpoint)
         }
     }
 
-    static func result(access: String, idToken: String, body: [String: Any]) -> [String: Value] {
+    static func result(access: String, idToken: String, expiresIn: Int, body: [String: Any]) -> [String: Value] {
         [
             "accessToken": .secret(.string(access)),
             "refreshToken": .secret(.string(body["refresh_token"] as? String ?? "")),
             "idToken": .secret(.string(idToken)),
-            "expiresIn": .int((body["expires_in"] as? NSNumber)?.intValue ?? 0),
+            "expiresIn": .int(expiresIn),
         ]
     }
 }
@@ -587,6 +597,19 @@ public struct OIDCRefreshHandler: StepHandler {
                 summary:
                     "with no refresh token, send the grant anyway with an empty one (as eduID's AppAuthController does) instead of `noRefreshToken`"
             ),
+            ParameterSpec(
+                name: "idToken", kind: .value(TypeInfo(.string, secret: true)),
+                summary:
+                    "the id_token held: `outcome.idToken` when the answer brings none, and a new one must name the same issuer, subject and audience, and the same nonce if it has one (OIDC Core §12.2)"
+            ),
+            ParameterSpec(
+                name: "jwksUri", kind: .value(TypeInfo(.string)),
+                summary:
+                    "the provider's JWKS: a new id_token is validated as oidc.token validates one (its nonce aside) before it is passed on; without it, a new id_token is not passed on"
+            ),
+            ParameterSpec(
+                name: "issuer", kind: .value(TypeInfo(.string)),
+                summary: "the expected issuer of a new id_token (needed with `jwksUri`)"),
         ] + Pinning.parameters,
         outcomes: [
             OutcomeSpec(
@@ -597,6 +620,11 @@ public struct OIDCRefreshHandler: StepHandler {
                     "new tokens; `refreshToken` is the one the answer holds, else the one sent, and `rotated` says which",
                 data: OIDCTokenHandler.tokens + [DataSpec(name: "rotated", type: TypeInfo(.bool))]),
             OutcomeSpec(name: "invalidGrant", summary: "the refresh token was refused (expired, revoked or reused)"),
+            OutcomeSpec(
+                name: "invalidToken",
+                summary:
+                    "the answer is no token response (an `error` beside the tokens, no access token, a token_type other than Bearer, an expires_in that is no whole number of seconds) or its id_token failed validation; `outcome.reason` names the rule that failed, and nothing is kept",
+                data: [DataSpec(name: "reason", type: TypeInfo(.string))]),
             OutcomeSpec(
                 name: "noRefreshToken",
                 summary: "expired and nothing to refresh with (without `sendsEmpty`); nothing was sent"),
@@ -634,8 +662,8 @@ public struct OIDCRefreshHandler: StepHandler {
                     headers: [.init("Content-Type", "application/x-www-form-urlencoded")], body: form),
                 pinnedBy: invocation)
             let body = jsonObject(response.body) ?? [:]
-            let error = body["error"] as? String ?? ""
-            guard response.status == 200, let access = body["access_token"] as? String else {
+            let error = TokenAnswer.code(body["error"] as? String)
+            guard response.status == 200 else {
                 // Providers answer a dead refresh token with 400 invalid_grant (RFC 6749 §5.2);
                 // some only with the status.
                 if error == "invalid_grant" || (response.status == 400 && error.isEmpty) {
@@ -643,17 +671,84 @@ public struct OIDCRefreshHandler: StepHandler {
                 }
                 return HandlerResult("failed", data: ["status": .int(response.status), "error": .string(error)])
             }
+            let access: String
+            let expiresIn: Int
+            switch TokenAnswer.read(body) {
+            case .success(let answer): (access, expiresIn) = answer
+            case .failure(let problem): return HandlerResult("invalidToken", data: ["reason": .string(problem.reason)])
+            }
+            let idToken: String
+            switch await Self.idToken(in: body, access: access, invocation, context) {
+            case .success(let kept): idToken = kept
+            case .failure(let refusal): return refusal.result
+            }
             return HandlerResult(
                 "refreshed",
                 data: [
                     "accessToken": .secret(.string(access)),
                     "refreshToken": .secret(.string(body["refresh_token"] as? String ?? refreshToken)),
                     "rotated": .bool(body["refresh_token"] is String),
-                    "idToken": .secret(.string(body["id_token"] as? String ?? "")),
-                    "expiresIn": .int((body["expires_in"] as? NSNumber)?.intValue ?? 0),
+                    "idToken": .secret(.string(idToken)),
+                    "expiresIn": .int(expiresIn),
                 ])
         } catch let error as NetworkError {
             return Pinning.result(error, url: endpoint)
         }
+    }
+
+    struct Refusal: Error {
+        let result: HandlerResult
+    }
+
+    /// The id_token the refreshed tokens come with (OIDC Core §12.2): the one held when the
+    /// answer brings none; a new one only once validated against the provider's JWKS (its
+    /// nonce aside: a refresh sends none) and found to name the held one's issuer, subject and
+    /// audience, and its nonce if it has one. Without `jwksUri` a new one cannot be checked and
+    /// is not passed on: the one held is.
+    nonisolated(nonsending) static func idToken(
+        in body: [String: Any], access: String, _ invocation: HandlerInvocation, _ context: HandlerContext
+    ) async -> Result<String, Refusal> {
+        let held = invocation.optionalText("idToken") ?? ""
+        func invalid(_ reason: String) -> Result<String, Refusal> {
+            .failure(Refusal(result: HandlerResult("invalidToken", data: ["reason": .string(reason)])))
+        }
+        guard let answer = body["id_token"] else { return .success(held) }
+        guard let fresh = answer as? String else { return invalid(IDTokenValidator.Failure.malformed.description) }
+        guard let jwksUri = invocation.optionalText("jwksUri") else { return .success(held) }
+        guard let issuer = invocation.optionalText("issuer") else {
+            return invalid("the step gives jwksUri but no issuer to check the id_token's against")
+        }
+        let jwks: HTTPResponse
+        do {
+            jwks = try await context.send(HTTPRequest(method: "GET", url: jwksUri), pinnedBy: invocation)
+        } catch let error as NetworkError {
+            return .failure(Refusal(result: Pinning.result(error, url: jwksUri)))
+        } catch {
+            return invalid("the provider's JWKS could not be read")
+        }
+        let validator = IDTokenValidator(issuer: issuer, clientID: (try? invocation.text("clientId")) ?? "")
+        let claims: IDTokenClaims
+        do throws(IDTokenValidator.Failure) {
+            claims = try await validator.validate(
+                fresh, jwks: Data(jwks.body.utf8), nonce: nil, accessToken: access, now: context.wallClock / 1000)
+        } catch {
+            return invalid(error.description)
+        }
+        // The held one was validated when it was issued: its claims are read, not checked again.
+        if !held.isEmpty {
+            guard let before = IDTokenClaims.unverified(held) else {
+                return invalid("the id_token held is not a JWT, so the new one cannot be compared with it")
+            }
+            guard claims.iss == before.iss, claims.sub == before.sub else {
+                return invalid(IDTokenValidator.Failure.claim("issuer or subject is not the held id_token's").description)
+            }
+            guard Set(claims.aud) == Set(before.aud) else {
+                return invalid(IDTokenValidator.Failure.claim("audience is not the held id_token's").description)
+            }
+            if let nonce = claims.nonce, nonce != before.nonce {
+                return invalid(IDTokenValidator.Failure.claim("nonce is not the held id_token's").description)
+            }
+        }
+        return .success(fresh)
     }
 }
