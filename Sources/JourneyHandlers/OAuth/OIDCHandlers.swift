@@ -320,13 +320,20 @@ public struct OIDCCallbackHandler: StepHandler {
                 summary: "the registered redirect URI"),
             ParameterSpec(
                 name: "state", kind: .value(TypeInfo(.string, secret: true)), required: true, summary: "the state sent"),
+            ParameterSpec(
+                name: "issuer", kind: .value(TypeInfo(.string)),
+                summary:
+                    "the provider asked: a redirect whose `iss` names another is an `error`, a mix-up (RFC 9207); one without `iss` is taken"
+            ),
         ],
         outcomes: [
             OutcomeSpec(
                 name: "code", summary: "an authorization code",
                 data: [DataSpec(name: "code", type: TypeInfo(.string, secret: true))]),
             OutcomeSpec(
-                name: "error", summary: "the provider reported an error",
+                name: "error",
+                summary:
+                    "the provider reported an error (`outcome.error`: its OAuth error code), or the redirect holds no code, a parameter twice, or another provider's `iss`",
                 data: [DataSpec(name: "error", type: TypeInfo(.string))]),
             OutcomeSpec(
                 name: "stateMismatch",
@@ -349,14 +356,30 @@ public struct OIDCCallbackHandler: StepHandler {
             return HandlerResult(
                 "foreign", data: ["sameScheme": .bool(redirect.contains(":") && scheme(redirect) == scheme(expected))])
         }
-        let query = URLParts(redirect).query
+        let parts = URLParts(redirect)
+        let query = parts.query
+        // A parameter given twice is no answer to take either way (RFC 6749 §3.1): a state
+        // twice is no state sent, a code or error twice no code or error.
+        func repeated(_ name: String) -> Bool { parts.items.lazy.filter { $0.name == name }.count > 1 }
         // No state sent (a journey that passes one never set) matches nothing, not an empty
         // `state=`: a redirect an attacker made would carry their code in (RFC 9700 4.7).
         let sent = try invocation.text("state")
-        guard !sent.isEmpty, let state = query["state"], ConstantTime.equal(state, sent) else {
+        guard !sent.isEmpty, !repeated("state"), let state = query["state"], ConstantTime.equal(state, sent) else {
             return HandlerResult("stateMismatch")
         }
-        if let error = query["error"] { return HandlerResult("error", data: ["error": .string(error)]) }
+        // The provider that answered, where it says (RFC 9207): another one's answer is a
+        // mix-up, whatever it holds.
+        if let issuer = invocation.optionalText("issuer"), let said = query["iss"] {
+            guard !repeated("iss"), said == issuer else {
+                return HandlerResult("error", data: ["error": .string("the answer is another provider's (iss)")])
+            }
+        }
+        if repeated("error") || repeated("code") {
+            return HandlerResult("error", data: ["error": .string("a parameter is given twice")])
+        }
+        if let error = query["error"] {
+            return HandlerResult("error", data: ["error": .string(TokenAnswer.code(error))])
+        }
         guard let code = query["code"], !code.isEmpty else {
             return HandlerResult("error", data: ["error": .string("no code")])
         }

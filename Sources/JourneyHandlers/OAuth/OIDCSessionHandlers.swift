@@ -56,7 +56,7 @@ public struct OIDCRevokeHandler: StepHandler {
             let response = try await context.send(
                 HTTPRequest(method: "POST", url: endpoint, headers: headers, body: form), pinnedBy: invocation)
             guard response.status == 200 else {
-                let error = jsonObject(response.body)?["error"] as? String ?? ""
+                let error = TokenAnswer.code(jsonObject(response.body)?["error"] as? String)
                 return HandlerResult("failed", data: ["status": .int(response.status), "error": .string(error)])
             }
             return HandlerResult("revoked")
@@ -140,8 +140,13 @@ public struct OIDCEndSessionHandler: StepHandler {
                 page.first { $0.name == name }?.value.flatMap { $0.isEmpty ? nil : $0 }
             }
             var returnedTo = ""
+            // A path on the provider's own origin: `/logout?…`, not `//evil.example/…` nor
+            // `/\evil.example/…` (a browser reads a backslash as a slash there), which name
+            // another host.
+            let slashed = location.replacingOccurrences(of: "\\", with: "/")
             let ownPage =
-                location.hasPrefix("/") || URLOrigin.of(location) == URLOrigin.of(endpoint)
+                (slashed.hasPrefix("/") && !slashed.hasPrefix("//"))
+                || URLOrigin.of(location) == URLOrigin.of(endpoint)
             if ownPage {
                 guard let sid = item("sid"), let plugin = item("plugin") else {
                     return HandlerResult("refused", data: ["status": .int(answer.status)])
