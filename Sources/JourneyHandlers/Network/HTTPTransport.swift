@@ -36,6 +36,9 @@ public final class HTTPTransport: NetworkTransport, Sendable {
         } catch .pinMismatch {
             throw NetworkError.pinMismatch(
                 "the certificate chain of \(server) holds none of the pinned keys; nothing was sent")
+        } catch .tooLarge {
+            throw NetworkError.failed(
+                "the response of \(server) is longer than \(TLSClient.largestResponse >> 20) MiB; it was not read on")
         } catch .untrusted {
             throw NetworkError.failed("the certificate of \(server) is not trusted; nothing was sent")
         } catch {

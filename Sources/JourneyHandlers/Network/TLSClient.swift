@@ -25,7 +25,14 @@ enum TLSClient {
         case pinMismatch
         /// No connection, no complete response, or none in time.
         case noResponse
+        /// The response is longer than ``largestResponse``: it was not read to its end.
+        case tooLarge
     }
+
+    /// The longest response read, in bytes: what an authorization server or an app's API
+    /// answers a sign-in with is a few kilobytes; a server that sends more than this is not
+    /// read on (a hostile one could send until the device's memory runs out).
+    static let largestResponse = 8 << 20
 
     /// The TLS context of every secure request. Its configuration never changes (the chain is
     /// judged by ``ServerTrust`` in the handshake's callback), and building one reads the
@@ -107,6 +114,7 @@ enum TLSClient {
             }
         } catch {
             promise.fail(Failure.noResponse)
+            if error as? Failure == .tooLarge { throw .tooLarge }
             switch verdict.withLockedValue({ $0 }) {
             case .untrusted?: throw .untrusted
             case .pinMismatch?: throw .pinMismatch
@@ -163,7 +171,11 @@ enum TLSClient {
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         }
 
+        /// Set once the response ran past ``TLSClient/largestResponse``: what follows is dropped.
+        private var overflowed = false
+
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            guard !overflowed else { return }
             switch unwrapInboundIn(data) {
             case .head(let response):
                 status = Int(response.status.code)
@@ -172,6 +184,13 @@ enum TLSClient {
                     headers[key] = headers[key].map { $0 + ", " + value } ?? value
                 }
             case .body(var part):
+                guard received.readableBytes + part.readableBytes <= TLSClient.largestResponse else {
+                    overflowed = true
+                    received.clear()
+                    promise.fail(Failure.tooLarge)
+                    context.close(promise: nil)
+                    return
+                }
                 received.writeBuffer(&part)
             case .end:
                 let text = String(decoding: received.readableBytesView, as: UTF8.self)

@@ -1,6 +1,8 @@
 import Crypto
 import Foundation
 import JourneyCore
+import NIOCore
+import NIOPosix
 import Testing
 
 @testable import JourneyHandlers
@@ -292,5 +294,47 @@ struct PinningTests {
         #expect(transcript.jsonl.contains(#""trustedCAs":["\#(pki.caPin)"]"#))
         try await peer.settle()
         #expect(peer.received.isEmpty)
+    }
+}
+
+@Suite("A response is read up to a bound")
+struct ResponseSizeTests {
+    /// A plain HTTP server on 127.0.0.1 that answers every request with `size` bytes.
+    final class Sender: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        typealias OutboundOut = ByteBuffer
+        let size: Int
+        init(size: Int) { self.size = size }
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            var answer = ByteBuffer(string: "HTTP/1.1 200 OK\r\nContent-Length: \(size)\r\nConnection: close\r\n\r\n")
+            answer.writeRepeatingByte(UInt8(ascii: "a"), count: size)
+            context.writeAndFlush(wrapOutboundOut(answer), promise: nil)
+        }
+        func errorCaught(context: ChannelHandlerContext, error: Error) { context.close(promise: nil) }
+    }
+
+    static func get(_ size: Int) async throws -> Result<Int, NetworkError> {
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Sender(size: size)) }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        defer { server.close(promise: nil) }
+        let url = "http://127.0.0.1:\(server.localAddress?.port ?? 0)/big"
+        do {
+            return .success(try await HTTPTransport().send(HTTPRequest(method: "GET", url: url)).body.utf8.count)
+        } catch let error as NetworkError {
+            return .failure(error)
+        }
+    }
+
+    @Test("an answer longer than 8 MiB is not read on: the request fails, saying so; a long one under it is read")
+    func bounded() async throws {
+        #expect(try await Self.get(1 << 20) == .success(1 << 20))
+        guard case .failure(.failed(let message)) = try await Self.get(TLSClient.largestResponse + 1) else {
+            Issue.record("a response past the bound was read")
+            return
+        }
+        #expect(message.contains("longer than 8 MiB"), "\(message)")
     }
 }
