@@ -53,8 +53,13 @@ extension ScenarioRunner {
                 pins: pins.sorted().filter { seen.insert($0).inserted }, typed: typed.mapValues { $0.sorted() },
                 waits: ExplorationHints.waits(in: scenario.network)),
             jobs: jobs)
-        // Tokens a live service issues are checked against the real time, as journey test does.
-        if live && !scenario.needs.isEmpty { explorer.wallClock = .system }
+        // Tokens a live service issues are checked against the real time, and what is sent to
+        // it (a state, a nonce, a PKCE verifier) drawn from the system's secure generator, as
+        // journey test does.
+        if live && !scenario.needs.isEmpty {
+            explorer.wallClock = .system
+            explorer.random = .system
+        }
         return explorer
     }
 

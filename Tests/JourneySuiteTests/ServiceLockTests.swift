@@ -149,6 +149,10 @@ struct ServiceLockTests {
         let explorer = try runner.explorer(from: compiled, in: library, bounds: .init(), live: true)
         let network = try #require(explorer.network?([]))
         #expect(network is ServiceLockedNetwork, "\(type(of: network))")
+        // What it sends the service is drawn from the system's secure generator (a state, a
+        // nonce, a PKCE verifier a person's play sends must not be the same every time), and
+        // what it issues is checked against the real time.
+        #expect(explorer.random == .system && explorer.wallClock == .system)
         // Explored (not live), a scenario that needs a service is refused, as before.
         #expect(throws: ScenarioRunner.SetupError.self) {
             try runner.explorer(from: compiled, in: library, bounds: .init())

@@ -134,7 +134,7 @@ extension JourneyExplorer {
             : await trial(
                 invocation, machine: context.machine, seed: seed, reply: reply, answered: node.answered,
                 scratch: scratch)
-        context.machine.random = .seeded(seed)
+        context.machine.random = random ?? .seeded(seed)
         scratch.driver.reset(reply)
         let run = await run(handlerOf: invocation, in: context)
         // Where the step leads is not judged (a note says why) when the program answered otherwise than its trial,
@@ -241,7 +241,7 @@ extension JourneyExplorer {
                     : await trial(
                         invocation, machine: context.machine, seed: seed, reply: nil, answered: answered,
                         scratch: scratch)
-                context.machine.random = .seeded(seed)
+                context.machine.random = random ?? .seeded(seed)
                 scratch.driver.reset(nil)
                 let run = await run(handlerOf: invocation, in: context)
                 if let unsteady = held.flatMap({
@@ -364,7 +364,7 @@ extension JourneyExplorer {
         let copy = RunContext(
             machine: machine, driver: scratch.driver, network: network.map { Watched($0(answered)) },
             sink: Recorder(keeping: false))
-        copy.machine.random = .seeded(seed)
+        copy.machine.random = random ?? .seeded(seed)
         scratch.driver.reset(reply)
         return StepAnswer(await run(handlerOf: invocation, in: copy), copy.machine)
     }

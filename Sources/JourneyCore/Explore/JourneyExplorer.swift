@@ -280,6 +280,10 @@ public struct JourneyExplorer: Sendable {
     /// The real time handlers check what live servers issue against: pinned to the device's
     /// clock unless set (a person playing against a live provider sets the system's).
     public var wallClock: WallClock? = nil
+    /// Where handlers draw random bytes: a stream seeded by each move, so that every run of a
+    /// move draws the same, unless set. A person playing against a live provider sets the
+    /// system's: a state, nonce or PKCE verifier sent to a real server must not be predictable.
+    public var random: RandomSource? = nil
     /// Whether a state equal to one expanded before but for its restarts takes that state's
     /// expansion instead of playing its moves again (``Reuse``): the same result, found with
     /// fewer handler runs. Off, every move runs through the interpreter and its handler.
