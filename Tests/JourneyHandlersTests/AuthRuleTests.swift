@@ -1412,6 +1412,35 @@ struct AuthRuleTests {
         #expect(warnings(#"{ pin: "${state.chosen}", label: "4826" }"#).isEmpty)
     }
 
+    @Test("a credential sent in a URL's query; one in a header, or a query of other things, is fine")
+    func tokenInURL() {
+        func warnings(_ url: String) -> [String] {
+            let steps = """
+                  s:
+                    handler: http.request
+                    with: { url: "\(url)" }
+                    on: { ok: done, failed: out, offline: out }
+                """
+            let extra = "stored:\n  accessToken: { type: string, secret: true }"
+            let found = Self.findings(Self.journey(steps, extra: extra))
+            #expect(found.errors.isEmpty, "\(url): \(found.errors)")
+            return found.warnings
+        }
+        #expect(warnings("https://api.example/me?access_token=${stored.accessToken}") == ["auth.token-in-url 10:18"])
+        // Each credential named once.
+        #expect(
+            warnings("https://api.example/me?a=1&password=hunter22&pin=1&pin=2") == [
+                "auth.token-in-url 10:18", "auth.token-in-url 10:18",
+            ])
+        #expect(warnings("https://api.example/me?sessionId=${stored.accessToken}#x") == ["auth.token-in-url 10:18"])
+        for fine in [
+            "https://api.example/me", "https://api.example/me?page=2&token_type=bearer",
+            "https://api.example/me#access_token=x", "https://api.example/me?token=",
+        ] {
+            #expect(warnings(fine).isEmpty, "\(fine)")
+        }
+    }
+
     @Test("a credential an HTTP request sends written into the journey: a header that carries one, a body field")
     func literalCredentialsSent() {
         func found(headers: String = "[]", body: String = "operation=register") -> [String] {

@@ -31,6 +31,7 @@ struct AuthRuleCheck {
         check.pinResets()
         check.captures()
         check.oneTimeCodes()
+        check.tokensInURLs()
         // A step named by an exception is one of the journey's.
         let ids = journey.steps.map(\.id.value)
         for exception in journey.exceptions {
