@@ -1645,6 +1645,47 @@ struct AuthRuleTests {
         #expect(message.hasSuffix("(from the default of params.redirect at line 5: put it right there)"), "\(message)")
     }
 
+    @Test("a redirect URI or a server's address a called journey builds from its params, with what the caller gives")
+    func addressesGivenToACall() {
+        let called = Self.called(
+            """
+              c:
+                handler: oidc.authorize
+                with: { endpoint: "${params.server}/authorize", clientId: app, redirectUri: "${params.callback}" }
+                on: { ready: back }
+            """,
+            extra: """
+                params:
+                  callback: { type: string, default: "com.example.app:/cb" }
+                  server: { type: string, default: "https://id.example.org" }
+                """)
+        func warnings(_ with: String) -> [String] {
+            let caller = """
+                journey: t.caller
+                version: 1
+                title: Caller
+                params:
+                  host: { type: string, default: "evil.example" }
+                start: go
+                steps:
+                  go:
+                    call: t.called
+                    with: \(with)
+                    on: { back: out }
+                ends:
+                  out: { kind: cancel }
+                """
+            return Self.warnings(calling: [caller, called])
+        }
+        #expect(warnings(#"{ callback: "http://evil.example/cb" }"#) == ["auth.redirect-uri 10:23"])
+        #expect(warnings(#"{ callback: "http://localhost/cb" }"#) == ["auth.redirect-uri 10:23"])
+        #expect(warnings(#"{ callback: "${'http://' + params.host + '/cb'}" }"#) == ["auth.redirect-uri 10:23"])
+        #expect(warnings(#"{ server: "http://id.example.org" }"#) == ["auth.plain-http 10:21"])
+        // What the called journey's own default holds is its own finding, not the caller's.
+        #expect(warnings(#"{ callback: "com.example.app:/cb", server: "https://id.example.org" }"#).isEmpty)
+        #expect(warnings(#"{ callback: "http://127.0.0.1:8080/cb" }"#).isEmpty)
+    }
+
     @Test("every shipped journey keeps the rules or declares its exception with a reason")
     func shippedJourneys() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -35,6 +35,51 @@ extension AuthRuleCheck {
         }
     }
 
+    /// ``AuthRule/redirectURI`` and ``AuthRule/plainHTTP`` through a call: a redirect URI or a
+    /// server's address that a called journey's step builds from its params, with what this
+    /// journey gives them (`call: shared.sign-in` `with: { callback: "http://evil.example/cb" }`).
+    /// Found at what this journey gives, the one place to put it right.
+    mutating func addressesGivenToCalls() {
+        for step in journey.steps {
+            guard case .call(let callee) = step.kind, let called = all[callee.value] else { continue }
+            var given: [String: String] = [:]
+            var locations: [String: SourceLocation] = [:]
+            for (name, value) in step.with {
+                guard let text = resolved(value) else { continue }
+                given[name.value] = text
+                locations[name.value] = value.location
+            }
+            guard !given.isEmpty else { continue }
+            let inner = AuthRuleCheck(
+                journey: called, handlers: handlers, all: all,
+                steps: Dictionary(called.steps.map { ($0.id.value, $0) }, uniquingKeysWith: { first, _ in first }))
+            var said = Set<String>()
+            for calledStep in called.steps {
+                let server = calledStep.handlerID.map { id in Self.serverHandlerPrefixes.contains(where: id.hasPrefix) }
+                for (name, value) in calledStep.with {
+                    let redirect = Self.redirectParameters.contains(name.value)
+                    guard redirect || server == true, case .scalar(let text, _, _) = value,
+                        case .success(let template) = Template.parse(text)
+                    else { continue }
+                    // The params given that it reads: without one, the called journey's own check finds it.
+                    let read = template.parts.flatMap { part -> [String] in
+                        guard case .expression(let expression, _) = part else { return [] }
+                        return expression.references.filter { $0.count == 2 && $0[0] == "params" }.map { $0[1] }
+                    }
+                    guard let param = read.first(where: { given[$0] != nil }),
+                        let address = inner.resolved(value, given: given),
+                        let problem = redirect ? AuthRule.redirectProblem(address) : AuthRule.endpointProblem(address),
+                        said.insert(param).inserted, let location = locations[param]
+                    else { continue }
+                    find(
+                        redirect ? .redirectURI : .plainHTTP,
+                        "'\(param)' of step '\(step.id.value)' gives \(callee.value)'s step '\(calledStep.id.value)' a '\(name.value)' that \(problem)",
+                        at: location)
+                }
+            }
+        }
+    }
+
     /// Where an address that starts with a param (`${params.issuer}/token`) takes its scheme and
     /// host from: the param's default, the one place to put it right for every step given it.
     private func fromDefault(_ value: RawValue) -> String {

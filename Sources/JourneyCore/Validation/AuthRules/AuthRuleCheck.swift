@@ -23,6 +23,7 @@ struct AuthRuleCheck {
         check.literalSecrets()
         check.redirectURIs()
         check.serverAddresses()
+        check.addressesGivenToCalls()
         check.pinCreation()
         check.pinsInTheStore()
         check.biometry()
@@ -157,7 +158,10 @@ struct AuthRuleCheck {
 
     /// A parameter's text: written literally, or as a template of text and `${params.NAME}`
     /// with each param's default (`"${params.appHost}/callback"`).
-    func resolved(_ value: RawValue?) -> String? {
+    ///
+    /// `given` holds what a caller gives this journey's params (the text it resolves to in the
+    /// caller), read in place of their defaults.
+    func resolved(_ value: RawValue?, given: [String: String] = [:]) -> String? {
         if let text = literal(value) { return text }
         guard case .scalar(let text, _, _)? = value, case .success(let template) = Template.parse(text) else {
             return nil
@@ -167,9 +171,11 @@ struct AuthRuleCheck {
             switch part {
             case .text(let text): result += text
             case .expression(let expression, _):
-                if let value = literal(param(readBy: expression)?.defaultValue) {
+                if let param = param(readBy: expression), let value = given[param.name.value] {
                     result += value
-                } else if let value = constant(expression) {
+                } else if let value = literal(param(readBy: expression)?.defaultValue) {
+                    result += value
+                } else if let value = constant(expression, given: given) {
                     result += value
                 } else {
                     return nil
@@ -182,9 +188,15 @@ struct AuthRuleCheck {
     /// What an expression of constants and params with written defaults gives, as text
     /// (`${false}`, `${1 == 2}`, `${!params.warn}` with its default); nil for one that reads
     /// anything else, or cannot be worked out before a run.
-    func constant(_ expression: Expression) -> String? {
+    func constant(_ expression: Expression, given: [String: String] = [:]) -> String? {
         var values: [String: Value] = [:]
         for path in expression.references {
+            if path.count == 2, path[0] == "params", let text = given[path[1]],
+                let param = journey.params.first(where: { $0.name.value == path[1] }), param.type.type == .string
+            {
+                values[path[1]] = .string(text)
+                continue
+            }
             guard path.count == 2, path[0] == "params",
                 let param = journey.params.first(where: { $0.name.value == path[1] }),
                 case .scalar(let text, let plain, _)? = param.defaultValue,
