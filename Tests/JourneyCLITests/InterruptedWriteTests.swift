@@ -19,12 +19,19 @@ struct InterruptedWriteTests {
 
     static func temporary(_ name: String, pid: Int = deadPID) -> String { ".\(name).journey-\(pid).tmp" }
 
-    /// A journal as a killed command leaves it.
-    static func journal(renames: [String], deletions: [String] = [], pid: Int = deadPID) -> String {
+    /// This machine's boot id, which a journal written here records.
+    static let boot = (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8))?
+        .trimmingCharacters(in: .whitespacesAndNewlines)
+
+    /// A journal as a killed command leaves it (`boot` nil: one written on no machine's boot).
+    static func journal(
+        renames: [String], deletions: [String] = [], pid: Int = deadPID, boot: String? = Self.boot
+    ) -> String {
         let renameList = renames.map { #"{"from":"\#(temporary($0, pid: pid))","to":"\#($0)"}"# }
         let deletionList = deletions.map { #""\#($0)""# }
+        let bootField = boot.map { #""boot":"\#($0)","# } ?? ""
         return
-            #"{"deletions":[\#(deletionList.joined(separator: ","))],"pid":\#(pid),"renames":[\#(renameList.joined(separator: ","))],"version":1}"#
+            #"{\#(bootField)"deletions":[\#(deletionList.joined(separator: ","))],"pid":\#(pid),"renames":[\#(renameList.joined(separator: ","))],"version":1}"#
             + "\n"
     }
 
@@ -215,6 +222,32 @@ struct InterruptedWriteTests {
             let clean = try await runJourney(
                 ["docs", "journeys/examples", "--out", out.path, "--check"], cwd: Paths.root)
             #expect(clean.status == Exit.ok, "\(clean)")
+        }
+    }
+
+    @Test(
+        "a journal not written on this machine since it started (committed, copied) is never finished: the writer stops, nothing is touched",
+        arguments: [nil, "00000000-0000-4000-8000-000000000000"] as [String?])
+    func foreignJournal(boot: String?) async throws {
+        try await withTemporaryDirectory { directory in
+            let out = directory.appendingPathComponent("docs")
+            let first = try await runJourney(["docs", "journeys/examples", "--out", out.path], cwd: Paths.root)
+            #expect(first.status == Exit.ok, "\(first)")
+            // The user's files, and what would replace one and delete another.
+            let readme = out.appendingPathComponent("README.md")
+            let notes = out.appendingPathComponent("notes.txt")
+            try writeText("mine\n", to: readme)
+            try writeText("user\n", to: notes)
+            try writeText("attacker\n", to: out.appendingPathComponent(Self.temporary("notes.txt")))
+            try writeText(
+                Self.journal(renames: ["notes.txt"], deletions: ["README.md"], boot: boot),
+                to: out.appendingPathComponent(".journey-docs.journey-journal"))
+            let docs = try await runJourney(["docs", "journeys/examples", "--out", out.path], cwd: Paths.root)
+            expectNoCrash(docs)
+            #expect(docs.status == Exit.invalid, "\(docs)")
+            #expect(docs.stderr.contains("not one made on this machine since it last started"), "\(docs)")
+            #expect(try String(contentsOf: readme, encoding: .utf8) == "mine\n")
+            #expect(try String(contentsOf: notes, encoding: .utf8) == "user\n")
         }
     }
 

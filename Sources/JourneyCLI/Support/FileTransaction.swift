@@ -1,4 +1,5 @@
 import Foundation
+import JourneyCore
 
 #if canImport(Glibc)
 import Glibc
@@ -66,7 +67,7 @@ struct FileTransaction {
         }
         let journalPath = Path.join(folder, Self.journalName(label))
         let journal = TransactionJournal(
-            pid: getpid(),
+            pid: getpid(), boot: BootSession.id,
             renames: staged.map { .init(from: Path.lastComponent($0.temporaryPath), to: Path.lastComponent($0.path)) },
             deletions: deletions)
         do {
@@ -118,11 +119,16 @@ struct TransactionJournal: Codable, Equatable {
 
     var version = 1
     var pid: Int32
+    /// The boot of the machine that wrote it (``BootSession/id``): only a journal of this boot
+    /// is finished by another process. One from elsewhere (committed to a repository, copied
+    /// with the folder) names renames and deletions nobody here made.
+    var boot: String?
     var renames: [Rename]
     var deletions: [String]
 
-    init(pid: Int32, renames: [Rename], deletions: [String]) {
+    init(pid: Int32, boot: String?, renames: [Rename], deletions: [String]) {
         self.pid = pid
+        self.boot = boot
         self.renames = renames
         self.deletions = deletions
     }
@@ -225,8 +231,21 @@ final class FolderRecovery: @unchecked Sendable {
                         "\(path) records an interrupted update but cannot be read; check the files it names and delete it"
                 )
             }
+            guard journal.boot == BootSession.id else {
+                throw WriteError(
+                    path: folder,
+                    reason:
+                        "\(path) records an interrupted update, but not one made on this machine since it last started: it is not finished here; check the files it names and delete it"
+                )
+            }
             if journal.pid != getpid() && Self.isRunning(journal.pid) { continue }
             try journal.apply(in: folder, journalPath: path)
+            if journal.pid != getpid() {
+                FileHandle.standardError.write(
+                    Data(
+                        "note: finished an update of \(PrintableText.escaped(folder)) that was interrupted (\(PrintableText.escaped(name)))\n"
+                            .utf8))
+            }
         }
         for name in names {
             guard let temporary = TemporaryName.parse(name) else { continue }
@@ -241,4 +260,24 @@ final class FolderRecovery: @unchecked Sendable {
     static func isRunning(_ pid: Int32) -> Bool {
         kill(pid, 0) == 0 || errno == EPERM
     }
+}
+
+/// The boot of this machine: a journal records it, so that only this boot's are finished.
+enum BootSession {
+    /// Linux's boot id, macOS's boot session UUID; nil where neither can be read.
+    static let id: String? = {
+        #if os(Linux)
+        guard let data = try? Files.read("/proc/sys/kernel/random/boot_id", limit: 64) else { return nil }
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? nil : text
+        #elseif canImport(Darwin)
+        var size = 0
+        guard sysctlbyname("kern.bootsessionuuid", nil, &size, nil, 0) == 0, size > 0 else { return nil }
+        var buffer = [CChar](repeating: 0, count: size)
+        guard sysctlbyname("kern.bootsessionuuid", &buffer, &size, nil, 0) == 0 else { return nil }
+        return String(cString: buffer)
+        #else
+        return nil
+        #endif
+    }()
 }
