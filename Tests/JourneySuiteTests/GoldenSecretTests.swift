@@ -90,13 +90,16 @@ struct GoldenSecretTests {
             "{\"event\":\"transcript\"}\r\n{\"event\":\"step.enter\"}\r\n{\"event\":\"input\",\"values\":{\"pin\":\"802468\"}}\r\n",
             for: scenario)
         #expect(goldens.secretShown(for: scenario)?.location == "memory/s.jsonl:3:1")
-        try goldens.record("header\r\nstep pin\r\ninput pin=802468\r\n", "{\"event\":\"transcript\"}\r\n", for: scenario)
+        try goldens.record(
+            "header\r\nstep pin\r\ninput pin=802468\r\n", "{\"event\":\"transcript\"}\r\n", for: scenario)
         #expect(goldens.secretShown(for: scenario)?.location == "memory/s.txt:3:1")
     }
 
     @Test("a counterexample keeps the device and params of a start written with CRLF line endings")
     func crlfStart() {
-        let start = "scenario: s\r\njourney: t.secret\r\ndevice:\r\n  store:\r\n    failures: 1\r\nparams: { seed: x }\r\nscript: []\r\n"
-        #expect(Counterexample.startingBlocks(start) == ["device:", "  store:", "    failures: 1", "params: { seed: x }"])
+        let start =
+            "scenario: s\r\njourney: t.secret\r\ndevice:\r\n  store:\r\n    failures: 1\r\nparams: { seed: x }\r\nscript: []\r\n"
+        #expect(
+            Counterexample.startingBlocks(start) == ["device:", "  store:", "    failures: 1", "params: { seed: x }"])
     }
 }

@@ -166,7 +166,9 @@ final class CompiledPattern: @unchecked Sendable {
                 escaped = false
             } else if scalar == "\\" {
                 escaped = true
-            } else if !(scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || " -_@:/,;='\"!%&~<>#".unicodeScalars.contains(scalar)) {
+            } else if !(scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                || " -_@:/,;='\"!%&~<>#".unicodeScalars.contains(scalar))
+            {
                 return false
             }
         }

@@ -763,7 +763,8 @@ public struct OIDCRefreshHandler: StepHandler {
                 return invalid("the id_token held is not a JWT, so the new one cannot be compared with it")
             }
             guard claims.iss == before.iss, claims.sub == before.sub else {
-                return invalid(IDTokenValidator.Failure.claim("issuer or subject is not the held id_token's").description)
+                return invalid(
+                    IDTokenValidator.Failure.claim("issuer or subject is not the held id_token's").description)
             }
             guard Set(claims.aud) == Set(before.aud) else {
                 return invalid(IDTokenValidator.Failure.claim("audience is not the held id_token's").description)

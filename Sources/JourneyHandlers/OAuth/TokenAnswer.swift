@@ -59,9 +59,11 @@ enum TokenAnswer {
     /// writes there (a sentence, a token echoed back) is not shown.
     static func code(_ text: String?) -> String {
         guard let text, !text.isEmpty else { return "" }
-        let allowed = text.utf8.count <= 64
+        let allowed =
+            text.utf8.count <= 64
             && text.unicodeScalars.allSatisfy {
-                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_.-".unicodeScalars.contains($0))
+                $0.isASCII
+                    && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_.-".unicodeScalars.contains($0))
             }
         return allowed ? text : "(not an OAuth error code)"
     }

@@ -316,7 +316,9 @@ struct ResponseSizeTests {
     static func get(_ size: Int) async throws -> Result<Int, NetworkError> {
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Sender(size: size)) }
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(Sender(size: size))
+                }
             }
             .bind(host: "127.0.0.1", port: 0).get()
         defer { server.close(promise: nil) }

@@ -94,9 +94,11 @@ struct TokenAnswerTests {
         "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 
-    static var tokens: [String: Any] { [
-        "access_token": "at-2", "refresh_token": "rt-2", "token_type": "Bearer", "expires_in": 300,
-    ] }
+    static var tokens: [String: Any] {
+        [
+            "access_token": "at-2", "refresh_token": "rt-2", "token_type": "Bearer", "expires_in": 300,
+        ]
+    }
 
     /// The tokens with `changes`, a JSON object whose `null`s remove a field.
     static func with(_ changes: String) -> [String: Any] {
@@ -143,7 +145,8 @@ struct TokenAnswerTests {
 
     @Test("a lifetime written as text, and a lowercase token type, are read as meant")
     func lenientWhereHarmless() async throws {
-        #expect(try await Self.refresh(answer: Self.with(#"{"expires_in": "3600", "token_type": "bearer"}"#)).end == "kept")
+        #expect(
+            try await Self.refresh(answer: Self.with(#"{"expires_in": "3600", "token_type": "bearer"}"#)).end == "kept")
         #expect(TokenAnswer.lifetime("3600") == 3600 && TokenAnswer.lifetime(nil) == 0)
         #expect(TokenAnswer.lifetime(NSNumber(value: 3_650 * 86_400 + 1)) == nil)
     }
