@@ -1602,6 +1602,9 @@ struct AuthRuleTests {
             // As a browser reads it: any slashes after http:, or none, spaces around it dropped.
             ("http:/app.example.org/cb", true), ("http:app.example.org", true), (" http://app.example.org/cb", true),
             ("http:\\\\app.example.org\\cb", true), ("http:/127.0.0.1:53001/cb", false),
+            // No app can claim localhost as its https link.
+            ("https://localhost/cb", true), ("https://LOCALHOST:8443/cb", true), ("https://api.localhost/cb", true),
+            ("https://localhost.example.org/cb", false),
         ])
     func redirectURI(_ uri: String, _ reported: Bool) {
         #expect((AuthRule.redirectProblem(uri) != nil) == reported, "\(uri)")

@@ -26,7 +26,7 @@ public enum AuthRule: String, CaseIterable, Sendable, Hashable {
         case .literalSecret:
             "No secret is written into a journey: a PIN, password, code or token comes from the user, the device or a server."
         case .redirectURI:
-            "A redirect URI is https, an app's own scheme named after a domain it controls (`com.example.app:/callback`), or plain http to a loopback IP (127.0.0.1 or [::1]), never `localhost` (RFC 8252 7.1, 7.3, 8.3)."
+            "A redirect URI is https, an app's own scheme named after a domain it controls (`com.example.app:/callback`), or plain http to a loopback IP (127.0.0.1 or [::1]), never `localhost`, over http or https (RFC 8252 7.1, 7.3, 8.3)."
         case .weakPIN:
             "A journey that creates a PIN refuses weak ones: `pin.entry` with `warnWeak: true` (NIST SP 800-63B 5.1.1.2)."
         case .pinReuse:
@@ -71,6 +71,12 @@ extension AuthRule {
                     "uses the private-use scheme '\(scheme)', which names no domain: another app can register it too and be sent the code; use a scheme from a reverse domain name the app controls, such as com.example.app:/callback (RFC 8252 7.1, 8.4)"
             }
         }
+        // An https redirect to the device's own name: no app can claim `localhost` as its link,
+        // and whatever listens there on the device gets the code (RFC 8252 7.2, 8.3).
+        if let host = httpsHost(uri), host == "localhost" || host.hasSuffix(".localhost") {
+            return
+                "is https://localhost: no app can claim localhost as its link, and whatever listens there on the device is sent the code; use a claimed https link on a domain the app controls, or http://127.0.0.1 (RFC 8252 7.2, 8.3)"
+        }
         guard let host = plainHTTPHost(uri) else { return nil }
         if host == "localhost" {
             return
@@ -93,10 +99,15 @@ extension AuthRule {
     /// reads it (the WHATWG URL standard): spaces around it dropped, and after `http:` any
     /// number of slashes or backslashes, none included (`http:/example.com`, `http:example.com`
     /// and `http:\\example.com` all go to example.com).
-    static func plainHTTPHost(_ uri: String) -> String? {
+    static func plainHTTPHost(_ uri: String) -> String? { host(uri, scheme: "http") }
+
+    /// The host of an `https://` URI, lowercased, read as ``plainHTTPHost(_:)`` reads one.
+    static func httpsHost(_ uri: String) -> String? { host(uri, scheme: "https") }
+
+    static func host(_ uri: String, scheme: String) -> String? {
         let lowered = uri.lowercased().trimmingCharacters(in: .whitespacesAndNewlines)
-        guard lowered.hasPrefix("http:") else { return nil }
-        let rest = lowered.dropFirst("http:".count).drop { $0 == "/" || $0 == "\\" }
+        guard lowered.hasPrefix(scheme + ":") else { return nil }
+        let rest = lowered.dropFirst(scheme.count + 1).drop { $0 == "/" || $0 == "\\" }
         var authority = rest.prefix { $0 != "/" && $0 != "\\" && $0 != "?" && $0 != "#" }
         if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
         if authority.hasPrefix("[") { return String(authority.prefix { $0 != "]" }.dropFirst()) }
