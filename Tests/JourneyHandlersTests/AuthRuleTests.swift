@@ -226,6 +226,86 @@ struct AuthRuleTests {
             codeFound.errors.isEmpty && !codeFound.warnings.contains { $0.hasPrefix("auth.weak-pin") }, "\(codeFound)")
     }
 
+    @Test("a PIN chosen in one journey and sealed in another, called or calling, is held to the weak-PIN rule")
+    func pinSealedElsewhere() {
+        let choose = """
+            journey: t.choose
+            version: 1
+            title: Choose
+            state:
+              chosen: { type: string, secret: true }
+            outputs:
+              pin: "${state.chosen}"
+            start: c
+            steps:
+              c:
+                handler: pin.entry
+                on:
+                  entered: { set: { state.chosen: "${outcome.pin}" }, to: back }
+            ends:
+              back: { kind: success }
+            """
+        let seal = """
+            journey: t.seal
+            version: 1
+            title: Seal
+            state:
+              chosen: { type: string, secret: true }
+            start: go
+            steps:
+              go:
+                call: t.choose
+                on:
+                  back: { set: { state.chosen: "${outcome.pin}" }, to: save }
+              save:
+                handler: pin.save
+                with: { key: pin, pin: "${state.chosen}" }
+                on: { saved: done }
+            ends:
+              done: { kind: success }
+            """
+        // Chosen in the journey called, sealed by its caller: found where it is chosen.
+        #expect(Self.warnings(calling: [choose, seal]) == ["auth.weak-pin 10:3"])
+        // Nobody seals it: a PIN typed to be checked or passed on is no PIN created.
+        #expect(Self.warnings(calling: [choose]).isEmpty)
+        // Chosen here and given to a journey that seals it.
+        let chooser = """
+            journey: t.chooser
+            version: 1
+            title: Chooser
+            state:
+              chosen: { type: string, secret: true }
+            start: c
+            steps:
+              c:
+                handler: pin.entry
+                on:
+                  entered: { set: { state.chosen: "${outcome.pin}" }, to: go }
+              go:
+                call: t.sealer
+                with: { pin: "${state.chosen}" }
+                on: { done: done }
+            ends:
+              done: { kind: success }
+            """
+        let sealer = """
+            journey: t.sealer
+            version: 1
+            title: Sealer
+            params:
+              pin: { type: string, secret: true }
+            start: s
+            steps:
+              s:
+                handler: pin.save
+                with: { key: pin, pin: "${params.pin}" }
+                on: { saved: done }
+            ends:
+              done: { kind: success }
+            """
+        #expect(Self.warnings(calling: [chooser, sealer]) == ["auth.weak-pin 8:3"])
+    }
+
     @Test("an exception with a reason quiets its rule; one nobody needs, or for no rule, is reported")
     func exceptions() {
         let excepted = Self.findings(

@@ -5,7 +5,18 @@ extension AuthRuleCheck {
     /// and a PIN change that does not check the new PIN against the old.
     mutating func pinCreation() {
         let saves = journey.steps.filter { $0.handlerID == "pin.save" }
-        guard !saves.isEmpty else { return }
+        // A PIN chosen here may be sealed by a journey this one calls, or by one that calls it
+        // (the PIN given back as an output): creation all the same.
+        let sealedElsewhere =
+            saves.isEmpty
+            && (seals(journey)
+                || all.values.contains { caller in
+                    caller.id.value != journey.id.value
+                        && caller.steps.contains { step in
+                            if case .call(let callee) = step.kind { callee.value == journey.id.value } else { false }
+                        } && seals(caller)
+                })
+        guard !saves.isEmpty || sealedElsewhere else { return }
         let entries = journey.steps.filter { $0.handlerID == "pin.entry" }
         for step in entries {
             // The PIN a policy refuses, kept all the same: 'weak' (or 'same') whose transition
@@ -29,6 +40,7 @@ extension AuthRuleCheck {
                 "step '\(step.id.value)' creates a PIN with no weak-PIN policy: give pin.entry 'warnWeak: true' and handle 'weak' (NIST SP 800-63B 5.1.1.2 asks to refuse repetitive, sequential and common secrets)",
                 at: step.id.location)
         }
+        guard !saves.isEmpty else { return }
         // A PIN chosen on a bare pad (ui.pin with nothing to check it against), which has no
         // policy to offer: the PIN it takes is kept as it is typed.
         let sealed = saves.flatMap { $0.parameter("pin")?.carriedReferences ?? [] }
@@ -81,5 +93,20 @@ extension AuthRuleCheck {
                 }
             }
         }
+    }
+
+    /// Whether `journey` seals a PIN (`pin.save`), or one of the journeys it calls does,
+    /// however deep.
+    func seals(_ journey: Journey) -> Bool {
+        var seen = Set<String>()
+        var queue = [journey]
+        while let next = queue.popLast() {
+            guard seen.insert(next.id.value).inserted else { continue }
+            for step in next.steps {
+                if step.handlerID == "pin.save" { return true }
+                if case .call(let callee) = step.kind, let called = all[callee.value] { queue.append(called) }
+            }
+        }
+        return false
     }
 }
