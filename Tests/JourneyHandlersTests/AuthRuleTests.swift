@@ -1773,6 +1773,49 @@ struct AuthRuleTests {
         #expect(warnings(#"{ callback: "http://127.0.0.1:8080/cb" }"#).isEmpty)
     }
 
+    @Test("a scenario that gives an address a redirect URI or a server is built from is held to the same rules")
+    func addressesGivenByAScenario() throws {
+        let journey = """
+            journey: t.sign-in
+            version: 1
+            title: Sign in
+            params:
+              callback: { type: string, default: "com.example.app:/cb" }
+              server: { type: string, default: "https://id.example.org" }
+            start: c
+            steps:
+              c:
+                handler: oidc.authorize
+                with: { endpoint: "${params.server}/authorize", clientId: app, redirectUri: "${params.callback}" }
+                on: { ready: done }
+            ends:
+              done: { kind: success }
+            """
+        func warnings(_ params: String) -> [String] {
+            let scenario = """
+                scenario: s
+                journey: t.sign-in
+                params: \(params)
+                script: []
+                expect: { end: done }
+                """
+            let project = ProjectLoader(handlers: BuiltinHandlers.registry).load([
+                SourceFile(path: "j.yaml", data: Data(journey.utf8)),
+                SourceFile(path: "s.yaml", data: Data(scenario.utf8)),
+            ])
+            #expect(!project.diagnostics.hasErrors, "\(project.diagnostics.items)")
+            return project.diagnostics.items.filter { $0.location.file == "s.yaml" }.map {
+                "\($0.id) \($0.location.line):\($0.location.column)"
+            }
+        }
+        #expect(
+            warnings(#"{ callback: "http://evil.example/cb", server: "http://id.example.org" }"#) == [
+                "auth.plain-http 3:55", "auth.redirect-uri 3:21",
+            ])
+        #expect(
+            warnings(#"{ callback: "http://127.0.0.1:8765/cb", server: "http://127.0.0.1:4593/api/oidc" }"#).isEmpty)
+    }
+
     @Test("every shipped journey keeps the rules or declares its exception with a reason")
     func shippedJourneys() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

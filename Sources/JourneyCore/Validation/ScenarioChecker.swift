@@ -101,6 +101,26 @@ public struct ScenarioChecker: Sendable {
                 params[name.value] = v
             }
         }
+        // An address the scenario gives, for a redirect URI or a server the journey builds from
+        // it, is held to the auth rules the journey's own defaults are (unless it declares an
+        // exception to them): a run would send the code or the tokens there.
+        var given: [String: String] = [:]
+        var locations: [String: SourceLocation] = [:]
+        for (name, raw) in scenario.params {
+            guard case .scalar(let text, _, let location) = raw, !text.contains("${") else { continue }
+            given[name.value] = text
+            locations[name.value] = location
+        }
+        let excepted = Set(journey.source.exceptions.filter { $0.steps == nil }.map(\.rule.value))
+        for found in AuthRuleCheck.addressProblems(
+            in: journey.source, given: given, handlers: HandlerRegistry(), all: [:])
+        where !excepted.contains(found.rule.rawValue) {
+            guard let location = locations[found.param] else { continue }
+            d.warning(
+                found.rule.rawValue,
+                "params.\(found.param) gives step '\(found.step)' of \(journey.id) a '\(found.parameter)' that \(found.problem)",
+                at: location)
+        }
         for p in journey.params where p.defaultValue == nil && params[p.name] == nil {
             d.error(
                 JourneyCompiler.missingParam,

@@ -49,35 +49,50 @@ extension AuthRuleCheck {
                 given[name.value] = text
                 locations[name.value] = value.location
             }
-            guard !given.isEmpty else { continue }
-            let inner = AuthRuleCheck(
-                journey: called, handlers: handlers, all: all,
-                steps: Dictionary(called.steps.map { ($0.id.value, $0) }, uniquingKeysWith: { first, _ in first }))
-            var said = Set<String>()
-            for calledStep in called.steps {
-                let server = calledStep.handlerID.map { id in Self.serverHandlerPrefixes.contains(where: id.hasPrefix) }
-                for (name, value) in calledStep.with {
-                    let redirect = Self.redirectParameters.contains(name.value)
-                    guard redirect || server == true, case .scalar(let text, _, _) = value,
-                        case .success(let template) = Template.parse(text)
-                    else { continue }
-                    // The params given that it reads: without one, the called journey's own check finds it.
-                    let read = template.parts.flatMap { part -> [String] in
-                        guard case .expression(let expression, _) = part else { return [] }
-                        return expression.references.filter { $0.count == 2 && $0[0] == "params" }.map { $0[1] }
-                    }
-                    guard let param = read.first(where: { given[$0] != nil }),
-                        let address = inner.resolved(value, given: given),
-                        let problem = redirect ? AuthRule.redirectProblem(address) : AuthRule.endpointProblem(address),
-                        said.insert(param).inserted, let location = locations[param]
-                    else { continue }
-                    find(
-                        redirect ? .redirectURI : .plainHTTP,
-                        "'\(param)' of step '\(step.id.value)' gives \(callee.value)'s step '\(calledStep.id.value)' a '\(name.value)' that \(problem)",
-                        at: location)
-                }
+            for found in Self.addressProblems(in: called, given: given, handlers: handlers, all: all) {
+                guard let location = locations[found.param] else { continue }
+                find(
+                    found.rule,
+                    "'\(found.param)' of step '\(step.id.value)' gives \(callee.value)'s step '\(found.step)' a '\(found.parameter)' that \(found.problem)",
+                    at: location)
             }
         }
+    }
+
+    /// The redirect URIs and servers' addresses the steps of `journey` build from its params,
+    /// worked out with what a caller (a calling step, a scenario) gives them, that break
+    /// ``AuthRule/redirectURI`` or ``AuthRule/plainHTTP``: each with the param given, once.
+    /// What the journey's own defaults hold is its own finding, not the giver's.
+    static func addressProblems(
+        in journey: Journey, given: [String: String], handlers: HandlerRegistry, all: [String: Journey]
+    ) -> [(param: String, step: String, parameter: String, rule: AuthRule, problem: String)] {
+        guard !given.isEmpty else { return [] }
+        let inner = AuthRuleCheck(
+            journey: journey, handlers: handlers, all: all,
+            steps: Dictionary(journey.steps.map { ($0.id.value, $0) }, uniquingKeysWith: { first, _ in first }))
+        var found: [(param: String, step: String, parameter: String, rule: AuthRule, problem: String)] = []
+        var said = Set<String>()
+        for step in journey.steps {
+            let server = step.handlerID.map { id in serverHandlerPrefixes.contains(where: id.hasPrefix) }
+            for (name, value) in step.with {
+                let redirect = redirectParameters.contains(name.value)
+                guard redirect || server == true, case .scalar(let text, _, _) = value,
+                    case .success(let template) = Template.parse(text)
+                else { continue }
+                // The params given that it reads: without one, the journey's own check finds it.
+                let read = template.parts.flatMap { part -> [String] in
+                    guard case .expression(let expression, _) = part else { return [] }
+                    return expression.references.filter { $0.count == 2 && $0[0] == "params" }.map { $0[1] }
+                }
+                guard let param = read.first(where: { given[$0] != nil }),
+                    let address = inner.resolved(value, given: given),
+                    let problem = redirect ? AuthRule.redirectProblem(address) : AuthRule.endpointProblem(address),
+                    said.insert(param).inserted
+                else { continue }
+                found.append((param, step.id.value, name.value, redirect ? .redirectURI : .plainHTTP, problem))
+            }
+        }
+        return found
     }
 
     /// Where an address that starts with a param (`${params.issuer}/token`) takes its scheme and
