@@ -296,8 +296,10 @@ public enum DocsBuilder {
         case .computed(let raw):
             let written = display(raw)
             maximum =
-                journey.defaultMaximum(of: limit).map { "\($0) (`\(written)` with the params' defaults)" }
-                ?? "`\(written)`"
+                journey.defaultMaximum(of: limit).map {
+                    "\($0) (\(MarkdownRenderer.code(written)) with the params' defaults)"
+                }
+                ?? MarkdownRenderer.code(written)
         }
         var lockout = ""
         if let duration = limit.lockout, let until = limit.lockedUntil {
@@ -437,8 +439,13 @@ public enum DocsBuilder {
         return taken
     }
 
-    /// The scenario as a reader follows it: each screen, what the user did, and the end.
+    /// The scenario as a reader follows it: each screen, what the user did, and the end, as
+    /// lines of Markdown. What the golden spells (titles, what was typed, addresses, messages)
+    /// is text (``MarkdownRenderer/inline(_:)``), and the names JourneyKit marks are code spans
+    /// it opens itself (``MarkdownRenderer/code(_:cell:)``): nothing a golden holds is HTML.
     static func walkthrough(_ recording: ScenarioRecording, journey: String) -> JourneyDoc.Walkthrough {
+        let text = MarkdownRenderer.inline
+        let code = { (name: String) in MarkdownRenderer.code(name) }
         var lines: [String] = []
         var current: String?
         var end: String?
@@ -447,16 +454,18 @@ public enum DocsBuilder {
             switch record.event {
             case .stepEnter(let step, let handler):
                 current =
-                    "\(indent)- `\(step)`" + (handler.hasPrefix("call ") ? " calls `\(handler.dropFirst(5))`" : "")
+                    "\(indent)- \(code(step))"
+                    + (handler.hasPrefix("call ") ? " calls \(code(String(handler.dropFirst(5))))" : "")
             case .screen(_, let screen):
-                if let title = screen.title { current? += " — “\(oneLine(title))”" }
+                if let title = screen.title { current? += " — “\(text(title))”" }
             case .input(_, let values):
-                let given = values.map { "\($0.name) = \(shown($0.value))" }.joined(separator: ", ")
+                let given = values.map { "\(text($0.name)) = \(text(shown($0.value)))" }.joined(separator: ", ")
                 current? += " · \(given)"
             case .http(_, let method, let url, let status, let error):
-                current? += " · \(method) \(url) → \(status.map(String.init) ?? error ?? "no response")"
+                current? +=
+                    " · \(text(method)) \(text(url)) → \(text(status.map(String.init) ?? error ?? "no response"))"
             case .clockAdvance(let ms, let reason):
-                lines.append("\(indent)- ⏱ \(Duration.format(milliseconds: ms)) pass (\(reason))")
+                lines.append("\(indent)- ⏱ \(Duration.format(milliseconds: ms)) pass (\(text(reason)))")
             case .restart:
                 if let line = current { lines.append(line) }
                 current = nil
@@ -465,26 +474,26 @@ public enum DocsBuilder {
                 if let line = current { lines.append(line) }
                 current = nil
                 lines.append(
-                    "- ⟳ session \(number): after the end \(end.map { "*\($0)*" } ?? ""), the app is launched again; the device store and clock are kept"
+                    "- ⟳ session \(number): after the end \(end.map { "*\(text($0))*" } ?? ""), the app is launched again; the device store and clock are kept"
                 )
             case .attempt(_, let limit, let action, let count, let max) where action == .exceeded:
-                current? += " · limit `\(limit)` reached (\(count)/\(max))"
+                current? += " · limit \(code(limit)) reached (\(count)/\(max))"
             case .attempt(_, let limit, .locked, _, _):
-                current? += " · limit `\(limit)` locked"
+                current? += " · limit \(code(limit)) locked"
             case .attempt(_, let limit, .unlocked, _, _):
-                current? += " · limit `\(limit)` unlocked"
+                current? += " · limit \(code(limit)) unlocked"
             case .screenUpdated(_, let screen):
-                if let text = screen.text { current? += " · now “\(oneLine(text))”" }
+                if let updated = screen.text { current? += " · now “\(text(updated))”" }
             case .transition(_, let outcome, _, let to):
                 if var line = current {
-                    line += " → *\(outcome)* → `\(to)`"
+                    line += " → *\(text(outcome))* → \(code(to))"
                     lines.append(line)
                 }
                 current = nil
             case .journeyEnd(_, let reached, let kind, _):
                 end = "\(reached) (\(kind.rawValue))"
             case .failure(_, let message):
-                lines.append("- ✗ \(message)")
+                lines.append("- ✗ \(text(message))")
             default: break
             }
         }
