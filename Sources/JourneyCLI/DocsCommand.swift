@@ -157,7 +157,7 @@ struct DocsCommand: AsyncParsableCommand {
                 var recording = recording
                 recording.file = Self.fromRoot(recording.file, root: root, cwd: cwd)
                 return recording
-            }, locale: locale, secretStoredKeys: library.secretStoredKeys)
+            }, locale: locale, secretStoredKeys: library.secretStoredKeys, library: library)
         let link = SourceLink(pagesFolder: Path.absolute(out, cwd: cwd), workingFolder: root ?? cwd)
         if format == .html {
             let dot = try Graphviz()
