@@ -315,6 +315,37 @@ struct DocsBuilderTests {
         #expect(Guards.words("a == 'x' && !b || c != 2") == "a is 'x' and not b or c is not 2")
         #expect(Guards.words("n >= 3") == "n ≥ 3")
     }
+
+    @Test("a guard's string literals are kept as written: only its operators read as words")
+    func guardsKeepTheirLiterals() async throws {
+        #expect(
+            Guards.words("state.name == 'Hi!' || state.name == 'a==b'") == "state.name is 'Hi!' or state.name is 'a==b'"
+        )
+        #expect(Guards.words(#"x != "a && b" && !y"#) == #"x is not "a && b" and not y"#)
+        #expect(Guards.words(#"x == 'it\'s != that'"#) == #"x is 'it\'s != that'"#)
+        #expect(Guards.words("startsWith(x, 'a  b')") == "startsWith(x, 'a  b')")
+        let journey = Self.journey.replacingOccurrences(
+            of: "- if: device.online && !(stored.fails > 0)",
+            with: "- if: \"device.biometry == 'Hi!' || device.biometry == 'a>=b'\"")
+        let doc = try await build(journey: journey, script: "  - at: a\n    action: go")
+        let mermaid = MermaidRenderer.render(doc) { $0 }
+        #expect(mermaid.contains("go · if device.biometry is 'Hi!' or device.biometry is 'a#gt;=b'"), "\(mermaid)")
+        #expect(DotRenderer.render(doc).contains(#"go\nif device.biometry is 'Hi!' or device.biometry is 'a>=b'"#))
+    }
+
+    @Test("a step called start is a node of its own in DOT, not the start marker")
+    func aStepCalledStartIsNotTheStartMarker() async throws {
+        let journey = Self.journey.replacingOccurrences(of: "start: a\n", with: "start: start\n")
+            .replacingOccurrences(of: "  a:\n", with: "  start:\n")
+            .replacingOccurrences(of: "- else: a", with: "- else: start").replacingOccurrences(
+                of: "quit: a", with: "quit: start")
+        let doc = try await build(journey: journey, script: "  - at: start\n    action: go")
+        let dot = DotRenderer.render(doc)
+        #expect(dot.contains(##"  "(start)" [shape=circle, label="start", fillcolor="#ffffff"];"##), "\(dot)")
+        #expect(dot.contains(#"  "(start)" -> "start";"#), "\(dot)")
+        #expect(dot.contains(#"  "start" [label="start\nStart\nui.screen"];"#), "\(dot)")
+        #expect(!dot.contains("  start "), "\(dot)")
+    }
 }
 
 @Suite("Docs never show a secret")
