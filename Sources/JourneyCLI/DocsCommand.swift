@@ -42,9 +42,11 @@ struct DocsCommand: AsyncParsableCommand {
             by the next `journey docs`, and --check says so until then. Only files that \
             `journey docs` wrote are ever replaced or removed in --out: a file of yours with a \
             page's name (or a link, which is never followed) stops the run before anything is \
-            written. Exits 0 on success, 1 when \
+            written. A page is named by its journey's id, so a journey called `index` would \
+            replace the index: it is refused, before anything is written; give it another id. \
+            Exits 0 on success, 1 when \
             --check finds stale pages or an unfinished update, 2 for invalid files or options, a \
-            missing or unreadable golden, or when --out cannot be written.
+            journey called `index`, a missing or unreadable golden, or when --out cannot be written.
             """
     )
 
@@ -157,7 +159,13 @@ struct DocsCommand: AsyncParsableCommand {
                 var recording = recording
                 recording.file = Self.fromRoot(recording.file, root: root, cwd: cwd)
                 return recording
-            }, locale: locale, secretStoredKeys: library.secretStoredKeys)
+            }, locale: locale, secretStoredKeys: library.secretStoredKeys, library: library)
+        // A journey's page is named by its id: one called `index` would replace the index.
+        if let clash = DocsSite.pageTakingTheIndex(docs) {
+            throw CLIError(
+                "\(clash.file): journey '\(clash.id)' would have its page written as \(DocsSite.indexName).\(format.rawValue), the page that lists every journey; give the journey another id"
+            )
+        }
         let link = SourceLink(pagesFolder: Path.absolute(out, cwd: cwd), workingFolder: root ?? cwd)
         if format == .html {
             let dot = try Graphviz()

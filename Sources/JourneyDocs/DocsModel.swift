@@ -99,14 +99,22 @@ public struct JourneyDoc: Sendable {
 
 /// Builds ``JourneyDoc``s from journeys, their compiled form and scenario recordings.
 public enum DocsBuilder {
-    /// - Parameter secretStoredKeys: stored keys secret anywhere in the project
-    ///   (``CompiledLibrary/secretStoredKeys``): a value written into one is never shown.
+    /// - Parameters:
+    ///   - secretStoredKeys: stored keys secret anywhere in the project
+    ///     (``CompiledLibrary/secretStoredKeys``): a value written into one is never shown.
+    ///   - library: the journeys compiled, whose steps' contracts say which inputs and outcomes
+    ///     are secret; without it, every input and outcome is taken as secret where an
+    ///     expression reads one (its literals are not shown).
     public static func build(
-        journeys: [Journey], recordings: [ScenarioRecording], locale: String?, secretStoredKeys: Set<String> = []
+        journeys: [Journey], recordings: [ScenarioRecording], locale: String?, secretStoredKeys: Set<String> = [],
+        library: CompiledLibrary? = nil
     ) -> [JourneyDoc] {
         let taken = takenTransitions(recordings)
+        let secretStoredKeys = secretStoredKeys.union(library?.secretStoredKeys ?? [])
         return journeys.sorted { $0.id.value < $1.id.value }.map { journey in
-            let page = Page(journey: journey, locale: locale, secretStoredKeys: secretStoredKeys)
+            let page = Page(
+                journey: journey, locale: locale, secretStoredKeys: secretStoredKeys,
+                compiled: library?[journey.id.value])
             var edges: [JourneyDoc.Edge] = []
             var steps: [JourneyDoc.StepDoc] = []
             for step in journey.steps {
@@ -124,7 +132,7 @@ public enum DocsBuilder {
                 locale: page.language, params: journey.params.map(Page.param), reads: reads, writes: writes,
                 limits: journey.limits.map { describe($0, journey) },
                 exceptions: journey.exceptions.map(Page.exception),
-                invariants: journey.invariants.map { ($0.reportedId, $0.summary, $0.written) }, steps: steps,
+                invariants: journey.invariants.map(page.invariant), steps: steps,
                 start: journey.start.value,
                 ends: journey.ends.map { ($0.id.value, $0.kind, page.text($0.title)) },
                 calls: Array(Set(steps.compactMap(\.calls))).sorted(), walkthroughs: walkthroughs,
@@ -141,11 +149,43 @@ public enum DocsBuilder {
         /// The locale the page is written in: the one asked for when the journey has it, else
         /// the journey's default.
         let language: String
+        /// The journey compiled, for its steps' contracts (which inputs and outcomes are secret).
+        let compiled: CompiledJourney?
 
-        init(journey: Journey, locale: String?, secretStoredKeys: Set<String>) {
+        init(journey: Journey, locale: String?, secretStoredKeys: Set<String>, compiled: CompiledJourney? = nil) {
             self.journey = journey
             self.secretStoredKeys = secretStoredKeys
+            self.compiled = compiled
             language = journey.locale(for: locale)
+        }
+
+        /// An expression or a template as the page shows it: as written, or, when it reads a
+        /// secret (``Journey/readsSecret(_:contract:outcome:secretStoredKeys:)``), with each of
+        /// its literals as •••, as `journey check` quotes it: `state.pin == '1357'` is shown
+        /// `state.pin == '•••'` (an empty text, which tells only whether there is one, is kept).
+        /// `step` and `outcome` say where it is written: under the
+        /// transition of that outcome of that step; nil for what reads only the journey's names.
+        func expression(_ source: String, step: Step? = nil, outcome: String? = nil) -> String {
+            let contract = step.flatMap { compiled?.contract(ofStep: $0.id.value) }
+            let secret = journey.readsSecret(
+                source, contract: contract ?? (step == nil ? Self.noContract : nil),
+                outcome: outcome, secretStoredKeys: secretStoredKeys)
+            return secret ? Expression.maskingLiterals(source, keepingEmpty: true) : source
+        }
+
+        /// Where only the journey's own names are read: no input, no outcome.
+        static let noContract = StepContract(inputs: [], outcomes: [])
+
+        /// An invariant as its row shows it: its id, its summary, and its rule as written, with
+        /// its literals as ••• when it reads a secret.
+        func invariant(_ invariant: JourneyInvariant) -> (String, String?, String) {
+            let secret = ([invariant.condition] + (invariant.after.map { [$0] } ?? [])).contains {
+                journey.readsSecret($0.value, contract: Self.noContract, secretStoredKeys: secretStoredKeys)
+            }
+            return (
+                invariant.reportedId, invariant.summary,
+                secret ? Expression.maskingLiterals(invariant.written, keepingEmpty: true) : invariant.written
+            )
         }
 
         func text(_ t: LocalizedText?) -> String? {
@@ -153,9 +193,10 @@ public enum DocsBuilder {
         }
 
         /// `target = value` as written, with a literal written into a secret shown as •••, a
-        /// template of constants alike (an expression that reads a name is shown: it names
-        /// where the value comes from, not the value).
-        func assignment(_ a: Assignment) -> String {
+        /// template of constants alike, and a list or a map alike, whatever it holds (an
+        /// expression that reads a name is shown: it names where the value comes from, not the
+        /// value; its literals are •••, as those of any expression that reads a secret are).
+        func assignment(_ a: Assignment, step: Step? = nil, outcome: String? = nil) -> String {
             let ref = a.target.value
             let declared = (ref.scope == .stored ? journey.stored : journey.state).first {
                 $0.name.value == ref.name
@@ -169,7 +210,30 @@ public enum DocsBuilder {
             {
                 return "\(ref) = \(Value.redacted)"
             }
-            return "\(ref) = \(display(a.value))"
+            switch a.value {
+            case .list, .map:
+                // Every item set into a secret is a piece of it.
+                if secret { return "\(ref) = \(Value.redacted)" }
+            case .scalar(let text, _, _) where secret && text.contains("${"):
+                // What a template adds to a secret is a piece of it: `${outcome.pin + '12'}`.
+                return "\(ref) = \(Expression.maskingLiterals(text, keepingEmpty: true))"
+            case .scalar: break
+            }
+            return "\(ref) = \(shown(a.value, step: step, outcome: outcome))"
+        }
+
+        /// A value as written, each template in it that reads a secret with its literals as •••.
+        func shown(_ raw: RawValue, step: Step?, outcome: String?) -> String {
+            switch raw {
+            case .scalar(let text, _, _) where text.contains("${"): expression(text, step: step, outcome: outcome)
+            case .scalar: display(raw)
+            case .list(let items, _):
+                "[" + items.map { shown($0, step: step, outcome: outcome) }.joined(separator: ", ") + "]"
+            case .map(let pairs, _):
+                "{"
+                    + pairs.map { "\($0.key): \(shown($0.value, step: step, outcome: outcome))" }.joined(
+                        separator: ", ") + "}"
+            }
         }
 
         /// The ways out of `step`: each branch of each outcome, then each of its attempt limit's
@@ -181,8 +245,11 @@ public enum DocsBuilder {
                     edges.append(
                         .init(
                             from: step.id.value, outcome: outcome.value, branch: label(branch, index),
-                            condition: branch.condition?.value, to: branch.target.value,
-                            sets: branch.assignments.map(assignment)))
+                            condition: branch.condition.map {
+                                expression($0.value, step: step, outcome: outcome.value)
+                            },
+                            to: branch.target.value,
+                            sets: branch.assignments.map { assignment($0, step: step, outcome: outcome.value) }))
                 }
             }
             if let limit = journey.limit(chargedBy: step) {
@@ -190,8 +257,8 @@ public enum DocsBuilder {
                     edges.append(
                         .init(
                             from: step.id.value, outcome: "limit \(limit.name.value) reached",
-                            branch: label(branch, index), condition: branch.condition?.value,
-                            to: branch.target.value, sets: branch.assignments.map(assignment),
+                            branch: label(branch, index), condition: branch.condition.map { expression($0.value) },
+                            to: branch.target.value, sets: branch.assignments.map { assignment($0) },
                             limit: limit.name.value))
                 }
             }
@@ -213,7 +280,8 @@ public enum DocsBuilder {
                 id: step.id.value, handler: handler, calls: calls, title: text(step.screen?.title),
                 text: text(step.screen?.text),
                 actions: step.screen?.actions.map { action in
-                    let enabled = action.enabledWhen.map { "when \($0.value)" } ?? (action.enabled ? "" : "disabled")
+                    let enabled =
+                        action.enabledWhen.map { "when \(expression($0.value))" } ?? (action.enabled ? "" : "disabled")
                     return (action.id.value, text(action.label) ?? action.id.value, enabled)
                 } ?? [],
                 fields: step.screen?.fields.map {
@@ -296,8 +364,10 @@ public enum DocsBuilder {
         case .computed(let raw):
             let written = display(raw)
             maximum =
-                journey.defaultMaximum(of: limit).map { "\($0) (`\(written)` with the params' defaults)" }
-                ?? "`\(written)`"
+                journey.defaultMaximum(of: limit).map {
+                    "\($0) (\(MarkdownRenderer.code(written)) with the params' defaults)"
+                }
+                ?? MarkdownRenderer.code(written)
         }
         var lockout = ""
         if let duration = limit.lockout, let until = limit.lockedUntil {
@@ -437,8 +507,13 @@ public enum DocsBuilder {
         return taken
     }
 
-    /// The scenario as a reader follows it: each screen, what the user did, and the end.
+    /// The scenario as a reader follows it: each screen, what the user did, and the end, as
+    /// lines of Markdown. What the golden spells (titles, what was typed, addresses, messages)
+    /// is text (``MarkdownRenderer/inline(_:)``), and the names JourneyKit marks are code spans
+    /// it opens itself (``MarkdownRenderer/code(_:cell:)``): nothing a golden holds is HTML.
     static func walkthrough(_ recording: ScenarioRecording, journey: String) -> JourneyDoc.Walkthrough {
+        let text = MarkdownRenderer.inline
+        let code = { (name: String) in MarkdownRenderer.code(name) }
         var lines: [String] = []
         var current: String?
         var end: String?
@@ -447,16 +522,18 @@ public enum DocsBuilder {
             switch record.event {
             case .stepEnter(let step, let handler):
                 current =
-                    "\(indent)- `\(step)`" + (handler.hasPrefix("call ") ? " calls `\(handler.dropFirst(5))`" : "")
+                    "\(indent)- \(code(step))"
+                    + (handler.hasPrefix("call ") ? " calls \(code(String(handler.dropFirst(5))))" : "")
             case .screen(_, let screen):
-                if let title = screen.title { current? += " — “\(oneLine(title))”" }
+                if let title = screen.title { current? += " — “\(text(title))”" }
             case .input(_, let values):
-                let given = values.map { "\($0.name) = \(shown($0.value))" }.joined(separator: ", ")
+                let given = values.map { "\(text($0.name)) = \(text(shown($0.value)))" }.joined(separator: ", ")
                 current? += " · \(given)"
             case .http(_, let method, let url, let status, let error):
-                current? += " · \(method) \(url) → \(status.map(String.init) ?? error ?? "no response")"
+                current? +=
+                    " · \(text(method)) \(text(url)) → \(text(status.map(String.init) ?? error ?? "no response"))"
             case .clockAdvance(let ms, let reason):
-                lines.append("\(indent)- ⏱ \(Duration.format(milliseconds: ms)) pass (\(reason))")
+                lines.append("\(indent)- ⏱ \(Duration.format(milliseconds: ms)) pass (\(text(reason)))")
             case .restart:
                 if let line = current { lines.append(line) }
                 current = nil
@@ -465,26 +542,26 @@ public enum DocsBuilder {
                 if let line = current { lines.append(line) }
                 current = nil
                 lines.append(
-                    "- ⟳ session \(number): after the end \(end.map { "*\($0)*" } ?? ""), the app is launched again; the device store and clock are kept"
+                    "- ⟳ session \(number): after the end \(end.map { "*\(text($0))*" } ?? ""), the app is launched again; the device store and clock are kept"
                 )
             case .attempt(_, let limit, let action, let count, let max) where action == .exceeded:
-                current? += " · limit `\(limit)` reached (\(count)/\(max))"
+                current? += " · limit \(code(limit)) reached (\(count)/\(max))"
             case .attempt(_, let limit, .locked, _, _):
-                current? += " · limit `\(limit)` locked"
+                current? += " · limit \(code(limit)) locked"
             case .attempt(_, let limit, .unlocked, _, _):
-                current? += " · limit `\(limit)` unlocked"
+                current? += " · limit \(code(limit)) unlocked"
             case .screenUpdated(_, let screen):
-                if let text = screen.text { current? += " · now “\(oneLine(text))”" }
+                if let updated = screen.text { current? += " · now “\(text(updated))”" }
             case .transition(_, let outcome, _, let to):
                 if var line = current {
-                    line += " → *\(outcome)* → `\(to)`"
+                    line += " → *\(text(outcome))* → \(code(to))"
                     lines.append(line)
                 }
                 current = nil
             case .journeyEnd(_, let reached, let kind, _):
                 end = "\(reached) (\(kind.rawValue))"
             case .failure(_, let message):
-                lines.append("- ✗ \(message)")
+                lines.append("- ✗ \(text(message))")
             default: break
             }
         }

@@ -14,7 +14,20 @@ public enum DocsFormat: String, CaseIterable, Sendable {
 /// it tells its own files from others there. No file system and no processes: the caller
 /// reads and writes the folder, and turns DOT into SVG for HTML.
 public enum DocsSite {
-    /// File name → content: an index and a page per journey.
+    /// The name of the page that lists every journey, in each format: `index`. A journey's
+    /// page is named by its id, so a journey whose id is `index` would take the index's place;
+    /// ``pageTakingTheIndex(_:)`` finds it, and `journey docs` refuses it before anything is
+    /// written.
+    public static let indexName = "index"
+
+    /// The journey whose page would be written over the index (its id is ``indexName``), if
+    /// one is among `docs`.
+    public static func pageTakingTheIndex(_ docs: [JourneyDoc]) -> JourneyDoc? {
+        docs.first { $0.id == indexName }
+    }
+
+    /// File name → content: an index and a page per journey. A journey whose page would take
+    /// the index's name (``pageTakingTheIndex(_:)``) has none: the index stays.
     ///
     /// - Parameters:
     ///   - link: how pages link to the journeys' and scenarios' files.
@@ -23,6 +36,7 @@ public enum DocsSite {
         _ docs: [JourneyDoc], format: DocsFormat, link: SourceLink = .init(), svg: (String) throws -> String
     ) rethrows -> [String: String] {
         var files: [String: String] = [:]
+        let docs = docs.filter { $0.id != indexName }
         switch format {
         case .md:
             files["index.md"] = MarkdownRenderer.index(docs)

@@ -11,8 +11,8 @@ public enum DotRenderer {
             "  graph [rankdir=TB, fontname=\"Helvetica\", label=\(quote(doc.title)), labelloc=t];",
             "  node [fontname=\"Helvetica\", fontsize=11, shape=box, style=\"rounded,filled\", fillcolor=\"#eef3fb\", color=\"#4a6fa5\"];",
             "  edge [fontname=\"Helvetica\", fontsize=9, color=\"#555555\"];",
-            "  start [shape=circle, label=\"start\", fillcolor=\"#ffffff\"];",
-            "  start -> \(quote(doc.start));",
+            "  \(startNode) [shape=circle, label=\"start\", fillcolor=\"#ffffff\"];",
+            "  \(startNode) -> \(quote(doc.start));",
         ]
         for step in doc.steps {
             var label = step.id
@@ -39,6 +39,10 @@ public enum DotRenderer {
         lines.append("}")
         return lines.joined(separator: "\n") + "\n"
     }
+
+    /// The start marker's node: a name no step or end can have (their ids are letters, digits,
+    /// `_` and `-`), so that a step called `start` is a node of its own.
+    static let startNode = quote("(start)")
 
     static func quote(_ text: String) -> String {
         "\""

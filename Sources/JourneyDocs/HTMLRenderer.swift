@@ -113,7 +113,10 @@ public enum HTMLRenderer {
             if let title = walk.title { body += "<p>\(e(title))</p>\n" }
             body +=
                 "<ul>"
-                + walk.lines.map { "<li>\(markdownInline(String($0.drop { $0 == " " || $0 == "-" })))</li>" }.joined()
+                + walk.lines.map { line in
+                    let item = line.drop { $0 == " " }
+                    return "<li>\(markdownInline(String(item.hasPrefix("- ") ? item.dropFirst(2) : item)))</li>"
+                }.joined()
                 + "</ul>\n"
             body += "<p><b>End:</b> <code>\(e(walk.end ?? "none"))</code></p>\n"
         }
@@ -199,26 +202,74 @@ public enum HTMLRenderer {
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
 
-    /// The little Markdown the model's sentences use: `code`, **bold**, *italic*.
+    /// The Markdown JourneyKit writes in the model's sentences (attempt limits, walkthroughs,
+    /// what a rule asks) as HTML: a code span as CommonMark reads one (a run of backticks up
+    /// to the next run of the same length; with none, the run is text), **bold**, *italic*, a
+    /// backslash before punctuation as that character, and the entities `&lt;`, `&gt;` and
+    /// `&amp;` the model writes; everything else as text. Every tag opened is closed.
     static func markdownInline(_ text: String) -> String {
+        let chars = Array(text)
         var out = ""
-        var code = false, bold = false, italic = false
-        var chars = Array(e(text))
+        var open: [String] = []
+        func toggle(_ tag: String) {
+            if let index = open.lastIndex(of: tag) {
+                for closing in open[index...].reversed() { out += "</\(closing)>" }
+                open.removeSubrange(index...)
+            } else {
+                out += "<\(tag)>"
+                open.append(tag)
+            }
+        }
+        func starts(_ word: String, at index: Int) -> Bool {
+            let word = Array(word)
+            return index + word.count <= chars.count && Array(chars[index..<index + word.count]) == word
+        }
         var i = 0
         while i < chars.count {
             let c = chars[i]
-            if c == "`" {
-                out += code ? "</code>" : "<code>"; code.toggle()
-            } else if !code && c == "*" && i + 1 < chars.count && chars[i + 1] == "*" {
-                out += bold ? "</b>" : "<b>"; bold.toggle(); i += 1
-            } else if !code && c == "*" {
-                out += italic ? "</i>" : "<i>"; italic.toggle()
+            if c == "\\", i + 1 < chars.count, chars[i + 1].isASCII, chars[i + 1].isPunctuationOrSymbol {
+                out += e(String(chars[i + 1]))
+                i += 2
+            } else if c == "&", let entity = ["&lt;", "&gt;", "&amp;"].first(where: { starts($0, at: i) }) {
+                out += entity
+                i += entity.count
+            } else if c == "`" {
+                var run = 0
+                while i + run < chars.count, chars[i + run] == "`" { run += 1 }
+                var end = i + run
+                var closing: Int?
+                while end < chars.count {
+                    var length = 0
+                    while end + length < chars.count, chars[end + length] == "`" { length += 1 }
+                    if length == run {
+                        closing = end
+                        break
+                    }
+                    end += max(length, 1)
+                }
+                guard let closing else {
+                    out += String(repeating: "`", count: run)
+                    i += run
+                    continue
+                }
+                var content = String(chars[(i + run)..<closing])
+                if content.hasPrefix(" "), content.hasSuffix(" "), content.contains(where: { $0 != " " }) {
+                    content = String(content.dropFirst().dropLast())
+                }
+                out += "<code>\(e(content))</code>"
+                i = closing + run
+            } else if starts("**", at: i) {
+                toggle("b")
+                i += 2
+            } else if c == "*" {
+                toggle("i")
+                i += 1
             } else {
-                out.append(c)
+                out += e(String(c))
+                i += 1
             }
-            i += 1
         }
-        chars.removeAll()
+        for tag in open.reversed() { out += "</\(tag)>" }
         return out
     }
 

@@ -110,9 +110,13 @@ public enum HandlerReference {
             let parameters = contract.parameters.map { "\(parameterHead($0)): \($0.summary)" }
             var row = "| `\(entry.id)` |"
             if sources { row += " \(entry.source.rawValue) |" }
-            row += " \(MarkdownRenderer.cell(contract.summary)) |"
+            row += " \(MarkdownRenderer.markdown(contract.summary, cell: true)) |"
             for list in [inputs, outcomes, parameters] {
-                row += " " + (list.isEmpty ? "—" : list.map(MarkdownRenderer.cell).joined(separator: "<br/>")) + " |"
+                row +=
+                    " "
+                    + (list.isEmpty
+                        ? "—" : list.map { MarkdownRenderer.markdown($0, cell: true) }.joined(separator: "<br/>"))
+                    + " |"
             }
             md.append(row)
         }

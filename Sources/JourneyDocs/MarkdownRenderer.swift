@@ -26,10 +26,13 @@ public enum MarkdownRenderer {
     private static let hexDigits = Array("0123456789ABCDEF".unicodeScalars)
 
     /// A journey's page. `link` turns a source file's path (as the docs name it) into a link
-    /// from the folder the page is written to.
+    /// from the folder the page is written to. Every text of the journey, its scenarios and
+    /// their goldens is written with ``inline(_:)`` (text) or ``code(_:cell:)`` (a code span
+    /// JourneyKit opens), so none of it is ever HTML on the page.
     public static func page(_ doc: JourneyDoc, link: SourceLink = .init()) -> String {
         var md = [generatedNote, "", "# \(inline(doc.title))", ""]
-        md.append("`\(doc.id)` · [\(inline(doc.file))](\(destination(link(doc.file)))) · texts in `\(doc.locale)`")
+        md.append(
+            "\(code(doc.id)) · [\(inline(doc.file))](\(destination(link(doc.file)))) · texts in \(code(doc.locale))")
         md.append("")
         if let summary = doc.summary { md += [inline(summary), ""] }
 
@@ -39,7 +42,7 @@ public enum MarkdownRenderer {
             md += ["## Params", "", "| param | type | default | |", "|---|---|---|---|"]
             for param in doc.params {
                 md.append(
-                    "| `\(param.name)` | \(param.type) | \(param.defaultValue.map { "`\(code($0))`" } ?? "required") | \(cell(param.description ?? "")) |"
+                    "| \(codeCell(param.name)) | \(cell(param.type)) | \(param.defaultValue.map(codeCell) ?? "required") | \(cell(param.description ?? "")) |"
                 )
             }
             md.append("")
@@ -68,19 +71,20 @@ public enum MarkdownRenderer {
                         .joined(separator: " "))
             }
             if let note = step.note { sees.append("<br/>*\(cell(note))*") }
-            let handler = step.calls.map { "calls [`\($0)`](\($0).md)" } ?? "`\(step.handler)`"
+            let handler =
+                step.calls.map { "calls [\(codeCell($0))](\(destination("\($0).md")))" } ?? codeCell(step.handler)
             let outcomes = step.edges.map { edge -> String in
-                var text = "`\(edge.outcome)`"
-                if let condition = edge.condition { text += " if `\(code(condition))`" }
+                var text = codeCell(edge.outcome)
+                if let condition = edge.condition { text += " if \(codeCell(condition))" }
                 if edge.branch == "else" { text += " otherwise" }
-                text += " → `\(edge.to)`"
+                text += " → \(codeCell(edge.to))"
                 if !edge.sets.isEmpty {
-                    text += " (sets " + edge.sets.map { "`\(code($0))`" }.joined(separator: ", ") + ")"
+                    text += " (sets " + edge.sets.map(codeCell).joined(separator: ", ") + ")"
                 }
                 return text
             }
             md.append(
-                "| `\(step.id)` | \(sees.joined(separator: "<br/>")) | \(handler) | \(outcomes.joined(separator: "<br/>")) |"
+                "| \(codeCell(step.id)) | \(sees.joined(separator: "<br/>")) | \(handler) | \(outcomes.joined(separator: "<br/>")) |"
             )
         }
         md.append("")
@@ -90,7 +94,7 @@ public enum MarkdownRenderer {
     private static func ends(_ doc: JourneyDoc) -> [String] {
         var md: [String] = []
         md += ["## Ends", "", "| end | kind | |", "|---|---|---|"]
-        for end in doc.ends { md.append("| `\(end.id)` | \(end.kind.rawValue) | \(cell(end.title ?? "")) |") }
+        for end in doc.ends { md.append("| \(codeCell(end.id)) | \(end.kind.rawValue) | \(cell(end.title ?? "")) |") }
         md.append("")
 
         return md
@@ -113,7 +117,8 @@ public enum MarkdownRenderer {
                 "| invariant | what it protects | rule |", "|---|---|---|",
             ]
             for invariant in doc.invariants {
-                md.append("| `\(invariant.id)` | \(cell(invariant.summary ?? "")) | `\(code(invariant.rule))` |")
+                md.append(
+                    "| \(codeCell(invariant.id)) | \(cell(invariant.summary ?? "")) | \(codeCell(invariant.rule)) |")
             }
             md.append("")
         }
@@ -125,36 +130,39 @@ public enum MarkdownRenderer {
                 "| rule | what it asks | why this journey breaks it |", "|---|---|---|",
             ]
             for exception in doc.exceptions {
-                md.append("| `\(exception.rule)` | \(cell(exception.asks)) | \(cell(exception.reason)) |")
+                md.append(
+                    "| \(codeCell(exception.rule)) | \(markdown(exception.asks, cell: true)) | \(cell(exception.reason)) |"
+                )
             }
             md.append("")
         }
         if !doc.reads.isEmpty || !doc.writes.isEmpty {
             md += ["## State and device values", ""]
-            if !doc.reads.isEmpty { md.append("- reads: " + doc.reads.map { "`\($0)`" }.joined(separator: ", ")) }
-            if !doc.writes.isEmpty { md.append("- writes: " + doc.writes.map { "`\($0)`" }.joined(separator: ", ")) }
+            if !doc.reads.isEmpty { md.append("- reads: " + doc.reads.map { code($0) }.joined(separator: ", ")) }
+            if !doc.writes.isEmpty { md.append("- writes: " + doc.writes.map { code($0) }.joined(separator: ", ")) }
             md.append("")
         }
 
         return md
     }
 
-    /// Each scenario that plays the journey, walked through.
+    /// Each scenario that plays the journey, walked through. A walkthrough's lines are
+    /// Markdown already (``DocsBuilder``), their texts escaped as ``inline(_:)`` escapes them.
     private static func scenarios(_ doc: JourneyDoc, link: SourceLink) -> [String] {
         var md: [String] = []
         md += ["## Scenarios", ""]
         if doc.walkthroughs.isEmpty { md += ["No scenario plays this journey yet.", ""] }
         for walk in doc.walkthroughs {
-            md.append("### \(walk.scenario)")
+            md.append("### \(inline(walk.scenario))")
             md.append("")
             var about = [String]()
             if let title = walk.title { about.append(inline(title)) }
-            if !walk.tags.isEmpty { about.append("tags: " + walk.tags.map { "`\($0)`" }.joined(separator: " ")) }
+            if !walk.tags.isEmpty { about.append("tags: " + walk.tags.map { code($0) }.joined(separator: " ")) }
             about.append("[scenario](\(destination(link(walk.file))))")
             md += [about.joined(separator: " · "), ""]
-            md += walk.lines.map(outsideCode)
+            md += walk.lines
             md.append("")
-            md.append("**End:** " + (walk.end.map { "`\($0)`" } ?? "none — the run failed") + (walk.passed ? "" : " ✗"))
+            md.append("**End:** " + (walk.end.map { code($0) } ?? "none — the run failed") + (walk.passed ? "" : " ✗"))
             md.append("")
         }
 
@@ -169,8 +177,8 @@ public enum MarkdownRenderer {
         if !doc.uncovered.isEmpty {
             md += ["", "Not taken by any scenario:", ""]
             md += doc.uncovered.map { edge in
-                "- `\(edge.from)` — \(edge.outcome)" + (edge.condition.map { " if `\(code($0))`" } ?? "")
-                    + (edge.branch == "else" ? " otherwise" : "") + " → `\(edge.to)`"
+                "- \(code(edge.from)) — \(inline(edge.outcome))" + (edge.condition.map { " if \(code($0))" } ?? "")
+                    + (edge.branch == "else" ? " otherwise" : "") + " → \(code(edge.to))"
             }
         }
         md.append("")
@@ -187,10 +195,10 @@ public enum MarkdownRenderer {
         md.append("")
         let groups = Dictionary(grouping: docs, by: \.group)
         for group in groups.keys.sorted() {
-            md += ["## \(group)", "", "| journey | | scenarios | transitions covered |", "|---|---|---|---|"]
+            md += ["## \(inline(group))", "", "| journey | | scenarios | transitions covered |", "|---|---|---|---|"]
             for doc in groups[group]!.sorted(by: { $0.id < $1.id }) {
                 md.append(
-                    "| [`\(doc.id)`](\(doc.id).md) | \(cell(doc.title)) | \(doc.walkthroughs.count) | \(doc.covered.count) of \(doc.edges.count) |"
+                    "| [\(codeCell(doc.id))](\(destination("\(doc.id).md"))) | \(cell(doc.title)) | \(doc.walkthroughs.count) | \(doc.covered.count) of \(doc.edges.count) |"
                 )
             }
             md.append("")
@@ -202,60 +210,130 @@ public enum MarkdownRenderer {
         return md.joined(separator: "\n")
     }
 
-    /// A journey's text for a table cell: one line, pipes escaped, HTML shown as text.
-    static func cell(_ text: String) -> String {
-        outsideCode(code(text))
-    }
-
-    /// A journey's text written inside a code span of a table cell, where HTML is already text
-    /// (and an entity would show as written): one line, pipes escaped.
-    static func code(_ text: String) -> String {
-        text.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "|", with: "\\|")
-    }
-
-    /// A journey's text as a line of prose: one line, HTML shown as text.
+    /// A text from a journey, a scenario or a golden as Markdown shows it, in a table cell or
+    /// in prose: one line, read as text whatever it holds. `<`, `>` and `&` are entities, so no
+    /// Markdown renderer takes any of it for HTML; a backslash comes before each character
+    /// Markdown reads as inline markup (`` ` ``, `*`, `_`, `[`, `]`, `~`, `|`, `\\`), so a
+    /// backtick of the journey's never opens or closes a code span; and a first character that
+    /// would start a block at the start of a line (`#`, `-`, `>`, `1.`, ```` ``` ````) is
+    /// escaped too, as is a last `#` (which would close a heading).
     static func inline(_ text: String) -> String {
-        outsideCode(text.replacingOccurrences(of: "\n", with: " "))
-    }
-
-    /// A line whose code spans (between backticks) are left as they are, where HTML is text
-    /// already, and whose other text shows HTML as text: a journey's text, and a walkthrough's
-    /// line, which spells screens' titles and what was typed.
-    static func outsideCode(_ line: String) -> String {
-        line.split(separator: "`", omittingEmptySubsequences: false).enumerated().map { index, part in
-            index % 2 == 1 ? String(part) : escapingHTML(String(part))
-        }
-        .joined(separator: "`")
-    }
-
-    /// `text` with what a Markdown renderer would take for HTML written as text. CommonMark
-    /// reads raw HTML only where a `<` is followed by a tag's name, `/`, `!` or `?`, and an
-    /// entity only from `&` to its `;`; only those are escaped (`&lt;`, `&amp;`), so a
-    /// comparison such as `retries < 3` or a URL's query stays as written. A journey's title
-    /// is text, never markup that runs in the reader's browser.
-    static func escapingHTML(_ text: String) -> String {
-        guard text.contains(where: { $0 == "<" || $0 == "&" }) else { return text }
+        let line = text.replacingOccurrences(of: "\r\n", with: " ").replacingOccurrences(of: "\n", with: " ")
+            .replacingOccurrences(of: "\r", with: " ").trimmingCharacters(in: .whitespaces)
+        let chars = Array(line)
+        // A list's number (`1.`, `2)`) starts a block only at the start of a line, and before a
+        // space or the end.
+        let digits = chars.prefix { $0.isASCII && $0.isNumber }.count
+        let numbered =
+            (1...9).contains(digits) && digits < chars.count && (chars[digits] == "." || chars[digits] == ")")
+            && (digits + 1 == chars.count || chars[digits + 1] == " " || chars[digits + 1] == "\t")
         var out = ""
-        var rest = Substring(text)
-        while let c = rest.first {
-            rest = rest.dropFirst()
+        for (index, c) in chars.enumerated() {
             switch c {
-            case "<"
-            where rest.first.map { $0 == "/" || $0 == "!" || $0 == "?" || ($0.isASCII && $0.isLetter) } ?? false:
-                out += "&lt;"
-            case "&" where startsEntity(rest): out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "&": out += "&amp;"
+            case "`", "*", "_", "[", "]", "~", "|", "\\": out += "\\" + String(c)
+            case _ where index == 0 && "#-+=".contains(c): out += "\\" + String(c)
+            case _ where numbered && index == digits: out += "\\" + String(c)
             default: out.append(c)
+            }
+        }
+        if out.hasSuffix("#") { out.insert("\\", at: out.index(before: out.endIndex)) }
+        return out
+    }
+
+    /// A journey's text in a table cell: ``inline(_:)``.
+    static func cell(_ text: String) -> String { inline(text) }
+
+    /// `text` as a code span JourneyKit opens: fenced by more backticks than any run of them in
+    /// it, with a space inside the fence when it starts or ends with a backtick (or with a
+    /// space at each end, which CommonMark would take off), so that it stays code, never HTML
+    /// and never a span that ends early. One line; in a table cell (`cell`), pipes escaped, as
+    /// GitHub reads a table's cells before their code spans.
+    static func code(_ text: String, cell: Bool = false) -> String {
+        var content = text.replacingOccurrences(of: "\r\n", with: " ").replacingOccurrences(of: "\n", with: " ")
+            .replacingOccurrences(of: "\r", with: " ")
+        if cell { content = content.replacingOccurrences(of: "|", with: "\\|") }
+        var longest = 0
+        var run = 0
+        for c in content {
+            run = c == "`" ? run + 1 : 0
+            longest = max(longest, run)
+        }
+        let fence = String(repeating: "`", count: longest + 1)
+        let padded =
+            content.hasPrefix("`") || content.hasSuffix("`")
+            || (content.hasPrefix(" ") && content.hasSuffix(" ") && content.contains { $0 != " " })
+        return padded ? "\(fence) \(content) \(fence)" : fence + content + fence
+    }
+
+    /// ``code(_:cell:)`` in a table cell.
+    static func codeCell(_ text: String) -> String { code(text, cell: true) }
+
+    /// Markdown JourneyKit writes itself, whose code spans are its own (what an auth rule asks,
+    /// a handler's summary), with the HTML in it shown as text: `<`, `>` and `&` outside its
+    /// code spans are entities. A code span is read as CommonMark reads one: a run of backticks
+    /// up to the next run of the same length; a run with none after it, and a backtick after a
+    /// backslash, are text. One line; in a table cell (`cell`), pipes escaped.
+    static func markdown(_ text: String, cell: Bool = false) -> String {
+        var source = text.replacingOccurrences(of: "\r\n", with: " ").replacingOccurrences(of: "\n", with: " ")
+            .replacingOccurrences(of: "\r", with: " ")
+        if cell { source = source.replacingOccurrences(of: "|", with: "\\|") }
+        let chars = Array(source)
+        var out = ""
+        var i = 0
+        while i < chars.count {
+            let c = chars[i]
+            switch c {
+            case "\\" where i + 1 < chars.count && chars[i + 1].isASCII && chars[i + 1].isPunctuationOrSymbol:
+                let next = chars[i + 1]
+                out += "<>&".contains(next) ? entity(next) : "\\" + String(next)
+                i += 2
+            case "`":
+                var run = 0
+                while i + run < chars.count, chars[i + run] == "`" { run += 1 }
+                var end = i + run
+                var closing: Int?
+                while end < chars.count {
+                    var length = 0
+                    while end + length < chars.count, chars[end + length] == "`" { length += 1 }
+                    if length == run {
+                        closing = end
+                        break
+                    }
+                    end += max(length, 1)
+                }
+                if let closing {
+                    out += String(chars[i..<(closing + run)])
+                    i = closing + run
+                } else {
+                    out += String(repeating: "`", count: run)
+                    i += run
+                }
+            case "<", ">", "&":
+                out += entity(c)
+                i += 1
+            default:
+                out.append(c)
+                i += 1
             }
         }
         return out
     }
 
-    /// Whether the text after an `&` makes it an entity: a name or `#` number, then `;`.
-    private static func startsEntity(_ rest: Substring) -> Bool {
-        let name = rest.prefix { $0 == "#" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }
-        return !name.isEmpty && rest.dropFirst(name.count).first == ";"
+    private static func entity(_ c: Character) -> String {
+        switch c {
+        case "<": "&lt;"
+        case ">": "&gt;"
+        default: "&amp;"
+        }
     }
 
+}
+
+extension Character {
+    var isPunctuationOrSymbol: Bool { isPunctuation || isSymbol }
 }
 
 extension String {

@@ -113,6 +113,38 @@ struct DocsTests {
         }
     }
 
+    @Test(
+        "a journey called index, whose page would replace the index, is refused before anything is written",
+        arguments: ["md", "dot"])
+    func aJourneyCalledIndexIsRefused(format: String) async throws {
+        try await withTemporaryDirectory { directory in
+            let folder = directory.appendingPathComponent("journeys/app")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            for id in ["index", "other"] {
+                try writeText(
+                    """
+                    journey: \(id)
+                    version: 1
+                    title: Journey \(id)
+                    start: a
+                    steps:
+                      a: { handler: flow.decide, on: { next: done } }
+                    ends:
+                      done: { kind: success }
+
+                    """, to: folder.appendingPathComponent("\(id).journey.yaml"))
+            }
+            let result = try await runJourney(
+                ["docs", "journeys", "--out", "site", "--format", format], cwd: directory)
+            #expect(result.status == Exit.invalid, "\(result)")
+            #expect(
+                result.stderr.contains(
+                    "error: journeys/app/index.journey.yaml: journey 'index' would have its page written as index.\(format), the page that lists every journey; give the journey another id"
+                ), "\(result)")
+            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("site").path))
+        }
+    }
+
     @Test("a --locale none of the journeys has texts in is refused, before anything is written")
     func unknownLocale() async throws {
         try await withTemporaryDirectory { directory in

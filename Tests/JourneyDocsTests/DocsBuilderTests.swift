@@ -251,14 +251,14 @@ struct DocsBuilderTests {
                 == "Enter #37;#37;{init: {'theme':'forest'}}#37;#37; #35;lt;")
         #expect(mermaid.contains("e0([\"done\"]):::success"))
         let markdown = MarkdownRenderer.page(doc)
-        #expect(markdown.contains("# Docs \"quoted\" | piped"))
+        #expect(markdown.contains("# Docs \"quoted\" \\| piped"))
         #expect(markdown.contains("| `a` | **Start**"))
         let dot = DotRenderer.render(doc)
         #expect(dot.contains(#"label="Docs \"quoted\" | piped""#))
     }
 
     @Test(
-        "a journey's HTML is text on a Markdown page, as on an HTML one; a comparison, a URL's query and code spans stay as written"
+        "a journey's HTML is text on a Markdown page, as on an HTML one; a comparison, a URL's query and backticks read as written"
     )
     func markdownShowsHTMLAsText() async throws {
         let hostile = Self.journey
@@ -275,21 +275,22 @@ struct DocsBuilderTests {
                 of: "    attempts:", with: "    note: \"<iframe src=x> `<i>`\"\n    attempts:")
         let doc = try await build(journey: hostile, script: "  - at: a\n    action: go")
         let markdown = MarkdownRenderer.page(doc)
-        #expect(markdown.contains("# &lt;img src=x onerror=alert(1)> &amp;amp; &lt;!-- x -->"), "\(markdown)")
+        #expect(markdown.contains("# &lt;img src=x onerror=alert(1)&gt; &amp;amp; &lt;!-- x --&gt;"), "\(markdown)")
+        // A backtick of the journey's is text: it opens no code span, in which HTML would stay.
         #expect(
             markdown.contains(
-                "| `a` | **&lt;script>alert(1)&lt;/script>**<br/>fails < 3 & a=1&b=2 `<b>`<br/>actions: [&lt;/td>&lt;td>Go]"
+                "| `a` | **&lt;script&gt;alert(1)&lt;/script&gt;**<br/>fails &lt; 3 &amp; a=1&amp;b=2 \\`&lt;b&gt;\\`<br/>actions: [&lt;/td&gt;&lt;td&gt;Go]"
             ), "\(markdown)")
-        #expect(markdown.contains("<br/>*&lt;iframe src=x> `<i>`*"), "\(markdown)")
+        #expect(markdown.contains("<br/>*&lt;iframe src=x&gt; \\`&lt;i&gt;\\`*"), "\(markdown)")
         // The walkthrough spells the screen's title.
-        #expect(markdown.contains("- `a` — “&lt;script>alert(1)&lt;/script>”"), "\(markdown)")
+        #expect(markdown.contains("- `a` — “&lt;script&gt;alert(1)&lt;/script&gt;”"), "\(markdown)")
         // No tag a journey wrote is left on the page: only the renderer's own.
         for tag in ["<img", "<script", "<iframe", "</td>", "<!--  x", "<!-- x"] {
             #expect(!markdown.contains(tag), "\(tag)")
         }
         #expect(
-            MarkdownRenderer.escapingHTML("a <b> <3 x<y &lt; &#60; &x &;")
-                == "a &lt;b> <3 x&lt;y &amp;lt; &amp;#60; &x &;")
+            MarkdownRenderer.inline("a <b> <3 x<y &lt; &#60; `c` *d* [e](f) \\")
+                == #"a &lt;b&gt; &lt;3 x&lt;y &amp;lt; &amp;#60; \`c\` \*d\* \[e\](f) \\"#)
     }
 
     @Test("links to a journey's and a scenario's files with a space, a parenthesis or a letter beyond ASCII stay links")
@@ -313,6 +314,37 @@ struct DocsBuilderTests {
     @Test func guardsReadAsWords() {
         #expect(Guards.words("a == 'x' && !b || c != 2") == "a is 'x' and not b or c is not 2")
         #expect(Guards.words("n >= 3") == "n ≥ 3")
+    }
+
+    @Test("a guard's string literals are kept as written: only its operators read as words")
+    func guardsKeepTheirLiterals() async throws {
+        #expect(
+            Guards.words("state.name == 'Hi!' || state.name == 'a==b'") == "state.name is 'Hi!' or state.name is 'a==b'"
+        )
+        #expect(Guards.words(#"x != "a && b" && !y"#) == #"x is not "a && b" and not y"#)
+        #expect(Guards.words(#"x == 'it\'s != that'"#) == #"x is 'it\'s != that'"#)
+        #expect(Guards.words("startsWith(x, 'a  b')") == "startsWith(x, 'a  b')")
+        let journey = Self.journey.replacingOccurrences(
+            of: "- if: device.online && !(stored.fails > 0)",
+            with: "- if: \"device.biometry == 'Hi!' || device.biometry == 'a>=b'\"")
+        let doc = try await build(journey: journey, script: "  - at: a\n    action: go")
+        let mermaid = MermaidRenderer.render(doc) { $0 }
+        #expect(mermaid.contains("go · if device.biometry is 'Hi!' or device.biometry is 'a#gt;=b'"), "\(mermaid)")
+        #expect(DotRenderer.render(doc).contains(#"go\nif device.biometry is 'Hi!' or device.biometry is 'a>=b'"#))
+    }
+
+    @Test("a step called start is a node of its own in DOT, not the start marker")
+    func aStepCalledStartIsNotTheStartMarker() async throws {
+        let journey = Self.journey.replacingOccurrences(of: "start: a\n", with: "start: start\n")
+            .replacingOccurrences(of: "  a:\n", with: "  start:\n")
+            .replacingOccurrences(of: "- else: a", with: "- else: start").replacingOccurrences(
+                of: "quit: a", with: "quit: start")
+        let doc = try await build(journey: journey, script: "  - at: start\n    action: go")
+        let dot = DotRenderer.render(doc)
+        #expect(dot.contains(##"  "(start)" [shape=circle, label="start", fillcolor="#ffffff"];"##), "\(dot)")
+        #expect(dot.contains(#"  "(start)" -> "start";"#), "\(dot)")
+        #expect(dot.contains(#"  "start" [label="start\nStart\nui.screen"];"#), "\(dot)")
+        #expect(!dot.contains("  start "), "\(dot)")
     }
 }
 

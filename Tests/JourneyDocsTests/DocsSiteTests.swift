@@ -1,3 +1,6 @@
+import Foundation
+import JourneyCore
+import JourneyHandlers
 import Testing
 
 @testable import JourneyDocs
@@ -41,6 +44,35 @@ struct DocsSiteTests {
             #expect(
                 DocsSite.compare(files, format: format, existing: files)
                     == .init(changed: [], obsolete: [], foreign: []))
+        }
+    }
+
+    @Test("a journey called index never replaces the index, in any format")
+    func aJourneyCalledIndexIsFound() async throws {
+        let project = ProjectLoader(handlers: BuiltinHandlers.registry).load(
+            ["index", "other"].map { id in
+                SourceFile(
+                    path: "journeys/test/\(id).yaml",
+                    data: Data(
+                        """
+                        journey: \(id)
+                        version: 1
+                        title: Journey \(id)
+                        start: a
+                        steps:
+                          a: { handler: flow.decide, on: { next: done } }
+                        ends:
+                          done: { kind: success }
+                        """.utf8))
+            })
+        let docs = DocsBuilder.build(journeys: project.journeys, recordings: [], locale: nil)
+        #expect(docs.count == 2, "\(project.diagnostics.sorted)")
+        #expect(DocsSite.pageTakingTheIndex(docs)?.id == "index")
+        #expect(DocsSite.pageTakingTheIndex(docs.filter { $0.id != "index" }) == nil)
+        for format in DocsFormat.allCases {
+            let files = DocsSite.files(docs, format: format) { _ in "<svg/>" }
+            #expect(files.keys.sorted() == ["index.\(format.rawValue)", "other.\(format.rawValue)"])
+            #expect(!files["index.\(format.rawValue)"]!.contains("Journey index"), "the index stays the index")
         }
     }
 }

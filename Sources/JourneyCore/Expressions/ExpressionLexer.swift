@@ -186,7 +186,8 @@ extension ExpressionLexer {
     /// number literal shown as `•••`: how a diagnostic quotes an expression that reads a
     /// secret, whose literals may be what it is compared with (`startsWith(outcome.pin, '48')`).
     /// Names, durations and operators are kept; an unclosed string is masked to the end.
-    static func maskingLiterals(_ text: String) -> String {
+    /// With `keepingEmpty`, an empty string (`''`, a test for nothing there) is kept too.
+    static func maskingLiterals(_ text: String, keepingEmpty: Bool = false) -> String {
         var masked = String.UnicodeScalarView()
         let scalars = Array(text.unicodeScalars)
         var index = 0
@@ -198,7 +199,7 @@ extension ExpressionLexer {
                 var end = index + 1
                 while end < scalars.count, scalars[end] != c { end += scalars[end] == "\\" ? 2 : 1 }
                 masked.append(c)
-                masked.append(contentsOf: "•••".unicodeScalars)
+                if !(keepingEmpty && end == index + 1) { masked.append(contentsOf: "•••".unicodeScalars) }
                 if end < scalars.count { masked.append(c) }
                 index = end + 1
                 previous = c
