@@ -150,14 +150,14 @@ struct DocsCommand: AsyncParsableCommand {
         let root = context.file.map { Path.absolute(Path.parent($0), cwd: cwd) }
         let journeys = project.journeys.filter { library[$0.id.value] != nil }.map { journey in
             var journey = journey
-            journey.file = Self.fromRoot(journey.file, root: root, cwd: cwd)
+            journey.file = Self.fromRoot(journey.file, root: root ?? cwd, cwd: cwd)
             return journey
         }
         let docs = DocsBuilder.build(
             journeys: journeys,
             recordings: recordings.map { recording in
                 var recording = recording
-                recording.file = Self.fromRoot(recording.file, root: root, cwd: cwd)
+                recording.file = Self.fromRoot(recording.file, root: root ?? cwd, cwd: cwd)
                 return recording
             }, locale: locale, secretStoredKeys: library.secretStoredKeys, library: library)
         // A journey's page is named by its id: one called `index` would replace the index.

@@ -91,6 +91,30 @@ struct DocsTests {
         }
     }
 
+    @Test("without a project file, the pages are the same however the folder is spelled, and name no absolute path")
+    func pagesFromTheWorkingFolder() async throws {
+        try await withTemporaryDirectory { directory in
+            try FileManager.default.copyItem(
+                at: Paths.root.appendingPathComponent("journeys/examples"), to: directory.appendingPathComponent("ex"))
+            var sites: [[String: Data]] = []
+            for (index, spelled) in ["ex", "./ex/", directory.appendingPathComponent("ex").path].enumerated() {
+                let out = "site\(index)"
+                let docs = try await runJourney(["docs", spelled, "--out", out], cwd: directory)
+                #expect(docs.status == Exit.ok, "\(spelled): \(docs)")
+                let folder = directory.appendingPathComponent(out)
+                var pages: [String: Data] = [:]
+                for name in entries(of: folder) {
+                    pages[name] = try Data(contentsOf: folder.appendingPathComponent(name))
+                }
+                sites.append(pages)
+            }
+            #expect(sites[0] == sites[1] && sites[1] == sites[2])
+            let page = String(decoding: sites[2]["examples.unlock.md"] ?? Data(), as: UTF8.self)
+            #expect(page.contains("ex/unlock.journey.yaml"), "\(page.prefix(800))")
+            #expect(!page.contains(directory.path), "\(page.prefix(800))")
+        }
+    }
+
     @Test("a page no journey makes any more is removed, and named as it goes")
     func obsoletePagesAreNamed() async throws {
         try await withTemporaryDirectory { directory in
