@@ -356,6 +356,16 @@ struct Graphviz {
         }
     }
 
+    /// What a reader thread read.
+    final class Output: @unchecked Sendable {
+        private let lock = NSLock()
+        private var _data = Data()
+        var data: Data {
+            get { lock.withLock { _data } }
+            set { lock.withLock { _data = newValue } }
+        }
+    }
+
     func svg(_ dot: String) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -371,6 +381,10 @@ struct Graphviz {
         // to stop (its caller catches SIGINT and SIGTERM while diagrams are drawn): none is
         // left behind.
         let watch = Watch()
+        // Either the output is read to its end or the watch stops the dot: whichever comes
+        // first wakes the caller. A dot stopped may leave a program it started holding the
+        // pipe open; its reader is then left to end with the process, not waited for.
+        let finished = DispatchSemaphore(value: 0)
         let watcher = Thread {
             let deadline = Date().addingTimeInterval(Self.timeout)
             while watch.state == .running {
@@ -380,6 +394,7 @@ struct Graphviz {
                     // SIGKILL: Foundation starts the child with the signal mask of the thread that
                     // starts it, and a thread of the pool blocks SIGTERM.
                     kill(process.processIdentifier, SIGKILL)
+                    finished.signal()
                     return
                 }
                 usleep(20_000)
@@ -393,7 +408,19 @@ struct Graphviz {
         var sent: SystemError?
         do { try Descriptor(raw: input.fileHandleForWriting.fileDescriptor).write(dot) } catch { sent = error }
         try input.fileHandleForWriting.close()
-        let data = try output.fileHandleForReading.readToEnd() ?? Data()
+        let read = Output()
+        let outputReader = Thread {
+            read.data = (try? output.fileHandleForReading.readToEnd()) ?? Data()
+            finished.signal()
+        }
+        outputReader.start()
+        finished.wait()
+        switch watch.state {
+        case .timedOut: throw CLIError("dot took longer than \(Int(Self.timeout)) s to draw a diagram, and was stopped")
+        case .interrupted: throw ExitCode(Interruption.exitStatus(Interruption.signalName ?? "SIGINT"))
+        case .running, .done: break
+        }
+        let data = read.data
         process.waitUntilExit()
         while !reader.isFinished { usleep(1000) }
         switch watch.state {

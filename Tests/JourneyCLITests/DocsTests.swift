@@ -42,8 +42,10 @@ struct DocsTests {
         }
     }
 
-    @Test("--format html stopped by SIGTERM while dot draws: the dot it runs is stopped too, nothing is written")
-    func stoppedWhileDotDraws() async throws {
+    @Test(
+        "--format html stopped by SIGTERM while dot draws: the dot it runs is stopped too, nothing is written; a program the dot started that holds its output does not hold journey up",
+        arguments: [false, true])
+    func stoppedWhileDotDraws(startsAChild: Bool) async throws {
         try await withProcessSlot {
             try await withTemporaryDirectory { directory in
                 // A dot that never answers, and says where it runs.
@@ -51,7 +53,18 @@ struct DocsTests {
                 try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
                 let pidFile = directory.appendingPathComponent("dot.pid")
                 let dot = bin.appendingPathComponent("dot")
-                try writeText("#!/bin/sh\necho $$ > '\(pidFile.path)'\nexec sleep 600\n", to: dot)
+                let childFile = directory.appendingPathComponent("sleep.pid")
+                try writeText(
+                    startsAChild
+                        ? "#!/bin/sh\necho $$ > '\(pidFile.path)'\nsleep 600 &\necho $! > '\(childFile.path)'\nwait\n"
+                        : "#!/bin/sh\necho $$ > '\(pidFile.path)'\nexec sleep 600\n", to: dot)
+                defer {
+                    if let orphan = (try? String(contentsOf: childFile, encoding: .utf8)).flatMap({
+                        pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines))
+                    }) {
+                        kill(orphan, SIGKILL)
+                    }
+                }
                 chmod(dot.path, 0o755)
                 let process = Process()
                 process.executableURL = try #require(Paths.journeyBinary)
