@@ -128,6 +128,17 @@ struct DocsTests {
         }
     }
 
+    @Test("--out through '..' of a folder that is missing says which, and makes nothing")
+    func outThroughAMissingFolder() async throws {
+        try await withTemporaryDirectory { directory in
+            let examples = Paths.root.appendingPathComponent("journeys/examples").path
+            let docs = try await runJourney(["docs", examples, "--out", "docs/x/../j4"], cwd: directory)
+            #expect(docs.status == Exit.invalid, "\(docs)")
+            #expect(docs.stderr.contains("docs/x does not exist, so docs/x/.. names no folder"), "\(docs)")
+            #expect(entries(of: directory).isEmpty)
+        }
+    }
+
     @Test("a page no journey makes any more is removed, and named as it goes")
     func obsoletePagesAreNamed() async throws {
         try await withTemporaryDirectory { directory in

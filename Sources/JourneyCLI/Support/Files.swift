@@ -287,6 +287,13 @@ enum Files {
         var status = stat()
         while stat(current, &status) != 0 {
             guard errno == ENOENT else { throw WriteError(path: path, reason: SystemError().description) }
+            // `a/x/..` where `a/x` is missing names no folder that can be made (the parent of
+            // a `..` is more `..`, without end).
+            let trimmed = Path.trimTrailingSlashes(current)
+            if trimmed == ".." || trimmed.hasSuffix("/..") {
+                let before = trimmed == ".." ? "." : String(trimmed.dropLast(3))
+                throw WriteError(path: path, reason: "\(before) does not exist, so \(trimmed) names no folder")
+            }
             missing.append(current)
             let parent = Path.parent(current)
             if parent == current { break }

@@ -62,7 +62,7 @@ enum Path {
         return name
     }
 
-    private static func trimTrailingSlashes(_ path: String) -> String {
+    static func trimTrailingSlashes(_ path: String) -> String {
         var result = Substring(path)
         while result.count > 1 && result.hasSuffix("/") { result.removeLast() }
         return String(result)
