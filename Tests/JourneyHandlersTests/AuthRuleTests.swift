@@ -504,10 +504,6 @@ struct AuthRuleTests {
                 "auth.biometry-without-key 9:11", "auth.biometry-unlimited 9:39",
             ]
         )
-        // A failure that ends the session, after which the app is opened again at the prompt:
-        // tried again without end all the same.
-        let relaunched = bare.replacingOccurrences(of: "failure: s,", with: "failure: out,")
-        #expect(Self.findings(Self.journey(relaunched)).warnings.contains("auth.biometry-unlimited 9:39"))
         let keyed = """
               s:
                 handler: biometry.authenticate

@@ -84,17 +84,11 @@ extension AuthRuleCheck {
             }
             guard step.attempts == nil else { continue }
             for (outcome, transition) in step.transitions where outcome.value == "failure" {
-                // Back to it through the steps, or through an end after which the app is opened
-                // again (a failure that ends the session, then the prompt at launch).
-                let ends = Set(journey.ends.map(\.id.value))
-                var reached = reachable(from: transition.branches.map(\.target.value)) { _ in false }
-                if !reached.isDisjoint(with: ends) {
-                    reached.formUnion(reachable(from: [journey.start.value]) { _ in false })
-                }
+                let reached = reachable(from: transition.branches.map(\.target.value)) { _ in false }
                 if reached.contains(step.id.value) {
                     find(
                         .unlimitedBiometry,
-                        "a failed biometric match at step '\(step.id.value)' leads back to it, or to an end after which the app is opened again, with no attempt limit: charge one ('attempts:') so that the journey counts its own tries",
+                        "a failed biometric match at step '\(step.id.value)' leads back to it with no attempt limit: charge one ('attempts:') so that the journey counts its own tries",
                         at: outcome.location)
                 }
             }
