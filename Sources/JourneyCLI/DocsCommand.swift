@@ -166,7 +166,11 @@ struct DocsCommand: AsyncParsableCommand {
                 "\(clash.file): journey '\(clash.id)' would have its page written as \(DocsSite.indexName).\(format.rawValue), the page that lists every journey; give the journey another id"
             )
         }
-        let link = SourceLink(pagesFolder: Path.absolute(out, cwd: cwd), workingFolder: root ?? cwd)
+        // From where the pages and the files really are: an output folder reached through a
+        // link is linked from where it points.
+        let link = SourceLink(
+            pagesFolder: Files.realPathOfExisting(Path.absolute(out, cwd: cwd)),
+            workingFolder: Files.realPathOfExisting(root ?? cwd))
         if format == .html {
             let dot = try Graphviz()
             // Stopped while it draws, journey docs stops its dot and writes nothing.

@@ -128,6 +128,25 @@ struct DocsTests {
         }
     }
 
+    @Test("pages written through a link to their folder link the files from where the pages really are")
+    func outThroughALink() async throws {
+        try await withTemporaryDirectory { directory in
+            try FileManager.default.copyItem(
+                at: Paths.root.appendingPathComponent("journeys/examples"), to: directory.appendingPathComponent("ex"))
+            try FileManager.default.createDirectory(
+                at: directory.appendingPathComponent("docs/j"), withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(
+                atPath: directory.appendingPathComponent("linkout").path, withDestinationPath: "docs/j")
+            let linked = try await runJourney(["docs", "ex", "--out", "linkout"], cwd: directory)
+            #expect(linked.status == Exit.ok, "\(linked)")
+            let page = try String(
+                contentsOf: directory.appendingPathComponent("docs/j/examples.unlock.md"), encoding: .utf8)
+            #expect(page.contains("](../../ex/unlock.journey.yaml)"), "\(page.prefix(600))")
+            let check = try await runJourney(["docs", "ex", "--out", "docs/j", "--check"], cwd: directory)
+            #expect(check.status == Exit.ok, "\(check)")
+        }
+    }
+
     @Test("--out through '..' of a folder that is missing says which, and makes nothing")
     func outThroughAMissingFolder() async throws {
         try await withTemporaryDirectory { directory in

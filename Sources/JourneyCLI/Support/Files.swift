@@ -361,6 +361,21 @@ enum Files {
 
     /// The absolute path of `path` with every link resolved (`realpath(3)`), or nil when it does
     /// not exist.
+    /// `absolute` with its longest part that exists resolved (``realPath(_:)``: links
+    /// followed, `..` taken where the file system takes it) and the rest, not made yet, as
+    /// written: where a file there will really be.
+    static func realPathOfExisting(_ absolute: String) -> String {
+        var existing = absolute
+        var rest: [String] = []
+        while realPath(existing) == nil {
+            let parent = Path.parent(existing)
+            guard parent != existing, !parent.hasSuffix("/.."), parent != ".." else { return absolute }
+            rest.insert(Path.lastComponent(existing), at: 0)
+            existing = parent
+        }
+        return ([realPath(existing) ?? existing] + rest).reduce("") { $0.isEmpty ? $1 : Path.join($0, $1) }
+    }
+
     static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
