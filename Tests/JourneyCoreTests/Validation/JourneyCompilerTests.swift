@@ -327,7 +327,9 @@ struct JourneyCompilerTests {
         )
         .replacingOccurrences(of: "startsWith(outcome.pin, '7')", with: "outcome.pin != ''")
         .replacingOccurrences(of: "outcome.pin < '5'", with: "len(outcome.pin) < 5")
-        #expect(diagnostics(compared).isEmpty, "\(diagnostics(compared))")
+        // Compared with text written in, it is auth.literal-secret's to say, not a leak.
+        let leaks = diagnostics(compared).filter { !$0.id.hasPrefix("auth.") }
+        #expect(leaks.isEmpty, "\(leaks)")
     }
 
     @Test("a message about an expression that reads a secret, or is written for one, shows none of its literals")
