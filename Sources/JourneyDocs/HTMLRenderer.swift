@@ -234,19 +234,7 @@ public enum HTMLRenderer {
                 out += entity
                 i += entity.count
             } else if c == "`" {
-                var run = 0
-                while i + run < chars.count, chars[i + run] == "`" { run += 1 }
-                var end = i + run
-                var closing: Int?
-                while end < chars.count {
-                    var length = 0
-                    while end + length < chars.count, chars[end + length] == "`" { length += 1 }
-                    if length == run {
-                        closing = end
-                        break
-                    }
-                    end += max(length, 1)
-                }
+                let (run, closing) = CodeSpan.at(i, in: chars)
                 guard let closing else {
                     out += String(repeating: "`", count: run)
                     i += run

@@ -291,19 +291,7 @@ public enum MarkdownRenderer {
                 out += "<>&".contains(next) ? entity(next) : "\\" + String(next)
                 i += 2
             case "`":
-                var run = 0
-                while i + run < chars.count, chars[i + run] == "`" { run += 1 }
-                var end = i + run
-                var closing: Int?
-                while end < chars.count {
-                    var length = 0
-                    while end + length < chars.count, chars[end + length] == "`" { length += 1 }
-                    if length == run {
-                        closing = end
-                        break
-                    }
-                    end += max(length, 1)
-                }
+                let (run, closing) = CodeSpan.at(i, in: chars)
                 if let closing {
                     out += String(chars[i..<(closing + run)])
                     i = closing + run

@@ -87,19 +87,7 @@ struct DocsHostileTextTests {
                 i += 1
                 continue
             }
-            var run = 0
-            while i + run < chars.count, chars[i + run] == "`" { run += 1 }
-            var end = i + run
-            var closing: Int?
-            while end < chars.count {
-                var length = 0
-                while end + length < chars.count, chars[end + length] == "`" { length += 1 }
-                if length == run {
-                    closing = end
-                    break
-                }
-                end += max(length, 1)
-            }
+            let (run, closing) = CodeSpan.at(i, in: chars)
             if let closing {
                 out += "[code]"
                 i = closing + run
@@ -132,6 +120,17 @@ struct DocsHostileTextTests {
         #expect(page.contains("- `a` — “\\`&lt;img src=x onerror=alert(1)&gt;”"), "\(page)")
         #expect(
             files["index.md"]!.contains("| \\`&lt;img src=x onerror=alert(1)&gt; | 1 |"), "\(files["index.md"]!)")
+    }
+
+    @Test(
+        "a code span is read as CommonMark reads one: a run of backticks closed by the next run of the same length",
+        arguments: [
+            ("`foo`", 1, 4), ("`` foo ` bar ``", 2, 13), ("``foo`", 2, nil), ("`foo``bar``", 1, nil),
+            ("`a``b`", 1, 5), ("```", 3, nil), ("`", 1, nil),
+        ] as [(String, Int, Int?)])
+    func codeSpans(text: String, run: Int, closing: Int?) {
+        let found = CodeSpan.at(0, in: Array(text))
+        #expect(found.run == run && found.closing == closing, "\(text): \(found)")
     }
 
     @Test("what JourneyKit puts in a code span stays code whatever backticks it holds")

@@ -241,9 +241,9 @@ final class FolderRecovery: @unchecked Sendable {
             if journal.pid != getpid() && Self.isRunning(journal.pid) { continue }
             try journal.apply(in: folder, journalPath: path)
             if journal.pid != getpid() {
-                let said =
+                Console().err(
                     "note: finished an update of \(PrintableText.escaped(folder)) that was interrupted (\(PrintableText.escaped(name)))\n"
-                _ = said.withCString { write(2, $0, strlen($0)) }
+                )
             }
         }
         for name in names {

@@ -23,3 +23,14 @@ public enum URLOrigin {
         return origin
     }
 }
+
+/// The query of a URL as a browser reads it.
+public enum URLQuery {
+    /// What follows the first `?` that comes before the fragment, up to the fragment's `#`;
+    /// nil without one. A `?` inside the fragment (`…/cb#?code=x`) starts no query.
+    public static func of(_ url: Substring) -> Substring? {
+        let fragment = url.firstIndex(of: "#") ?? url.endIndex
+        guard let question = url[..<fragment].firstIndex(of: "?") else { return nil }
+        return url[url.index(after: question)..<fragment]
+    }
+}

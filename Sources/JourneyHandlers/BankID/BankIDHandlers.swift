@@ -129,20 +129,11 @@ struct URLParts {
     /// The names of the query items, in order, including those without a value (`?cancelled`),
     /// percent-decoded as Foundation's `URLQueryItem` names are (`?cancell%65d` is `cancelled`).
     static func queryNames(_ url: String) -> [String] {
-        guard let query = query(of: url[...]) else { return [] }
+        guard let query = URLQuery.of(url[...]) else { return [] }
         return query.split(separator: "&").map {
             let raw = String($0.prefix { $0 != "=" })
             return raw.removingPercentEncoding ?? raw
         }
-    }
-
-    /// The query of a URL (or of what follows its authority): after the first `?` that comes
-    /// before the fragment, up to the fragment's `#`. A `?` inside the fragment
-    /// (`…/cb#?code=x`) starts no query.
-    static func query(of url: Substring) -> Substring? {
-        let fragment = url.firstIndex(of: "#") ?? url.endIndex
-        guard let question = url[..<fragment].firstIndex(of: "?") else { return nil }
-        return url[url.index(after: question)..<fragment]
     }
 
     var scheme = ""
@@ -172,7 +163,7 @@ struct URLParts {
             host = authority.lowercased()
             rest = rest[end...]
         }
-        if let written = Self.query(of: rest) {
+        if let written = URLQuery.of(rest) {
             for pair in written.split(separator: "&") {
                 guard let equals = pair.firstIndex(of: "=") else { continue }
                 let rawName = String(pair[..<equals])

@@ -67,9 +67,7 @@ extension AuthRuleCheck {
         in journey: Journey, given: [String: String], handlers: HandlerRegistry, all: [String: Journey]
     ) -> [(param: String, step: String, parameter: String, rule: AuthRule, problem: String)] {
         guard !given.isEmpty else { return [] }
-        let inner = AuthRuleCheck(
-            journey: journey, handlers: handlers, all: all,
-            steps: Dictionary(journey.steps.map { ($0.id.value, $0) }, uniquingKeysWith: { first, _ in first }))
+        let inner = AuthRuleCheck(journey: journey, handlers: handlers, all: all)
         var found: [(param: String, step: String, parameter: String, rule: AuthRule, problem: String)] = []
         var said = Set<String>()
         for step in journey.steps {

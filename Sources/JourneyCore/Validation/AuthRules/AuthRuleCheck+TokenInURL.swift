@@ -8,10 +8,9 @@ extension AuthRuleCheck {
         for step in journey.steps where step.handlerID == "http.request" {
             guard let url = step.parameter("url"), case .scalar(let text, _, let location) = url else { continue }
             // The query as written, an expression standing for what the run gives.
-            let fragment = text.firstIndex(of: "#") ?? text.endIndex
-            guard let question = text[..<fragment].firstIndex(of: "?") else { continue }
+            guard let query = URLQuery.of(text[...]) else { continue }
             var said = Set<String>()
-            for item in text[text.index(after: question)..<fragment].split(separator: "&") {
+            for item in query.split(separator: "&") {
                 guard let equals = item.firstIndex(of: "=") else { continue }
                 let name = String(item[..<equals]).removingPercentEncoding ?? String(item[..<equals])
                 let value = item[item.index(after: equals)...]

@@ -12,14 +12,19 @@ struct AuthRuleCheck {
     let steps: [String: Step]
     private(set) var findings: [(rule: AuthRule, message: String, at: SourceLocation)] = []
 
+    init(journey: Journey, handlers: HandlerRegistry, all: [String: Journey]) {
+        self.journey = journey
+        self.handlers = handlers
+        self.all = all
+        steps = Dictionary(journey.steps.map { ($0.id.value, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
     /// Checks `journey` and reports what it finds into `diagnostics`.
     static func check(
         _ journey: Journey, handlers: HandlerRegistry, all: [String: Journey] = [:],
         into diagnostics: inout DiagnosticList
     ) {
-        var check = AuthRuleCheck(
-            journey: journey, handlers: handlers, all: all,
-            steps: Dictionary(journey.steps.map { ($0.id.value, $0) }, uniquingKeysWith: { first, _ in first }))
+        var check = AuthRuleCheck(journey: journey, handlers: handlers, all: all)
         check.literalSecrets()
         check.redirectURIs()
         check.serverAddresses()
