@@ -47,7 +47,7 @@ public enum DocsSite {
         case .html:
             files["index.html"] = HTMLRenderer.index(docs, callGraphSVG: try svg(HTMLRenderer.callGraphDot(docs)))
             for doc in docs {
-                files["\(doc.id).html"] = HTMLRenderer.page(doc, svg: try svg(DotRenderer.render(doc)))
+                files["\(doc.id).html"] = HTMLRenderer.page(doc, svg: try svg(DotRenderer.render(doc)), link: link)
             }
         }
         return files

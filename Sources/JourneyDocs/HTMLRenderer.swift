@@ -3,12 +3,14 @@ import JourneyCore
 /// A static site that works offline: one page per journey and an index, styles inline, the
 /// diagram as inline SVG (rendered by Graphviz beforehand), no scripts and no network.
 public enum HTMLRenderer {
-    public static func page(_ doc: JourneyDoc, svg: String) -> String {
+    /// A journey's page; `link` turns a source file's path (as the docs name it) into a link
+    /// from the folder the pages are written to, as ``MarkdownRenderer/page(_:link:)`` does.
+    public static func page(_ doc: JourneyDoc, svg: String, link: SourceLink = .init()) -> String {
         var body =
-            "<p class=\"meta\"><code>\(e(doc.id))</code> · \(e(doc.file)) · texts in <code>\(e(doc.locale))</code></p>\n"
+            "<p class=\"meta\"><code>\(e(doc.id))</code> · <a href=\"\(href(link(doc.file)))\">\(e(doc.file))</a> · texts in <code>\(e(doc.locale))</code></p>\n"
         if let summary = doc.summary { body += "<p>\(e(summary))</p>\n" }
         body += "<h2>Flow</h2>\n<div class=\"diagram\">\(stripXMLProlog(svg))</div>\n"
-        body += params(doc) + steps(doc) + ends(doc) + holdsItselfTo(doc) + scenarios(doc)
+        body += params(doc) + steps(doc) + ends(doc) + holdsItselfTo(doc) + scenarios(doc, link: link)
         return shell(
             title: doc.title,
             body: "<p><a href=\"index.html\">← all journeys</a></p>\n<h1>\(e(doc.title))</h1>\n" + body)
@@ -50,7 +52,11 @@ public enum HTMLRenderer {
                 var text = "<code>\(e(edge.outcome))</code>"
                 if let condition = edge.condition { text += " if <code>\(e(condition))</code>" }
                 if edge.branch == "else" { text += " otherwise" }
-                return text + " → <code>\(e(edge.to))</code>"
+                text += " → <code>\(e(edge.to))</code>"
+                if !edge.sets.isEmpty {
+                    text += " (sets " + edge.sets.map { "<code>\(e($0))</code>" }.joined(separator: ", ") + ")"
+                }
+                return text
             }
             body +=
                 "<tr><td><code>\(e(step.id))</code></td><td>\(sees.joined(separator: "<br>"))</td><td>\(handler)</td><td>\(outcomes.joined(separator: "<br>"))</td></tr>\n"
@@ -104,13 +110,21 @@ public enum HTMLRenderer {
         return body
     }
 
-    /// Each scenario walked through, and the transitions the scenarios cover.
-    static func scenarios(_ doc: JourneyDoc) -> String {
+    /// Each scenario walked through, and the transitions the scenarios cover: what the Markdown
+    /// page says (``MarkdownRenderer``), as HTML.
+    static func scenarios(_ doc: JourneyDoc, link: SourceLink = .init()) -> String {
         var body = ""
         body += "<h2>Scenarios</h2>\n"
+        if doc.walkthroughs.isEmpty { body += "<p>No scenario plays this journey yet.</p>\n" }
         for walk in doc.walkthroughs {
             body += "<h3>\(e(walk.scenario))</h3>\n"
-            if let title = walk.title { body += "<p>\(e(title))</p>\n" }
+            var about = [String]()
+            if let title = walk.title { about.append(e(title)) }
+            if !walk.tags.isEmpty {
+                about.append("tags: " + walk.tags.map { "<code>\(e($0))</code>" }.joined(separator: " "))
+            }
+            about.append("<a href=\"\(href(link(walk.file)))\">scenario</a>")
+            body += "<p>\(about.joined(separator: " · "))</p>\n"
             body +=
                 "<ul>"
                 + walk.lines.map { line in
@@ -118,15 +132,18 @@ public enum HTMLRenderer {
                     return "<li>\(markdownInline(String(item.hasPrefix("- ") ? item.dropFirst(2) : item)))</li>"
                 }.joined()
                 + "</ul>\n"
-            body += "<p><b>End:</b> <code>\(e(walk.end ?? "none"))</code></p>\n"
+            let end = walk.end.map { "<code>\(e($0))</code>" } ?? "none — the run failed"
+            body += "<p><b>End:</b> \(end)\(walk.passed ? "" : " ✗")</p>\n"
         }
         body +=
             "<h2>Coverage</h2>\n<p>\(doc.covered.count) of \(doc.edges.count) transitions are taken by at least one scenario.</p>\n"
         if !doc.uncovered.isEmpty {
             body +=
-                "<ul>"
-                + doc.uncovered.map {
-                    "<li><code>\(e($0.from))</code> — \(e($0.outcome)) → <code>\(e($0.to))</code></li>"
+                "<p>Not taken by any scenario:</p>\n<ul>"
+                + doc.uncovered.map { edge in
+                    "<li><code>\(e(edge.from))</code> — \(e(edge.outcome))"
+                        + (edge.condition.map { " if <code>\(e($0))</code>" } ?? "")
+                        + (edge.branch == "else" ? " otherwise" : "") + " → <code>\(e(edge.to))</code></li>"
                 }.joined() + "</ul>\n"
         }
         return body
@@ -136,7 +153,9 @@ public enum HTMLRenderer {
         var body = "<h1>Journeys</h1>\n"
         let covered = docs.reduce(0) { $0 + $1.covered.count }
         let total = docs.reduce(0) { $0 + $1.edges.count }
-        body += "<p>\(docs.count) journeys; \(covered) of \(total) transitions covered by scenarios.</p>\n"
+        let scenarios = docs.reduce(0) { $0 + $1.walkthroughs.count }
+        body +=
+            "<p>\(docs.count) journeys, \(scenarios) scenarios; \(covered) of \(total) transitions covered by scenarios.</p>\n"
         let groups = Dictionary(grouping: docs, by: \.group)
         for group in groups.keys.sorted() {
             body +=
@@ -195,6 +214,25 @@ public enum HTMLRenderer {
         </html>
 
         """
+    }
+
+    /// A relative path as an `href`: every byte but a letter, a digit, `-`, `.`, `_`, `~` and
+    /// `/` percent-encoded, so that a `#`, a `?`, a `:` or a space in a file's name is part of
+    /// the path and not a fragment, a query or a scheme.
+    static func href(_ path: String) -> String {
+        var out = ""
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"), UInt8(ascii: "/"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let digits = Array("0123456789ABCDEF")
+                out += "%\(digits[Int(byte >> 4)])\(digits[Int(byte & 15)])"
+            }
+        }
+        return out
     }
 
     static func e(_ text: String) -> String {

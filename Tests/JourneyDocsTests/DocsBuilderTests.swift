@@ -194,6 +194,34 @@ struct DocsBuilderTests {
             ), "\(html)")
     }
 
+    @Test("the HTML page says of scenarios and coverage what the Markdown page says")
+    func htmlSaysWhatMarkdownSays() async throws {
+        let journey = Self.journey.replacingOccurrences(
+            of: "      quit: a\n", with: "      quit:\n        set: { stored.fails: 0 }\n        to: a\n")
+        // A run that fails its expectation, with a tag, from a file whose name holds a `#`.
+        var doc = try await build(journey: journey, script: "  - at: a\n    action: go", expect: "locked")
+        doc.walkthroughs[0].tags = ["smoke"]
+        doc.walkthroughs[0].file = "journeys/test/scenarios/s #1.yaml"
+        let link = SourceLink(pagesFolder: "docs/journeys", workingFolder: "/p")
+        let markdown = MarkdownRenderer.page(doc, link: link)
+        let html = HTMLRenderer.page(doc, svg: "", link: link)
+        #expect(markdown.contains("tags: `smoke`") && html.contains("tags: <code>smoke</code>"), "\(html)")
+        #expect(html.contains("<a href=\"../../journeys/test/scenarios/s%20%231.yaml\">scenario</a>"), "\(html)")
+        #expect(html.contains("<a href=\"../../journeys/test/t.yaml\">journeys/test/t.yaml</a>"), "\(html)")
+        #expect(markdown.contains("**End:** `done (success)` ✗") && html.contains("<code>done (success)</code> ✗"))
+        // An edge's sets, and an uncovered edge's condition and branch.
+        #expect(markdown.contains("→ `a` (sets `stored.fails = 0`)"), "\(markdown)")
+        #expect(html.contains("→ <code>a</code> (sets <code>stored.fails = 0</code>)"), "\(html)")
+        #expect(markdown.contains("Not taken by any scenario:") && html.contains("Not taken by any scenario:"))
+        #expect(markdown.contains("- `a` — go otherwise → `a`"), "\(markdown)")
+        #expect(html.contains("<li><code>a</code> — go otherwise → <code>a</code></li>"), "\(html)")
+        // A journey no scenario plays says so in both.
+        doc.walkthroughs = []
+        #expect(MarkdownRenderer.page(doc).contains("No scenario plays this journey yet."))
+        #expect(HTMLRenderer.page(doc, svg: "").contains("<p>No scenario plays this journey yet.</p>"))
+        #expect(HTMLRenderer.index([doc], callGraphSVG: "").contains("1 journeys, 0 scenarios;"))
+    }
+
     @Test("what an exceeded limit tests and sets is listed with the journey's reads and writes")
     func exceededLimitsReadAndWrite() throws {
         let journey = """
