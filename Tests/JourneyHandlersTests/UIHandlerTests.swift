@@ -187,6 +187,54 @@ struct UIHandlerTests {
         #expect(!transcript.text.contains("outcome other"))
     }
 
+    /// The app's associated domains (eduID's entitlements): iOS hands the app a universal link
+    /// only from one of them; any other http(s) link opens in the browser, whatever it contains.
+    static let associated = oneStep(
+        """
+        handler: link.wait
+        with:
+          routes:
+            eduid: { created: created }
+            https: { tiqr: tiqrauth, created: created }
+          match: { eduid: path, https: url }
+          unmatched: { https: ignored }
+          domains: [eduid.nl, login.test2.eduid.nl, "*.surf.example"]
+        screen:
+          actions: { close: Close }
+        on: { created: s, tiqr: s, ignored: s, other: s, browser: s, close: done }
+        """)
+
+    @Test(arguments: [
+        ("https://eduid.nl/created", "created"),
+        ("https://LOGIN.test2.eduid.nl/client/mobile/created", "created"),  // hosts compare without case
+        ("https://login.eduid.nl/created", "browser"),  // not an associated domain
+        ("https://eduid.nl.evil.example/tiqrauth", "browser"),
+        ("https://www.eduid.nl/tiqrauth", "browser"),  // eduid.nl is that host alone
+        ("http://eduid.example/created", "browser"),
+        ("https://a.surf.example/tiqrauth", "tiqr"),  // a host under a `*.` domain
+        ("https://surf.example/tiqrauth", "browser"),  // but not the domain itself
+        ("https://eduid.nl/help", "ignored"),
+        ("eduid://x/created", "created"),  // custom schemes are not universal links
+        ("https:created", "browser"),  // no host
+    ])
+    func universalLinksComeOnlyFromTheAppsDomains(link: String, outcome: String) async throws {
+        let (report, transcript) = try await run(
+            journeys: [Self.associated],
+            scenario: scenario("- at: s\n  link: \"\(link)\"\n- at: s\n  action: close"))
+        #expect(report.passed, "\(report.problems)")
+        #expect(transcript.text.contains("outcome \(outcome) {"), "\(transcript.text)")
+    }
+
+    @Test func theBrowserOutcomeIsDeclaredWithDomains() throws {
+        let routes = LiteralTables([.init(name: "https", entries: [.init(key: "created", text: "created")])])
+        let with = LinkWaitHandler().contract.resolve(
+            for: StepShape(tables: ["routes": routes], given: ["routes", "domains"]))
+        #expect(with.outcomes.map(\.name) == ["created", "other", "browser"])
+        #expect(with.input(named: "link")?.classes == ["created", "other", "browser"])
+        let without = LinkWaitHandler().contract.resolve(for: StepShape(tables: ["routes": routes], given: ["routes"]))
+        #expect(without.outcomes.map(\.name) == ["created", "other"])
+    }
+
     @Test func aLinkAlreadyReceivedIsRoutedWithoutAsking() async throws {
         let given = oneStep(
             """

@@ -7,6 +7,10 @@ import JourneyCore
 /// that part contains; a link no route takes gives its scheme's `unmatched` outcome, else
 /// `other`. Given `url`, it routes that link at once instead of asking for one.
 ///
+/// With `domains` (the app's associated domains) an http(s) link reaches the app only from
+/// one of those hosts, as iOS delivers universal links: a link of any other host opens in the
+/// browser, which the step's `browser` outcome says, and no route looks at it.
+///
 /// Query and fragment values never reach the transcript (they carry codes and tokens);
 /// `outcome.url` holds the redacted URL. With `secret: true` the whole URL is secret, and
 /// `outcome.url` is the URL as received.
@@ -56,6 +60,11 @@ public struct LinkWaitHandler: StepHandler {
                     return .string(URLRedaction.redact(text))
                 }),
             ParameterSpec(
+                name: "domains", kind: .value(TypeInfo(.list)),
+                summary:
+                    "the app's associated domains: an http(s) link reaches the app only from one of these hosts (compared without case; `*.example.org` is every host under example.org), as iOS delivers universal links; a link of any other host opens in the browser (`browser`). Unless given, every link reaches the app"
+            ),
+            ParameterSpec(
                 name: "secret", kind: .value(TypeInfo(.bool)), defaultValue: .bool(false),
                 summary: "whether whole links are secret; otherwise only their query and fragment values are redacted"),
         ],
@@ -81,6 +90,13 @@ public struct LinkWaitHandler: StepHandler {
                     name: "other", summary: "a link no route takes, of a scheme `unmatched` does not name",
                     data: [DataSpec(name: "url", type: TypeInfo(.string))]),
                 .lacksKey("unmatched", key: LiteralTables.anyName)),
+            Conditional(
+                OutcomeSpec(
+                    name: Self.browser,
+                    summary:
+                        "an http(s) link of a host not among `domains`: it opens in the browser, and the app never sees it",
+                    data: [DataSpec(name: "url", type: TypeInfo(.string))]),
+                .given("domains")),
         ],
         refine: { shape, contract in
             let given = shape.given.contains("url")
@@ -104,6 +120,12 @@ public struct LinkWaitHandler: StepHandler {
                 let which = schemes.isEmpty || fallback == "other" ? "" : " (\(schemes.joined(separator: ", ")))"
                 outcomes.append(OutcomeSpec(name: fallback, summary: "a link\(which) that matches no route", data: url))
             }
+            if shape.given.contains("domains"), !outcomes.contains(where: { $0.name == Self.browser }) {
+                outcomes.append(
+                    OutcomeSpec(
+                        name: Self.browser,
+                        summary: "an http(s) link of a host not among `domains` opens in the browser", data: url))
+            }
             contract.outcomes.insert(contentsOf: outcomes, at: 0)
             if given {
                 contract.inputs.removeAll { $0.name == "link" }
@@ -112,6 +134,9 @@ public struct LinkWaitHandler: StepHandler {
                 contract.inputs[i].classes = outcomes.map(\.name)
             }
         })
+
+    /// The outcome of an http(s) link from a host that is not one of the app's `domains`.
+    static let browser = "browser"
 
     static let linkInput = InputSpec(
         name: "link", type: TypeInfo(.string), summary: "the URL the app receives", redactsQuery: true)
@@ -140,6 +165,11 @@ public struct LinkWaitHandler: StepHandler {
     /// URL its scheme looks at contains; else its scheme's `unmatched` outcome, else `other`.
     static func route(_ link: String, _ invocation: HandlerInvocation) -> String {
         let scheme = Self.scheme(of: link)
+        if scheme == "https" || scheme == "http", let domains = Self.domains(invocation),
+            !Self.isAssociated(Self.text(of: link, .host).lowercased(), domains)
+        {
+            return Self.browser
+        }
         func rule(_ name: String) -> String? {
             let entries = invocation.maps[name] ?? []
             return
@@ -155,6 +185,21 @@ public struct LinkWaitHandler: StepHandler {
             return route.key
         }
         return rule("unmatched") ?? "other"
+    }
+
+    /// The step's `domains`, lowercased, when it has them.
+    static func domains(_ invocation: HandlerInvocation) -> [String]? {
+        guard case .list(let items)? = invocation[parameter: "domains"]?.revealed else { return nil }
+        return items.compactMap { if case .string(let host) = $0.revealed { host.lowercased() } else { nil } }
+    }
+
+    /// Whether `host` is one of `domains`: the same host, or under a `*.` domain (which, as an
+    /// associated domain, takes the hosts under it but not itself).
+    static func isAssociated(_ host: String, _ domains: [String]) -> Bool {
+        guard !host.isEmpty else { return false }
+        return domains.contains { domain in
+            domain.hasPrefix("*.") ? host.hasSuffix(domain.dropFirst()) : host == domain
+        }
     }
 
     /// The scheme, lowercased (schemes compare without case), or "" when the link has none.

@@ -79,6 +79,8 @@ extension LinkWaitHandler: ExplorableHandler {
         guard request.inputs.contains(where: { $0.name == "link" }) else { return [] }
         var choices: [ExplorationChoice] = []
         var labels = Set<String>()
+        // A host the app takes http(s) links from, when it names them (`*.` a host under it).
+        let home = Self.domains(invocation)?.first.map { $0.hasPrefix("*.") ? "app" + $0.dropFirst() : $0 }
         for table in invocation.tables["routes"]?.tables ?? [] {
             let scheme = table.name == LiteralTables.anyName ? "https" : table.name.lowercased()
             for entry in table.entries where !labels.contains(entry.key) {
@@ -87,7 +89,8 @@ extension LinkWaitHandler: ExplorableHandler {
                     [
                         "\(scheme)://\(text)", "\(scheme)://app.example/\(text)", "\(scheme)://app.example\(text)",
                         "\(scheme)://\(text)?explored=1", "\(scheme):\(text)",
-                    ] + (hints.typed["link"] ?? [])
+                    ] + (home.map { ["\(scheme)://\($0)/\(text)", "\(scheme)://\($0)\(text)"] } ?? [])
+                    + (hints.typed["link"] ?? [])
                 if let link = candidates.first(where: { Self.route($0, invocation) == entry.key }) {
                     labels.insert(entry.key)
                     choices.append(ExplorationChoice(label: entry.key, values: ["link": .string(link)]))
@@ -96,11 +99,16 @@ extension LinkWaitHandler: ExplorableHandler {
         }
         // Links no route takes: one of each scheme the routes name, then one of a scheme none does.
         let schemes = (invocation.tables["routes"]?.tables ?? []).map(\.name).filter { $0 != LiteralTables.anyName }
+        // With `domains`, an http(s) link no route takes is tried from the app's own host too
+        // (the one from another host opens in the browser).
         for scheme in schemes.map({ $0.lowercased() }) + ["unrouted-scheme"] {
-            let stray = "\(scheme)://nowhere.example/explored"
-            let fallback = Self.route(stray, invocation)
-            if labels.insert(fallback).inserted {
-                choices.append(ExplorationChoice(label: fallback, values: ["link": .string(stray)]))
+            let strays =
+                ["\(scheme)://nowhere.example/explored"] + (home.map { ["\(scheme)://\($0)/nowhere-explored"] } ?? [])
+            for stray in strays {
+                let fallback = Self.route(stray, invocation)
+                if labels.insert(fallback).inserted {
+                    choices.append(ExplorationChoice(label: fallback, values: ["link": .string(stray)]))
+                }
             }
         }
         return choices

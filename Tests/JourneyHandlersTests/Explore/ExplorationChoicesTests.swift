@@ -63,6 +63,20 @@ struct ExplorationChoicesTests {
                 """
             ),
             (
+                "link.wait with associated domains, a link of each route from the app's host and one of another host",
+                """
+                handler: link.wait
+                with:
+                  routes:
+                    app: { linked: account-linked }
+                    https: { challenge: tiqrauth, created: created }
+                  match: { app: path, https: url }
+                  unmatched: { https: ignored }
+                  domains: ["*.app.example"]
+                on: { linked: done, created: done, challenge: done, ignored: other, other: other, browser: other }
+                """
+            ),
+            (
                 "tinkoff.callback, the callback URL with each of its answers and a foreign URL",
                 """
                 handler: tinkoff.callback
