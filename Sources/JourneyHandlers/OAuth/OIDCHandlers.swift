@@ -399,6 +399,7 @@ public struct OIDCTokenHandler: StepHandler {
         DataSpec(name: "refreshToken", type: TypeInfo(.string, secret: true)),
         DataSpec(name: "idToken", type: TypeInfo(.string, secret: true)),
         DataSpec(name: "expiresIn", type: TypeInfo(.int)),
+        DataSpec(name: "expires", type: TypeInfo(.bool)),
     ]
 
     public let contract = HandlerContract(
@@ -478,7 +479,7 @@ public struct OIDCTokenHandler: StepHandler {
                     ])
             }
             let access: String
-            let expiresIn: Int
+            let expiresIn: Int?
             switch TokenAnswer.read(body) {
             case .success(let answer): (access, expiresIn) = answer
             case .failure(let problem): return HandlerResult("invalidToken", data: ["reason": .string(problem.reason)])
@@ -519,13 +520,17 @@ public struct OIDCTokenHandler: StepHandler {
         }
     }
 
-    static func result(access: String, idToken: String, expiresIn: Int, body: [String: Any]) -> [String: Value] {
+    static func result(access: String, idToken: String, expiresIn: Int?, body: [String: Any]) -> [String: Value] {
         [
             "accessToken": .secret(.string(access)),
             "refreshToken": .secret(.string(body["refresh_token"] as? String ?? "")),
             "idToken": .secret(.string(idToken)),
-            "expiresIn": .int(expiresIn),
-        ]
+        ].merging(lifetime(expiresIn)) { $1 }
+    }
+
+    /// `expiresIn` (0 when the answer gave none) and `expires`, whether it gave one.
+    static func lifetime(_ expiresIn: Int?) -> [String: Value] {
+        ["expiresIn": .int(expiresIn ?? 0), "expires": .bool(expiresIn != nil)]
     }
 }
 
@@ -606,6 +611,11 @@ public struct OIDCRefreshHandler: StepHandler {
                     "when the access token expires, in seconds since 1970 on the device clock (up to the year 9999)",
                 range: 0...(NumberRange.clock.upperBound / 1000)),
             ParameterSpec(
+                name: "expires", kind: .value(TypeInfo(.bool)), defaultValue: .bool(true),
+                summary:
+                    "false: the access token has no lifetime (the answer that brought it gave no `expires_in`, its `outcome.expires`), so `expiresAt` is not read and the token is `fresh` unless forced, as AppAuth's isTokenFresh takes a token without an expiration date"
+            ),
+            ParameterSpec(
                 name: "skew", kind: .value(TypeInfo(.int)), defaultValue: .int(60),
                 summary: "seconds of margin: a token that expires sooner is refreshed",
                 range: 0...86_400),
@@ -636,7 +646,10 @@ public struct OIDCRefreshHandler: StepHandler {
         ] + Pinning.parameters,
         outcomes: [
             OutcomeSpec(
-                name: "fresh", summary: "the access token is still good for more than `skew` seconds; nothing was sent"),
+                name: "fresh",
+                summary:
+                    "the access token is still good for more than `skew` seconds, or has no lifetime (`expires: false`); nothing was sent"
+            ),
             OutcomeSpec(
                 name: "refreshed",
                 summary:
@@ -666,7 +679,8 @@ public struct OIDCRefreshHandler: StepHandler {
         let expiresAt: Int = if case .int(let n)? = invocation[parameter: "expiresAt"]?.revealed { n } else { 0 }
         let skew: Int = if case .int(let n)? = invocation[parameter: "skew"]?.revealed { n } else { 60 }
         let force = invocation[parameter: "force"]?.revealed == .bool(true)
-        if !force && expiresAt - context.now / 1000 > skew { return HandlerResult("fresh") }
+        let expires = invocation[parameter: "expires"]?.revealed != .bool(false)
+        if !force && (!expires || expiresAt - context.now / 1000 > skew) { return HandlerResult("fresh") }
         let sendsEmpty = invocation[parameter: "sendsEmpty"]?.revealed == .bool(true)
         guard let refreshToken = invocation.optionalText("refreshToken") ?? (sendsEmpty ? "" : nil) else {
             return HandlerResult("noRefreshToken")
@@ -695,7 +709,7 @@ public struct OIDCRefreshHandler: StepHandler {
                 return HandlerResult("failed", data: ["status": .int(response.status), "error": .string(error)])
             }
             let access: String
-            let expiresIn: Int
+            let expiresIn: Int?
             switch TokenAnswer.read(body) {
             case .success(let answer): (access, expiresIn) = answer
             case .failure(let problem): return HandlerResult("invalidToken", data: ["reason": .string(problem.reason)])
@@ -712,8 +726,7 @@ public struct OIDCRefreshHandler: StepHandler {
                     "refreshToken": .secret(.string(body["refresh_token"] as? String ?? refreshToken)),
                     "rotated": .bool(body["refresh_token"] is String),
                     "idToken": .secret(.string(idToken)),
-                    "expiresIn": .int(expiresIn),
-                ])
+                ].merging(OIDCTokenHandler.lifetime(expiresIn)) { $1 })
         } catch let error as NetworkError {
             return Pinning.result(error, url: endpoint)
         }

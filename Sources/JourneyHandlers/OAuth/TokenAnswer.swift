@@ -9,8 +9,9 @@ enum TokenAnswer {
     /// durations allow. A longer one is no lifetime a provider means.
     static let longestLifetime = 3650 * 86_400
 
-    /// The answer's access token and lifetime (0 when it gives none), or why it is not one.
-    static func read(_ body: [String: Any]) -> Result<(access: String, expiresIn: Int), Problem> {
+    /// The answer's access token and lifetime (nil when it gives none: `expires_in` is
+    /// RECOMMENDED, not required, RFC 6749 §5.1), or why it is not one.
+    static func read(_ body: [String: Any]) -> Result<(access: String, expiresIn: Int?), Problem> {
         if let error = body["error"] {
             return .failure(Problem("it holds an error ('\(code(error as? String))') beside its tokens"))
         }
@@ -23,7 +24,8 @@ enum TokenAnswer {
         guard type.lowercased() == "bearer" else {
             return .failure(Problem("its token_type is '\(code(type))', not Bearer"))
         }
-        guard let expiresIn = lifetime(body["expires_in"]) else {
+        guard let given = body["expires_in"] else { return .success((access, nil)) }
+        guard let expiresIn = lifetime(given) else {
             return .failure(
                 Problem("its expires_in is not a whole number of seconds from 0 to \(longestLifetime)"))
         }

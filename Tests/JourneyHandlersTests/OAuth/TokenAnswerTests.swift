@@ -151,6 +151,19 @@ struct TokenAnswerTests {
         #expect(TokenAnswer.lifetime(NSNumber(value: 3_650 * 86_400 + 1)) == nil)
     }
 
+    /// `expires_in` is RECOMMENDED (RFC 6749 §5.1): an answer without it has a token of no
+    /// known lifetime, which AppAuth keeps as fresh; one of 0 seconds has expired already.
+    @Test("an answer without expires_in says it gave no lifetime; one of 0 seconds gave one")
+    func noLifetimeIsNotZero() throws {
+        let without: [String: Any] = ["access_token": "at-2", "token_type": "Bearer"]
+        let read = try TokenAnswer.read(without).get()
+        #expect(read.access == "at-2" && read.expiresIn == nil)
+        #expect(OIDCTokenHandler.lifetime(read.expiresIn) == ["expiresIn": .int(0), "expires": .bool(false)])
+        let zero = try TokenAnswer.read(without.merging(["expires_in": 0]) { $1 }).get()
+        #expect(zero.expiresIn == 0)
+        #expect(OIDCTokenHandler.lifetime(zero.expiresIn) == ["expiresIn": .int(0), "expires": .bool(true)])
+    }
+
     @Test("a server's error text is shown only when it is an OAuth error code")
     func errorText() async throws {
         let refused = try await Self.refresh(
