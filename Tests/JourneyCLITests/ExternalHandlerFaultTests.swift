@@ -477,6 +477,49 @@ struct ExternalHandlerFaultTests {
         }
     }
 
+    /// Python's `%r` escapes a quote and doubles a backslash: the secret, written as a string
+    /// literal, is still the secret.
+    @Test(
+        "a secret written back escaped as a string literal is found: in outcome data it fails the step, in a message it is •••",
+        arguments: [
+            (
+                #"answer(m["id"], {"outcome": "yes", "data": {"heard": repr(code)}})"#,
+                "handler 'acme.x' failed: its program answered step 'ask' with a secret it was given in data 'heard' of outcome 'yes', which the contract does not declare secret: declare it '{type: string, secret: true}'"
+            ),
+            (
+                #"fail(m["id"], "bad code %r" % code)"#,
+                "handler 'acme.x' failed: its program failed step 'ask': bad code '•••'"
+            ),
+        ])
+    func anEscapedSecretIsStillTheSecret(_ reply: String, _ failure: String) async throws {
+        try await withTemporaryDirectory { folder in
+            let scenario = """
+                scenario: yes
+                journey: acme.flow
+                script:
+                  - at: ask
+                    answer: "yes"
+                    code: 'it''s "C:\\Users\\Zq9wX7vK"'
+                expect:
+                  end: done
+
+                """
+            let project = try ExternalProject(
+                in: folder,
+                program: """
+                    def step(m):
+                        got = call("driver/ask", {"inputs": ["answer", "code"]})
+                        code = got["result"]["values"]["code"]
+                        \(reply)
+                    serve(step)
+                    """, scenarios: ["yes": scenario])
+            let result = try await project.run()
+            #expect(result.status == Exit.failed, "\(result)")
+            #expect(Self.failure(result) == failure, "\(result)")
+            #expect(!result.output.contains("Zq9wX7vK") && !project.transcript.contains("Zq9wX7vK"), "\(result)")
+        }
+    }
+
     @Test func aSecretInAnErrorMessageOrOnStandardErrorIsShownAsDots() async throws {
         try await withTemporaryDirectory { folder in
             let project = try ExternalProject(

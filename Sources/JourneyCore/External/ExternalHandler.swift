@@ -613,7 +613,8 @@ final class Connection {
 
     private func holdsSecret(_ value: Value) -> Bool {
         switch value.revealed {
-        case .string(let text): secrets.contains { text.contains($0) }
+        // Written as it is, or escaped (`repr` doubles a Windows path's backslashes).
+        case .string(let text): SecretText.shows(secrets, in: text)
         case .list(let items): items.contains { holdsSecret($0) }
         // A number written as a secret's digits (a PIN sent back as 4321) shows them too.
         case .int(let number): holdsSecret(.string(String(number)))

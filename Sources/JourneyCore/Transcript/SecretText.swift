@@ -18,6 +18,13 @@ public enum SecretText {
         return text.utf8.count >= shortest ? text : nil
     }
 
+    /// Whether one of `secrets` shows in `text`, written as it is or escaped as
+    /// ``redacting(_:in:)`` reads escapes; anywhere, not only as a whole.
+    public static func shows(_ secrets: some Collection<String>, in text: String) -> Bool {
+        if secrets.contains(where: { !$0.isEmpty && text.contains($0) }) { return true }
+        return text.contains("\\") && redacting(secrets, in: text) != text
+    }
+
     /// Whether `secret` occurs in `text` as a whole: no letter or digit adjoins it.
     public static func occurs(_ secret: String, in text: String) -> Bool {
         var secret = secret
@@ -32,8 +39,10 @@ extension SecretText {
     /// `text` with each of `secrets` replaced by `•••` wherever it shows, written as it is or
     /// as a JSON encoder escapes it (`\u0142` for `ł`, in either case of hex, a surrogate pair
     /// for a character beyond the BMP, `\"`, `\\`, `\/`, `\n` and the other short escapes, in
-    /// any mixture): what a program prints of its input is often JSON. Runs of replaced text
-    /// next to each other become one `•••`.
+    /// any mixture), or as a language's string literal or shell quoting does (Python's `repr`
+    /// and `%r`: `\'`, `\xe9`, `\U0001f511`; a backslash before any other punctuation or a
+    /// space): what a program prints of its input is often JSON or a quoted string. Runs of
+    /// replaced text next to each other become one `•••`.
     public static func redacting(_ secrets: some Collection<String>, in text: String) -> String {
         let wanted = secrets.filter { !$0.isEmpty }.map { Array($0.unicodeScalars) }
         guard !wanted.isEmpty else { return text }
@@ -84,12 +93,20 @@ extension SecretText {
         return String(result)
     }
 
-    /// The character a JSON escape at `index` (a backslash) stands for, and how many scalars it
-    /// takes; nil where no escape starts.
+    /// The character an escape at `index` (a backslash) stands for, and how many scalars it
+    /// takes; nil where no escape starts. JSON's escapes, and those string literals and shells
+    /// add: `\xNN`, `\UNNNNNNNN`, and a backslash before punctuation or a space (`\'`, `\$`).
     private static func escape(in scalars: [Unicode.Scalar], at index: Int) -> (Unicode.Scalar, Int)? {
         guard index + 1 < scalars.count else { return nil }
-        switch scalars[index + 1] {
-        case "\"", "\\", "/": return (scalars[index + 1], 2)
+        let next = scalars[index + 1]
+        switch next {
+        case "\"", "\\", "/": return (next, 2)
+        case "x":
+            guard let value = hex(scalars, at: index + 2, digits: 2) else { return nil }
+            return Unicode.Scalar(value).map { ($0, 4) }
+        case "U":
+            guard let value = hex(scalars, at: index + 2, digits: 8) else { return nil }
+            return Unicode.Scalar(value).map { ($0, 10) }
         case "n": return ("\n", 2)
         case "t": return ("\t", 2)
         case "r": return ("\r", 2)
@@ -104,23 +121,28 @@ extension SecretText {
                 return (scalar, 12)
             }
             return Unicode.Scalar(unit).map { ($0, 6) }
-        default: return nil
+        default:
+            // A backslash that quotes the character after it (`\'` in Python's repr, `\ ` in a shell).
+            return quotable.unicodeScalars.contains(next) ? (next, 2) : nil
         }
     }
 
-    /// The four hex digits at `index`, as a number.
-    private static func hex(_ scalars: [Unicode.Scalar], at index: Int) -> UInt32? {
-        guard index + 4 <= scalars.count else { return nil }
+    /// What a backslash may quote: ASCII's punctuation and symbols, and a space.
+    private static let quotable = ##" !"#$%&'()*+,-.:;<=>?@[]^_`{|}~"##
+
+    /// The `digits` hex digits at `index` (four unless said), as a number.
+    private static func hex(_ scalars: [Unicode.Scalar], at index: Int, digits: Int = 4) -> UInt32? {
+        guard index + digits <= scalars.count else { return nil }
         var value: UInt32 = 0
-        for scalar in scalars[index..<(index + 4)] {
+        for scalar in scalars[index..<(index + digits)] {
             guard let digit = Int(String(scalar), radix: 16) else { return nil }
             value = value << 4 | UInt32(digit)
         }
         return value
     }
 
-    /// How much longer than itself a secret can be written with JSON escapes: each character
-    /// at most 12 scalars (a surrogate pair).
+    /// How much longer than itself a secret can be written with the escapes read: each
+    /// character at most 12 scalars (a JSON surrogate pair).
     public static let longestEscape = 12
 }
 

@@ -17,11 +17,24 @@ import Testing
             #"got "Has\u0142o\"tajne\\2024\uD83D\uDD11\/x""#,
             // Non-ASCII left as it is (JavaScript's JSON.stringify), the rest escaped.
             #"got "Hasło\"tajne\\2024🔑\/x""#,
+            // Python's repr: the backslash doubled; non-printables as \x and \U.
+            #"got 'Has\u0142o"tajne\\2024\U0001f511/x'"#,
         ])
     func escapedSecretsAreHidden(line: String) {
         let shown = SecretText.redacting([Self.secret], in: line)
         #expect(!shown.contains("tajne") && !shown.contains("0142") && !shown.contains("2024"), "\(shown)")
         #expect(shown.hasPrefix("got ") && shown.contains(Value.redacted), "\(shown)")
+    }
+
+    @Test("a secret written as a string literal or a shell word is •••")
+    func quotedSecretsAreHidden() {
+        // Python's %r of a text with both quotes escapes the single one.
+        #expect(SecretText.redacting([#"it's "Zq9wX7vK" ünï"#], in: #"bad 'it\'s "Zq9wX7vK" ünï'"#) == "bad '•••'")
+        #expect(SecretText.redacting(["pass word$1"], in: #"run pass\ word\$1"#) == "run •••")
+        #expect(SecretText.redacting(["caf\u{e9}-2024"], in: #"'caf\xe9-2024'"#) == "'•••'")
+        #expect(SecretText.shows([#"C:\Users\Zq9"#], in: #"'C:\\Users\\Zq9'"#))
+        #expect(!SecretText.shows([#"C:\Users\Zq9"#], in: #"'C:\\Users\\Zq8'"#))
+        #expect(SecretText.shows(["abcd"], in: "xabcdx") && !SecretText.shows([""], in: "abcd"))
     }
 
     @Test("text that holds no secret, escapes and all, is left as it is; neighbouring secrets are one •••")
