@@ -92,6 +92,7 @@ extension JourneyExplorer {
             let template = kept[found]
             var expansion = Expansion()
             expansion.incomplete = template.incomplete
+            expansion.guesses = template.guesses
             expansion.leftOut = template.leftOut
             expansion.successors.reserveCapacity(template.successors.count)
             expansion.keys.reserveCapacity(template.keys.count + 8)

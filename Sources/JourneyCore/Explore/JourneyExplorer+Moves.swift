@@ -339,6 +339,7 @@ extension JourneyExplorer {
 
         var shown: String {
             switch self {
+            case .asked(let request) where request.inputs.isEmpty: "asked for input"
             case .asked(let request): "asked for \(request.inputs.map(\.name).joined(separator: ", "))"
             case .done(let outcome?, _): "outcome \(outcome)"
             case .done(nil, _): "no outcome"

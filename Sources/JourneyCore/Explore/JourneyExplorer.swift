@@ -683,6 +683,10 @@ public struct JourneyExplorer: Sendable {
         var keys: [UInt8] = []
         /// Some input of the step cannot be made (said in `leftOut`).
         var incomplete = false
+        /// Some move sent a request with no network to send it to (a start without stubs): it
+        /// went as if offline, though the device is online, and what a server would answer is
+        /// not played, so where else the state leads is unknown (said in `leftOut`).
+        var guesses = false
         var leftOut: Set<LeftOut> = []
     }
 
@@ -893,8 +897,9 @@ public struct JourneyExplorer: Sendable {
                     }
                     states.markExpanded(index)
                     leftOut.formUnion(expansion.leftOut)
-                    // A step some of whose input cannot be made is not judged: where it leads is unknown.
-                    if expansion.incomplete { states.markUnknown(index) }
+                    // A step some of whose input cannot be made is not judged: where it leads is
+                    // unknown; so is a state whose request went as if offline for want of a network.
+                    if expansion.incomplete || expansion.guesses { states.markUnknown(index) }
                     for step in expansion.successors {
                         let (move, played) = (step.move, step.played)
                         var successor = step.node
@@ -1070,6 +1075,8 @@ public struct JourneyExplorer: Sendable {
         _ node: Node, journey: CompiledJourney, jumps: [Int], watchesSecrets: Bool, scratch: Scratch
     ) async -> Expansion {
         var expansion = Expansion()
+        // What a move played again in the merge sent: said, and not this state's.
+        expansion.leftOut.formUnion(scratch.takeSentWithoutNetwork())
         let (played, incomplete) = moves(node, journey: journey, leftOut: &expansion.leftOut, jumps: jumps)
         expansion.incomplete = incomplete
         expansion.successors.reserveCapacity(played.count)
@@ -1101,7 +1108,9 @@ public struct JourneyExplorer: Sendable {
                     hash: hash, situation: situation))
         }
         scratch.recorder.begin(keeping: false)
-        expansion.leftOut.formUnion(scratch.takeSentWithoutNetwork())
+        let sent = scratch.takeSentWithoutNetwork()
+        expansion.guesses = !sent.isEmpty
+        expansion.leftOut.formUnion(sent)
         return expansion
     }
 }
