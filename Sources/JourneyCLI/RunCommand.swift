@@ -102,14 +102,15 @@ struct RunCommand: AsyncParsableCommand {
         let console = Console()
         let context = try ProjectContext.load(console: console)
         let named = [scenario] + (journey.map { [$0] } ?? [])
+        // A folder is refused before anything is read from it (which would warn of its files).
+        let forFolder = "journey test \(Path.shellWord(scenario)) runs every scenario in it"
+        if let folder = Workspace.folderGiven(scenario, option: "--scenario", forFolder: forFolder) { throw folder }
         let (project, diagnostics) = Workspace.load(
             paths: named, journeyFolders: journeyFolders + context.searchFolders, toolkit: context.toolkit)
         console.print(diagnostics.shownWhenRunning)
         guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
         guard let compiled = project.scenarios.first(where: { $0.file == scenario }) else {
-            throw Workspace.notAScenario(
-                scenario, option: "--scenario", in: project,
-                forFolder: "journey test \(Path.shellWord(scenario)) runs every scenario in it")
+            throw Workspace.notAScenario(scenario, option: "--scenario", in: project, forFolder: forFolder)
         }
         if let journey, let chosen = project.journeys.first(where: { $0.file == journey }),
             chosen.id.value != compiled.journey.id

@@ -153,6 +153,21 @@ struct RunTests {
         }
     }
 
+    @Test("--scenario given an empty folder is refused before anything in it is read: one line, no warning")
+    func emptyFolderAsScenario() async throws {
+        try await withTemporaryDirectory { directory in
+            try FileManager.default.createDirectory(
+                at: directory.appendingPathComponent("m/dir.scenario.yaml"), withIntermediateDirectories: true)
+            let result = try await runJourney(["run", "--scenario", "m/dir.scenario.yaml"], cwd: directory)
+            expectNoCrash(result)
+            #expect(result.status == Exit.invalid, "\(result)")
+            #expect(
+                result.stderr
+                    == "error: m/dir.scenario.yaml is a folder, and --scenario takes one scenario file: journey test m/dir.scenario.yaml runs every scenario in it\n",
+                "\(result)")
+        }
+    }
+
     @Test("a scenario given alone, without --scenario, is a usage error with the command that plays it")
     func scenarioWithoutTheOption() async throws {
         let scenario = "journeys/examples/scenarios/correct-pin.scenario.yaml"

@@ -272,14 +272,21 @@ extension Workspace {
         return Set(journeys.flatMap(\.locales)).sorted().joined(separator: ", ")
     }
 
+    /// Why `path`, given to `option` (`--from`, `--scenario`), is no scenario file when it is a
+    /// folder (`forFolder` says what takes one); nil when it is not a folder.
+    static func folderGiven(_ path: String, option: String, forFolder: String) -> CLIError? {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue else {
+            return nil
+        }
+        return CLIError("\(path) is a folder, and \(option) takes one scenario file: \(forFolder)")
+    }
+
     /// Why `path`, given to `option` (`--from`, `--scenario`), names no scenario of `project`:
     /// a folder (`forFolder` says what takes one), one of its journeys, or a file of another
     /// kind.
     static func notAScenario(_ path: String, option: String, in project: Project, forFolder: String) -> CLIError {
-        var isFolder: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
-            return CLIError("\(path) is a folder, and \(option) takes one scenario file: \(forFolder)")
-        }
+        if let folder = folderGiven(path, option: option, forFolder: forFolder) { return folder }
         if let journey = project.journeys.first(where: { $0.file == path }) {
             return CLIError(
                 "\(path) is a journey (\(journey.id.value)), not a scenario: \(option) takes a scenario file (journey new scenario writes one)"
