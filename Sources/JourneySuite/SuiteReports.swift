@@ -65,11 +65,18 @@ public struct SuiteReport: Sendable {
     /// What a running or interrupted report says about the run itself.
     var stateMessage: String? {
         switch state {
-        case .finished: nil
+        case .finished: return nil
         case .running:
-            "journey test is running (or was killed before it finished): this report is not a result"
+            return "journey test is running (or was killed before it finished): this report is not a result"
         case .interrupted:
-            "the run was interrupted\(interruption.map { " by \($0)" } ?? "") after \(outcomes.count) of \(selected) scenarios; the others did not run"
+            // `selected` counts scenarios; explorations (`journey test --explore`) come after them.
+            let ran = outcomes.filter { !$0.isExploration }.count
+            let explored = outcomes.count - ran
+            let by = interruption.map { " by \($0)" } ?? ""
+            let explorations = explored == 1 ? "1 exploration" : "\(explored) explorations"
+            return "the run was interrupted\(by) after \(ran) of \(selected) scenarios"
+                + (explored > 0 ? " and \(explorations)" : "")
+                + (ran < selected ? "; the others did not run" : explored > 0 ? "; the rest was not explored" : "")
         }
     }
 }

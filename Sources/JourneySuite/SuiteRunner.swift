@@ -93,6 +93,10 @@ public struct ScenarioOutcome: Sendable, Codable, Equatable {
     /// `journey › scenario`; a scenario file too broken to say its journey is named by itself.
     public var name: String { journey.isEmpty ? scenario : "\(journey) › \(scenario)" }
 
+    /// Whether this is a journey's exploration (`journey test --explore`: `JOURNEY › explore`,
+    /// tagged explore), not a scenario's run.
+    public var isExploration: Bool { scenario == "explore" && tags == ["explore"] }
+
     public init(
         journey: String, scenario: String, file: String, tags: [String], status: Status, milliseconds: Double,
         steps: Int, problems: [Problem], end: String? = nil, waiting: String? = nil, note: String? = nil

@@ -151,6 +151,11 @@ extension ExploreInterruptTests {
                     try JSONSerialization.jsonObject(
                         with: Data(contentsOf: directory.appendingPathComponent("report.json"))) as? [String: Any]
                 #expect(report?["state"] as? String == "interrupted", "\(String(describing: report))")
+                // The exploration is not counted as a scenario beyond those selected.
+                #expect(
+                    report?["message"] as? String
+                        == "the run was interrupted by SIGINT after 0 of 0 scenarios and 1 exploration; the rest was not explored",
+                    "\(String(describing: report))")
                 let results = report?["scenarios"] as? [[String: Any]] ?? []
                 #expect(results.map { $0["status"] as? String } == ["skipped"], "\(String(describing: report))")
             }
