@@ -155,11 +155,18 @@ struct UIHandlerTests {
         ("tiqrauth://eduid.nl/tiqrauth/?q=1", "other"),  // no table for this scheme
     ])
     func linksRouteByTheRuleOfTheirScheme(link: String, outcome: String) async throws {
+        try await expectRouted(link, to: outcome, by: Self.sceneDelegate)
+    }
+
+    /// Plays `link` at step `s` of `journey` (then `close`) and expects the step's outcome.
+    func expectRouted(
+        _ link: String, to outcome: String, by journey: String,
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) async throws {
         let (report, transcript) = try await run(
-            journeys: [Self.sceneDelegate],
-            scenario: scenario("- at: s\n  link: \"\(link)\"\n- at: s\n  action: close"))
-        #expect(report.passed, "\(report.problems)")
-        #expect(transcript.text.contains("outcome \(outcome) {"), "\(transcript.text)")
+            journeys: [journey], scenario: scenario("- at: s\n  link: \"\(link)\"\n- at: s\n  action: close"))
+        #expect(report.passed, "\(report.problems)", sourceLocation: sourceLocation)
+        #expect(transcript.text.contains("outcome \(outcome) {"), "\(transcript.text)", sourceLocation: sourceLocation)
     }
 
     @Test func routesCanLookAtTheHostAndAStarServesEveryOtherScheme() async throws {
@@ -218,11 +225,7 @@ struct UIHandlerTests {
         ("https:created", "browser"),  // no host
     ])
     func universalLinksComeOnlyFromTheAppsDomains(link: String, outcome: String) async throws {
-        let (report, transcript) = try await run(
-            journeys: [Self.associated],
-            scenario: scenario("- at: s\n  link: \"\(link)\"\n- at: s\n  action: close"))
-        #expect(report.passed, "\(report.problems)")
-        #expect(transcript.text.contains("outcome \(outcome) {"), "\(transcript.text)")
+        try await expectRouted(link, to: outcome, by: Self.associated)
     }
 
     @Test func theBrowserOutcomeIsDeclaredWithDomains() throws {
