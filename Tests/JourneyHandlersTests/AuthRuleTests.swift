@@ -675,6 +675,36 @@ struct AuthRuleTests {
             ])
     }
 
+    @Test(
+        "a password typed into a field not declared secret, or a field kept in a secret value; a secret field is fine")
+    func typedInClear() {
+        func warnings(_ field: String, set: String = "state.name", extra: String = "") -> [String] {
+            Self.otherWarnings(
+                Self.journey(
+                    """
+                      s:
+                        handler: ui.form
+                        screen:
+                          fields:
+                            f: \(field)
+                          actions: { submit: Go }
+                        on:
+                          submit:
+                            set: { \(set): "${outcome.f}" }
+                            to: done
+                          invalid: s
+                    """,
+                    extra: "state:\n  name: { type: string, default: \"\" }\n  kept: { type: string, secret: true }\n"
+                        + extra))
+        }
+        // A password field is secret unless it says otherwise.
+        #expect(warnings("{ kind: password, required: true, secret: false }") == ["auth.typed-in-clear 14:9"])
+        #expect(warnings("{ kind: password, required: true }", set: "state.kept").isEmpty)
+        #expect(warnings("{ kind: text, required: true }").isEmpty)
+        #expect(warnings("{ kind: text, required: true }", set: "state.kept") == ["auth.typed-in-clear 14:9"])
+        #expect(warnings("{ kind: digits, required: true, secret: true }", set: "state.kept").isEmpty)
+    }
+
     @Test("a token captured from an answer in clear; one declared secret, or a token's type, is fine")
     func captureInClear() {
         func warnings(_ captures: String, secret: String = "") -> [String] {

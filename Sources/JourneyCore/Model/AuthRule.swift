@@ -19,6 +19,7 @@ public enum AuthRule: String, CaseIterable, Sendable, Hashable {
     case clearCapture = "auth.capture-in-clear"
     case otpReplay = "auth.otp-replay"
     case tokenInURL = "auth.token-in-url"
+    case typedInClear = "auth.typed-in-clear"
 
     /// What the rule asks, in one sentence, for the docs and `journey check`'s messages.
     public var rule: String {
@@ -47,6 +48,8 @@ public enum AuthRule: String, CaseIterable, Sendable, Hashable {
             "A PIN the device keeps is replaced only after a credential is checked: \"Forgot PIN?\", a wrong PIN or a spent limit never lead to choosing a new one while the data it guards stays (CWE-640, OWASP MASVS-AUTH-1)."
         case .otpReplay:
             "A one-time code is accepted once: a TOTP check is given the period of the last code used (`lastStep`), kept in `stored` and set from `outcome.step` when a code is valid; an HOTP check's `counter` is kept in `stored` and moved on by the journey (RFC 6238 5.2, RFC 4226 7.2)."
+        case .typedInClear:
+            "What the user types as a secret (a password, or a value the journey keeps as secret) is typed into a field declared secret, so that no transcript, report or replay shows it (OWASP MASVS-STORAGE-2)."
         case .tokenInURL:
             "A token, password or secret is never sent in a URL's query, which servers, proxies and logs keep: it goes in a header or the body (RFC 6750 2.3, OWASP MASVS-NETWORK-1)."
         case .plainHTTP:

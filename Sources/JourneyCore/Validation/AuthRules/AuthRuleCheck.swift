@@ -38,6 +38,7 @@ struct AuthRuleCheck {
         check.captures()
         check.oneTimeCodes()
         check.tokensInURLs()
+        check.typedInClear()
         // A step named by an exception is one of the journey's.
         let ids = journey.steps.map(\.id.value)
         for exception in journey.exceptions {

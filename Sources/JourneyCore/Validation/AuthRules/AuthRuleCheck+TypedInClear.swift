@@ -1,0 +1,36 @@
+// `auth.typed-in-clear`: one family of the static auth rules (``AuthRuleCheck``).
+
+extension AuthRuleCheck {
+    /// ``AuthRule/typedInClear``: a form field not secret that is a password (one written
+    /// `secret: false`: a password field is secret unless it says otherwise), or whose value the
+    /// step's transitions keep in a value the journey declares secret.
+    mutating func typedInClear() {
+        let secretVariables = Set(
+            journey.state.filter(\.type.secret).map { "state.\($0.name.value)" }
+                + journey.stored.filter(\.type.secret).map { "stored.\($0.name.value)" })
+        for step in journey.steps {
+            for field in step.screen?.fields ?? [] where !field.secret {
+                let name = field.name.value
+                let said = "field '\(name)' of step '\(step.id.value)'"
+                let declare = "declare it 'secret: true'"
+                if field.kind == .password {
+                    find(
+                        .typedInClear,
+                        "\(said) is a password written 'secret: false': a transcript and a report would show what is typed; leave 'secret' out",
+                        at: field.name.location)
+                    continue
+                }
+                let kept = step.transitions.flatMap(\.transition.branches).flatMap(\.assignments).first {
+                    secretVariables.contains($0.target.value.description)
+                        && $0.value.carriedReferences.contains(["outcome", name])
+                }
+                if let kept {
+                    find(
+                        .typedInClear,
+                        "\(said) is kept in \(kept.target.value), which is secret, but is typed in clear: a transcript and a report would show what is typed; \(declare)",
+                        at: field.name.location)
+                }
+            }
+        }
+    }
+}
