@@ -1,7 +1,8 @@
 import Foundation
 import JourneyCore
-import JourneyHandlers
 import Testing
+
+@testable import JourneyHandlers
 
 @Suite("UI handlers")
 struct UIHandlerTests {
@@ -223,9 +224,24 @@ struct UIHandlerTests {
         ("https://eduid.nl/help", "ignored"),
         ("eduid://x/created", "created"),  // custom schemes are not universal links
         ("https:created", "browser"),  // no host
+        // A browser reads a backslash as a slash: the host is evil.example's, not eduid.nl's.
+        (#"https://evil.example\\@eduid.nl/created"#, "browser"),
+        ("https://eduid.nl@evil.example/created", "browser"),  // user info, then the host
+        ("https://user@eduid.nl:443/created", "created"),
     ])
     func universalLinksComeOnlyFromTheAppsDomains(link: String, outcome: String) async throws {
         try await expectRouted(link, to: outcome, by: Self.associated)
+    }
+
+    @Test(arguments: [
+        ("applinks:eduid.nl", true), ("eduid.nl?mode=developer", true), ("https://eduid.nl", true),
+        ("eduid.nl/path", true), ("", true), ("*", true), ("*.", true), ("eduid..nl", true),
+        ("eduid.nl", false), ("*.eduid.nl", false), ("login.test2.eduid.nl", false), ("bücher.example", false),
+    ])
+    func aDomainThatIsNoHostIsRefused(domain: String, refused: Bool) {
+        let problem = LinkWaitHandler.domainsProblem(.list([.string("eduid.nl"), .string(domain)]))
+        #expect((problem != nil) == refused, "\(domain): \(problem ?? "")")
+        #expect(problem.map { $0.contains("'\(domain)' is not a host") } ?? true)
     }
 
     @Test func theBrowserOutcomeIsDeclaredWithDomains() throws {

@@ -62,8 +62,8 @@ public struct LinkWaitHandler: StepHandler {
             ParameterSpec(
                 name: "domains", kind: .value(TypeInfo(.list)),
                 summary:
-                    "the app's associated domains: an http(s) link reaches the app only from one of these hosts (compared without case; `*.example.org` is every host under example.org), as iOS delivers universal links; a link of any other host opens in the browser (`browser`). Unless given, every link reaches the app"
-            ),
+                    "the app's associated domains: an http(s) link reaches the app only from one of these hosts (compared without case; `*.example.org` is every host under example.org), as iOS delivers universal links; a link of any other host opens in the browser (`browser`). Unless given, every link reaches the app",
+                check: LinkWaitHandler.domainsProblem),
             ParameterSpec(
                 name: "secret", kind: .value(TypeInfo(.bool)), defaultValue: .bool(false),
                 summary: "whether whole links are secret; otherwise only their query and fragment values are redacted"),
@@ -166,7 +166,7 @@ public struct LinkWaitHandler: StepHandler {
     static func route(_ link: String, _ invocation: HandlerInvocation) -> String {
         let scheme = Self.scheme(of: link)
         if scheme == "https" || scheme == "http", let domains = Self.domains(invocation),
-            !Self.isAssociated(Self.text(of: link, .host).lowercased(), domains)
+            !Self.isAssociated(Self.webHost(of: link), domains)
         {
             return Self.browser
         }
@@ -191,6 +191,41 @@ public struct LinkWaitHandler: StepHandler {
     static func domains(_ invocation: HandlerInvocation) -> [String]? {
         guard case .list(let items)? = invocation[parameter: "domains"]?.revealed else { return nil }
         return items.compactMap { if case .string(let host) = $0.revealed { host.lowercased() } else { nil } }
+    }
+
+    /// The host of an http(s) link as a browser reads it, lowercased: after the scheme and any
+    /// slashes or backslashes (a browser reads `\` as `/` there), up to the first `/`, `\`, `?`
+    /// or `#`, after any user info, without the port. `https://evil.example\@eduid.nl/` is
+    /// evil.example's, as a browser opens it, though Foundation's URL parser says eduid.nl.
+    static func webHost(of link: String) -> String {
+        guard let colon = link.firstIndex(of: ":") else { return "" }
+        let rest = link[link.index(after: colon)...].drop { $0 == "/" || $0 == "\\" }
+        let authority = rest.prefix { !"/\\?#".contains($0) }
+        let host = authority.lastIndex(of: "@").map { authority[authority.index(after: $0)...] } ?? authority
+        if host.hasPrefix("["), let close = host.firstIndex(of: "]") { return String(host[...close]).lowercased() }
+        return String(host.prefix { $0 != ":" }).lowercased()
+    }
+
+    /// Why `value` is no list of associated domains: an entry that is not a host or `*.` and a
+    /// host (an entitlement's `applinks:` prefix or `?mode=` suffix copied with it, a scheme, a
+    /// path); nil when it is one, or not a list (which `journey check` reports as a type).
+    static func domainsProblem(_ value: Value) -> String? {
+        guard case .list(let items) = value.revealed else { return nil }
+        for item in items {
+            guard case .string(let domain) = item.revealed else { continue }
+            let host = domain.hasPrefix("*.") ? domain.dropFirst(2) : Substring(domain)
+            let labels = host.split(separator: ".", omittingEmptySubsequences: false)
+            let isHost =
+                !host.isEmpty
+                && labels.allSatisfy { label in
+                    !label.isEmpty && label.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" }
+                }
+            if !isHost {
+                return
+                    "'\(domain)' is not a host: write the domain alone (`eduid.nl`, or `*.eduid.nl` for the hosts under it), as an entitlement's `applinks:` entry names it without its prefix and `?mode=`"
+            }
+        }
+        return nil
     }
 
     /// Whether `host` is one of `domains`: the same host, or under a `*.` domain (which, as an

@@ -77,6 +77,16 @@ struct ExplorationChoicesTests {
                 """
             ),
             (
+                "link.wait with associated domains and no https table: a link of another host is tried too",
+                """
+                handler: link.wait
+                with:
+                  routes: { linked: account-linked }
+                  domains: [app.example]
+                on: { linked: done, other: other, browser: other }
+                """
+            ),
+            (
                 "tinkoff.callback, the callback URL with each of its answers and a foreign URL",
                 """
                 handler: tinkoff.callback
