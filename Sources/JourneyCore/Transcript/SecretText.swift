@@ -40,8 +40,8 @@ extension SecretText {
     /// as a JSON encoder escapes it (`\u0142` for `ł`, in either case of hex, a surrogate pair
     /// for a character beyond the BMP, `\"`, `\\`, `\/`, `\n` and the other short escapes, in
     /// any mixture), or as a language's string literal or shell quoting does (Python's `repr`
-    /// and `%r`: `\'`, `\xe9`, `\U0001f511`; a backslash before any other punctuation or a
-    /// space): what a program prints of its input is often JSON or a quoted string. Runs of
+    /// and `%r`: `\'`, `\xe9`, `\U0001f511`, and of bytes `\xc3\xa4` for `ä`; a backslash
+    /// before any other punctuation or a space): what a program prints of its input is often JSON or a quoted string. Runs of
     /// replaced text next to each other become one `•••`.
     public static func redacting(_ secrets: some Collection<String>, in text: String) -> String {
         let wanted = secrets.filter { !$0.isEmpty }.map { Array($0.unicodeScalars) }
@@ -103,6 +103,11 @@ extension SecretText {
         case "\"", "\\", "/": return (next, 2)
         case "x":
             guard let value = hex(scalars, at: index + 2, digits: 2) else { return nil }
+            // Python's repr of bytes writes a character beyond ASCII as its UTF-8 bytes, each
+            // `\xNN`: read as one character when they make one.
+            if let (scalar, count) = utf8Character(scalars, at: index, first: UInt8(value)) {
+                return (scalar, 4 * count)
+            }
             return Unicode.Scalar(value).map { ($0, 4) }
         case "U":
             guard let value = hex(scalars, at: index + 2, digits: 8) else { return nil }
@@ -125,6 +130,33 @@ extension SecretText {
             // A backslash that quotes the character after it (`\'` in Python's repr, `\ ` in a shell).
             return quotable.unicodeScalars.contains(next) ? (next, 2) : nil
         }
+    }
+
+    /// The character that `\xNN` escapes from `index` on write as UTF-8 (`\xc3\xa4` for `ä`),
+    /// `first` being the first one's byte, and how many escapes it takes; nil when they do not
+    /// make one character of two to four bytes.
+    private static func utf8Character(
+        _ scalars: [Unicode.Scalar], at index: Int, first: UInt8
+    ) -> (Unicode.Scalar, Int)? {
+        let count =
+            switch first {
+            case 0xC2...0xDF: 2
+            case 0xE0...0xEF: 3
+            case 0xF0...0xF4: 4
+            default: 0
+            }
+        guard count > 0 else { return nil }
+        var bytes = [first]
+        for position in 1..<count {
+            let at = index + 4 * position
+            guard at + 3 < scalars.count, scalars[at] == "\\", scalars[at + 1] == "x",
+                let value = hex(scalars, at: at + 2, digits: 2), (0x80...0xBF).contains(value)
+            else { return nil }
+            bytes.append(UInt8(value))
+        }
+        let decoded = String(decoding: bytes, as: UTF8.self).unicodeScalars
+        guard decoded.count == 1, let scalar = decoded.first, scalar != "\u{FFFD}" else { return nil }
+        return (scalar, count)
     }
 
     /// What a backslash may quote: ASCII's punctuation and symbols, and a space.

@@ -32,6 +32,11 @@ import Testing
         #expect(SecretText.redacting([#"it's "Zq9wX7vK" ünï"#], in: #"bad 'it\'s "Zq9wX7vK" ünï'"#) == "bad '•••'")
         #expect(SecretText.redacting(["pass word$1"], in: #"run pass\ word\$1"#) == "run •••")
         #expect(SecretText.redacting(["caf\u{e9}-2024"], in: #"'caf\xe9-2024'"#) == "'•••'")
+        // Python's repr of bytes: a character beyond ASCII as its UTF-8 bytes.
+        #expect(SecretText.redacting(["pässwörd"], in: #"bad b'p\xc3\xa4ssw\xc3\xb6rd'"#) == "bad b'•••'")
+        #expect(SecretText.redacting(["p🔑ss"], in: #"b'p\xf0\x9f\x94\x91ss'"#) == "b'•••'")
+        // Bytes that make no character are read one by one, and hide nothing.
+        #expect(SecretText.redacting(["pässwörd"], in: #"b'p\xc3\xc3ssw'"#) == #"b'p\xc3\xc3ssw'"#)
         #expect(SecretText.shows([#"C:\Users\Zq9"#], in: #"'C:\\Users\\Zq9'"#))
         #expect(!SecretText.shows([#"C:\Users\Zq9"#], in: #"'C:\\Users\\Zq8'"#))
         #expect(SecretText.shows(["abcd"], in: "xabcdx") && !SecretText.shows([""], in: "abcd"))
