@@ -703,6 +703,25 @@ struct AuthRuleTests {
         #expect(warnings("{ kind: text, required: true }").isEmpty)
         #expect(warnings("{ kind: text, required: true }", set: "state.kept") == ["auth.typed-in-clear 14:9"])
         #expect(warnings("{ kind: digits, required: true, secret: true }", set: "state.kept").isEmpty)
+        // Kept beside a secret field (a Basic credential), a user name is not what makes it secret.
+        #expect(
+            Self.otherWarnings(
+                Self.journey(
+                    """
+                      s:
+                        handler: ui.form
+                        screen:
+                          fields:
+                            user: { kind: text, required: true }
+                            pass: { kind: password, required: true }
+                          actions: { submit: Go }
+                        on:
+                          submit:
+                            set: { state.kept: "${outcome.user + ':' + outcome.pass}" }
+                            to: done
+                          invalid: s
+                    """, extra: "state:\n  kept: { type: string, secret: true }\n")
+            ).isEmpty)
     }
 
     @Test("a token captured from an answer in clear; one declared secret, or a token's type, is fine")

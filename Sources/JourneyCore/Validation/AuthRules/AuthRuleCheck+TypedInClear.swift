@@ -3,13 +3,15 @@
 extension AuthRuleCheck {
     /// ``AuthRule/typedInClear``: a form field not secret that is a password (one written
     /// `secret: false`: a password field is secret unless it says otherwise), or whose value the
-    /// step's transitions keep in a value the journey declares secret.
+    /// step's transitions keep in a value the journey declares secret, and nothing secret with it.
     mutating func typedInClear() {
         let secretVariables = Set(
             journey.state.filter(\.type.secret).map { "state.\($0.name.value)" }
                 + journey.stored.filter(\.type.secret).map { "stored.\($0.name.value)" })
         for step in journey.steps {
-            for field in step.screen?.fields ?? [] where !field.secret {
+            let fields = step.screen?.fields ?? []
+            let secretFields = fields.filter(\.secret).map { ["outcome", $0.name.value] }
+            for field in fields where !field.secret {
                 let name = field.name.value
                 let said = "field '\(name)' of step '\(step.id.value)'"
                 let declare = "declare it 'secret: true'"
@@ -20,9 +22,12 @@ extension AuthRuleCheck {
                         at: field.name.location)
                     continue
                 }
+                // A value that also holds a secret field (`user + ':' + pass`) is secret for that
+                // field's sake: the user name in it may be shown.
                 let kept = step.transitions.flatMap(\.transition.branches).flatMap(\.assignments).first {
-                    secretVariables.contains($0.target.value.description)
-                        && $0.value.carriedReferences.contains(["outcome", name])
+                    let carried = $0.value.carriedReferences
+                    return secretVariables.contains($0.target.value.description) && carried.contains(["outcome", name])
+                        && !carried.contains(where: secretFields.contains)
                 }
                 if let kept {
                     find(
