@@ -60,8 +60,10 @@ extension TestCommand {
             }
             outcomes.append(
                 ScenarioOutcome(
-                    journey: unexplored.journey, scenario: "explore", file: files[unexplored.journey] ?? "",
-                    tags: ["explore"], status: strict && unexplored.declared == nil ? .failed : .skipped,
+                    journey: unexplored.journey, scenario: ScenarioOutcome.exploration,
+                    file: files[unexplored.journey] ?? "",
+                    tags: [ScenarioOutcome.exploration],
+                    status: strict && unexplored.declared == nil ? .failed : .skipped,
                     milliseconds: 0, steps: 0, problems: [ScenarioOutcome.Problem(kind: .invariant, message: message)]))
         }
         return (outcomes.sorted { $0.journey < $1.journey }, nil)
@@ -168,7 +170,8 @@ extension TestCommand {
                     "explored \(counted(group.count, "start")) (\(fromDevice ? "the default device, " : "")\(counted(scenarios, "scenario"))): \(counted(states, "state")), \(counted(transitions, "transition"))"
             )
             return ScenarioOutcome(
-                journey: journey.id, scenario: "explore", file: file, tags: ["explore"],
+                journey: journey.id, scenario: ScenarioOutcome.exploration, file: file,
+                tags: [ScenarioOutcome.exploration],
                 status: !problems.isEmpty ? .failed : skipped.isEmpty ? .passed : .skipped,
                 milliseconds: milliseconds, steps: transitions,
                 problems: problems.isEmpty ? skipped : problems + [explored],

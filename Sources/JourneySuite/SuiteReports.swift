@@ -73,10 +73,14 @@ public struct SuiteReport: Sendable {
             let ran = outcomes.filter { !$0.isExploration }.count
             let explored = outcomes.count - ran
             let by = interruption.map { " by \($0)" } ?? ""
-            let explorations = explored == 1 ? "1 exploration" : "\(explored) explorations"
-            return "the run was interrupted\(by) after \(ran) of \(selected) scenarios"
-                + (explored > 0 ? " and \(explorations)" : "")
-                + (ran < selected ? "; the others did not run" : explored > 0 ? "; the rest was not explored" : "")
+            var message = "the run was interrupted\(by) after \(ran) of \(selected) scenarios"
+            if explored > 0 { message += explored == 1 ? " and 1 exploration" : " and \(explored) explorations" }
+            if ran < selected {
+                message += "; the others did not run"
+            } else if explored > 0 {
+                message += "; the rest was not explored"
+            }
+            return message
         }
     }
 }

@@ -93,9 +93,12 @@ public struct ScenarioOutcome: Sendable, Codable, Equatable {
     /// `journey › scenario`; a scenario file too broken to say its journey is named by itself.
     public var name: String { journey.isEmpty ? scenario : "\(journey) › \(scenario)" }
 
-    /// Whether this is a journey's exploration (`journey test --explore`: `JOURNEY › explore`,
-    /// tagged explore), not a scenario's run.
-    public var isExploration: Bool { scenario == "explore" && tags == ["explore"] }
+    /// The name, and the one tag, of a journey's exploration in `journey test --explore`
+    /// (`JOURNEY › explore`).
+    public static let exploration = "explore"
+
+    /// Whether this is a journey's exploration (``exploration``), not a scenario's run.
+    public var isExploration: Bool { scenario == Self.exploration && tags == [Self.exploration] }
 
     public init(
         journey: String, scenario: String, file: String, tags: [String], status: Status, milliseconds: Double,

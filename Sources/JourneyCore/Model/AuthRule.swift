@@ -107,15 +107,7 @@ extension AuthRule {
     /// The host of an `https://` URI, lowercased, read as ``plainHTTPHost(_:)`` reads one.
     static func httpsHost(_ uri: String) -> String? { host(uri, scheme: "https") }
 
-    static func host(_ uri: String, scheme: String) -> String? {
-        let lowered = uri.lowercased().trimmingCharacters(in: .whitespacesAndNewlines)
-        guard lowered.hasPrefix(scheme + ":") else { return nil }
-        let rest = lowered.dropFirst(scheme.count + 1).drop { $0 == "/" || $0 == "\\" }
-        var authority = rest.prefix { $0 != "/" && $0 != "\\" && $0 != "?" && $0 != "#" }
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        if authority.hasPrefix("[") { return String(authority.prefix { $0 != "]" }.dropFirst()) }
-        return String(authority.prefix { $0 != ":" })
-    }
+    static func host(_ uri: String, scheme: String) -> String? { URLHost.of(uri, scheme: scheme) }
 
     static func isLoopbackIP(_ host: String) -> Bool {
         let parts = host.split(separator: ".", omittingEmptySubsequences: false)

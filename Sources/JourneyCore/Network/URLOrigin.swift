@@ -24,6 +24,25 @@ public enum URLOrigin {
     }
 }
 
+/// The host of a URL as a browser reads it (the WHATWG URL standard), not as Foundation's
+/// parser does: `https://evil.example\@eduid.nl/` is evil.example's.
+public enum URLHost {
+    /// The host of `uri` if its scheme is `scheme` (lowercase), lowercased, without brackets
+    /// round an IPv6 address; nil for another scheme. Spaces around the URI are dropped; after
+    /// the scheme's colon come any number of slashes or backslashes, none included
+    /// (`http:/example.com`, `http:example.com` and `http:\\example.com` all go to
+    /// example.com); the host ends at a `/`, `\`, `?` or `#`, after any user info, before any port.
+    public static func of(_ uri: String, scheme: String) -> String? {
+        let lowered = uri.lowercased().trimmingCharacters(in: .whitespacesAndNewlines)
+        guard lowered.hasPrefix(scheme + ":") else { return nil }
+        let rest = lowered.dropFirst(scheme.count + 1).drop { $0 == "/" || $0 == "\\" }
+        var authority = rest.prefix { $0 != "/" && $0 != "\\" && $0 != "?" && $0 != "#" }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        if authority.hasPrefix("[") { return String(authority.prefix { $0 != "]" }.dropFirst()) }
+        return String(authority.prefix { $0 != ":" })
+    }
+}
+
 /// The query of a URL as a browser reads it.
 public enum URLQuery {
     /// What follows the first `?` that comes before the fragment, up to the fragment's `#`;

@@ -93,9 +93,7 @@ public struct LinkWaitHandler: StepHandler {
             Conditional(
                 OutcomeSpec(
                     name: Self.browser,
-                    summary:
-                        "an http(s) link of a host not among `domains`: it opens in the browser, and the app never sees it",
-                    data: [DataSpec(name: "url", type: TypeInfo(.string))]),
+                    summary: LinkWaitHandler.browserSummary, data: [DataSpec(name: "url", type: TypeInfo(.string))]),
                 .given("domains")),
         ],
         refine: { shape, contract in
@@ -121,10 +119,7 @@ public struct LinkWaitHandler: StepHandler {
                 outcomes.append(OutcomeSpec(name: fallback, summary: "a link\(which) that matches no route", data: url))
             }
             if shape.given.contains("domains"), !outcomes.contains(where: { $0.name == Self.browser }) {
-                outcomes.append(
-                    OutcomeSpec(
-                        name: Self.browser,
-                        summary: "an http(s) link of a host not among `domains` opens in the browser", data: url))
+                outcomes.append(OutcomeSpec(name: Self.browser, summary: Self.browserSummary, data: url))
             }
             contract.outcomes.insert(contentsOf: outcomes, at: 0)
             if given {
@@ -137,6 +132,8 @@ public struct LinkWaitHandler: StepHandler {
 
     /// The outcome of an http(s) link from a host that is not one of the app's `domains`.
     static let browser = "browser"
+    static let browserSummary =
+        "an http(s) link of a host not among `domains`: it opens in the browser, and the app never sees it"
 
     static let linkInput = InputSpec(
         name: "link", type: TypeInfo(.string), summary: "the URL the app receives", redactsQuery: true)
@@ -166,7 +163,7 @@ public struct LinkWaitHandler: StepHandler {
     static func route(_ link: String, _ invocation: HandlerInvocation) -> String {
         let scheme = Self.scheme(of: link)
         if scheme == "https" || scheme == "http", let domains = Self.domains(invocation),
-            !Self.isAssociated(Self.webHost(of: link), domains)
+            !Self.isAssociated(URLHost.of(link, scheme: scheme) ?? "", domains)
         {
             return Self.browser
         }
@@ -191,19 +188,6 @@ public struct LinkWaitHandler: StepHandler {
     static func domains(_ invocation: HandlerInvocation) -> [String]? {
         guard case .list(let items)? = invocation[parameter: "domains"]?.revealed else { return nil }
         return items.compactMap { if case .string(let host) = $0.revealed { host.lowercased() } else { nil } }
-    }
-
-    /// The host of an http(s) link as a browser reads it, lowercased: after the scheme and any
-    /// slashes or backslashes (a browser reads `\` as `/` there), up to the first `/`, `\`, `?`
-    /// or `#`, after any user info, without the port. `https://evil.example\@eduid.nl/` is
-    /// evil.example's, as a browser opens it, though Foundation's URL parser says eduid.nl.
-    static func webHost(of link: String) -> String {
-        guard let colon = link.firstIndex(of: ":") else { return "" }
-        let rest = link[link.index(after: colon)...].drop { $0 == "/" || $0 == "\\" }
-        let authority = rest.prefix { !"/\\?#".contains($0) }
-        let host = authority.lastIndex(of: "@").map { authority[authority.index(after: $0)...] } ?? authority
-        if host.hasPrefix("["), let close = host.firstIndex(of: "]") { return String(host[...close]).lowercased() }
-        return String(host.prefix { $0 != ":" }).lowercased()
     }
 
     /// Why `value` is no list of associated domains: an entry that is not a host or `*.` and a

@@ -97,13 +97,11 @@ extension LinkWaitHandler: ExplorableHandler {
                 }
             }
         }
-        // Links no route takes: one of each scheme the routes name, then one of a scheme none does.
+        // Links no route takes: one of each scheme the routes name, then one of a scheme none
+        // does. With `domains`, an https one is tried however the routes are written (from
+        // another host it opens in the browser), and each is tried from the app's own host too.
         var schemes = (invocation.tables["routes"]?.tables ?? []).map(\.name).filter { $0 != LiteralTables.anyName }
-        // With `domains`, a link from another host opens in the browser: one is tried however
-        // the routes are written.
         if home != nil, !schemes.contains(where: { $0.lowercased() == "https" }) { schemes.append("https") }
-        // With `domains`, an http(s) link no route takes is tried from the app's own host too
-        // (the one from another host opens in the browser).
         for scheme in schemes.map({ $0.lowercased() }) + ["unrouted-scheme"] {
             let strays =
                 ["\(scheme)://nowhere.example/explored"] + (home.map { ["\(scheme)://\($0)/nowhere-explored"] } ?? [])

@@ -133,6 +133,15 @@ struct NetworkAndBankIDTests {
 
     /// With stubs and a needed service, only the service's origin reaches the live side;
     /// another port on the same host, or another host, gets the stubs.
+    @Test func hostsAreReadAsABrowserReadsThem() {
+        #expect(URLHost.of(#"https://evil.example\@eduid.nl/created"#, scheme: "https") == "evil.example")
+        #expect(URLHost.of("https://eduid.nl@evil.example/", scheme: "https") == "evil.example")
+        #expect(URLHost.of(" HTTPS://User@EduID.nl:443/x ", scheme: "https") == "eduid.nl")
+        #expect(URLHost.of(#"http:\\example.com/a"#, scheme: "http") == "example.com")
+        #expect(URLHost.of("http://[::1]:8080/", scheme: "http") == "::1")
+        #expect(URLHost.of("https://eduid.nl/", scheme: "http") == nil)
+    }
+
     @Test func routingSendsOnlyTheNeededOriginLive() async throws {
         final class Live: NetworkTransport {
             var seen: [String] = []

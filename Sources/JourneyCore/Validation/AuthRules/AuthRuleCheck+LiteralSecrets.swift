@@ -43,9 +43,7 @@ extension AuthRuleCheck {
                     at: value.location)
             }
         }
-        let secretVariables = Set(
-            journey.state.filter(\.type.secret).map { "state.\($0.name.value)" }
-                + journey.stored.filter(\.type.secret).map { "stored.\($0.name.value)" })
+        let secretVariables = self.secretVariables
         for step in journey.steps {
             for branch in step.transitions.flatMap(\.transition.branches) {
                 if let condition = branch.condition, case .success(let expression) = Expression.parse(condition.value) {

@@ -5,16 +5,13 @@ extension AuthRuleCheck {
     /// `secret: false`: a password field is secret unless it says otherwise), or whose value the
     /// step's transitions keep in a value the journey declares secret, and nothing secret with it.
     mutating func typedInClear() {
-        let secretVariables = Set(
-            journey.state.filter(\.type.secret).map { "state.\($0.name.value)" }
-                + journey.stored.filter(\.type.secret).map { "stored.\($0.name.value)" })
+        let secretVariables = self.secretVariables
         for step in journey.steps {
             let fields = step.screen?.fields ?? []
             let secretFields = fields.filter(\.secret).map { ["outcome", $0.name.value] }
             for field in fields where !field.secret {
                 let name = field.name.value
                 let said = "field '\(name)' of step '\(step.id.value)'"
-                let declare = "declare it 'secret: true'"
                 if field.kind == .password {
                     find(
                         .typedInClear,
@@ -32,7 +29,7 @@ extension AuthRuleCheck {
                 if let kept {
                     find(
                         .typedInClear,
-                        "\(said) is kept in \(kept.target.value), which is secret, but is typed in clear: a transcript and a report would show what is typed; \(declare)",
+                        "\(said) is kept in \(kept.target.value), which is secret, but is typed in clear: a transcript and a report would show what is typed; declare it 'secret: true'",
                         at: field.name.location)
                 }
             }

@@ -360,6 +360,14 @@ struct AuthRuleCheck {
         }
     }
 
+    /// The journey's state and stored values declared secret, as `set:` names them
+    /// (`state.password`, `stored.token`).
+    var secretVariables: Set<String> {
+        Set(
+            journey.state.filter(\.type.secret).map { "state.\($0.name.value)" }
+                + journey.stored.filter(\.type.secret).map { "stored.\($0.name.value)" })
+    }
+
     /// The state values that hold a PIN the user typed in this run, directly or through state.
     var typedPINState: Set<String> {
         let typed = assignments.filter { assignment, fromPIN in
