@@ -142,6 +142,26 @@ struct TestReportsTests {
         }
     }
 
+    #if os(Linux)
+    @Test(
+        "a report in a folder that takes no new file says the folder is why, not that a file there is missing",
+        .enabled(if: FileManager.default.fileExists(atPath: "/proc/version")))
+    func reportInAFolderTakingNoFile() async throws {
+        try await withTemporaryDirectory { directory in
+            let result = try await runJourney(
+                ["test", Paths.journeys.appendingPathComponent("examples").path, "--junit", "/proc/version"],
+                cwd: directory)
+            expectNoCrash(result)
+            #expect(result.status == Exit.invalid, "\(result)")
+            #expect(
+                result.stderrLines == [
+                    "error: cannot write the JUnit report to /proc/version: cannot create a new file in /proc, where it is written before it is renamed into place: No such file or directory"
+                ], "\(result)")
+            #expect(result.stdoutLines.last == "\(Self.examples) passed, 0 failed")
+        }
+    }
+    #endif
+
     @Test("an output that would replace a file the run reads is refused before anything runs, and the file is kept")
     func outputOverAnInput() async throws {
         try await withTemporaryDirectory { directory in

@@ -23,7 +23,17 @@ final class AtomicFile {
         try FolderRecovery.shared.prepare(folder)
         temporaryPath = Path.join(folder, TemporaryName.make(for: Path.lastComponent(path)))
         descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        if descriptor < 0 { throw WriteError(path: path, reason: SystemError().description) }
+        if descriptor < 0 {
+            let error = SystemError()
+            // The folder is there but takes no new file (`/proc`, a folder only its owner may
+            // write in): the reason is the folder's, not the file's, which may well exist. A
+            // full or read-only file system says so itself.
+            let reason =
+                Files.isFolder(folder) && ![EROFS, ENOSPC, EDQUOT].contains(error.code)
+                ? "cannot create a new file in \(folder == "." ? "the current folder" : folder), where it is written before it is renamed into place: \(error)"
+                : error.description
+            throw WriteError(path: path, reason: reason)
+        }
         FolderRecovery.shared.register(temporaryPath)
         // A replaced file keeps its permissions.
         var status = stat()
