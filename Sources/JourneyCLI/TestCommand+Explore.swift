@@ -64,7 +64,8 @@ extension TestCommand {
                     file: files[unexplored.journey] ?? "",
                     tags: [ScenarioOutcome.exploration],
                     status: strict && unexplored.declared == nil ? .failed : .skipped,
-                    milliseconds: 0, steps: 0, problems: [ScenarioOutcome.Problem(kind: .invariant, message: message)]))
+                    milliseconds: 0, steps: 0, problems: [ScenarioOutcome.Problem(kind: .unexplored, message: message)])
+            )
         }
         return (outcomes.sorted { $0.journey < $1.journey }, nil)
     }
@@ -149,14 +150,14 @@ extension TestCommand {
             // --strict it is no pass (a signal's stop aside: the run ends with the signal's status).
             var short = cut.map { TestCommand.cutShort($0.result, from: $0.start, of: journey, starts: $0.starts) }
             if strict, let said = short, cut?.result.interrupted == false {
-                problems.append(ScenarioOutcome.Problem(kind: .invariant, message: "\(said) (--strict)"))
+                problems.append(ScenarioOutcome.Problem(kind: .unexplored, message: "\(said) (--strict)"))
                 short = nil
             }
             // An exploration a signal stopped before it found a broken invariant has not passed:
             // skipped, saying how far it got (as a scenario the signal stops is not counted a pass).
             var skipped: [ScenarioOutcome.Problem] = []
             if problems.isEmpty, cut?.result.interrupted == true, let said = short {
-                skipped = [ScenarioOutcome.Problem(kind: .invariant, message: said)]
+                skipped = [ScenarioOutcome.Problem(kind: .interrupted, message: said)]
                 short = nil
             }
             // Programs declared deterministic that answered a step two ways, each once.

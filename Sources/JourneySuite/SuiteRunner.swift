@@ -61,6 +61,11 @@ public struct ScenarioOutcome: Sendable, Codable, Equatable {
             case expectation, transcript, determinism, golden, crash, timeout, invalid
             /// `journey test --explore`: a path breaks one of the journey's invariants.
             case invariant
+            /// `journey test --explore`: a journey not explored (it has no start to explore from),
+            /// or, with `--strict`, explored only as far as its bounds.
+            case unexplored
+            /// `journey test --explore`: a signal stopped the exploration before it finished.
+            case interrupted
         }
         public var kind: Kind
         public var message: String

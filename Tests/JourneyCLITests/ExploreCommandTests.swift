@@ -1193,11 +1193,23 @@ struct TestExploreTests {
                 ), "\(report)")
         }
 
-        let skipped = try await runJourney(
-            ["test", "journeys/eiam", "--explore", "--filter", "provider-checks"], timeout: 120)
-        #expect(
-            skipped.stdout.contains(
-                "SKIP eiam.provider-checks › explore: not explored: it needs params 'check', 'issuer'"), "\(skipped)")
+        try await withTemporaryDirectory { directory in
+            let skipped = try await runJourney(
+                [
+                    "test", Paths.root.appendingPathComponent("journeys/eiam").path, "--explore", "--filter",
+                    "provider-checks", "--json", "report.json",
+                ], cwd: directory, timeout: 120)
+            #expect(
+                skipped.stdout.contains(
+                    "SKIP eiam.provider-checks › explore: not explored: it needs params 'check', 'issuer'"),
+                "\(skipped)")
+            // Its problem is said as a journey not explored, not as an invariant broken.
+            let report = try String(contentsOf: directory.appendingPathComponent("report.json"), encoding: .utf8)
+            #expect(
+                report.contains(#""kind": "unexplored", "message": "not explored: it needs params 'check', 'issuer'"#),
+                "\(report)")
+            #expect(!report.contains(#""kind": "invariant""#), "\(report)")
+        }
     }
 }
 
@@ -1553,6 +1565,18 @@ extension ExploreCommandTests {
             ), "\(failing)")
         #expect(!failing.stdout.contains("note:"), "\(failing)")
         #expect(failing.stdoutLines.last == "0 passed, 1 failed", "\(failing)")
+        try await withTemporaryDirectory { directory in
+            let reported = try await runJourney(
+                [
+                    "test", Paths.root.appendingPathComponent("Tests/Fixtures/deep").path, "--explore", "--strict",
+                    "--json", "report.json",
+                ], cwd: directory, timeout: 120)
+            #expect(reported.status == Exit.failed, "\(reported)")
+            // Failed for its bounds, not for an invariant: the report's problem says which.
+            let report = try String(contentsOf: directory.appendingPathComponent("report.json"), encoding: .utf8)
+            #expect(report.contains(#""kind": "unexplored", "message": "cut short by the bounds: "#), "\(report)")
+            #expect(!report.contains(#""kind": "invariant", "message": "cut short"#), "\(report)")
+        }
         // A journey explored to the end passes as before.
         let passing = try await runJourney(
             ["test", "journeys/examples", "--explore", "--strict"], timeout: 120)

@@ -158,6 +158,9 @@ extension ExploreInterruptTests {
                     "\(String(describing: report))")
                 let results = report?["scenarios"] as? [[String: Any]] ?? []
                 #expect(results.map { $0["status"] as? String } == ["skipped"], "\(String(describing: report))")
+                // Skipped for the signal, not for an invariant: the problem's kind says so.
+                let kinds = results.flatMap { ($0["problems"] as? [[String: Any]] ?? []).map { $0["kind"] as? String } }
+                #expect(kinds == ["interrupted"], "\(String(describing: report))")
             }
         }
     }
