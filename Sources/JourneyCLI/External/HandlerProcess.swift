@@ -356,6 +356,7 @@ final class HandlerProcess: HandlerTransport {
 
         private static let signalHook: Void = {
             _ = table
+            _ = SignalCleanup.slots
             atexit {
                 let signal = LiveProcesses.dyingOf
                 guard signal != 0 else { return }
@@ -396,6 +397,7 @@ final class HandlerProcess: HandlerTransport {
         private static func stopGroups(andDieOf signal: Int32) {
             dyingOf = signal
             for slot in 0..<capacity where table[slot] > 0 { _ = kill(-table[slot], SIGKILL) }
+            SignalCleanup.removeTemporaries()
             var action = sigaction()
             sigemptyset(&action.sa_mask)
             sigaction(signal, &action, nil)

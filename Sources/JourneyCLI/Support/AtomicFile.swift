@@ -35,6 +35,7 @@ final class AtomicFile {
             throw WriteError(path: path, reason: reason)
         }
         FolderRecovery.shared.register(temporaryPath)
+        SignalCleanup.add(temporaryPath)
         // A replaced file keeps its permissions.
         var status = stat()
         if lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG {
@@ -81,6 +82,7 @@ final class AtomicFile {
             throw WriteError(path: path, reason: reason)
         }
         FolderRecovery.shared.unregister(temporaryPath)
+        SignalCleanup.remove(temporaryPath)
         try Files.syncFolder(Path.parent(path))
     }
 
@@ -92,6 +94,7 @@ final class AtomicFile {
         }
         unlink(temporaryPath)
         FolderRecovery.shared.unregister(temporaryPath)
+        SignalCleanup.remove(temporaryPath)
     }
 
     deinit {

@@ -65,6 +65,11 @@ struct FileTransaction {
             discard()
             throw WriteError(path: file.path, reason: reason)
         }
+        // From the journal on, the change is finished whatever comes: a signal waits for it, and
+        // the staged files are the journal's, not temporaries to remove.
+        SignalCleanup.hold()
+        defer { SignalCleanup.resume() }
+        for file in staged { SignalCleanup.remove(file.temporaryPath) }
         let journalPath = Path.join(folder, Self.journalName(label))
         let journal = TransactionJournal(
             pid: getpid(), boot: BootSession.id,

@@ -156,9 +156,31 @@ final class SuiteSupervisor {
         }
 
         /// Kills the worker, and reads what it wrote until then for the groups it started.
-        mutating func stop(_ worker: Worker, record: (Int, ScenarioOutcome) -> Void) {
-            worker.signal(SIGKILL)
+        ///
+        /// `gently`, for a run the user stopped: the worker is sent SIGTERM first and given a
+        /// moment to end of it, finishing a change of files it is making (a golden pair being
+        /// updated) and removing the files it was writing (``SignalCleanup``); then it is killed.
+        mutating func stop(_ worker: Worker, gently: Bool = false, record: (Int, ScenarioOutcome) -> Void) {
             var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            if gently {
+                worker.signal(SIGTERM)
+                let deadline = clock.now + .seconds(10)
+                while clock.now < deadline {
+                    var descriptor = pollfd(fd: worker.output, events: Int16(POLLIN), revents: 0)
+                    let left = deadline - clock.now
+                    let milliseconds = Int32(
+                        left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+                    let ready = poll(&descriptor, 1, milliseconds)
+                    if ready < 0 && errno == EINTR { continue }
+                    guard ready > 0 else { break }
+                    let count = read(worker.output, &chunk, chunk.count)
+                    if count < 0 && errno == EINTR { continue }
+                    // The end of its output: the worker has ended (or closed it, ending).
+                    guard count > 0 else { break }
+                    take(chunk[..<count], record: record)
+                }
+            }
+            worker.signal(SIGKILL)
             while true {
                 let count = read(worker.output, &chunk, chunk.count)
                 if count < 0 && errno == EINTR { continue }
@@ -213,7 +235,7 @@ final class SuiteSupervisor {
                 return .crashed("could not be watched", playing: rest.playing, notStarted: rest.notStarted)
             case .signal(let signal):
                 interruption = signal
-                watch.stop(worker, record: record)
+                watch.stop(worker, gently: true, record: record)
                 return .interrupted
             case .ready: break
             }
@@ -542,9 +564,10 @@ enum WorkerLifetime {
             while true {
                 let count = read(0, &rest, rest.count)
                 if count == 0 || (count < 0 && errno != EINTR) {
-                    // No exit hook runs after `_exit`: the handler programs go first.
+                    // No exit hook runs after `_exit`: the handler programs go first, and the
+                    // files being written are finished or removed.
                     HandlerProcess.killAllBeforeExit()
-                    _exit(3)
+                    SignalCleanup.exit(3)
                 }
             }
         }

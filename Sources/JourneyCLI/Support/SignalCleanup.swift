@@ -1,0 +1,154 @@
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What SIGINT, SIGTERM or SIGHUP leaves when it ends `journey` while a file is being written:
+/// nothing. A command that does not catch the signal itself dies of it, as it would without
+/// this, but first removes the temporaries it is writing (``AtomicFile``), so that Ctrl-C on
+/// `journey run --transcript` or `journey docs` leaves no `.NAME.journey-PID.tmp` behind; and a
+/// change of several files whose journal is written (``FileTransaction``) is finished before
+/// the signal is taken, so that Ctrl-C never leaves a journal for the next command to finish.
+///
+/// The temporaries are kept in a fixed table a signal handler may read (as
+/// ``LiveProcesses``'s process groups are). A signal whose action is not the default one when
+/// the first temporary is kept (a command that catches it to stop in order, a worker that
+/// ignores SIGINT) is left as it is.
+enum SignalCleanup {
+    /// How many temporaries are kept at once; more are left for the next writer to delete.
+    static let capacity = 64
+    /// The longest path kept, with its terminating zero.
+    static let slotSize = Int(PATH_MAX)
+
+    /// The temporaries' paths, one zero-terminated path per slot; a slot whose first byte is 0
+    /// is free. Only ``add(_:)`` and ``remove(_:)`` write it, under ``lock``.
+    nonisolated(unsafe) static let slots: UnsafeMutablePointer<CChar> = {
+        let slots = UnsafeMutablePointer<CChar>.allocate(capacity: capacity * slotSize)
+        slots.initialize(repeating: 0, count: capacity * slotSize)
+        return slots
+    }()
+
+    /// How many file changes are between their journal and its removal: a signal then waits.
+    private static let committing = Atomic<Int>(0)
+    /// The signal that arrived while a change was being made, 0 while none did.
+    private static let pending = Atomic<Int32>(0)
+    private static let lock = Mutex(())
+
+    static let signals = [SIGINT, SIGTERM, SIGHUP]
+
+    /// Keeps `path`, a temporary this process is writing, to be removed if a signal ends it.
+    static func add(_ path: String) {
+        let bytes = Array(path.utf8)
+        // A path too long to keep is left, if a signal comes, for the next writer to delete.
+        guard bytes.count < slotSize, !bytes.isEmpty, !bytes.contains(0) else { return }
+        lock.withLock { _ in
+            installWhereDefault()
+            guard let slot = (0..<capacity).first(where: { slots[$0 * slotSize] == 0 }) else { return }
+            let start = slots + slot * slotSize
+            // The first byte last: a handler never reads a slot half written.
+            for (offset, byte) in bytes.enumerated().dropFirst() { start[offset] = CChar(bitPattern: byte) }
+            start[bytes.count] = 0
+            start[0] = CChar(bitPattern: bytes[0])
+        }
+    }
+
+    /// Forgets `path`: renamed into place, removed, or handed to a journal.
+    static func remove(_ path: String) {
+        lock.withLock { _ in
+            for slot in 0..<capacity where slots[slot * slotSize] != 0 {
+                if String(cString: slots + slot * slotSize) == path { slots[slot * slotSize] = 0 }
+            }
+        }
+    }
+
+    /// Holds back SIGINT, SIGTERM and SIGHUP until ``resume()``: a file change whose journal
+    /// is being written or applied is finished first.
+    static func hold() {
+        // Under the lock: once ``exit(_:)`` has it, no change starts.
+        lock.withLock { _ in _ = committing.add(1, ordering: .sequentiallyConsistent) }
+    }
+
+    /// Ends the process at once with `status` (`_exit`: no exit hook runs), as a signal would:
+    /// a change of files under way is let finish (for a moment at most), and the temporaries
+    /// are removed. For a worker whose `journey test` is gone.
+    static func exit(_ status: Int32) -> Never {
+        lock.withLock { _ in
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(10)
+            while committing.load(ordering: .sequentiallyConsistent) > 0, clock.now < deadline {
+                usleep(1000)
+            }
+            removeTemporaries()
+            _exit(status)
+        }
+    }
+
+    /// Ends a ``hold()``; a signal that arrived meanwhile is taken now.
+    static func resume() {
+        let left = committing.subtract(1, ordering: .sequentiallyConsistent).newValue
+        guard left == 0 else { return }
+        let signal = pending.exchange(0, ordering: .sequentiallyConsistent)
+        if signal != 0 { die(of: signal) }
+    }
+
+    /// Removes every temporary kept. Only what a signal handler may do: `unlink`.
+    static func removeTemporaries() {
+        for slot in 0..<capacity where slots[slot * slotSize] != 0 { unlink(slots + slot * slotSize) }
+    }
+
+    /// Removes the temporaries, then dies of `signal` as if it had no handler.
+    static func die(of signal: Int32) {
+        removeTemporaries()
+        var action = sigaction()
+        sigemptyset(&action.sa_mask)
+        sigaction(signal, &action, nil)
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        sigaddset(&unblocked, signal)
+        pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
+        raise(signal)
+    }
+
+    /// Installs the handler for each signal whose action is the default one now (called under
+    /// ``lock``): a command that catches a signal, or ignores it, keeps its own action.
+    private static func installWhereDefault() {
+        // Touched here, so that the handler never starts their lazy set-up.
+        _ = slots
+        _ = committing.load(ordering: .relaxed)
+        _ = pending.load(ordering: .relaxed)
+        for number in signals {
+            var current = sigaction()
+            sigaction(number, nil, &current)
+            #if canImport(Glibc)
+            let isDefault = unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) == 0
+            #else
+            let isDefault = unsafeBitCast(current.__sigaction_u.__sa_handler, to: Int.self) == 0
+            #endif
+            guard isDefault else { continue }
+            var action = sigaction()
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = SA_RESTART
+            #if canImport(Glibc)
+            action.__sigaction_handler.sa_handler = { received in SignalCleanup.handle(received) }
+            #else
+            action.__sigaction_u.__sa_handler = { received in SignalCleanup.handle(received) }
+            #endif
+            sigaction(number, &action, nil)
+        }
+    }
+
+    /// The handler: dies of the signal, or, while a file change is being made, keeps it for
+    /// ``resume()``.
+    private static func handle(_ signal: Int32) {
+        if committing.load(ordering: .sequentiallyConsistent) > 0 {
+            pending.store(signal, ordering: .sequentiallyConsistent)
+            // The change may have ended between the two: then nobody else will take it.
+            if committing.load(ordering: .sequentiallyConsistent) > 0 { return }
+            _ = pending.exchange(0, ordering: .sequentiallyConsistent)
+        }
+        die(of: signal)
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Ctrl-C (SIGINT), SIGTERM or SIGHUP while `journey` writes files: the command dies of the
+/// signal as before, but leaves none of its temporaries (`.NAME.journey-PID.tmp`) nor a journal
+/// behind, and every file the user had is as it was.
+@Suite("signals while writing: no temporaries left, nothing lost", .timeLimit(.minutes(30)))
+struct SignalCleanupTests {
+    /// A journey that decides a billion times before it ends: its transcript grows for as long
+    /// as the run is let go on.
+    static let spin = """
+        journey: t.spin
+        version: 1
+        title: Automatic loop
+        stored: { n: { type: int, default: 0 } }
+        start: a
+        steps:
+          a:
+            handler: flow.decide
+            on:
+              next:
+                - if: stored.n < 1000000000
+                  set: { stored.n: "${stored.n + 1}" }
+                  to: a
+                - else: done
+        ends: { done: { kind: success } }
+        """
+
+    /// The hidden files journey writes on the way (temporaries and journals) under `directory`.
+    static func leftovers(under directory: URL) -> [String] {
+        let walker = FileManager.default.enumerator(atPath: directory.path)
+        var found: [String] = []
+        while let path = walker?.nextObject() as? String {
+            let name = (path as NSString).lastPathComponent
+            if name.hasPrefix("."), name.contains(".journey-") { found.append(path) }
+        }
+        return found.sorted()
+    }
+
+    @Test(
+        "a run stopped by SIGINT, SIGTERM or SIGHUP while its transcript is written dies of it, leaving the old transcript and no temporary",
+        arguments: [SIGINT, SIGTERM, SIGHUP])
+    func runStoppedWhileWriting(_ signal: Int32) async throws {
+        try await withProcessSlot {
+            try await withTemporaryDirectory { directory in
+                try writeText(Self.spin, to: directory.appendingPathComponent("spin.journey.yaml"))
+                try writeText(
+                    "scenario: spin\njourney: t.spin\nscript: []\nexpect: { end: done }\n",
+                    to: directory.appendingPathComponent("scenarios/spin.scenario.yaml"))
+                let transcript = directory.appendingPathComponent("transcript.txt")
+                try writeText("the transcript of an earlier run\n", to: transcript)
+                let (process, _, _) = try IsolationTests.start(
+                    [
+                        "run", "--scenario", "scenarios/spin.scenario.yaml", "--journeys", ".", "--step-budget",
+                        "10000000", "--transcript", "transcript.txt",
+                    ], in: directory)
+                // Signalled once the new transcript is being written beside the old one.
+                let deadline = Date().addingTimeInterval(60)
+                while Date() < deadline, Self.leftovers(under: directory).isEmpty, process.isRunning {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                try #require(!Self.leftovers(under: directory).isEmpty, "the transcript is being written")
+                kill(process.processIdentifier, signal)
+                try await ExploreInterruptTests.requireStopped(process)
+                #expect(process.terminationReason == .uncaughtSignal, "it dies of the signal")
+                #expect(process.terminationStatus == signal)
+                #expect(Self.leftovers(under: directory) == [])
+                #expect(try String(contentsOf: transcript, encoding: .utf8) == "the transcript of an earlier run\n")
+            }
+        }
+    }
+
+    @Test("journey test --update stopped by SIGINT at any moment leaves no temporary and no journal")
+    func updateStopped() async throws {
+        try await withProcessSlot {
+            try await withTemporaryDirectory { directory in
+                let journeys = try copyShippedJourneys(into: directory)
+                var stopped = 0
+                // Stopped ever later: before, during and after the golden transcripts are written.
+                for delay in stride(from: 0.3, through: 3.0, by: 0.3) {
+                    let (process, _, _) = try IsolationTests.start(["test", "journeys", "--update"], in: directory)
+                    try await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+                    kill(process.processIdentifier, SIGINT)
+                    try await ExploreInterruptTests.requireStopped(process)
+                    if process.terminationStatus == 130 { stopped += 1 }
+                    #expect(Self.leftovers(under: journeys) == [], "stopped after \(delay) s")
+                }
+                #expect(stopped > 0, "some run was stopped while it played")
+                // Every golden is as shipped: what was updated was written whole, with what it had.
+                let check = try await runJourney(["test", "journeys"], cwd: directory)
+                #expect(check.status == Exit.ok, "\(check)")
+            }
+        }
+    }
+}
