@@ -446,6 +446,12 @@ struct ExploreCommand: AsyncParsableCommand {
                 )
             }
             named = named.filter { journeys.contains($0.journey.id) }
+        } else if !journeys.isEmpty, let other = named.first(where: { !journeys.contains($0.journey.id) }) {
+            // With paths too, --journey still says which journeys are explored: a scenario given
+            // with --from that plays another is not explored in silence.
+            throw CLIError(
+                "--from \(other.file) plays \(other.journey.id), which --journey leaves out: name it with --journey too, or leave the scenario out"
+            )
         }
         // Only the chosen journeys' scenarios are set up as starts, and those named.
         return try Self.starts(

@@ -625,6 +625,11 @@ struct ExploreCommandTests {
                 ["--from", scenario, "--journey", "diia.login"],
                 "--journey diia.login: no scenario given with --from plays it (they play examples.unlock)"
             ),
+            // With paths too, --journey says what is explored: a --from start of another journey is refused.
+            (
+                ["--from", scenario, "--journey", "examples.pin-model", "journeys/examples"],
+                "--from \(scenario) plays examples.unlock, which --journey leaves out: name it with --journey too, or leave the scenario out"
+            ),
             // A folder that cannot be made is said before anything is explored.
             (
                 ["--emit", "README.md/counterexamples", "journeys/examples"],
