@@ -122,6 +122,24 @@ struct LazyProjectTests {
         }
     }
 
+    @Test("a copy given from outside the project's folders is reported at the copy, however its path is spelt")
+    func duplicateAtTheCopy() async throws {
+        try await withTemporaryDirectory { directory in
+            try Self.project(in: directory)
+            let copy = directory.appendingPathComponent("scratch/main.journey.yaml")
+            try writeText(Self.main, to: copy)
+            for spelt in ["scratch/main.journey.yaml", copy.path] {
+                let check = try await runJourney(["check", spelt], cwd: directory)
+                expectNoCrash(check)
+                #expect(check.status == Exit.invalid, "\(check)")
+                #expect(
+                    check.diagnostics.filter { $0.id == "id.duplicate" }.map { "\($0.path) \($0.message)" } == [
+                        "\(spelt) journey id 'app.main' is already used by journeys/app/main.journey.yaml:1"
+                    ], "\(check)")
+            }
+        }
+    }
+
     @Test("a journey id declared by a second file is an error for run, check and test alike, never a silent choice")
     func duplicateIdElsewhere() async throws {
         try await withTemporaryDirectory { directory in

@@ -262,15 +262,17 @@ public struct ProjectLoader: Sendable {
 
     /// Reports `id.duplicate` for each other file of `others` that declares journey `id`, which
     /// `file` declares at `location`: at the file whose path sorts later, naming the earlier,
-    /// as a check of the whole project does. The file the first error is reported at, if any.
+    /// as a check of the whole project does; or, for a file the command names (`named`), at
+    /// that file, however the two paths are spelt. The file the first error is reported at, if any.
     static func reportDuplicates(
         of id: String, in file: String, at location: SourceLocation, among others: ProjectJourneyFiles,
-        into d: inout DiagnosticList
+        named: Bool = false, into d: inout DiagnosticList
     ) -> String? {
         var reported: String?
         for other in others.otherDeclarations(of: id, besides: file) {
             let otherLocation = SourceLocation(file: other.file, line: other.line, column: other.column)
-            let (first, second) = other.file < file ? (otherLocation, location) : (location, otherLocation)
+            let (first, second) =
+                named || other.file < file ? (otherLocation, location) : (location, otherLocation)
             d.error(
                 JourneyCompiler.duplicateId, "journey id '\(id)' is already used by \(first.file):\(first.line)",
                 at: second)
@@ -328,7 +330,7 @@ public struct ProjectLoader: Sendable {
             for journey in journeys {
                 let id = journey.id.value
                 if let reported = ProjectLoader.reportDuplicates(
-                    of: id, in: journey.file, at: journey.id.location, among: others, into: &d)
+                    of: id, in: journey.file, at: journey.id.location, among: others, named: true, into: &d)
                 {
                     broken[id] = reported
                 } else if let first = declaredBy[id] {
