@@ -7,6 +7,10 @@ public enum Counterexample {
     /// How the second line of every scenario `journey explore` writes begins: a file that has
     /// it may be written again by a later exploration; any other is the user's.
     public static let mark = "# Written by journey explore"
+    /// The tag of a scenario written here: `journey test` plays it as any other, and exploring
+    /// does not start from it (it starts where the exploration that found it did), so that
+    /// counterexamples written into a folder that is explored change nothing in the next one.
+    public static let tag = "counterexample"
 
     /// The scenario, starting on the default device, or where `start` (the text of the
     /// scenario the exploration started from) starts: its device, params, network stubs and
@@ -23,7 +27,7 @@ public enum Counterexample {
             "scenario: \(id(violation, of: result))",
             "journey: \(result.journey)",
             "title: \(quoted(violation.rule))",
-            "tags: [explore]",
+            "tags: [explore, \(Self.tag)]",
         ]
         lines += starting(start)
         // A path that opens the app again after an end is played as sessions, one per launch.

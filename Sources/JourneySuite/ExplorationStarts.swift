@@ -63,7 +63,8 @@ public struct ExplorationStarts: Sendable {
     /// The starts of `journeys` and of `scenarios` (those that need no live service), and of
     /// `named` (those a person names, `journey explore --from`: even one that needs a live
     /// service, played against its stubs alone), scenarios set up by `player`, each explored on
-    /// `jobs` threads. A scenario given twice, or one that starts where another does, is one start.
+    /// `jobs` threads. A scenario given twice, or one that starts where another does, is one start;
+    /// a counterexample an exploration wrote (tagged ``Counterexample/tag``) is none unless named.
     public init(
         journeys: [CompiledJourney], scenarios: [CompiledScenario], named: [CompiledScenario] = [],
         library: CompiledLibrary, player: ScenarioRunner, bounds: JourneyExplorer.Bounds, jobs: Int = 1
@@ -86,7 +87,9 @@ public struct ExplorationStarts: Sendable {
                 needing[journey.id] = needed
             }
         }
-        var given = scenarios.filter { $0.needs.isEmpty }
+        // A counterexample an exploration wrote starts where that exploration did: no start of
+        // its own, unless a person names it.
+        var given = scenarios.filter { $0.needs.isEmpty && !$0.tags.contains(Counterexample.tag) }
         for scenario in named where !given.contains(where: { $0.file == scenario.file }) { given.append(scenario) }
         for scenario in given.sorted(by: { ($0.journey.id, $0.id, $0.file) < ($1.journey.id, $1.id, $1.file) }) {
             let explorer = try player.explorer(from: scenario, in: library, bounds: bounds, jobs: jobs)

@@ -663,6 +663,46 @@ struct ExploreCommandTests {
     }
 
     @Test(
+        "counterexamples written into the folder explored are no starts of the next exploration, which finds and writes what the first did"
+    )
+    func emittedCounterexamplesAreNoStarts() async throws {
+        try await withTemporaryDirectory { directory in
+            try FileManager.default.copyItem(
+                at: Paths.root.appendingPathComponent("\(Self.fixtures)/pin-model-bug.journey.yaml"),
+                to: directory.appendingPathComponent("pin-model-bug.journey.yaml"))
+            let twenty = try String(
+                contentsOf: Paths.journeys.appendingPathComponent(
+                    "examples/scenarios/pin-model-twenty-events.scenario.yaml"), encoding: .utf8)
+            try writeText(
+                twenty.replacingOccurrences(
+                    of: "journey: examples.pin-model\n", with: "journey: examples.pin-model-bug\n"),
+                to: directory.appendingPathComponent("scenarios/twenty.scenario.yaml"))
+            let first = try await runJourney(["explore", ".", "--emit", "found"], cwd: directory)
+            #expect(first.status == Exit.failed, "\(first)")
+            #expect(
+                first.stdout.hasPrefix(
+                    "examples.pin-model-bug from 2 starts (the default device and 1 scenario): 2 violations\n"),
+                "\(first)")
+            let written = entries(of: directory.appendingPathComponent("found"))
+            #expect(written.count == 2, "\(written)")
+            // The same starts and violations (the coverage line counts them among the scenarios).
+            let second = try await runJourney(["explore", ".", "--emit", "found"], cwd: directory)
+            #expect(second.stdoutLines.first == first.stdoutLines.first, "\(second)")
+            #expect(second.stdoutLines.last == first.stdoutLines.last, "\(second)")
+            #expect(entries(of: directory.appendingPathComponent("found")) == written)
+            // journey test still plays them, as the violations they replay.
+            let test = try await runJourney(["test", "found", "pin-model-bug.journey.yaml"], cwd: directory)
+            #expect(test.stdoutLines.last == "0 passed, 2 failed", "\(test)")
+            // Named with --from, one is a start as any scenario is.
+            let named = try await runJourney(["explore", "--from", "found/\(written[0])", "."], cwd: directory)
+            #expect(
+                named.stdoutLines.first
+                    == "examples.pin-model-bug from 3 starts (the default device and 2 scenarios): 3 violations",
+                "\(named)")
+        }
+    }
+
+    @Test(
         "--emit replaces only what an earlier exploration wrote: a file of the user's, or a folder, of the same name is kept, said, and the run goes on to exit 2"
     )
     func emitKeepsTheUsersFiles() async throws {
