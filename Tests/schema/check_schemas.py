@@ -70,7 +70,7 @@ FIXTURE_PROJECTS = [FIXTURES / "timers"]
 # build folders).
 EXAMPLE_PROJECTS = [ROOT / "examples" / "custom-handler", ROOT / "examples" / "python-handler"]
 BAD_CORPUS_IDS = {
-    "yaml.syntax", "yaml.tab", "yaml.empty", "yaml.encoding", "yaml.too-large", "yaml.too-deep",
+    "yaml.syntax", "yaml.tab", "yaml.line-ending", "yaml.empty", "yaml.encoding", "yaml.too-large", "yaml.too-deep",
     "yaml.alias", "yaml.tag", "yaml.multiple-documents", "yaml.control-character",
     "yaml.duplicate-key", "yaml.flow-comma", "key.unknown", "key.missing", "value.type", "value.range", "handler.unknown",
 }

@@ -30,6 +30,7 @@ public struct SafeYAML: Sendable {
     static let encoding = "yaml.encoding"
     static let controlCharacter = "yaml.control-character"
     static let tab = "yaml.tab"
+    static let lineEnding = "yaml.line-ending"
     static let syntax = "yaml.syntax"
     static let tooDeep = "yaml.too-deep"
     static let alias = "yaml.alias"
@@ -173,8 +174,23 @@ public struct SafeYAML: Sendable {
     /// tabs used for indentation.
     static func checkCharacters(_ text: String, path: String, into diagnostics: inout DiagnosticList) {
         var line = 1, column = 1, atLineStart = true
+        // Where a carriage return was, until the next character says whether a line feed follows.
+        var carriageReturn: SourceLocation?
+        func loneCarriageReturn(at location: SourceLocation) {
+            // YAML would read it as a line break, and every line number after it would differ
+            // from what an editor that ends lines with LF shows: said rather than guessed.
+            diagnostics.error(
+                lineEnding,
+                "a carriage return (CR) ends a line without a line feed: journey files end their lines with LF or CRLF; save the file with LF line endings",
+                at: location)
+        }
         for scalar in text.unicodeScalars {
             let v = scalar.value
+            if let location = carriageReturn, v != 0x0A {
+                loneCarriageReturn(at: location)
+                return
+            }
+            carriageReturn = v == 0x0D ? SourceLocation(file: path, line: line, column: column) : nil
             if v == 0x0A {
                 line += 1
                 column = 1
@@ -199,6 +215,7 @@ public struct SafeYAML: Sendable {
             if v != 0x20 && v != 0x0D { atLineStart = false }
             column += 1
         }
+        if let location = carriageReturn { loneCarriageReturn(at: location) }
     }
 
     /// Whether the text holds nothing but blank lines, comments and document markers. Stops
