@@ -22,9 +22,12 @@ final class AtomicFile {
         let folder = Path.parent(path)
         try FolderRecovery.shared.prepare(folder)
         temporaryPath = Path.join(folder, TemporaryName.make(for: Path.lastComponent(path)))
+        // Kept before it is made: a signal that comes as it is made still finds it.
+        SignalCleanup.add(temporaryPath)
         descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         if descriptor < 0 {
             let error = SystemError()
+            SignalCleanup.remove(temporaryPath)
             // The folder is there but takes no new file (`/proc`, a folder only its owner may
             // write in): the reason is the folder's, not the file's, which may well exist. A
             // full or read-only file system says so itself.
@@ -35,7 +38,6 @@ final class AtomicFile {
             throw WriteError(path: path, reason: reason)
         }
         FolderRecovery.shared.register(temporaryPath)
-        SignalCleanup.add(temporaryPath)
         // A replaced file keeps its permissions.
         var status = stat()
         if lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG {

@@ -55,11 +55,14 @@ enum SignalCleanup {
         }
     }
 
-    /// Forgets `path`: renamed into place, removed, or handed to a journal.
+    /// Forgets `path` (once, as it was kept once): renamed into place, removed, or handed to a
+    /// journal.
     static func remove(_ path: String) {
         lock.withLock { _ in
             for slot in 0..<capacity where slots[slot * slotSize] != 0 {
-                if String(cString: slots + slot * slotSize) == path { slots[slot * slotSize] = 0 }
+                guard String(cString: slots + slot * slotSize) == path else { continue }
+                slots[slot * slotSize] = 0
+                return
             }
         }
     }
