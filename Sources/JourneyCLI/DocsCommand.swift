@@ -70,6 +70,11 @@ struct DocsCommand: AsyncParsableCommand {
     @Flag(help: "Write nothing; fail if any page differs from what would be generated.")
     var check = false
 
+    func validate() throws {
+        if out.isEmpty { throw ValidationError("--out takes a folder to write the documentation to") }
+        if locale?.isEmpty == true { throw ValidationError("--locale takes a language tag, like 'en' or 'nl'") }
+    }
+
     /// `file` (a path from `cwd`) as a path from `root`, when it is inside it; else as given.
     static func fromRoot(_ file: String, root: String?, cwd: String) -> String {
         guard let root, let below = Path.components(of: file, below: root, cwd: cwd), !below.isEmpty else {
@@ -162,9 +167,13 @@ struct DocsCommand: AsyncParsableCommand {
             }, locale: locale, secretStoredKeys: library.secretStoredKeys, library: library)
         // A journey's page is named by its id: one called `index` would replace the index.
         if let clash = DocsSite.pageTakingTheIndex(docs) {
-            throw CLIError(
-                "\(clash.file): journey '\(clash.id)' would have its page written as \(DocsSite.indexName).\(format.rawValue), the page that lists every journey; give the journey another id"
+            let at =
+                project.journeys.first { $0.id.value == clash.id }.map { $0.id.location }
+                ?? SourceLocation(file: clash.file, line: 1, column: 1)
+            Console().err(
+                "\(at): error: journey '\(clash.id)' would have its page written as \(DocsSite.indexName).\(format.rawValue), the page that lists every journey; give the journey another id [docs.index-page]\n"
             )
+            throw ExitCode(ExitStatus.invalid)
         }
         // From where the pages and the files really are: an output folder reached through a
         // link is linked from where it points.
@@ -234,7 +243,8 @@ struct DocsCommand: AsyncParsableCommand {
         for name in folder.changed {
             problems[name] =
                 existing[name] == nil
-                ? "missing: not generated in this folder" : "stale: the journeys changed since it was generated"
+                ? "missing: not generated in this folder"
+                : "stale: it is not what the journeys make now (they changed, or the page was edited)"
         }
         for name in folder.obsolete {
             problems[name] = "obsolete: none of the journeys given makes it any more"

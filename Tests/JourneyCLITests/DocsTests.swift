@@ -206,9 +206,22 @@ struct DocsTests {
             #expect(result.status == Exit.invalid, "\(result)")
             #expect(
                 result.stderr.contains(
-                    "error: journeys/app/index.journey.yaml: journey 'index' would have its page written as index.\(format), the page that lists every journey; give the journey another id"
+                    "journeys/app/index.journey.yaml:1:10: error: journey 'index' would have its page written as index.\(format), the page that lists every journey; give the journey another id [docs.index-page]"
                 ), "\(result)")
             #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("site").path))
+        }
+    }
+
+    @Test("an empty --out or --locale is a usage error that says what the option takes")
+    func emptyOptions() async throws {
+        for (arguments, message) in [
+            (["--out", ""], "Error: --out takes a folder to write the documentation to"),
+            (["--out", "site", "--locale", ""], "Error: --locale takes a language tag, like 'en' or 'nl'"),
+        ] {
+            let result = try await runJourney(["docs", "journeys"] + arguments, cwd: Paths.root)
+            expectNoCrash(result)
+            #expect(result.status == Exit.invalid, "\(result)")
+            #expect(result.stderrLines.first == message, "\(result)")
         }
     }
 
@@ -247,6 +260,15 @@ struct DocsTests {
             #expect(result.stderr.contains("docs/journeys/index.md: stale"))
             #expect(!result.stderr.contains("eduid.onboarding.md"), "only stale pages are named")
             #expect(result.stderr.contains("regenerate with `journey docs journeys --out docs/journeys`"))
+            // A page edited by hand is stale too, and the reason does not blame the journeys alone.
+            let page = directory.appendingPathComponent("docs/journeys/eduid.onboarding.md")
+            try writeText(try String(contentsOf: page, encoding: .utf8) + "an edit\n", to: page)
+            let edited = try await runJourney(
+                ["docs", "journeys", "--out", "docs/journeys", "--check"], cwd: directory)
+            #expect(
+                edited.stderr.contains(
+                    "docs/journeys/eduid.onboarding.md: stale: it is not what the journeys make now (they changed, or the page was edited)"
+                ), "\(edited.stderr)")
             // A page removed is missing, not stale; the command to run again names no empty path.
             try FileManager.default.removeItem(at: directory.appendingPathComponent("docs/journeys/diia.login.md"))
             let missing = try await runJourney(["docs", "--out", "docs/journeys", "--check"], cwd: directory)

@@ -219,7 +219,7 @@ struct DocsBuilderTests {
         doc.walkthroughs = []
         #expect(MarkdownRenderer.page(doc).contains("No scenario plays this journey yet."))
         #expect(HTMLRenderer.page(doc, svg: "").contains("<p>No scenario plays this journey yet.</p>"))
-        #expect(HTMLRenderer.index([doc], callGraphSVG: "").contains("1 journeys, 0 scenarios;"))
+        #expect(HTMLRenderer.index([doc], callGraphSVG: "").contains("1 journey, 0 scenarios;"))
     }
 
     @Test("what an exceeded limit tests and sets is listed with the journey's reads and writes")
