@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import JourneyCore
+import JourneyDocs
 import JourneySuite
 
 struct NewCommand: AsyncParsableCommand {
@@ -174,6 +175,12 @@ struct NewJourneyCommand: AsyncParsableCommand {
                 "'\(PrintableText.escaped(id))' is not a valid journey id; use lowercase words joined by '.' or '-', like 'acme.sign-in'"
             )
         }
+        // `journey docs` names a journey's page by its id, and this one is the index's.
+        guard id != DocsSite.indexName else {
+            throw ValidationError(
+                "'\(id)' cannot be a journey id: journey docs would write its page over the index of journeys; give it a longer id, like 'app.\(id)'"
+            )
+        }
     }
 
     func run() async throws {
@@ -188,7 +195,8 @@ struct NewJourneyCommand: AsyncParsableCommand {
         files.add(text, at: path)
         try files.checkTargets(replacing: force)
 
-        let searched = context.paths([]).filter(Files.exists)
+        // The project's journeys and those it uses: a call would find either by the id.
+        let searched = (context.paths([]) + context.usedFolders).filter(Files.exists)
         if !searched.isEmpty {
             let (project, _) = Workspace.load(paths: searched, toolkit: context.toolkit)
             let resolved = Path.absoluteComponents(path, cwd: FileManager.default.currentDirectoryPath)
@@ -324,7 +332,13 @@ struct NewScenarioCommand: AsyncParsableCommand {
             paths: paths.filter(Files.exists), journeyFolders: context.searchFolders, toolkit: context.toolkit)
         let given = self.journey
         guard let source = project.journeys.first(where: { byFile ? $0.file == given : $0.id.value == given }) else {
-            if byFile { throw CLIError("\(PrintableText.escaped(given)) defines no journey") }
+            if byFile {
+                guard Files.exists(given) else {
+                    throw CLIError(
+                        "\(PrintableText.escaped(given)): no such file; --journey takes a journey's file or id")
+                }
+                throw CLIError("\(PrintableText.escaped(given)) defines no journey")
+            }
             throw CLIError(
                 "no journey '\(PrintableText.escaped(given))' in \(paths.joined(separator: ", "))\(Suggestion.hint(for: given, in: project.journeys.map(\.id.value)))"
             )

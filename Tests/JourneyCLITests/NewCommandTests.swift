@@ -180,6 +180,8 @@ struct NewCommandTests {
             #expect(test.status == Exit.ok, "\(test)")
             #expect(test.stdout.contains("PASS acme.log-in › happy"), "\(test)")
             // A file that defines no journey is said as such.
+            try writeText(
+                "title: no journey here\n", to: project.appendingPathComponent("flows/acme/nothing.journey.yaml"))
             let none = try await runJourney(
                 ["new", "scenario", "--journey", "flows/acme/nothing.journey.yaml", "happy"], cwd: project)
             #expect(none.status == Exit.invalid, "\(none)")
@@ -220,6 +222,40 @@ struct NewCommandTests {
                 expectNoCrash(refused)
                 #expect(refused.stderr.contains("is not a valid journey id"), "\(bad): \(refused)")
             }
+            // The id of the docs' index page: its page would replace the index.
+            let index = try await runJourney(["new", "journey", "index"], cwd: project)
+            #expect(index.status == Exit.invalid, "\(index)")
+            #expect(index.stderr.contains("journey docs would write its page over the index of journeys"), "\(index)")
+            #expect(
+                !FileManager.default.fileExists(
+                    atPath: project.appendingPathComponent("journeys/index.journey.yaml").path))
+            // An id a journey of a folder the project uses has: a call would find two.
+            let shared = directory.appendingPathComponent("shared")
+            try writeText(
+                try String(
+                    contentsOf: project.appendingPathComponent("journeys/app/unlock.journey.yaml"), encoding: .utf8
+                )
+                .replacingOccurrences(of: "journey: app.unlock\n", with: "journey: lib.pin\n"),
+                to: shared.appendingPathComponent("lib/pin.journey.yaml"))
+            let projectFile = project.appendingPathComponent("journeykit.yaml")
+            let settings = try String(contentsOf: projectFile, encoding: .utf8)
+            try writeText(settings + "uses: [../shared]\n", to: projectFile)
+            let used = try await runJourney(["new", "journey", "lib.pin"], cwd: project)
+            #expect(used.status == Exit.invalid, "\(used)")
+            #expect(
+                used.stderr.contains("journey id 'lib.pin' is already used by ../shared/lib/pin.journey.yaml:"),
+                "\(used)")
+            #expect(!FileManager.default.fileExists(atPath: project.appendingPathComponent("journeys/lib").path))
+            try writeText(settings, to: projectFile)
+            // A journey's file that is not there is said as such.
+            let missing = try await runJourney(
+                ["new", "scenario", "--journey", "journeys/app/none.journey.yaml", "s1"], cwd: project)
+            #expect(missing.status == Exit.invalid, "\(missing)")
+            #expect(
+                missing.stderr.contains(
+                    "journeys/app/none.journey.yaml: no such file; --journey takes a journey's file or id"),
+                "\(missing)")
+
             let taken = try await runJourney(["new", "journey", "app.unlock", "--folder", "elsewhere"], cwd: project)
             #expect(taken.status == Exit.invalid, "\(taken)")
             #expect(
