@@ -157,6 +157,16 @@ struct PlayCommand: AsyncParsableCommand {
         if let journey, from != nil, !journey.hasSuffix(".yaml"), journey != compiled.id {
             throw CLIError("\(from ?? "") plays journey '\(compiled.id)', not '\(journey)'")
         }
+        // Params with no default are given by a scenario: without one the run could only fail.
+        let needed = compiled.source.params.filter { $0.defaultValue == nil }.map { "'\($0.name.value)'" }
+        if from == nil, !needed.isEmpty {
+            // One it can continue: play continues a scenario of one session.
+            let playing = project.scenarios.filter { $0.journey.id == compiled.id && $0.sessions.count == 1 }
+                .map(\.file).sorted()
+            throw CLIError(
+                "journey '\(compiled.id)' needs param\(needed.count == 1 ? "" : "s") \(needed.joined(separator: ", ")), which \(needed.count == 1 ? "has" : "have") no default: play it from a scenario that gives \(needed.count == 1 ? "it" : "them"), journey play --from SCENARIO"
+                    + (playing.isEmpty ? "" : " (such as \(playing[0]))"))
+        }
         try compiled.requireLocale(locale)
         explorer.locale = locale ?? start?.locale ?? context.scenarioDefaults.locale
         let session = PlaySession(

@@ -13,6 +13,22 @@ struct PlayTests {
         "2580", "2580", "allow", "1397", ":restart", ":clock 5m", "1397", ":undo", "2580", "finish",
     ]
 
+    @Test("a journey with a param no default gives is played from a scenario: said before anything is played, exit 2")
+    func paramsNeedAScenario() async throws {
+        let result = try await runJourney(["play", "examples.tree-login"], cwd: Paths.root, input: ":quit\n")
+        expectNoCrash(result)
+        #expect(result.status == Exit.invalid, "\(result)")
+        #expect(
+            result.stderrLines == [
+                "error: journey 'examples.tree-login' needs param 'hotpSecret', which has no default: play it from a scenario that gives it, journey play --from SCENARIO (such as journeys/examples/scenarios/tree-sign-in.scenario.yaml)"
+            ], "\(result)")
+        // From a scenario that gives it, it plays.
+        let from = try await runJourney(
+            ["play", "--from", "journeys/examples/scenarios/tree-sign-in.scenario.yaml"], cwd: Paths.root,
+            input: ":quit\n")
+        #expect(from.status == Exit.ok, "\(from)")
+    }
+
     @Test(
         "a journey played from standard input, with undo, a restart and a clock jump, saved as a scenario that journey test passes"
     )
