@@ -92,7 +92,7 @@ struct HandlersCommand: AsyncParsableCommand {
                 switch HandlerReference.embedding(text, in: existing) {
                 case .success(let document): content = document
                 case .failure(let problem):
-                    console.err("\(out)\(problem.line.map { ":\($0):1" } ?? ""): error: \(problem)\n")
+                    console.err("\(out):\(problem.line ?? 1):1: error: \(problem) [handlers.markers]\n")
                     throw ExitCode(ExitStatus.invalid)
                 }
             } else {

@@ -147,7 +147,7 @@ struct HandlersTests {
             #expect(unmarked.status == Exit.invalid)
             #expect(
                 unmarked.stderr
-                    == "\(doc.path): error: the file has no line '\(HandlerReference.beginMarker)'; add it, and a line '\(HandlerReference.endMarker)' below it, where the table goes\n"
+                    == "\(doc.path):1:1: error: the file has no line '\(HandlerReference.beginMarker)'; add it, and a line '\(HandlerReference.endMarker)' below it, where the table goes [handlers.markers]\n"
             )
             #expect(try String(contentsOf: doc, encoding: .utf8) == "# Notes\n")
 
@@ -166,6 +166,7 @@ struct HandlersTests {
             #expect(
                 reversed.stderr.hasPrefix(
                     "\(doc.path):1:1: error: the line '\(HandlerReference.endMarker)' comes before"))
+            #expect(reversed.stderr.hasSuffix("' [handlers.markers]\n"), "\(reversed)")
 
             let schema = directory.appendingPathComponent("journey.schema.json")
             try writeText("{\"title\": \"mine\"}\n", to: schema)
