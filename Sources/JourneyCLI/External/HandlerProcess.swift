@@ -360,36 +360,11 @@ final class HandlerProcess: HandlerTransport {
             atexit {
                 let signal = LiveProcesses.dyingOf
                 guard signal != 0 else { return }
-                var action = sigaction()
-                sigemptyset(&action.sa_mask)
-                sigaction(signal, &action, nil)
-                var unblocked = sigset_t()
-                sigemptyset(&unblocked)
-                sigaddset(&unblocked, signal)
-                pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
-                raise(signal)
+                SignalAction.die(of: signal)
             }
-            for number in [SIGINT, SIGTERM, SIGHUP] {
-                var action = sigaction()
-                sigemptyset(&action.sa_mask)
-                #if canImport(Glibc)
-                action.__sigaction_handler.sa_handler = { received in
-                    LiveProcesses.stopGroups(andDieOf: received)
-                }
-                #else
-                action.__sigaction_u.__sa_handler = { received in
-                    LiveProcesses.stopGroups(andDieOf: received)
-                }
-                #endif
-                var previous = sigaction()
-                sigaction(number, nil, &previous)
-                // A signal this process ignores (a worker ignores SIGINT) stays ignored.
-                #if canImport(Glibc)
-                let ignored = unsafeBitCast(previous.__sigaction_handler.sa_handler, to: Int.self) == 1
-                #else
-                let ignored = unsafeBitCast(previous.__sigaction_u.__sa_handler, to: Int.self) == 1
-                #endif
-                if !ignored { sigaction(number, &action, nil) }
+            // A signal this process ignores (a worker ignores SIGINT) stays ignored.
+            for number in [SIGINT, SIGTERM, SIGHUP] where SignalAction.current(number) != .ignored {
+                SignalAction.install(number) { received in LiveProcesses.stopGroups(andDieOf: received) }
             }
         }()
 
@@ -397,11 +372,7 @@ final class HandlerProcess: HandlerTransport {
         private static func stopGroups(andDieOf signal: Int32) {
             dyingOf = signal
             for slot in 0..<capacity where table[slot] > 0 { _ = kill(-table[slot], SIGKILL) }
-            SignalCleanup.removeTemporaries()
-            var action = sigaction()
-            sigemptyset(&action.sa_mask)
-            sigaction(signal, &action, nil)
-            raise(signal)
+            SignalCleanup.die(of: signal)
         }
 
         /// Tells `observer` of every program started (`true`) and reaped (`false`) from now

@@ -105,14 +105,7 @@ enum SignalCleanup {
     /// Removes the temporaries, then dies of `signal` as if it had no handler.
     static func die(of signal: Int32) {
         removeTemporaries()
-        var action = sigaction()
-        sigemptyset(&action.sa_mask)
-        sigaction(signal, &action, nil)
-        var unblocked = sigset_t()
-        sigemptyset(&unblocked)
-        sigaddset(&unblocked, signal)
-        pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
-        raise(signal)
+        SignalAction.die(of: signal)
     }
 
     /// Installs the handler for each signal whose action is the default one now (called under
@@ -122,24 +115,8 @@ enum SignalCleanup {
         _ = slots
         _ = committing.load(ordering: .relaxed)
         _ = pending.load(ordering: .relaxed)
-        for number in signals {
-            var current = sigaction()
-            sigaction(number, nil, &current)
-            #if canImport(Glibc)
-            let isDefault = unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) == 0
-            #else
-            let isDefault = unsafeBitCast(current.__sigaction_u.__sa_handler, to: Int.self) == 0
-            #endif
-            guard isDefault else { continue }
-            var action = sigaction()
-            sigemptyset(&action.sa_mask)
-            action.sa_flags = SA_RESTART
-            #if canImport(Glibc)
-            action.__sigaction_handler.sa_handler = { received in SignalCleanup.handle(received) }
-            #else
-            action.__sigaction_u.__sa_handler = { received in SignalCleanup.handle(received) }
-            #endif
-            sigaction(number, &action, nil)
+        for number in signals where SignalAction.current(number) == .standard {
+            SignalAction.install(number, restarting: true) { received in SignalCleanup.handle(received) }
         }
     }
 
@@ -153,5 +130,56 @@ enum SignalCleanup {
             _ = pending.exchange(0, ordering: .sequentiallyConsistent)
         }
         die(of: signal)
+    }
+}
+
+/// A signal's action, read and set with `sigaction` alike on Glibc and Darwin.
+enum SignalAction: Equatable {
+    /// The default action (SIG_DFL).
+    case standard
+    /// Ignored (SIG_IGN).
+    case ignored
+    /// A handler of the process's.
+    case handled
+
+    /// The action `number` has now.
+    static func current(_ number: Int32) -> SignalAction {
+        var action = sigaction()
+        sigaction(number, nil, &action)
+        #if canImport(Glibc)
+        let handler = unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self)
+        #else
+        let handler = unsafeBitCast(action.__sigaction_u.__sa_handler, to: Int.self)
+        #endif
+        return handler == 0 ? .standard : handler == 1 ? .ignored : .handled
+    }
+
+    /// Makes `handler` the action of `number`; `restarting`, system calls it interrupts go on
+    /// (SA_RESTART).
+    static func install(
+        _ number: Int32, restarting: Bool = false, _ handler: @convention(c) (Int32) -> Void
+    ) {
+        var action = sigaction()
+        sigemptyset(&action.sa_mask)
+        if restarting { action.sa_flags = SA_RESTART }
+        #if canImport(Glibc)
+        action.__sigaction_handler.sa_handler = handler
+        #else
+        action.__sigaction_u.__sa_handler = handler
+        #endif
+        sigaction(number, &action, nil)
+    }
+
+    /// Dies of `signal` as if the process had no handler for it: its default action put back,
+    /// the signal unblocked and raised. Only what a signal handler may do.
+    static func die(of signal: Int32) {
+        var action = sigaction()
+        sigemptyset(&action.sa_mask)
+        sigaction(signal, &action, nil)
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        sigaddset(&unblocked, signal)
+        pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
+        raise(signal)
     }
 }
