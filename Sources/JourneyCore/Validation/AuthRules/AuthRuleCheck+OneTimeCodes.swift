@@ -5,6 +5,11 @@ extension AuthRuleCheck {
     /// where a restart keeps it and set when a code is valid; an HOTP check whose counter is
     /// not kept in `stored`, or never moved on.
     mutating func oneTimeCodes() {
+        // A journey that checks no code has nothing to look for, and no other journey to read
+        // (in a project of thousands, gathering them all for each would cost their square).
+        guard journey.steps.contains(where: { ["otp.totp", "otp.hotp"].contains($0.handlerID ?? "") }) else {
+            return
+        }
         // Stored values are the device's: a journey of the project may move a counter on
         // (when a code is sent, say) for another to check it.
         let journeys = [journey] + all.values.filter { $0.id.value != journey.id.value }

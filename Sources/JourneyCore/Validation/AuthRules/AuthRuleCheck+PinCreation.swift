@@ -5,6 +5,10 @@ extension AuthRuleCheck {
     /// and a PIN change that does not check the new PIN against the old.
     mutating func pinCreation() {
         let saves = journey.steps.filter { $0.handlerID == "pin.save" }
+        let entries = journey.steps.filter { $0.handlerID == "pin.entry" }
+        // Neither chosen nor sealed here: nothing to look for, and no other journey to read (in
+        // a project of thousands, looking through them all for each would cost their square).
+        guard !saves.isEmpty || !entries.isEmpty else { return }
         // A PIN chosen here may be sealed by a journey this one calls, or by one that calls it
         // (the PIN given back as an output): creation all the same.
         let sealedElsewhere =
@@ -17,7 +21,6 @@ extension AuthRuleCheck {
                         } && seals(caller)
                 })
         guard !saves.isEmpty || sealedElsewhere else { return }
-        let entries = journey.steps.filter { $0.handlerID == "pin.entry" }
         for step in entries {
             // The PIN a policy refuses, kept all the same: 'weak' (or 'same') whose transition
             // takes the PIN typed ('set: { state.newPin: "${outcome.pin}" }') goes on with it.
