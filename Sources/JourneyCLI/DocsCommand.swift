@@ -167,12 +167,13 @@ struct DocsCommand: AsyncParsableCommand {
             }, locale: locale, secretStoredKeys: library.secretStoredKeys, library: library)
         // A journey's page is named by its id: one called `index` would replace the index.
         if let clash = DocsSite.pageTakingTheIndex(docs) {
-            let at =
-                project.journeys.first { $0.id.value == clash.id }.map { $0.id.location }
-                ?? SourceLocation(file: clash.file, line: 1, column: 1)
-            Console().err(
-                "\(at): error: journey '\(clash.id)' would have its page written as \(DocsSite.indexName).\(format.rawValue), the page that lists every journey; give the journey another id [docs.index-page]\n"
-            )
+            var problem = DiagnosticList()
+            problem.error(
+                "docs.index-page",
+                "journey '\(clash.id)' would have its page written as \(DocsSite.indexName).\(format.rawValue), the page that lists every journey; give the journey another id",
+                at: project.journeys.first { $0.id.value == clash.id }?.id.location
+                    ?? SourceLocation(file: clash.file, line: 1, column: 1))
+            Console().print(problem)
             throw ExitCode(ExitStatus.invalid)
         }
         // From where the pages and the files really are: an output folder reached through a

@@ -151,7 +151,9 @@ struct NewJourneyCommand: AsyncParsableCommand {
             project's first journey folder, with a folder for each part of the id before its \
             last, as the shipped journeys are laid out (acme.sign-in → \
             journeys/acme/sign-in.journey.yaml); with no journeykit.yaml in the working folder or \
-            above, the working folder. An id another journey of the project has is refused.
+            above, the working folder. An id another journey of the project, or of a folder it \
+            uses, has is refused, and so is `index` (journey docs writes the index under that \
+            name).
 
             Examples:
               journey new journey acme.sign-in

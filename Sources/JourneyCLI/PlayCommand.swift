@@ -158,13 +158,13 @@ struct PlayCommand: AsyncParsableCommand {
             throw CLIError("\(from ?? "") plays journey '\(compiled.id)', not '\(journey)'")
         }
         // Params with no default are given by a scenario: without one the run could only fail.
-        let needed = compiled.source.params.filter { $0.defaultValue == nil }.map { "'\($0.name.value)'" }
+        let needed = ExplorationStarts.needed(compiled)
         if from == nil, !needed.isEmpty {
             // One it can continue: play continues a scenario of one session.
             let playing = project.scenarios.filter { $0.journey.id == compiled.id && $0.sessions.count == 1 }
                 .map(\.file).sorted()
             throw CLIError(
-                "journey '\(compiled.id)' needs param\(needed.count == 1 ? "" : "s") \(needed.joined(separator: ", ")), which \(needed.count == 1 ? "has" : "have") no default: play it from a scenario that gives \(needed.count == 1 ? "it" : "them"), journey play --from SCENARIO"
+                "journey '\(compiled.id)' needs \(ExplorationStarts.Unexplored.said(needed)): play it from a scenario that gives \(needed.count == 1 ? "it" : "them"), journey play --from SCENARIO"
                     + (playing.isEmpty ? "" : " (such as \(playing[0]))"))
         }
         try compiled.requireLocale(locale)

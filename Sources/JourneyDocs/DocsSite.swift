@@ -20,9 +20,6 @@ public enum DocsSite {
     /// written.
     public static let indexName = "index"
 
-    /// `n` and the noun, plural unless `n` is 1: "1 journey", "3 scenarios".
-    static func counted(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
-
     /// The journey whose page would be written over the index (its id is ``indexName``), if
     /// one is among `docs`.
     public static func pageTakingTheIndex(_ docs: [JourneyDoc]) -> JourneyDoc? {

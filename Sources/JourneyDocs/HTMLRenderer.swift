@@ -155,7 +155,7 @@ public enum HTMLRenderer {
         let total = docs.reduce(0) { $0 + $1.edges.count }
         let scenarios = docs.reduce(0) { $0 + $1.walkthroughs.count }
         body +=
-            "<p>\(DocsSite.counted(docs.count, "journey")), \(DocsSite.counted(scenarios, "scenario")); \(covered) of \(total) transitions covered by scenarios.</p>\n"
+            "<p>\(counted(docs.count, "journey")), \(counted(scenarios, "scenario")); \(covered) of \(total) transitions covered by scenarios.</p>\n"
         let groups = Dictionary(grouping: docs, by: \.group)
         for group in groups.keys.sorted() {
             body +=

@@ -191,7 +191,7 @@ public enum MarkdownRenderer {
         let total = docs.reduce(0) { $0 + $1.edges.count }
         let scenarios = docs.reduce(0) { $0 + $1.walkthroughs.count }
         md.append(
-            "\(DocsSite.counted(docs.count, "journey")), \(DocsSite.counted(scenarios, "scenario")); \(covered) of \(total) transitions covered by scenarios."
+            "\(counted(docs.count, "journey")), \(counted(scenarios, "scenario")); \(covered) of \(total) transitions covered by scenarios."
         )
         md.append("")
         let groups = Dictionary(grouping: docs, by: \.group)

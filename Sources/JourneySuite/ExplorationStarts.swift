@@ -27,9 +27,14 @@ public struct ExplorationStarts: Sendable {
         /// `explore.explorable`): then not exploring it is what it declares, not a gap.
         public var declared: Declared?
 
+        /// `params`, needed and without a default, as a sentence says them: "param 'a', which
+        /// has no default".
+        public static func said(_ params: [String]) -> String {
+            "param\(params.count == 1 ? "" : "s") \(params.map { "'\($0)'" }.joined(separator: ", ")), which \(params.count == 1 ? "has" : "have") no default"
+        }
+
         public var description: String {
-            let params =
-                "param\(params.count == 1 ? "" : "s") \(params.map { "'\($0)'" }.joined(separator: ", ")), which \(params.count == 1 ? "has" : "have") no default"
+            let params = Self.said(self.params)
             return onlyLiveScenarios
                 ? "it needs \(params), and each of its scenarios needs a live service, which exploring does not play against (it plays against a scenario's stubs)"
                 : "it needs \(params), and none of its scenarios is among those given"
@@ -49,6 +54,11 @@ public struct ExplorationStarts: Sendable {
     public var starts: [Start] = []
     /// The journeys given that no start can run, in the order given.
     public var unexplored: [Unexplored] = []
+
+    /// The params `journey` cannot start without: those with no default.
+    public static func needed(_ journey: CompiledJourney) -> [String] {
+        journey.source.params.filter { $0.defaultValue == nil }.map(\.name.value)
+    }
 
     /// What makes two starts one: the journey, the device, the params, the stubs (where they
     /// are written aside) and the values handlers may use.
@@ -76,7 +86,7 @@ public struct ExplorationStarts: Sendable {
         // typed) is that start.
         var seen: [Fingerprint: Int] = [:]
         for journey in journeys {
-            let needed = journey.source.params.filter { $0.defaultValue == nil }.map(\.name.value)
+            let needed = Self.needed(journey)
             if needed.isEmpty {
                 seen[
                     Fingerprint(

@@ -130,6 +130,3 @@ final class ProgressLine: @unchecked Sendable {
             "\(name): \(counted(walks, "random walk")), \(counted(progress.states, "state")) seen, \(counted(progress.transitions, "move")), the longest \(progress.depth)…"
     }
 }
-
-/// `n` and the noun, plural unless `n` is 1: what every count the commands print says.
-func counted(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }

@@ -160,19 +160,13 @@ final class SuiteSupervisor {
         /// `gently`, for a run the user stopped: the worker is sent SIGTERM first and given a
         /// moment to end of it, finishing a change of files it is making (a golden pair being
         /// updated) and removing the files it was writing (``SignalCleanup``); then it is killed.
+        /// A second signal meanwhile kills it at once.
         mutating func stop(_ worker: Worker, gently: Bool = false, record: (Int, ScenarioOutcome) -> Void) {
             var chunk = [UInt8](repeating: 0, count: 1 << 16)
             if gently {
                 worker.signal(SIGTERM)
                 let deadline = clock.now + .seconds(10)
-                while clock.now < deadline {
-                    var descriptor = pollfd(fd: worker.output, events: Int16(POLLIN), revents: 0)
-                    let left = deadline - clock.now
-                    let milliseconds = Int32(
-                        left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
-                    let ready = poll(&descriptor, 1, milliseconds)
-                    if ready < 0 && errno == EINTR { continue }
-                    guard ready > 0 else { break }
+                while SignalPipe.shared.wait(for: worker.output, until: deadline) == .ready {
                     let count = read(worker.output, &chunk, chunk.count)
                     if count < 0 && errno == EINTR { continue }
                     // The end of its output: the worker has ended (or closed it, ending).
