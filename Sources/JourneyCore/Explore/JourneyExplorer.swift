@@ -485,7 +485,10 @@ public struct JourneyExplorer: Sendable {
     /// restart, clock jump or way round may lower (`explore.counter-survives`,
     /// `explore.exceeded-target`): a limit in a shared sub-journey (a PIN check) guards the
     /// same secret wherever it is called from.
-    struct WatchedLimit: Sendable {
+    ///
+    /// A class: every move reads each watched limit, and a reference is one count to take
+    /// where a value of seven would take seven.
+    final class WatchedLimit: Sendable {
         let journey: CompiledJourney
         let limit: CompiledLimit
         /// Whether it is the root journey's own.
@@ -510,10 +513,11 @@ public struct JourneyExplorer: Sendable {
             self.limit = limit
             self.root = root
             excepts = root ? [] : Set(journey.source.exceptions.map(\.rule.value))
-            charging = journey.steps.compactMap { step in
+            let charging: [(step: String, counts: [String], resets: [String])] = journey.steps.compactMap { step in
                 guard let charge = step.attempts, charge.limit.name == limit.name else { return nil }
                 return (step.id, charge.counts, charge.resets)
             }
+            self.charging = charging
             guarded = Self.guarded(by: Set(charging.map(\.step)), in: journey.source)
         }
 
