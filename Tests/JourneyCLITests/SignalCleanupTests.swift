@@ -76,23 +76,65 @@ struct SignalCleanupTests {
         }
     }
 
-    @Test("journey test --update stopped by SIGINT at any moment leaves no temporary and no journal")
+    /// The golden transcripts under `journeys`, by path, with what each holds.
+    static func goldens(under journeys: URL) throws -> [String: String] {
+        let walker = FileManager.default.enumerator(atPath: journeys.path)
+        var found: [String: String] = [:]
+        while let path = walker?.nextObject() as? String {
+            // Hidden files (a temporary left) are not goldens: ``leftovers(under:)`` names them.
+            guard (path as NSString).deletingLastPathComponent.hasSuffix("transcripts"),
+                !(path as NSString).lastPathComponent.hasPrefix(".")
+            else { continue }
+            found[path] = try String(contentsOf: journeys.appendingPathComponent(path), encoding: .utf8)
+        }
+        return found
+    }
+
+    @Test(
+        "journey test --update stopped by SIGINT at any moment leaves no temporary and no journal, and every scenario's goldens whole: all as they were or all updated"
+    )
     func updateStopped() async throws {
         try await withProcessSlot {
             try await withTemporaryDirectory { directory in
                 let journeys = try copyShippedJourneys(into: directory)
+                let shipped = try Self.goldens(under: journeys)
+                try #require(shipped.count > 100)
+                let stale = "a line no run writes\n"
                 var stopped = 0
+                var stoppedMidway = 0
                 // Stopped ever later: before, during and after the golden transcripts are written.
-                for delay in stride(from: 0.3, through: 3.0, by: 0.3) {
+                for delay in stride(from: 0.2, through: 3.0, by: 0.2) {
+                    // Every golden out of date, so that --update writes them all.
+                    for (path, text) in shipped {
+                        try writeText(text + stale, to: journeys.appendingPathComponent(path))
+                    }
                     let (process, _, _) = try IsolationTests.start(["test", "journeys", "--update"], in: directory)
                     try await Task.sleep(for: .milliseconds(Int(delay * 1000)))
                     kill(process.processIdentifier, SIGINT)
                     try await ExploreInterruptTests.requireStopped(process)
-                    if process.terminationStatus == 130 { stopped += 1 }
                     #expect(Self.leftovers(under: journeys) == [], "stopped after \(delay) s")
+                    // Each golden is whole, and a scenario's goldens (its .txt and .jsonl) were
+                    // written together or not at all.
+                    var updated: [String: Bool] = [:]
+                    for (path, text) in try Self.goldens(under: journeys) {
+                        let original = try #require(shipped[path])
+                        #expect(text == original || text == original + stale, "\(path), stopped after \(delay) s")
+                        let scenario = (path as NSString).deletingPathExtension
+                        let written = text == original
+                        #expect(updated[scenario].map { $0 == written } ?? true, "\(scenario) half written")
+                        updated[scenario] = written
+                    }
+                    if process.terminationStatus == 130 {
+                        stopped += 1
+                        let written = updated.values.filter { $0 }.count
+                        if written > 0 && written < updated.count { stoppedMidway += 1 }
+                    }
                 }
                 #expect(stopped > 0, "some run was stopped while it played")
-                // Every golden is as shipped: what was updated was written whole, with what it had.
+                #expect(stoppedMidway > 0, "some run was stopped with some goldens written and others not")
+                // What the stopped runs left, an --update finishes; the suite then passes.
+                let update = try await runJourney(["test", "journeys", "--update"], cwd: directory)
+                #expect(update.status == Exit.ok, "\(update)")
                 let check = try await runJourney(["test", "journeys"], cwd: directory)
                 #expect(check.status == Exit.ok, "\(check)")
             }

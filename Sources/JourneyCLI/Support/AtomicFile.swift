@@ -37,6 +37,7 @@ final class AtomicFile {
                 : error.description
             throw WriteError(path: path, reason: reason)
         }
+        SignalCleanup.made(temporaryPath)
         FolderRecovery.shared.register(temporaryPath)
         // A replaced file keeps its permissions.
         var status = stat()

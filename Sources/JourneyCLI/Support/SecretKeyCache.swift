@@ -83,8 +83,12 @@ struct SecretKeyCache: SecretDeclarationMemory {
         let text = Self.encode(keys, name: name)
         var random = SystemRandomNumberGenerator()
         let temporary = Path.join(folder, ".\(name).\(getpid()).\(random.next() as UInt64).tmp")
+        // Kept before it is made, as every temporary is: Ctrl-C while it is written leaves none.
+        SignalCleanup.add(temporary)
+        defer { SignalCleanup.remove(temporary) }
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return }
+        SignalCleanup.made(temporary)
         let written = (try? Descriptor(raw: descriptor).write(Array(text.utf8))) != nil
         if close(descriptor) == 0 && written && rename(temporary, Path.join(folder, name)) == 0 { return }
         unlink(temporary)

@@ -35,6 +35,9 @@ enum SignalCleanup {
     private static let committing = Atomic<Int>(0)
     /// The signal that arrived while a change was being made, 0 while none did.
     private static let pending = Atomic<Int32>(0)
+    /// 1 once the process is ending (``die(of:)``, ``exit(_:)``): the temporaries have been or
+    /// are being removed, and a thread that makes one now removes it itself (``made(_:)``).
+    private static let ending = Atomic<Int>(0)
     private static let lock = Mutex(())
 
     static let signals = [SIGINT, SIGTERM, SIGHUP]
@@ -53,6 +56,18 @@ enum SignalCleanup {
             start[bytes.count] = 0
             start[0] = CChar(bitPattern: bytes[0])
         }
+    }
+
+    /// Says that the temporary `path`, kept with ``add(_:)``, has just been made. While the
+    /// process ends of a signal on another thread, the handler may have removed the
+    /// temporaries before this one existed: then it is removed here, and this thread waits for
+    /// the end instead of going on to write it.
+    static func made(_ path: String) {
+        // A read-modify-write, not a load: with the handler's own, it orders the slot written
+        // in ``add(_:)`` before the handler's look at the table, or this look after its flag.
+        guard ending.add(0, ordering: .sequentiallyConsistent).newValue != 0 else { return }
+        unlink(path)
+        while true { pause() }
     }
 
     /// Forgets `path` (once, as it was kept once): renamed into place, removed, or handed to a
@@ -84,6 +99,7 @@ enum SignalCleanup {
             while committing.load(ordering: .sequentiallyConsistent) > 0, clock.now < deadline {
                 usleep(1000)
             }
+            _ = ending.exchange(1, ordering: .sequentiallyConsistent)
             removeTemporaries()
             _exit(status)
         }
@@ -102,8 +118,10 @@ enum SignalCleanup {
         for slot in 0..<capacity where slots[slot * slotSize] != 0 { unlink(slots + slot * slotSize) }
     }
 
-    /// Removes the temporaries, then dies of `signal` as if it had no handler.
+    /// Removes the temporaries, then dies of `signal` as if it had no handler. A temporary
+    /// another thread makes meanwhile is removed by that thread (``made(_:)``).
     static func die(of signal: Int32) {
+        _ = ending.exchange(1, ordering: .sequentiallyConsistent)
         removeTemporaries()
         SignalAction.die(of: signal)
     }
@@ -115,6 +133,7 @@ enum SignalCleanup {
         _ = slots
         _ = committing.load(ordering: .relaxed)
         _ = pending.load(ordering: .relaxed)
+        _ = ending.load(ordering: .relaxed)
         for number in signals where SignalAction.current(number) == .standard {
             SignalAction.install(number, restarting: true) { received in SignalCleanup.handle(received) }
         }
