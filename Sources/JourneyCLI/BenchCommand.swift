@@ -130,6 +130,9 @@ struct BenchCommand: AsyncParsableCommand {
             throw ValidationError("--peers and --python go with --explore: the peers are timed only there")
         }
         if let projectFolder { try Self.requireNewFolder(projectFolder) }
+        if explore, let folder = peersFolder {
+            try Self.requirePeersFolder(folder, named: peers != nil ? "--peers" : "JOURNEY_PEERS")
+        }
         guard (1...100_000).contains(exploreRestarts) else {
             throw ValidationError("--explore-restarts must be from 1 to 100000")
         }
@@ -149,6 +152,27 @@ struct BenchCommand: AsyncParsableCommand {
 
     /// `--project-folder` takes a folder bench may fill: one not there yet, or an empty one;
     /// what is in any other is the user's, and stays as it is.
+    /// The reference peers' folder: --peers, else `$JOURNEY_PEERS` when set and not empty.
+    var peersFolder: String? {
+        peers ?? ProcessInfo.processInfo.environment["JOURNEY_PEERS"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Refuses, before anything is timed, a peers folder that is not there or not a folder.
+    static func requirePeersFolder(_ path: String, named option: String) throws {
+        let shown = PrintableText.escaped(path)
+        let said = option == "--peers" ? "--peers \(shown)" : "JOURNEY_PEERS (\(shown))"
+        guard Files.exists(path) else {
+            throw ValidationError(
+                "\(said): no such folder: give the folder of the reference peers' explorers (bench_explore_bfs.py and the others)"
+            )
+        }
+        guard Files.isFolder(path) else {
+            throw ValidationError(
+                "\(said) is not a folder: give the folder of the reference peers' explorers (bench_explore_bfs.py and the others)"
+            )
+        }
+    }
+
     static func requireNewFolder(_ path: String) throws {
         var status = stat()
         guard lstat(path, &status) == 0 else { return }

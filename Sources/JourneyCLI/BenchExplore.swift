@@ -88,6 +88,9 @@ enum BenchExplore {
     static func peer(
         _ script: String, _ arguments: [String], python: String, folder: String
     ) -> Result<[String: Any], CLIError> {
+        guard Files.exists(Path.join(folder, script)) else {
+            return .failure(CLIError("\(PrintableText.escaped(folder)) holds no \(script)"))
+        }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [python, script] + arguments
@@ -190,7 +193,7 @@ extension BenchCommand {
                 ["--restarts", "\(large.restarts)", "--depth", "\(large.depth)"]
             ),
         ]
-        let folder = peers ?? ProcessInfo.processInfo.environment["JOURNEY_PEERS"].flatMap { $0.isEmpty ? nil : $0 }
+        let folder = peersFolder
         for (name, bound, arguments) in bounds {
             let one = await BenchExplore.measure(journey, library: library, bounds: bound, jobs: 1)
             report(

@@ -50,7 +50,9 @@ struct ExploreBenchTests {
             #expect(notPlayed > 0 && notPlayed + again < all && again >= 0, "\(reused)")
             // The peer's counts for the larger bounds differ: its rates are not compared.
             #expect(bench.stdout.contains("skipped: it found 99 states and 999 transitions, not the same space"))
-            #expect(json["  peer bfs-transitions-reuse"]?.hasPrefix("skipped: bench_explore_transitions.py") == true)
+            #expect(
+                json["  peer bfs-transitions-reuse"] == "skipped: \(peers.path) holds no bench_explore_transitions.py",
+                "\(bench)")
             let memory = try #require(json["memory per stored state"], "\(bench)")
             #expect(
                 memory.wholeMatch(
@@ -70,6 +72,27 @@ struct ExploreBenchTests {
             ["bench", "--explore", "--explore-restarts", "5"], environment: ["JOURNEY_PEERS": ""], timeout: 240)
         #expect(bench.status == Exit.ok, "\(bench)")
         #expect(bench.stdout.contains("peers: skipped: say where they are with --peers FOLDER (or JOURNEY_PEERS)"))
+    }
+
+    @Test("a peers folder that is not there, or is a file, is refused before anything is timed")
+    func badPeersFolder() async throws {
+        try await withTemporaryDirectory { directory in
+            let missing = directory.appendingPathComponent("peers").path
+            let bench = try await runJourney(["bench", "--explore", "--peers", missing])
+            #expect(bench.status == Exit.invalid, "\(bench)")
+            #expect(bench.stdout.isEmpty, "\(bench)")
+            #expect(
+                bench.stderr.contains(
+                    "--peers \(missing): no such folder: give the folder of the reference peers' explorers"),
+                "\(bench)")
+            let file = directory.appendingPathComponent("peers.txt")
+            try writeText("not a folder\n", to: file)
+            let fromEnvironment = try await runJourney(
+                ["bench", "--explore"], environment: ["JOURNEY_PEERS": file.path])
+            #expect(fromEnvironment.status == Exit.invalid, "\(fromEnvironment)")
+            #expect(
+                fromEnvironment.stderr.contains("JOURNEY_PEERS (\(file.path)) is not a folder"), "\(fromEnvironment)")
+        }
     }
 
     @Test("--explore-restarts out of range is refused")
