@@ -45,7 +45,8 @@ struct TestCommand: AsyncParsableCommand {
             no diff, naming the line, never the secret. Results print in the same \
             order whatever --jobs is.
 
-            --junit and --json are written before the first scenario runs, marked as running, \
+            --junit and --json are written before the first scenario runs, marked as running \
+            (a report that cannot be written then stops the run before it starts, exit 2), \
             and again at the end; SIGINT or SIGTERM stops the run and writes what finished, \
             marked interrupted. Errors in the files are listed in them too.
 
@@ -205,11 +206,15 @@ struct TestCommand: AsyncParsableCommand {
         let errors = diagnostics.errors.items
         let total = selected.count + unrunnable.count
         // Before anything runs, the reports say so: a run killed now leaves no old report that
-        // looks like its result.
+        // looks like its result. A report that cannot be written stops the run here.
+        guard
+            writeRunningReports(
+                SuiteReport(outcomes: [], errors: errors, state: .running, selected: total), console: console)
+        else {
+            console.err("note: no scenario was run: give --junit and --json paths where a file can be written\n")
+            throw ExitCode(ExitStatus.invalid)
+        }
         var unwritable: Set<String> = []
-        _ = writeReports(
-            SuiteReport(outcomes: [], errors: errors, state: .running, selected: total), console: console,
-            failed: &unwritable)
         for outcome in unrunnable { console.out(render(outcome, console: console)) }
 
         let played = try play(selected, paths: paths, jobs: options.jobs, console: console)

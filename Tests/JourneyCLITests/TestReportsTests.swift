@@ -125,10 +125,15 @@ struct TestReportsTests {
         }
     }
 
-    @Test("a report that cannot be written: one line naming it, exit 2, the other report still written")
+    static let noneRun = "note: no scenario was run: give --junit and --json paths where a file can be written"
+
+    @Test(
+        "a report that cannot be written: one line naming it, exit 2 before any scenario runs, and neither report written"
+    )
     func unwritableReport() async throws {
         try await withTemporaryDirectory { directory in
             try writeText("a file\n", to: directory.appendingPathComponent("blocker"))
+            try writeText("an earlier report\n", to: directory.appendingPathComponent("out.json"))
             let result = try await runJourney(
                 [
                     "test", Paths.journeys.appendingPathComponent("examples").path, "--junit", "blocker/out.xml",
@@ -136,9 +141,27 @@ struct TestReportsTests {
                 ], cwd: directory)
             expectNoCrash(result)
             #expect(result.status == Exit.invalid, "\(result)")
-            #expect(result.stderrLines == ["error: cannot write the JUnit report to blocker/out.xml: Not a directory"])
-            #expect(result.stdoutLines.last == "\(Self.examples) passed, 0 failed")
+            #expect(
+                result.stderrLines == [
+                    "error: cannot write the JUnit report to blocker/out.xml: Not a directory", Self.noneRun,
+                ], "\(result)")
+            #expect(result.stdout.isEmpty, "\(result)")
             #expect(entries(of: directory) == ["blocker", "out.json"])
+            #expect(
+                try String(contentsOf: directory.appendingPathComponent("out.json"), encoding: .utf8)
+                    == "an earlier report\n")
+            // A folder given for a report is the same mistake.
+            try FileManager.default.createDirectory(
+                at: directory.appendingPathComponent("reports"), withIntermediateDirectories: false)
+            let folder = try await runJourney(
+                ["test", Paths.journeys.appendingPathComponent("examples").path, "--junit", "reports"], cwd: directory)
+            #expect(folder.status == Exit.invalid, "\(folder)")
+            #expect(
+                folder.stderrLines == [
+                    "error: cannot write the JUnit report to reports: is a directory", Self.noneRun,
+                ],
+                "\(folder)")
+            #expect(folder.stdout.isEmpty, "\(folder)")
         }
     }
 
@@ -155,9 +178,10 @@ struct TestReportsTests {
             #expect(result.status == Exit.invalid, "\(result)")
             #expect(
                 result.stderrLines == [
-                    "error: cannot write the JUnit report to /proc/version: cannot create a new file in /proc, where it is written before it is renamed into place: No such file or directory"
+                    "error: cannot write the JUnit report to /proc/version: cannot create a new file in /proc, where it is written before it is renamed into place: No such file or directory",
+                    Self.noneRun,
                 ], "\(result)")
-            #expect(result.stdoutLines.last == "\(Self.examples) passed, 0 failed")
+            #expect(result.stdout.isEmpty, "\(result)")
         }
     }
     #endif

@@ -10,10 +10,7 @@ extension TestCommand {
     ///   (their error has been said); paths that fail now are added.
     func writeReports(_ report: SuiteReport, console: Console, failed: inout Set<String>) -> Bool {
         var written = failed.isEmpty
-        let reports = [
-            (junit, JUnitReport.render(report), "the JUnit report"),
-            (json, JSONReport.render(report), "the JSON report"),
-        ]
+        let reports = renderedReports(report)
         for (path, text, content) in reports {
             guard let path, !failed.contains(path) else { continue }
             do {
@@ -27,5 +24,42 @@ extension TestCommand {
             }
         }
         return written
+    }
+
+    /// Writes the reports asked for, marked as running, before anything runs; or, when one of
+    /// them cannot be opened (a folder, a path under a file), writes none and says why on
+    /// standard error, one line each: the suite is not played for a result with nowhere to go.
+    func writeRunningReports(_ report: SuiteReport, console: Console) -> Bool {
+        let reports = renderedReports(report)
+        var opened: [(OutputFile, String)] = []
+        var refused = false
+        for (path, text, content) in reports {
+            guard let path else { continue }
+            do {
+                opened.append((try OutputFile(path: path, content: content, makingFolders: true), text))
+            } catch {
+                console.err("error: \(error)\n")
+                refused = true
+            }
+        }
+        // An output not committed is let go: an atomic one's temporary is removed.
+        guard !refused else { return false }
+        var unwritable: Set<String> = []
+        for (file, text) in opened {
+            file.write(text)
+            do { try file.commit() } catch {
+                console.err("error: \(error)\n")
+                unwritable.insert(file.path)
+            }
+        }
+        return unwritable.isEmpty
+    }
+
+    /// Each report asked for (its path, nil when not asked for), rendered, with what it is.
+    private func renderedReports(_ report: SuiteReport) -> [(String?, String, String)] {
+        [
+            (junit, JUnitReport.render(report), "the JUnit report"),
+            (json, JSONReport.render(report), "the JSON report"),
+        ]
     }
 }
