@@ -100,25 +100,38 @@ struct SignalCleanupTests {
                 let shipped = try Self.goldens(under: journeys)
                 try #require(shipped.count > 100)
                 let stale = "a line no run writes\n"
-                var stopped = 0
-                var stoppedMidway = 0
-                // Stopped ever later: before, during and after the golden transcripts are written.
-                for delay in stride(from: 0.2, through: 3.0, by: 0.2) {
+                func makeStale() throws {
                     // Every golden out of date, so that --update writes them all.
                     for (path, text) in shipped {
                         try writeText(text + stale, to: journeys.appendingPathComponent(path))
                     }
+                }
+                // How long a whole update takes on this machine: the runs below are stopped at
+                // fractions of it, so that some stop lands while goldens are written however
+                // fast or loaded the machine is.
+                try makeStale()
+                let clock = ContinuousClock()
+                let began = clock.now
+                let whole = try await runJourney(["test", "journeys", "--update"], cwd: directory)
+                let length = clock.now - began
+                #expect(whole.status == Exit.ok, "\(whole)")
+                var stopped = 0
+                var stoppedMidway = 0
+                // Stopped ever later: before, during and after the golden transcripts are written.
+                for fraction in stride(from: 0.05, through: 1.2, by: 0.075) {
+                    let delay = length * fraction
+                    try makeStale()
                     let (process, _, _) = try IsolationTests.start(["test", "journeys", "--update"], in: directory)
-                    try await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+                    try await Task.sleep(for: delay)
                     kill(process.processIdentifier, SIGINT)
                     try await ExploreInterruptTests.requireStopped(process)
-                    #expect(Self.leftovers(under: journeys) == [], "stopped after \(delay) s")
+                    #expect(Self.leftovers(under: journeys) == [], "stopped after \(delay)")
                     // Each golden is whole, and a scenario's goldens (its .txt and .jsonl) were
                     // written together or not at all.
                     var updated: [String: Bool] = [:]
                     for (path, text) in try Self.goldens(under: journeys) {
                         let original = try #require(shipped[path])
-                        #expect(text == original || text == original + stale, "\(path), stopped after \(delay) s")
+                        #expect(text == original || text == original + stale, "\(path), stopped after \(delay)")
                         let scenario = (path as NSString).deletingPathExtension
                         let written = text == original
                         #expect(updated[scenario].map { $0 == written } ?? true, "\(scenario) half written")

@@ -31,13 +31,16 @@ enum SignalCleanup {
         return slots
     }()
 
-    /// How many file changes are between their journal and its removal: a signal then waits.
-    private static let committing = Atomic<Int>(0)
+    /// How many file changes are between their journal and its removal (a signal then waits
+    /// for them), with ``ending`` set once the process is ending: from then on no change
+    /// starts. One word, so that a change starting and the process ending exclude each other.
+    private static let state = Atomic<Int>(0)
+    /// The bit of ``state`` set when the process is ending (``die(of:)``, ``exit(_:)``): the
+    /// temporaries have been or are being removed, and a thread that makes one now removes it
+    /// itself (``made(_:)``).
+    private static let ending = 1 << 40
     /// The signal that arrived while a change was being made, 0 while none did.
     private static let pending = Atomic<Int32>(0)
-    /// 1 once the process is ending (``die(of:)``, ``exit(_:)``): the temporaries have been or
-    /// are being removed, and a thread that makes one now removes it itself (``made(_:)``).
-    private static let ending = Atomic<Int>(0)
     private static let lock = Mutex(())
 
     static let signals = [SIGINT, SIGTERM, SIGHUP]
@@ -59,15 +62,15 @@ enum SignalCleanup {
     }
 
     /// Says that the temporary `path`, kept with ``add(_:)``, has just been made. While the
-    /// process ends of a signal on another thread, the handler may have removed the
-    /// temporaries before this one existed: then it is removed here, and this thread waits for
-    /// the end instead of going on to write it.
+    /// process ends on another thread, that thread may have removed the temporaries before this
+    /// one existed: then it is removed here, and this thread waits for the end instead of going
+    /// on to write it.
     static func made(_ path: String) {
-        // A read-modify-write, not a load: with the handler's own, it orders the slot written
-        // in ``add(_:)`` before the handler's look at the table, or this look after its flag.
-        guard ending.add(0, ordering: .sequentiallyConsistent).newValue != 0 else { return }
+        // A read-modify-write, not a load: with the ending thread's own, it orders the slot
+        // written in ``add(_:)`` before that thread's look at the table, or this look after it.
+        guard state.add(0, ordering: .sequentiallyConsistent).newValue & ending != 0 else { return }
         unlink(path)
-        while true { pause() }
+        waitForTheEnd()
     }
 
     /// Forgets `path` (once, as it was kept once): renamed into place, removed, or handed to a
@@ -83,34 +86,45 @@ enum SignalCleanup {
     }
 
     /// Holds back SIGINT, SIGTERM and SIGHUP until ``resume()``: a file change whose journal
-    /// is being written or applied is finished first.
+    /// is being written or applied is finished first. Once the process is ending, no change
+    /// starts: this thread waits for the end, its staged files still kept for removal.
     static func hold() {
-        // Under the lock: once ``exit(_:)`` has it, no change starts.
-        lock.withLock { _ in _ = committing.add(1, ordering: .sequentiallyConsistent) }
+        var current = state.load(ordering: .sequentiallyConsistent)
+        while true {
+            if current & ending != 0 { waitForTheEnd() }
+            let (exchanged, original) = state.compareExchange(
+                expected: current, desired: current + 1, ordering: .sequentiallyConsistent)
+            if exchanged { return }
+            current = original
+        }
+    }
+
+    /// Ends a ``hold()``; a signal that arrived meanwhile is taken now.
+    static func resume() {
+        let left = state.subtract(1, ordering: .sequentiallyConsistent).newValue
+        guard left == 0 else { return }
+        let signal = pending.exchange(0, ordering: .sequentiallyConsistent)
+        if signal != 0 { die(of: signal) }
     }
 
     /// Ends the process at once with `status` (`_exit`: no exit hook runs), as a signal would:
     /// a change of files under way is let finish (for a moment at most), and the temporaries
     /// are removed. For a worker whose `journey test` is gone.
     static func exit(_ status: Int32) -> Never {
+        // Under the lock: no temporary is kept meanwhile.
         lock.withLock { _ in
             let clock = ContinuousClock()
             let deadline = clock.now + .seconds(10)
-            while committing.load(ordering: .sequentiallyConsistent) > 0, clock.now < deadline {
+            while clock.now < deadline {
+                if state.compareExchange(expected: 0, desired: ending, ordering: .sequentiallyConsistent).exchanged {
+                    break
+                }
                 usleep(1000)
             }
-            _ = ending.exchange(1, ordering: .sequentiallyConsistent)
+            _ = state.bitwiseOr(ending, ordering: .sequentiallyConsistent)
             removeTemporaries()
             _exit(status)
         }
-    }
-
-    /// Ends a ``hold()``; a signal that arrived meanwhile is taken now.
-    static func resume() {
-        let left = committing.subtract(1, ordering: .sequentiallyConsistent).newValue
-        guard left == 0 else { return }
-        let signal = pending.exchange(0, ordering: .sequentiallyConsistent)
-        if signal != 0 { die(of: signal) }
     }
 
     /// Removes every temporary kept. Only what a signal handler may do: `unlink`.
@@ -118,12 +132,33 @@ enum SignalCleanup {
         for slot in 0..<capacity where slots[slot * slotSize] != 0 { unlink(slots + slot * slotSize) }
     }
 
-    /// Removes the temporaries, then dies of `signal` as if it had no handler. A temporary
-    /// another thread makes meanwhile is removed by that thread (``made(_:)``).
+    /// Removes the temporaries, then dies of `signal` as if it had no handler; while a file
+    /// change is being made, leaves the signal to it (``resume()`` takes it). Only what a signal
+    /// handler may do.
     static func die(of signal: Int32) {
-        _ = ending.exchange(1, ordering: .sequentiallyConsistent)
-        removeTemporaries()
-        SignalAction.die(of: signal)
+        while true {
+            let current = state.load(ordering: .sequentiallyConsistent)
+            // Another thread is ending the process: it dies of its signal.
+            if current & ending != 0 { waitForTheEnd() }
+            if current == 0 {
+                // No change under way, and none can start from here: the temporaries go.
+                guard state.compareExchange(expected: 0, desired: ending, ordering: .sequentiallyConsistent).exchanged
+                else { continue }
+                removeTemporaries()
+                SignalAction.die(of: signal)
+                waitForTheEnd()
+            }
+            // A change is being made: the signal waits for its end.
+            pending.store(signal, ordering: .sequentiallyConsistent)
+            if state.load(ordering: .sequentiallyConsistent) != 0 { return }
+            // It ended meanwhile. Unless its resume took the signal, take it back and end here.
+            guard pending.exchange(0, ordering: .sequentiallyConsistent) != 0 else { return }
+        }
+    }
+
+    /// Waits for the process to end, which another thread is making it do.
+    private static func waitForTheEnd() -> Never {
+        while true { pause() }
     }
 
     /// Installs the handler for each signal whose action is the default one now (called under
@@ -131,23 +166,16 @@ enum SignalCleanup {
     private static func installWhereDefault() {
         // Touched here, so that the handler never starts their lazy set-up.
         _ = slots
-        _ = committing.load(ordering: .relaxed)
+        _ = state.load(ordering: .relaxed)
         _ = pending.load(ordering: .relaxed)
-        _ = ending.load(ordering: .relaxed)
         for number in signals where SignalAction.current(number) == .standard {
             SignalAction.install(number, restarting: true) { received in SignalCleanup.handle(received) }
         }
     }
 
     /// The handler: dies of the signal, or, while a file change is being made, keeps it for
-    /// ``resume()``.
+    /// ``resume()`` (``die(of:)``).
     private static func handle(_ signal: Int32) {
-        if committing.load(ordering: .sequentiallyConsistent) > 0 {
-            pending.store(signal, ordering: .sequentiallyConsistent)
-            // The change may have ended between the two: then nobody else will take it.
-            if committing.load(ordering: .sequentiallyConsistent) > 0 { return }
-            _ = pending.exchange(0, ordering: .sequentiallyConsistent)
-        }
         die(of: signal)
     }
 }
