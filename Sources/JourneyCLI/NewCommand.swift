@@ -233,9 +233,17 @@ struct NewJourneyCommand: AsyncParsableCommand {
                 "journey new scenario --journey \(found ? id : Path.shellWord(path)) NAME",
             ])
         if !found {
-            console.out(
-                "\nnote: \(PrintableText.escaped(Path.parent(path))) is outside the project's journey folders (\(context.paths([]).joined(separator: ", "))): journey test and journey docs find the journey only when given its folder, or when the folder is added to \(context.file.map { Workspace.display($0) } ?? "a journeykit.yaml")'s journeys\n"
-            )
+            let folder = PrintableText.escaped(Path.parent(path))
+            let folders = context.paths([]).joined(separator: ", ")
+            if let file = context.file {
+                console.out(
+                    "\nnote: \(folder) is outside the project's journey folders (\(folders)): journey test and journey docs find the journey only when given its folder, or when the folder is added to \(Workspace.display(file))'s journeys\n"
+                )
+            } else {
+                console.out(
+                    "\nnote: with no journeykit.yaml, journey test and journey docs look in the folder \(folders), and \(folder) is outside it: they find the journey only when given its folder, or when a journeykit.yaml lists the folder under journeys\n"
+                )
+            }
         }
     }
 

@@ -209,6 +209,12 @@ struct NewCommandTests {
             #expect(alone.status == Exit.ok, "\(alone)")
             #expect(Array(Self.tree(loose).keys) == ["login.journey.yaml"])
             #expect(try await runJourney(["check", "login.journey.yaml"], cwd: loose).status == Exit.ok)
+            // With no project file there is no project to speak of: the note says where
+            // journey test looks without one.
+            #expect(
+                alone.stdout.contains(
+                    "note: with no journeykit.yaml, journey test and journey docs look in the folder journeys, and . is outside it: they find the journey only when given its folder, or when a journeykit.yaml lists the folder under journeys"
+                ), "\(alone)")
         }
     }
 
