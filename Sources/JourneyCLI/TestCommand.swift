@@ -46,7 +46,8 @@ struct TestCommand: AsyncParsableCommand {
             order whatever --jobs is.
 
             --junit and --json are written before the first scenario runs, marked as running \
-            (a report that cannot be written then stops the run before it starts, exit 2), \
+            (a report that cannot be written then stops the run before it starts, exit 2, \
+            and neither report is put in place: an earlier one is kept), \
             and again at the end; SIGINT or SIGTERM stops the run and writes what finished, \
             marked interrupted. Errors in the files are listed in them too.
 

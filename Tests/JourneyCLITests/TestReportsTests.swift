@@ -184,6 +184,33 @@ struct TestReportsTests {
             #expect(result.stdout.isEmpty, "\(result)")
         }
     }
+
+    @Test(
+        "a report that cannot be written in full (a full device) stops the run before any other report is put in place: the user's earlier one is kept",
+        .enabled(if: FileManager.default.fileExists(atPath: "/dev/full")))
+    func reportOnAFullDevice() async throws {
+        try await withTemporaryDirectory { directory in
+            try writeText("an earlier report\n", to: directory.appendingPathComponent("out.xml"))
+            for order in [
+                ["--junit", "out.xml", "--json", "/dev/full"], ["--json", "/dev/full", "--junit", "out.xml"],
+            ] {
+                let result = try await runJourney(
+                    ["test", Paths.journeys.appendingPathComponent("examples").path] + order, cwd: directory)
+                expectNoCrash(result)
+                #expect(result.status == Exit.invalid, "\(result)")
+                #expect(
+                    result.stderrLines == [
+                        "error: cannot write the JSON report to /dev/full: No space left on device", Self.noneRun,
+                    ], "\(result)")
+                #expect(result.stdout.isEmpty, "\(result)")
+                // Nothing of the run is left in the folder: no report of it, no temporary.
+                #expect(entries(of: directory) == ["out.xml"])
+                #expect(
+                    try String(contentsOf: directory.appendingPathComponent("out.xml"), encoding: .utf8)
+                        == "an earlier report\n")
+            }
+        }
+    }
     #endif
 
     @Test("an output that would replace a file the run reads is refused before anything runs, and the file is kept")

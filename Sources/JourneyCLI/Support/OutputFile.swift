@@ -24,6 +24,7 @@ final class OutputFile {
     private let destination: Destination
     private var buffer: [UInt8] = []
     private var failure: SystemError?
+    private var staged = false
 
     /// Opens the output; with `makingFolders`, the folders missing above it are made first, as
     /// for `journey test --junit out/junit.xml`.
@@ -58,12 +59,16 @@ final class OutputFile {
         return nil
     }
 
-    /// Finishes the output: the atomic file is renamed into place, a direct one flushed and
-    /// closed. Throws the first write error.
-    func commit() throws {
+    /// Writes out everything written so far and closes the output, without yet putting an
+    /// atomic one in place: its temporary is complete and flushed to disk, its target untouched
+    /// (on failure the temporary is removed). A direct output is written through and cannot be
+    /// held back. Throws the first write error; staging again does nothing.
+    func stage() throws {
+        guard !staged else { return }
+        staged = true
         switch destination {
         case .atomic(let file):
-            do { try file.commit() } catch {
+            do { try file.stage() } catch {
                 throw CLIError("cannot write \(content) to \(path): \(error.reason)")
             }
         case .direct(let descriptor):
@@ -71,6 +76,33 @@ final class OutputFile {
             close(descriptor)
             if let failure { throw CLIError("cannot write \(content) to \(path): \(failure)") }
         }
+    }
+
+    /// Finishes the output: staged if it is not yet (``stage()``), then an atomic file is
+    /// renamed into place. Throws the first write error.
+    func commit() throws {
+        try stage()
+        guard case .atomic(let file) = destination else { return }
+        do { try file.commit() } catch {
+            throw CLIError("cannot write \(content) to \(path): \(error.reason)")
+        }
+    }
+
+    /// Abandons the output: an atomic one's temporary is removed, staged or not, and its target
+    /// left as it was; a direct one is closed with what it was given so far.
+    func discard() {
+        switch destination {
+        case .atomic(let file): file.discard()
+        case .direct(let descriptor): if !staged { close(descriptor) }
+        }
+        staged = true
+    }
+
+    /// Whether the output is written straight to what its path is (a device, a FIFO, a
+    /// socket), with nothing to hold back, rather than staged and renamed into place.
+    var isDirect: Bool {
+        if case .direct = destination { return true }
+        return false
     }
 
     private func flush() {

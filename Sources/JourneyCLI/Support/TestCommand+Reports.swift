@@ -27,8 +27,14 @@ extension TestCommand {
     }
 
     /// Writes the reports asked for, marked as running, before anything runs; or, when one of
-    /// them cannot be opened (a folder, a path under a file), writes none and says why on
-    /// standard error, one line each: the suite is not played for a result with nowhere to go.
+    /// them cannot be opened (a folder, a path under a file) or written (a full disk), puts none
+    /// in place and says why on standard error, one line each: the suite is not played for a
+    /// result with nowhere to go, and a report the user had is not replaced by the mark of a run
+    /// that did not happen.
+    ///
+    /// Each report is staged in full first; those written straight to a device, a FIFO or a
+    /// socket go next, as they cannot be held back; the files are renamed into place only once
+    /// every report has been written.
     func writeRunningReports(_ report: SuiteReport, console: Console) -> Bool {
         let reports = renderedReports(report)
         var opened: [(OutputFile, String)] = []
@@ -44,15 +50,23 @@ extension TestCommand {
         }
         // An output not committed is let go: an atomic one's temporary is removed.
         guard !refused else { return false }
-        var unwritable: Set<String> = []
-        for (file, text) in opened {
-            file.write(text)
-            do { try file.commit() } catch {
+        for (file, text) in opened { file.write(text) }
+        let files = opened.map(\.0).filter { !$0.isDirect } + opened.map(\.0).filter(\.isDirect)
+        for file in files {
+            do { try file.stage() } catch {
                 console.err("error: \(error)\n")
-                unwritable.insert(file.path)
+                for file in files { file.discard() }
+                return false
             }
         }
-        return unwritable.isEmpty
+        var unwritable = false
+        for file in files {
+            do { try file.commit() } catch {
+                console.err("error: \(error)\n")
+                unwritable = true
+            }
+        }
+        return !unwritable
     }
 
     /// Each report asked for (its path, nil when not asked for), rendered, with what it is.
