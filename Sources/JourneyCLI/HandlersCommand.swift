@@ -158,7 +158,7 @@ struct HandlersCommand: AsyncParsableCommand {
         var status = stat()
         guard stat(path, &status) == 0 else {
             if errno == ENOENT { return nil }
-            throw CLIError("cannot read \(path): \(SystemError())")
+            throw CLIError("cannot read \(path): \(Files.reason(SystemError(), at: path))")
         }
         if let kind = Files.kind(of: status.st_mode) {
             throw CLIError("\(path) is \(kind), not a regular file")

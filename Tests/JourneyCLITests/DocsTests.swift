@@ -505,8 +505,19 @@ struct DocsTests {
             let result = try await runJourney(["docs", "journeys/examples", "--out", out], cwd: Paths.root)
             expectNoCrash(result)
             #expect(result.status == Exit.invalid, "\(result)")
-            #expect(result.stderrLines == ["\(out): error: cannot write the docs: Not a directory"], "\(result)")
+            let file = directory.appendingPathComponent("file.txt").path
+            #expect(
+                result.stderrLines == ["\(out): error: cannot write the docs: \(file) is a file, not a folder"],
+                "\(result)")
             #expect(entries(of: directory) == ["file.txt"])
+            // What is in the way and is no file is named for what it is.
+            let device = try await runJourney(
+                ["docs", "journeys/examples", "--out", "/dev/null/docs"], cwd: Paths.root)
+            #expect(device.status == Exit.invalid, "\(device)")
+            #expect(
+                device.stderrLines == [
+                    "/dev/null/docs: error: cannot write the docs: /dev/null is a character device, not a folder"
+                ], "\(device)")
         }
     }
 

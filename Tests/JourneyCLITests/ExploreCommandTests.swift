@@ -633,7 +633,7 @@ struct ExploreCommandTests {
             // A folder that cannot be made is said before anything is explored.
             (
                 ["--emit", "README.md/counterexamples", "journeys/examples"],
-                "cannot make the folder README.md/counterexamples for --emit: Not a directory"
+                "cannot make the folder README.md/counterexamples for --emit: README.md is a file, not a folder"
             ),
             // --from takes one scenario: a folder, or a journey, is said as such.
             (

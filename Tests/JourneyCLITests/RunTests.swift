@@ -243,7 +243,9 @@ struct RunTests {
             expectNoCrash(blocked)
             #expect(blocked.status == Exit.invalid, "\(blocked)")
             #expect(
-                blocked.stderrLines == ["error: cannot write the transcript to blocker/new/out.txt: Not a directory"],
+                blocked.stderrLines == [
+                    "error: cannot write the transcript to blocker/new/out.txt: blocker is a file, not a folder"
+                ],
                 "\(blocked.stderr)")
             #expect(blocked.stdoutData.isEmpty)
             #expect(entries(of: directory) == ["blocker", "out"])

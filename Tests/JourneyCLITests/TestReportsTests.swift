@@ -143,7 +143,8 @@ struct TestReportsTests {
             #expect(result.status == Exit.invalid, "\(result)")
             #expect(
                 result.stderrLines == [
-                    "error: cannot write the JUnit report to blocker/out.xml: Not a directory", Self.noneRun,
+                    "error: cannot write the JUnit report to blocker/out.xml: blocker is a file, not a folder",
+                    Self.noneRun,
                 ], "\(result)")
             #expect(result.stdout.isEmpty, "\(result)")
             #expect(entries(of: directory) == ["blocker", "out.json"])

@@ -277,6 +277,32 @@ enum Files {
         return Data(bytesNoCopy: buffer, count: count, deallocator: .free)
     }
 
+    /// Why no file can be made at or under `path` when the system says a part of it is not a
+    /// folder (`ENOTDIR`): the part that is in the way, named as the user wrote it
+    /// (`notes.txt is a file, not a folder`); nil when none is found (the path changed since).
+    static func notAFolder(in path: String) -> String? {
+        var current = Path.trimTrailingSlashes(path)
+        for _ in 0..<256 {
+            var status = stat()
+            if stat(current, &status) == 0 {
+                let kind = status.st_mode & S_IFMT
+                guard kind != S_IFDIR else { return nil }
+                return "\(current) is \(Files.kind(of: status.st_mode) ?? "a file"), not a folder"
+            }
+            let parent = Path.parent(current)
+            if parent == current || parent.hasSuffix("..") { return nil }
+            current = parent
+        }
+        return nil
+    }
+
+    /// The reason a call on `path` failed with `error`, in the user's terms where the system's
+    /// would leave them guessing which part of the path is wrong.
+    static func reason(_ error: SystemError, at path: String) -> String {
+        if error.code == ENOTDIR, let reason = notAFolder(in: path) { return reason }
+        return error.description
+    }
+
     /// Makes `path` and any missing folder above it (`mkdir -p`), returning the folders it made,
     /// outermost first. On failure, the folders it made are removed again and the error names
     /// `path`.
@@ -286,7 +312,9 @@ enum Files {
         var current = path
         var status = stat()
         while stat(current, &status) != 0 {
-            guard errno == ENOENT else { throw WriteError(path: path, reason: SystemError().description) }
+            guard errno == ENOENT else {
+                throw WriteError(path: path, reason: reason(SystemError(), at: current))
+            }
             // `a/x/..` where `a/x` is missing names no folder that can be made (the parent of
             // a `..` is more `..`, without end).
             let trimmed = Path.trimTrailingSlashes(current)
@@ -300,7 +328,7 @@ enum Files {
             current = parent
         }
         if missing.isEmpty && status.st_mode & S_IFMT != S_IFDIR {
-            throw WriteError(path: path, reason: SystemError(ENOTDIR).description)
+            throw WriteError(path: path, reason: reason(SystemError(ENOTDIR), at: current))
         }
         var made: [String] = []
         for folder in missing.reversed() {

@@ -125,7 +125,9 @@ final class OutputFile {
         for _ in 0..<40 {
             var status = stat()
             if lstat(current, &status) != 0 {
-                guard errno == ENOENT, !current.hasSuffix("/") else { throw SystemError() }
+                let error = SystemError()
+                if error.code == ENOTDIR, let reason = Files.notAFolder(in: current) { throw Refusal(reason: reason) }
+                guard error.code == ENOENT, !current.hasSuffix("/") else { throw error }
                 return .atomic(try AtomicFile(path: current))
             }
             switch status.st_mode & S_IFMT {
