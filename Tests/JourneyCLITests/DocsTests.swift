@@ -510,6 +510,15 @@ struct DocsTests {
                 result.stderrLines == ["\(out): error: cannot write the docs: \(file) is a file, not a folder"],
                 "\(result)")
             #expect(entries(of: directory) == ["file.txt"])
+            // --out naming the file itself says "it".
+            let itself = try await runJourney(
+                ["docs", "journeys/examples", "--out", directory.appendingPathComponent("file.txt").path],
+                cwd: Paths.root)
+            #expect(itself.status == Exit.invalid, "\(itself)")
+            #expect(
+                itself.stderrLines == ["\(file): error: cannot write the docs: it is a file, not a folder"], "\(itself)"
+            )
+            #expect(entries(of: directory) == ["file.txt"])
             // What is in the way and is no file is named for what it is.
             let device = try await runJourney(
                 ["docs", "journeys/examples", "--out", "/dev/null/docs"], cwd: Paths.root)

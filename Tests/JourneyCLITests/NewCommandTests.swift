@@ -269,6 +269,13 @@ struct NewCommandTests {
                 "\(taken)")
             #expect(!FileManager.default.fileExists(atPath: project.appendingPathComponent("elsewhere").path))
 
+            // A --folder that is a file is said as such, once.
+            try writeText("notes\n", to: project.appendingPathComponent("notes.txt"))
+            let onAFile = try await runJourney(["new", "journey", "acme.notes", "--folder", "notes.txt"], cwd: project)
+            #expect(onAFile.status == Exit.invalid, "\(onAFile)")
+            #expect(onAFile.stderrLines == ["error: cannot write notes.txt: it is a file, not a folder"], "\(onAFile)")
+            #expect(try String(contentsOf: project.appendingPathComponent("notes.txt"), encoding: .utf8) == "notes\n")
+
             let file = project.appendingPathComponent("journeys/acme/login.journey.yaml")
             try writeText("journey: mine\n", to: file)
             let refused = try await runJourney(["new", "journey", "acme.login"], cwd: project)

@@ -574,7 +574,15 @@ private final class FolderWalk: @unchecked Sendable {
 struct WriteError: Error, CustomStringConvertible {
     var path: String
     var reason: String
-    var description: String { "cannot write \(path): \(reason)" }
+    var description: String { "cannot write \(path): \(reason(after: path))" }
+
+    /// The reason, said after `shown`: when that is the error's path and the reason starts
+    /// with it too, "it" says it the second time (`cannot write notes.txt: it is a file, not a
+    /// folder`).
+    func reason(after shown: String) -> String {
+        guard shown == path, reason.hasPrefix(path + " ") else { return reason }
+        return "it" + reason.dropFirst(path.count)
+    }
 }
 
 extension CompiledJourney {
