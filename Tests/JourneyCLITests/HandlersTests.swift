@@ -179,6 +179,15 @@ struct HandlersTests {
             #expect(folder.status == Exit.invalid)
             #expect(folder.stderr == "error: \(directory.path) is a folder, not a regular file\n")
             expectNoCrash(folder)
+
+            // Under a file: the file in the way is named.
+            let underAFile = try await runJourney(
+                ["handlers", "--schema", "--out", "journey.schema.json/handlers.json"], cwd: directory)
+            #expect(underAFile.status == Exit.invalid)
+            #expect(
+                underAFile.stderr
+                    == "error: cannot read journey.schema.json/handlers.json: journey.schema.json is a file, not a folder\n",
+                "\(underAFile)")
         }
     }
 

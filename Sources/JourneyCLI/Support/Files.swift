@@ -285,9 +285,8 @@ enum Files {
         for _ in 0..<256 {
             var status = stat()
             if stat(current, &status) == 0 {
-                let kind = status.st_mode & S_IFMT
-                guard kind != S_IFDIR else { return nil }
-                return "\(current) is \(Files.kind(of: status.st_mode) ?? "a file"), not a folder"
+                guard status.st_mode & S_IFMT != S_IFDIR else { return nil }
+                return "\(current) is \(kind(of: status.st_mode) ?? "a file"), not a folder"
             }
             let parent = Path.parent(current)
             if parent == current || parent.hasSuffix("..") { return nil }

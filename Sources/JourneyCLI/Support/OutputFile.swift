@@ -24,7 +24,10 @@ final class OutputFile {
     private let destination: Destination
     private var buffer: [UInt8] = []
     private var failure: SystemError?
+    /// Whether everything is written out and the output closed (``stage()``).
     private var staged = false
+    /// Whether the output is in place (``commit()``) or abandoned (``discard()``).
+    private var finished = false
 
     /// Opens the output; with `makingFolders`, the folders missing above it are made first, as
     /// for `journey test --junit out/junit.xml`.
@@ -35,7 +38,7 @@ final class OutputFile {
             if makingFolders { _ = try Files.makeFolders(Path.parent(path)) }
             destination = try Self.destination(for: path)
         } catch let error as SystemError {
-            throw CLIError("cannot write \(content) to \(path): \(error)")
+            throw CLIError("cannot write \(content) to \(path): \(Files.reason(error, at: path))")
         } catch let error as Refusal {
             throw CLIError("cannot write \(content) to \(path): \(error.reason)")
         } catch let error as WriteError {
@@ -82,21 +85,30 @@ final class OutputFile {
     /// renamed into place. Throws the first write error.
     func commit() throws {
         try stage()
-        guard case .atomic(let file) = destination else { return }
+        guard case .atomic(let file) = destination else {
+            finished = true
+            return
+        }
         do { try file.commit() } catch {
             throw CLIError("cannot write \(content) to \(path): \(error.reason)")
         }
+        finished = true
     }
 
     /// Abandons the output: an atomic one's temporary is removed, staged or not, and its target
     /// left as it was; a direct one is closed with what it was given so far.
     func discard() {
+        guard !finished else { return }
         switch destination {
         case .atomic(let file): file.discard()
         case .direct(let descriptor): if !staged { close(descriptor) }
         }
         staged = true
+        finished = true
     }
+
+    /// An output let go without being committed is discarded: a staged temporary is not left.
+    deinit { discard() }
 
     /// Whether the output is written straight to what its path is (a device, a FIFO, a
     /// socket), with nothing to hold back, rather than staged and renamed into place.
@@ -125,9 +137,7 @@ final class OutputFile {
         for _ in 0..<40 {
             var status = stat()
             if lstat(current, &status) != 0 {
-                let error = SystemError()
-                if error.code == ENOTDIR, let reason = Files.notAFolder(in: current) { throw Refusal(reason: reason) }
-                guard error.code == ENOENT, !current.hasSuffix("/") else { throw error }
+                guard errno == ENOENT, !current.hasSuffix("/") else { throw SystemError() }
                 return .atomic(try AtomicFile(path: current))
             }
             switch status.st_mode & S_IFMT {

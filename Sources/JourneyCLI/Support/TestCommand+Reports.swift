@@ -51,11 +51,10 @@ extension TestCommand {
         // An output not committed is let go: an atomic one's temporary is removed.
         guard !refused else { return false }
         for (file, text) in opened { file.write(text) }
-        let files = opened.map(\.0).filter { !$0.isDirect } + opened.map(\.0).filter(\.isDirect)
+        let files = opened.map(\.0).sorted { !$0.isDirect && $1.isDirect }
         for file in files {
             do { try file.stage() } catch {
                 console.err("error: \(error)\n")
-                for file in files { file.discard() }
                 return false
             }
         }
