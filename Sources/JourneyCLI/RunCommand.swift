@@ -32,6 +32,8 @@ struct RunCommand: AsyncParsableCommand {
               journey run journeys/eduid/onboarding.journey.yaml \\
                   --scenario journeys/eduid/scenarios/pin-mismatch.scenario.yaml \\
                   --transcript out/pin-mismatch.jsonl --format jsonl
+              journey run eduid.onboarding \\
+                  --scenario journeys/eduid/scenarios/pin-mismatch.scenario.yaml
 
             --transcript writes to what the path is: a file (or a new one, its missing folders \
             made) is replaced \
@@ -49,7 +51,7 @@ struct RunCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The journey file to run (optional: the scenario names its journey).")
+    @Argument(help: "The journey to run: its id, or its file (optional: the scenario names its journey).")
     var journey: String?
 
     @Option(name: .shortAndLong, help: "The scenario file to play.")
@@ -101,7 +103,10 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         let console = Console()
         let context = try ProjectContext.load(console: console)
-        let named = [scenario] + (journey.map { [$0] } ?? [])
+        // A journey named by its id (as journey play takes it) is the scenario's or a mistake;
+        // one named by its file is loaded with the scenario, wherever it is.
+        let journeyID = journey.flatMap { $0.hasSuffix(".yaml") || Files.exists($0) ? nil : $0 }
+        let named = [scenario] + (journey.flatMap { journeyID == nil ? [$0] : nil } ?? [])
         // A folder is refused before anything is read from it (which would warn of its files).
         let forFolder = "journey test \(Path.shellWord(scenario)) runs every scenario in it"
         if let folder = Workspace.folderGiven(scenario, option: "--scenario", forFolder: forFolder) { throw folder }
@@ -111,6 +116,9 @@ struct RunCommand: AsyncParsableCommand {
         guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
         guard let compiled = project.scenarios.first(where: { $0.file == scenario }) else {
             throw Workspace.notAScenario(scenario, option: "--scenario", in: project, forFolder: forFolder)
+        }
+        if let journeyID, journeyID != compiled.journey.id {
+            throw CLIError("the scenario plays journey '\(compiled.journey.id)', not '\(journeyID)'")
         }
         if let journey, let chosen = project.journeys.first(where: { $0.file == journey }),
             chosen.id.value != compiled.journey.id

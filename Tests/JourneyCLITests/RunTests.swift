@@ -117,6 +117,21 @@ struct RunTests {
         #expect(lines.first?.contains("\"event\":\"transcript\"") == true)
     }
 
+    @Test("the journey may be named by its id, as journey play takes it; another journey's id is refused")
+    func journeyByID() async throws {
+        let byID = try await runJourney(["run", "eduid.onboarding", "--scenario", Self.happyPath])
+        expectNoCrash(byID)
+        #expect(byID.status == Exit.ok, "\(byID)")
+        #expect(byID.stdoutData == (try Data(contentsOf: Self.goldenText)), "\(byID)")
+
+        let other = try await runJourney(["run", "examples.unlock", "--scenario", Self.happyPath])
+        expectNoCrash(other)
+        #expect(other.status == Exit.invalid, "\(other)")
+        #expect(other.stdoutData.isEmpty, "nothing is run: \(other)")
+        #expect(
+            other.stderr == "error: the scenario plays journey 'eduid.onboarding', not 'examples.unlock'\n", "\(other)")
+    }
+
     @Test("a scenario given where the journey goes is refused, not dropped")
     func scenarioAsTheJourney() async throws {
         let other = "journeys/examples/scenarios/correct-pin.scenario.yaml"
