@@ -206,7 +206,7 @@ struct DocsCommand: AsyncParsableCommand {
         } else {
             // What an interrupted run left is finished before the folder is compared.
             do throws(WriteError) { try FolderRecovery.shared.prepare(out) } catch {
-                console.err("\(out): error: cannot write the docs: \(error.reason(after: out))\n")
+                console.err("error: cannot write the docs to \(out): \(error.reason(after: out))\n")
                 throw ExitCode(ExitStatus.invalid)
             }
         }
@@ -269,7 +269,7 @@ struct DocsCommand: AsyncParsableCommand {
             try change.commit()
         } catch {
             for folder in made.reversed() { rmdir(folder) }
-            console.err("\(out): error: cannot write the docs: \(error.reason(after: out))\n")
+            console.err("error: cannot write the docs to \(out): \(error.reason(after: out))\n")
             throw ExitCode(ExitStatus.invalid)
         }
     }

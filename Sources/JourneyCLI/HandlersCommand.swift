@@ -85,7 +85,7 @@ struct HandlersCommand: AsyncParsableCommand {
             console.out(text)
             return
         }
-        let existing = try Self.read(out)
+        let existing = try Self.read(out, content: markdown ? "the handler table" : "the schema")
         let content: String
         if markdown {
             if let existing {
@@ -154,11 +154,12 @@ struct HandlersCommand: AsyncParsableCommand {
 
     /// The text of `path`, or nil when there is nothing there. Anything but a regular UTF-8
     /// file (following links) is an error: there is no document to compare or write into.
-    static func read(_ path: String) throws -> String? {
+    static func read(_ path: String, content: String) throws -> String? {
         var status = stat()
         guard stat(path, &status) == 0 else {
             if errno == ENOENT { return nil }
-            throw CLIError("cannot read \(path): \(Files.reason(SystemError(), at: path))")
+            // The file is read to be written: what stops the read stops the write.
+            throw CLIError("cannot write \(content) to \(path): \(Files.reason(SystemError(), at: path))")
         }
         if let kind = Files.kind(of: status.st_mode) {
             throw CLIError("\(path) is \(kind), not a regular file")

@@ -507,7 +507,7 @@ struct DocsTests {
             #expect(result.status == Exit.invalid, "\(result)")
             let file = directory.appendingPathComponent("file.txt").path
             #expect(
-                result.stderrLines == ["\(out): error: cannot write the docs: \(file) is a file, not a folder"],
+                result.stderrLines == ["error: cannot write the docs to \(out): \(file) is a file, not a folder"],
                 "\(result)")
             #expect(entries(of: directory) == ["file.txt"])
             // --out naming the file itself says "it".
@@ -516,7 +516,8 @@ struct DocsTests {
                 cwd: Paths.root)
             #expect(itself.status == Exit.invalid, "\(itself)")
             #expect(
-                itself.stderrLines == ["\(file): error: cannot write the docs: it is a file, not a folder"], "\(itself)"
+                itself.stderrLines == ["error: cannot write the docs to \(file): it is a file, not a folder"],
+                "\(itself)"
             )
             #expect(entries(of: directory) == ["file.txt"])
             // What is in the way and is no file is named for what it is.
@@ -525,7 +526,7 @@ struct DocsTests {
             #expect(device.status == Exit.invalid, "\(device)")
             #expect(
                 device.stderrLines == [
-                    "/dev/null/docs: error: cannot write the docs: /dev/null is a character device, not a folder"
+                    "error: cannot write the docs to /dev/null/docs: /dev/null is a character device, not a folder"
                 ], "\(device)")
         }
     }
@@ -553,7 +554,7 @@ struct DocsTests {
                 ], cwd: Paths.root)
             expectNoCrash(result)
             #expect(result.status == Exit.invalid, "\(result)")
-            #expect(result.stderrLines == ["\(out.path): error: cannot write the docs: File too large"], "\(result)")
+            #expect(result.stderrLines == ["error: cannot write the docs to \(out.path): File too large"], "\(result)")
             #expect(Self.snapshot(out) == before, "pages changed or files left: \(entries(of: out))")
         }
     }
@@ -582,7 +583,8 @@ struct DocsTests {
             expectNoCrash(result)
             #expect(result.status == Exit.invalid, "\(result)")
             #expect(
-                result.stderrLines == ["\(out.path): error: cannot write the docs: Read-only file system"], "\(result)")
+                result.stderrLines == ["error: cannot write the docs to \(out.path): Read-only file system"],
+                "\(result)")
             #expect(Self.snapshot(out) == before)
         }
     }

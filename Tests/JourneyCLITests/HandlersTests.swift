@@ -186,7 +186,7 @@ struct HandlersTests {
             #expect(underAFile.status == Exit.invalid)
             #expect(
                 underAFile.stderr
-                    == "error: cannot read journey.schema.json/handlers.json: journey.schema.json is a file, not a folder\n",
+                    == "error: cannot write the schema to journey.schema.json/handlers.json: journey.schema.json is a file, not a folder\n",
                 "\(underAFile)")
         }
     }
