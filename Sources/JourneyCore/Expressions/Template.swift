@@ -13,6 +13,14 @@ public struct Template: Hashable, Sendable, CustomStringConvertible {
     public let source: String
     public let parts: [Part]
 
+    /// Whether the template shows nothing: no expression, and no text but spaces and line breaks.
+    public var isBlank: Bool {
+        parts.allSatisfy { part in
+            if case .text(let text) = part { return text.allSatisfy(\.isWhitespace) }
+            return false
+        }
+    }
+
     /// Parses `source`, or returns the first problem: an unterminated `${` or an error in one
     /// of its expressions, with the offset counted from the start of the template.
     public static func parse(_ source: String) -> Result<Template, ExpressionError> {

@@ -34,6 +34,12 @@ public struct ScenarioLoader: Sendable {
         let id = f["scenario"].flatMap { r.identifier($0, "scenario") } ?? Located("", at: root.location)
         let journey = f["journey"].flatMap { r.located($0, "'journey'") } ?? Located("", at: root.location)
         let title = f["title"].flatMap { r.string($0, "'title'") }
+        if let title, title.allSatisfy(\.isWhitespace), let node = f["title"] {
+            r.diagnostics.warning(
+                JourneyCompiler.emptyText,
+                "the scenario's title is empty: the docs would show nothing for it; write it, or leave it out and they show the scenario's id",
+                at: node.location)
+        }
         let tags = f["tags"].map { r.stringList($0, "'tags'").map(\.value) } ?? []
         let locale = f["locale"].flatMap { r.string($0, "'locale'") }
 

@@ -28,6 +28,7 @@ public struct JourneyCompiler: Sendable {
     static let typeMismatch = "value.type"
     static let secretLeak = "secret.leak"
     static let textLocale = "text.locale"
+    static let emptyText = "text.empty"
     static let badPattern = "value.pattern"
     static let leadingZero = "value.leading-zero"
     static let outOfRange = "value.range"
@@ -652,6 +653,12 @@ struct JourneyContext {
                 diagnostics.warning(
                     C.textLocale,
                     "locale '\(locale)' is not in the journey's locales (\(journey.locales.joined(separator: ", ")))",
+                    at: entry.location)
+            }
+            if entry.template.isBlank {
+                diagnostics.warning(
+                    C.emptyText,
+                    "the text is empty: screens and docs would show nothing here; write it, or leave out the key where it may be left out",
                     at: entry.location)
             }
             let (_, errors) = entry.template.typeCheck(in: scope)

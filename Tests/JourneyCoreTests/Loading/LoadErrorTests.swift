@@ -232,6 +232,19 @@ struct LoadErrorTests {
         #expect(project.unrunnable.map(\.reason) == ["s.yaml has errors"])
     }
 
+    /// A scenario's empty title would show as nothing in the docs: a warning at the title, and
+    /// the scenario still runs. A title with words, or none, draws none.
+    @Test(arguments: [("\"\"", true), ("\"  \"", true), ("Count once", false), (nil, false)])
+    func emptyScenarioTitle(title: String?, warned: Bool) {
+        let line = title.map { "title: \($0)\n" } ?? ""
+        let project = Self.loadCount("scenario: s\njourney: t.count\n\(line)script: []\nexpect: { at: a }\n")
+        let found = project.diagnostics.items.filter { $0.id == "text.empty" }
+        #expect(found.map(\.severity) == (warned ? [.warning] : []), "\(project.diagnostics.sorted)")
+        #expect(found.allSatisfy { $0.location.line == 3 && $0.location.column == 8 }, "\(found)")
+        #expect(!project.diagnostics.hasErrors)
+        #expect(project.scenarios.count == 1)
+    }
+
     /// A PIN the scenario seals is digits, as a PIN pad types them; the refusal never shows it.
     @Test(arguments: ["abcd", "12 34", "[1234]", "\"\"", "１２３４"])
     func aPINIsDigits(written: String) {

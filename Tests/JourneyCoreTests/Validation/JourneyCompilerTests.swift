@@ -92,6 +92,29 @@ struct JourneyCompilerTests {
         #expect(diagnostics(source.text).allSatisfy { !$0.message.contains("did you mean") })
     }
 
+    /// A text that shows nothing (empty, or only spaces, in any locale) is a warning where it is
+    /// written; one with an expression may show something, and is not.
+    @Test func emptyTextsAreWarnedOf() {
+        let source = MarkedSource(
+            journey(
+                steps: """
+                      a:
+                        handler: t.screen
+                        screen:
+                          title: 2️⃣""
+                          text: { en: Hello, 3️⃣nl: "  " }
+                          actions: { go: "${state.name}" }
+                        on: { go: done }
+                    """,
+                extra: "summary: 1️⃣\"\"\nlocales: [en, nl]\nstate:\n  name: { type: string }",
+                ends: "  done: { kind: success, title: 4️⃣\" \" }\n  failed: { kind: failure, title: Sorry }\n"))
+        let found = diagnostics(source.text).filter { $0.id == "text.empty" }
+        #expect(found.allSatisfy { $0.severity == .warning }, "\(found)")
+        #expect(
+            found.map(\.location).sorted { ($0.line, $0.column) < ($1.line, $1.column) }
+                == ["1️⃣", "2️⃣", "3️⃣", "4️⃣"].map { source.location($0) }, "\(found)")
+    }
+
     @Test func unknownTargetIsLocatedAtTheTarget() {
         let source = MarkedSource(
             journey(
