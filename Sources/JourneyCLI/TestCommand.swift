@@ -36,7 +36,9 @@ struct TestCommand: AsyncParsableCommand {
             stops print as ERROR lines and every other scenario still runs.
 
             Only --update writes goldens, and only for scenarios that pass their own expectations; \
-            it writes both from the same run. A scenario's two goldens change together: if --update is killed between them, a \
+            it writes both from the same run, and only where they change: a scenario whose goldens \
+            are already what it plays says (unchanged), its files untouched, and the summary \
+            counts the golden pairs recorded. A scenario's two goldens change together: if --update is killed between them, a \
             plain `journey test` fails that scenario as half-updated and the next --update \
             finishes the change (and deletes what the killed run left). Goldens are written only \
             inside the project: a transcripts folder that is a link out of the folder holding \
@@ -330,7 +332,7 @@ struct TestCommand: AsyncParsableCommand {
         }
         let finished = supervisor.run(list) { index, outcome in
             if progress { console.err("\r\u{1B}[2K") }
-            console.out(render(outcome, console: console))
+            console.out(render(outcome, console: console, updating: update))
             if progress && index + 1 < selected.count {
                 console.err("[\(index + 1)/\(selected.count)] running…")
             }
@@ -371,10 +373,14 @@ struct TestCommand: AsyncParsableCommand {
             report: { output.send(WorkerMessage(done: indices[$0], outcome: $1)) })
     }
 
-    func render(_ outcome: ScenarioOutcome, console: Console) -> String {
+    /// - Parameter updating: the scenario ran under `--update`: one that passed kept its goldens,
+    ///   as they were.
+    func render(_ outcome: ScenarioOutcome, console: Console, updating: Bool = false) -> String {
         let time = console.paint(String(format: "(%.0f ms)", outcome.milliseconds), .dim)
         switch outcome.status {
-        case .passed: return "\(console.paint("PASS", .green)) \(outcome.name) \(time)\n" + noted(outcome, console)
+        case .passed:
+            return "\(console.paint("PASS", .green)) \(outcome.name) \(time)\(updating ? " (unchanged)" : "")\n"
+                + noted(outcome, console)
         case .recorded: return "\(console.paint("PASS", .green)) \(outcome.name) \(time) (recorded)\n"
         case .skipped:
             return "\(console.paint("SKIP", .yellow)) \(outcome.name): \(outcome.problems.first?.message ?? "")\n"

@@ -7,6 +7,8 @@ public struct SuiteSummary: Sendable, Equatable {
     public var skipped = 0
     /// Scenarios that could not run: their file, or their journey's, has errors.
     public var errors = 0
+    /// Passed scenarios whose goldens `--update` wrote (they changed, or there were none).
+    public var recorded = 0
 
     public init(_ outcomes: [ScenarioOutcome]) {
         for outcome in outcomes {
@@ -14,16 +16,20 @@ public struct SuiteSummary: Sendable, Equatable {
             case .failed: failed += 1
             case .skipped: skipped += 1
             case .error: errors += 1
-            case .passed, .recorded: passed += 1
+            case .passed: passed += 1
+            case .recorded:
+                passed += 1
+                recorded += 1
             }
         }
     }
 
-    /// `N passed, N failed` (with `, N skipped` and `, N errors` when there were some), the line
-    /// CI systems read.
+    /// `N passed, N failed` (with `, N skipped` and `, N errors` when there were some, and
+    /// `; N golden pairs recorded` when `--update` wrote some), the line CI systems read.
     public var line: String {
         "\(passed) passed, \(failed) failed" + (skipped > 0 ? ", \(skipped) skipped" : "")
             + (errors > 0 ? ", \(errors) error\(errors == 1 ? "" : "s")" : "")
+            + (recorded > 0 ? "; \(recorded) golden pair\(recorded == 1 ? "" : "s") recorded" : "")
     }
 }
 

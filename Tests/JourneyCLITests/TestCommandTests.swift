@@ -70,10 +70,24 @@ struct TestCommandTests {
             // A failing test does not touch the golden.
             #expect((try? String(contentsOf: golden, encoding: .utf8)) == jsonl)
 
+            // Another scenario's goldens, which the update must leave as they are (same file).
+            let other = journeys.appendingPathComponent("eduid/transcripts/pin-mismatch.jsonl")
+            let otherBefore = try Self.identity(of: other)
+
             let update = try await runJourney(["test", "--update"], cwd: directory)
             expectNoCrash(update)
             #expect(update.status == Exit.ok, "\(update)")
-            #expect(update.stdoutLines.last == "\(count) passed, 0 failed")
+            #expect(update.stdoutLines.last == "\(count) passed, 0 failed; 1 golden pair recorded", "\(update.stdout)")
+            // Only the changed scenario is recorded; every other one says its goldens stand.
+            let passes = update.stdoutLines.filter { $0.hasPrefix("PASS ") }
+            #expect(passes.count == count, "\(update.stdout)")
+            let recorded = passes.filter { $0.hasSuffix(" (recorded)") }
+            #expect(
+                recorded.map { $0.split(separator: " ")[1...3].joined(separator: " ") } == [
+                    "eduid.onboarding › happy-path"
+                ])
+            #expect(passes.filter { $0.hasSuffix(" (unchanged)") }.count == count - 1, "\(update.stdout)")
+            #expect(try Self.identity(of: other) == otherBefore, "an unchanged golden was written again")
             #expect((try? Data(contentsOf: golden)) == original, "--update did not restore the golden byte for byte")
             #expect((try? Data(contentsOf: textGolden)) == originalText)
             #expect(
@@ -83,6 +97,15 @@ struct TestCommandTests {
             let again = try await runJourney(["test", journeys.path], cwd: directory)
             #expect(again.status == Exit.ok)
         }
+    }
+
+    /// A file's inode and modification time: what a rewrite (a rename into place) changes.
+    static func identity(of file: URL) throws -> [String] {
+        let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+        return [
+            "\(attributes[.systemFileNumber] ?? "?")",
+            "\((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)",
+        ]
     }
 
     @Test("a missing golden fails and says how to record it")
