@@ -236,7 +236,8 @@ struct ExploreCommand: AsyncParsableCommand {
             paths.isEmpty && !from.isEmpty
             ? from : try context.paths(paths, usage: "journey explore path/to/journeys") + from
         let (project, diagnostics) = Workspace.load(
-            paths: given, journeyFolders: context.searchFolders, toolkit: context.toolkit)
+            paths: given, journeyFolders: context.searchFolders, toolkit: context.toolkit,
+            naming: { "name that file, or journey explore --journey \($0)" })
         console.print(diagnostics.shownWhenRunning)
         guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
         // The options given, else the project file's defaults, else the explorer's own.

@@ -181,7 +181,8 @@ struct TestCommand: AsyncParsableCommand {
         let context = try ProjectContext.load(console: console)
         let paths = try context.paths(self.paths, usage: "journey test path/to/journeys")
         let (project, diagnostics) = Workspace.load(
-            paths: paths, journeyFolders: context.searchFolders, toolkit: context.toolkit)
+            paths: paths, journeyFolders: context.searchFolders, toolkit: context.toolkit,
+            naming: { "journey test --filter \($0) runs the scenarios that play it" })
         if worker { return await runAsWorker(project, defaults: context.scenarioDefaults, toolkit: context.toolkit) }
         if watch {
             return try runWatching(
@@ -198,6 +199,14 @@ struct TestCommand: AsyncParsableCommand {
         let selected = runner.select(project.scenarios)
         let unrunnable = runner.select(project.unrunnable).map(ScenarioOutcome.init(unrunnable:))
         try refuseEmptyChoice(project, options: options, selected: selected, unrunnable: unrunnable, context: context)
+        // A journey's file runs nothing by itself: its scenarios are elsewhere.
+        if selected.isEmpty, unrunnable.isEmpty, options.shard == nil, !explore {
+            for journey in project.journeys where paths.contains(journey.file) {
+                console.err(
+                    "note: \(journey.file) is journey \(journey.id.value), and journey test runs scenarios: journey test --filter \(journey.id.value) runs those that play it (or name their files or folder)\n"
+                )
+            }
+        }
         // A shard may be empty (more machines than scenarios), but not without a word.
         if let (index, count) = options.shard, selected.isEmpty, unrunnable.isEmpty {
             var unsharded = options

@@ -118,6 +118,41 @@ struct CheckTests {
         }
     }
 
+    @Test("a journey's id given where a path goes names the journey's file, and what each command takes instead")
+    func journeyIDForAPath() async throws {
+        let file = "journeys/examples/unlock.journey.yaml"
+        let cases: [([String], String)] = [
+            (["check", "examples.unlock"], "name that file instead"),
+            (["docs", "examples.unlock", "--out", "unwritten"], "name that file instead"),
+            (["test", "examples.unlock"], "journey test --filter examples.unlock runs the scenarios that play it"),
+            (["explore", "examples.unlock"], "name that file, or journey explore --journey examples.unlock"),
+        ]
+        for (arguments, advice) in cases {
+            let result = try await runJourney(arguments)
+            expectNoCrash(result)
+            #expect(result.status == Exit.invalid, "\(arguments): \(result)")
+            // The journey's file, not one of the scenarios that name the journey the same way.
+            #expect(
+                result.stderrLines.first
+                    == "examples.unlock:1:1: error: no such file or directory; 'examples.unlock' is the id of the journey in \(file): \(advice) [file.missing]",
+                "\(arguments): \(result)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: Paths.root.appendingPathComponent("unwritten").path))
+        // A path like an id that no journey has is only missing.
+        let typo = try await runJourney(["check", "examples.unlok"])
+        #expect(
+            typo.stderrLines.first == "examples.unlok:1:1: error: no such file or directory [file.missing]", "\(typo)")
+
+        // A journey's file given to journey test runs nothing by itself: a note says what does.
+        let journeyFile = try await runJourney(["test", file])
+        #expect(journeyFile.status == Exit.ok, "\(journeyFile)")
+        #expect(
+            journeyFile.stderr
+                == "note: \(file) is journey examples.unlock, and journey test runs scenarios: journey test --filter examples.unlock runs those that play it (or name their files or folder)\n",
+            "\(journeyFile)")
+        #expect(journeyFile.stdoutLines == ["0 passed, 0 failed"], "\(journeyFile)")
+    }
+
     @Test("the shipped journeys check clean, with and without --strict")
     func shippedJourneysAreClean() async throws {
         for arguments in [["check", "journeys"], ["check", "--strict", "journeys"]] {

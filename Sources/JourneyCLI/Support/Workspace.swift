@@ -17,13 +17,23 @@ enum Workspace {
     ///
     /// `adding` are files not on disk (yet), loaded as if they were: `journey new` checks
     /// and plays what it is about to write.
+    ///
+    /// A path that is not there but is the id of a journey in the folders read is said with
+    /// that journey's file, and `naming` (given the id) says what to give instead: by default
+    /// the file.
     static func load(
-        paths: [String], journeyFolders: [String] = [], toolkit: Toolkit = .current, adding extra: [SourceFile] = []
+        paths: [String], journeyFolders: [String] = [], toolkit: Toolkit = .current, adding extra: [SourceFile] = [],
+        naming: (String) -> String = { _ in "name that file instead" }
     ) -> (project: Project, diagnostics: DiagnosticList) {
         var diagnostics = DiagnosticList()
         var search = Search()
+        // A path that is not there but reads as a journey's id is said once the journey
+        // folders are read: the journey with that id may be among them.
+        let ids = paths.filter { JourneyLoader.isJourneyId($0) && !Files.exists($0) }
         // A file named twice (`.` and `./a.journey.yaml`) is read once, as it was first named.
-        let files = Files.yamlFiles(in: paths, diagnostics: &diagnostics).filter { search.isNew($0) }
+        let files = Files.yamlFiles(in: paths.filter { !ids.contains($0) }, diagnostics: &diagnostics).filter {
+            search.isNew($0)
+        }
         var sources = Files.sources(files, limit: limits.maxBytes, diagnostics: &diagnostics)
         // A folder named is searched whole already: its journeys are not read twice.
         for path in paths where Files.isFolder(path) { _ = search.startSearching(path, recursive: true) }
@@ -37,10 +47,33 @@ enum Workspace {
         }
         sources += nearbyJourneys(for: paths, search: &search)
         sources += extra
+        for id in ids {
+            let declaring = sources.first { Self.declares(journey: id, $0.data) }.map { display($0.path) }
+            diagnostics.error(
+                "file.missing",
+                "no such file or directory"
+                    + (declaring.map { "; '\(id)' is the id of the journey in \($0): \(naming(id))" } ?? ""),
+                at: SourceLocation(file: id, line: 1, column: 1))
+        }
         var project = toolkit.loader().load(sources)
         diagnostics.append(contentsOf: project.diagnostics)
         sharedGoldens(&project, into: &diagnostics)
         return (project, diagnostics)
+    }
+
+    /// Whether a journey file's text declares journey `id` (`journey: ID` on a line of its own,
+    /// quoted or not, in a file that is no scenario): a look at the text, enough to point a
+    /// user who typed an id at its file.
+    static func declares(journey id: String, _ data: Data) -> Bool {
+        let lines = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
+        // A scenario names the journey it plays the same way.
+        if lines.contains(where: { $0.hasPrefix("scenario:") }) { return false }
+        return lines.contains { line in
+            guard line.hasPrefix("journey:") else { return false }
+            var value = line.dropFirst("journey:".count).trimmingCharacters(in: .whitespaces)
+            if let comment = value.range(of: " #") { value = String(value[..<comment.lowerBound]) }
+            return [id, "\"\(id)\"", "'\(id)'"].contains(value.trimmingCharacters(in: .whitespaces))
+        }
     }
 
     /// Two scenario files whose golden transcripts would be the same files (`a.scenario.yaml`
