@@ -237,7 +237,13 @@ struct ExploreCommand: AsyncParsableCommand {
             ? from : try context.paths(paths, usage: "journey explore path/to/journeys") + from
         let (project, diagnostics) = Workspace.load(
             paths: given, journeyFolders: context.searchFolders, toolkit: context.toolkit,
-            naming: { "name that file, or journey explore --journey \($0)" })
+            naming: { kind, id in
+                switch kind {
+                case .journey: "name that file, or journey explore --journey \(id)"
+                case .scenario where from.contains(id): "--from takes its file"
+                case .scenario: "give that file with --from to explore from where it starts"
+                }
+            })
         console.print(diagnostics.shownWhenRunning)
         guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
         // The options given, else the project file's defaults, else the explorer's own.

@@ -111,7 +111,8 @@ struct RunCommand: AsyncParsableCommand {
         let forFolder = "journey test \(Path.shellWord(scenario)) runs every scenario in it"
         if let folder = Workspace.folderGiven(scenario, option: "--scenario", forFolder: forFolder) { throw folder }
         let (project, diagnostics) = Workspace.load(
-            paths: named, journeyFolders: journeyFolders + context.searchFolders, toolkit: context.toolkit)
+            paths: named, journeyFolders: journeyFolders + context.searchFolders, toolkit: context.toolkit,
+            naming: { kind, _ in kind == .scenario ? "--scenario takes its file" : "name that file instead" })
         console.print(diagnostics.shownWhenRunning)
         guard !diagnostics.hasErrors, let library = project.library else { throw ExitCode(ExitStatus.invalid) }
         guard let compiled = project.scenarios.first(where: { $0.file == scenario }) else {

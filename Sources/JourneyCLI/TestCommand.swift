@@ -182,7 +182,10 @@ struct TestCommand: AsyncParsableCommand {
         let paths = try context.paths(self.paths, usage: "journey test path/to/journeys")
         let (project, diagnostics) = Workspace.load(
             paths: paths, journeyFolders: context.searchFolders, toolkit: context.toolkit,
-            naming: { "journey test --filter \($0) runs the scenarios that play it" })
+            naming: {
+                $0 == .journey
+                    ? "journey test --filter \($1) runs the scenarios that play it" : "name that file instead"
+            })
         if worker { return await runAsWorker(project, defaults: context.scenarioDefaults, toolkit: context.toolkit) }
         if watch {
             return try runWatching(

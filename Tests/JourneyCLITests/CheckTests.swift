@@ -118,7 +118,7 @@ struct CheckTests {
         }
     }
 
-    @Test("a journey's id given where a path goes names the journey's file, and what each command takes instead")
+    @Test("a journey's or a scenario's id given where a path goes names its file, and what the command takes instead")
     func journeyIDForAPath() async throws {
         let file = "journeys/examples/unlock.journey.yaml"
         let cases: [([String], String)] = [
@@ -138,6 +138,36 @@ struct CheckTests {
                 "\(arguments): \(result)")
         }
         #expect(!FileManager.default.fileExists(atPath: Paths.root.appendingPathComponent("unwritten").path))
+        // A scenario's id likewise, with what the option given takes.
+        let scenario = "journeys/examples/scenarios/correct-pin.scenario.yaml"
+        let scenarioCases: [([String], String)] = [
+            (
+                ["test", "correct-pin"],
+                "correct-pin:1:1: error: no such file or directory; 'correct-pin' is the id of the scenario in \(scenario): name that file instead [file.missing]"
+            ),
+            (
+                ["run", "--scenario", "correct-pin"],
+                "correct-pin:1:1: error: no such file or directory; 'correct-pin' is the id of the scenario in \(scenario): --scenario takes its file [file.missing]"
+            ),
+            (
+                ["explore", "correct-pin"],
+                "correct-pin:1:1: error: no such file or directory; 'correct-pin' is the id of the scenario in \(scenario): give that file with --from to explore from where it starts [file.missing]"
+            ),
+            (
+                ["explore", "--from", "correct-pin"],
+                "correct-pin:1:1: error: no such file or directory; 'correct-pin' is the id of the scenario in \(scenario): --from takes its file [file.missing]"
+            ),
+            (
+                ["play", "--from", "correct-pin"],
+                "error: no scenario file correct-pin; 'correct-pin' is the id of the scenario in \(scenario): --from takes its file"
+            ),
+        ]
+        for (arguments, said) in scenarioCases {
+            let result = try await runJourney(arguments, input: "")
+            expectNoCrash(result)
+            #expect(result.status == Exit.invalid, "\(arguments): \(result)")
+            #expect(result.stderrLines.first == said, "\(arguments): \(result)")
+        }
         // A path like an id that no journey has is only missing.
         let typo = try await runJourney(["check", "examples.unlok"])
         #expect(

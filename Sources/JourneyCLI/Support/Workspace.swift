@@ -18,18 +18,20 @@ enum Workspace {
     /// `adding` are files not on disk (yet), loaded as if they were: `journey new` checks
     /// and plays what it is about to write.
     ///
-    /// A path that is not there but is the id of a journey in the folders read is said with
-    /// that journey's file, and `naming` (given the id) says what to give instead: by default
-    /// the file.
+    /// A path that is not there but is the id of a journey or a scenario in the folders read is
+    /// said with that file, and `naming` (given what the id is and the id) says what to give
+    /// instead: by default the file.
     static func load(
         paths: [String], journeyFolders: [String] = [], toolkit: Toolkit = .current, adding extra: [SourceFile] = [],
-        naming: (String) -> String = { _ in "name that file instead" }
+        naming: (Declared, String) -> String = { _, _ in "name that file instead" }
     ) -> (project: Project, diagnostics: DiagnosticList) {
         var diagnostics = DiagnosticList()
         var search = Search()
-        // A path that is not there but reads as a journey's id is said once the journey
-        // folders are read: the journey with that id may be among them.
-        let ids = paths.filter { JourneyLoader.isJourneyId($0) && !Files.exists($0) }
+        // A path that is not there but reads as an id is said once the journey folders are
+        // read: the journey or scenario with that id may be among them.
+        let ids = paths.filter {
+            (JourneyLoader.isJourneyId($0) || JourneyLoader.isIdentifier($0)) && !Files.exists($0)
+        }
         // A file named twice (`.` and `./a.journey.yaml`) is read once, as it was first named.
         let files = Files.yamlFiles(in: paths.filter { !ids.contains($0) }, diagnostics: &diagnostics).filter {
             search.isNew($0)
@@ -48,11 +50,15 @@ enum Workspace {
         sources += nearbyJourneys(for: paths, search: &search)
         sources += extra
         for id in ids {
-            let declaring = sources.first { Self.declares(journey: id, $0.data) }.map { display($0.path) }
+            let declaring = sources.lazy.compactMap { file in
+                Self.declaration(of: id, file.data).map { (kind: $0, file: display(file.path)) }
+            }.first
             diagnostics.error(
                 "file.missing",
                 "no such file or directory"
-                    + (declaring.map { "; '\(id)' is the id of the journey in \($0): \(naming(id))" } ?? ""),
+                    + (declaring.map {
+                        "; '\(id)' is the id of the \($0.kind.rawValue) in \($0.file): \(naming($0.kind, id))"
+                    } ?? ""),
                 at: SourceLocation(file: id, line: 1, column: 1))
         }
         var project = toolkit.loader().load(sources)
@@ -61,19 +67,27 @@ enum Workspace {
         return (project, diagnostics)
     }
 
-    /// Whether a journey file's text declares journey `id` (`journey: ID` on a line of its own,
-    /// quoted or not, in a file that is no scenario): a look at the text, enough to point a
-    /// user who typed an id at its file.
-    static func declares(journey id: String, _ data: Data) -> Bool {
+    /// What a file declares by an id: a journey or a scenario.
+    enum Declared: String {
+        case journey, scenario
+    }
+
+    /// Whether a file's text declares a scenario or a journey with `id` (`scenario: ID`, or
+    /// `journey: ID` in a file that is no scenario, on a line of its own, quoted or not): a look
+    /// at the text, enough to point a user who typed an id at its file.
+    static func declaration(of id: String, _ data: Data) -> Declared? {
         let lines = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
-        // A scenario names the journey it plays the same way.
-        if lines.contains(where: { $0.hasPrefix("scenario:") }) { return false }
-        return lines.contains { line in
-            guard line.hasPrefix("journey:") else { return false }
-            var value = line.dropFirst("journey:".count).trimmingCharacters(in: .whitespaces)
-            if let comment = value.range(of: " #") { value = String(value[..<comment.lowerBound]) }
-            return [id, "\"\(id)\"", "'\(id)'"].contains(value.trimmingCharacters(in: .whitespaces))
+        func says(_ key: String) -> Bool {
+            lines.contains { line in
+                guard line.hasPrefix(key + ":") else { return false }
+                var value = line.dropFirst(key.count + 1).trimmingCharacters(in: .whitespaces)
+                if let comment = value.range(of: " #") { value = String(value[..<comment.lowerBound]) }
+                return [id, "\"\(id)\"", "'\(id)'"].contains(value.trimmingCharacters(in: .whitespaces))
+            }
         }
+        // A scenario names the journey it plays the same way a journey names itself.
+        if lines.contains(where: { $0.hasPrefix("scenario:") }) { return says("scenario") ? .scenario : nil }
+        return says("journey") ? .journey : nil
     }
 
     /// Two scenario files whose golden transcripts would be the same files (`a.scenario.yaml`
@@ -324,6 +338,17 @@ extension Workspace {
             return CLIError(
                 "\(path) is a journey (\(journey.id.value)), not a scenario: \(option) takes a scenario file (journey new scenario writes one)"
             )
+        }
+        if !Files.exists(path) {
+            let scenario =
+                (project.scenarios.map { ($0.id, $0.file) } + project.unrunnable.map { ($0.scenario, $0.file) })
+                .first { $0.0 == path }
+            return CLIError(
+                "no scenario file \(path)"
+                    + (scenario.map {
+                        "; '\(path)' is the id of the scenario in \(display($0.1)): \(option) takes its file"
+                    }
+                        ?? ""))
         }
         return CLIError("\(path) is not a scenario file")
     }
