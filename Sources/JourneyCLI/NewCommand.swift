@@ -173,9 +173,11 @@ struct NewJourneyCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard JourneyLoader.isJourneyId(id) else {
+            // Written in capitals or with spaces or underscores, the id meant is most often plain to see.
+            let meant = id.lowercased().split(whereSeparator: { $0 == " " || $0 == "_" }).joined(separator: "-")
             throw ValidationError(
-                "'\(PrintableText.escaped(id))' is not a valid journey id; use lowercase words joined by '.' or '-', like 'acme.sign-in'"
-            )
+                "'\(PrintableText.escaped(id))' is not a valid journey id; use lowercase words joined by '.' or '-', like "
+                    + (JourneyLoader.isJourneyId(meant) ? "'\(meant)'" : "'acme.sign-in'"))
         }
         // `journey docs` names a journey's page by its id, and this one is the index's.
         guard id != DocsSite.indexName else {

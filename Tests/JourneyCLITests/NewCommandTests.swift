@@ -222,11 +222,20 @@ struct NewCommandTests {
     func newJourneyRefusals() async throws {
         try await withTemporaryDirectory { directory in
             let project = try await Self.newProject(in: directory)
-            for bad in ["Acme.Login", "acme..login", "", "../acme", "acme/login"] {
+            // The example is the id meant, where lowering its case (spaces and underscores made
+            // dashes) gives a valid one.
+            let cases = [
+                ("Acme.Login", "acme.login"), ("acme..login", "acme.sign-in"), ("", "acme.sign-in"),
+                ("../acme", "acme.sign-in"), ("acme/login", "acme.sign-in"), ("Acme_Sign In", "acme-sign-in"),
+            ]
+            for (bad, example) in cases {
                 let refused = try await runJourney(["new", "journey", bad], cwd: project)
                 #expect(refused.status == Exit.invalid, "\(bad): \(refused)")
                 expectNoCrash(refused)
-                #expect(refused.stderr.contains("is not a valid journey id"), "\(bad): \(refused)")
+                #expect(
+                    refused.stderr.contains(
+                        "is not a valid journey id; use lowercase words joined by '.' or '-', like '\(example)'"),
+                    "\(bad): \(refused)")
             }
             // The id of the docs' index page: its page would replace the index.
             let index = try await runJourney(["new", "journey", "index"], cwd: project)
