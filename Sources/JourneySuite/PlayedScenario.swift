@@ -64,12 +64,15 @@ public enum PlayedScenario {
         }
     }
 
-    /// A `--device` setting as a message may show it: the value of a PIN, or of a stored key
-    /// that `secretStored` says is secret, as `•••`.
+    /// A `--device` setting as a message may show it: the value of a PIN, of a stored key that
+    /// `secretStored` says is secret, or of a dotted key that is neither (`pin.pin=2580`, which
+    /// may well be a PIN), as `•••`.
     public static func shown(_ setting: String, secretStored: (String) -> Bool) -> String {
         guard let equals = setting.firstIndex(of: "=") else { return setting }
         let key = setting[..<equals]
-        let secret = key.hasPrefix("pins.") || (key.hasPrefix("store.") && secretStored(String(key.dropFirst(6))))
+        let secret =
+            key.hasPrefix("pins.") || (key.hasPrefix("store.") && secretStored(String(key.dropFirst(6))))
+            || (key.contains(".") && !key.hasPrefix("store."))
         return secret ? key + "=\(Value.redacted)" : setting
     }
 
@@ -97,6 +100,14 @@ public enum PlayedScenario {
                 // No stored value is shown: the journey alone does not tell which are secret.
                 let shown = Self.shown(setting) { _ in true }
                 throw BadSetting(message: "--device takes key=value on one line, found '\(shown)'")
+            }
+            if let dot = key.firstIndex(of: "."), !key.hasPrefix("pins."), !key.hasPrefix("store.") {
+                // Only PINs and stored values are named with a dot; its value is not shown.
+                let meant = Suggestion.closest(to: String(key[..<dot]), in: ["pins", "store"])
+                throw BadSetting(
+                    message:
+                        "--device \(Self.shown(setting) { _ in true }): unknown key '\(key)': a key with a dot is pins.NAME (a PIN sealed under NAME) or store.NAME (a value the device keeps)"
+                        + (meant.map { "; did you mean '\($0)\(key[dot...])'?" } ?? ""))
             }
             if key.hasPrefix("pins.") {
                 pins.append(("\(key.dropFirst(5)): \(Counterexample.quoted(value))", setting))

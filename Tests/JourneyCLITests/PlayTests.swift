@@ -286,6 +286,26 @@ struct PlayTests {
                 "error: --device kdfRounds=0: 'kdfRounds' must be from 1 to 600000, found 0 [value.range]",
                 "error: --device wifi=on: unknown key 'wifi' in 'device' [key.unknown]",
             ], "\(several)")
+        // A dotted key other than pins. and store. says which it may be, and hides its value,
+        // which may be a PIN written under the wrong name.
+        for (setting, said) in [
+            (
+                "pin.pin=2580",
+                "error: --device pin.pin=•••: unknown key 'pin.pin': a key with a dot is pins.NAME (a PIN sealed under NAME) or store.NAME (a value the device keeps); did you mean 'pins.pin'?"
+            ),
+            (
+                "stor.onboarded=true",
+                "error: --device stor.onboarded=•••: unknown key 'stor.onboarded': a key with a dot is pins.NAME (a PIN sealed under NAME) or store.NAME (a value the device keeps); did you mean 'store.onboarded'?"
+            ),
+            (
+                "wifi.on=yes",
+                "error: --device wifi.on=•••: unknown key 'wifi.on': a key with a dot is pins.NAME (a PIN sealed under NAME) or store.NAME (a value the device keeps)"
+            ),
+        ] {
+            let refused = try await runJourney(["play", "examples.unlock", "--device", setting], input: "")
+            #expect(refused.status == 2, "\(refused)")
+            #expect(refused.stderrLines == [said], "\(refused)")
+        }
         let malformed = try await runJourney(["play", "examples.unlock", "--device", "pins.pin"], input: "")
         #expect(malformed.status == 2, "\(malformed)")
         #expect(malformed.stderrLines == ["error: --device takes key=value, found 'pins.pin'"], "\(malformed)")
