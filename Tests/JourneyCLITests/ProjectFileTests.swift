@@ -74,7 +74,7 @@ struct ProjectFileTests {
             #expect(record.status == Exit.ok, "\(record)")
             // Only the project's scenario runs: the used journeys' scenarios are not its own,
             // and their goldens are never recorded from here.
-            #expect(record.stdoutLines.last == "1 passed, 0 failed", "\(record)")
+            #expect(record.stdoutLines.last == "1 passed, 0 failed; 1 golden pair recorded", "\(record)")
             #expect(record.stdout.contains("PASS team.resume › d11-back-after-300s"), "\(record)")
             let golden = team.appendingPathComponent("flows/transcripts/back-after-300s.txt")
             #expect(FileManager.default.fileExists(atPath: golden.path))
@@ -189,6 +189,26 @@ struct ProjectFileTests {
             #expect(result.diagnostics.allSatisfy { $0.path == "journeykit.yaml" })
             #expect(result.stderr.contains("did you mean 'uses'?"), "\(result)")
             #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("site").path))
+        }
+    }
+
+    @Test("a default written at the top of the project file says it goes under defaults:")
+    func defaultAtTheTop() async throws {
+        try await withTemporaryDirectory { directory in
+            try writeText(
+                "journeys: [journeys]\nlocale: en\nexplore: { depth: 10 }\nkdfrounds: 3\njourney: [x]\n",
+                to: directory.appendingPathComponent("journeykit.yaml"))
+            try copyShippedJourneys(into: directory)
+            let result = try await runJourney(["check"], cwd: directory)
+            expectNoCrash(result)
+            #expect(result.status == Exit.invalid, "\(result)")
+            #expect(
+                result.stderrLines == [
+                    "journeykit.yaml:2:1: error: unknown key 'locale' in a project file; it goes under 'defaults:' (defaults.locale) [key.unknown]",
+                    "journeykit.yaml:3:1: error: unknown key 'explore' in a project file; it goes under 'defaults:' (defaults.explore) [key.unknown]",
+                    "journeykit.yaml:4:1: error: unknown key 'kdfrounds' in a project file; did you mean 'defaults.kdfRounds'? [key.unknown]",
+                    "journeykit.yaml:5:1: error: unknown key 'journey' in a project file; did you mean 'journeys'? [key.unknown]",
+                ], "\(result)")
         }
     }
 

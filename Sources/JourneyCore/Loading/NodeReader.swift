@@ -10,9 +10,12 @@ struct NodeReader {
 
     var diagnostics = DiagnosticList()
 
-    /// The entries of a mapping, checked against the keys the context allows.
+    /// The entries of a mapping, checked against the keys the context allows. `nested` are keys
+    /// that belong in a mapping under one of these (a key → that one): written here, the
+    /// error says where they go.
     mutating func mapping(
-        _ node: YAMLNode, _ what: String, allowed: [String], required: [String] = []
+        _ node: YAMLNode, _ what: String, allowed: [String], required: [String] = [],
+        nested: [String: String] = [:]
     ) -> Fields? {
         guard case .mapping(let entries) = node.kind else {
             diagnostics.error(Self.valueType, "\(what) must be a mapping, found \(node.shapeName)", at: node.location)
@@ -26,7 +29,7 @@ struct NodeReader {
         // from what was meant, not reported again as missing.
         var meant: [String: String] = [:]
         var claims: [String: Int] = [:]
-        for entry in entries where !allowed.contains(entry.key) {
+        for entry in entries where !allowed.contains(entry.key) && nested[entry.key] == nil {
             if let closest = Suggestion.closest(to: entry.key, in: allowed), !given.contains(closest) {
                 meant[entry.key] = closest
                 claims[closest, default: 0] += 1
@@ -36,8 +39,17 @@ struct NodeReader {
             if !allowed.contains(entry.key) {
                 // Past the file's limit the diagnostic is only counted: skip the suggestion.
                 let hint =
-                    diagnostics.accepts(file: entry.keyLocation.file)
-                    ? Suggestion.hint(for: entry.key, in: allowed) : ""
+                    if let parent = nested[entry.key] {
+                        "; it goes under '\(parent):' (\(parent).\(entry.key))"
+                    } else if !diagnostics.accepts(file: entry.keyLocation.file) {
+                        ""
+                    } else if let closest = Suggestion.closest(to: entry.key, in: allowed) {
+                        "; did you mean '\(closest)'?"
+                    } else if let closest = Suggestion.closest(to: entry.key, in: nested.keys) {
+                        "; did you mean '\(nested[closest]!).\(closest)'?"
+                    } else {
+                        ""
+                    }
                 diagnostics.error(
                     Self.unknownKey, "unknown key '\(entry.key)' in \(what)\(hint)", at: entry.keyLocation)
                 if let key = meant[entry.key], claims[key] == 1 {

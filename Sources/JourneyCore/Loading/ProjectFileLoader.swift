@@ -11,7 +11,11 @@ public struct ProjectFileLoader: Sendable {
         var r = NodeReader()
         let errors = diagnostics.errorCount
         defer { diagnostics.append(contentsOf: r.diagnostics) }
-        guard let f = r.mapping(root, "a project file", allowed: Self.keys) else { return nil }
+        guard
+            let f = r.mapping(
+                root, "a project file", allowed: Self.keys,
+                nested: Dictionary(uniqueKeysWithValues: Self.defaultKeys.map { ($0, "defaults") }))
+        else { return nil }
         var settings = ProjectSettings(journeys: [])
         if let node = f["journeys"] {
             settings.journeys = r.stringList(node, "'journeys'")
