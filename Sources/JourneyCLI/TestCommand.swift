@@ -276,8 +276,24 @@ struct TestCommand: AsyncParsableCommand {
             chooser.select(project.scenarios).isEmpty, chooser.select(project.unrunnable).isEmpty
         else { return }
         let chosen = [filter.map { "--filter '\($0)'" }] + tags.map { "--tag '\($0)'" }
+        // A tag no scenario has, or a filter no name holds, is most often misspelt.
+        let found =
+            project.scenarios.map { (tags: $0.tags, name: "\($0.journey.id) › \($0.id)", ids: [$0.journey.id, $0.id]) }
+            + project.unrunnable.map {
+                (tags: $0.tags, name: "\($0.journey) › \($0.scenario)", ids: [$0.journey, $0.scenario])
+            }
+        let allTags = Set(found.flatMap(\.tags)).sorted()
+        var meant = tags.filter { !allTags.contains($0) }.compactMap { tag in
+            Suggestion.closest(to: tag, in: allTags).map { "--tag '\($0)'" }
+        }
+        if let filter, !found.contains(where: { $0.name.contains(filter) }),
+            let closest = Suggestion.closest(to: filter, in: Set(found.flatMap(\.ids)).sorted())
+        {
+            meant.insert("--filter '\(closest)'", at: 0)
+        }
         throw CLIError(
-            "\(chosen.compactMap { $0 }.joined(separator: " and ")) chooses none of the \(counted(among, "scenario")) found"
+            "\(chosen.compactMap { $0 }.joined(separator: " and ")) \(chosen.compactMap { $0 }.count == 1 ? "chooses" : "choose") none of the \(counted(among, "scenario")) found"
+                + (meant.isEmpty ? "" : "; did you mean \(meant.joined(separator: " and "))?")
         )
     }
 

@@ -401,6 +401,24 @@ struct TestReportsTests {
         for (arguments, says) in [
             (["--filter", "zzznomatch"], "error: --filter 'zzznomatch' chooses none of the"),
             (["--tag", "no-such-tag"], "error: --tag 'no-such-tag' chooses none of the"),
+            // Misspelt, what was meant is said: the closest tag, or journey or scenario id.
+            (
+                ["--tag", "ofline"],
+                "error: --tag 'ofline' chooses none of the 29 scenarios found; did you mean --tag 'offline'?\n"
+            ),
+            (
+                ["--filter", "examples.unlok"],
+                "error: --filter 'examples.unlok' chooses none of the 29 scenarios found; did you mean --filter 'examples.unlock'?\n"
+            ),
+            (
+                ["--filter", "corect-pin", "--tag", "ofline"],
+                "error: --filter 'corect-pin' and --tag 'ofline' choose none of the 29 scenarios found; did you mean --filter 'correct-pin' and --tag 'offline'?\n"
+            ),
+            // Each given exists, and only together do they choose none: nothing to suggest.
+            (
+                ["--filter", "correct-pin", "--tag", "offline"],
+                "error: --filter 'correct-pin' and --tag 'offline' choose none of the 29 scenarios found\n"
+            ),
         ] {
             let result = try await runJourney(["test", "journeys/examples"] + arguments, cwd: Paths.root)
             #expect(result.status == Exit.invalid, "\(arguments): \(result)")
