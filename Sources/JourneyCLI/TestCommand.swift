@@ -37,8 +37,8 @@ struct TestCommand: AsyncParsableCommand {
 
             Only --update writes goldens, and only for scenarios that pass their own expectations; \
             it writes both from the same run, and only where they change: a scenario whose goldens \
-            are already what it plays says (unchanged), its files untouched, and the summary \
-            counts the golden pairs recorded. A scenario's two goldens change together: if --update is killed between them, a \
+            are already what it plays says (unchanged), its files untouched, and the line before \
+            the summary counts the golden pairs recorded. A scenario's two goldens change together: if --update is killed between them, a \
             plain `journey test` fails that scenario as half-updated and the next --update \
             finishes the change (and deletes what the killed run left). Goldens are written only \
             inside the project: a transcripts folder that is a link out of the folder holding \
@@ -249,6 +249,8 @@ struct TestCommand: AsyncParsableCommand {
             selected: total, interruption: interruption)
         let reportsWritten = writeReports(report, console: console, failed: &unwritable)
         let summary = SuiteSummary(outcomes)
+        // What an update wrote, for the review of its diff; the summary stays the last line.
+        if update { console.out(summary.updateLine + "\n") }
         console.out(summary.line + (interruption.map { ", interrupted by \($0)" } ?? "") + "\n")
         if let interruption { throw ExitCode(Interruption.exitStatus(interruption)) }
         // A golden --update could not write is an output not written, like a report.

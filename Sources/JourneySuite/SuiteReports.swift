@@ -24,12 +24,20 @@ public struct SuiteSummary: Sendable, Equatable {
         }
     }
 
-    /// `N passed, N failed` (with `, N skipped` and `, N errors` when there were some, and
-    /// `; N golden pairs recorded` when `--update` wrote some), the line CI systems read.
+    /// `N passed, N failed` (with `, N skipped` and `, N errors` when there were some), the line
+    /// CI systems read.
     public var line: String {
         "\(passed) passed, \(failed) failed" + (skipped > 0 ? ", \(skipped) skipped" : "")
             + (errors > 0 ? ", \(errors) error\(errors == 1 ? "" : "s")" : "")
-            + (recorded > 0 ? "; \(recorded) golden pair\(recorded == 1 ? "" : "s") recorded" : "")
+    }
+
+    /// What `--update` did to the goldens of the scenarios that passed: `N golden pairs
+    /// recorded, N unchanged`.
+    public var updateLine: String {
+        let unchanged = passed - recorded
+        return
+            (recorded == 0 ? "no golden pair recorded" : "\(recorded) golden pair\(recorded == 1 ? "" : "s") recorded")
+            + (unchanged > 0 ? ", \(unchanged) unchanged" : "")
     }
 }
 

@@ -74,7 +74,7 @@ struct ProjectFileTests {
             #expect(record.status == Exit.ok, "\(record)")
             // Only the project's scenario runs: the used journeys' scenarios are not its own,
             // and their goldens are never recorded from here.
-            #expect(record.stdoutLines.last == "1 passed, 0 failed; 1 golden pair recorded", "\(record)")
+            #expect(record.stdoutLines.last == "1 passed, 0 failed", "\(record)")
             #expect(record.stdout.contains("PASS team.resume › d11-back-after-300s"), "\(record)")
             let golden = team.appendingPathComponent("flows/transcripts/back-after-300s.txt")
             #expect(FileManager.default.fileExists(atPath: golden.path))

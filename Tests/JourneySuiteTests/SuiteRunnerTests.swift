@@ -151,6 +151,7 @@ struct SuiteRunnerTests {
             project.scenarios, in: library, goldens: goldens
         ) { _, _ in }
         #expect(recorded.allSatisfy { $0.status == .recorded })
+        #expect(SuiteSummary(recorded).updateLine == "\(recorded.count) golden pairs recorded")
         var order: [Int] = []
         let serial = await SuiteRunner(options: .init(jobs: 1), player: player).run(
             project.scenarios, in: library, goldens: goldens
@@ -327,7 +328,8 @@ struct SuiteRunnerTests {
         // Only the half-updated pair is written again; the others are what their runs play.
         #expect(updated.filter { $0.status == .recorded }.map(\.scenario) == ["case-2"], "\(updated)")
         #expect(updated.filter { $0.scenario != "case-2" }.allSatisfy { $0.status == .passed })
-        #expect(SuiteSummary(updated).line == "7 passed, 0 failed; 1 golden pair recorded")
+        #expect(SuiteSummary(updated).line == "7 passed, 0 failed")
+        #expect(SuiteSummary(updated).updateLine == "1 golden pair recorded, 6 unchanged")
         #expect(!goldens.isHalfUpdated(for: try #require(project.scenarios.first { $0.id == "case-2" })))
         // A store that cannot be half-updated (in memory) never says so.
         #expect(!MemoryGoldens().isHalfUpdated(for: try #require(project.scenarios.first)))
