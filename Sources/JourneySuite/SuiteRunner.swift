@@ -7,6 +7,10 @@ public protocol GoldenStore: Sendable {
     func goldens(for scenario: CompiledScenario) -> (text: String?, jsonl: String?)
     /// Records both transcripts (only `journey test --update` does this).
     func record(_ text: String, _ jsonl: String, for scenario: CompiledScenario) throws
+    /// What `--update` does where a scenario's goldens are already what it plays and are not
+    /// written: the store's own upkeep of where they are kept (a file store finishes a change an
+    /// interrupted update left there), as recording would do it first.
+    func keep(for scenario: CompiledScenario) throws
     /// How messages name the golden, e.g. its path.
     func name(for scenario: CompiledScenario) -> String
     /// Whether an interrupted update left the two goldens from different runs (a file store
@@ -18,6 +22,8 @@ public protocol GoldenStore: Sendable {
 extension GoldenStore {
     /// A store whose two goldens change together (in memory) is never half-updated.
     public func isHalfUpdated(for scenario: CompiledScenario) -> Bool { false }
+    /// A store with nothing to keep up (in memory) does nothing.
+    public func keep(for scenario: CompiledScenario) throws {}
 }
 
 /// What to run, and how.
@@ -277,7 +283,14 @@ public struct SuiteRunner: Sendable {
                 // rewrites, and says it recorded, only the goldens whose runs changed.
                 let golden = goldens.goldens(for: scenario)
                 if golden.jsonl == first.jsonl, golden.text == first.text, !goldens.isHalfUpdated(for: scenario) {
-                    status = .passed
+                    do {
+                        try goldens.keep(for: scenario)
+                        status = .passed
+                    } catch {
+                        problems.append(
+                            .init(kind: .golden, message: "\(Self.cannotRecord): \(error)", diff: nil))
+                        status = .failed
+                    }
                 } else {
                     do {
                         try goldens.record(first.text, first.jsonl, for: scenario)

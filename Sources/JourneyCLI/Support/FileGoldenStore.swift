@@ -31,6 +31,15 @@ struct FileGoldenStore: GoldenStore {
         try pair.commit()
     }
 
+    /// An update is a writer in the folder of every pair it looks at: what a killed one left
+    /// there is finished (or, unreadable, stops it) as before a pair is written, whether or not
+    /// this one is. A folder outside the project is never written in, so never tidied either.
+    func keep(for scenario: CompiledScenario) throws {
+        let folder = Path.parent(Workspace.goldenBase(for: scenario.file))
+        guard (try? Self.requireInsideProject(folder)) != nil else { return }
+        try FolderRecovery.shared.prepare(folder)
+    }
+
     func name(for scenario: CompiledScenario) -> String {
         Workspace.display(Workspace.goldenBase(for: scenario.file))
     }
