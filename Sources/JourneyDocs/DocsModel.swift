@@ -188,8 +188,10 @@ public enum DocsBuilder {
             )
         }
 
+        /// A text as written in the page's language; nil when it shows nothing (`journey check`
+        /// warns of a blank text), so that a page leaves it out rather than an empty heading or cell.
         func text(_ t: LocalizedText?) -> String? {
-            t?.template(for: language, fallback: journey.defaultLocale)?.source
+            t?.template(for: language, fallback: journey.defaultLocale)?.source.nonBlank
         }
 
         /// `target = value` as written, with a literal written into a secret shown as •••, a
@@ -567,7 +569,7 @@ public enum DocsBuilder {
         }
         if let line = current { lines.append(line) }
         return .init(
-            scenario: recording.scenario, title: recording.title, tags: recording.tags, file: recording.file,
+            scenario: recording.scenario, title: recording.title?.nonBlank, tags: recording.tags, file: recording.file,
             lines: lines, end: end, passed: recording.passed)
     }
 
@@ -581,4 +583,9 @@ public enum DocsBuilder {
     static func oneLine(_ text: String) -> String {
         text.replacingOccurrences(of: "\n", with: " ")
     }
+}
+
+extension String {
+    /// The text, or nil when it is empty or only spaces and line breaks.
+    var nonBlank: String? { allSatisfy(\.isWhitespace) ? nil : self }
 }

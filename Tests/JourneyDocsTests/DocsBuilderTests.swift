@@ -37,7 +37,7 @@ struct DocsBuilderTests {
     /// The journey's doc with one scenario playing `script`; `edit` changes its records first.
     func build(
         journey: String = Self.journey, script: String, expect end: String = "done", device: String = "{}",
-        locale: String? = nil, edit: ([TranscriptRecord]) -> [TranscriptRecord] = { $0 }
+        locale: String? = nil, title: String = "One", edit: ([TranscriptRecord]) -> [TranscriptRecord] = { $0 }
     ) async throws -> JourneyDoc {
         let text = """
             scenario: s
@@ -61,7 +61,7 @@ struct DocsBuilderTests {
         let report = await ScenarioRunner(services: BuiltinHandlers.services).run(
             scenario, in: library, transcript: sink)
         let recording = ScenarioRecording(
-            journey: "t.docs", scenario: "s", title: "One", tags: [], file: scenario.file,
+            journey: "t.docs", scenario: "s", title: title, tags: [], file: scenario.file,
             records: edit(sink.records), passed: report.passed)
         return try #require(
             DocsBuilder.build(journeys: project.journeys, recordings: [recording], locale: locale)
@@ -337,6 +337,21 @@ struct DocsBuilderTests {
             "\(markdown)")
         #expect(markdown.contains("[scenario](../../journeys/app/scenarios/right%20pin.scenario.yaml)"), "\(markdown)")
         #expect(MarkdownRenderer.destination("../../journeys/a-b_c.d~e/f.yaml") == "../../journeys/a-b_c.d~e/f.yaml")
+    }
+
+    @Test("a blank title is left out, as one not written: the journey's id heads its page, no empty cell or separator")
+    func blankTitlesAreLeftOut() async throws {
+        let journey = Self.journey.replacingOccurrences(
+            of: #"title: { en: "Docs \"quoted\" | piped", nl: Documentatie }"#, with: #"title: "  ""#
+        ).replacingOccurrences(of: "done: { kind: success }", with: #"done: { kind: success, title: "" }"#)
+        #expect(journey != Self.journey)
+        let doc = try await build(journey: journey, script: "  - at: a\n    action: go", title: " ")
+        #expect(doc.title == "t.docs")
+        #expect(doc.ends.first { $0.id == "done" }?.title == nil)
+        #expect(doc.walkthroughs.first?.title == nil)
+        let markdown = MarkdownRenderer.page(doc)
+        #expect(markdown.contains("\n# t.docs\n"), "\(markdown)")
+        #expect(markdown.contains("### s\n\n[scenario]("), "\(markdown)")
     }
 
     @Test func guardsReadAsWords() {

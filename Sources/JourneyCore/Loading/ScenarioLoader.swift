@@ -37,7 +37,7 @@ public struct ScenarioLoader: Sendable {
         if let title, title.allSatisfy(\.isWhitespace), let node = f["title"] {
             r.diagnostics.warning(
                 JourneyCompiler.emptyText,
-                "the scenario's title is empty: the docs would show nothing for it; write it, or leave it out and they show the scenario's id",
+                "the scenario's title is empty: write what the scenario plays, or leave the key out (the docs then name it by its id alone)",
                 at: node.location)
         }
         let tags = f["tags"].map { r.stringList($0, "'tags'").map(\.value) } ?? []
