@@ -338,7 +338,7 @@ struct NewScenarioCommand: AsyncParsableCommand {
     /// The journey the scenario plays: one named by its file is loaded with what it calls; one
     /// named by its id is looked for in the project's journey folders.
     func journey(in context: ProjectContext) throws -> Journey {
-        let byFile = self.journey.hasSuffix(".yaml")
+        let byFile = Workspace.namesFile(self.journey)
         let paths = byFile ? [self.journey] : context.paths([])
         let (project, _) = Workspace.load(
             paths: paths.filter(Files.exists), journeyFolders: context.searchFolders, toolkit: context.toolkit)

@@ -108,7 +108,7 @@ struct PlayCommand: AsyncParsableCommand {
         let context = try ProjectContext.load(console: console)
         // A journey or a scenario named by its file is loaded with what it calls, not the
         // whole project.
-        let files = [journey, from].compactMap { $0 }.filter { $0.hasSuffix(".yaml") }
+        let files = [journey, from].compactMap { $0 }.filter(Workspace.namesFile)
         let given =
             paths.isEmpty && !files.isEmpty
             ? files : try context.paths(paths, usage: "journey play \(journey ?? "JOURNEY") path/to/journeys") + files
@@ -154,7 +154,7 @@ struct PlayCommand: AsyncParsableCommand {
                 startText = text
             }
         }
-        if let journey, from != nil, !journey.hasSuffix(".yaml"), journey != compiled.id {
+        if let journey, from != nil, !Workspace.namesFile(journey), journey != compiled.id {
             throw CLIError("\(from ?? "") plays journey '\(compiled.id)', not '\(journey)'")
         }
         // Params with no default are given by a scenario: without one the run could only fail.
@@ -204,7 +204,7 @@ struct PlayCommand: AsyncParsableCommand {
     ) throws
         -> CompiledJourney
     {
-        if name.hasSuffix(".yaml") {
+        if Workspace.namesFile(name) {
             guard let found = project.journeys.first(where: { $0.file == name }), let journey = library[found.id.value]
             else { throw CLIError("\(name) defines no journey") }
             return journey

@@ -105,8 +105,8 @@ struct RunCommand: AsyncParsableCommand {
         let context = try ProjectContext.load(console: console)
         // A journey named by its id (as journey play takes it) is the scenario's or a mistake;
         // one named by its file is loaded with the scenario, wherever it is.
-        let journeyID = journey.flatMap { $0.hasSuffix(".yaml") || Files.exists($0) ? nil : $0 }
-        let named = [scenario] + (journey.flatMap { journeyID == nil ? [$0] : nil } ?? [])
+        let journeyID = journey.flatMap { Workspace.namesFile($0) ? nil : $0 }
+        let named = [scenario] + [journey].compactMap { $0 }.filter(Workspace.namesFile)
         // A folder is refused before anything is read from it (which would warn of its files).
         let forFolder = "journey test \(Path.shellWord(scenario)) runs every scenario in it"
         if let folder = Workspace.folderGiven(scenario, option: "--scenario", forFolder: forFolder) { throw folder }

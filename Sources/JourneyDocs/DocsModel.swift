@@ -191,7 +191,7 @@ public enum DocsBuilder {
         /// A text as written in the page's language; nil when it shows nothing (`journey check`
         /// warns of a blank text), so that a page leaves it out rather than an empty heading or cell.
         func text(_ t: LocalizedText?) -> String? {
-            t?.template(for: language, fallback: journey.defaultLocale)?.source.nonBlank
+            t?.template(for: language, fallback: journey.defaultLocale).flatMap { $0.isBlank ? nil : $0.source }
         }
 
         /// `target = value` as written, with a literal written into a secret shown as •••, a
@@ -569,7 +569,8 @@ public enum DocsBuilder {
         }
         if let line = current { lines.append(line) }
         return .init(
-            scenario: recording.scenario, title: recording.title?.nonBlank, tags: recording.tags, file: recording.file,
+            scenario: recording.scenario, title: recording.title.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 },
+            tags: recording.tags, file: recording.file,
             lines: lines, end: end, passed: recording.passed)
     }
 
@@ -583,9 +584,4 @@ public enum DocsBuilder {
     static func oneLine(_ text: String) -> String {
         text.replacingOccurrences(of: "\n", with: " ")
     }
-}
-
-extension String {
-    /// The text, or nil when it is empty or only spaces and line breaks.
-    var nonBlank: String? { allSatisfy(\.isWhitespace) ? nil : self }
 }

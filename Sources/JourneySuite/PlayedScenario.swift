@@ -70,9 +70,7 @@ public enum PlayedScenario {
     public static func shown(_ setting: String, secretStored: (String) -> Bool) -> String {
         guard let equals = setting.firstIndex(of: "=") else { return setting }
         let key = setting[..<equals]
-        let secret =
-            key.hasPrefix("pins.") || (key.hasPrefix("store.") && secretStored(String(key.dropFirst(6))))
-            || (key.contains(".") && !key.hasPrefix("store."))
+        let secret = key.hasPrefix("store.") ? secretStored(String(key.dropFirst(6))) : key.contains(".")
         return secret ? key + "=\(Value.redacted)" : setting
     }
 

@@ -282,24 +282,18 @@ public struct SuiteRunner: Sendable {
                 // A golden pair the run would write as it is stays untouched: an update
                 // rewrites, and says it recorded, only the goldens whose runs changed.
                 let golden = goldens.goldens(for: scenario)
-                if golden.jsonl == first.jsonl, golden.text == first.text, !goldens.isHalfUpdated(for: scenario) {
-                    do {
+                let unchanged =
+                    golden.jsonl == first.jsonl && golden.text == first.text && !goldens.isHalfUpdated(for: scenario)
+                do {
+                    if unchanged {
                         try goldens.keep(for: scenario)
-                        status = .passed
-                    } catch {
-                        problems.append(
-                            .init(kind: .golden, message: "\(Self.cannotRecord): \(error)", diff: nil))
-                        status = .failed
-                    }
-                } else {
-                    do {
+                    } else {
                         try goldens.record(first.text, first.jsonl, for: scenario)
-                        status = .recorded
-                    } catch {
-                        problems.append(
-                            .init(kind: .golden, message: "\(Self.cannotRecord): \(error)", diff: nil))
-                        status = .failed
                     }
+                    status = unchanged ? .passed : .recorded
+                } catch {
+                    problems.append(.init(kind: .golden, message: "\(Self.cannotRecord): \(error)", diff: nil))
+                    status = .failed
                 }
             } else if goldens.isHalfUpdated(for: scenario) {
                 problems.append(

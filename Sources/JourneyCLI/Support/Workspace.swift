@@ -72,22 +72,19 @@ enum Workspace {
         case journey, scenario
     }
 
-    /// Whether a file's text declares a scenario or a journey with `id` (`scenario: ID`, or
-    /// `journey: ID` in a file that is no scenario, on a line of its own, quoted or not): a look
-    /// at the text, enough to point a user who typed an id at its file.
+    /// Whether a file declares a scenario or a journey with `id`, read from its text as the
+    /// project loader finds a journey's file by its id (``ProjectLoader/declaredKey(_:in:)``):
+    /// a scenario's `scenario:`, else a journey's `journey:`.
     static func declaration(of id: String, _ data: Data) -> Declared? {
-        let lines = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
-        func says(_ key: String) -> Bool {
-            lines.contains { line in
-                guard line.hasPrefix(key + ":") else { return false }
-                var value = line.dropFirst(key.count + 1).trimmingCharacters(in: .whitespaces)
-                if let comment = value.range(of: " #") { value = String(value[..<comment.lowerBound]) }
-                return [id, "\"\(id)\"", "'\(id)'"].contains(value.trimmingCharacters(in: .whitespaces))
-            }
-        }
-        // A scenario names the journey it plays the same way a journey names itself.
-        if lines.contains(where: { $0.hasPrefix("scenario:") }) { return says("scenario") ? .scenario : nil }
-        return says("journey") ? .journey : nil
+        // A scenario names the journey it plays the way a journey names itself.
+        if let scenario = ProjectLoader.declaredKey("scenario", in: data) { return scenario == id ? .scenario : nil }
+        return ProjectLoader.declaredKey("journey", in: data) == id ? .journey : nil
+    }
+
+    /// Whether a command's argument that may be a journey's (or scenario's) id or file names a
+    /// file: it ends in `.yaml` or `.yml`, has a folder in it, or is there. An id is none of these.
+    static func namesFile(_ argument: String) -> Bool {
+        argument.hasSuffix(".yaml") || argument.hasSuffix(".yml") || argument.contains("/") || Files.exists(argument)
     }
 
     /// Two scenario files whose golden transcripts would be the same files (`a.scenario.yaml`

@@ -100,7 +100,7 @@ public struct ProjectLoader: Sendable {
     /// from the text without parsing, for files too broken to parse: so their errors can still
     /// be tied to the journey or scenario they define. Lines are found in the bytes, so that
     /// looking at every file of a large project costs little.
-    static func declaredKey(_ key: String, in data: Data) -> String? {
+    package static func declaredKey(_ key: String, in data: Data) -> String? {
         let prefix = Array((key + ":").utf8)
         return data.withUnsafeBytes { whole -> String? in
             let bytes = UnsafeRawBufferPointer(rebasing: whole.prefix(headerBytes))
