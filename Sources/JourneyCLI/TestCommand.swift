@@ -80,7 +80,8 @@ struct TestCommand: AsyncParsableCommand {
             --explore. Ctrl-C ends the watch with exit 130 (SIGTERM: 143), as it ends any run.
 
             Exits 0 when every scenario passes (or is skipped because a service it `needs` does \
-            not answer), 1 when any fails, 2 for errors in the files or invalid options, 130 or \
+            not answer), 1 when any fails, 2 for errors in the files, invalid options or nothing to \
+            run (no scenario found where it looked, and no journey to explore with --explore), 130 or \
             143 when stopped by SIGINT or SIGTERM. The last line is always `N passed, N \
             failed`, with `, N skipped`, `, N errors` and `, interrupted by SIGINT` when so.
             """
@@ -202,13 +203,8 @@ struct TestCommand: AsyncParsableCommand {
         let selected = runner.select(project.scenarios)
         let unrunnable = runner.select(project.unrunnable).map(ScenarioOutcome.init(unrunnable:))
         try refuseEmptyChoice(project, options: options, selected: selected, unrunnable: unrunnable, context: context)
-        // A journey's file runs nothing by itself: its scenarios are elsewhere.
-        if selected.isEmpty, unrunnable.isEmpty, options.shard == nil, !explore {
-            for journey in project.journeys where paths.contains(journey.file) {
-                console.err(
-                    "note: \(journey.file) is journey \(journey.id.value), and journey test runs scenarios: journey test --filter \(journey.id.value) runs those that play it (or name their files or folder)\n"
-                )
-            }
+        if selected.isEmpty, unrunnable.isEmpty, options.shard == nil, diagnostics.errorCount == 0 {
+            try refuseNothingToRun(project, paths: paths, console: console)
         }
         // A shard may be empty (more machines than scenarios), but not without a word.
         if let (index, count) = options.shard, selected.isEmpty, unrunnable.isEmpty {
@@ -261,6 +257,32 @@ struct TestCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.invalid)
         }
         if summary.failed > 0 { throw ExitCode(ExitStatus.failed) }
+    }
+
+    /// A run with nothing to run is a mistake (a wrong path, scenarios left out of a commit), not
+    /// a suite that passed: CI would go green on it. With `--explore`, the journeys found are
+    /// something to run. A journey's file runs nothing by itself: its scenarios are elsewhere,
+    /// and the error says how to run them.
+    func refuseNothingToRun(_ project: Project, paths: [String], console: Console) throws {
+        if explore, !project.journeys.isEmpty { return }
+        let named = project.journeys.filter { paths.contains($0.file) }
+        for journey in named.dropLast() {
+            console.err(
+                "error: \(journey.file) is journey \(journey.id.value), and journey test runs scenarios: journey test --filter \(journey.id.value) runs those that play it (or name their files or folder)\n"
+            )
+        }
+        if let last = named.last {
+            throw CLIError(
+                "\(last.file) is journey \(last.id.value), and journey test runs scenarios: journey test --filter \(last.id.value) runs those that play it (or name their files or folder)"
+            )
+        }
+        let shown = paths.count <= 3 ? paths.joined(separator: ", ") : "the \(paths.count) paths given"
+        throw CLIError(
+            "no scenario to run in \(shown): journey test runs the scenarios it finds there (files with a `scenario:` line); `journey new scenario --journey ID NAME` writes one"
+                + (project.journeys.isEmpty
+                    ? ""
+                    : "; --explore explores the \(project.journeys.count == 1 ? "journey" : "\(project.journeys.count) journeys") found there")
+        )
     }
 
     /// A filter that chooses nothing is a mistake (a misspelt name or tag), not a suite that

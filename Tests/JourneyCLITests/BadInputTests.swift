@@ -206,6 +206,17 @@ struct BadInputTests {
                 expectNoCrash(result)
                 #expect(result.stderrLines.contains(warning), "\(command): \(result)")
             }
+            // A suite with nothing in it did not pass: CI given a wrong folder fails, with or
+            // without --explore, and writes no report.
+            for extra in [[], ["--explore"]] {
+                let test = try await runJourney(["test", "journeys", "--junit", "report.xml"] + extra, cwd: directory)
+                #expect(test.status == Exit.invalid && test.stdout.isEmpty, "\(extra): \(test)")
+                #expect(
+                    test.stderrLines.last
+                        == "error: no scenario to run in journeys: journey test runs the scenarios it finds there (files with a `scenario:` line); `journey new scenario --journey ID NAME` writes one",
+                    "\(extra): \(test)")
+                #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("report.xml").path))
+            }
             // A missing folder is an error, not this warning as well.
             let missing = try await runJourney(["test", "jouneys"], cwd: directory)
             #expect(missing.status == Exit.invalid, "\(missing)")

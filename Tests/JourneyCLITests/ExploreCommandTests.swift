@@ -1184,9 +1184,12 @@ struct TestExploreTests {
                 "\(emitted)")
             #expect(failing.stdout.contains("PASS examples.unlock › explore"), "\(failing)")
             #expect(failing.stdoutLines.last == "1 passed, 1 failed", "\(failing)")
-            // Without --explore only scenarios run: there are none.
+            // Without --explore only scenarios run: there are none, and that is no pass.
             let plain = try await runJourney(["test", "journeys"], cwd: directory)
-            #expect(plain.status == Exit.ok && plain.stdoutLines.last == "0 passed, 0 failed", "\(plain)")
+            #expect(plain.status == Exit.invalid && plain.stdout.isEmpty, "\(plain)")
+            #expect(
+                plain.stderrLines.last?.hasSuffix("; --explore explores the 2 journeys found there") == true,
+                "\(plain)")
 
             let excepted = trap.replacingOccurrences(
                 of: "stored:\n",
