@@ -118,7 +118,9 @@ struct NodeReader {
         case "true"?: return true
         case "false"?: return false
         default:
-            diagnostics.error(Self.valueType, "\(what) must be true or false", at: node.location)
+            diagnostics.error(
+                Self.valueType, "\(what) must be true or false" + (node.scalar.flatMap(LiteralParser.boolHint) ?? ""),
+                at: node.location)
             return nil
         }
     }
@@ -255,6 +257,24 @@ public enum LiteralParser {
         case "true": true
         case "false": false
         default: nil
+        }
+    }
+
+    /// What to write instead of `text` where a bool goes, for the words a bool is often written
+    /// as: YAML 1.1's `yes`, `no`, `on` and `off` (text in YAML 1.2, which JourneyKit reads, as
+    /// they are to a Kubernetes or GitHub Actions file of today), and `True` or `FALSE`. Nil for
+    /// anything else.
+    public static func boolHint(_ text: String) -> String? {
+        let word = text.lowercased()
+        if ["true", "false"].contains(word), word != text { return "; write \(word), in lower case" }
+        let meant: String? =
+            switch word {
+            case "yes", "y", "on": "true"
+            case "no", "n", "off": "false"
+            default: nil
+            }
+        return meant.map {
+            "; '\(text)' is text in YAML 1.2, which JourneyKit reads (YAML 1.1 read it as \($0)): write \($0)"
         }
     }
 

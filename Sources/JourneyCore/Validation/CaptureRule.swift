@@ -86,7 +86,9 @@ enum CaptureRule {
                     if let flag = LiteralParser.bool(text) {
                         secret = flag
                     } else {
-                        d.error(JourneyCompiler.typeMismatch, "\(subject): 'secret' must be true or false", at: at)
+                        d.error(
+                            JourneyCompiler.typeMismatch,
+                            "\(subject): 'secret' must be true or false" + (LiteralParser.boolHint(text) ?? ""), at: at)
                         failed = true
                     }
                 }

@@ -608,7 +608,7 @@ struct JourneyContext {
             Int(text) == nil ? "; a whole number is from \(Int.min) to \(Int.max)" : "; write the number without quotes"
         // A bool that reached here as text was quoted.
         case .bool where ["true", "false"].contains(text): "; write \(text) without quotes"
-        case .bool: "; write true or false"
+        case .bool: LiteralParser.boolHint(text) ?? "; write true or false"
         case .duration: "; write \(Duration.rule)"
         default: ""
         }

@@ -274,8 +274,13 @@ struct LoadErrorTests {
     }
 
     @Test(
-        "a bool written as text says how to write it: without quotes, or as true or false",
-        arguments: [("\"true\"", "write true without quotes"), ("yes please", "write true or false")])
+        "a bool written as text says how to write it: without quotes, in lower case, as true or false",
+        arguments: [
+            ("\"true\"", "write true without quotes"), ("yes please", "write true or false"),
+            ("yes", "'yes' is text in YAML 1.2, which JourneyKit reads (YAML 1.1 read it as true): write true"),
+            ("Off", "'Off' is text in YAML 1.2, which JourneyKit reads (YAML 1.1 read it as false): write false"),
+            ("TRUE", "write true, in lower case"),
+        ])
     func boolWrittenAsText(written: String, hint: String) {
         let journey = """
             journey: t.flag
@@ -294,6 +299,36 @@ struct LoadErrorTests {
         let project = ProjectLoader(handlers: testHandlers).load([SourceFile(path: "j.yaml", data: Data(journey.utf8))])
         let messages = project.diagnostics.items.filter { $0.severity == .error }.map(\.message)
         #expect(messages.count == 1 && messages.first?.hasSuffix("; \(hint)") == true, "\(messages)")
+    }
+
+    @Test(
+        "a flag of the file's own keys written as YAML 1.1 wrote it says what to write",
+        arguments: [("no", "false"), ("on", "true")])
+    func flagWrittenAsYAML11(written: String, meant: String) {
+        let journey = """
+            journey: t.flag
+            version: 1
+            title: Flag
+            stored:
+              tries: { type: int, default: 0 }
+            limits:
+              entry: { max: 3, counter: stored.tries, exceeded: done, keep: \(written) }
+            start: a
+            steps:
+              a:
+                handler: t.step
+                attempts: { limit: entry, counts: [next] }
+                on: { next: a, back: done }
+            ends:
+              done: { kind: success }
+            """
+        let project = ProjectLoader(handlers: testHandlers).load([SourceFile(path: "j.yaml", data: Data(journey.utf8))])
+        let messages = project.diagnostics.items.filter { $0.severity == .error }.map(\.message)
+        #expect(
+            messages
+                == [
+                    "'keep' must be true or false; '\(written)' is text in YAML 1.2, which JourneyKit reads (YAML 1.1 read it as \(meant)): write \(meant)"
+                ], "\(messages)")
     }
 
     @Test("CRLF files load like LF files, searched sub-journeys included")

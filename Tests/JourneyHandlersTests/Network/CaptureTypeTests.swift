@@ -201,6 +201,17 @@ struct CaptureTypeTests {
         #expect(!"\(failed.problems)".contains("tok-5e3c7a"))
     }
 
+    @Test("a capture's secret written as YAML 1.1 wrote a bool says what to write")
+    func secretWrittenAsYes() {
+        let journey = Self.journey(
+            captures: "{ token: { path: session.token, secret: yes } }", set: #"{ state.label: "x" }"#)
+        #expect(
+            Self.diagnostics(journey).map(\.message)
+                == [
+                    "parameter 'captures' of http.request: capture 'token': 'secret' must be true or false; 'yes' is text in YAML 1.2, which JourneyKit reads (YAML 1.1 read it as true): write true"
+                ], "\(Self.diagnostics(journey))")
+    }
+
     @Test("an optional capture of a declared type gives its empty value when absent")
     func optionalCapturesGiveTheirEmptyValue() async throws {
         let journey = Self.journey(
