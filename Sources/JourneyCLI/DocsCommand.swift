@@ -199,7 +199,7 @@ struct DocsCommand: AsyncParsableCommand {
         if check {
             if !FileTransaction.unfinishedJournals(in: out).isEmpty {
                 console.err(
-                    "\(out): error: the folder has an unfinished update from an interrupted `journey docs`; run \(command) to finish it\n"
+                    "\(out):1:1: error: the folder has an unfinished update from an interrupted `journey docs`; run \(command) to finish it [docs.unfinished]\n"
                 )
                 throw ExitCode(ExitStatus.failed)
             }
@@ -225,7 +225,9 @@ struct DocsCommand: AsyncParsableCommand {
                 reasons[name] = "this file was not written by journey docs, which never replaces such files"
             }
             for name in reasons.keys.sorted() {
-                console.err("\(Path.join(out, name)): error: \(reasons[name]!); move it or choose another --out\n")
+                console.err(
+                    "\(Path.join(out, name)):1:1: error: \(reasons[name]!); move it or choose another --out [docs.foreign]\n"
+                )
             }
             throw ExitCode(ExitStatus.invalid)
         }

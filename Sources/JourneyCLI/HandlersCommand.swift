@@ -101,7 +101,7 @@ struct HandlersCommand: AsyncParsableCommand {
         } else {
             if let existing, !existing.contains(JSONLinesEncoder.quoted(HandlerSchema.comment)) {
                 console.err(
-                    "\(out): error: this file was not written by `journey handlers --schema`, which never replaces such files; move it or choose another --out\n"
+                    "\(out):1:1: error: this file was not written by `journey handlers --schema`, which never replaces such files; move it or choose another --out [handlers.foreign]\n"
                 )
                 throw ExitCode(ExitStatus.invalid)
             }

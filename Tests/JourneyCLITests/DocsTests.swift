@@ -484,7 +484,10 @@ struct DocsTests {
             try writeText(mine, to: directory.appendingPathComponent("index.md"))
             let result = try await runJourney(["docs", "journeys/examples", "--out", directory.path], cwd: Paths.root)
             #expect(result.status == Exit.invalid, "\(result)")
-            #expect(result.stderr.contains("index.md: error: this file was not written by journey docs"))
+            #expect(
+                result.stderrLines.last?.hasSuffix(
+                    "index.md:1:1: error: this file was not written by journey docs, which never replaces such files; move it or choose another --out [docs.foreign]"
+                ) == true, "\(result)")
             #expect(try String(contentsOf: directory.appendingPathComponent("index.md"), encoding: .utf8) == mine)
             #expect(entries(of: directory) == ["index.md"], "nothing else is written either")
         }
@@ -615,7 +618,7 @@ struct DocsTests {
                 #expect(result.status == Exit.invalid, "\(result)")
                 #expect(
                     result.stderrLines == [
-                        "\(out.path)/examples.unlock.md: error: this is a symbolic link, which journey docs never replaces or follows; move it or choose another --out"
+                        "\(out.path)/examples.unlock.md:1:1: error: this is a symbolic link, which journey docs never replaces or follows; move it or choose another --out [docs.foreign]"
                     ], "\(result)")
             }
             #expect(

@@ -172,7 +172,10 @@ struct HandlersTests {
             try writeText("{\"title\": \"mine\"}\n", to: schema)
             let foreign = try await runJourney(["handlers", "--schema", "--out", schema.path], cwd: directory)
             #expect(foreign.status == Exit.invalid)
-            #expect(foreign.stderr.contains("this file was not written by `journey handlers --schema`"))
+            #expect(
+                foreign.stderr
+                    == "\(schema.path):1:1: error: this file was not written by `journey handlers --schema`, which never replaces such files; move it or choose another --out [handlers.foreign]\n",
+                "\(foreign)")
             #expect(try String(contentsOf: schema, encoding: .utf8) == "{\"title\": \"mine\"}\n")
 
             let folder = try await runJourney(["handlers", "--schema", "--out", directory.path], cwd: directory)

@@ -210,7 +210,7 @@ struct InterruptedWriteTests {
             #expect(check.status == Exit.failed, "\(check)")
             #expect(
                 check.stderr.contains(
-                    "\(out.path): error: the folder has an unfinished update from an interrupted `journey docs`"),
+                    "\(out.path):1:1: error: the folder has an unfinished update from an interrupted `journey docs`"),
                 "\(check.stderr)")
             #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("gone.md").path))
 
