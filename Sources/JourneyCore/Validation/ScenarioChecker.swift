@@ -38,6 +38,7 @@ public struct ScenarioChecker: Sendable {
         for j in reachable {
             storedNames.formUnion(j.source.steps.compactMap { $0.literalParameter("key") })
         }
+        let sealed = Self.sealedKeys(reachable, pins: scenario.device.pins.map(\.key.value))
         var sessions: [CompiledScenario.Session] = []
         for (index, session) in scenario.sessions.enumerated() {
             if let at = session.expect.at, index < scenario.sessions.count - 1 {
@@ -52,7 +53,7 @@ public struct ScenarioChecker: Sendable {
                 context: &context, into: &d)
             let expectation = compileExpectation(
                 session.expect, journey: journey, calledSteps: asked.steps.keys, storedDecls: storedDecls,
-                storedNames: storedNames, library: library, context: &context, into: &d)
+                storedNames: storedNames, sealed: sealed, library: library, context: &context, into: &d)
             sessions.append(
                 .init(after: session.after, script: script, expectation: expectation, location: session.location))
         }
@@ -128,6 +129,27 @@ public struct ScenarioChecker: Sendable {
                 at: scenario.location)
         }
         return params
+    }
+
+    /// The stored keys a secret is sealed under, each with who seals it or opens it there: a
+    /// step whose handler keeps a secret under a key it is given (`pin.save`'s, `pin.verify`'s
+    /// `key`), or the scenario's device, whose `pins` are sealed before the run.
+    static func sealedKeys(_ reachable: [CompiledJourney], pins: [String]) -> [String: String] {
+        var sealed: [String: String] = [:]
+        for journey in reachable {
+            for step in journey.steps {
+                guard let contract = step.handler?.contract else { continue }
+                for (name, value) in step.parameters {
+                    guard contract.parameters.contains(where: { $0.name == name && $0.namesSecretStoreKey }),
+                        case .constant(let constant) = value, case .string(let key) = constant.revealed,
+                        sealed[key] == nil
+                    else { continue }
+                    sealed[key] = "step '\(step.id)', \(contract.id)"
+                }
+            }
+        }
+        for key in pins where sealed[key] == nil { sealed[key] = "the device's pins seal a PIN there" }
+        return sealed
     }
 
     /// What the scenario's device starts with: its store, each value of the type the journeys
@@ -315,7 +337,7 @@ public struct ScenarioChecker: Sendable {
     /// a sub-journey stops there).
     private func compileExpectation(
         _ expect: Scenario.Expectation, journey: CompiledJourney, calledSteps: Dictionary<String, StepContract>.Keys,
-        storedDecls: [CompiledVariable], storedNames: Set<String>, library: CompiledLibrary,
+        storedDecls: [CompiledVariable], storedNames: Set<String>, sealed: [String: String], library: CompiledLibrary,
         context: inout JourneyContext,
         into d: inout DiagnosticList
     ) -> CompiledScenario.Expectation {
@@ -365,6 +387,13 @@ public struct ScenarioChecker: Sendable {
                 d.warning(
                     Self.badExpectation,
                     "stored '\(name.value)' is declared and written by no journey this scenario plays, so a run finds nothing there\(Suggestion.hint(for: name.value, in: storedNames.sorted()))",
+                    at: name.location)
+            }
+            // A sealed record holds no value the scenario can write: salted and encrypted afresh.
+            if let sealer = sealed[name.value], case .equals = check {
+                d.warning(
+                    Self.badExpectation,
+                    "stored '\(name.value)' is a key a secret is sealed under (\(sealer)): it holds the sealed record, never the secret itself, so no value written here can equal it; write `\(name.value): { is: set }` to expect it kept, or `{ is: empty }` to expect it gone",
                     at: name.location)
             }
             var type = storedDecls.first { $0.name == name.value }?.type ?? TypeInfo(.any)

@@ -238,6 +238,43 @@ struct PinHandlerTests {
     }
 }
 
+extension PinHandlerTests {
+    /// `journey check`'s warnings of the scenario `expect` gives, with the unlock journey.
+    static func expectationWarnings(_ expect: String, pins: String = "{}") -> [String] {
+        let scenario = """
+            scenario: s
+            journey: t.one
+            device: { pins: \(pins), kdfRounds: 1000 }
+            script:
+              - at: s
+                pin: "2580"
+            expect: { end: done, stored: \(expect) }
+            """
+        let project = ProjectLoader(handlers: BuiltinHandlers.registry).load([
+            SourceFile(path: "j.yaml", data: Data(unlock.utf8)), SourceFile(path: "s.yaml", data: Data(scenario.utf8)),
+        ])
+        return project.diagnostics.items.filter { $0.id == "scenario.expect" }.map {
+            "\($0.severity) \($0.location.line):\($0.location.column) \($0.message)"
+        }
+    }
+
+    @Test("a value expected of a key a PIN is sealed under can never hold, and check says so; whether it holds one can")
+    func aSealedRecordIsNeverAValue() {
+        #expect(
+            Self.expectationWarnings(#"{ userPin: "2580" }"#, pins: #"{ userPin: "2580" }"#) == [
+                "warning 7:32 stored 'userPin' is a key a secret is sealed under (step 's', pin.verify): it holds the sealed record, never the secret itself, so no value written here can equal it; write `userPin: { is: set }` to expect it kept, or `{ is: empty }` to expect it gone"
+            ])
+        // Sealed only by the device's pins, a key no step names is still a sealed record.
+        #expect(
+            Self.expectationWarnings(#"{ otherPin: "1111" }"#, pins: #"{ otherPin: "1111" }"#).map {
+                $0.contains("(the device's pins seal a PIN there)")
+            } == [true])
+        #expect(Self.expectationWarnings("{ userPin: { is: set } }", pins: #"{ userPin: "2580" }"#).isEmpty)
+        #expect(Self.expectationWarnings("{ userPin: { is: empty } }").isEmpty)
+        #expect(Self.expectationWarnings("{ fails: 0 }", pins: #"{ userPin: "2580" }"#).isEmpty)
+    }
+}
+
 @Suite("PIN policy and session state")
 struct PinPolicyTests {
     static let choose = """
