@@ -47,6 +47,19 @@ public final class CompiledLibrary: Sendable {
 struct SecretsElsewhere: Sendable {
     var declares: @Sendable (String) -> Bool
     var all: @Sendable () -> Set<String>
+
+    /// `files`' answers, and the journey files named whose YAML does not parse
+    /// (`unreadable`), each taken to declare secret every key it may
+    /// (``ProjectJourneyFiles/mayDeclareSecret(_:in:)``); nil when there is neither.
+    static func combining(_ files: SecretsElsewhere?, _ unreadable: [Data]) -> SecretsElsewhere? {
+        guard !unreadable.isEmpty else { return files }
+        return SecretsElsewhere(
+            declares: { key in
+                unreadable.contains { ProjectJourneyFiles.mayDeclareSecret(key, in: $0) }
+                    || files?.declares(key) == true
+            },
+            all: { files?.all() ?? [] })
+    }
 }
 
 /// A journey checked against its handlers and ready to run.

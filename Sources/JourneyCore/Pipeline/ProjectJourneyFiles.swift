@@ -127,7 +127,8 @@ final class ProjectJourneyFiles: @unchecked Sendable {
             // Most keys asked about are not secret, and then every file that may declare one
             // is parsed anyway: parse them together.
             learnSecrets(candidates)
-            let found = candidates.contains { secretStoredKeys($0).contains(key) }
+            // A file too broken to read may declare it: it is taken to (fail closed).
+            let found = candidates.contains { secretStoredKeys($0).contains(key) || unreadable($0) }
             answers[key] = found
             return found
         }
@@ -248,7 +249,8 @@ final class ProjectJourneyFiles: @unchecked Sendable {
             }
         }
         parse(missing)
-        for index in missing where !ProjectLoader.isProjectFile(files[index]) {
+        // A file that could not be read declares nothing known: never remembered as declaring none.
+        for index in missing where !ProjectLoader.isProjectFile(files[index]) && !unreadable(index) {
             memory.remember(secretStoredKeys(index), declaredBy: files[index].data, settings: settings)
         }
     }
@@ -258,6 +260,23 @@ final class ProjectJourneyFiles: @unchecked Sendable {
     private func secretStoredKeys(_ index: Int) -> [String] {
         if results[index] == nil, let keys = remembered[index] { return keys }
         return ProjectLoader.secretStoredKeys(result(index))
+    }
+
+    /// Whether the file `index`, parsed, is a journey's file too broken to read its journey
+    /// from (its YAML does not parse): what it declares secret is not known.
+    private func unreadable(_ index: Int) -> Bool {
+        guard results[index] != nil || remembered[index] == nil else { return false }
+        if case .candidate(_, _, nil, _) = result(index) { return true }
+        return false
+    }
+
+    /// Whether a journey's file that could not be read (`data`) may declare the stored key
+    /// `key` secret, judged from its bytes as ``declaresSecret(_:)`` judges the files it need
+    /// not parse: taken to declare it unless it cannot.
+    static func mayDeclareSecret(_ key: String, in data: Data) -> Bool {
+        if mayEscape(data) { return true }
+        guard ByteSearch.contains(secret, in: data), ByteSearch.contains(stored, in: data) else { return false }
+        return !isPlain(key) || ByteSearch.contains(Array(key.utf8), in: data)
     }
 
     private func result(_ index: Int) -> ProjectLoader.FileResult {

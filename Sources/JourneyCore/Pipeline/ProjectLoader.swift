@@ -417,16 +417,22 @@ public struct ProjectLoader: Sendable {
         // Files are independent until they are compiled together: read them on every core,
         // then take the results in the order the files were given.
         let bytes = named.reduce(0) { $0 + $1.data.count }
-        for result in Parallel.map(named, parallel: bytes >= Self.parallelBytes, read) { gathered.take(result) }
+        let results = Parallel.map(named, parallel: bytes >= Self.parallelBytes, read)
+        for result in results { gathered.take(result) }
         gathered.markDuplicates(among: others)
         gathered.reach(others)
         // A stored key declared secret by a journey not loaded is still secret: the library
         // asks the other files about each key it is asked about.
         let declaredSecret = Set(gathered.journeys.flatMap(\.secretStoredKeys))
+        // A journey's file whose YAML does not parse may declare any key it holds secret: each
+        // such key is taken to be (fail closed), as it is of such a file not loaded.
+        let unreadable = zip(named, results).compactMap { file, result -> Data? in
+            if case .journey(nil, _, _) = result { file.data } else { nil }
+        }
         let library = pipeline.compile(
             gathered.journeys, broken: gathered.broken, secretStoredKeys: declaredSecret, into: &gathered.d
         )
-        .declaringSecrets(elsewhere: others.isEmpty ? nil : others.secrets)
+        .declaringSecrets(elsewhere: SecretsElsewhere.combining(others.isEmpty ? nil : others.secrets, unreadable))
         var compiled = gathered.check(in: library, with: pipeline)
         compiled.sort { ($0.journey.id, $0.id) < ($1.journey.id, $1.id) }
         gathered.unrunnable.sort { ($0.journey, $0.scenario, $0.file) < ($1.journey, $1.scenario, $1.file) }

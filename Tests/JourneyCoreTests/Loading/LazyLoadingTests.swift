@@ -160,6 +160,31 @@ struct LazyLoadingTests {
         #expect(library.secretStoredKeys == ["token", "other"])
     }
 
+    @Test(
+        "a journey file whose YAML does not parse may declare any key it holds secret: each is taken to be, named or not",
+        arguments: [false, true])
+    func anUnreadableDeclarationFailsClosed(named: Bool) {
+        // `token` declared secret, then a line that breaks the file's YAML.
+        let broken = Self.journey("c.declares", stored: Self.secretToken) + "oops: [unclosed\n"
+        let (project, _) = Self.load([
+            Self.file("a/scenarios/s.yaml", Self.scenario("a.main", store: "{ token: user-token-4711 }"), named: true),
+            Self.file("a/main.journey.yaml", Self.journey("a.main", stored: "stored:\n  token: { type: string }")),
+            Self.file("c/declares.journey.yaml", broken, named: named),
+        ])
+        // Named, its errors are reported; not named, nothing reaches it but the question.
+        #expect(project.diagnostics.items.contains { $0.id == "yaml.syntax" } == named, "\(project.diagnostics.sorted)")
+        #expect(project.compiled.isSecretStored("token"))
+        // A key whose bytes it does not hold, it cannot declare.
+        #expect(!project.compiled.isSecretStored("mobileUID"))
+        // Nor one that a file without `secret` in it holds.
+        let unsaid = Self.journey("c.plain", stored: "stored:\n  token: { type: string }") + "oops: [unclosed\n"
+        let (plain, _) = Self.load([
+            Self.file("a/main.journey.yaml", Self.journey("a.main"), named: true),
+            Self.file("c/plain.journey.yaml", unsaid, named: named),
+        ])
+        #expect(!plain.compiled.isSecretStored("token"))
+    }
+
     @Test("a key the scenario's own journey declares not secret is secret when another journey declares it secret")
     func declaredNotSecretHereButSecretElsewhere() {
         let (project, _) = Self.load([
@@ -208,9 +233,12 @@ struct LazyLoadingTests {
             [Self.file("b/texts.journey.yaml", texts)], loader: ProjectLoader(handlers: testHandlers))
         #expect(!plain.declaresSecret("token"))
         #expect(plain.parsed.isEmpty)
-        // With an escape that could spell a letter, the file is parsed to be sure.
+        // With an escape that could spell a letter, the file is parsed to be sure. (Without the
+        // tab, which a value may not hold: a file that does not read may declare any key.)
+        let readable = texts.replacingOccurrences(of: #"\d"#, with: #"\x64"#).replacingOccurrences(
+            of: #" \t"#, with: "")
         let escaped = ProjectJourneyFiles(
-            [Self.file("b/texts.journey.yaml", texts.replacingOccurrences(of: #"\d"#, with: #"\x64"#))],
+            [Self.file("b/texts.journey.yaml", readable)],
             loader: ProjectLoader(handlers: testHandlers))
         #expect(!escaped.declaresSecret("token"))
         #expect(escaped.parsed == ["b/texts.journey.yaml"])

@@ -63,6 +63,20 @@ struct SecretDeclarationMemoryTests {
         #expect(next.parsed == ["b/declares.journey.yaml"])
     }
 
+    @Test("a file whose YAML does not parse is taken to declare the key, and never remembered as declaring none")
+    func anUnreadableFileIsNotRemembered() {
+        let memory = Memory()
+        var loader = ProjectLoader(handlers: testHandlers)
+        loader.secretDeclarations = memory
+        let broken = Self.declares + "oops: [unclosed\n"
+        let files = ProjectJourneyFiles([LazyLoadingTests.file("b/broken.journey.yaml", broken)], loader: loader)
+        #expect(files.declaresSecret("token"))
+        #expect(memory.remembered.isEmpty)
+        let again = ProjectJourneyFiles([LazyLoadingTests.file("b/broken.journey.yaml", broken)], loader: loader)
+        #expect(again.declaresSecret("token"))
+        #expect(again.parsed == ["b/broken.journey.yaml"])
+    }
+
     @Test("an edited file, or other YAML limits, is not answered from what was remembered for other bytes")
     func keyedByBytesAndSettings() {
         let memory = Memory()
