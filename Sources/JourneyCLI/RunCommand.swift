@@ -46,6 +46,10 @@ struct RunCommand: AsyncParsableCommand {
             and at its end, and so is explore.credential-before-success in a journey with a \
             step that verifies a credential: a run that breaks one fails there, naming it.
 
+            A secret the scenario gives (a secret param, a PIN, what it types into a secret \
+            input) that something writes where nothing is declared secret (a handler's outcome \
+            not marked secret) is written ••• all the same, and the run fails, saying which.
+
             Exits 0 when the run reached the expected end and every assertion held, 1 when it \
             did not, 2 for invalid files or options, or an output that cannot be written.
             """
@@ -144,8 +148,12 @@ struct RunCommand: AsyncParsableCommand {
             throw CLIError("--transcript \(transcript) is \(input), which the run reads: give another path")
         }
         let file = try transcript.map { try OutputFile(path: $0, content: "the transcript", makingFolders: true) }
+        // A secret the scenario gives that something writes where nothing is declared secret is
+        // written ••• all the same, and fails the run, as journey test fails it.
+        let secrets = ClearSecrets(compiled, format: format)
         let writer = TranscriptWriter(format: format) { text in
-            if let file { file.write(text) } else { console.out(text) }
+            let shown = secrets.redacting(text)
+            if let file { file.write(shown) } else { console.out(shown) }
         }
         let configuration = JourneyMachine.Configuration(locale: locale, stepBudget: stepBudget)
         let name = "\(compiled.journey.id) › \(compiled.id)"
@@ -155,7 +163,7 @@ struct RunCommand: AsyncParsableCommand {
             seconds: Double(JourneyCore.Duration.parse(timeout) ?? 60_000) / 1000,
             message: "FAIL \(name): did not finish within \(timeout) (--timeout); stopped\n",
             temporaryFile: file?.temporaryPath)
-        let report = await context.toolkit.player(configuration, defaults: context.scenarioDefaults).run(
+        var report = await context.toolkit.player(configuration, defaults: context.scenarioDefaults).run(
             compiled, in: library, transcript: writer)
         watchdog.cancel()
         if let file {
@@ -169,6 +177,11 @@ struct RunCommand: AsyncParsableCommand {
             console.err("\(console.paint("SKIP", .yellow, stderr: true)) \(name): \(reason)\n")
             throw ExitCode(ExitStatus.failed)
         }
+        if let secret = secrets.shown {
+            report.problems.append(
+                "the run shows \(secret.source), a secret, in clear: the transcript writes ••• for it, but something writes it where nothing is declared secret, a value without `secret: true` or a handler's outcome"
+            )
+        }
         if report.passed {
             let end = report.result.end.map { "\($0) (\(report.result.kind?.rawValue ?? ""))" } ?? "no end"
             let reached = report.result.waiting.map { "waits at step '\($0)'" } ?? "reached \(end)"
@@ -180,6 +193,32 @@ struct RunCommand: AsyncParsableCommand {
             for problem in report.problems { console.err("  \(PrintableText.escaped(problem))\n") }
             throw ExitCode(ExitStatus.failed)
         }
+    }
+}
+
+/// The secrets a scenario gives (``CompiledScenario/givenSecrets``) where a transcript would
+/// show them in clear, as `journey test` finds them in a run before it compares or records it:
+/// each record with them written `•••`, and the first shown kept for the run to fail on.
+final class ClearSecrets: @unchecked Sendable {
+    private let scenario: CompiledScenario
+    private let texts: [String]
+    private let format: TranscriptWriter.Format
+    private(set) var shown: CompiledScenario.GivenSecret?
+
+    init(_ scenario: CompiledScenario, format: TranscriptWriter.Format) {
+        self.scenario = scenario
+        self.texts = scenario.givenSecrets.map(\.text)
+        self.format = format
+    }
+
+    /// `text`, a record as the transcript writes it, with each given secret it shows written
+    /// `•••`.
+    func redacting(_ text: String) -> String {
+        guard !texts.isEmpty else { return text }
+        let written: (text: String?, jsonl: String?) = format == .jsonl ? (nil, text) : (text, nil)
+        guard let place = scenario.secretPlace(in: written, name: "") else { return text }
+        shown = shown ?? place.secret
+        return SecretText.redacting(texts, in: text)
     }
 }
 

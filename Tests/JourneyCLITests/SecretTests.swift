@@ -222,6 +222,60 @@ struct SecretTests {
         }
     }
 
+    @Test("journey run writes ••• for a secret the scenario gives that a handler's outcome shows in clear, and fails")
+    func runShowsNoGivenSecret() async throws {
+        try await withTemporaryDirectory { directory in
+            try writeText(
+                """
+                journey: t.echo
+                version: 1
+                title: Echo
+                params:
+                  tok: { type: string, secret: true }
+                start: a
+                steps:
+                  a:
+                    handler: http.request
+                    with:
+                      method: POST
+                      url: "https://api.example.org/session"
+                      body: "tok=${params.tok}"
+                      captures: { plain: { path: plain, type: string } }
+                    on: { ok: done, failed: done, offline: done }
+                ends:
+                  done: { kind: success }
+                """, to: directory.appendingPathComponent("journeys/echo.journey.yaml"))
+            try writeText(
+                """
+                scenario: echoed
+                journey: t.echo
+                params: { tok: "TOKSECRET77" }
+                network:
+                  - request: POST https://api.example.org/session
+                    response: { status: 200, json: { plain: TOKSECRET77 } }
+                script: []
+                expect: { end: done }
+                """, to: directory.appendingPathComponent("journeys/scenarios/echoed.scenario.yaml"))
+            let scenario = "journeys/scenarios/echoed.scenario.yaml"
+            for format in ["text", "jsonl"] {
+                let run = try await runJourney(
+                    ["run", "--scenario", scenario, "--format", format, "--transcript", "out.\(format)"], cwd: directory
+                )
+                expectNoCrash(run)
+                #expect(run.status == Exit.failed, "\(run)")
+                #expect(
+                    run.stderrLines.last
+                        == "  the run shows params.tok as the scenario gives it, a secret, in clear: the transcript writes ••• for it, but something writes it where nothing is declared secret, a value without `secret: true` or a handler's outcome",
+                    "\(run)")
+                let written = try String(contentsOf: directory.appendingPathComponent("out.\(format)"), encoding: .utf8)
+                #expect(!written.contains("TOKSECRET77") && written.contains("plain"), "\(written)")
+            }
+            let printed = try await runJourney(["run", "--scenario", scenario], cwd: directory)
+            #expect(printed.status == Exit.failed && !printed.output.contains("TOKSECRET77"), "\(printed)")
+            #expect(printed.stdout.contains(#"plain: "•••""#), "\(printed)")
+        }
+    }
+
     @Test(
         "a golden that holds a scenario's secret in clear is refused by docs and test, which never print it"
     )
