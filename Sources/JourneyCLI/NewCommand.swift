@@ -68,6 +68,13 @@ struct NewProjectCommand: AsyncParsableCommand {
     @Flag(help: "Replace files that exist.")
     var force = false
 
+    func validate() throws {
+        if folder == "" {
+            throw ValidationError(
+                "an empty path names no folder; leave it out to make the project in the working folder")
+        }
+    }
+
     func run() async throws {
         let console = Console()
         let root = folder ?? "."
@@ -172,9 +179,17 @@ struct NewJourneyCommand: AsyncParsableCommand {
     var force = false
 
     func validate() throws {
+        if folder == "" {
+            throw ValidationError(
+                "--folder '' names no folder; leave it out to write the journey where the project keeps it")
+        }
         guard JourneyLoader.isJourneyId(id) else {
             // Written in capitals or with spaces or underscores, the id meant is most often plain to see.
             let meant = id.lowercased().split(whereSeparator: { $0 == " " || $0 == "_" }).joined(separator: "-")
+            if id.count > JourneyLoader.longestJourneyId {
+                throw ValidationError(
+                    "'\(PrintableText.escaped(id))' \(JourneyLoader.journeyIdProblem(id, example: "acme.sign-in"))")
+            }
             throw ValidationError(
                 "'\(PrintableText.escaped(id))' is not a valid journey id; use lowercase words joined by '.' or '-', like "
                     + (JourneyLoader.isJourneyId(meant) ? "'\(meant)'" : "'acme.sign-in'"))

@@ -237,6 +237,21 @@ struct NewCommandTests {
                         "is not a valid journey id; use lowercase words joined by '.' or '-', like '\(example)'"),
                     "\(bad): \(refused)")
             }
+            // An empty folder is no folder, not the working one.
+            for (arguments, said) in [
+                (["new", "project", ""], "an empty path names no folder"),
+                (["new", "journey", "x.a", "--folder", ""], "--folder '' names no folder"),
+            ] {
+                let empty = try await runJourney(arguments, cwd: project)
+                #expect(empty.status == Exit.invalid && empty.stderr.contains(said), "\(arguments): \(empty)")
+                #expect(!FileManager.default.fileExists(atPath: project.appendingPathComponent("a.journey.yaml").path))
+            }
+            // One character past the longest id, the length is what is wrong.
+            let long = String(repeating: "a", count: 129)
+            let tooLong = try await runJourney(["new", "journey", long], cwd: project)
+            #expect(tooLong.status == Exit.invalid, "\(tooLong)")
+            #expect(
+                tooLong.stderr.contains("'\(long)' is 129 characters long; a journey id is at most 128"), "\(tooLong)")
             // The id of the docs' index page: its page would replace the index.
             let index = try await runJourney(["new", "journey", "index"], cwd: project)
             #expect(index.status == Exit.invalid, "\(index)")

@@ -35,7 +35,7 @@ public struct JourneyLoader: Sendable {
         if let node = f["journey"], !id.value.isEmpty, !JourneyLoader.isJourneyId(id.value) {
             r.diagnostics.error(
                 NodeReader.invalidId,
-                "journey id '\(id.value)' is not valid; use lowercase words joined by '.' or '-', like 'eduid.onboarding'",
+                "journey id '\(id.value)' \(Self.journeyIdProblem(id.value, example: "eduid.onboarding"))",
                 at: node.location)
         }
         if let node = f["version"], let version = r.int(node, "'version'"), version != 1 {
@@ -245,9 +245,21 @@ public struct JourneyLoader: Sendable {
 
     /// Whether `text` is a valid journey id: lowercase words joined by `.` or `-`, like
     /// `eduid.onboarding`, at most 128 characters.
+    /// How long a journey id may be, in characters.
+    public static let longestJourneyId = 128
+
+    /// What is wrong with `text` as a journey id (``isJourneyId(_:)`` is false), said after it:
+    /// its length, when it is too long, else what an id is made of, with `example`.
+    public static func journeyIdProblem(_ text: String, example: String) -> String {
+        if text.count > longestJourneyId {
+            return "is \(text.count) characters long; a journey id is at most \(longestJourneyId)"
+        }
+        return "is not valid; use lowercase words joined by '.' or '-', like '\(example)'"
+    }
+
     public static func isJourneyId(_ text: String) -> Bool {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        return !parts.isEmpty && text.count <= 128
+        return !parts.isEmpty && text.count <= longestJourneyId
             && parts.allSatisfy { part in
                 guard let first = part.unicodeScalars.first, ("a"..."z").contains(first) || first.isASCIIDigit else {
                     return false

@@ -331,6 +331,23 @@ struct LoadErrorTests {
                 ], "\(messages)")
     }
 
+    @Test("a journey id is refused for what is wrong with it: its words, or its length")
+    func journeyIdProblems() {
+        func message(_ id: String) -> [String] {
+            let journey =
+                "journey: \(id)\nversion: 1\ntitle: T\nstart: a\nsteps:\n  a:\n    handler: t.step\n    on: { next: done, back: done }\nends:\n  done: { kind: success }\n"
+            return ProjectLoader(handlers: testHandlers).load([SourceFile(path: "j.yaml", data: Data(journey.utf8))])
+                .diagnostics.items.filter { $0.id == "id.invalid" }.map(\.message)
+        }
+        #expect(
+            message("Acme.Login") == [
+                "journey id 'Acme.Login' is not valid; use lowercase words joined by '.' or '-', like 'eduid.onboarding'"
+            ])
+        let long = String(repeating: "a", count: 129)
+        #expect(message(long) == ["journey id '\(long)' is 129 characters long; a journey id is at most 128"])
+        #expect(message(String(repeating: "a", count: 128)).isEmpty)
+    }
+
     @Test("CRLF files load like LF files, searched sub-journeys included")
     func crlf() {
         func crlf(_ text: String) -> Data {
