@@ -29,6 +29,14 @@ import Testing
         #expect(listed == shipped, "\(page) lists another journey than journeys/examples/unlock.journey.yaml")
     }
 
+    @Test("the scenario the README lists is the shipped file, byte for byte")
+    func listedScenarioIsTheShippedOne() throws {
+        let path = "journeys/examples/scenarios/three-strikes-across-restart.scenario.yaml"
+        let shipped = try String(contentsOf: Paths.root.appendingPathComponent(path), encoding: .utf8)
+        let listed = Self.block("yaml", after: "`\(path)`", in: try Self.page("README.md"))
+        #expect(listed == shipped, "README.md lists another scenario than \(path)")
+    }
+
     @Test("the README's 'Check it' step prints what the README shows, with wrong: renamed to wrng:")
     func checkItShowsTheToolsOutput() async throws {
         let readme = try Self.page("README.md")
