@@ -161,6 +161,12 @@ struct AuthRuleTests {
         #expect(
             unknown.errors.first?.hasPrefix(
                 "exception.step 7:82 the exception to 'auth.failure-uncounted' names step 'c'") == true, "\(unknown)")
+        // Beside another problem of the file (a rule that does not exist), it is said all the same.
+        let both = findings(
+            "{ reason: \"the sample app's pad has no limit\", steps: [c] }\n  auth.nonsense: \"no such rule here\"")
+        #expect(
+            both.errors.map { $0.split(separator: " ").first ?? "" } == ["exception.unknown", "exception.step"],
+            "\(both)")
         // One that names no step holds nowhere: an error, not a warning that it is not needed.
         let none = findings("{ reason: \"the sample app's pad has no limit\", steps: [] }")
         #expect(

@@ -109,6 +109,17 @@ public struct JourneyLoader: Sendable {
         journey.unloadedSteps = unloaded
         journey.unloadedNames = unloadedNames
         journey.exceptions = f["exceptions"].map { exceptions($0, &r) } ?? []
+        // A step named by an exception is one of the journey's (one that did not load is still
+        // one): said with the file's other problems, not only once it has none.
+        let ids = steps.map(\.id.value)
+        for exception in journey.exceptions {
+            for step in exception.steps ?? [] where !ids.contains(step.value) && !unloaded.contains(step.value) {
+                r.diagnostics.error(
+                    AuthRuleCheck.unknownExceptionStep,
+                    "the exception to '\(exception.rule.value)' names step '\(step.value)', which is not a step of this journey\(Suggestion.hint(for: step.value, in: ids))",
+                    at: step.location)
+            }
+        }
         journey.invariants = f["invariants"].map { invariants($0, &r) } ?? []
         journey.isIncomplete = r.diagnostics.hasErrors
         return journey

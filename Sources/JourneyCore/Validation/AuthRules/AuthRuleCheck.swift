@@ -39,16 +39,6 @@ struct AuthRuleCheck {
         check.oneTimeCodes()
         check.tokensInURLs()
         check.typedInClear()
-        // A step named by an exception is one of the journey's.
-        let ids = journey.steps.map(\.id.value)
-        for exception in journey.exceptions {
-            for step in exception.steps ?? [] where !ids.contains(step.value) {
-                diagnostics.error(
-                    unknownExceptionStep,
-                    "the exception to '\(exception.rule.value)' names step '\(step.value)', which is not a step of this journey\(Suggestion.hint(for: step.value, in: ids))",
-                    at: step.location)
-            }
-        }
         var used = Set<Int>()
         for finding in check.findings {
             // The exception that holds for it: one for the whole journey, or one naming its step.
