@@ -178,14 +178,22 @@ struct ProjectFileTests {
                   locale: "e n"
                   jobs: 0
                   kdfRounds: 600001
+                handlers:
+                  ui.screen: { command: [python3, x.py], outcomes: { ok: {} } }
 
                 """, to: directory.appendingPathComponent("journeykit.yaml"))
             let result = try await runJourney(arguments, cwd: directory)
             expectNoCrash(result)
             #expect(result.status == Exit.invalid, "\(result)")
+            // Every problem at once: the file's own, and those of the folders and handler ids
+            // it names (`use:` read as the `uses:` it most likely means).
             let found = result.diagnostics.map { "\($0.line):\($0.column) \($0.id)" }
             #expect(
-                found == ["2:1 key.unknown", "4:11 value.type", "5:9 value.range", "6:14 value.range"], "\(result)")
+                found == [
+                    "1:12 project.folder", "2:1 key.unknown", "2:7 project.folder", "4:11 value.type",
+                    "5:9 value.range",
+                    "6:14 value.range", "8:3 project.handler",
+                ], "\(result)")
             #expect(result.diagnostics.allSatisfy { $0.path == "journeykit.yaml" })
             #expect(result.stderr.contains("did you mean 'uses'?"), "\(result)")
             #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("site").path))

@@ -6,10 +6,12 @@ public struct ProjectFileLoader: Sendable {
 
     public init() {}
 
-    /// Loads a project file's settings; nil when it has errors.
+    /// Loads a project file's settings: what could be read of them, so that the checks of what
+    /// they name (its folders, its handlers' ids) report their problems beside the file's own;
+    /// nil when the file is not a mapping of a project file's keys. Whether it has errors is
+    /// for `diagnostics` to say: settings with errors are never followed.
     public func load(_ root: YAMLNode, into diagnostics: inout DiagnosticList) -> ProjectSettings? {
         var r = NodeReader()
-        let errors = diagnostics.errorCount
         defer { diagnostics.append(contentsOf: r.diagnostics) }
         guard
             let f = r.mapping(
@@ -66,7 +68,7 @@ public struct ProjectFileLoader: Sendable {
         if let node = f["handlers"] {
             settings.handlers = r.namedEntries(node, "'handlers'").compactMap { handler($0, &r) }
         }
-        return diagnostics.errorCount == errors && r.diagnostics.errorCount == 0 ? settings : nil
+        return settings
     }
 
     static let handlerKeys = [

@@ -50,9 +50,10 @@ public struct Pipeline: Sendable {
         ScenarioLoader(yaml: yaml).loadPartially(root, path: path, into: &diagnostics)
     }
 
-    /// parse and load a project file (`journeykit.yaml`) → its settings; nil when it has
-    /// errors. A file with nothing in it (or only comments) marks a project's root and keeps
-    /// every default.
+    /// parse and load a project file (`journeykit.yaml`) → what could be read of its settings
+    /// (``ProjectFileLoader/load(_:into:)``: `diagnostics` says whether it has errors); nil when
+    /// it does not parse. A file with nothing in it (or only comments) marks a project's root
+    /// and keeps every default.
     public func projectSettings(_ file: SourceFile, into diagnostics: inout DiagnosticList) -> ProjectSettings? {
         if SafeYAML.isBlank(String(decoding: file.data, as: UTF8.self)) { return ProjectSettings(journeys: []) }
         guard let root = parse(file, into: &diagnostics) else { return nil }
