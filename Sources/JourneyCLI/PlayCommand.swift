@@ -50,6 +50,10 @@ struct PlayCommand: AsyncParsableCommand {
             stubs), after playing its script. Randomness is seeded per step and input, \
             so the same moves give the same screens, and the scenario saved replays them.
 
+            A save writes new files only: a scenario or golden that exists is never replaced, \
+            and a name that is the id of another scenario of the journey (which would make \
+            both unrunnable) is refused; :save to another file.
+
             Examples:
               journey play examples.unlock
               journey play examples.unlock --device pins.pin=2580 --device biometry=touchID
@@ -168,6 +172,9 @@ struct PlayCommand: AsyncParsableCommand {
                     + (playing.isEmpty ? "" : " (such as \(playing[0]))"))
         }
         try compiled.requireLocale(locale)
+        if let save, let taken = PlaySession.idTaken(save, journey: compiled.id, context: context) {
+            throw CLIError("--save \(PrintableText.escaped(save)): \(taken)")
+        }
         explorer.locale = locale ?? start?.locale ?? context.scenarioDefaults.locale
         let session = PlaySession(
             played: PlayedJourney(explorer, journey: compiled), console: console, context: context,
@@ -609,6 +616,27 @@ final class PlaySession {
         return nil
     }
 
+    /// Why a scenario of `journey` saved to `path` would clash with one the project has: its
+    /// id (the file's name) is another scenario's of the same journey, among the project's
+    /// journey folders and the folder it goes in. Two such make both scenarios unrunnable for
+    /// `journey test`; nil when there is none.
+    static func idTaken(_ path: String, journey: String, context: ProjectContext) -> String? {
+        let id = Path.removingSuffix(Path.lastComponent(path), [".scenario.yaml"])
+        let folders = (context.paths([]) + [Path.parent(path)]).filter(Files.isFolder)
+        var ignored = DiagnosticList()
+        let target = Path.absoluteComponents(path, cwd: FileManager.default.currentDirectoryPath)
+        for file in Files.yamlFiles(in: folders, diagnostics: &ignored)
+        where Path.absoluteComponents(file, cwd: FileManager.default.currentDirectoryPath) != target {
+            guard let data = try? Files.read(file, limit: Workspace.limits.maxBytes),
+                ProjectLoader.declaredKey("scenario", in: data) == id,
+                ProjectLoader.declaredKey("journey", in: data) == journey
+            else { continue }
+            return
+                "scenario '\(id)' of '\(journey)' is already defined at \(PrintableText.escaped(Workspace.display(file))): save to a file of another name"
+        }
+        return nil
+    }
+
     /// Writes what was played as a scenario to `path`, then records its golden transcript as
     /// `journey test --update` does. False when nothing was written.
     @discardableResult
@@ -619,7 +647,7 @@ final class PlaySession {
     }
 
     private func tryWrite(to path: String) async -> Bool {
-        if let problem = Self.unsavable(path) {
+        if let problem = Self.unsavable(path) ?? Self.idTaken(path, journey: played.journey.id, context: context) {
             console.out(problem + "\n")
             return false
         }

@@ -113,6 +113,21 @@ struct PlayTests {
                 ), "\(refused)")
             #expect(refused.stdout.contains("'bad name' cannot be a scenario's id"), "\(refused)")
             #expect(try Data(contentsOf: folder.appendingPathComponent(existing)) == before)
+
+            // A new file whose name is the id of another scenario of the journey would make both
+            // unrunnable: refused, at :save and for --save, and nothing is written.
+            let twin = "journeys/examples/more/pin-model-twenty-events.scenario.yaml"
+            let clash =
+                "scenario 'pin-model-twenty-events' of 'examples.pin-model' is already defined at journeys/examples/scenarios/pin-model-twenty-events.scenario.yaml: save to a file of another name"
+            let saving = try await runJourney(
+                ["play", "examples.pin-model"], cwd: folder,
+                input: (Self.played + [":save \(twin)", ":quit", ":quit"]).joined(separator: "\n") + "\n", timeout: 120)
+            #expect(saving.stdout.contains(clash), "\(saving)")
+            let option = try await runJourney(
+                ["play", "examples.pin-model", "--save", twin], cwd: folder, input: "", timeout: 60)
+            #expect(option.status == Exit.invalid && option.stderr.contains("--save \(twin): \(clash)"), "\(option)")
+            #expect(
+                !FileManager.default.fileExists(atPath: folder.appendingPathComponent("journeys/examples/more").path))
         }
     }
 
