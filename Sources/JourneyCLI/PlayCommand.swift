@@ -728,11 +728,11 @@ final class PlayInput {
     private func read(prompt: String, hidden: Bool) -> String? {
         StandardStreams.shared.write(prompt, to: .output)
         guard isTerminal else {
-            let line = readLine(strippingNewline: true)
+            let line = Self.boundedLine()
             StandardStreams.shared.write("\n", to: .output)
             return line
         }
-        guard hidden else { return readLine(strippingNewline: true) }
+        guard hidden else { return Self.boundedLine() }
         tcgetattr(STDIN_FILENO, &echoing)
         var silent = echoing
         silent.c_lflag &= ~tcflag_t(ECHO)
@@ -748,7 +748,35 @@ final class PlayInput {
             signal(SIGINT, interrupt)
             StandardStreams.shared.write("\n", to: .output)
         }
-        return readLine(strippingNewline: true)
+        return Self.boundedLine()
+    }
+
+    /// The longest line play reads, in bytes: far past any command or input, short of what
+    /// would let an endless line (`< /dev/zero`) fill the memory.
+    static let longestLine = 64 << 10
+
+    /// The next line of standard input without its line break (`\n` or `\r\n`), or nil at
+    /// its end. A line longer than ``longestLine`` is read to its end and dropped, with a word,
+    /// and the next line is read instead.
+    static func boundedLine() -> String? {
+        while true {
+            var bytes: [UInt8] = []
+            var tooLong = false
+            var ended = true
+            while case let c = getchar(), c != EOF {
+                ended = false
+                if c == 0x0A { break }
+                if bytes.count < longestLine { bytes.append(UInt8(c)) } else { tooLong = true }
+            }
+            if ended && bytes.isEmpty { return nil }
+            if tooLong {
+                StandardStreams.shared.write(
+                    "a line longer than \(longestLine) bytes was ignored\n", to: .output)
+                continue
+            }
+            if bytes.last == 0x0D { bytes.removeLast() }
+            return String(decoding: bytes, as: UTF8.self)
+        }
     }
 }
 

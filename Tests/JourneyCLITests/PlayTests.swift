@@ -89,6 +89,18 @@ struct PlayTests {
         }
     }
 
+    @Test("a line past the longest play reads is dropped with a word, not held whole, and play goes on")
+    func anEndlessLineIsDropped() async throws {
+        let long = String(repeating: "1", count: 200_000)
+        let result = try await runJourney(
+            ["play", "examples.unlock", "--device", "pins.pin=2580"], cwd: Paths.root,
+            input: "\(long)\n2580\n:quit\n", timeout: 60)
+        #expect(result.status == Exit.ok, "\(result.stderr)")
+        #expect(result.stdout.contains("a line longer than 65536 bytes was ignored"))
+        #expect(result.stdout.contains("examples.unlock → unlocked (success)"))
+        #expect(!result.output.contains(String(repeating: "1", count: 100)))
+    }
+
     @Test("a secret typed is saved only when the player says so; an existing file is never replaced")
     func savingAsks() async throws {
         try await withTemporaryDirectory { folder in
