@@ -122,6 +122,17 @@ struct BadProjectTests {
             let device = try await runJourney(["check", "/dev/zero"], cwd: directory, timeout: 20)
             #expect(device.status == Exit.invalid)
             #expect(device.errors("file.special").first?.path == "/dev/zero", "\(device)")
+            // A run skips it too, and says so as check does: a scenario file that is a FIFO is
+            // not left out in silence.
+            try writeText(
+                try String(
+                    contentsOf: Paths.journeys.appendingPathComponent("examples/scenarios/correct-pin.scenario.yaml"),
+                    encoding: .utf8), to: directory.appendingPathComponent("scenarios/correct-pin.scenario.yaml"))
+            let test = try await runJourney(["test", "."], cwd: directory, timeout: 60)
+            #expect(!test.timedOut)
+            #expect(
+                test.stderrLines.contains("pipe.yaml:1:1: warning: a FIFO, not a regular file; skipped [file.special]"),
+                "\(test)")
         }
     }
 }

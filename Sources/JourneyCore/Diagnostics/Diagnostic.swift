@@ -155,8 +155,9 @@ public struct DiagnosticList: Sendable {
         return result
     }
 
-    /// The ids of the warnings about the paths a command was given.
-    private static let pathWarnings: Set<String> = ["files.none"]
+    /// The ids of the warnings about the paths a command was given: a folder with nothing to
+    /// read, a YAML name that is no regular file (a FIFO, a device) and was skipped.
+    private static let pathWarnings: Set<String> = ["files.none", "file.special"]
 
     /// Diagnostics in file order, de-duplicated, so output is deterministic; a file that had
     /// more than ``perFileLimit`` ends with a note counting the ones left out.
