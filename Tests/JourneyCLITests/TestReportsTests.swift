@@ -281,6 +281,16 @@ struct TestReportsTests {
             }
             #expect(before == after)
             #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("out").path))
+            // A link to a report not written yet names that report: the two are one file.
+            try FileManager.default.createSymbolicLink(
+                atPath: directory.appendingPathComponent("same.xml").path, withDestinationPath: "a.xml")
+            let linked = try await runJourney(
+                ["test", "journeys/examples", "--junit", "a.xml", "--json", "same.xml"], cwd: directory)
+            #expect(linked.status == Exit.invalid, "\(linked)")
+            #expect(
+                linked.stderr.contains("error: --junit and --json name the same file, same.xml: give each its own"),
+                "\(linked)")
+            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("a.xml").path))
         }
     }
 

@@ -286,10 +286,17 @@ enum Workspace {
     }
 
     /// The file a path names, links resolved: the real path of the file, else of its folder
-    /// with the name, else the path as given (nothing of it exists yet).
+    /// with the name, else the path as given (nothing of it exists yet). A link whose target
+    /// does not exist yet names that target, which a write through it makes.
     static func resolved(_ path: String) -> String {
-        Files.realPath(path)
-            ?? Files.realPath(Path.parent(path)).map { Path.join($0, Path.lastComponent(path)) } ?? path
+        if let real = Files.realPath(path) { return real }
+        var named = path
+        // As many links as the system follows before it calls it a loop (Linux's 40).
+        for _ in 0..<40 {
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: named) else { break }
+            named = target.hasPrefix("/") ? target : Path.join(Path.parent(named), target)
+        }
+        return Files.realPath(Path.parent(named)).map { Path.join($0, Path.lastComponent(named)) } ?? named
     }
 
     /// Where a scenario's golden transcripts live: `transcripts/NAME.txt` and `.jsonl` beside
