@@ -270,7 +270,7 @@ struct IsolationTests {
         }
     }
 
-    @Test("a killed journey test leaves no worker running")
+    @Test("a killed journey test leaves no worker running, and no file of a worker's")
     func noOrphanWorker() async throws {
         try await withProcessSlot {
             try await withTemporaryDirectory { directory in
@@ -291,6 +291,11 @@ struct IsolationTests {
                     try await Task.sleep(for: .milliseconds(20))
                 }
                 #expect(!workers.contains(where: Self.isAlive), "the worker ended with its parent")
+                // Where a worker's standard error went has no name to leave behind.
+                let left = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter {
+                    $0.hasPrefix("journey-worker-\(process.processIdentifier)-")
+                }
+                #expect(left.isEmpty, "\(left)")
             }
         }
     }

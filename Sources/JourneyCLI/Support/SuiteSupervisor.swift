@@ -289,15 +289,24 @@ final class Worker {
     private let input: Int32
     private var reaped: String?
 
-    /// Where the worker's standard error goes (a crash report, mostly): read when it ends.
-    let errorLog: String
+    /// Where the worker's standard error goes (a crash report, mostly): a file with no name,
+    /// read when it ends. Made in the temporary folder and unlinked at once, so that nothing is
+    /// left there however the run ends (a `kill -9` of `journey test` included).
+    private let errorLog: Int32
 
     init(executable: String, arguments: [String], input: String) throws {
-        errorLog = NSTemporaryDirectory() + "/journey-worker-\(getpid())-\(Worker.count.next()).log"
+        let logPath = NSTemporaryDirectory() + "/journey-worker-\(getpid())-\(Worker.count.next()).log"
+        errorLog = open(logPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard errorLog >= 0 else { throw CLIError("cannot make \(logPath): \(String(cString: strerror(errno)))") }
+        unlink(logPath)
         var toWorker: [Int32] = [0, 0]
         var fromWorker: [Int32] = [0, 0]
-        guard pipe(&toWorker) == 0 else { throw CLIError(String(cString: strerror(errno))) }
+        guard pipe(&toWorker) == 0 else {
+            close(errorLog)
+            throw CLIError(String(cString: strerror(errno)))
+        }
         guard pipe(&fromWorker) == 0 else {
+            close(errorLog)
             close(toWorker[0])
             close(toWorker[1])
             throw CLIError(String(cString: strerror(errno)))
@@ -307,7 +316,7 @@ final class Worker {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, toWorker[0], 0)
         posix_spawn_file_actions_adddup2(&actions, fromWorker[1], 1)
-        posix_spawn_file_actions_addopen(&actions, 2, errorLog, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, errorLog, 2)
         for fd in toWorker + fromWorker { posix_spawn_file_actions_addclose(&actions, fd) }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
@@ -316,6 +325,7 @@ final class Worker {
         close(toWorker[0])
         close(fromWorker[1])
         guard result == 0 else {
+            close(errorLog)
             close(toWorker[1])
             close(fromWorker[0])
             throw CLIError("cannot start \(executable): \(String(cString: strerror(result)))")
@@ -364,8 +374,8 @@ final class Worker {
             ? "exited with status \((status >> 8) & 0xFF)"
             : "was killed by \(SignalPipe.name(signal))"
         // The runtime's crash report names the fault; anything else it wrote is passed on.
-        let log = (try? String(contentsOfFile: errorLog, encoding: .utf8)) ?? ""
-        unlink(errorLog)
+        let log = Self.read(errorLog)
+        close(errorLog)
         if let crash = log.lines.first(where: { $0.hasPrefix("*** Program crashed: ") }) {
             text += ": " + crash.dropFirst("*** Program crashed: ".count).replacingOccurrences(of: " ***", with: "")
         } else if !log.isEmpty {
@@ -373,6 +383,19 @@ final class Worker {
         }
         reaped = text
         return text
+    }
+
+    /// What the worker wrote to its standard error, from the start: its first mebibyte.
+    private static func read(_ log: Int32) -> String {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while bytes.count < 1 << 20 {
+            let count = chunk.withUnsafeMutableBytes { pread(log, $0.baseAddress, $0.count, off_t(bytes.count)) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes += chunk[..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Numbers the workers of this process, for their log names.
