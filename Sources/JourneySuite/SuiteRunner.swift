@@ -17,6 +17,10 @@ public protocol GoldenStore: Sendable {
     /// killed between its two renames): such goldens are not compared, the scenario fails
     /// saying so, and the next update finishes them.
     func isHalfUpdated(for scenario: CompiledScenario) -> Bool
+    /// Why the golden named `name` (as ``name(for:)`` names a pair, with its extension) reads
+    /// as absent when something is in its place (a folder), said to the user; nil when
+    /// nothing is.
+    func inPlace(of name: String) -> String?
 }
 
 extension GoldenStore {
@@ -24,6 +28,8 @@ extension GoldenStore {
     public func isHalfUpdated(for scenario: CompiledScenario) -> Bool { false }
     /// A store with nothing to keep up (in memory) does nothing.
     public func keep(for scenario: CompiledScenario) throws {}
+    /// In memory, a golden is there or not.
+    public func inPlace(of name: String) -> String? { nil }
 }
 
 /// What to run, and how.
@@ -310,7 +316,12 @@ public struct SuiteRunner: Sendable {
                     // Compared, the golden's lines would be printed in the diff, the secret with them.
                     problems.append(.init(kind: .golden, message: shown.description, diff: nil))
                 } else {
-                    problems += compare(first, with: golden, name: name)
+                    // What stands where a golden goes is said, not only that none was read.
+                    problems += compare(first, with: golden, name: name) { path in
+                        goldens.inPlace(of: path).map {
+                            .init(kind: .golden, message: "no golden transcript at \(path): \($0)")
+                        } ?? Self.missing(path)
+                    }
                 }
                 status = problems.isEmpty ? .passed : .failed
             }
@@ -328,7 +339,8 @@ public struct SuiteRunner: Sendable {
     /// it as text), written as `journey` writes them; the text golden must be their rendering
     /// exactly, so the two goldens never disagree.
     static func compare(
-        _ run: (text: String, jsonl: String), with golden: (text: String?, jsonl: String?), name: String
+        _ run: (text: String, jsonl: String), with golden: (text: String?, jsonl: String?), name: String,
+        missing: (String) -> ScenarioOutcome.Problem = SuiteRunner.missing
     ) -> [ScenarioOutcome.Problem] {
         guard let jsonl = golden.jsonl else { return [missing(name + ".jsonl")] }
         // The same bytes are the same events; only a golden that differs is read back.

@@ -100,6 +100,23 @@ struct BadProjectTests {
         }
     }
 
+    @Test("a folder where a golden goes is said to be there, not that no golden was recorded")
+    func aFolderWhereAGoldenGoes() async throws {
+        try await withTemporaryDirectory { directory in
+            try copyShippedJourneys(into: directory)
+            let golden = "journeys/examples/transcripts/correct-pin.txt"
+            try FileManager.default.removeItem(at: directory.appendingPathComponent(golden))
+            try FileManager.default.createDirectory(
+                at: directory.appendingPathComponent(golden), withIntermediateDirectories: false)
+            let result = try await runJourney(["test", "journeys/examples", "--filter", "correct-pin"], cwd: directory)
+            #expect(result.status == Exit.failed, "\(result)")
+            #expect(
+                result.stdout.contains(
+                    "no golden transcript at \(golden): a folder is there, where journey test --update writes the golden; move it away, then record the golden"
+                ), "\(result)")
+        }
+    }
+
     @Test("a FIFO, a device or a socket among the inputs is refused or skipped, never read (which would hang)")
     func specialFiles() async throws {
         try await withTemporaryDirectory { directory in

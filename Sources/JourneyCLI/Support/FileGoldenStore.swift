@@ -40,6 +40,11 @@ struct FileGoldenStore: GoldenStore {
         try FolderRecovery.shared.prepare(folder)
     }
 
+    func inPlace(of name: String) -> String? {
+        guard Files.isFolder(name) else { return nil }
+        return "a folder is there, where journey test --update writes the golden; move it away, then record the golden"
+    }
+
     func name(for scenario: CompiledScenario) -> String {
         Workspace.display(Workspace.goldenBase(for: scenario.file))
     }
