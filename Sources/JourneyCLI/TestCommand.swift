@@ -82,8 +82,9 @@ struct TestCommand: AsyncParsableCommand {
             Exits 0 when every scenario passes (or is skipped because a service it `needs` does \
             not answer), 1 when any fails, 2 for errors in the files, invalid options or nothing to \
             run (no scenario found where it looked, and no journey to explore with --explore), 130 or \
-            143 when stopped by SIGINT or SIGTERM. The last line is always `N passed, N \
-            failed`, with `, N skipped`, `, N errors` and `, interrupted by SIGINT` when so.
+            143 when stopped by SIGINT or SIGTERM. Once scenarios run, the last line is always \
+            `N passed, N failed`, with `, N skipped`, `, N errors` and `, interrupted by SIGINT` \
+            when so.
             """
     )
 
@@ -265,17 +266,12 @@ struct TestCommand: AsyncParsableCommand {
     /// and the error says how to run them.
     func refuseNothingToRun(_ project: Project, paths: [String], console: Console) throws {
         if explore, !project.journeys.isEmpty { return }
-        let named = project.journeys.filter { paths.contains($0.file) }
-        for journey in named.dropLast() {
-            console.err(
-                "error: \(journey.file) is journey \(journey.id.value), and journey test runs scenarios: journey test --filter \(journey.id.value) runs those that play it (or name their files or folder)\n"
-            )
+        // Each journey's file named says how its scenarios run; the last stops the command.
+        let named = project.journeys.filter { paths.contains($0.file) }.map { journey in
+            "\(journey.file) is journey \(journey.id.value), and journey test runs scenarios: journey test --filter \(journey.id.value) runs those that play it (or name their files or folder)"
         }
-        if let last = named.last {
-            throw CLIError(
-                "\(last.file) is journey \(last.id.value), and journey test runs scenarios: journey test --filter \(last.id.value) runs those that play it (or name their files or folder)"
-            )
-        }
+        for said in named.dropLast() { console.err("error: \(said)\n") }
+        if let last = named.last { throw CLIError(last) }
         let shown = paths.count <= 3 ? paths.joined(separator: ", ") : "the \(paths.count) paths given"
         throw CLIError(
             "no scenario to run in \(shown): journey test runs the scenarios it finds there (files with a `scenario:` line); `journey new scenario --journey ID NAME` writes one"

@@ -254,8 +254,6 @@ public struct JourneyLoader: Sendable {
         return text.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || $0.isASCIIDigit || $0 == "-" }
     }
 
-    /// Whether `text` is a valid journey id: lowercase words joined by `.` or `-`, like
-    /// `eduid.onboarding`, at most 128 characters.
     /// How long a journey id may be, in characters.
     public static let longestJourneyId = 128
 
@@ -268,6 +266,8 @@ public struct JourneyLoader: Sendable {
         return "is not valid; use lowercase words joined by '.' or '-', like '\(example)'"
     }
 
+    /// Whether `text` is a valid journey id: lowercase words joined by `.` or `-`, like
+    /// `eduid.onboarding`, at most ``longestJourneyId`` characters.
     public static func isJourneyId(_ text: String) -> Bool {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         return !parts.isEmpty && text.count <= longestJourneyId
