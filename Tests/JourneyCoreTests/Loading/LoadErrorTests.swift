@@ -273,6 +273,12 @@ struct LoadErrorTests {
         #expect(messages.count == 1 && messages.first?.hasSuffix("; \(hint)") == true, "\(messages)")
     }
 
+    /// The messages of the errors a journey file of `journey` has.
+    static func errors(of journey: String) -> [String] {
+        ProjectLoader(handlers: testHandlers).load([SourceFile(path: "j.yaml", data: Data(journey.utf8))])
+            .diagnostics.items.filter { $0.severity == .error }.map(\.message)
+    }
+
     @Test(
         "a bool written as text says how to write it: without quotes, in lower case, as true or false",
         arguments: [
@@ -296,8 +302,7 @@ struct LoadErrorTests {
             ends:
               done: { kind: success }
             """
-        let project = ProjectLoader(handlers: testHandlers).load([SourceFile(path: "j.yaml", data: Data(journey.utf8))])
-        let messages = project.diagnostics.items.filter { $0.severity == .error }.map(\.message)
+        let messages = Self.errors(of: journey)
         #expect(messages.count == 1 && messages.first?.hasSuffix("; \(hint)") == true, "\(messages)")
     }
 
@@ -322,8 +327,7 @@ struct LoadErrorTests {
             ends:
               done: { kind: success }
             """
-        let project = ProjectLoader(handlers: testHandlers).load([SourceFile(path: "j.yaml", data: Data(journey.utf8))])
-        let messages = project.diagnostics.items.filter { $0.severity == .error }.map(\.message)
+        let messages = Self.errors(of: journey)
         #expect(
             messages
                 == [
