@@ -131,14 +131,17 @@ public struct ScenarioChecker: Sendable {
         return params
     }
 
-    /// The stored keys a secret is sealed under, each with who seals it or opens it there: a
-    /// step whose handler keeps a secret under a key it is given (`pin.save`'s, `pin.verify`'s
-    /// `key`), or the scenario's device, whose `pins` are sealed before the run.
+    /// The stored keys a secret is sealed under, each with who opens or seals it there: a step
+    /// whose handler opens a seal the device keeps under a key it is given (`pin.verify`'s
+    /// `key`: a handler that ``HandlerContract/releasesKey`` with a parameter that
+    /// ``ParameterSpec/namesSecretStoreKey``), or the scenario's device, whose `pins` are sealed
+    /// before the run. A handler that only keeps a secret under a key (a device id) keeps a
+    /// value a scenario can expect.
     static func sealedKeys(_ reachable: [CompiledJourney], pins: [String]) -> [String: String] {
         var sealed: [String: String] = [:]
         for journey in reachable {
             for step in journey.steps {
-                guard let contract = step.handler?.contract else { continue }
+                guard let contract = step.handler?.contract, contract.releasesKey else { continue }
                 for (name, value) in step.parameters {
                     guard contract.parameters.contains(where: { $0.name == name && $0.namesSecretStoreKey }),
                         case .constant(let constant) = value, case .string(let key) = constant.revealed,
