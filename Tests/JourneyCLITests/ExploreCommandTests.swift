@@ -375,6 +375,18 @@ struct ExploreCommandTests {
     }
 
     @Test(
+        "a screen's timeout is reached by clock jumps shorter than it, as a run reaches it by several advances",
+        arguments: [["--clock-jump", "3m"], ["--clock-jump", "4m", "--clock-jump", "1m"], ["--clock-jump", "150s"]])
+    func timeoutAcrossJumps(jumps: [String]) async throws {
+        let result = try await runJourney(["explore", "journeys/examples/pin-model.journey.yaml"] + jumps)
+        #expect(result.status == Exit.ok, "\(result)")
+        #expect(
+            result.stdout.contains(
+                "transitions no path takes (2 of 18): biometry --unavailable-->, locked --missing-->"),
+            "\(result)")
+    }
+
+    @Test(
         "each invariant is caught by a journey that breaks it; its counterexample replays to the same violation",
         arguments: [
             (

@@ -164,7 +164,8 @@ final class CompiledStep: Sendable {
     /// handler is a copy of every list and closure it holds): whether a step may wait for
     /// input (``HandlerContract/takesInput``), answers the same way every time
     /// (``HandlerContract/deterministic``), and reads how long it has waited
-    /// (``HandlerContract/readsTimeAtStep``). A sub-journey's call takes no input.
+    /// (``HandlerContract/readsTimeAtStep``, or this step's ``StepContract/readsTimeAtStep``). A
+    /// sub-journey's call takes no input.
     let takesInput: Bool
     let deterministic: Bool
     /// A handler program declared deterministic: `journey explore` runs each of its steps twice
@@ -364,7 +365,7 @@ final class CompiledStep: Sendable {
         self.takesInput = handlerContract?.takesInput ?? false
         self.deterministic = handlerContract?.deterministic ?? true
         self.heldToDeterminism = deterministic && handler is ExternalHandler
-        self.readsTimeAtStep = handlerContract?.readsTimeAtStep ?? false
+        self.readsTimeAtStep = handlerContract?.readsTimeAtStep == true || contract.readsTimeAtStep
         self.explorable = handler as? any ExplorableHandler
         self.parameters = parameters
         self.rules = rules

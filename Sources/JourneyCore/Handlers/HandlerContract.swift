@@ -213,6 +213,10 @@ public struct Conditional<Item: Sendable & Hashable>: Sendable, Hashable {
 public struct StepContract: Sendable {
     public var inputs: [InputSpec]
     public var outcomes: [OutcomeSpec]
+    /// Whether this step's handler reads how long the step has waited, where not every step of
+    /// the handler does (a screen given a `timeout`): as ``HandlerContract/readsTimeAtStep``,
+    /// for this step.
+    public var readsTimeAtStep = false
 
     public init(inputs: [InputSpec], outcomes: [OutcomeSpec]) {
         self.inputs = inputs

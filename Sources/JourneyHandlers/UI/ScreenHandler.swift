@@ -31,7 +31,12 @@ public struct ScreenHandler: StepHandler {
                 contract.inputs.append(ScreenHandler.networkInput)
                 contract.outcomes.append(ScreenHandler.networkBack)
             }
-            if shape.given.contains("timeout") { contract.outcomes.append(ScreenHandler.timedOut) }
+            // Its time runs from when the step was entered: how long it has shown is part of
+            // where a run is.
+            if shape.given.contains("timeout") {
+                contract.outcomes.append(ScreenHandler.timedOut)
+                contract.readsTimeAtStep = true
+            }
         })
 
     static let timedOut = OutcomeSpec(
@@ -54,7 +59,9 @@ public struct ScreenHandler: StepHandler {
         }
         let answer: (action: String?, values: [String: Value])
         if case .duration(let timeout)? = invocation[parameter: "timeout"] {
-            guard let given = try await context.ask(invocation, until: context.now + timeout) else {
+            // From when the step was entered, not when this run of the handler began: a run taken
+            // up again at the waiting step (an explorer's next move) starts the handler again.
+            guard let given = try await context.ask(invocation, until: context.stepEnteredAt + timeout) else {
                 return HandlerResult("timeout")
             }
             answer = given
