@@ -116,7 +116,10 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "With --explore: the Python that runs the peers (one with their requirements installed).")
     var python = "python3"
 
-    @Flag(help: "Print the results as one JSON object.")
+    @Flag(
+        help:
+            "Print the results as one JSON object, keyed by the names printed (a figure printed under a section as 'SECTION › NAME')."
+    )
     var json = false
 
     func validate() throws {
@@ -136,9 +139,23 @@ struct BenchCommand: AsyncParsableCommand {
         guard (1...100_000).contains(exploreRestarts) else {
             throw ValidationError("--explore-restarts must be from 1 to 100000")
         }
-        guard processRuns >= 0 else { throw ValidationError("--process-runs cannot be negative") }
-        guard externalSteps == 0 || externalSteps >= 100 else {
-            throw ValidationError("--external-steps must be 0 or at least 100")
+        guard (0...10_000).contains(processRuns) else {
+            throw ValidationError("--process-runs must be from 0 to 10000")
+        }
+        guard externalSteps == 0 || (100...100_000_000).contains(externalSteps) else {
+            throw ValidationError("--external-steps must be 0 or from 100 to 100000000")
+        }
+        // Checked before anything is timed: a wrong path found after the runner and the loader
+        // were measured loses their figures.
+        if let executable {
+            guard Files.exists(executable), !Files.isFolder(executable) else {
+                throw ValidationError(
+                    "--executable \(executable): \(Files.exists(executable) ? "is a folder" : "no such file"); give a journey binary"
+                )
+            }
+            guard FileManager.default.isExecutableFile(atPath: executable) else {
+                throw ValidationError("--executable \(executable) is not executable; give a journey binary")
+            }
         }
         guard
             projectJourneys == 0
@@ -257,11 +274,23 @@ struct BenchCommand: AsyncParsableCommand {
         if json { console.out(Self.json(results)) }
     }
 
-    /// The results as one JSON object, a line.
+    /// The results as one JSON object, a line. A figure printed indented under a section (each
+    /// exploration's rates) is keyed `SECTION › NAME`: two sections' figures of one name are two
+    /// keys, not one key twice.
     static func json(_ results: [(String, String)]) -> String {
-        let body = results.map { "\(JSONLinesEncoder.quoted($0.0)): \(JSONLinesEncoder.quoted($0.1))" }.joined(
-            separator: ", ")
-        return "{\(body)}\n"
+        var section = ""
+        let body = results.map { name, value in
+            let figure = name.drop { $0 == " " }
+            let key: String
+            if figure.count == name.count {
+                section = name
+                key = name
+            } else {
+                key = "\(section) › \(figure)"
+            }
+            return "\(JSONLinesEncoder.quoted(key)): \(JSONLinesEncoder.quoted(value))"
+        }
+        return "{\(body.joined(separator: ", "))}\n"
     }
 }
 

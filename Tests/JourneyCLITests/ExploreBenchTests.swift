@@ -27,20 +27,27 @@ struct ExploreBenchTests {
             #expect(bench.status == Exit.ok, "\(bench)")
             let json = try JSONSerialization.jsonObject(with: bench.stdoutData) as? [String: String] ?? [:]
             #expect(json["explore examples.pin-model, defaults (depth 50, 2 restarts)"] == "45 states, 140 transitions")
-            let large = try #require(json["explore examples.pin-model, depth 20, 10 restarts"], "\(bench)")
-            #expect(large.wholeMatch(of: #/[0-9]+ states, [0-9]+ transitions/#) != nil, "\(large)")
+            let section = "explore examples.pin-model, depth 20, 10 restarts"
+            let counted = try #require(json[section], "\(bench)")
+            #expect(counted.wholeMatch(of: #/[0-9]+ states, [0-9]+ transitions/#) != nil, "\(counted)")
+            // Each exploration's figures are keyed under it: none is lost to a later one's.
+            let large = section + " › "
+            // The peer is compared on the defaults, where its fake counts are the model's.
+            let defaults = "explore examples.pin-model, defaults (depth 50, 2 restarts) › "
+            #expect(!json.keys.contains { $0.hasPrefix(" ") }, "\(json.keys)")
             let rates =
                 #/[0-9]+ states/s, [0-9]+ transitions/s \([0-9]+ per CPU second\), [0-9.]+ ms per exploration/#
-            #expect(json["  JourneyKit, 1 thread"]?.wholeMatch(of: rates) != nil, "\(bench)")
-            #expect(json["  peer bfs-pure (Python)"]?.wholeMatch(of: rates) != nil, "\(bench)")
+            #expect(json[large + "JourneyKit, 1 thread"]?.wholeMatch(of: rates) != nil, "\(bench)")
+            #expect(json[defaults + "JourneyKit, 1 thread"]?.wholeMatch(of: rates) != nil, "\(bench)")
+            #expect(json[defaults + "peer bfs-pure (Python)"]?.wholeMatch(of: rates) != nil, "\(bench)")
             #expect(
-                json["  JourneyKit / bfs-pure, transitions/s"]?.wholeMatch(
+                json[defaults + "JourneyKit / bfs-pure, transitions/s"]?.wholeMatch(
                     of: #/[0-9.]+× on 1 thread \(every move played: [0-9.]+×\)/#) != nil, "\(bench)")
             // The same exploration with every move played, and how many of its transitions
             // were taken over from a state equal but for its restarts (the last exploration's:
             // 10 restarts, where most are).
-            #expect(json["  JourneyKit, 1 thread, every move played"]?.wholeMatch(of: rates) != nil, "\(bench)")
-            let reused = try #require(json["  taken over, not played"], "\(bench)")
+            #expect(json[large + "JourneyKit, 1 thread, every move played"]?.wholeMatch(of: rates) != nil, "\(bench)")
+            let reused = try #require(json[large + "taken over, not played"], "\(bench)")
             let counts = try #require(
                 reused.wholeMatch(
                     of:
@@ -51,7 +58,8 @@ struct ExploreBenchTests {
             // The peer's counts for the larger bounds differ: its rates are not compared.
             #expect(bench.stdout.contains("skipped: it found 99 states and 999 transitions, not the same space"))
             #expect(
-                json["  peer bfs-transitions-reuse"] == "skipped: \(peers.path) holds no bench_explore_transitions.py",
+                json[large + "peer bfs-transitions-reuse"]
+                    == "skipped: \(peers.path) holds no bench_explore_transitions.py",
                 "\(bench)")
             let memory = try #require(json["memory per stored state"], "\(bench)")
             #expect(
@@ -95,10 +103,22 @@ struct ExploreBenchTests {
         }
     }
 
-    @Test("--explore-restarts out of range is refused")
+    @Test("a count out of range, or an --executable that is no program, is refused before anything is timed")
     func badBounds() async throws {
-        let bench = try await runJourney(["bench", "--explore", "--explore-restarts", "0"])
-        #expect(bench.status == Exit.invalid, "\(bench)")
-        #expect(bench.stderr.contains("--explore-restarts must be from 1 to 100000"), "\(bench)")
+        let plain = FileManager.default.temporaryDirectory.appendingPathComponent("bench-not-a-program-\(getpid())")
+        try writeText("not a program\n", to: plain)
+        defer { try? FileManager.default.removeItem(at: plain) }
+        for (arguments, says) in [
+            (["--explore", "--explore-restarts", "0"], "--explore-restarts must be from 1 to 100000"),
+            (["--process-runs", "100000"], "--process-runs must be from 0 to 10000"),
+            (["--external-steps", "9223372036854775807"], "--external-steps must be 0 or from 100 to 100000000"),
+            (["--executable", "/nonexistent/journey"], "--executable /nonexistent/journey: no such file"),
+            (["--executable", "/tmp"], "--executable /tmp: is a folder"),
+            (["--executable", plain.path], "--executable \(plain.path) is not executable"),
+        ] {
+            let bench = try await runJourney(["bench"] + arguments, timeout: 20)
+            #expect(bench.status == Exit.invalid && !bench.timedOut, "\(arguments): \(bench)")
+            #expect(bench.stderr.contains(says) && bench.stdout.isEmpty, "\(arguments): \(bench)")
+        }
     }
 }

@@ -371,7 +371,7 @@ struct RunTests {
             (["explore", "--random", "--seed", "-1", "journeys/examples"], "'-1' is invalid for '--seed <seed>'"),
             (["test", "journeys/examples", "--repeat", "-3"], "--repeat must be from 1 to 1000"),
             (["test", "journeys/examples", "--jobs", "-1"], "--jobs must be from 1 to 1024"),
-            (["bench", "--process-runs", "-1"], "--process-runs cannot be negative"),
+            (["bench", "--process-runs", "-1"], "--process-runs must be from 0 to 10000"),
             (
                 ["explore", "--clock-jump", "-5m", "journeys/examples/pin-model.journey.yaml"],
                 "--clock-jump takes"
