@@ -150,7 +150,7 @@ struct RunCommand: AsyncParsableCommand {
         let file = try transcript.map { try OutputFile(path: $0, content: "the transcript", makingFolders: true) }
         // A secret the scenario gives that something writes where nothing is declared secret is
         // written ••• all the same, and fails the run, as journey test fails it.
-        let secrets = ClearSecrets(compiled, format: format)
+        let secrets = ClearSecrets(compiled, jsonl: format == .jsonl)
         let writer = TranscriptWriter(format: format) { text in
             let shown = secrets.redacting(text)
             if let file { file.write(shown) } else { console.out(shown) }
@@ -177,11 +177,7 @@ struct RunCommand: AsyncParsableCommand {
             console.err("\(console.paint("SKIP", .yellow, stderr: true)) \(name): \(reason)\n")
             throw ExitCode(ExitStatus.failed)
         }
-        if let secret = secrets.shown {
-            report.problems.append(
-                "the run shows \(secret.source), a secret, in clear: the transcript writes ••• for it, but something writes it where nothing is declared secret, a value without `secret: true` or a handler's outcome"
-            )
-        }
+        if let problem = secrets.problem { report.problems.append(problem) }
         if report.passed {
             let end = report.result.end.map { "\($0) (\(report.result.kind?.rawValue ?? ""))" } ?? "no end"
             let reached = report.result.waiting.map { "waits at step '\($0)'" } ?? "reached \(end)"
@@ -193,32 +189,6 @@ struct RunCommand: AsyncParsableCommand {
             for problem in report.problems { console.err("  \(PrintableText.escaped(problem))\n") }
             throw ExitCode(ExitStatus.failed)
         }
-    }
-}
-
-/// The secrets a scenario gives (``CompiledScenario/givenSecrets``) where a transcript would
-/// show them in clear, as `journey test` finds them in a run before it compares or records it:
-/// each record with them written `•••`, and the first shown kept for the run to fail on.
-final class ClearSecrets: @unchecked Sendable {
-    private let scenario: CompiledScenario
-    private let texts: [String]
-    private let format: TranscriptWriter.Format
-    private(set) var shown: CompiledScenario.GivenSecret?
-
-    init(_ scenario: CompiledScenario, format: TranscriptWriter.Format) {
-        self.scenario = scenario
-        self.texts = scenario.givenSecrets.map(\.text)
-        self.format = format
-    }
-
-    /// `text`, a record as the transcript writes it, with each given secret it shows written
-    /// `•••`.
-    func redacting(_ text: String) -> String {
-        guard !texts.isEmpty else { return text }
-        let written: (text: String?, jsonl: String?) = format == .jsonl ? (nil, text) : (text, nil)
-        guard let place = scenario.secretPlace(in: written, name: "") else { return text }
-        shown = shown ?? place.secret
-        return SecretText.redacting(texts, in: text)
     }
 }
 

@@ -93,3 +93,43 @@ extension CompiledScenario {
         return nil
     }
 }
+
+/// The secrets a scenario gives (``CompiledScenario/givenSecrets``) where a transcript would
+/// show them in clear, found in each record as `journey test` finds them in a whole run
+/// (``CompiledScenario/secretPlace(in:name:)``): each record written with them as `•••`, and
+/// the first shown kept for the run to fail on. For a run whose transcript is written as it
+/// goes (`journey run`), where nothing can be held back to be judged whole.
+public final class ClearSecrets: @unchecked Sendable {
+    private let scenario: CompiledScenario
+    private let texts: [String]
+    private let jsonl: Bool
+    /// The first secret a record showed.
+    public private(set) var shown: CompiledScenario.GivenSecret?
+
+    /// - Parameter jsonl: the records are JSON Lines (else the transcript's text).
+    public init(_ scenario: CompiledScenario, jsonl: Bool) {
+        self.scenario = scenario
+        self.texts = scenario.givenSecrets.map(\.text)
+        self.jsonl = jsonl
+    }
+
+    /// `record`, as the transcript writes it, with each given secret it shows written `•••`.
+    public func redacting(_ record: String) -> String {
+        guard !texts.isEmpty else { return record }
+        let written: (text: String?, jsonl: String?) = jsonl ? (nil, record) : (record, nil)
+        guard let place = scenario.secretPlace(in: written, name: "") else { return record }
+        shown = shown ?? place.secret
+        return SecretText.redacting(texts, in: record)
+    }
+
+    /// Why the run fails, when a record showed a secret.
+    public var problem: String? {
+        shown.map {
+            "the run shows \($0.source), a secret, in clear: the transcript writes ••• for it, but \(Self.cause)"
+        }
+    }
+
+    /// How a secret the scenario gives comes to show in clear.
+    static let cause =
+        "something writes it where nothing is declared secret, a value without `secret: true` or a handler's outcome"
+}

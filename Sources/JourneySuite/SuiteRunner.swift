@@ -281,7 +281,7 @@ public struct SuiteRunner: Sendable {
                     .init(
                         kind: .expectation,
                         message:
-                            "the run shows \(place.secret.source), a secret, in clear (where its golden would: \(place.location)), so it is neither compared nor recorded: something writes it where nothing is declared secret, a value without `secret: true` or a handler's outcome",
+                            "the run shows \(place.secret.source), a secret, in clear (where its golden would: \(place.location)), so it is neither compared nor recorded: \(ClearSecrets.cause)",
                         diff: nil))
                 status = .failed
             } else if options.update {

@@ -115,7 +115,7 @@ public struct JourneyLoader: Sendable {
         for exception in journey.exceptions {
             for step in exception.steps ?? [] where !ids.contains(step.value) && !unloaded.contains(step.value) {
                 r.diagnostics.error(
-                    AuthRuleCheck.unknownExceptionStep,
+                    Self.unknownExceptionStep,
                     "the exception to '\(exception.rule.value)' names step '\(step.value)', which is not a step of this journey\(Suggestion.hint(for: step.value, in: ids))",
                     at: step.location)
             }
@@ -180,6 +180,7 @@ public struct JourneyLoader: Sendable {
 
     static let unknownRule = "exception.unknown"
     static let exceptionReason = "exception.reason"
+    static let unknownExceptionStep = "exception.step"
 
     /// Whether a reason says why in words: three different ones or more, none of them only a
     /// placeholder (`TODO`, `FIXME`, `TBD`), or, in a script written without spaces between

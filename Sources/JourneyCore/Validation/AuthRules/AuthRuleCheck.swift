@@ -67,8 +67,6 @@ struct AuthRuleCheck {
         }
     }
 
-    static let unknownExceptionStep = "exception.step"
-
     /// The step whose lines hold `location`: the last step written at or before it, while
     /// before the journey's first end; nil above the steps (a limit) or among the ends.
     func step(at location: SourceLocation) -> String? {
