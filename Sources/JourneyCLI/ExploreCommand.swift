@@ -1022,7 +1022,9 @@ extension Counterexample {
         let report = await context.toolkit.player(defaults: context.scenarioDefaults).run(
             compiled, in: library, transcript: writer)
         let verdict =
-            report.passed ? "the replay waits there" : "the replay fails: " + report.problems.joined(separator: "; ")
+            report.passed
+            ? (report.result.end == nil ? "the replay waits there" : "the replay ends there")
+            : "the replay fails: " + report.problems.joined(separator: "; ")
         // Where a secret the path types shows in clear (the leak explore.no-secret-leak found),
         // the transcript printed shows ••• there: the violation says whose secret and where.
         return SecretText.redacting(compiled.givenSecrets.map(\.text), in: text + PrintableText.escaped(verdict) + "\n")

@@ -35,7 +35,14 @@ public enum Counterexample {
         let last = sessions[sessions.count - 1]  // never empty
         var stopsAt: String?
         for case .input(let step, _, _) in last.moves { stopsAt = step }
-        var expect = ["at: \(violation.step ?? stopsAt ?? journey.source.start.value)"]
+        // A move that breaks the rule and ends the journey: the replay reaches that end, and
+        // fails on what the rule demands there.
+        var expect =
+            if violation.step == nil, let end = violation.end {
+                ["end: \(end)"]
+            } else {
+                ["at: \(violation.step ?? stopsAt ?? journey.source.start.value)"]
+            }
         // A counter in the state of a journey the root calls is read where the run waits in it.
         // The journey the run waits in, where it is one the journey calls: a step of the same
         // name may be the caller's too.

@@ -66,6 +66,149 @@ struct ExploreCommandTests {
         }
     }
 
+    /// A PIN pad whose "Forgot PIN?" calls `m.reset`; `savePin` seals the PIN chosen first.
+    static let forgotPINUnlock = """
+        journey: m.unlock
+        version: 1
+        title: Unlock
+        exceptions:
+          explore.credential-before-success: "a PIN just chosen unlocks at once"
+          auth.pin-reset-unverified: "the reset journey here asks nothing, to keep the example small"
+        state:
+          newPin: { type: string, secret: true }
+        stored:
+          pin: { type: string, secret: true }
+          pinFailures: { type: int, default: 0 }
+        limits:
+          pinEntry: { max: 5, counter: stored.pinFailures, exceeded: locked, keep: true }
+        start: enterPin
+        steps:
+          enterPin:
+            handler: pin.verify
+            with: { key: pin, length: 6 }
+            screen: { title: Enter your PIN, actions: { forgot: Forgot PIN? } }
+            attempts: { limit: pinEntry, counts: [wrong], resets: [correct] }
+            on: { correct: unlocked, wrong: enterPin, missing: choosePin, forgot: reset }
+          reset:
+            call: m.reset
+            on: { done: unlocked }
+          choosePin:
+            handler: pin.entry
+            with: { length: 6, warnWeak: true }
+            on: { entered: { set: { state.newPin: "${outcome.pin}" }, to: repeatPin }, weak: choosePin }
+          repeatPin:
+            handler: pin.repeat
+            with: { length: 6, first: "${state.newPin}" }
+            on: { match: savePin, mismatch: choosePin }
+          savePin:
+            handler: pin.save
+            with: { key: pin, pin: "${state.newPin}" }
+            on: { saved: welcome }
+          welcome:
+            handler: ui.screen
+            screen: { title: Your PIN is set, actions: { next: Continue } }
+            on: { next: unlocked }
+        ends:
+          unlocked: { kind: success }
+          locked: { kind: failure }
+
+        """
+
+    @Test(
+        "a counterexample whose last move ends the journey expects that end and what the rule demands there: the replay fails on the counter alone, and passes once the journey is put right"
+    )
+    func counterexampleEndingTheJourney() async throws {
+        try await withTemporaryDirectory { directory in
+            try writeText(Self.forgotPINUnlock, to: directory.appendingPathComponent("unlock.journey.yaml"))
+            let reset = """
+                journey: m.reset
+                version: 1
+                title: Start again
+                stored:
+                  pinFailures: { type: int, default: 0 }
+                start: confirm
+                steps:
+                  confirm:
+                    handler: ui.screen
+                    screen: { title: Start again?, actions: { ok: OK } }
+                    on: { ok: { set: { stored.pinFailures: 0 }, to: done } }
+                ends:
+                  done: { kind: success }
+
+                """
+            try writeText(reset, to: directory.appendingPathComponent("reset.journey.yaml"))
+            let result = try await runJourney(
+                ["explore", "--journey", "m.unlock", ".", "--emit", "out"], cwd: directory)
+            #expect(result.status == Exit.failed, "\(result)")
+            #expect(
+                result.stdout.contains("explore.exceeded-target: reset --done--> takes limit 'pinEntry'"), "\(result)")
+            #expect(result.stdout.contains("the replay fails: expected stored.pinFailures = 1, found 0\n"), "\(result)")
+            let scenario = "out/m.unlock.exceeded-target.scenario.yaml"
+            let text = try String(contentsOf: directory.appendingPathComponent(scenario), encoding: .utf8)
+            #expect(
+                text.hasSuffix(
+                    "  - at: confirm\n    action: \"ok\"\nexpect:\n  end: unlocked\n  stored: { pinFailures: 1 }\n"),
+                "\(text)")
+            // Put right (the count kept), the journey explores clean and the counterexample passes.
+            try writeText(
+                reset.replacingOccurrences(of: "{ set: { stored.pinFailures: 0 }, to: done }", with: "done"),
+                to: directory.appendingPathComponent("reset.journey.yaml"))
+            let replay = try await runJourney(["run", "--scenario", scenario, "--journeys", "."], cwd: directory)
+            #expect(replay.status == Exit.ok, "\(replay)")
+            #expect(replay.stderr.contains("PASS m.unlock › m-unlock-exceeded-target: reached unlocked"), "\(replay)")
+        }
+    }
+
+    @Test(
+        "a PIN sealed again on the way that sets the count back replaces what the limit guards, though the explorer's seeded salt makes the same bytes (a step of the same name in another journey)"
+    )
+    func resealedPINIsReplaced() async throws {
+        try await withTemporaryDirectory { directory in
+            try writeText(Self.forgotPINUnlock, to: directory.appendingPathComponent("unlock.journey.yaml"))
+            let reset = """
+                journey: m.reset
+                version: 1
+                title: New PIN
+                state:
+                  newPin: { type: string, secret: true }
+                stored:
+                  pin: { type: string, secret: true }
+                  pinFailures: { type: int, default: 0 }
+                start: choosePin
+                steps:
+                  choosePin:
+                    handler: pin.entry
+                    with: { length: 6, warnWeak: true }
+                    on: { entered: { set: { state.newPin: "${outcome.pin}" }, to: repeatPin }, weak: choosePin }
+                  repeatPin:
+                    handler: pin.repeat
+                    with: { length: 6, first: "${state.newPin}" }
+                    on: { match: savePin, mismatch: choosePin }
+                  savePin:
+                    handler: pin.save
+                    with: { key: pin, pin: "${state.newPin}" }
+                    on: { saved: { set: { stored.pinFailures: 0 }, to: done } }
+                ends:
+                  done: { kind: success }
+
+                """
+            try writeText(reset, to: directory.appendingPathComponent("reset.journey.yaml"))
+            let result = try await runJourney(["explore", "--journey", "m.unlock", "."], cwd: directory)
+            #expect(result.status == Exit.ok, "\(result)")
+            #expect(result.stdout.hasPrefix("m.unlock: 62 states, 140 transitions, depth 11: clean\n"), "\(result)")
+            // Not sealed again (the step sets the count back and nothing more): caught.
+            try writeText(
+                reset.replacingOccurrences(
+                    of: "handler: pin.save\n    with: { key: pin, pin: \"${state.newPin}\" }",
+                    with: "handler: ui.screen\n    screen: { title: Saved, actions: { saved: OK } }"),
+                to: directory.appendingPathComponent("reset.journey.yaml"))
+            let dodged = try await runJourney(["explore", "--journey", "m.unlock", "."], cwd: directory)
+            #expect(dodged.status == Exit.failed, "\(dodged)")
+            #expect(
+                dodged.stdout.contains("explore.exceeded-target: reset --done--> takes limit 'pinEntry'"), "\(dodged)")
+        }
+    }
+
     @Test(
         "a counter kept in a called journey's state is expected in that journey where the replay waits, and the replay fails as the exploration did"
     )

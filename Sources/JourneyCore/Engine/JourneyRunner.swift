@@ -132,6 +132,9 @@ final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContex
     /// The steps (journey and step) whose handler sent a request while there was no network to
     /// send it to, since the set was last emptied: it went as if the device were offline.
     @exclusivity(unchecked) var sentWithoutNetwork: Set<StepName> = []
+    /// Where the keys handlers write in the device store are noted, when someone reads them
+    /// (an explorer, which tells a secret sealed again from one left as it was); nil otherwise.
+    @exclusivity(unchecked) var storeWrites: StoreWrites?
 
     init(machine: JourneyMachine, driver: Driver, network: NetworkTransport?, sink: Sink) {
         self.machine = machine
@@ -290,6 +293,13 @@ final class RunContext<Driver: InputDriver, Sink: TranscriptSink>: HandlerContex
     }
 
     func store(_ key: String, _ value: Value?) {
+        storeWrites?.keys.append(key)
         handle(.store(key, value))
     }
+}
+
+/// The keys handlers wrote in the device store (or removed), in order, since the list was last
+/// emptied: a value written again with the same bytes is written all the same.
+final class StoreWrites {
+    @exclusivity(unchecked) var keys: [String] = []
 }

@@ -111,13 +111,17 @@ extension JourneyExplorer {
         ) {
             var step = node == nil ? waitsAt[index] : nil
             var journey = node == nil ? waitsIn[index] : nil
-            if case .runStep(let invocation)? = node?.action {
+            var end: String?
+            switch node?.action {
+            case .runStep(let invocation)?:
                 step = invocation.step
                 journey = invocation.journey == root ? nil : invocation.journey
+            case .finished(let reached)?: end = reached.end
+            default: break
             }
             result.report(
                 invariant, declared: declared, message, path: { path(to: index) + (move.map { [$0] } ?? []) },
-                step: step, waitingIn: journey, expected: expected)
+                step: step, waitingIn: journey, end: end, expected: expected)
         }
 
         /// Reports the invariants the node broke, if any, and answers whether it broke one: the

@@ -14,19 +14,21 @@ extension JourneyExplorer {
     ///   - watched: the limits to check (``Abstraction/watched``; nil: the root journey's and
     ///     those of the journeys it can call).
     ///   - completed: the steps journeys other than the root completed in the move.
+    ///   - written: the keys the move's handlers wrote in the device store.
     ///   - counts: the counts of the watched limits at `node` (``counts(_:_:)``), when the
     ///     caller has them: a node's moves share them.
     func edgeProblem(
         from node: Node, move: Move, to next: Node, taking edges: [Edge] = [], _ journey: CompiledJourney,
-        watched: [WatchedLimit]? = nil, completed: [(journey: String, edge: Edge)] = [], counts: [Int]? = nil
+        watched: [WatchedLimit]? = nil, completed: [(journey: String, edge: Edge)] = [], written: [String] = [],
+        counts: [Int]? = nil
     ) -> MoveProblem? {
         let watched = watched ?? Self.watchedLimits(journey, in: library)
         let counts = counts ?? Self.counts(watched, node.machine)
         switch move {
         case .input, .network:
             return dodgedLimit(
-                from: node, to: next, taking: edges, completed: completed, watched: watched, counts: counts,
-                root: journey)
+                from: node, to: next, taking: edges, completed: completed, written: written, watched: watched,
+                counts: counts, root: journey)
         case .restart, .relaunch, .clock: break
         }
         let isRestart = move.launchesAgain
@@ -93,14 +95,14 @@ extension JourneyExplorer {
     /// the limit, each turn of which buys attempts against the same secret.
     func dodgedLimit(
         from node: Node, to next: Node, taking edges: [Edge], completed: [(journey: String, edge: Edge)] = [],
-        watched: [WatchedLimit], counts: [Int], root: CompiledJourney
+        written: [String] = [], watched: [WatchedLimit], counts: [Int], root: CompiledJourney
     ) -> MoveProblem? {
         var excused: MoveProblem?
         for (position, watching) in watched.enumerated() {
             guard
                 let problem = dodged(
                     watching, before: counts[position], from: node, to: next, taking: edges, completed: completed,
-                    root: root)
+                    written: written, root: root)
             else { continue }
             guard watching.excepts.contains(ExplorationInvariant.exceededTarget.rawValue) else { return problem }
             excused = excused ?? Self.excused(problem, by: watching)
@@ -109,10 +111,10 @@ extension JourneyExplorer {
     }
 
     /// How a user's move goes round the limit `watching` watches, whose count was `before` at
-    /// `node` (``dodgedLimit(from:to:taking:completed:watched:counts:root:)``); nil when it does not.
+    /// `node` (``dodgedLimit(from:to:taking:completed:written:watched:counts:root:)``); nil when it does not.
     func dodged(
         _ watching: WatchedLimit, before: Int, from node: Node, to next: Node, taking edges: [Edge],
-        completed: [(journey: String, edge: Edge)], root: CompiledJourney
+        completed: [(journey: String, edge: Edge)], written: [String] = [], root: CompiledJourney
     ) -> MoveProblem? {
         let limit = watching.limit
         let journey = watching.journey
@@ -173,6 +175,12 @@ extension JourneyExplorer {
         // counter, the store wiped on signing out) starts a new count against a new secret:
         // a dodge lowers the count and leaves what the steps check against as it was.
         if Self.kept(by: node.machine, for: watching) != Self.kept(by: next.machine, for: watching) {
+            return nil
+        }
+        // ...or writes it again: a PIN sealed anew under the same key is a new seal (a new salt
+        // on the phone), though the explorer, whose randomness is seeded by the step, made the
+        // same bytes for the same PIN.
+        if let guarded = watching.guarded, written.contains(where: { guarded.contains("stored." + $0) }) {
             return nil
         }
         if endsLockoutEarly, let until = limit.lockedUntil {

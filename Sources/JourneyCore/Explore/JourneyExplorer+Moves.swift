@@ -413,13 +413,14 @@ extension JourneyExplorer {
                 return (reused, nil)
             }
             let context = RunContext(machine: machine, driver: scratch.driver, network: nil, sink: scratch.recorder)
+            context.storeWrites = scratch.storeWrites
             scratch.context = context
             return (context, nil)
         }
         let watched = Watched(network(answered))
-        return (
-            RunContext(machine: machine, driver: scratch.driver, network: watched, sink: scratch.recorder), watched
-        )
+        let context = RunContext(machine: machine, driver: scratch.driver, network: watched, sink: scratch.recorder)
+        context.storeWrites = scratch.storeWrites
+        return (context, watched)
     }
 
     /// The context the next handler of a move runs in: `context` itself when there is no network;

@@ -102,12 +102,15 @@ public struct JourneyExplorer: Sendable {
         /// The journey ``step`` is a step of, where it is one the explored journey calls; nil
         /// for the explored journey's own.
         public var waitingIn: String?
+        /// The end the path reaches, where the move that breaks the rule ends the journey: a
+        /// counterexample expects it there (with what the rule demands), not a step.
+        public var end: String?
         /// What the rule demands there, when it is a value.
         public var expected: Expected?
 
         public init(
             invariant: ExplorationInvariant?, declared: (id: String, summary: String?)? = nil, message: String,
-            path: [Move], step: String?, waitingIn: String? = nil, expected: Expected? = nil
+            path: [Move], step: String?, waitingIn: String? = nil, end: String? = nil, expected: Expected? = nil
         ) {
             self.invariant = invariant
             self.declared = declared
@@ -115,6 +118,7 @@ public struct JourneyExplorer: Sendable {
             self.path = path
             self.step = step
             self.waitingIn = waitingIn
+            self.end = end
             self.expected = expected
         }
 
@@ -230,13 +234,14 @@ public struct JourneyExplorer: Sendable {
         /// breadth-first search finds the shortest first.
         mutating func report(
             _ invariant: ExplorationInvariant?, declared: (id: String, summary: String?)?, _ message: String,
-            path: () -> [Move], step: String?, waitingIn: String? = nil, expected: Violation.Expected?
+            path: () -> [Move], step: String?, waitingIn: String? = nil, end: String? = nil,
+            expected: Violation.Expected?
         ) {
             guard let id = invariant?.rawValue ?? declared?.id, !reports(id) else { return }
             violations.append(
                 Violation(
                     invariant: invariant, declared: declared, message: message, path: path(), step: step,
-                    waitingIn: waitingIn, expected: expected))
+                    waitingIn: waitingIn, end: end, expected: expected))
         }
     }
 
@@ -729,6 +734,10 @@ public struct JourneyExplorer: Sendable {
         /// The steps journeys other than the root completed in the move being played, with
         /// their outcomes (only when ``watchesCallees``).
         @exclusivity(unchecked) var completed: [(journey: String, edge: Edge)] = []
+        /// The keys the handlers of the move being played wrote in the device store: a PIN
+        /// sealed again under the key a limit's steps check against replaces it, even where the
+        /// explorer's seeded salt makes the same bytes.
+        let storeWrites = StoreWrites()
 
         init(_ abstraction: Abstraction, keepingEveryRecord: Bool = false) {
             watched = abstraction.watched
@@ -1093,6 +1102,7 @@ public struct JourneyExplorer: Sendable {
             scratch.recorder.begin(keeping: watchesSecrets)
             scratch.settled = nil
             if scratch.watchesCallees { scratch.completed.removeAll(keepingCapacity: true) }
+            scratch.storeWrites.keys.removeAll(keepingCapacity: true)
             let (successor, edges) = await play(move, from: node, journey: journey.id, scratch: scratch)
             let leak =
                 watchesSecrets
@@ -1105,7 +1115,7 @@ public struct JourneyExplorer: Sendable {
                 ? nil
                 : edgeProblem(
                     from: node, move: move, to: successor, taking: edges, journey, watched: scratch.watched,
-                    completed: scratch.completed, counts: counts)
+                    completed: scratch.completed, written: scratch.storeWrites.keys, counts: counts)
             expansion.successors.append(
                 .init(
                     played: .init(move: move, edges: edges, leak: leak, problem: problem), node: successor, key: key,

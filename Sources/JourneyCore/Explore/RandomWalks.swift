@@ -22,8 +22,17 @@ extension JourneyExplorer {
             expected: Violation.Expected? = nil, declared: (id: String, summary: String?)? = nil
         ) {
             var step: String?
-            if case .runStep(let invocation) = node.action { step = invocation.step }
-            result.report(invariant, declared: declared, message, path: { path }, step: step, expected: expected)
+            var (within, end): (String?, String?)
+            switch node.action {
+            case .runStep(let invocation):
+                step = invocation.step
+                within = invocation.journey == journey.id ? nil : invocation.journey
+            case .finished(let reached): end = reached.end
+            default: break
+            }
+            result.report(
+                invariant, declared: declared, message, path: { path }, step: step, waitingIn: within, end: end,
+                expected: expected)
         }
         /// Reports what is wrong with the state a walk reached; whether the walk stops there.
         func judge(_ node: Node, path: [Move]) -> Bool {
@@ -66,6 +75,7 @@ extension JourneyExplorer {
                 scratch.recorder.begin(
                     keeping: watchesSecrets && !result.reports(ExplorationInvariant.noSecretLeak.rawValue))
                 if scratch.watchesCallees { scratch.completed.removeAll(keepingCapacity: true) }
+                scratch.storeWrites.keys.removeAll(keepingCapacity: true)
                 let (next, edges) = await play(move, from: node, journey: journey.id, scratch: scratch)
                 leftOut.formUnion(scratch.takeSentWithoutNetwork())
                 result.taken.formUnion(edges)
@@ -78,7 +88,7 @@ extension JourneyExplorer {
                     }
                     if let problem = edgeProblem(
                         from: node, move: move, to: next, taking: edges, journey, watched: scratch.watched,
-                        completed: scratch.completed)
+                        completed: scratch.completed, written: scratch.storeWrites.keys)
                     {
                         if let callee = problem.excusedBy {
                             result.excusedInCalls.insert(calledException(problem.0, of: callee))
