@@ -143,7 +143,8 @@ struct RunCommand: AsyncParsableCommand {
         let format = format ?? (transcript?.hasSuffix(".jsonl") == true ? .jsonl : .text)
         if let transcript,
             let input = Workspace.replaced(
-                by: transcript, among: Workspace.inputs(of: project, projectFile: context.file))
+                by: transcript,
+                among: Workspace.inputs(of: project, projectFile: context.file, handlers: context.settings.handlers))
         {
             throw CLIError("--transcript \(transcript) is \(input), which the run reads: give another path")
         }

@@ -195,7 +195,8 @@ struct TestCommand: AsyncParsableCommand {
         }
         console.print(diagnostics.shownWhenRunning)
         console.print(Workspace.orphanGoldens(of: project))
-        try requireReportsApart(from: Workspace.inputs(of: project, projectFile: context.file))
+        try requireReportsApart(
+            from: Workspace.inputs(of: project, projectFile: context.file, handlers: context.settings.handlers))
         let options = SuiteOptions(
             filter: filter, tags: tags, shard: try shard.map(Self.parseShard),
             jobs: jobs ?? context.settings.jobs ?? ProcessInfo.processInfo.activeProcessorCount, repeats: repeats,
@@ -348,7 +349,8 @@ struct TestCommand: AsyncParsableCommand {
     }
 
     /// Refuses, before anything runs, a report that would replace a file the suite reads (a
-    /// journey, a scenario, a golden, the project file) or the other report.
+    /// journey, a scenario, a golden, the project file, a file a handler program is started
+    /// with) or the other report.
     func requireReportsApart(from inputs: [String: String]) throws {
         for (option, path) in [("--junit", junit), ("--json", json)] {
             guard let path, let input = Workspace.replaced(by: path, among: inputs) else { continue }

@@ -103,6 +103,44 @@ struct PythonHandlerExampleTests {
             #expect(!test.stdout.contains("session: \""), "\(test)")
         }
     }
+
+    @Test(
+        "a report or a transcript is not written over the program a handler is started with: refused, the program kept")
+    func outputOverTheHandlerProgram() async throws {
+        try await withTemporaryDirectory { directory in
+            let copy = directory.appendingPathComponent("python-handler")
+            try FileManager.default.copyItem(at: Self.example, to: copy)
+            let program = "handlers/directory_login.py"
+            let before = try Data(contentsOf: copy.appendingPathComponent(program))
+            let scenario = "journeys/directory/scenarios/wrong-then-right.scenario.yaml"
+            for (arguments, message) in [
+                (
+                    ["test", "--json", program],
+                    "--json \(program) is a file handler acme.directoryLogin is started with, which the suite reads: give another path"
+                ),
+                (
+                    ["test", "--junit", "./" + program],
+                    "--junit ./\(program) is a file handler acme.directoryLogin is started with, which the suite reads: give another path"
+                ),
+                (
+                    ["run", "--scenario", scenario, "--transcript", program],
+                    "--transcript \(program) is a file handler acme.directoryLogin is started with, which the run reads: give another path"
+                ),
+            ] {
+                let result = try await runJourney(arguments, cwd: copy, timeout: 60)
+                #expect(result.status == Exit.invalid, "\(arguments): \(result)")
+                #expect(result.stderr.contains("error: \(message)"), "\(arguments): \(result)")
+                #expect(try Data(contentsOf: copy.appendingPathComponent(program)) == before, "\(arguments)")
+            }
+            // From a folder below the project's, the program is found all the same.
+            let below = try await runJourney(
+                ["test", "--json", "../../handlers/directory_login.py"],
+                cwd: copy.appendingPathComponent("journeys/directory"),
+                timeout: 60)
+            #expect(below.status == Exit.invalid, "\(below)")
+            #expect(try Data(contentsOf: copy.appendingPathComponent(program)) == before)
+        }
+    }
 }
 
 /// The running processes (Linux's /proc) whose working folder is `folder` or below it, or

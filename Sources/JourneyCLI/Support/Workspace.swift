@@ -217,13 +217,31 @@ enum Workspace {
     }
 
     /// Every file `project` was read from, and those its scenarios are compared with, by real
-    /// path (links resolved), with what each is: for an output that must not replace one.
-    static func inputs(of project: Project, projectFile: String?) -> [String: String] {
+    /// path (links resolved), with what each is: for an output that must not replace one. The
+    /// files the project's handler programs are started with (their command's words that name
+    /// a file, from the project file's folder) are among them: a run starts them.
+    static func inputs(
+        of project: Project, projectFile: String?, handlers: [ExternalHandlerDeclaration] = []
+    )
+        -> [String: String]
+    {
         var inputs: [String: String] = [:]
         func add(_ path: String, _ what: String) {
             if let real = Files.realPath(path), inputs[real] == nil { inputs[real] = what }
         }
-        if let projectFile { add(projectFile, "the project file") }
+        if let projectFile {
+            add(projectFile, "the project file")
+            let folder = Path.parent(projectFile)
+            for handler in handlers {
+                for word in handler.command where !word.isEmpty && !word.hasPrefix("-") {
+                    let path = word.hasPrefix("/") ? word : Path.join(folder, word)
+                    var isFolder: ObjCBool = false
+                    guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue
+                    else { continue }
+                    add(path, "a file handler \(handler.id.value) is started with")
+                }
+            }
+        }
         for journey in project.journeys { add(journey.file, "journey \(journey.id.value)'s file") }
         let scenarios = project.scenarios.map(\.file) + project.unrunnable.map(\.file)
         for file in scenarios { add(file, "a scenario") }
