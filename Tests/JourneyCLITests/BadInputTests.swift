@@ -292,6 +292,66 @@ struct BadInputTests {
         }
     }
 
+    @Test(
+        "a file of the project that cannot be opened may declare any stored key secret: every one is kept secret in what the suite shows and the goldens an update writes"
+    )
+    func unopenedFileFailsClosed() async throws {
+        try await withTemporaryDirectory { directory in
+            try writeText("journeys: [journeys]\n", to: directory.appendingPathComponent("journeykit.yaml"))
+            let journey = """
+                journey: t.b
+                version: 1
+                title: Token
+                stored:
+                  tok: { type: string }
+                start: show
+                steps:
+                  show:
+                    handler: ui.screen
+                    screen: { title: "Hello", actions: { ok: OK } }
+                    on: { ok: done }
+                ends:
+                  done: { kind: success }
+
+                """
+            try writeText(journey, to: directory.appendingPathComponent("journeys/b/b.journey.yaml"))
+            let scenario = """
+                scenario: one
+                journey: t.b
+                device: { store: { tok: "scen-token-7777" } }
+                script:
+                  - at: show
+                    action: ok
+                expect: { end: done }
+
+                """
+            try writeText(scenario, to: directory.appendingPathComponent("journeys/b/scenarios/one.scenario.yaml"))
+            // The journey that declares `tok` secret, in a file that cannot be opened.
+            let folder = directory.appendingPathComponent("journeys/a")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(
+                atPath: folder.appendingPathComponent("a.journey.yaml").path, withDestinationPath: "b.journey.yaml")
+            try FileManager.default.createSymbolicLink(
+                atPath: folder.appendingPathComponent("b.journey.yaml").path, withDestinationPath: "a.journey.yaml")
+            let update = try await runJourney(["test", "--update"], cwd: directory)
+            expectNoCrash(update)
+            #expect(update.status == Exit.invalid, "\(update)")
+            #expect(update.stderr.contains("[file.unreadable]"), "\(update)")
+            #expect(
+                !update.stdout.contains("scen-token-7777") && !update.stderr.contains("scen-token-7777"), "\(update)")
+            for golden in ["one.txt", "one.jsonl"] {
+                let url = directory.appendingPathComponent("journeys/b/transcripts/\(golden)")
+                guard let text = try? String(contentsOf: url, encoding: .utf8) else { continue }
+                #expect(!text.contains("scen-token-7777"), "\(golden): \(text)")
+                #expect(text.contains("tok"), "\(golden): \(text)")
+            }
+            let run = try await runJourney(["test", "--json", "out.json"], cwd: directory)
+            #expect(!run.stdout.contains("scen-token-7777") && !run.stderr.contains("scen-token-7777"), "\(run)")
+            let report = try String(contentsOf: directory.appendingPathComponent("out.json"), encoding: .utf8)
+            #expect(!report.contains("scen-token-7777"), "\(report)")
+        }
+    }
+
     // MARK: Generated inputs
 
     enum Generated: String, CaseIterable, Sendable, CustomTestStringConvertible {

@@ -61,7 +61,12 @@ enum Workspace {
                     } ?? ""),
                 at: SourceLocation(file: id, line: 1, column: 1))
         }
-        var project = toolkit.loader().load(sources)
+        var loader = toolkit.loader()
+        // A file that could not be opened may be a journey declaring any stored key secret:
+        // every one is taken to be, so that what the runs show and the goldens an update
+        // writes keep it secret (the file is reported, and the command fails).
+        loader.filesUnopened = diagnostics.items.contains { $0.id == "file.unreadable" }
+        var project = loader.load(sources)
         diagnostics.append(contentsOf: project.diagnostics)
         sharedGoldens(&project, into: &diagnostics)
         return (project, diagnostics)

@@ -50,8 +50,11 @@ struct SecretsElsewhere: Sendable {
 
     /// `files`' answers, and the journey files named whose YAML does not parse
     /// (`unreadable`), each taken to declare secret every key it may
-    /// (``ProjectJourneyFiles/mayDeclareSecret(_:in:)``); nil when there is neither.
-    static func combining(_ files: SecretsElsewhere?, _ unreadable: [Data]) -> SecretsElsewhere? {
+    /// (``ProjectJourneyFiles/mayDeclareSecret(_:in:)``); with `everyKey` (a file that could
+    /// not be opened), every key; nil when there is none of these.
+    static func combining(_ files: SecretsElsewhere?, _ unreadable: [Data], everyKey: Bool = false) -> SecretsElsewhere?
+    {
+        if everyKey { return SecretsElsewhere(declares: { _ in true }, all: { files?.all() ?? [] }) }
         guard !unreadable.isEmpty else { return files }
         return SecretsElsewhere(
             declares: { key in

@@ -75,6 +75,10 @@ public struct ProjectLoader: Sendable {
     /// runs, so that they need not be parsed again to be sure; nil: they are parsed every time.
     /// Used only for what it is sure of: a file's answer is looked up by its bytes.
     public var secretDeclarations: (any SecretDeclarationMemory)?
+    /// Whether a file of the project could not be opened at all: it may be a journey that
+    /// declares any stored key secret, so every one is taken to be (fail closed), as each key a
+    /// journey's file whose YAML does not parse holds is.
+    public var filesUnopened = false
 
     static let fileKind = "file.kind"
     /// Below this much YAML, reading files on other threads costs more than it saves.
@@ -432,7 +436,9 @@ public struct ProjectLoader: Sendable {
         let library = pipeline.compile(
             gathered.journeys, broken: gathered.broken, secretStoredKeys: declaredSecret, into: &gathered.d
         )
-        .declaringSecrets(elsewhere: SecretsElsewhere.combining(others.isEmpty ? nil : others.secrets, unreadable))
+        .declaringSecrets(
+            elsewhere: SecretsElsewhere.combining(
+                others.isEmpty ? nil : others.secrets, unreadable, everyKey: filesUnopened))
         var compiled = gathered.check(in: library, with: pipeline)
         compiled.sort { ($0.journey.id, $0.id) < ($1.journey.id, $1.id) }
         gathered.unrunnable.sort { ($0.journey, $0.scenario, $0.file) < ($1.journey, $1.scenario, $1.file) }
