@@ -20,7 +20,8 @@ struct PlayCommand: AsyncParsableCommand {
             actions and whether they are enabled, the attempts left) and asks for what the \
             step's handler takes: press an action by its number or id, or give the step's input \
             (a PIN, a code, a link, a biometric result). Input a step declares secret is read \
-            without echo on a terminal and never shown. What each move records is printed as \
+            without echo on a terminal and never shown; at a step whose one input is secret (a PIN \
+            pad) the prompt itself reads without echo, actions and commands included. What each move records is printed as \
             `journey run` prints a transcript.
 
             At any prompt:
@@ -243,6 +244,9 @@ final class PlaySession {
     private var saved: Set<String> = []
     /// Whether the last save tried wrote nothing: play that was to be saved ends with exit 1.
     private var lastSaveFailed = false
+    /// Whether the line being handled was read without echo: at a step whose one input is
+    /// hidden (a PIN pad), where whatever is typed at the prompt may be the secret.
+    private var lineWasHidden = false
 
     init(
         played: PlayedJourney, console: Console, context: ProjectContext, startText: String?, locale: String? = nil,
@@ -286,7 +290,19 @@ final class PlaySession {
         var leaving = false
         while true {
             describe()
-            guard let line = input.line(prompt: paint("› ", .bold)) else { break }
+            // A step that asks for one hidden input (a PIN pad) reads the line without echo:
+            // what is typed there is most often the secret itself.
+            let hiddenInput = here.request.map(Self.asked).flatMap { $0.count == 1 && $0[0].type.secret ? $0[0] : nil }
+            lineWasHidden = hiddenInput != nil && input.isTerminal
+            let line =
+                if let hiddenInput, lineWasHidden {
+                    input.hidden(
+                        prompt: paint("› ", .bold) + "\(hiddenInput.name) (hidden; an action or a :command works too): "
+                    )
+                } else {
+                    input.line(prompt: paint("› ", .bold))
+                }
+            guard let line else { break }
             if try await handle(line) { continue }
             guard let save, !saved.contains(save), !leaving, !(await write(to: save)) else { break }
             leaving = true
@@ -518,7 +534,7 @@ final class PlaySession {
             )
             return nil
         }
-        if asked[0].type.secret && input.isTerminal {
+        if asked[0].type.secret && input.isTerminal && !lineWasHidden {
             // Typed at the prompt it showed on the screen: ask again, hidden.
             console.out("\(asked[0].name) is hidden input: press Enter to type it without echo\n")
             return nil

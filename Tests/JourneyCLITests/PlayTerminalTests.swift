@@ -36,6 +36,24 @@ struct PlayTerminalTests {
         }
     }
 
+    @Test("at a PIN pad the prompt itself reads without echo: a PIN typed there never shows, and is played")
+    func pinTypedAtThePrompt() async throws {
+        try await withProcessSlot {
+            let journey = try #require(Paths.journeyBinary).path
+            let tmux = try await Tmux.start(
+                in: Paths.root, command: "NO_COLOR=1 TERM=xterm-256color \(journey) play examples.unlock")
+            defer { tmux.stop() }
+            try await tmux.waitFor("pin (hidden; an action or a :command works too):", after: 0)
+            let before = try await tmux.count("input pin=•••")
+            try await tmux.type("5827")
+            try await tmux.waitFor("input pin=•••", after: before)
+            let screen = try await tmux.capture()
+            #expect(!screen.contains("5827"), "a PIN shows:\n\(screen)")
+            #expect(!screen.contains("press Enter to type it without echo"), "\(screen)")
+            #expect(screen.contains("outcome entered"), "\(screen)")
+        }
+    }
+
     func playUnderTmuxHoldingASlot() async throws {
         try await withTemporaryDirectory { folder in
             try copyShippedJourneys(into: folder)
