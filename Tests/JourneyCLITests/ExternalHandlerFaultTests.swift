@@ -576,6 +576,75 @@ struct ExternalHandlerFaultTests {
         }
     }
 
+    @Test(
+        "a secret a program writes encoded (a form body, a URL, Base64), or one it gave back as secret outcome data, is ••• in what it writes next"
+    )
+    func aSecretEncodedOrMadeByTheProgramIsShownAsDots() async throws {
+        try await withTemporaryDirectory { folder in
+            let pin = "p@ss w/ré+1"
+            let project = try ExternalProject(
+                in: folder,
+                program: """
+                    import base64, urllib.parse
+                    def step(m):
+                        pin = m["params"]["parameters"]["pin"]
+                        print("sent " + urllib.parse.quote(pin), file=sys.stderr, flush=True)
+                        fail(m["id"], "a=" + urllib.parse.urlencode({"p": pin}) + " b=" + urllib.parse.quote(pin, safe="")
+                            + " c=" + base64.b64encode(pin.encode()).decode() + " d=" + urllib.parse.quote(pin).lower())
+                    serve(step)
+                    """,
+                journey: ExternalProject.journey(word: "hello").replacingOccurrences(of: ExternalProject.pin, with: pin)
+            )
+            let result = try await project.runText()
+            #expect(result.status == Exit.failed, "\(result)")
+            #expect(
+                result.stdout.contains(
+                    "handler 'acme.x' failed: its program failed step 'ask': a=p=••• b=••• c=••• d=•••; its standard error ends: sent •••"
+                )
+                    || result.stdout.contains(
+                        "handler 'acme.x' failed: its program failed step 'ask': a=p=••• b=••• c=••• d=•••"),
+                "\(result)")
+            for shown in ["p%40ss", "p@ss", "cEBzcyB3L3LDqSsx", "r%C3%A9", "r%c3%a9"] {
+                #expect(!result.output.contains(shown), "\(shown): \(result)")
+            }
+
+            // A session the program gave as secret outcome data, quoted in its next failure.
+            let declaration = folder.appendingPathComponent("journeykit.yaml")
+            try writeText(
+                try String(contentsOf: declaration, encoding: .utf8).replacingOccurrences(
+                    of: "yes: {summary: said yes, data: {heard: string}}",
+                    with: "yes: {summary: said yes, data: {heard: string, session: {type: string, secret: true}}}"),
+                to: declaration)
+            let sessions = """
+                scenario: twice
+                journey: acme.flow
+                sessions:
+                  - script: []
+                    expect: { end: done }
+                  - script: []
+                    expect: { end: done }
+
+                """
+            try writeText(sessions, to: folder.appendingPathComponent("journeys/scenarios/twice.scenario.yaml"))
+            try writeText(
+                ExternalProject.prelude + """
+                    issued = []
+                    def step(m):
+                        if issued:
+                            fail(m["id"], "session " + issued[0] + " is still open")
+                            return
+                        issued.append("sess-6d380740dfd6aaac")
+                        answer(m["id"], {"outcome": "yes", "data": {"heard": "hi", "session": issued[0]}})
+                    serve(step)
+                    """, to: folder.appendingPathComponent("prog.py"))
+            let twice = try await project.runText("twice")
+            #expect(twice.status == Exit.failed, "\(twice)")
+            #expect(
+                twice.stdout.contains("its program failed step 'ask': session ••• is still open"), "\(twice)")
+            #expect(!twice.output.contains("sess-6d380740dfd6aaac"), "\(twice)")
+        }
+    }
+
     @Test func aSecretStoredUnderAKeyNotDeclaredSecretIsStoredAsASecret() async throws {
         try await withTemporaryDirectory { folder in
             let project = try ExternalProject(

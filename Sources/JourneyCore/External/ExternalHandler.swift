@@ -165,7 +165,9 @@ final class Connection {
     let declaration: ExternalHandlerDeclaration
     private let process: any HandlerTransport
     private var nextID = 1
-    /// Texts the program was given as secrets: never shown, wherever they come back.
+    /// Texts the program was given as secrets, or gave back as secret outcome data, with the
+    /// forms a program writes them in a URL, a form body or a header (``SecretText/encodings(of:)``):
+    /// never shown, wherever they come back, for as long as the program runs.
     private var secrets = Set<String>()
     private var id: String { declaration.id.value }
 
@@ -510,6 +512,8 @@ final class Connection {
                         + "the contract declares \(item.type.type)")
             }
             if item.type.secret {
+                // A secret the program made (a session) may show in what it writes next.
+                remember(value)
                 data[item.name] = .secret(value)
             } else if holdsSecret(value) {
                 throw HandlerError(
@@ -605,7 +609,9 @@ final class Connection {
 
     private func remember(_ secret: Value) {
         switch secret.revealed {
-        case .string(let text) where !text.isEmpty: secrets.insert(text)
+        case .string(let text) where !text.isEmpty:
+            guard secrets.insert(text).inserted else { return }
+            secrets.formUnion(SecretText.encodings(of: text))
         case .list(let items): for item in items { remember(item) }
         default: break
         }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// How JourneyKit looks for a secret's text in what it shows: as a whole, so that a PIN is not
 /// found inside a longer number nor a word inside a longer word, and only a text long enough not
 /// to be found by chance. The explorer's `explore.no-secret-leak` and the check of a golden
@@ -43,6 +45,40 @@ extension SecretText {
     /// and `%r`: `\'`, `\xe9`, `\U0001f511`, and of bytes `\xc3\xa4` for `ä`; a backslash
     /// before any other punctuation or a space): what a program prints of its input is often JSON or a quoted string. Runs of
     /// replaced text next to each other become one `•••`.
+    /// The forms other than itself that `secret` takes where a program writes it into a URL,
+    /// a form body or a header: percent-encoded (`%20` or `+` for a space, `/` kept or not, hex
+    /// digits in either case) and Base64 (standard and URL-safe, with and without padding).
+    public static func encodings(of secret: String) -> Set<String> {
+        let bytes = Array(secret.utf8)
+        var found = Set<String>()
+        for (space, keepsSlash) in [("%20", false), ("+", false), ("%20", true), ("+", true)] {
+            for digits in ["0123456789ABCDEF", "0123456789abcdef"].map(Array.init) {
+                var text = ""
+                for byte in bytes {
+                    switch byte {
+                    case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                        UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                        UInt8(ascii: "_"), UInt8(ascii: "~"):
+                        text.unicodeScalars.append(Unicode.Scalar(byte))
+                    case UInt8(ascii: " "): text += space
+                    case UInt8(ascii: "/") where keepsSlash: text += "/"
+                    default:
+                        text += "%"
+                        text.append(digits[Int(byte >> 4)])
+                        text.append(digits[Int(byte & 0x0F)])
+                    }
+                }
+                found.insert(text)
+            }
+        }
+        let base64 = Data(bytes).base64EncodedString()
+        let unpadded = String(base64.reversed().drop { $0 == "=" }.reversed())
+        let safe = String(unpadded.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
+        found.formUnion([base64, unpadded, safe])
+        found.remove(secret)
+        return found
+    }
+
     public static func redacting(_ secrets: some Collection<String>, in text: String) -> String {
         let wanted = secrets.filter { !$0.isEmpty }.map { Array($0.unicodeScalars) }
         guard !wanted.isEmpty else { return text }
