@@ -46,11 +46,11 @@ struct ExploreCommandTests {
             let excepted = try await runJourney(["explore", "--jobs", "1", "calls"], cwd: directory)
             #expect(!excepted.stdout.contains("of t.state-check"), "\(excepted)")
             #expect(
-                excepted.stdout.contains("t.restart-resets: 33 states, 63 transitions, depth 6: clean"), "\(excepted)")
+                excepted.stdout.contains("t.restart-resets: 53 states, 105 transitions, depth 8: clean"), "\(excepted)")
             // ...and the caller's clean verdict says what it leans on.
             #expect(
                 excepted.stdout.contains(
-                    "t.restart-resets: 33 states, 63 transitions, depth 6: clean\n  played: every input class, up to 2 restarts, no clock jumps; bounds: depth 50, 200000 states\n  explore.counter-survives broken on purpose in t.state-check, which declares it: a restart starts the check over, as the app does\n"
+                    "t.restart-resets: 53 states, 105 transitions, depth 8: clean\n  played: every input class, up to 2 restarts, no clock jumps; bounds: depth 50, 200000 states\n  explore.counter-survives broken on purpose in t.state-check, which declares it: a restart starts the check over, as the app does\n"
                 ), "\(excepted)")
             let json = try await runJourney(
                 ["explore", "--jobs", "1", "--json", "--journey", "t.restart-resets", "calls"], cwd: directory)
@@ -206,6 +206,99 @@ struct ExploreCommandTests {
             #expect(dodged.status == Exit.failed, "\(dodged)")
             #expect(
                 dodged.stdout.contains("explore.exceeded-target: reset --done--> takes limit 'pinEntry'"), "\(dodged)")
+        }
+    }
+
+    @Test(
+        "a journey whose PIN check is a journey it calls is held to the credential before success as if the check were its own: a way out of the check that signs in is caught by explore and fails the run that takes it"
+    )
+    func credentialCheckedInACalledJourney() async throws {
+        try await withTemporaryDirectory { directory in
+            let check = """
+                journey: t.pin-check
+                version: 1
+                title: PIN check
+                stored:
+                  pin: { type: string, secret: true }
+                  pinFailures: { type: int, default: 0 }
+                limits:
+                  pinEntry: { max: 5, counter: stored.pinFailures, exceeded: locked, keep: true }
+                start: enterPin
+                steps:
+                  enterPin:
+                    handler: pin.verify
+                    with: { key: pin, length: 6 }
+                    screen: { title: Enter your PIN, actions: { forgot: Forgot PIN? } }
+                    attempts: { limit: pinEntry, counts: [wrong], resets: [correct] }
+                    on: { correct: ok, wrong: enterPin, missing: locked, forgot: forgot }
+                ends:
+                  ok: { kind: success }
+                  locked: { kind: failure }
+                  forgot: { kind: cancel }
+
+                """
+            let root = """
+                journey: t.root
+                version: 1
+                title: Root
+                start: menu
+                steps:
+                  menu:
+                    handler: ui.screen
+                    screen: { title: Welcome back, actions: { unlock: Unlock } }
+                    on: { unlock: pin }
+                  pin:
+                    call: t.pin-check
+                    on: { ok: signedIn, locked: failed, forgot: signedIn }
+                ends:
+                  signedIn: { kind: success }
+                  failed: { kind: failure }
+
+                """
+            try writeText(check, to: directory.appendingPathComponent("t/pin-check.journey.yaml"))
+            try writeText(root, to: directory.appendingPathComponent("t/root.journey.yaml"))
+            let scenario = { (name: String, input: String) in
+                """
+                scenario: \(name)
+                journey: t.root
+                device: { pins: { pin: "493817" } }
+                script:
+                  - at: menu
+                    action: unlock
+                  - at: enterPin
+                    \(input)
+                expect: { end: signedIn }
+
+                """
+            }
+            try writeText(
+                scenario("forgot", "action: forgot"),
+                to: directory.appendingPathComponent("t/scenarios/forgot.scenario.yaml"))
+            try writeText(
+                scenario("right", "pin: \"493817\""),
+                to: directory.appendingPathComponent("t/scenarios/right.scenario.yaml"))
+            let explored = try await runJourney(["explore", "--journey", "t.root", "t"], cwd: directory)
+            #expect(explored.status == Exit.failed, "\(explored)")
+            #expect(
+                explored.stdout.contains(
+                    "explore.credential-before-success (from right): success end 'signedIn' is reached without passing a step that verifies a credential (t.pin-check.enterPin: correct)\n    2 moves: menu: unlock → enterPin: forgot\n"
+                ), "\(explored)")
+            let right = try await runJourney(
+                ["run", "--scenario", "t/scenarios/right.scenario.yaml", "--journeys", "t"], cwd: directory)
+            #expect(right.status == Exit.ok, "\(right)")
+            let forgot = try await runJourney(
+                ["run", "--scenario", "t/scenarios/forgot.scenario.yaml", "--journeys", "t"], cwd: directory)
+            #expect(forgot.status == Exit.failed, "\(forgot)")
+            #expect(
+                forgot.stderr.contains(
+                    "explore.credential-before-success is broken: success end 'signedIn' is reached without passing a step that verifies a credential (t.pin-check.enterPin: correct)"
+                ), "\(forgot)")
+            // Put right: "Forgot PIN?" leads back to the menu.
+            try writeText(
+                root.replacingOccurrences(of: "forgot: signedIn", with: "forgot: menu"),
+                to: directory.appendingPathComponent("t/root.journey.yaml"))
+            let fixed = try await runJourney(["explore", "--journey", "t.root", "t"], cwd: directory)
+            #expect(fixed.status == Exit.ok, "\(fixed)")
         }
     }
 

@@ -57,7 +57,7 @@ public struct InvariantMonitor: Sendable, Hashable {
     /// end is behind in the journey's steps alone (or it declares that it breaks
     /// ``ExplorationInvariant/credentialBeforeSuccess`` on purpose).
     public init?(_ journey: CompiledJourney, library: CompiledLibrary) {
-        checksCredential = Self.checksCredential(journey)
+        checksCredential = Self.checksCredential(journey, in: library)
         invariants = journey.invariants
         guard checksCredential || !invariants.isEmpty else { return nil }
         self.library = library
@@ -65,12 +65,30 @@ public struct InvariantMonitor: Sendable, Hashable {
     }
 
     /// Whether runs of `journey` are watched for a success end reached without passing a step
-    /// that verifies a credential: it has such a step, not every success end is behind one in
-    /// its steps alone, and it does not declare
+    /// that verifies a credential (``watchesCredential(_:in:)``), and it does not declare
     /// ``ExplorationInvariant/credentialBeforeSuccess`` broken on purpose.
-    static func checksCredential(_ journey: CompiledJourney) -> Bool {
-        journey.watchesCredential
-            && journey.source.exception(to: ExplorationInvariant.credentialBeforeSuccess.rawValue) == nil
+    static func checksCredential(_ journey: CompiledJourney, in library: CompiledLibrary) -> Bool {
+        watchesCredential(journey, in: library) && !excepts(journey)
+    }
+
+    /// Whether `journey` declares ``ExplorationInvariant/credentialBeforeSuccess`` broken on purpose.
+    static func excepts(_ journey: CompiledJourney) -> Bool {
+        journey.source.exception(to: ExplorationInvariant.credentialBeforeSuccess.rawValue) != nil
+    }
+
+    /// Whether ``ExplorationInvariant/credentialBeforeSuccess`` applies to runs of `journey`
+    /// and needs watching: it has a step that verifies a credential and not every success end
+    /// is behind one in its steps alone; or it has none of its own but calls a journey that
+    /// has one (a PIN pad kept in a journey of its own), as if the check were written in it.
+    static func watchesCredential(_ journey: CompiledJourney, in library: CompiledLibrary) -> Bool {
+        if journey.watchesCredential { return true }
+        guard journey.credentialSteps.isEmpty else { return false }
+        return journey.steps.contains { step in
+            guard case .call(let id) = step.runner, let callee = library[id] else { return false }
+            return ScenarioChecker.reachableJourneys(from: callee, in: library).contains {
+                !$0.credentialSteps.isEmpty
+            }
+        }
     }
 
     public static func == (a: Self, b: Self) -> Bool { a.bits == b.bits }

@@ -1009,7 +1009,7 @@ public struct JourneyExplorer: Sendable {
         result.offline = bounds.offline && network != nil
         let watchesSecrets = journey.source.exception(to: ExplorationInvariant.noSecretLeak.rawValue) == nil
         if !watchesSecrets { result.unchecked.append(.noSecretLeak) }
-        if journey.watchesCredential && !InvariantMonitor.checksCredential(journey) {
+        if InvariantMonitor.watchesCredential(journey, in: library) && InvariantMonitor.excepts(journey) {
             result.unchecked.append(.credentialBeforeSuccess)
         }
         let machine = JourneyMachine(

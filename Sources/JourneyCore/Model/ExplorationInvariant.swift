@@ -13,7 +13,8 @@ public enum ExplorationInvariant: String, Sendable, Hashable, CaseIterable {
     /// journey's state, store or params, shows in what a move records.
     case noSecretLeak = "explore.no-secret-leak"
     /// No path reaches a success end without passing a step that verifies a credential, in a
-    /// journey that has such steps (`verifies: credential`, or a handler that verifies one).
+    /// journey that has such steps (`verifies: credential`, or a handler that verifies one), or
+    /// that calls a journey that has them.
     case credentialBeforeSuccess = "explore.credential-before-success"
     /// The journey is explored at all: it starts on the default device with its params'
     /// defaults, or where one of its scenarios among the files starts, against that scenario's
@@ -33,7 +34,7 @@ public enum ExplorationInvariant: String, Sendable, Hashable, CaseIterable {
             "An attempt limit leads to its exceeded target: no way round it (a step that clears the count) lowers its counter."
         case .noSecretLeak: "No secret reaches a transcript on any path."
         case .credentialBeforeSuccess:
-            "No path reaches a success end without passing a step that verifies a credential (a PIN that opens its seal, a code the provider exchanges), in a journey that has such steps."
+            "No path reaches a success end without passing a step that verifies a credential (a PIN that opens its seal, a code the provider exchanges), in a journey that has such steps or calls one that has."
         case .explorable:
             "The journey is explored: it starts on the default device with its params' defaults, or where one of its scenarios starts, against that scenario's stubs (not a live service)."
         }
