@@ -120,6 +120,39 @@ struct NewCommandTests {
         }
     }
 
+    @Test(
+        "new project --force over a project one of whose files cannot be replaced (immutable): refused before any folder's files are, every edit kept"
+    )
+    func forcedNewProjectFailsWhole() async throws {
+        let chattr = URL(fileURLWithPath: "/usr/bin/chattr")
+        guard FileManager.default.isExecutableFile(atPath: chattr.path) else { return }
+        try await withTemporaryDirectory { directory in
+            let made = try await runJourney(["new", "project"], cwd: directory)
+            #expect(made.status == Exit.ok, "\(made)")
+            let files = Self.tree(directory).keys.sorted()
+            for locked in files {
+                // Every file edited, then one of them marked immutable.
+                for path in files {
+                    let url = directory.appendingPathComponent(path)
+                    try writeText(
+                        try String(contentsOf: url, encoding: .utf8) + "# my edit\n", to: url)
+                }
+                let before = Self.tree(directory)
+                let url = directory.appendingPathComponent(locked)
+                // Where the file system cannot mark a file immutable, there is nothing to test.
+                guard try await runProcess(chattr, ["+i", url.path]).status == 0 else { return }
+                let forced = try await runJourney(["new", "project", "--force"], cwd: directory)
+                _ = try await runProcess(chattr, ["-i", url.path])
+                expectNoCrash(forced)
+                #expect(forced.status == Exit.invalid, "\(locked): \(forced)")
+                #expect(
+                    forced.stderr.contains("error: cannot write \(locked): the file there is immutable"),
+                    "\(locked): \(forced)")
+                #expect(Self.tree(directory) == before, "\(locked): a file was replaced")
+            }
+        }
+    }
+
     @Test("new project whose golden cannot be written: nothing is written, the folders it made are gone")
     func newProjectFailsWhole() async throws {
         try await withTemporaryDirectory { directory in

@@ -60,10 +60,11 @@ struct FileTransaction {
     func commit() throws(WriteError) {
         // A rename that would fail is found before the journal is written: the change is then
         // abandoned with nothing replaced, rather than left half made for the next writer.
-        for file in staged {
-            guard let reason = Files.whyNotReplaceable(file.path) else { continue }
+        do {
+            try checkReplaceable()
+        } catch {
             discard()
-            throw WriteError(path: file.path, reason: reason)
+            throw error
         }
         // From the journal on, the change is finished whatever comes: a signal waits for it, and
         // the staged files are the journal's, not temporaries to remove.
@@ -85,6 +86,16 @@ struct FileTransaction {
         defer { FolderRecovery.shared.unregister(journalPath) }
         try journal.apply(in: folder, journalPath: journalPath)
         for file in staged { FolderRecovery.shared.unregister(file.temporaryPath) }
+    }
+
+    /// Fails, naming the file, when a staged file could not be renamed into place (a folder is
+    /// there, or a file marked immutable): for changes in several folders made together, each
+    /// checked before any is made.
+    func checkReplaceable() throws(WriteError) {
+        for file in staged {
+            guard let reason = Files.whyNotReplaceable(file.path) else { continue }
+            throw WriteError(path: file.path, reason: reason)
+        }
     }
 
     /// Abandons the change: staged temporaries are deleted, nothing else is touched.

@@ -64,6 +64,9 @@ struct NewFiles {
                 }
                 staged.append(transaction)
             }
+            // Every folder's files are checked before any folder's change is made: one that
+            // cannot be replaced stops them all, with nothing replaced.
+            for transaction in staged { try transaction.checkReplaceable() }
             for transaction in staged { try transaction.commit() }
         } catch {
             for transaction in staged { transaction.discard() }
