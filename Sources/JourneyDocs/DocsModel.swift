@@ -122,7 +122,7 @@ public enum DocsBuilder {
                 edges += stepEdges
                 steps.append(page.step(step, edges: stepEdges))
             }
-            let (reads, writes) = usage(journey)
+            let (reads, writes) = usage(journey, parameters: { library?[journey.id.value]?.parameters(ofStep: $0) })
             let walkthroughs = recordings.filter { $0.journey == journey.id.value }
                 .sorted { $0.scenario < $1.scenario }
                 .map { walkthrough($0, journey: journey.id.value) }
@@ -381,8 +381,12 @@ public enum DocsBuilder {
             + (limit.keep ? "The count is kept when the limit is reached. " : "") + keeping + lockout
     }
 
-    /// The names a journey reads (in guards, texts, parameters and outputs) and writes.
-    static func usage(_ journey: Journey) -> (reads: [String], writes: [String]) {
+    /// The names a journey reads (in guards, texts, parameters and outputs) and writes, with
+    /// the device store keys its steps' handlers read and write (`parameters`: those the
+    /// handler of a step takes, where a parameter names a store key written as text).
+    static func usage(
+        _ journey: Journey, parameters: (String) -> [ParameterSpec]? = { _ in nil }
+    ) -> (reads: [String], writes: [String]) {
         var reads = Set<String>()
         var writes = Set<String>()
         func readTemplate(_ text: String) {
@@ -424,6 +428,16 @@ public enum DocsBuilder {
                 if let condition = $0.enabledWhen { readTemplate(condition.value) }
             }
             for (_, transition) in step.transitions { readAndWrite(transition) }
+            for spec in parameters(step.id.value) ?? [] where !spec.storeKey.isEmpty {
+                // Written by the step, or the handler's default (`session.state`'s token keys).
+                let key =
+                    step.parameter(spec.name) == nil
+                    ? spec.defaultValue.flatMap { if case .string(let text) = $0, !text.isEmpty { text } else { nil } }
+                    : step.literalParameter(spec.name)
+                guard let key, !key.isEmpty else { continue }
+                if spec.storeKey.contains(.reads) { reads.insert("stored." + key) }
+                if spec.storeKey.contains(.writes) { writes.insert("stored." + key) }
+            }
         }
         for limit in journey.limits {
             reads.insert(limit.counter.value.description)

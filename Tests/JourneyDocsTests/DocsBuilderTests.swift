@@ -173,6 +173,51 @@ struct DocsBuilderTests {
         #expect(doc.reads.contains("device.online") && doc.writes == ["stored.fails"])
     }
 
+    @Test(
+        "the device store keys a step's handler seals, keeps or reads under a key written as text are among what the journey reads and writes"
+    )
+    func handlersStoreKeysAreListed() async throws {
+        let journey = """
+            journey: t.keys
+            version: 1
+            title: Keys
+            state:
+              newPin: { type: string, secret: true }
+            stored:
+              pin: { type: string, secret: true }
+            start: choose
+            steps:
+              choose:
+                handler: pin.entry
+                with: { length: 4 }
+                on: { entered: { set: { state.newPin: "${outcome.pin}" }, to: save } }
+              save:
+                handler: pin.save
+                with: { key: pin, pin: "${state.newPin}" }
+                on: { saved: offer }
+              offer:
+                handler: biometry.optIn
+                with: { key: bioEnabled }
+                screen: { title: Use Face ID?, actions: { allow: Allow, later: Later } }
+                on: { allow: check, later: check, unavailable: check }
+              check:
+                handler: pin.verify
+                with: { key: pin, length: 4 }
+                on: { correct: done, wrong: check, missing: choose }
+            ends:
+              done: { kind: success }
+
+            """
+        let project = ProjectLoader(handlers: BuiltinHandlers.registry).load([
+            SourceFile(path: "journeys/t/keys.yaml", data: Data(journey.utf8))
+        ])
+        let library = try #require(project.library, "\(project.diagnostics.sorted)")
+        let doc = try #require(
+            DocsBuilder.build(journeys: project.journeys, recordings: [], locale: nil, library: library).first)
+        #expect(doc.writes == ["state.newPin", "stored.bioEnabled", "stored.pin"], "\(doc.writes)")
+        #expect(doc.reads.contains("stored.pin") && !doc.reads.contains("stored.bioEnabled"), "\(doc.reads)")
+    }
+
     @Test("the journey's invariants are listed with their summaries and rules, in every format")
     func invariantsAreListed() async throws {
         let journey = Self.journey.replacingOccurrences(

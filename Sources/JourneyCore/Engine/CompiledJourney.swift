@@ -126,6 +126,11 @@ public final class CompiledJourney: Sendable {
         stepIndex[id].map { steps[$0].contract }
     }
 
+    /// The parameters the handler of step `id` takes; nil for a step that calls a journey.
+    public func parameters(ofStep id: String) -> [ParameterSpec]? {
+        stepIndex[id].flatMap { steps[$0].handler?.contract.parameters }
+    }
+
     func name(of target: Target) -> String {
         switch target {
         case .step(let i): steps[i].id

@@ -337,6 +337,10 @@ public struct ParameterSpec: Sendable {
     /// The parameter names a device store key that the handler keeps a secret under (a sealed
     /// PIN): values stored under that key are secret in every journey and every output.
     public var namesSecretStoreKey: Bool
+    /// Whether the parameter names a device store key the handler reads or writes (a sealed
+    /// PIN's key, where a choice is kept): `journey docs` lists `stored.KEY` among what a
+    /// journey reads and writes, for a key written as text.
+    public var storeKey: StoreKeyUse = []
     /// What transcripts show for the parameter instead of its value, for values that must never
     /// be recorded whatever they are built from (an HTTP body: its size; headers: their names).
     public var shown: (@Sendable (Value) -> Value)?
@@ -355,9 +359,18 @@ public struct ParameterSpec: Sendable {
     /// names none.
     public var namesAction: Bool
 
+    /// What a handler does with the device store key a parameter names.
+    public struct StoreKeyUse: OptionSet, Sendable, Hashable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        public static let reads = StoreKeyUse(rawValue: 1)
+        public static let writes = StoreKeyUse(rawValue: 2)
+    }
+
     public init(
         name: String, kind: Kind, required: Bool = false, defaultValue: Value? = nil, summary: String,
         mayBeSecret: Bool = false, range: ClosedRange<Int>? = nil, namesSecretStoreKey: Bool = false,
+        storeKey: StoreKeyUse = [],
         shown: (@Sendable (Value) -> Value)? = nil, keys: TextRule = .any, texts: TextRule = .any,
         tableNames: TextRule = .any, check: (@Sendable (Value) -> String?)? = nil, namesAction: Bool = false
     ) {
@@ -369,6 +382,7 @@ public struct ParameterSpec: Sendable {
         self.mayBeSecret = mayBeSecret
         self.range = range
         self.namesSecretStoreKey = namesSecretStoreKey
+        self.storeKey = storeKey
         self.shown = shown
         self.keys = keys
         self.texts = texts

@@ -13,7 +13,8 @@ public struct BiometryOptInHandler: StepHandler {
         parameters: [
             ParameterSpec(
                 name: "key", kind: .value(TypeInfo(.string)), required: true,
-                summary: "the device store key the choice is kept under: true for `allow`, false for `later`")
+                summary: "the device store key the choice is kept under: true for `allow`, false for `later`",
+                storeKey: .writes)
         ],
         outcomes: [OutcomeSpec(name: "unavailable", summary: "the device has no enrolled biometry; nothing was asked")],
         actionsAreOutcomes: true)

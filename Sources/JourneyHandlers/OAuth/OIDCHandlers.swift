@@ -196,8 +196,8 @@ public struct OIDCBrowserHandler: StepHandler {
             ParameterSpec(
                 name: "cookieJar", kind: .value(TypeInfo(.string)), defaultValue: .string(""),
                 summary:
-                    "a device store key where the browser keeps the provider's session cookies (secret), as Safari does"
-            ),
+                    "a device store key where the browser keeps the provider's session cookies (secret), as Safari does",
+                storeKey: [.reads, .writes]),
             ParameterSpec(
                 name: "silent", kind: .value(TypeInfo(.bool)), defaultValue: .bool(false),
                 summary:

@@ -97,7 +97,7 @@ public struct OIDCEndSessionHandler: StepHandler {
                 summary: "the provider's API, which its logout page calls (Glewlwyd's /api)"),
             ParameterSpec(
                 name: "cookieJar", kind: .value(TypeInfo(.string)), required: true,
-                summary: "the device store key of the browser's cookies for the provider"),
+                summary: "the device store key of the browser's cookies for the provider", storeKey: .reads),
         ],
         outcomes: [
             OutcomeSpec(

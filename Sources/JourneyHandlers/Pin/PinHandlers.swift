@@ -44,7 +44,7 @@ public struct PinEntryStepHandler: StepHandler {
                 name: "differentFrom", kind: .value(TypeInfo(.string)),
                 summary:
                     "the device store key of the PIN being replaced (sealed by `pin.save`): give `same` for a PIN that opens it",
-                namesSecretStoreKey: true),
+                namesSecretStoreKey: true, storeKey: .reads),
         ],
         inputs: [pinInput],
         outcomes: [OutcomeSpec(name: "entered", summary: "all digits were entered", data: pinData)],
@@ -146,7 +146,8 @@ public struct PinSaveHandler: StepHandler {
         parameters: [
             ParameterSpec(
                 name: "key", kind: .value(TypeInfo(.string)), required: true,
-                summary: "the device store key; what is stored there is secret everywhere", namesSecretStoreKey: true),
+                summary: "the device store key; what is stored there is secret everywhere", namesSecretStoreKey: true,
+                storeKey: .writes),
             ParameterSpec(
                 name: "pin", kind: .value(TypeInfo(.string, secret: true)), required: true, summary: "the PIN to store"),
         ],
@@ -183,7 +184,8 @@ public struct PinVerifyHandler: StepHandler {
             lengthParameter,
             ParameterSpec(
                 name: "key", kind: .value(TypeInfo(.string)), required: true,
-                summary: "the device store key; what is stored there is secret everywhere", namesSecretStoreKey: true),
+                summary: "the device store key; what is stored there is secret everywhere", namesSecretStoreKey: true,
+                storeKey: .reads),
         ],
         inputs: [
             InputSpec(

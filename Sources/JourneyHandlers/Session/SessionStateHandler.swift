@@ -12,10 +12,10 @@ public struct SessionStateHandler: StepHandler {
         parameters: [
             ParameterSpec(
                 name: "userToken", kind: .value(TypeInfo(.string)), defaultValue: .string("authorizationToken"),
-                summary: "store key of the user token"),
+                summary: "store key of the user token", storeKey: .reads),
             ParameterSpec(
                 name: "serviceToken", kind: .value(TypeInfo(.string)), defaultValue: .string("serviceToken"),
-                summary: "store key of the service token"),
+                summary: "store key of the service token", storeKey: .reads),
         ],
         outcomes: [
             OutcomeSpec(name: "userAuth", summary: "a user token is stored"),
