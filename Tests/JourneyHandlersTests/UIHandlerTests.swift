@@ -496,8 +496,9 @@ struct ScriptedDriverTests {
             ends:
               done: { kind: success }
             """
-        func diagnostics(_ script: String, expect: String = "{ end: done }") -> [String] {
-            let text = scenario(script).replacingOccurrences(of: "expect: { end: done }", with: "expect: \(expect)")
+        func diagnostics(_ script: String, expect: String = "{ end: done }", device: String = "{}") -> [String] {
+            let text = scenario(script, device: device).replacingOccurrences(
+                of: "expect: { end: done }", with: "expect: \(expect)")
             let project = ProjectLoader(handlers: BuiltinHandlers.registry).load([
                 SourceFile(path: "j.yaml", data: Data(journey.utf8)),
                 SourceFile(path: "s.yaml", data: Data(text.utf8)),
@@ -520,6 +521,12 @@ struct ScriptedDriverTests {
         #expect(
             diagnostics(stored, expect: "{ end: done, stored: { sen: false } }") == [
                 "warning scenario.expect 9:32 stored 'sen' is declared and written by no journey this scenario plays, so a run finds nothing there; did you mean 'seen'?"
+            ])
+        // A key the device starts with: one the journey declares is fine; one nothing reads is a typo.
+        #expect(diagnostics(stored, device: "{ store: { seen: true } }").isEmpty)
+        #expect(
+            diagnostics(stored, device: "{ store: { sen: true } }") == [
+                "warning scenario.store 3:20 the device starts with 'sen', which no journey this scenario plays declares or reads, so nothing reads it; did you mean 'seen'?"
             ])
     }
 }

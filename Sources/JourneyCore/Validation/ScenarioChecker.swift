@@ -39,6 +39,33 @@ public struct ScenarioChecker: Sendable {
             storedNames.formUnion(j.source.steps.compactMap { $0.literalParameter("key") })
         }
         let sealed = Self.sealedKeys(reachable, pins: scenario.device.pins.map(\.key.value))
+        // A key the device starts with that no journey of the run declares, nor any of their
+        // handlers reads or writes under a key written as text, is read by nothing (a typo): a
+        // warning, since a handler program may read keys of its own.
+        var known = Set(storedDecls.map(\.name))
+        // A step that clears the store touches every key; a handler program may read any.
+        var readsAny = false
+        for j in reachable {
+            known.formUnion(j.source.steps.compactMap { $0.literalParameter("key") })
+            for step in j.steps {
+                guard let handler = step.handler else { continue }
+                if handler is ExternalHandler || handler.contract.id == "session.clear" { readsAny = true }
+                for spec in handler.contract.parameters where !spec.storeKey.isEmpty {
+                    let source = j.source.steps.first { $0.id.value == step.id }
+                    if let key = source?.literalParameter(spec.name) {
+                        known.insert(key)
+                    } else if source?.parameter(spec.name) == nil, case .string(let key)? = spec.defaultValue {
+                        known.insert(key)
+                    }
+                }
+            }
+        }
+        for entry in scenario.device.store where !readsAny && !known.contains(entry.key.value) {
+            d.warning(
+                Self.unreadStored,
+                "the device starts with '\(entry.key.value)', which no journey this scenario plays declares or reads, so nothing reads it\(Suggestion.hint(for: entry.key.value, in: known.sorted()))",
+                at: entry.key.location)
+        }
         var sessions: [CompiledScenario.Session] = []
         for (index, session) in scenario.sessions.enumerated() {
             if let at = session.expect.at, index < scenario.sessions.count - 1 {
@@ -130,6 +157,9 @@ public struct ScenarioChecker: Sendable {
         }
         return params
     }
+
+    /// A key the scenario's device starts with that nothing the run plays reads.
+    public static let unreadStored = "scenario.store"
 
     /// The stored keys a secret is sealed under, each with who opens or seals it there: a step
     /// whose handler opens a seal the device keeps under a key it is given (`pin.verify`'s
