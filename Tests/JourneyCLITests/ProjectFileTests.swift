@@ -42,7 +42,7 @@ struct ProjectFileTests {
             #expect(alone.status == Exit.invalid, "\(alone)")
             #expect(
                 alone.diagnostics.contains {
-                    $0.id == "journey.unknown" && $0.path == "flows/resume.journey.yaml" && $0.line == 41
+                    $0.id == "journey.unknown" && $0.path == "flows/resume.journey.yaml" && $0.line == 44
                 }, "\(alone)")
 
             try writeText(Self.usesShippedDiia, to: team.appendingPathComponent("journeykit.yaml"))

@@ -709,6 +709,31 @@ struct AuthRuleTests {
         #expect(warnings("{ kind: text, required: true }").isEmpty)
         #expect(warnings("{ kind: text, required: true }", set: "state.kept") == ["auth.typed-in-clear 14:9"])
         #expect(warnings("{ kind: digits, required: true, secret: true }", set: "state.kept").isEmpty)
+        // A field named as a credential (an SMS code, a PIN) typed in clear; secret, it is fine.
+        func named(_ name: String, secret: Bool = false) -> [String] {
+            Self.otherWarnings(
+                Self.journey(
+                    """
+                      s:
+                        handler: ui.form
+                        screen:
+                          fields:
+                            \(name): { kind: digits, required: true\(secret ? ", secret: true" : "") }
+                          actions: { submit: Go }
+                        on:
+                          submit: done
+                          invalid: s
+                    """))
+        }
+        for name in [
+            "code", "smsCode", "otp", "sms_code", "verification-code", "pin", "newPin", "oneTimePasscode", "tan",
+        ] {
+            #expect(named(name) == ["auth.typed-in-clear 11:9"], "\(name)")
+            #expect(named(name, secret: true).isEmpty, "\(name)")
+        }
+        for name in ["countryCode", "postCode", "zip_code", "spinner", "pinned", "phone", "promo"] {
+            #expect(named(name).isEmpty, "\(name)")
+        }
         // Kept beside a secret field (a Basic credential), a user name is not what makes it secret.
         #expect(
             Self.otherWarnings(
