@@ -95,6 +95,14 @@ public struct JourneyDoc: Sendable {
     public var covered: Set<Edge>
 
     public var uncovered: [Edge] { edges.filter { !covered.contains($0) } }
+
+    /// What the scenarios section says when no scenario plays the journey: a journey other
+    /// journeys call may still have its transitions taken by their scenarios.
+    static func noScenario(_ doc: JourneyDoc) -> String {
+        doc.covered.isEmpty
+            ? "No scenario plays this journey yet."
+            : "No scenario plays this journey itself; the scenarios of journeys that call it take the transitions counted below."
+    }
 }
 
 /// Builds ``JourneyDoc``s from journeys, their compiled form and scenario recordings.

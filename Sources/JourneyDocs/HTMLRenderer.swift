@@ -115,7 +115,7 @@ public enum HTMLRenderer {
     static func scenarios(_ doc: JourneyDoc, link: SourceLink = .init()) -> String {
         var body = ""
         body += "<h2>Scenarios</h2>\n"
-        if doc.walkthroughs.isEmpty { body += "<p>No scenario plays this journey yet.</p>\n" }
+        if doc.walkthroughs.isEmpty { body += "<p>\(JourneyDoc.noScenario(doc))</p>\n" }
         for walk in doc.walkthroughs {
             body += "<h3>\(e(walk.scenario))</h3>\n"
             var about = [String]()

@@ -151,7 +151,7 @@ public enum MarkdownRenderer {
     private static func scenarios(_ doc: JourneyDoc, link: SourceLink) -> [String] {
         var md: [String] = []
         md += ["## Scenarios", ""]
-        if doc.walkthroughs.isEmpty { md += ["No scenario plays this journey yet.", ""] }
+        if doc.walkthroughs.isEmpty { md += [JourneyDoc.noScenario(doc), ""] }
         for walk in doc.walkthroughs {
             md.append("### \(inline(walk.scenario))")
             md.append("")

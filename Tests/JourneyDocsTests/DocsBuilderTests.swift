@@ -260,8 +260,14 @@ struct DocsBuilderTests {
         #expect(markdown.contains("Not taken by any scenario:") && html.contains("Not taken by any scenario:"))
         #expect(markdown.contains("- `a` — go otherwise → `a`"), "\(markdown)")
         #expect(html.contains("<li><code>a</code> — go otherwise → <code>a</code></li>"), "\(html)")
-        // A journey no scenario plays says so in both.
+        // A journey no scenario plays itself, whose transitions its callers' scenarios take,
+        // says so in both; one whose transitions none takes, that none plays it yet.
         doc.walkthroughs = []
+        let called =
+            "No scenario plays this journey itself; the scenarios of journeys that call it take the transitions counted below."
+        #expect(MarkdownRenderer.page(doc).contains(called))
+        #expect(HTMLRenderer.page(doc, svg: "").contains("<p>\(called)</p>"))
+        doc.covered = []
         #expect(MarkdownRenderer.page(doc).contains("No scenario plays this journey yet."))
         #expect(HTMLRenderer.page(doc, svg: "").contains("<p>No scenario plays this journey yet.</p>"))
         #expect(HTMLRenderer.index([doc], callGraphSVG: "").contains("1 journey, 0 scenarios;"))
