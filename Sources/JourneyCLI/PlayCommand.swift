@@ -678,11 +678,20 @@ final class PlaySession {
         var files = NewFiles()
         files.replacedBy = nil
         files.add(text, at: path)
-        if let secret = moves.firstIndex(where: \.secret), case .input(let step, _, _) = moves[secret].move {
+        // Every step a hidden input was typed at, once each, in the order played.
+        var hidden: [String] = []
+        for (move, secret) in moves where secret {
+            if case .input(let step, _, _) = move, !hidden.contains(step) { hidden.append(step) }
+        }
+        if !hidden.isEmpty {
+            let steps = hidden.map { "'\($0)'" }
+            let at =
+                steps.count == 1
+                ? "at \(steps[0])" : "at \(steps.dropLast().joined(separator: ", ")) and \(steps[steps.count - 1])"
             guard
                 let answer = input.line(
                     prompt:
-                        "what was typed into a hidden input at '\(step)' would be written into the scenario in clear; save it? [y/N] "
+                        "what was typed into a hidden input \(at) would be written into the scenario in clear; save it? [y/N] "
                 ), ["y", "yes"].contains(answer.lowercased())
             else {
                 console.out("not saved\n")

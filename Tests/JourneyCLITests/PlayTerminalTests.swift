@@ -82,6 +82,11 @@ struct PlayTerminalTests {
             let screen = try await tmux.capture()
             #expect(!screen.contains("2580") && !screen.contains("1397"), "a PIN shows:\n\(screen)")
             #expect(screen.contains("wrote \(saved)"), "\(screen)")
+            // The question before saving names every step a hidden input was typed at.
+            #expect(
+                screen.contains(
+                    "what was typed into a hidden input at 'create', 'repeat' and 'locked' would be written into the scenario in clear; save it? [y/N]"
+                ), "\(screen)")
             // Colour on a terminal: the screen's heading is bold.
             let painted = try await tmux.capture(escapes: true)
             let heading = painted.split(separator: "\n").first { $0.contains("── examples.pin-model › create ──") }
