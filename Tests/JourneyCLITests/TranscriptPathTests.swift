@@ -66,6 +66,35 @@ struct TranscriptPathTests {
         }
     }
 
+    @Test(
+        "a file name of up to 255 bytes is written, however long: the temporary beside it is named with a hash of the name when the name and its marks would not fit"
+    )
+    func longestFileName() async throws {
+        try await withTemporaryDirectory { directory in
+            for name in [String(repeating: "a", count: 251) + ".txt", String(repeating: "é", count: 125) + ".txt"] {
+                #expect(name.utf8.count <= 255)
+                for round in 1...2 {
+                    let result = try await runJourney(
+                        ["run", "--scenario", Self.scenario, "--transcript", name], cwd: directory)
+                    expectNoCrash(result)
+                    #expect(result.status == Exit.ok, "\(round): \(result)")
+                    #expect(
+                        try Data(contentsOf: directory.appendingPathComponent(name)) == (try Self.golden), "\(round)")
+                }
+                #expect(entries(of: directory) == [name], "left behind: \(entries(of: directory))")
+                try FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+            }
+            // Two long names alike but for their last byte are two files.
+            let twins = ["1", "2"].map { String(repeating: "b", count: 240) + $0 + ".txt" }
+            for name in twins {
+                let result = try await runJourney(
+                    ["run", "--scenario", Self.scenario, "--transcript", name], cwd: directory)
+                #expect(result.status == Exit.ok, "\(result)")
+            }
+            #expect(entries(of: directory) == twins, "\(entries(of: directory))")
+        }
+    }
+
     @Test("a FIFO stays a FIFO and its reader gets the transcript")
     func fifo() async throws {
         try await withTemporaryDirectory { directory in

@@ -166,7 +166,7 @@ struct TransactionJournal: Codable, Equatable {
         func plain(_ name: String) -> Bool { !name.isEmpty && name != "." && name != ".." && !name.contains("/") }
         let valid =
             journal.renames.allSatisfy {
-                plain($0.to) && plain($0.from) && TemporaryName.parse($0.from)?.target == $0.to
+                plain($0.to) && plain($0.from) && TemporaryName.parse($0.from)?.target == TemporaryName.stem(for: $0.to)
             } && journal.deletions.allSatisfy(plain)
         return valid ? journal : nil
     }
@@ -200,11 +200,35 @@ struct TransactionJournal: Codable, Equatable {
 }
 
 /// The names of staged files: `.NAME.journey-PID.tmp` beside the target `NAME`, where PID is
-/// the writing process.
+/// the writing process. A name too long for that to fit in a file name (255 bytes) is cut, and
+/// a hash of the whole name told apart from others cut the same way (``stem(for:)``).
 enum TemporaryName {
-    static func make(for target: String) -> String { ".\(target).journey-\(getpid()).tmp" }
+    static func make(for target: String) -> String { ".\(stem(for: target)).journey-\(getpid()).tmp" }
 
-    /// The target and the writer's process of a temporary's name; nil for any other name.
+    /// The longest name a temporary's stem may have: 255 bytes, less a dot, `.journey-`, the
+    /// longest process id (7 digits) and `.tmp`.
+    static let longestStem = 255 - 1 - 9 - 7 - 4
+
+    /// What a temporary of `target` is named after: `target` itself, or when that is too long,
+    /// its first characters, `~` and eight hexadecimal digits of a hash of it (FNV-1a).
+    static func stem(for target: String) -> String {
+        guard target.utf8.count > longestStem else { return target }
+        var hash: UInt32 = 0x811C_9DC5
+        for byte in target.utf8 {
+            hash ^= UInt32(byte)
+            hash = hash &* 0x0100_0193
+        }
+        let suffix = "~" + String(repeating: "0", count: 8 - String(hash, radix: 16).count) + String(hash, radix: 16)
+        var prefix = ""
+        for character in target {
+            guard prefix.utf8.count + character.utf8.count + suffix.utf8.count <= longestStem else { break }
+            prefix.append(character)
+        }
+        return prefix + suffix
+    }
+
+    /// The target (its stem, ``stem(for:)``) and the writer's process of a temporary's name;
+    /// nil for any other name.
     static func parse(_ name: String) -> (target: String, pid: Int32)? {
         guard name.hasPrefix("."), name.hasSuffix(".tmp") else { return nil }
         let middle = name.dropFirst().dropLast(4)
