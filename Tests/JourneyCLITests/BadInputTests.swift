@@ -273,6 +273,34 @@ struct BadInputTests {
         }
     }
 
+    @Test(
+        "a link to a folder of journeys or scenarios inside a folder walked is not followed, and says so; one to a folder of goldens is none of the walk's business"
+    )
+    func linkToAFolderIsSaid() async throws {
+        try await withTemporaryDirectory { directory in
+            let made = try await runJourney(["new", "project", "p"], cwd: directory)
+            #expect(made.status == Exit.ok, "\(made)")
+            let project = directory.appendingPathComponent("p")
+            let scenarios = project.appendingPathComponent("journeys/app/scenarios")
+            try FileManager.default.moveItem(at: scenarios, to: directory.appendingPathComponent("elsewhere"))
+            try FileManager.default.createSymbolicLink(
+                atPath: scenarios.path, withDestinationPath: directory.appendingPathComponent("elsewhere").path)
+            let check = try await runJourney(["check"], cwd: project)
+            expectNoCrash(check)
+            #expect(
+                check.stderrLines == [
+                    "journeys/app/scenarios:1:1: warning: a link to a folder, not followed: its files are skipped; name the folder it links to, or keep the files here [file.special]",
+                    "checked 1 journey and 0 scenarios: 0 errors, 1 warning",
+                ], "\(check)")
+            let strict = try await runJourney(["check", "--strict"], cwd: project)
+            #expect(strict.status == Exit.invalid, "\(strict)")
+            // Named, the folder behind the link is checked.
+            let named = try await runJourney(["check", "journeys/app/scenarios"], cwd: project)
+            #expect(
+                named.status == Exit.ok && named.stderr.contains("checked 0 journeys and 1 scenario"), "\(named)")
+        }
+    }
+
     @Test("a loop of links named on the command line says so, as it does when found in a folder")
     func linkLoopNamed() async throws {
         try await withTemporaryDirectory { directory in

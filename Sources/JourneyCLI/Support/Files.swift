@@ -97,7 +97,10 @@ enum Files {
     private static func finish(_ walk: FolderWalk, diagnostics: inout DiagnosticList) -> [FolderWalk.File] {
         for (file, kind) in walk.special.sorted(by: { $0.file < $1.file }) {
             diagnostics.warning(
-                specialFile, "\(kind), not a regular file; skipped", at: SourceLocation(file: file, line: 1, column: 1))
+                specialFile,
+                kind == linkedFolder
+                    ? "a link to a folder, not followed: its files are skipped; name the folder it links to, or keep the files here"
+                    : "\(kind), not a regular file; skipped", at: SourceLocation(file: file, line: 1, column: 1))
         }
         return walk.found.sorted { $0.path < $1.path }
     }
@@ -136,6 +139,14 @@ enum Files {
                 listed.folders.append(path)
                 continue
             }
+            // A link to a folder is not followed (a link back up would walk for ever): said,
+            // so that the files in it are not left out without a word.
+            if !isHidden, type == Int32(DT_LNK) || type == Int32(DT_UNKNOWN), isLink(Path.join(root, path)),
+                Files.isFolder(Path.join(root, path)), mayHoldYAML(Path.join(root, path))
+            {
+                listed.special.append((Path.join(root, path), linkedFolder))
+                continue
+            }
             if isHidden || !isYAML { continue }
             // A FIFO would block the read for ever; a device or socket is no file of ours. (A
             // link is judged by what it names.)
@@ -158,6 +169,24 @@ enum Files {
     }
 
     static let specialFile = "file.special"
+    /// What ``list(_:_:reading:into:)`` calls a link to a folder, which a walk does not follow.
+    static let linkedFolder = "a link to a folder"
+
+    /// Whether the folder `path` holds a YAML file, or a folder that may: a folder of goldens
+    /// behind a link is none of a walk's business.
+    static func mayHoldYAML(_ path: String) -> Bool {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return false }
+        return names.contains { name in
+            !name.hasPrefix(".")
+                && (name.hasSuffix(".yaml") || name.hasSuffix(".yml") || isFolder(Path.join(path, name)))
+        }
+    }
+
+    /// Whether `path` is a symbolic link (not following it).
+    static func isLink(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK
+    }
 
     /// Whether `path` is a folder (following links).
     static func isFolder(_ path: String) -> Bool {
