@@ -12,7 +12,7 @@ struct CompiledInvariant: Sendable {
 
 /// Watches one run (or one explored path) for the rules its journey states under
 /// `invariants:`, and for ``ExplorationInvariant/credentialBeforeSuccess`` in a journey with a
-/// step that verifies a credential.
+/// step that verifies a credential, or that calls a journey with one.
 ///
 /// It is told each step the run enters and the end it reaches (``check(_:_:)``), and each
 /// outcome a step completes with (``completed(journey:step:outcome:)``). What it remembers of
@@ -53,9 +53,7 @@ public struct InvariantMonitor: Sendable, Hashable {
     public private(set) var bits: [Bool]
 
     /// A monitor for runs of `journey`, or nil when it has nothing to watch: no invariants of
-    /// its own, and no step of its own that verifies a credential, or one that every success
-    /// end is behind in the journey's steps alone (or it declares that it breaks
-    /// ``ExplorationInvariant/credentialBeforeSuccess`` on purpose).
+    /// its own, and no credential to watch (``checksCredential(_:in:)``).
     public init?(_ journey: CompiledJourney, library: CompiledLibrary) {
         checksCredential = Self.checksCredential(journey, in: library)
         invariants = journey.invariants

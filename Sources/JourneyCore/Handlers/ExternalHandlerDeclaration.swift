@@ -74,6 +74,8 @@ public struct ExternalHandlerDeclaration: Sendable, Hashable {
             },
             inputs: inputs, outcomes: outcomes, actionsAreOutcomes: actionsAreOutcomes)
         contract.deterministic = deterministic
+        // A program may read and write any key of the device store.
+        contract.touchesEveryStoredKey = true
         return contract
     }
 

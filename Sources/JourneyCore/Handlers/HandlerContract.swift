@@ -63,6 +63,11 @@ public struct HandlerContract: Sendable {
     /// `app.background`'s time away). `journey explore` then tells apart situations at such a
     /// step by that time too, as far as the journey's durations can tell it.
     public var readsTimeAtStep = false
+    /// Whether a step of the handler may read or write any key of the device store, not only
+    /// those its parameters name (``ParameterSpec/storeKey``): `session.clear`, which removes
+    /// every key it does not keep, and handler programs. `journey check` then takes every key a
+    /// scenario's device starts with to be read.
+    public var touchesEveryStoredKey = false
 
     /// Whether a step of the handler may wait for input: it declares an input, its screen's
     /// actions are its outcomes, or a refinement may add inputs. A handler that takes none

@@ -49,7 +49,7 @@ public struct ScenarioChecker: Sendable {
             known.formUnion(j.source.steps.compactMap { $0.literalParameter("key") })
             for step in j.steps {
                 guard let handler = step.handler else { continue }
-                if handler is ExternalHandler || handler.contract.id == "session.clear" { readsAny = true }
+                if handler.contract.touchesEveryStoredKey { readsAny = true }
                 for spec in handler.contract.parameters where !spec.storeKey.isEmpty {
                     let source = j.source.steps.first { $0.id.value == step.id }
                     if let key = source?.literalParameter(spec.name) {

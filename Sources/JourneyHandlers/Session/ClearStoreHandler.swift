@@ -5,14 +5,18 @@ import JourneyCore
 public struct ClearStoreHandler: StepHandler {
     public init() {}
 
-    public let contract = HandlerContract(
-        id: "session.clear", summary: "Removes every stored value except those listed in `keep`.",
-        parameters: [
-            ParameterSpec(
-                name: "keep", kind: .value(TypeInfo(.list)), defaultValue: .list([]),
-                summary: "store keys that survive")
-        ],
-        outcomes: [OutcomeSpec(name: "cleared", summary: "the store holds only the kept keys")])
+    public let contract: HandlerContract = {
+        var contract = HandlerContract(
+            id: "session.clear", summary: "Removes every stored value except those listed in `keep`.",
+            parameters: [
+                ParameterSpec(
+                    name: "keep", kind: .value(TypeInfo(.list)), defaultValue: .list([]),
+                    summary: "store keys that survive")
+            ],
+            outcomes: [OutcomeSpec(name: "cleared", summary: "the store holds only the kept keys")])
+        contract.touchesEveryStoredKey = true
+        return contract
+    }()
 
     public nonisolated(nonsending) func run(
         _ invocation: HandlerInvocation, context: HandlerContext
