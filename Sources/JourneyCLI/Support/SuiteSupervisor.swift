@@ -295,9 +295,13 @@ final class Worker {
     private let errorLog: Int32
 
     init(executable: String, arguments: [String], input: String) throws {
-        let logPath = NSTemporaryDirectory() + "/journey-worker-\(getpid())-\(Worker.count.next()).log"
-        errorLog = open(logPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        // A name no file has (mkstemp picks it): one left by a process killed before it could
+        // unlink its own, whose process id this one now has, is never in the way.
+        var template = Array((NSTemporaryDirectory() + "/journey-worker-\(getpid())-XXXXXX").utf8CString)
+        errorLog = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        let logPath = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         guard errorLog >= 0 else { throw CLIError("cannot make \(logPath): \(String(cString: strerror(errno)))") }
+        _ = fcntl(errorLog, F_SETFD, FD_CLOEXEC)
         unlink(logPath)
         var toWorker: [Int32] = [0, 0]
         var fromWorker: [Int32] = [0, 0]
@@ -396,20 +400,6 @@ final class Worker {
             bytes += chunk[..<count]
         }
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// Numbers the workers of this process, for their log names.
-    static let count = Counter()
-
-    final class Counter: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value = 0
-        func next() -> Int {
-            lock.lock()
-            defer { lock.unlock() }
-            value += 1
-            return value
-        }
     }
 
     deinit { if reaped == nil { kill() } }
