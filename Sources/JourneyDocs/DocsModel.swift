@@ -130,7 +130,7 @@ public enum DocsBuilder {
                 edges += stepEdges
                 steps.append(page.step(step, edges: stepEdges))
             }
-            let (reads, writes) = usage(journey, parameters: { library?[journey.id.value]?.parameters(ofStep: $0) })
+            let (reads, writes) = usage(journey, storeKeys: library?[journey.id.value]?.handlerStoreKeys ?? [])
             let walkthroughs = recordings.filter { $0.journey == journey.id.value }
                 .sorted { $0.scenario < $1.scenario }
                 .map { walkthrough($0, journey: journey.id.value) }
@@ -390,10 +390,10 @@ public enum DocsBuilder {
     }
 
     /// The names a journey reads (in guards, texts, parameters and outputs) and writes, with
-    /// the device store keys its steps' handlers read and write (`parameters`: those the
-    /// handler of a step takes, where a parameter names a store key written as text).
+    /// the device store keys its steps' handlers read and write
+    /// (``CompiledJourney/handlerStoreKeys``).
     static func usage(
-        _ journey: Journey, parameters: (String) -> [ParameterSpec]? = { _ in nil }
+        _ journey: Journey, storeKeys: [(key: String, use: ParameterSpec.StoreKeyUse)] = []
     ) -> (reads: [String], writes: [String]) {
         var reads = Set<String>()
         var writes = Set<String>()
@@ -436,16 +436,10 @@ public enum DocsBuilder {
                 if let condition = $0.enabledWhen { readTemplate(condition.value) }
             }
             for (_, transition) in step.transitions { readAndWrite(transition) }
-            for spec in parameters(step.id.value) ?? [] where !spec.storeKey.isEmpty {
-                // Written by the step, or the handler's default (`session.state`'s token keys).
-                let key =
-                    step.parameter(spec.name) == nil
-                    ? spec.defaultValue.flatMap { if case .string(let text) = $0, !text.isEmpty { text } else { nil } }
-                    : step.literalParameter(spec.name)
-                guard let key, !key.isEmpty else { continue }
-                if spec.storeKey.contains(.reads) { reads.insert("stored." + key) }
-                if spec.storeKey.contains(.writes) { writes.insert("stored." + key) }
-            }
+        }
+        for (key, use) in storeKeys {
+            if use.contains(.reads) { reads.insert("stored." + key) }
+            if use.contains(.writes) { writes.insert("stored." + key) }
         }
         for limit in journey.limits {
             reads.insert(limit.counter.value.description)

@@ -335,6 +335,7 @@ public enum HandlerReference {
             ),
             ("deterministic", .bool(contract.deterministic)),
             ("readsTimeAtStep", .bool(contract.readsTimeAtStep)),
+            ("touchesEveryStoredKey", .bool(contract.touchesEveryStoredKey)),
         ])
     }
 
@@ -355,6 +356,13 @@ public enum HandlerReference {
             ("range", parameter.range.map { .object([("min", .int($0.lowerBound)), ("max", .int($0.upperBound))]) }),
             ("mayBeSecret", .bool(parameter.mayBeSecret)),
             ("namesSecretStoreKey", .bool(parameter.namesSecretStoreKey)),
+            (
+                "storeKey",
+                .strings(
+                    [(ParameterSpec.StoreKeyUse.reads, "reads"), (.writes, "writes")].filter {
+                        parameter.storeKey.contains($0.0)
+                    }.map(\.1))
+            ),
             ("namesAction", .bool(parameter.namesAction)),
         ]
         if case .value = parameter.kind {

@@ -78,7 +78,7 @@ enum Files {
                     "file.missing", "no such file or directory", at: SourceLocation(file: path, line: 1, column: 1))
             } else {
                 diagnostics.error(
-                    "file.unreadable", "cannot open \(path): \(error)",
+                    unreadableFile, "cannot open \(path): \(error)",
                     at: SourceLocation(file: path, line: 1, column: 1))
             }
             return []
@@ -95,12 +95,8 @@ enum Files {
     }
 
     private static func finish(_ walk: FolderWalk, diagnostics: inout DiagnosticList) -> [FolderWalk.File] {
-        for (file, kind) in walk.special.sorted(by: { $0.file < $1.file }) {
-            diagnostics.warning(
-                specialFile,
-                kind == linkedFolder
-                    ? "a link to a folder, not followed: its files are skipped; name the folder it links to, or keep the files here"
-                    : "\(kind), not a regular file; skipped", at: SourceLocation(file: file, line: 1, column: 1))
+        for (file, said) in walk.special.sorted(by: { $0.file < $1.file }) {
+            diagnostics.warning(specialFile, said, at: SourceLocation(file: file, line: 1, column: 1))
         }
         return walk.found.sorted { $0.path < $1.path }
     }
@@ -110,8 +106,8 @@ enum Files {
     /// (as paths with `root`), with what they are.
     fileprivate static func list(
         _ root: String, _ relative: String, reading limit: Int?, into scratch: UnsafeMutableRawBufferPointer
-    ) -> (files: [FolderWalk.File], folders: [String], special: [(file: String, kind: String)]) {
-        var listed: (files: [FolderWalk.File], folders: [String], special: [(file: String, kind: String)]) = (
+    ) -> (files: [FolderWalk.File], folders: [String], special: [(file: String, said: String)]) {
+        var listed: (files: [FolderWalk.File], folders: [String], special: [(file: String, said: String)]) = (
             [], [], []
         )
         guard let directory = opendir(relative.isEmpty ? root : Path.join(root, relative)) else { return listed }
@@ -144,14 +140,20 @@ enum Files {
             if !isHidden, type == Int32(DT_LNK) || type == Int32(DT_UNKNOWN), isLink(Path.join(root, path)),
                 Files.isFolder(Path.join(root, path)), mayHoldYAML(Path.join(root, path))
             {
-                listed.special.append((Path.join(root, path), linkedFolder))
+                listed.special.append(
+                    (
+                        Path.join(root, path),
+                        "a link to a folder, not followed: its files are skipped; name the folder it links to, or keep the files here"
+                    ))
                 continue
             }
             if isHidden || !isYAML { continue }
             // A FIFO would block the read for ever; a device or socket is no file of ours. (A
             // link is judged by what it names.)
             if type != Int32(DT_REG), let kind = specialKind(Path.join(root, path)) {
-                if kind != "a folder" { listed.special.append((Path.join(root, path), kind)) }
+                if kind != "a folder" {
+                    listed.special.append((Path.join(root, path), "\(kind), not a regular file; skipped"))
+                }
                 continue
             }
             let data = limit.map { limit in
@@ -169,8 +171,8 @@ enum Files {
     }
 
     static let specialFile = "file.special"
-    /// What ``list(_:_:reading:into:)`` calls a link to a folder, which a walk does not follow.
-    static let linkedFolder = "a link to a folder"
+    /// A file named in a folder walked, or on the command line, that cannot be opened.
+    static let unreadableFile = "file.unreadable"
 
     /// Whether the folder `path` holds a YAML file, or a folder that may: a folder of goldens
     /// behind a link is none of a walk's business.
@@ -464,7 +466,7 @@ enum Files {
             diagnostics.error(specialFile, error.description, at: SourceLocation(file: path, line: 1, column: 1))
             return nil
         } catch {
-            diagnostics.error("file.unreadable", "\(error)", at: SourceLocation(file: path, line: 1, column: 1))
+            diagnostics.error(unreadableFile, "\(error)", at: SourceLocation(file: path, line: 1, column: 1))
             return nil
         }
     }
@@ -499,7 +501,7 @@ private final class FolderWalk: @unchecked Sendable {
     /// Threads listing a folder: until none is, more folders may come.
     private var busy = 0
     private(set) var found: [File] = []
-    private(set) var special: [(file: String, kind: String)] = []
+    private(set) var special: [(file: String, said: String)] = []
 
     init(root: String, limit: Int?) {
         self.root = root

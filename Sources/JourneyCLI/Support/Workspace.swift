@@ -65,7 +65,7 @@ enum Workspace {
         // A file that could not be opened may be a journey declaring any stored key secret:
         // every one is taken to be, so that what the runs show and the goldens an update
         // writes keep it secret (the file is reported, and the command fails).
-        loader.filesUnopened = diagnostics.items.contains { $0.id == "file.unreadable" }
+        loader.filesUnopened = diagnostics.items.contains { $0.id == Files.unreadableFile }
         var project = loader.load(sources)
         diagnostics.append(contentsOf: project.diagnostics)
         sharedGoldens(&project, into: &diagnostics)
@@ -240,9 +240,7 @@ enum Workspace {
             for handler in handlers {
                 for word in handler.command where !word.isEmpty && !word.hasPrefix("-") {
                     let path = word.hasPrefix("/") ? word : Path.join(folder, word)
-                    var isFolder: ObjCBool = false
-                    guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue
-                    else { continue }
+                    guard Files.exists(path), !Files.isFolder(path) else { continue }
                     add(path, "a file handler \(handler.id.value) is started with")
                 }
             }

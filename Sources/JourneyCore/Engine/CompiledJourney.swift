@@ -126,9 +126,23 @@ public final class CompiledJourney: Sendable {
         stepIndex[id].map { steps[$0].contract }
     }
 
-    /// The parameters the handler of step `id` takes; nil for a step that calls a journey.
-    public func parameters(ofStep id: String) -> [ParameterSpec]? {
-        stepIndex[id].flatMap { steps[$0].handler?.contract.parameters }
+    /// The device store keys its steps' handlers read or write under a key a parameter names
+    /// (``ParameterSpec/storeKey``): as the step writes it as text, or the handler's default
+    /// where the step gives none (`session.state`'s token keys). A key a template computes is
+    /// not known before the run, and not among them.
+    public var handlerStoreKeys: [(key: String, use: ParameterSpec.StoreKeyUse)] {
+        var found: [(key: String, use: ParameterSpec.StoreKeyUse)] = []
+        for step in source.steps {
+            guard let index = stepIndex[step.id.value], let handler = steps[index].handler else { continue }
+            for spec in handler.contract.parameters where !spec.storeKey.isEmpty {
+                let key =
+                    step.parameter(spec.name) == nil
+                    ? spec.defaultValue.flatMap { if case .string(let text) = $0 { text } else { nil } }
+                    : step.literalParameter(spec.name)
+                if let key, !key.isEmpty { found.append((key, spec.storeKey)) }
+            }
+        }
+        return found
     }
 
     func name(of target: Target) -> String {

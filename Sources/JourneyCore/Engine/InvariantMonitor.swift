@@ -81,11 +81,8 @@ public struct InvariantMonitor: Sendable, Hashable {
     static func watchesCredential(_ journey: CompiledJourney, in library: CompiledLibrary) -> Bool {
         if journey.watchesCredential { return true }
         guard journey.credentialSteps.isEmpty else { return false }
-        return journey.steps.contains { step in
-            guard case .call(let id) = step.runner, let callee = library[id] else { return false }
-            return ScenarioChecker.reachableJourneys(from: callee, in: library).contains {
-                !$0.credentialSteps.isEmpty
-            }
+        return ScenarioChecker.reachableJourneys(from: journey, in: library).dropFirst().contains {
+            !$0.credentialSteps.isEmpty
         }
     }
 

@@ -47,18 +47,8 @@ public struct ScenarioChecker: Sendable {
         var readsAny = false
         for j in reachable {
             known.formUnion(j.source.steps.compactMap { $0.literalParameter("key") })
-            for step in j.steps {
-                guard let handler = step.handler else { continue }
-                if handler.contract.touchesEveryStoredKey { readsAny = true }
-                for spec in handler.contract.parameters where !spec.storeKey.isEmpty {
-                    let source = j.source.steps.first { $0.id.value == step.id }
-                    if let key = source?.literalParameter(spec.name) {
-                        known.insert(key)
-                    } else if source?.parameter(spec.name) == nil, case .string(let key)? = spec.defaultValue {
-                        known.insert(key)
-                    }
-                }
-            }
+            known.formUnion(j.handlerStoreKeys.map(\.key))
+            if j.steps.contains(where: { $0.handler?.contract.touchesEveryStoredKey == true }) { readsAny = true }
         }
         for entry in scenario.device.store where !readsAny && !known.contains(entry.key.value) {
             d.warning(
