@@ -115,6 +115,49 @@ struct TranscriptPathTests {
         }
     }
 
+    @Test(
+        "a FIFO nobody reads yet: journey says on standard error that it waits for a reader, and writes once one comes"
+    )
+    func fifoWithoutReader() async throws {
+        guard let binary = Paths.journeyBinary else { throw SubprocessError.binaryNotFound }
+        try await withTemporaryDirectory { directory in
+            let fifo = directory.appendingPathComponent("transcript.fifo").path
+            #expect(mkfifo(fifo, 0o600) == 0)
+            let errors = directory.appendingPathComponent("stderr.txt")
+            _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+            let process = Process()
+            process.executableURL = binary
+            process.arguments = ["run", "--scenario", Self.scenario, "--transcript", fifo]
+            process.currentDirectoryURL = directory
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = try FileHandle(forWritingTo: errors)
+            try process.run()
+            defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+            // No reader: journey waits for one, and says so rather than stopping without a word.
+            var said = ""
+            for _ in 0..<6000 where !said.contains("\n") {
+                try await Task.sleep(for: .milliseconds(10))
+                said = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+            }
+            #expect(said == "journey: waiting for a process to read \(fifo), a FIFO (Ctrl-C stops)\n")
+            #expect(process.isRunning, "journey did not wait for a reader")
+            let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+            #expect(reader >= 0)
+            defer { close(reader) }
+            var transcript = Data()
+            for _ in 0..<6000 where process.isRunning {
+                transcript.append(Self.drain(reader))
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(await waitForExit(process, seconds: 60))
+            transcript.append(Self.drain(reader))
+            #expect(process.terminationStatus == Exit.ok)
+            #expect(transcript == (try Self.golden))
+            #expect(Self.kind(fifo) == S_IFIFO, "the FIFO was replaced")
+        }
+    }
+
     #if os(Linux)
     @Test("a socket is connected to and written directly")
     func socket() async throws {

@@ -9,7 +9,8 @@ import Darwin
 /// - nothing, or a regular file: replaced atomically (``AtomicFile``);
 /// - a symbolic link: written through, by these same rules for its target; the link stays;
 /// - a character device (`/dev/null`, a terminal), a FIFO or a socket: opened (a socket
-///   connected to) and written directly, with no temporary file and no rename;
+///   connected to) and written directly, with no temporary file and no rename; while no
+///   process reads a FIFO, standard error says that `journey` waits for one;
 /// - a folder or a block device: refused, before anything runs.
 final class OutputFile {
     private enum Destination {
@@ -145,6 +146,7 @@ final class OutputFile {
             case S_IFDIR: throw Refusal(reason: "is a directory")
             case S_IFBLK: throw Refusal(reason: "is a block device, which journey never writes to")
             case S_IFSOCK: return .direct(try connectSocket(current))
+            case S_IFIFO: return .direct(try openFIFO(current, shownAs: path))
             case S_IFLNK:
                 // A link that the kernel resolves from an open file (/dev/stdout → /proc/self/fd/1)
                 // is written through as it is, appending, so `>> log` keeps the log.
@@ -163,6 +165,29 @@ final class OutputFile {
         let descriptor = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | flags)
         guard descriptor >= 0 else { throw SystemError() }
         return descriptor
+    }
+
+    /// The FIFO at `path` opened for writing. Opening a FIFO waits for a reader, and a reader
+    /// that never comes would leave `journey` stopped with no word: it is asked without
+    /// waiting, and while no process reads it, standard error says so once (Ctrl-C stops
+    /// `journey` as ever) and it is asked again every few milliseconds. Written to blocking,
+    /// as a pipe is.
+    private static func openFIFO(_ path: String, shownAs shown: String) throws(SystemError) -> Int32 {
+        var said = false
+        while true {
+            let descriptor = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK)
+            if descriptor >= 0 {
+                _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+                return descriptor
+            }
+            guard errno == ENXIO else { throw SystemError() }
+            if !said {
+                said = true
+                StandardStreams.shared.write(
+                    "journey: waiting for a process to read \(shown), a FIFO (Ctrl-C stops)\n", to: .error)
+            }
+            usleep(20_000)
+        }
     }
 
     /// A stream socket connected to the Unix socket at `path`.
