@@ -343,6 +343,8 @@ struct ExploreCommand: AsyncParsableCommand {
         /// Counterexamples that could not be written: the command fails when done (exit 2).
         var unwritten = 0
         var coverage: [String: ScenarioCoverage] = [:]
+        /// The goldens of every scenario among the files, read once for the coverage of all.
+        var recorded: [ScenarioRecording]?
         var transcripts: [String: String] = [:]
         /// The starts of the journey being explored so far.
         var group: [(result: JourneyExplorer.Result, excepted: [RuleException])] = []
@@ -361,7 +363,9 @@ struct ExploreCommand: AsyncParsableCommand {
                     to: emit, searched: context.searchFolders, written: &written, replays: &replays, console: console)
             }
             if coverage[journey.id] == nil {
-                coverage[journey.id] = ScenarioCoverage(journey: journey.id, project.scenarios)
+                let recorded = self.recorded ?? DocsCommand.recordings(project.scenarios).0
+                self.recorded = recorded
+                coverage[journey.id] = ScenarioCoverage(journey: journey.id, project.scenarios, recorded: recorded)
             }
             if !command.json, let library = project.library {
                 // Each counterexample played as `journey run` plays the scenario written for it.
@@ -955,20 +959,32 @@ private func leftOutJSON(_ note: JourneyExplorer.LeftOut) -> JSONTree {
     ])
 }
 
-/// What the committed scenarios of a journey cover, from their golden transcripts: the steps
-/// and outcomes they take, set against those the exploration found reachable.
+/// What the committed scenarios cover of a journey, from their golden transcripts: the steps
+/// and outcomes they take, set against those the exploration found reachable. The scenarios of
+/// journeys that call it count too, as `journey docs` counts them: a called journey's
+/// transitions are taken in its callers' runs.
 struct ScenarioCoverage {
     /// The journey's scenarios with a golden transcript.
     var scenarios: Int
     /// Its scenarios without one (not counted).
     var withoutGolden: Int
+    /// Scenarios of other journeys whose goldens take a transition of this one (they call it).
+    var callerScenarios: Int
     var taken: Set<JourneyExplorer.Edge>
 
-    init(journey: String, _ all: [CompiledScenario]) {
-        let (recordings, missing) = DocsCommand.recordings(all.filter { $0.journey.id == journey })
-        scenarios = recordings.count
-        withoutGolden = missing.count
-        taken = DocsBuilder.edgesTaken(recordings, journey: journey)
+    /// - Parameter recorded: the goldens of every scenario among the files, read once.
+    init(journey: String, _ all: [CompiledScenario], recorded: [ScenarioRecording]) {
+        let own = recorded.filter { $0.journey == journey }
+        scenarios = own.count
+        withoutGolden = all.filter { $0.journey.id == journey }.count - own.count
+        taken = DocsBuilder.edgesTaken(own, journey: journey)
+        callerScenarios = 0
+        for recording in recorded where recording.journey != journey {
+            let edges = DocsBuilder.edgesTaken([recording], journey: journey)
+            guard !edges.isEmpty else { continue }
+            callerScenarios += 1
+            taken.formUnion(edges)
+        }
     }
 
     /// The transitions the exploration takes that no scenario does, in the journey's order.
@@ -977,16 +993,21 @@ struct ScenarioCoverage {
     }
 
     func line(_ result: JourneyExplorer.Result) -> String {
-        guard scenarios + withoutGolden > 0 else {
+        guard scenarios + withoutGolden + callerScenarios > 0 else {
             return
                 "  coverage: no scenario of the journey is among the files explored (write one with journey new scenario, or give the folder that holds them)"
         }
         let reachable = result.declared.filter { result.taken.contains($0) }.count
         let tested = result.declared.filter { taken.contains($0) }.count
         let untested = self.untested(result)
-        let counted =
-            "\(counted(scenarios, "scenario")) with goldens"
-            + (withoutGolden > 0 ? ", \(withoutGolden) without" : "")
+        var parts: [String] = []
+        if scenarios + withoutGolden > 0 {
+            parts.append(
+                "\(counted(scenarios, "scenario")) with goldens"
+                    + (withoutGolden > 0 ? ", \(withoutGolden) without" : ""))
+        }
+        if callerScenarios > 0 { parts.append("\(counted(callerScenarios, "scenario")) of journeys that call it") }
+        let counted = parts.joined(separator: "; ")
         var line =
             "  coverage: the explored paths take \(reachable) of \(result.declared.count) transitions, the scenarios \(tested) (\(counted))"
         if !untested.isEmpty {
@@ -1000,6 +1021,7 @@ struct ScenarioCoverage {
     func json(_ result: JourneyExplorer.Result) -> JSONTree {
         JSONTree.members([
             ("scenarios", .int(scenarios)), ("withoutGolden", .int(withoutGolden)),
+            ("callerScenarios", .int(callerScenarios)),
             ("explored", .int(result.declared.filter { result.taken.contains($0) }.count)),
             ("tested", .int(result.declared.filter { taken.contains($0) }.count)),
             ("reachableUntested", .strings(untested(result).map(\.description))),

@@ -2059,6 +2059,22 @@ extension ExploreCommandTests {
             "\(json)")
         let alone = try await runJourney(["explore", "journeys/examples/pin-model.journey.yaml"])
         #expect(alone.stdout.contains("no scenario of the journey is among the files explored"), "\(alone)")
+        // A called journey with no scenario of its own: its callers' scenarios take its transitions.
+        let called = try await runJourney(["explore", "journeys/diia", "--journey", "diia.biometry-opt-in"])
+        #expect(called.status == Exit.ok, "\(called)")
+        #expect(
+            called.stdout.contains(
+                "  coverage: the explored paths take 3 of 4 transitions, the scenarios 3 (5 scenarios of journeys that call it)\n"
+            ), "\(called)")
+        let calledJSON = try await runJourney([
+            "explore", "journeys/diia", "--journey", "diia.biometry-opt-in", "--json",
+        ])
+        let entries = try #require(
+            try JSONSerialization.jsonObject(with: Data(calledJSON.stdout.utf8)) as? [[String: Any]], "\(calledJSON)")
+        let counts = (entries.first?["coverage"] as? [String: Any]) ?? [:]
+        #expect(
+            [counts["scenarios"], counts["withoutGolden"], counts["callerScenarios"]].map { $0 as? Int } == [0, 0, 5],
+            "\(calledJSON)")
     }
 
     @Test("a journey is explored from the default device and from where each of its scenarios starts, said together")
