@@ -393,7 +393,7 @@ public enum DocsBuilder {
     /// the device store keys its steps' handlers read and write
     /// (``CompiledJourney/handlerStoreKeys``).
     static func usage(
-        _ journey: Journey, storeKeys: [(key: String, use: ParameterSpec.StoreKeyUse)] = []
+        _ journey: Journey, storeKeys: [(key: String, use: ParameterSpec.StoreKeyUse, step: String)] = []
     ) -> (reads: [String], writes: [String]) {
         var reads = Set<String>()
         var writes = Set<String>()
@@ -437,7 +437,7 @@ public enum DocsBuilder {
             }
             for (_, transition) in step.transitions { readAndWrite(transition) }
         }
-        for (key, use) in storeKeys {
+        for (key, use, _) in storeKeys {
             if use.contains(.reads) { reads.insert("stored." + key) }
             if use.contains(.writes) { writes.insert("stored." + key) }
         }

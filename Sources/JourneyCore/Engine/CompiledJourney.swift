@@ -129,9 +129,9 @@ public final class CompiledJourney: Sendable {
     /// The device store keys its steps' handlers read or write under a key a parameter names
     /// (``ParameterSpec/storeKey``): as the step writes it as text, or the handler's default
     /// where the step gives none (`session.state`'s token keys). A key a template computes is
-    /// not known before the run, and not among them.
-    public var handlerStoreKeys: [(key: String, use: ParameterSpec.StoreKeyUse)] {
-        var found: [(key: String, use: ParameterSpec.StoreKeyUse)] = []
+    /// not known before the run, and not among them. Each with the id of the step.
+    public var handlerStoreKeys: [(key: String, use: ParameterSpec.StoreKeyUse, step: String)] {
+        var found: [(key: String, use: ParameterSpec.StoreKeyUse, step: String)] = []
         for step in source.steps {
             guard let index = stepIndex[step.id.value], let handler = steps[index].handler else { continue }
             for spec in handler.contract.parameters where !spec.storeKey.isEmpty {
@@ -139,7 +139,7 @@ public final class CompiledJourney: Sendable {
                     step.parameter(spec.name) == nil
                     ? spec.defaultValue.flatMap { if case .string(let text) = $0 { text } else { nil } }
                     : step.literalParameter(spec.name)
-                if let key, !key.isEmpty { found.append((key, spec.storeKey)) }
+                if let key, !key.isEmpty { found.append((key, spec.storeKey, step.id.value)) }
             }
         }
         return found

@@ -56,6 +56,16 @@ public struct ScenarioChecker: Sendable {
                 "the device starts with '\(entry.key.value)', which no journey this scenario plays declares or reads, so nothing reads it\(Suggestion.hint(for: entry.key.value, in: known.sorted()))",
                 at: entry.key.location)
         }
+        for entry in scenario.device.pins {
+            guard case .string(let digits)? = pins[entry.key.value]?.revealed else { continue }
+            let checks = Self.pads(checking: entry.key.value, reachable, asked.padLengths)
+            guard !checks.isEmpty, !checks.contains(where: { $0.length == digits.count }) else { continue }
+            let steps = checks.map { "'\($0.step)' takes \($0.length)" }.joined(separator: ", ")
+            d.warning(
+                Self.untypedPin,
+                "PIN '\(entry.key.value)' has \(digits.count) digits, but the pads that check it take another number (\(steps)): it can never be typed there, so no run unlocks with it (its value is not shown)",
+                at: entry.key.location)
+        }
         var sessions: [CompiledScenario.Session] = []
         for (index, session) in scenario.sessions.enumerated() {
             if let at = session.expect.at, index < scenario.sessions.count - 1 {
@@ -150,6 +160,27 @@ public struct ScenarioChecker: Sendable {
 
     /// A key the scenario's device starts with that nothing the run plays reads.
     public static let unreadStored = "scenario.store"
+    /// A PIN the scenario's device keeps whose length no pad that checks it takes.
+    public static let untypedPin = "scenario.pin"
+
+    /// The steps that read a PIN sealed under `key` (a parameter that reads the key, written as
+    /// text or the handler's default) from a pad whose length they give as a constant, with
+    /// that length: where the steps of an id disagree, or one computes its length, none of them.
+    static func pads(
+        checking key: String, _ reachable: [CompiledJourney], _ padLengths: [String: Int?]
+    ) -> [(step: String, length: Int)] {
+        var found: [(step: String, length: Int)] = []
+        for journey in reachable {
+            for use in journey.handlerStoreKeys where use.key == key && use.use.contains(.reads) {
+                guard let contract = journey.contract(ofStep: use.step) else { continue }
+                for input in contract.inputs where input.pad != nil {
+                    guard case .some(.some(let length)) = padLengths[use.step + "/" + input.name] else { return [] }
+                    if !found.contains(where: { $0.step == use.step }) { found.append((use.step, length)) }
+                }
+            }
+        }
+        return found
+    }
 
     /// The stored keys a secret is sealed under, each with who opens or seals it there: a step
     /// whose handler opens a seal the device keeps under a key it is given (`pin.verify`'s

@@ -273,6 +273,33 @@ extension PinHandlerTests {
         #expect(Self.expectationWarnings("{ userPin: { is: empty } }").isEmpty)
         #expect(Self.expectationWarnings("{ fails: 0 }", pins: #"{ userPin: "2580" }"#).isEmpty)
     }
+
+    @Test("a PIN the device keeps with more or fewer digits than the pads that check it take is said when checked")
+    func aPinNoPadCanType() {
+        func warnings(_ pins: String) -> [String] {
+            let scenario = """
+                scenario: s
+                journey: t.one
+                device: { pins: \(pins), kdfRounds: 1000 }
+                script: []
+                expect: { at: s }
+                """
+            let project = ProjectLoader(handlers: BuiltinHandlers.registry).load([
+                SourceFile(path: "j.yaml", data: Data(Self.unlock.utf8)),
+                SourceFile(path: "s.yaml", data: Data(scenario.utf8)),
+            ])
+            return project.diagnostics.items.filter { $0.id == "scenario.pin" }.map {
+                "\($0.severity) \($0.location.line):\($0.location.column) \($0.message)"
+            }
+        }
+        #expect(
+            warnings(#"{ userPin: "258046" }"#) == [
+                "warning 3:19 PIN 'userPin' has 6 digits, but the pads that check it take another number ('s' takes 4): it can never be typed there, so no run unlocks with it (its value is not shown)"
+            ])
+        #expect(warnings(#"{ userPin: "2580" }"#).isEmpty)
+        // A key no step checks: nothing to type it at.
+        #expect(warnings(#"{ otherPin: "258046" }"#).isEmpty)
+    }
 }
 
 @Suite("PIN policy and session state")
