@@ -665,6 +665,11 @@ struct ExploreCommandTests {
                 "welcome: guest", "invariant 'home-after-verify' is broken at step 'home'"
             ),
             (
+                "rounds.journey.yaml", "explore.rounds", "explore.exceeded-target",
+                "choosePin: strong → enterPin: wrong → enterPin: wrong → enterPin: wrong → enterPin: wrong",
+                "expected stored.failures = 3, found 1"
+            ),
+            (
                 "credential-skipped.journey.yaml", "explore.credential-skipped", "explore.credential-before-success",
                 "signIn: later → home: done",
                 "success end 'done' is reached without passing a step that verifies a credential"

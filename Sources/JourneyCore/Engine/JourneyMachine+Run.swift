@@ -40,6 +40,9 @@ extension JourneyMachine {
         /// The sub-journeys the event being handled returned from, in order: cleared when the
         /// next event comes (``JourneyMachine/callReturns``).
         var callReturns: [JourneyMachine.CallReturn] = []
+        /// The limits the event being handled led to their `exceeded`, in order: cleared when
+        /// the next event comes (``JourneyMachine/limitsExceeded``).
+        var limitsExceeded: [CompiledLimit] = []
 
         struct Given: Sendable {
             var inputs: [String: Value] = [:]
@@ -487,6 +490,7 @@ extension JourneyMachine.Run {
         _ limit: CompiledLimit, from step: String, outcome: String, inputs: [String: Value] = [:],
         data: [String: Value] = [:]
     ) -> Result<Target, RunFailureMessage> {
+        limitsExceeded.append(limit)
         if !limit.keep { setCounter(limit, 0) }
         if let lockout = limit.lockout, let ref = limit.lockedUntil {
             // Rounded up to the second: the lockout lasts at least as long as written.

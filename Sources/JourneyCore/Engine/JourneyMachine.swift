@@ -251,6 +251,11 @@ public struct JourneyMachine: Sendable {
     /// explorer's transitions taken) reads them after each event.
     public var callReturns: [CallReturn] { run.callReturns }
 
+    /// The attempt limits the last event led to their `exceeded` (spent, or entered while
+    /// spent or locked out), in order: an explorer reads them after each event, to remember
+    /// on the path that a limit set back when spent was spent.
+    var limitsExceeded: [CompiledLimit] { run.limitsExceeded }
+
     /// The state of the current (innermost) journey.
     public var currentState: [String: Value] { run.frames.last?.state ?? [:] }
 
@@ -268,6 +273,7 @@ public struct JourneyMachine: Sendable {
     /// Moves the machine by `event` and returns what the caller must do next.
     public mutating func handle(_ event: consuming Event) -> Action {
         if !run.callReturns.isEmpty { run.callReturns.removeAll() }
+        if !run.limitsExceeded.isEmpty { run.limitsExceeded.removeAll() }
         let atStep: Bool
         if case .atStep = state { atStep = true } else { atStep = false }
         let action: Action

@@ -103,6 +103,9 @@ extension JourneyExplorer {
                 let problem = dodged(
                     watching, before: counts[position], from: node, to: next, taking: edges, completed: completed,
                     written: written, root: root)
+                    ?? triedAgain(
+                        watching, position: position, from: node, to: next, taking: edges, completed: completed,
+                        written: written, root: root)
             else { continue }
             guard watching.excepts.contains(ExplorationInvariant.exceededTarget.rawValue) else { return problem }
             excused = excused ?? Self.excused(problem, by: watching)
@@ -204,6 +207,81 @@ extension JourneyExplorer {
             "\(way.isEmpty ? "a move" : way) takes \(watching.name) from \(before) to \(after) attempts (\(limit.counter)) and leaves what its steps check against as it was, without reaching '\(limit.name)' exceeded or an outcome its step resets on: going round this way buys attempts against the same secret",
             Self.expected(watching, before, at: next), nil
         )
+    }
+
+    /// A try at a limit set back when spent (``WatchedLimit/setBackWhenSpent``) from a state whose
+    /// path has spent it since what it guards was last replaced and a credential last checked
+    /// (``Node/rounds``): the limit led to its `exceeded` and gave its tries back, and this
+    /// round is against the same secret as the last. Nil when the move replaces what the limit
+    /// guards or passes a check of another credential, as for a way round the limit.
+    func triedAgain(
+        _ watching: WatchedLimit, position: Int, from node: Node, to next: Node, taking edges: [Edge],
+        completed: [(journey: String, edge: Edge)], written: [String], root: CompiledJourney
+    ) -> MoveProblem? {
+        guard node.rounds != 0, position < 64, node.rounds & (1 << UInt64(position)) != 0 else { return nil }
+        let journey = watching.journey
+        let taken = watching.root ? edges : completed.filter { $0.journey == journey.id }.map(\.edge)
+        guard watching.counted(taken).counted > 0,
+            !Self.clearsRounds(edges, completed: completed, of: root, in: library)
+        else { return nil }
+        if watching.root, let at = node.request?.step, watching.behindCredential.contains(at) { return nil }
+        if Self.replaces(watching, from: node.machine, to: next.machine, written: written) { return nil }
+        let limit = watching.limit
+        let maximum = JourneyMachine.FrameOnDevice(next.machine, running: journey.id)?.maximum(of: limit)
+        let way = taken.map(\.description).joined(separator: " ")
+        return (
+            .exceededTarget,
+            "\(way.isEmpty ? "a move" : way) tries \(watching.name) again after the path spent it and its count was set back (it has no 'keep' and no lockout), with what its steps check against as it was and no credential checked since: every round of tries buys another against the same secret; give the limit 'keep: true' or a 'lockout', or replace what it guards on the way (session.clear, pin.save)",
+            maximum.flatMap { Self.expected(watching, $0, at: next) }, nil
+        )
+    }
+
+    /// Whether a move that took `edges` (the root journey's) and `completed` (those of the
+    /// journeys it calls) passed a check of a credential: the limits it spent start afresh.
+    static func clearsRounds(
+        _ edges: [Edge], completed: [(journey: String, edge: Edge)], of root: CompiledJourney,
+        in library: CompiledLibrary
+    ) -> Bool {
+        verifiesCredential(edges, of: root)
+            || completed.contains(where: { verifiesCredential([$0.edge], of: library[$0.journey]) })
+    }
+
+    /// Whether what the limit `watching` guards differs between `machine` and `now`, or a key of
+    /// it was written on the way (`written`): a new secret, a new count.
+    static func replaces(
+        _ watching: WatchedLimit, from machine: borrowing JourneyMachine, to now: borrowing JourneyMachine,
+        written: [String]
+    ) -> Bool {
+        if let guarded = watching.guarded, written.contains(where: { guarded.contains("stored." + $0) }) { return true }
+        return kept(by: machine, for: watching) != kept(by: now, for: watching)
+    }
+
+    /// What the path remembers of the limits it spent (``Node/rounds``) after the part of a move
+    /// from `node` played so far, the machine now `now`: a bit for each watched limit set back
+    /// when spent that the move led to its `exceeded` (``Scratch/exceeded``), kept from `node`'s
+    /// otherwise; all cleared when the move passed a check of a credential, and one cleared when
+    /// the move replaced what its limit guards, or (`launched`) launched the app again while its
+    /// counter is in `state`, which every launch starts afresh: that is
+    /// ``ExplorationInvariant/counterSurvives``' to report, or its exception's to allow.
+    func rounds(
+        from node: Node, now: borrowing JourneyMachine, taking edges: [Edge], launched: Bool, scratch: Scratch
+    ) -> UInt64 {
+        var bits = node.rounds
+        if !scratch.exceeded.isEmpty {
+            for (position, watching) in scratch.watched.prefix(64).enumerated() where watching.setBackWhenSpent {
+                if scratch.exceeded.contains(where: { $0 === watching.limit }) { bits |= 1 << UInt64(position) }
+            }
+        }
+        guard bits != 0, let root = library[node.machine.root.id] else { return bits }
+        if Self.clearsRounds(edges, completed: scratch.completed, of: root, in: library) { return 0 }
+        for (position, watching) in scratch.watched.prefix(64).enumerated()
+        where bits & (1 << UInt64(position)) != 0
+            && ((launched && watching.limit.counter.scope == .state)
+                || Self.replaces(watching, from: node.machine, to: now, written: scratch.storeWrites.keys))
+        {
+            bits &= ~(1 << UInt64(position))
+        }
+        return bits
     }
 
     /// Where a limit's lockout stands on a user's move from `node` to `next`.

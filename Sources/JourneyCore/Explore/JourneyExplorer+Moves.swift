@@ -108,8 +108,8 @@ extension JourneyExplorer {
             let (context, _) = self.context(for: node.machine, answered: node.answered, scratch: scratch)
             context.machine.countStepsAfresh()
             let next = await settle(
-                in: context, context.handle(.restart), restarts: node.restarts + 1, answered: node.answered,
-                journey: journey, taking: &edges, monitor: monitor, scratch: scratch)
+                in: context, context.handle(.restart), from: node, restarts: node.restarts + 1,
+                answered: node.answered, journey: journey, taking: &edges, monitor: monitor, scratch: scratch)
             return (next, edges)
         }
         guard case .runStep(let invocation) = node.action else { return (node, []) }
@@ -150,7 +150,8 @@ extension JourneyExplorer {
             // The handler runs from its start on the next move: the network is as it was.
             let next = Node(
                 machine: context.machine, action: current, request: request, restarts: node.restarts,
-                outOfScope: note != nil, answered: node.answered, monitor: node.monitor, note: note)
+                outOfScope: note != nil, answered: node.answered, monitor: node.monitor, note: note,
+                rounds: node.rounds)
             return (next, [])
         case .done(let action, let outcome):
             var monitor = node.monitor
@@ -160,7 +161,8 @@ extension JourneyExplorer {
                     monitor: &monitor, scratch: scratch)
             }
             let next = await settle(
-                in: context, action, restarts: node.restarts, answered: watched?.answered ?? node.answered,
+                in: context, action, from: node, restarts: node.restarts,
+                answered: watched?.answered ?? node.answered,
                 journey: journey, taking: &edges, note: note, monitor: monitor,
                 scratch: scratch)
             return (next, edges)
@@ -170,9 +172,12 @@ extension JourneyExplorer {
     /// Runs the steps that ask for nothing (a decision, a save, a wipe) until one asks or the
     /// run ends, checking the journey's invariants at each step entered and at the end; the
     /// first one broken stops the path there. The steps run on the context's machine, in place.
+    ///
+    /// `node` is the state the move is played from: what the path remembers of the limits it
+    /// spent (``Node/rounds``) is carried on from it, as the move goes.
     nonisolated(nonsending) func settle(
-        in context: RunContext<Replies, Recorder>, _ action: JourneyMachine.Action, restarts: Int, answered: [Int],
-        journey: String, taking edges: inout [Edge], note: LeftOut? = nil,
+        in context: RunContext<Replies, Recorder>, _ action: JourneyMachine.Action, from node: Node, restarts: Int,
+        answered: [Int], journey: String, taking edges: inout [Edge], note: LeftOut? = nil,
         monitor: InvariantMonitor? = nil, scratch: Scratch
     ) async -> Node {
         var context = context
@@ -182,6 +187,7 @@ extension JourneyExplorer {
         var answered = answered
         var monitor = monitor
         var note = note
+        var rounds = node.rounds
         while true {
             // A call step completes when its sub-journey returns, inside the machine: after the
             // event that gave `action`.
@@ -190,16 +196,23 @@ extension JourneyExplorer {
                     called.outcome, at: called.step, of: called.journey, root: journey, edges: &edges,
                     monitor: &monitor, scratch: scratch)
             }
+            if scratch.watchesRounds {
+                scratch.exceeded += context.machine.limitsExceeded
+                rounds = self.rounds(
+                    from: node, now: context.machine, taking: edges, launched: restarts != node.restarts,
+                    scratch: scratch)
+            }
             if let broken = monitor?.check(action, context.machine) {
                 return Node(
                     machine: context.machine, action: action, request: nil, restarts: restarts,
-                    outOfScope: outOfScope, answered: answered, monitor: monitor, broken: broken, note: note)
+                    outOfScope: outOfScope, answered: answered, monitor: monitor, broken: broken, note: note,
+                    rounds: rounds)
             }
             switch action {
             case .finished, .failed:
                 return Node(
                     machine: context.machine, action: action, request: nil, restarts: restarts,
-                    outOfScope: outOfScope, answered: answered, monitor: monitor, note: note)
+                    outOfScope: outOfScope, answered: answered, monitor: monitor, note: note, rounds: rounds)
             case .proceed:
                 action = context.handle(.abort("the machine waited for a handler that was not running"))
             case .runStep(let invocation):
@@ -210,12 +223,14 @@ extension JourneyExplorer {
                 var entered: UInt64?
                 if scratch.known != nil, takesInput {
                     let hash = scratch.encoder.encode(
-                        context.machine, restarts: restarts, answered: answered, monitor: monitor?.bits, broken: nil)
+                        context.machine, restarts: restarts, answered: answered, monitor: monitor?.bits, broken: nil,
+                        rounds: rounds)
                     if scratch.isKnown(hash: hash, judged: !outOfScope && note == nil) {
                         scratch.settled = hash
                         return Node(
                             machine: context.machine, action: action, request: nil, restarts: restarts,
-                            outOfScope: outOfScope, answered: answered, monitor: monitor, note: note, known: true)
+                            outOfScope: outOfScope, answered: answered, monitor: monitor, note: note, known: true,
+                            rounds: rounds)
                     }
                     entered = hash
                 }
@@ -224,7 +239,8 @@ extension JourneyExplorer {
                         machine: context.machine, action: action, request: nil, restarts: restarts, outOfScope: true,
                         answered: answered, monitor: monitor,
                         note: .undeclared(
-                            journey: invocation.journey, step: invocation.step, handler: handler.contract.id))
+                            journey: invocation.journey, step: invocation.step, handler: handler.contract.id),
+                        rounds: rounds)
                 }
                 // The state waits here with the machine as it is before the step's handler runs:
                 // kept where it may wait (a handler that takes no input never waits).
@@ -269,7 +285,7 @@ extension JourneyExplorer {
                     if let entered, !outOfScope, note == nil { scratch.keepFound(hash: entered) }
                     return Node(
                         machine: before, action: action, request: request, restarts: restarts, outOfScope: outOfScope,
-                        answered: answered, monitor: monitor, note: note)
+                        answered: answered, monitor: monitor, note: note, rounds: rounds)
                 case .done(let next, let outcome):
                     // A program not declared deterministic that ran a step on its own may do
                     // otherwise next time: what follows is not judged.

@@ -408,11 +408,12 @@ public struct JourneyExplorer: Sendable {
             let broken: InvariantMonitor.Broken?
             let note: LeftOut?
             let known: Bool
+            let rounds: UInt64
 
             init(
                 machine: JourneyMachine, action: JourneyMachine.Action, request: InputRequest?, outOfScope: Bool,
                 answered: [Int], monitor: InvariantMonitor?, broken: InvariantMonitor.Broken?, note: LeftOut?,
-                known: Bool
+                known: Bool, rounds: UInt64
             ) {
                 self.machine = machine
                 self.action = action
@@ -423,6 +424,7 @@ public struct JourneyExplorer: Sendable {
                 self.broken = broken
                 self.note = note
                 self.known = known
+                self.rounds = rounds
             }
         }
 
@@ -448,15 +450,19 @@ public struct JourneyExplorer: Sendable {
         /// The move entered a step where a state found before waits, and stopped there: the
         /// node stands for that state, and what its step asks (``request``) was not asked.
         var known: Bool { situation.known }
+        /// The limits set back when spent that the path has spent since what they guard was last
+        /// replaced or a credential last checked, a bit each (``Scratch/rounds``): a try at one
+        /// of them then starts another round against the same secret.
+        var rounds: UInt64 { situation.rounds }
 
         init(
             machine: JourneyMachine, action: JourneyMachine.Action, request: InputRequest?, restarts: Int,
             outOfScope: Bool = false, answered: [Int] = [], monitor: InvariantMonitor? = nil,
-            broken: InvariantMonitor.Broken? = nil, note: LeftOut? = nil, known: Bool = false
+            broken: InvariantMonitor.Broken? = nil, note: LeftOut? = nil, known: Bool = false, rounds: UInt64 = 0
         ) {
             situation = Situation(
                 machine: machine, action: action, request: request, outOfScope: outOfScope, answered: answered,
-                monitor: monitor, broken: broken, note: note, known: known)
+                monitor: monitor, broken: broken, note: note, known: known, rounds: rounds)
             self.restarts = restarts
         }
 
@@ -504,6 +510,11 @@ public struct JourneyExplorer: Sendable {
 
         /// The steps that charge the limit, with the outcomes they count and reset on.
         let charging: [(step: String, counts: [String], resets: [String])]
+        /// Whether the limit is set back when spent (no `keep`, no lockout) and a step charging
+        /// it checks a credential: each round of tries after it is spent is against the same
+        /// secret unless what it guards is replaced or another credential checked first, so the
+        /// path remembers that it was spent (``Node/rounds``).
+        let setBackWhenSpent: Bool
         /// Where the journey keeps what those steps check the user's answer against
         /// (``Step/checkedAgainst``, all of theirs); nil when one of them names none.
         let guarded: Set<String>?
@@ -524,6 +535,9 @@ public struct JourneyExplorer: Sendable {
             }
             self.charging = charging
             guarded = Self.guarded(by: Set(charging.map(\.step)), in: journey.source)
+            setBackWhenSpent =
+                !limit.keep && limit.lockout == nil
+                && charging.contains { journey.credentialSteps[$0.step] != nil }
         }
 
         /// The steps of `journey` not reached from its start (nor from a limit's `exceeded`) but
@@ -734,6 +748,12 @@ public struct JourneyExplorer: Sendable {
         /// The steps journeys other than the root completed in the move being played, with
         /// their outcomes (only when ``watchesCallees``).
         @exclusivity(unchecked) var completed: [(journey: String, edge: Edge)] = []
+        /// The limits the move being played has led to their `exceeded` so far
+        /// (``JourneyMachine/limitsExceeded``), when one of the watched is set back when spent.
+        @exclusivity(unchecked) var exceeded: [CompiledLimit] = []
+        /// Whether a watched limit is set back when spent (``WatchedLimit/setBackWhenSpent``):
+        /// then the path remembers which are spent (``Node/rounds``).
+        let watchesRounds: Bool
         /// The keys the handlers of the move being played wrote in the device store: a PIN
         /// sealed again under the key a limit's steps check against replaces it, even where the
         /// explorer's seeded salt makes the same bytes.
@@ -743,6 +763,7 @@ public struct JourneyExplorer: Sendable {
             watched = abstraction.watched
             watchesCallees =
                 abstraction.watched.contains { !$0.root } || (abstraction.calleesVerify && !abstraction.watched.isEmpty)
+            watchesRounds = abstraction.watched.prefix(64).contains(where: \.setBackWhenSpent)
             recorder = Recorder(keeping: false, keepsPrepared: keepingEveryRecord)
             encoder = StateEncoder(
                 defaults: abstraction.defaults, unread: abstraction.unread, horizon: abstraction.horizon,
@@ -803,7 +824,7 @@ public struct JourneyExplorer: Sendable {
         private func encode(_ node: Node) -> UInt64 {
             encoder.encode(
                 node.machine, restarts: node.restarts, answered: node.answered, monitor: node.monitor?.bits,
-                broken: node.broken?.id)
+                broken: node.broken?.id, rounds: node.rounds)
         }
     }
 
@@ -1022,8 +1043,10 @@ public struct JourneyExplorer: Sendable {
         let start = context.handle(.start)
         var startEdges: [Edge] = []
         var first = await settle(
-            in: context, start, restarts: 0, answered: [], journey: journey.id, taking: &startEdges,
-            monitor: InvariantMonitor(journey, library: library), scratch: scratch)
+            in: context, start, from: Node(machine: machine, action: .proceed, request: nil, restarts: 0), restarts: 0,
+            answered: [], journey: journey.id, taking: &startEdges,
+            monitor: InvariantMonitor(journey, library: library),
+            scratch: scratch)
         for move in prefix {
             (first, _) = await play(move, from: first, journey: journey.id, scratch: scratch)
         }
@@ -1102,6 +1125,7 @@ public struct JourneyExplorer: Sendable {
             scratch.recorder.begin(keeping: watchesSecrets)
             scratch.settled = nil
             if scratch.watchesCallees { scratch.completed.removeAll(keepingCapacity: true) }
+            if !scratch.exceeded.isEmpty { scratch.exceeded.removeAll(keepingCapacity: true) }
             scratch.storeWrites.keys.removeAll(keepingCapacity: true)
             let (successor, edges) = await play(move, from: node, journey: journey.id, scratch: scratch)
             let leak =

@@ -75,6 +75,7 @@ extension JourneyExplorer {
                 scratch.recorder.begin(
                     keeping: watchesSecrets && !result.reports(ExplorationInvariant.noSecretLeak.rawValue))
                 if scratch.watchesCallees { scratch.completed.removeAll(keepingCapacity: true) }
+                if !scratch.exceeded.isEmpty { scratch.exceeded.removeAll(keepingCapacity: true) }
                 scratch.storeWrites.keys.removeAll(keepingCapacity: true)
                 let (next, edges) = await play(move, from: node, journey: journey.id, scratch: scratch)
                 leftOut.formUnion(scratch.takeSentWithoutNetwork())

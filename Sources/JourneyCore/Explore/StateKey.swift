@@ -48,7 +48,7 @@ struct StateEncoder {
         bytes.reserveCapacity(256)
     }
 
-    /// The hash of the last key written without its restarts (``encode(_:restarts:answered:monitor:broken:)``).
+    /// The hash of the last key written without its restarts (``encode(_:restarts:answered:monitor:broken:rounds:)``).
     private(set) var situationHash: UInt64 = 0
 
     /// The machine's key, with what its path remembers: the restarts taken, the network's
@@ -65,7 +65,7 @@ struct StateEncoder {
     /// keeps them.
     mutating func encode(
         _ machine: borrowing JourneyMachine, restarts: Int, answered: [Int] = [], monitor: [Bool]? = nil,
-        broken: String? = nil
+        broken: String? = nil, rounds: UInt64 = 0
     ) -> UInt64 {
         bytes.removeAll(keepingCapacity: true)
         write(machine)
@@ -89,6 +89,12 @@ struct StateEncoder {
             writeInt(-1)
         }
         writeString(broken ?? "")
+        // The limits spent and set back on the path (``JourneyExplorer/Node/rounds``), after a
+        // mark no count writes, where there are any: a key without is as it always was.
+        if rounds != 0 {
+            writeInt(-2)
+            writeInt(Int(bitPattern: UInt(rounds)))
+        }
         // Last, so that the key of a state equal but for its restarts is the same bytes
         // before these (``StateKey/restartsLength(_:)``), and its hash is theirs with the
         // restarts mixed in (``StateKey/hash(situation:restarts:)``).

@@ -135,6 +135,77 @@ extension ExplorerTests {
     }
 
     @Test(
+        "a limit set back when spent that leads back to the same check buys round after round: the next try is caught, on the pad, after the app is opened again or killed; the PIN wiped first starts a fair round"
+    )
+    func roundAfterRound() async throws {
+        let dodge = try String(contentsOfFile: "Tests/Fixtures/explore/dodge.journey.yaml", encoding: .utf8)
+        // No "Forgot PIN?", and the limit, spent, sets the count back (no keep, no lockout).
+        let plain = dodge.replacingOccurrences(
+            of: "      actions: { forgot: Forgot PIN? }\n", with: ""
+        ).replacingOccurrences(
+            of: "      forgot:\n        set: { stored.failures: 0 }\n        to: enterPin\n", with: "")
+        let kept = "    keep: true      # the lock stays: opening the app again buys no more tries\n"
+        #expect(plain.contains(kept))
+        func violations(_ yaml: String) async throws -> [JourneyExplorer.Violation] {
+            try await Self.explore(yaml: yaml, id: "explore.dodge", adding: []).violations
+        }
+        // With 'keep: true' the count stays spent: the next launch locks again at once.
+        #expect(try await violations(plain).isEmpty, "a limit that keeps its lock is no way round")
+        let setBack = plain.replacingOccurrences(of: kept, with: "")
+        // Spent, it leads to a failure end; the app opened again shows the pad with the count set back.
+        let reopened = try #require(try await violations(setBack).first)
+        #expect(reopened.id == "explore.exceeded-target")
+        #expect(
+            reopened.path.map(\.description).suffix(2) == ["relaunch after locked", "enterPin: wrong"],
+            "\(reopened.path)")
+        // Spent, it leads back to the pad at once.
+        let back = try #require(
+            try await violations(setBack.replacingOccurrences(of: "exceeded: locked", with: "exceeded: enterPin")).first
+        )
+        #expect(back.id == "explore.exceeded-target")
+        #expect(
+            back.path.map(\.description) == [
+                "choosePin: strong", "enterPin: wrong", "enterPin: wrong", "enterPin: wrong", "enterPin: wrong",
+            ], "\(back.path)")
+        #expect(back.message.contains("tries limit 'pinEntry' again after the path spent it"), "\(back.message)")
+        #expect(back.expected?.value == 3)
+        // Spent, it asks for a new PIN; but the app killed there opens at the pad, the old PIN
+        // still sealed, the count set back.
+        let asked = setBack.replacingOccurrences(of: "exceeded: locked", with: "exceeded: choosePin")
+        #expect(
+            try await violations(asked).first?.path.map(\.description).suffix(2) == ["restart", "enterPin: wrong"])
+        // The old PIN wiped first, the new one is a new secret: a fair round.
+        let wiped = asked.replacingOccurrences(of: "exceeded: choosePin", with: "exceeded: wipe")
+            .replacingOccurrences(
+                of: "  choosePin:\n",
+                with: "  wipe:\n    handler: session.clear\n    on: { cleared: choosePin }\n  choosePin:\n")
+        #expect(try await violations(wiped).map(\.message).isEmpty)
+        // Spent, it asks for the PUK, and the app opens there until the PUK is given: whoever
+        // passes that check starts a fair round, even at the same PIN.
+        let puk = setBack.replacingOccurrences(
+            of: "exceeded: locked", with: "exceeded: { set: { stored.mustPUK: true }, to: puk }"
+        ).replacingOccurrences(of: "start: enterPin", with: "start: launch").replacingOccurrences(
+            of: "  failures: { type: int, default: 0 }\n",
+            with: "  failures: { type: int, default: 0 }\n  mustPUK: { type: bool, default: false }\n"
+                + "params:\n  puk: { type: string, secret: true, default: \"31415926\" }\n"
+        ).replacingOccurrences(
+            of: "  choosePin:\n",
+            with: """
+                  launch:
+                    handler: flow.decide
+                    on: { next: [{ if: stored.mustPUK, to: puk }, { else: enterPin }] }
+                  puk:
+                    handler: ui.pin
+                    with: { length: 8, expected: "${params.puk}" }
+                    verifies: { credential: [correct] }
+                    on: { correct: { set: { stored.mustPUK: false }, to: enterPin }, wrong: puk }
+                  choosePin:
+
+                """)
+        #expect(try await violations(puk).map(\.message).isEmpty)
+    }
+
+    @Test(
         "a way round the limit that changes something else on the way (a count of its own, a timed notice under a lockout) is caught"
     )
     func dodgesThatChangeSomethingElse() async throws {
