@@ -706,6 +706,37 @@ struct ExternalHandlerFaultTests {
         }
     }
 
+    @Test func aWaitPastTheEndOfTheClockIsRefusedAndTheRunGoesOn() async throws {
+        try await withTemporaryDirectory { folder in
+            let project = try ExternalProject(
+                in: folder,
+                program: """
+                    def step(m):
+                        last = None
+                        for i in range(10):
+                            got = call("clock/wait", {"milliseconds": 315360000000})
+                            if "error" in got:
+                                last = got["error"]
+                                break
+                        note("refused.txt", "%d %s" % (i, json.dumps(last)))
+                        answer(m["id"], {"outcome": "yes", "data": {"heard": "ok"}})
+                    serve(step)
+                    """,
+                scenarios: [
+                    "yes": ExternalProject.yesScenario.replacingOccurrences(
+                        of: "script: []", with: "device: {clock: 9990-01-01T00:00:00Z}\nscript: []")
+                ])
+            let result = try await project.runText()
+            expectNoCrash(result)
+            #expect(result.status == Exit.ok, "\(result)")
+            // One wait of 3 650 days fits before 9999-12-31T23:59:59Z; the second is refused.
+            #expect(
+                project.notes("refused.txt") == [
+                    #"1 {"code": -32602, "message": "'clock/wait' of 315360000000 ms would move the virtual clock past 9999-12-31T23:59:59Z, where it ends"}"#
+                ], "\(project.notes("refused.txt"))")
+        }
+    }
+
     // MARK: - Requests the program may make
 
     @Test func anUnknownMethodGetsMethodNotFoundAndTheStepGoesOn() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import JourneyCore
+import JourneySuite
 import Testing
 
 @testable import JourneyHandlers
@@ -38,6 +39,36 @@ struct TimedScreenTests {
         \(script)
         expect: { end: done }
         """
+    }
+
+    @Test(
+        "time moved past the end of the device's clock (9999-12-31T23:59:59Z) fails the run, saying so, and never traps"
+    )
+    func clockEnds() async throws {
+        func played(_ script: String) async throws -> (ScenarioRunner.Report, String) {
+            let (report, transcript) = try await run(
+                journeys: [Self.resend],
+                scenario: """
+                    scenario: s
+                    journey: t.resend
+                    device: { clock: 9999-12-30T00:00:00Z }
+                    script:
+                    \(script)
+                    expect: { end: done }
+                    """)
+            return (report, transcript.text)
+        }
+        // Up to the last day, time passes as ever.
+        let (inTime, _) = try await played("  - advance: 1d\n  - at: code\n    action: resend")
+        #expect(inTime.passed, "\(inTime.problems)")
+        // Two days more pass the end: the run fails at the step that waits, and no more is played.
+        let (late, text) = try await played("  - advance: 2d\n  - at: code\n    action: resend")
+        #expect(!late.passed)
+        #expect(
+            text.contains(
+                "✗ failed at code: the virtual clock cannot move on 2d (scenario) from 9999-12-30T00:00:00Z: it ends at 9999-12-31T23:59:59Z"
+            ), "\(text)")
+        #expect(!text.contains("clock +2d"), "\(text)")
     }
 
     @Test("the only action, enabled after a minute, is refused at 59 s and taken at 60 s")

@@ -124,8 +124,18 @@ extension JourneyMachine.Run {
         return launch()
     }
 
+    /// Time passes; a clock that would pass the last moment a device's clock can show
+    /// (``NumberRange/clock``, 9999-12-31T23:59:59.999Z) fails the run instead, as a run that
+    /// waits that long cannot mean it.
     mutating func advanceClock(by milliseconds: Int, reason: String) -> Action {
-        device.clock += milliseconds
+        let (clock, overflow) = device.clock.addingReportingOverflow(milliseconds)
+        guard !overflow, NumberRange.clock.contains(clock) else {
+            return failure(
+                frames.isEmpty ? nil : topStep.id,
+                "the virtual clock cannot move on \(Duration.format(milliseconds: milliseconds)) (\(reason)) from \(TranscriptTextRenderer.isoDate(device.clock)): it ends at 9999-12-31T23:59:59Z"
+            )
+        }
+        device.clock = clock
         emit(.clockAdvance(milliseconds: milliseconds, reason: reason))
         return .proceed
     }

@@ -282,6 +282,9 @@ public struct JourneyMachine: Sendable {
             guard case .idle = state else { return settle(run.failure(currentStep, "the run was started twice")) }
             action = run.launch()
         case .complete(let result, let inputs):
+            // A run that ended while the handler ran (its wait passed the end of the clock)
+            // stays as it ended.
+            if case .ended(let result) = state { return result.failure == nil ? .finished(result) : .failed(result) }
             guard atStep else { return settle(run.failure(nil, "a handler result arrived while no step was running")) }
             action = run.complete(result, inputs: inputs)
         case .fail(let message):
@@ -292,6 +295,7 @@ public struct JourneyMachine: Sendable {
             action = run.restart()
         case .advanceClock(let milliseconds, let reason):
             let action = run.advanceClock(by: milliseconds, reason: reason)
+            if case .failed = action { return settle(action) }
             // The screen shown lives on: texts and enabled actions that read the clock change.
             guard case .atStep(let invocation) = state else { return action }
             switch run.refreshScreen(of: invocation) {

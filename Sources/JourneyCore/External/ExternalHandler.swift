@@ -445,6 +445,15 @@ final class Connection {
                 code: HandlerProtocol.invalidParams,
                 message: "'clock/wait' needs 'milliseconds', a whole number from 0 to \(Duration.maximum)")
         }
+        // The device's clock ends at 9999-12-31T23:59:59Z: a wait past it is refused, the run
+        // left as it is.
+        guard context.now <= NumberRange.clock.upperBound - milliseconds else {
+            throw CallRefusal(
+                code: HandlerProtocol.invalidParams,
+                message:
+                    "'clock/wait' of \(milliseconds) ms would move the virtual clock past 9999-12-31T23:59:59Z, where it ends"
+            )
+        }
         var reason = "handler '\(id)' waits"
         if case .string(let given)? = params?["reason"]?.kind { reason = redacted(given) }
         context.wait(milliseconds: milliseconds, reason: reason)
