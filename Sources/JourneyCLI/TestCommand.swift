@@ -221,12 +221,14 @@ struct TestCommand: AsyncParsableCommand {
         // Before anything runs, the reports say so: a run killed now leaves no old report that
         // looks like its result. A report that cannot be written stops the run here.
         guard
-            writeRunningReports(
+            let held = writeRunningReports(
                 SuiteReport(outcomes: [], errors: errors, state: .running, selected: total), console: console)
         else {
             console.err("note: no scenario was run: give --junit and --json paths where a file can be written\n")
             throw ExitCode(ExitStatus.invalid)
         }
+        // A report on standard output comes alone there: what the run says goes to standard error.
+        if held.values.contains(where: \.isStandardOutput) { StandardStreams.shared.sendOutputToError() }
         var unwritable: Set<String> = []
         for outcome in unrunnable { console.out(render(outcome, console: console)) }
 
@@ -245,7 +247,7 @@ struct TestCommand: AsyncParsableCommand {
         let report = SuiteReport(
             outcomes: outcomes, errors: errors, state: interruption == nil ? .finished : .interrupted,
             selected: total, interruption: interruption)
-        let reportsWritten = writeReports(report, console: console, failed: &unwritable)
+        let reportsWritten = writeReports(report, console: console, failed: &unwritable, held: held)
         let summary = SuiteSummary(outcomes)
         // What an update wrote, for the review of its diff; the summary stays the last line.
         if update { console.out(summary.updateLine + "\n") }

@@ -345,6 +345,38 @@ struct TestReportsTests {
         }
     }
 
+    @Test(
+        "a report written to standard output or a FIFO is one whole document, written once at the end; what the run says goes to standard error then"
+    )
+    func reportsToStreams() async throws {
+        let examples = Paths.journeys.appendingPathComponent("examples").path
+        let json = try await runJourney(["test", examples, "--json", "/dev/stdout"])
+        #expect(json.status == Exit.ok, "\(json)")
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: json.stdoutData) as? [String: Any], "\(json.stdout.prefix(300))")
+        #expect(report["state"] as? String == "finished")
+        #expect(json.stderr.hasSuffix("\(Self.examples) passed, 0 failed\n"), "\(json.stderr)")
+        try await withTemporaryDirectory { directory in
+            let fifo = directory.appendingPathComponent("junit.fifo").path
+            #expect(mkfifo(fifo, 0o600) == 0)
+            let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+            #expect(reader >= 0)
+            defer { close(reader) }
+            let result = try await runJourney(["test", examples, "--junit", fifo], cwd: directory)
+            #expect(result.status == Exit.ok, "\(result)")
+            var xml = Data()
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while case let count = read(reader, &buffer, buffer.count), count > 0 {
+                xml.append(contentsOf: buffer[0..<count])
+            }
+            let text = String(decoding: xml, as: UTF8.self)
+            #expect(text.components(separatedBy: "<?xml").count == 2, "\(text.prefix(300))")
+            #expect(!text.contains("journey test is running"), "\(text.prefix(300))")
+            _ = try XMLDocument(data: xml)
+            #expect(result.stdout.hasSuffix("\(Self.examples) passed, 0 failed\n"), "\(result.stdout)")
+        }
+    }
+
     @Test("--shard 1/3, 2/3 and 3/3 together run every scenario exactly once")
     func shardsPartitionTheSuite() async throws {
         var names: [String] = []

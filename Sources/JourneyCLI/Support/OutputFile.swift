@@ -118,6 +118,17 @@ final class OutputFile {
         return false
     }
 
+    /// Whether the output is written straight to the file standard output is open on (`--json
+    /// /dev/stdout`, or the same pipe): then what a command says for people belongs on
+    /// standard error, or the report would come mixed with it.
+    var isStandardOutput: Bool {
+        guard case .direct(let descriptor) = destination else { return false }
+        var output = stat()
+        var own = stat()
+        guard fstat(STDOUT_FILENO, &output) == 0, fstat(descriptor, &own) == 0 else { return false }
+        return output.st_dev == own.st_dev && output.st_ino == own.st_ino
+    }
+
     private func flush() {
         guard case .direct(let descriptor) = destination, failure == nil, !buffer.isEmpty else { return }
         do throws(SystemError) {

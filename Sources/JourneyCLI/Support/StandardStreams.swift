@@ -23,7 +23,18 @@ final class StandardStreams: @unchecked Sendable {
         lock.withLock { outputName = name }
     }
 
+    /// Whether what is written to standard output goes to standard error instead
+    /// (``sendOutputToError()``).
+    private var outputToError = false
+
+    /// From now on, what is written to standard output goes to standard error: a report
+    /// written to standard output itself (`journey test --json /dev/stdout`) then comes alone.
+    func sendOutputToError() {
+        lock.withLock { outputToError = true }
+    }
+
     func write(_ text: String, to stream: Stream) {
+        let stream = stream == .output && lock.withLock({ outputToError }) ? .error : stream
         lock.withLock {
             guard failures[stream] == nil else { return }
             do throws(SystemError) {

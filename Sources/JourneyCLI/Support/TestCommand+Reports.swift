@@ -6,15 +6,20 @@ extension TestCommand {
     /// through a link, a device directly) with its folder made if needed; false when one could
     /// not be written, which has been said on standard error in one line.
     ///
-    /// - Parameter failed: paths that could not be written before in this run: not tried again
-    ///   (their error has been said); paths that fail now are added.
-    func writeReports(_ report: SuiteReport, console: Console, failed: inout Set<String>) -> Bool {
+    /// - Parameters:
+    ///   - failed: paths that could not be written before in this run: not tried again (their
+    ///     error has been said); paths that fail now are added.
+    ///   - held: the reports opened before the run that go straight to a device, a FIFO or a
+    ///     socket (``writeRunningReports(_:console:)``): written here, once.
+    func writeReports(
+        _ report: SuiteReport, console: Console, failed: inout Set<String>, held: [String: OutputFile] = [:]
+    ) -> Bool {
         var written = failed.isEmpty
         let reports = renderedReports(report)
         for (path, text, content) in reports {
             guard let path, !failed.contains(path) else { continue }
             do {
-                let file = try OutputFile(path: path, content: content, makingFolders: true)
+                let file = try held[path] ?? OutputFile(path: path, content: content, makingFolders: true)
                 file.write(text)
                 try file.commit()
             } catch {
@@ -32,10 +37,13 @@ extension TestCommand {
     /// result with nowhere to go, and a report the user had is not replaced by the mark of a run
     /// that did not happen.
     ///
-    /// Each report is staged in full first; those written straight to a device, a FIFO or a
-    /// socket go next, as they cannot be held back; the files are renamed into place only once
-    /// every report has been written.
-    func writeRunningReports(_ report: SuiteReport, console: Console) -> Bool {
+    /// Each report is staged in full first, then renamed into place once every report has been
+    /// written. One that goes straight to a device, a FIFO or a socket (`--json /dev/stdout`,
+    /// `--junit >(…)`) gets no mark: a stream takes one document, so it is opened now and
+    /// answered, to be written once when the run ends (``writeReports(_:console:failed:held:)``).
+    ///
+    /// - Returns: the reports held for the end, by path; nil when a report could not be written.
+    func writeRunningReports(_ report: SuiteReport, console: Console) -> [String: OutputFile]? {
         let reports = renderedReports(report)
         var opened: [(OutputFile, String)] = []
         var refused = false
@@ -49,13 +57,21 @@ extension TestCommand {
             }
         }
         // An output not committed is let go: an atomic one's temporary is removed.
-        guard !refused else { return false }
-        for (file, text) in opened { file.write(text) }
-        let files = opened.map(\.0).sorted { !$0.isDirect && $1.isDirect }
+        guard !refused else { return nil }
+        var held: [String: OutputFile] = [:]
+        var files: [OutputFile] = []
+        for (file, text) in opened {
+            if file.isDirect {
+                held[file.path] = file
+            } else {
+                file.write(text)
+                files.append(file)
+            }
+        }
         for file in files {
             do { try file.stage() } catch {
                 console.err("error: \(error)\n")
-                return false
+                return nil
             }
         }
         var unwritable = false
@@ -65,7 +81,7 @@ extension TestCommand {
                 unwritable = true
             }
         }
-        return !unwritable
+        return unwritable ? nil : held
     }
 
     /// Each report asked for (its path, nil when not asked for), rendered, with what it is.
