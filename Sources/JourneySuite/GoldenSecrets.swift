@@ -66,10 +66,13 @@ extension CompiledScenario {
 
     /// Where a transcript (`golden`, as files named `name` would hold it) shows one of the
     /// secrets the scenario gives in clear, as `file:line:1`, and which; nil when it shows none.
+    ///
+    /// - Parameter given: the scenario's ``givenSecrets``, when the caller has them: working
+    ///   them out reads the whole script, which a caller asking of every record must not.
     public func secretPlace(
-        in golden: (text: String?, jsonl: String?), name: String
+        in golden: (text: String?, jsonl: String?), name: String, given: [GivenSecret]? = nil
     ) -> (location: String, secret: GivenSecret)? {
-        let secrets = givenSecrets
+        let secrets = given ?? givenSecrets
         guard !secrets.isEmpty else { return nil }
         if let jsonl = golden.jsonl {
             // The decoded events find a secret the line escapes; the line itself, one it holds
@@ -101,6 +104,7 @@ extension CompiledScenario {
 /// goes (`journey run`), where nothing can be held back to be judged whole.
 public final class ClearSecrets: @unchecked Sendable {
     private let scenario: CompiledScenario
+    private let secrets: [CompiledScenario.GivenSecret]
     private let texts: [String]
     private let jsonl: Bool
     /// The first secret a record showed.
@@ -109,7 +113,8 @@ public final class ClearSecrets: @unchecked Sendable {
     /// - Parameter jsonl: the records are JSON Lines (else the transcript's text).
     public init(_ scenario: CompiledScenario, jsonl: Bool) {
         self.scenario = scenario
-        self.texts = scenario.givenSecrets.map(\.text)
+        secrets = scenario.givenSecrets
+        texts = secrets.map(\.text)
         self.jsonl = jsonl
     }
 
@@ -117,7 +122,7 @@ public final class ClearSecrets: @unchecked Sendable {
     public func redacting(_ record: String) -> String {
         guard !texts.isEmpty else { return record }
         let written: (text: String?, jsonl: String?) = jsonl ? (nil, record) : (record, nil)
-        guard let place = scenario.secretPlace(in: written, name: "") else { return record }
+        guard let place = scenario.secretPlace(in: written, name: "", given: secrets) else { return record }
         shown = shown ?? place.secret
         return SecretText.redacting(texts, in: record)
     }
