@@ -333,11 +333,37 @@ public struct JourneyExplorer: Sendable {
 
     /// Stops `result` as at the state bound when the process holds the memory bound (``memory``),
     /// read once `result` has played ``memoryCheckInterval`` transitions since the last read
-    /// (`checked`, the count then).
-    func checkMemory(_ result: inout Result, checked: inout Int) {
-        guard !result.truncated, let memory, result.transitions - checked >= memoryCheckInterval else { return }
+    /// (`checked`, the count then), or once the keys of the states played since then take
+    /// ``memoryCheckBytes`` (`written`, set back to 0 when it is read): a journey whose states
+    /// hold large values fills memory in few transitions.
+    func checkMemory(_ result: inout Result, checked: inout Int, written: inout Int) {
+        guard !result.truncated, let memory,
+            result.transitions - checked >= memoryCheckInterval || written >= min(memoryCheckBytes, chunkBytes)
+        else { return }
         checked = result.transitions
+        written = 0
         if memory.isReached() { (result.truncated, result.memoryFull) = (true, memory.bytes) }
+    }
+
+    /// How many bytes the keys of the expansions of a chunk may take before the next chunk is
+    /// made smaller (``chunkNodes(after:bytes:)``), and that the states played may take before
+    /// the memory is read again: a thirty-second of the memory bound, at least 4 MiB; 256 MiB
+    /// without one.
+    var chunkBytes: Int {
+        guard let memory else { return 256 << 20 }
+        return max(4 << 20, Int(clamping: memory.bytes / 32))
+    }
+
+    /// How many nodes the next chunk of a level takes, after a chunk of `nodes` whose
+    /// expansions' keys took `bytes`: twice as many while they take little room (up to
+    /// ``chunkSize`` a thread), half as many (down to one a thread) once they take more than
+    /// ``chunkBytes``. The memory the states of a chunk hold comes into being before the
+    /// memory bound can be read again: a chunk is kept to what the bound can spare.
+    func chunkNodes(after nodes: Int, bytes: Int) -> Int {
+        let threads = max(1, jobs)
+        if bytes > chunkBytes { return max(threads, nodes / 2) }
+        if bytes < chunkBytes / 4 { return min(chunkSize * threads, nodes * 2) }
+        return nodes
     }
     /// Nodes a thread expands at a time (``chunk``); smaller in tests, to play a small
     /// journey's levels in many chunks.
@@ -345,6 +371,9 @@ public struct JourneyExplorer: Sendable {
     /// Transitions played between two reads of the memory the process holds (``memory``):
     /// a read costs a system call, and a level of a narrow space is a chunk of a few states.
     var memoryCheckInterval = 16_384
+    /// Bytes of the keys of states played between two reads of the memory the process holds,
+    /// at most (``checkMemory(_:checked:written:)``).
+    var memoryCheckBytes = 32 << 20
     /// Expansions ``Reuse`` keeps at most; smaller in tests, to let them go often.
     var reuseCapacity = Reuse.capacity
 
@@ -895,6 +924,10 @@ public struct JourneyExplorer: Sendable {
         if states.count >= bounds.states, !level.isEmpty, case .runStep = first.action { result.truncated = true }
 
         var memoryChecked = 0
+        var memoryWritten = 0
+        // A level is played in chunks that start small and grow while their states take little
+        // room (``chunkNodes(after:bytes:)``).
+        var chunkNodes = min(8, chunkSize) * max(1, jobs)
         var reuse = Reuse(enabled: reusesExpansions && bounds.restarts > 0, capacity: reuseCapacity)
         var depth = 0
         // Stopped when asked, the states not played yet are left unexpanded: not judged, and
@@ -903,7 +936,7 @@ public struct JourneyExplorer: Sendable {
             var next: [(index: Int, node: Node)] = []
             var position = 0
             while position < level.count && !result.truncated && !result.interrupted {
-                let chunk = level[position..<min(level.count, position + chunkSize * max(1, jobs))]
+                let chunk = level[position..<min(level.count, position + chunkNodes)]
                 position = chunk.endIndex
                 let watching = watchesSecrets && !result.reports(ExplorationInvariant.noSecretLeak.rawValue)
                 // States equal to one expanded before but for their restarts take its expansion;
@@ -915,6 +948,9 @@ public struct JourneyExplorer: Sendable {
                 let played = await expand(
                     ArraySlice(zip(chunk, reusable).filter { $0.1 == nil }.map(\.0)), journey: journey, jumps: jumps,
                     abstraction: abstraction, watchesSecrets: watching, known: states.table, scratch: scratch)
+                let bytes = played.reduce(0) { $0 + $1.keys.count }
+                chunkNodes = self.chunkNodes(after: chunk.count, bytes: bytes)
+                memoryWritten += bytes
                 var playedNext = 0
                 for (offset, found) in reusable.enumerated() {
                     let (index, node) = chunk[chunk.startIndex + offset]
@@ -989,7 +1025,7 @@ public struct JourneyExplorer: Sendable {
                 }
                 progress?(Progress(depth: depth, states: states.count, transitions: result.transitions))
                 if stop?() == true { result.interrupted = true }
-                checkMemory(&result, checked: &memoryChecked)
+                checkMemory(&result, checked: &memoryChecked, written: &memoryWritten)
             }
             if !next.isEmpty { depth += 1 }
             level = next

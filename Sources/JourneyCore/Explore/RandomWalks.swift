@@ -17,6 +17,9 @@ extension JourneyExplorer {
         var seen = StateTable()
         var leftOut = Set(scratch.takeSentWithoutNetwork())
         var draws = RandomSource.seeded(seed)
+        var memoryChecked = 0
+        // Bytes of the keys of states found since the memory was last read.
+        var memoryWritten = 0
         func report(
             _ invariant: ExplorationInvariant?, _ message: String, path: [Move], node: Node,
             expected: Violation.Expected? = nil, declared: (id: String, summary: String?)? = nil
@@ -36,7 +39,11 @@ extension JourneyExplorer {
         }
         /// Reports what is wrong with the state a walk reached; whether the walk stops there.
         func judge(_ node: Node, path: [Move]) -> Bool {
-            if seen.insert(scratch.key(node)).new, seen.count >= bounds.states { result.truncated = true }
+            let key = scratch.key(node)
+            if seen.insert(key).new {
+                memoryWritten += key.bytes.count
+                if seen.count >= bounds.states { result.truncated = true }
+            }
             // What the scenario's stubs do not cover is not judged.
             if node.outOfScope {
                 if let note = node.note { leftOut.insert(note) }
@@ -54,7 +61,6 @@ extension JourneyExplorer {
 
         if let startLeak, !first.outOfScope { report(.noSecretLeak, startLeak, path: [], node: first) }
         if judge(first, path: []) { return finish(result, seen: seen, leftOut: leftOut) }
-        var memoryChecked = 0
         for walk in 0..<walks where !result.truncated && !result.interrupted {
             // The walks played: fewer than asked when the state bound stops them.
             result.random = (seed, walk + 1)
@@ -63,7 +69,7 @@ extension JourneyExplorer {
                     Progress(
                         depth: result.depth, states: seen.count, transitions: result.transitions, walks: walk + 1))
                 if stop?() == true { result.interrupted = true }
-                checkMemory(&result, checked: &memoryChecked)
+                checkMemory(&result, checked: &memoryChecked, written: &memoryWritten)
             }
             var node = first
             var path: [Move] = []

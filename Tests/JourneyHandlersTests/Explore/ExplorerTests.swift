@@ -1097,6 +1097,51 @@ extension ExplorerTests {
         #expect(unread.memoryFull == nil && unread.states == full.states)
     }
 
+    @Test(
+        "states that hold large values have the memory read after a few of them, not after thousands of transitions: the bound stops the exploration in time"
+    )
+    func memoryReadAsLargeStatesAreFound() async throws {
+        // Three actions, each keeping a text of 48 KiB that tells the state apart (and one that
+        // ends): about 6 500 states and 13 000 transitions within depth 8, every key about 48 KiB.
+        let wide = """
+            journey: t.wide
+            version: 1
+            title: Wide
+            params:
+              big: { type: string, default: "\(String(repeating: "y", count: 16_384))" }
+            state:
+              n: { type: int, default: 0 }
+              kept: { type: string, default: "" }
+            start: s
+            steps:
+              s:
+                handler: ui.screen
+                screen: { title: Wide, actions: { a: A, b: B, c: C, stop: Stop } }
+                on:
+                  stop: done
+                  a: { set: { state.n: "${state.n * 3 + 1}", state.kept: "${str(state.n) + params.big + params.big + params.big}" }, to: s }
+                  b: { set: { state.n: "${state.n * 3 + 2}", state.kept: "${str(state.n) + params.big + params.big + params.big}" }, to: s }
+                  c: { set: { state.n: "${state.n * 3 + 3}", state.kept: "${str(state.n) + params.big + params.big + params.big}" }, to: s }
+            ends:
+              done: { kind: success }
+            """
+        let (library, _) = try Self.library([SourceFile(path: "j.yaml", data: Data(wide.utf8))], adding: [])
+        var explorer = JourneyExplorer(
+            library: library, device: JourneyExplorer.defaultDevice,
+            bounds: JourneyExplorer.Bounds(depth: 8, restarts: 0))
+        // The process is at its bound from the first read on.
+        let reads = Mutex(0)
+        explorer.memory = JourneyExplorer.MemoryCheck(bytes: 64 << 20) {
+            reads.withLock { $0 += 1 }
+            return 64 << 20
+        }
+        let stopped = await explorer.explore(try #require(library["t.wide"]))
+        #expect(stopped.memoryFull == 64 << 20, "\(stopped.states) states, \(stopped.transitions) transitions")
+        // Read once the states played take 4 MiB (a thirty-second of the bound, at least 4 MiB):
+        // a few hundred states, not the 16 384 transitions between reads of a narrow space.
+        #expect(stopped.states < 400 && reads.withLock { $0 } == 1, "\(stopped.states) states")
+    }
+
     @Test("the shortest path to each end it reaches: on a device with no PIN, unlock chooses one and is in")
     func shortestPathToEachEnd() async throws {
         let result = try await Self.explore("journeys/examples/unlock.journey.yaml", id: "examples.unlock")
