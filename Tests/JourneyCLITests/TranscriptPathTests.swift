@@ -159,6 +159,28 @@ struct TranscriptPathTests {
     }
 
     #if os(Linux)
+    @Test(
+        "a temporary a killed process left is removed by the next write in its folder, even while that process is a zombie"
+    )
+    func temporaryOfAZombie() async throws {
+        try await withTemporaryDirectory { directory in
+            // A child that has ended but is not reaped yet: its id still answers kill(pid, 0).
+            var pid: pid_t = 0
+            let arguments: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
+            defer { arguments.forEach { free($0) } }
+            #expect(posix_spawn(&pid, "/bin/true", nil, nil, arguments, environ) == 0)
+            defer { waitpid(pid, nil, 0) }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(kill(pid, 0) == 0, "the child is reaped already")
+            let stale = ".transcript.txt.journey-\(pid).tmp"
+            try writeText("half a transcript\n", to: directory.appendingPathComponent(stale))
+            let result = try await runJourney(
+                ["run", "--scenario", Self.scenario, "--transcript", "transcript.txt"], cwd: directory)
+            #expect(result.status == Exit.ok, "\(result)")
+            #expect(entries(of: directory) == ["transcript.txt"], "left behind: \(entries(of: directory))")
+        }
+    }
+
     @Test("a socket is connected to and written directly")
     func socket() async throws {
         try await withTemporaryDirectory { directory in

@@ -295,9 +295,20 @@ final class FolderRecovery: @unchecked Sendable {
         prepared.insert(key)
     }
 
-    /// Whether a process with this id exists (`kill(pid, 0)`; one we may not signal exists).
+    /// Whether a process with this id exists (`kill(pid, 0)`; one we may not signal exists) and
+    /// has not ended: a process killed a moment ago stays until its parent reaps it (a zombie,
+    /// `Z` in `/proc/PID/stat` on Linux), and what it left is stale already.
     static func isRunning(_ pid: Int32) -> Bool {
-        kill(pid, 0) == 0 || errno == EPERM
+        guard kill(pid, 0) == 0 || errno == EPERM else { return false }
+        #if os(Linux)
+        if let data = try? Files.read("/proc/\(pid)/stat", limit: 4096),
+            let close = data.lastIndex(of: UInt8(ascii: ")")), close + 2 < data.count,
+            [UInt8(ascii: "Z"), UInt8(ascii: "X")].contains(data[close + 2])
+        {
+            return false
+        }
+        #endif
+        return true
     }
 }
 
