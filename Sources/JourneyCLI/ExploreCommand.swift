@@ -775,10 +775,24 @@ struct ExploreCommand: AsyncParsableCommand {
             }
             if let transcript = transcripts["\(result.journey) \(result.start ?? "") \(violation.id)"] {
                 lines.append("    transcript:")
-                lines += transcript.split(separator: "\n").map { "      " + $0 }
+                lines += shown(transcript.split(separator: "\n").map { "      " + $0 })
             }
         }
         return lines
+    }
+
+    /// Lines of a counterexample's transcript printed at most: a runaway loop's runs to its
+    /// step budget, ten thousand steps.
+    static let transcriptLines = 120
+
+    /// A transcript's `lines` as printed: all of them, or when there are more than
+    /// ``transcriptLines``, its start and its end with how many lines lie between (its
+    /// scenario, replayed with `journey run`, prints them all).
+    static func shown(_ lines: [String]) -> [String] {
+        guard lines.count > transcriptLines else { return lines }
+        let (head, tail) = (transcriptLines / 2, transcriptLines / 2 - 10)
+        return Array(lines.prefix(head)) + ["      … \(lines.count - head - tail) lines more …"]
+            + Array(lines.suffix(tail))
     }
 
     /// What is said of a journey explored from several starts (the default device and where

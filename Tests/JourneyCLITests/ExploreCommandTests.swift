@@ -738,6 +738,38 @@ struct ExploreCommandTests {
         }
     }
 
+    @Test("a runaway loop's transcript is printed by its start and its end, with how many lines lie between")
+    func runawayTranscriptIsCut() async throws {
+        try await withTemporaryDirectory { directory in
+            try writeText(
+                """
+                journey: q.bounce
+                version: 1
+                title: Bounce
+                stored: { stale: { type: bool, default: false } }
+                start: home
+                steps:
+                  home:
+                    handler: ui.screen
+                    screen: { title: Home, actions: { expire: Expire, done: Done } }
+                    on: { expire: { set: { stored.stale: true }, to: check }, done: finished }
+                  check:
+                    handler: flow.decide
+                    on: { next: [{ if: stored.stale, to: refresh }, { else: home }] }
+                  refresh: { handler: flow.decide, on: { next: check } }
+                ends: { finished: { kind: success } }
+                """, to: directory.appendingPathComponent("bounce.journey.yaml"))
+            let result = try await runJourney(["explore", "bounce.journey.yaml"], cwd: directory)
+            #expect(result.status == Exit.failed, "\(result)")
+            #expect(result.stdout.contains("explore.never-fails: the run fails: step budget of 10000 exhausted"))
+            let transcript = result.stdoutLines.filter { $0.hasPrefix("      ") }
+            #expect(transcript.count == 111, "\(transcript.count) lines")
+            #expect(
+                transcript[60].hasPrefix("      … ") && transcript[60].hasSuffix(" lines more …"), "\(transcript[60])")
+            #expect(transcript.last?.contains("step budget of 10000 exhausted") == true, "\(transcript.suffix(3))")
+        }
+    }
+
     @Test("a trap in a called journey whose step shares a name with the caller's: its counterexample says in: which")
     func trapInACalledJourney() async throws {
         try await withTemporaryDirectory { directory in
