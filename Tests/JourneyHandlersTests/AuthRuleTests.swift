@@ -328,6 +328,24 @@ struct AuthRuleTests {
         )
         #expect(unused.warnings == ["exception.unused 8:3"], "\(unused)")
 
+        // The credential before success never applies where no step verifies a credential.
+        let credential = "\n  explore.credential-before-success: \"a PIN just chosen unlocks at once\""
+        let neverApplies = Self.findings(
+            Self.journey(
+                Self.chooseAndSave,
+                extra: Self.newPinState + "\nexceptions:\n  auth.weak-pin: the app takes any four digits" + credential))
+        #expect(neverApplies.warnings == ["exception.unused 8:3"], "\(neverApplies)")
+        let verifying = Self.chooseAndSave.replacingOccurrences(
+            of: "    on: { saved: done }",
+            with:
+                "    on: { saved: check }\n  check:\n    handler: pin.verify\n    with: { key: pin }\n    on: { correct: done, wrong: check, missing: done }"
+        )
+        let applies = Self.findings(
+            Self.journey(
+                verifying,
+                extra: Self.newPinState + "\nexceptions:\n  auth.weak-pin: the app takes any four digits" + credential))
+        #expect(!applies.warnings.contains { $0.hasPrefix("exception.unused") }, "\(applies)")
+
         let unknown = Self.findings(
             Self.journey(Self.chooseAndSave, extra: Self.newPinState + "\nexceptions:\n  auth.weak-pins: why"))
         #expect(unknown.errors.count == 1 && unknown.errors[0].hasPrefix("exception.unknown 7:3"), "\(unknown)")

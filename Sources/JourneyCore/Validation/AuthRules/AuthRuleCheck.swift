@@ -53,7 +53,16 @@ struct AuthRuleCheck {
             }
             diagnostics.warning(finding.rule.rawValue, finding.message, at: finding.at)
         }
-        // `journey explore` judges the exceptions to its invariants.
+        // `journey explore` judges the exceptions to its invariants; but one that can never
+        // apply is said here.
+        if let exception = journey.exceptions.first(where: {
+            $0.rule.value == ExplorationInvariant.credentialBeforeSuccess.rawValue
+        }), !check.checksACredential() {
+            diagnostics.warning(
+                unusedException,
+                "the journey declares an exception to '\(exception.rule.value)', but neither it nor a journey it calls has a step that verifies a credential, so the rule never applies to it; remove it",
+                at: exception.rule.location)
+        }
         for (index, exception) in journey.exceptions.enumerated()
         where !used.contains(index) && AuthRule(rawValue: exception.rule.value) != nil {
             let steps =
@@ -65,6 +74,23 @@ struct AuthRuleCheck {
                 "the journey declares an exception to '\(exception.rule.value)'\(steps) but breaks no such rule there; remove it",
                 at: exception.rule.location)
         }
+    }
+
+    /// Whether the journey, or a journey it calls, has a step that verifies a credential (marked
+    /// `verifies`, or a handler that says it does): where ``ExplorationInvariant/credentialBeforeSuccess``
+    /// applies. A call to a journey that is not loaded may: it counts.
+    func checksACredential() -> Bool {
+        var seen: Set<String> = [journey.id.value]
+        var queue = [journey]
+        while let next = queue.popLast() {
+            for step in next.steps {
+                if step.verifies != nil || contract(step)?.verifiedOutcomes.isEmpty == false { return true }
+                guard case .call(let id) = step.kind, seen.insert(id.value).inserted else { continue }
+                guard let callee = all[id.value] else { return true }
+                queue.append(callee)
+            }
+        }
+        return false
     }
 
     /// The step whose lines hold `location`: the last step written at or before it, while
