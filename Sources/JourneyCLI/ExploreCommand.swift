@@ -952,7 +952,7 @@ struct ExploreCommand: AsyncParsableCommand {
                             })
                     ),
                     ("transitionsDeclared", .int(result.declared.count)),
-                    ("transitionsTaken", .int(result.taken.count)),
+                    ("transitionsTaken", .int(result.declared.filter { result.taken.contains($0) }.count)),
                     ("unreached", .strings(result.unreached.map(\.description))),
                     ("coverage", coverage[result.journey].map { $0.json(result) }),
                     ("leftOut", .array(result.leftOut.map(leftOutJSON))),

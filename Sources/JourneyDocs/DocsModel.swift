@@ -482,14 +482,17 @@ public enum DocsBuilder {
 
     }
 
-    /// The steps and outcomes of `journey` the recordings took, as `journey explore` counts
-    /// them (a limit's `exceeded` aside): what the committed scenarios cover of the paths it
-    /// finds.
+    /// The steps and outcomes of `journey` the recordings took, and where its limits led once
+    /// spent (`limit NAME reached`), as `journey explore` counts them: each as a whole and by
+    /// the branch taken, since the explorer names a transition by its branch where it has more
+    /// than one. What the committed scenarios cover of the paths it finds.
     public static func edgesTaken(_ recordings: [ScenarioRecording], journey: String) -> Set<JourneyExplorer.Edge> {
-        Set(
-            takenTransitions(recordings).filter { $0.journey == journey && !$0.outcome.hasPrefix("limit ") }.map {
-                JourneyExplorer.Edge(step: $0.from, outcome: $0.outcome)
-            })
+        var edges = Set<JourneyExplorer.Edge>()
+        for taken in takenTransitions(recordings) where taken.journey == journey {
+            edges.insert(JourneyExplorer.Edge(step: taken.from, outcome: taken.outcome))
+            edges.insert(JourneyExplorer.Edge(step: taken.from, outcome: taken.outcome, branch: taken.branch))
+        }
+        return edges
     }
 
     /// Every transition the recordings took, by journey (tracking sub-journeys as they nest).

@@ -618,7 +618,7 @@ struct ExploreCommandTests {
         #expect(result.status == Exit.ok, "\(result)")
         #expect(
             result.stdout.contains(
-                "transitions no path takes (2 of 18): biometry --unavailable-->, locked --missing-->"),
+                "transitions no path takes (2 of 21): biometry --unavailable-->, locked --missing-->"),
             "\(result)")
     }
 
@@ -2087,13 +2087,16 @@ extension ExploreCommandTests {
         #expect(result.status == Exit.ok, "\(result)")
         #expect(
             result.stdout.contains(
-                "  coverage: the explored paths take 16 of 18 transitions, the scenarios 13 (1 scenario with goldens); reachable but no scenario takes them (3): create --weak-->, biometry --dismiss-->, unlocked --timeout-->\n"
+                "  coverage: the explored paths take 19 of 21 transitions, the scenarios 14 (1 scenario with goldens); reachable but no scenario takes them (5): launch --next [if 2]-->, launch --next [else]-->, create --weak-->, biometry --dismiss-->, unlocked --timeout-->\n"
             ), "\(result)")
         let json = try await runJourney(["explore", "journeys/examples", "--journey", "examples.pin-model", "--json"])
+        let starts = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]], "\(json)")
         #expect(
-            json.stdout.contains(
-                #""reachableUntested": ["create --weak-->", "biometry --dismiss-->", "unlocked --timeout-->"]"#),
-            "\(json)")
+            (starts.first?["coverage"] as? [String: Any])?["reachableUntested"] as? [String] == [
+                "launch --next [if 2]-->", "launch --next [else]-->", "create --weak-->", "biometry --dismiss-->",
+                "unlocked --timeout-->",
+            ], "\(json)")
         let alone = try await runJourney(["explore", "journeys/examples/pin-model.journey.yaml"])
         #expect(alone.stdout.contains("no scenario of the journey is among the files explored"), "\(alone)")
         // A called journey with no scenario of its own: its callers' scenarios take its transitions.
@@ -2101,7 +2104,7 @@ extension ExploreCommandTests {
         #expect(called.status == Exit.ok, "\(called)")
         #expect(
             called.stdout.contains(
-                "  coverage: the explored paths take 3 of 4 transitions, the scenarios 3 (5 scenarios of journeys that call it)\n"
+                "  coverage: the explored paths take 3 of 5 transitions, the scenarios 4 (5 scenarios of journeys that call it)\n"
             ), "\(called)")
         let calledJSON = try await runJourney([
             "explore", "journeys/diia", "--journey", "diia.biometry-opt-in", "--json",
@@ -2134,7 +2137,11 @@ extension ExploreCommandTests {
                 ], "\(result)")
             // Every transition is taken from one start or the other; the coverage is over both.
             #expect(!result.stdout.contains("transitions no path takes"), "\(result)")
-            #expect(result.stdout.contains("  coverage: the explored paths take 4 of 4 transitions"), "\(result)")
+            // Where the limit leads once spent counts as one more: reachable, and no scenario takes it.
+            #expect(
+                result.stdout.contains(
+                    "  coverage: the explored paths take 5 of 5 transitions, the scenarios 2 (1 scenario with goldens); reachable but no scenario takes them (3): enterPin --missing-->, enterPin --forgot-->, enterPin --limit pinEntry reached-->\n"
+                ), "\(result)")
             #expect(result.stdout.contains("explored 1 journey from 2 starts: 1 clean"), "\(result)")
             // --json gives each start on its own.
             let json = try await runJourney(["explore", "--json"], cwd: project)
@@ -2145,7 +2152,7 @@ extension ExploreCommandTests {
             let scenario = "journeys/app/scenarios/wrong-then-right.scenario.yaml"
             let from = try await runJourney(["explore", "--from", scenario], cwd: project)
             #expect(from.status == Exit.ok, "\(from)")
-            #expect(from.stdout.contains("  transitions no path takes (1 of 4): enterPin --missing-->\n"), "\(from)")
+            #expect(from.stdout.contains("  transitions no path takes (1 of 5): enterPin --missing-->\n"), "\(from)")
             // A violation found from one start among several says which.
             let fixtures = try await runJourney([
                 "explore", "\(Paths.root.path)/\(Self.fixtures)", "--journey", "explore.server",

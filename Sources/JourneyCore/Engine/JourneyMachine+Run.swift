@@ -42,7 +42,12 @@ extension JourneyMachine {
         var callReturns: [JourneyMachine.CallReturn] = []
         /// The limits the event being handled led to their `exceeded`, in order: cleared when
         /// the next event comes (``JourneyMachine/limitsExceeded``).
-        var limitsExceeded: [CompiledLimit] = []
+        var limitsExceeded: [JourneyMachine.LimitExceeded] = []
+        /// The branches the event being handled took of transitions that have more than one
+        /// (the others' branch is their outcome's), in order, but those of limits
+        /// (``limitsExceeded`` says those): cleared when the next event comes
+        /// (``JourneyMachine/branchesTaken``).
+        var branchesTaken: [CompiledBranch] = []
 
         struct Given: Sendable {
             var inputs: [String: Value] = [:]
@@ -278,10 +283,15 @@ extension JourneyMachine.Run {
                 if isLocked(limit) {
                     // Locked out: the step is not shown until the lockout ends.
                     emitAttempt(step, .locked, count: count(of: limit))
-                    switch take(
+                    let taken = branchesTaken.count
+                    let target = take(
                         limit.exceeded, from: step.id, outcome: "limit (limit \(limit.name) locked)", inputs: [:],
                         data: [:])
-                    {
+                    let branch = branchesTaken.count > taken ? branchesTaken.removeLast() : nil
+                    limitsExceeded.append(
+                        JourneyMachine.LimitExceeded(
+                            limit: limit, journey: frames[frames.count - 1].journey.id, step: step.id, branch: branch))
+                    switch target {
                     case .success(let next): return .to(next)
                     case .failure(let error): return .stop(failure(step.id, error.message))
                     }
@@ -500,7 +510,7 @@ extension JourneyMachine.Run {
         _ limit: CompiledLimit, from step: String, outcome: String, inputs: [String: Value] = [:],
         data: [String: Value] = [:]
     ) -> Result<Target, RunFailureMessage> {
-        limitsExceeded.append(limit)
+        let journey = frames[frames.count - 1].journey.id
         if !limit.keep { setCounter(limit, 0) }
         if let lockout = limit.lockout, let ref = limit.lockedUntil {
             // Rounded up to the second: the lockout lasts at least as long as written.
@@ -508,8 +518,13 @@ extension JourneyMachine.Run {
             if overflow { return .failure(.init("the lockout of limit '\(limit.name)' ends past any clock")) }
             assign(ref, .int(end / 1000))
         }
-        return take(
+        let taken = branchesTaken.count
+        let target = take(
             limit.exceeded, from: step, outcome: "\(outcome) (limit \(limit.name) reached)", inputs: inputs, data: data)
+        // The branch of a limit's transition is said with the limit, which many steps share.
+        let branch = branchesTaken.count > taken ? branchesTaken.removeLast() : nil
+        limitsExceeded.append(JourneyMachine.LimitExceeded(limit: limit, journey: journey, step: step, branch: branch))
+        return target
     }
 
     /// - Parameter prepared: whether the transition is taken for its step's own outcome, so
@@ -536,6 +551,7 @@ extension JourneyMachine.Run {
                     return .failure(.init("cannot evaluate '\(condition.source)' at step '\(step)': \(error.message)"))
                 }
             }
+            branchesTaken.append(branch)
             for (variable, value) in branch.assignments {
                 let result: Value
                 switch JourneyMachine.evaluate(value, self) {

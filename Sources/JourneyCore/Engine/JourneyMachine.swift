@@ -251,10 +251,23 @@ public struct JourneyMachine: Sendable {
     /// explorer's transitions taken) reads them after each event.
     public var callReturns: [CallReturn] { run.callReturns }
 
+    /// A limit an event led to its `exceeded`: at which step of which journey, by which branch
+    /// of its transition when it has more than one.
+    struct LimitExceeded {
+        let limit: CompiledLimit
+        let journey: String
+        let step: String
+        let branch: CompiledBranch?
+    }
+
     /// The attempt limits the last event led to their `exceeded` (spent, or entered while
-    /// spent or locked out), in order: an explorer reads them after each event, to remember
-    /// on the path that a limit set back when spent was spent.
-    var limitsExceeded: [CompiledLimit] { run.limitsExceeded }
+    /// spent), in order: an explorer reads them after each event, to remember on the path that
+    /// a limit set back when spent was spent, and for the coverage of what the limit leads to.
+    var limitsExceeded: [LimitExceeded] { run.limitsExceeded }
+
+    /// The branches the last event took of transitions with more than one, but limits', in
+    /// order: an explorer reads them after each event, for the coverage of each branch.
+    var branchesTaken: [CompiledBranch] { run.branchesTaken }
 
     /// The state of the current (innermost) journey.
     public var currentState: [String: Value] { run.frames.last?.state ?? [:] }
@@ -274,6 +287,7 @@ public struct JourneyMachine: Sendable {
     public mutating func handle(_ event: consuming Event) -> Action {
         if !run.callReturns.isEmpty { run.callReturns.removeAll() }
         if !run.limitsExceeded.isEmpty { run.limitsExceeded.removeAll() }
+        if !run.branchesTaken.isEmpty { run.branchesTaken.removeAll() }
         let atStep: Bool
         if case .atStep = state { atStep = true } else { atStep = false }
         let action: Action

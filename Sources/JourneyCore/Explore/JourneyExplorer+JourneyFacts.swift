@@ -61,9 +61,44 @@ extension JourneyExplorer {
     }
 
     static func edges(of journey: CompiledJourney) -> [Edge] {
-        journey.source.steps.flatMap { step in
-            step.transitions.map { Edge(step: step.id.value, outcome: $0.outcome.value) }
+        journey.source.steps.flatMap { step -> [Edge] in
+            let id = step.id.value
+            let compiled = journey.stepIndex[id].map { journey.steps[$0] }
+            var edges: [Edge] = []
+            for transition in step.transitions {
+                let outcome = transition.outcome.value
+                let branches = compiled?.transition(for: outcome)?.branches ?? []
+                if branches.count > 1 {
+                    edges += branches.map { Edge(step: id, outcome: outcome, branch: $0.label) }
+                } else {
+                    edges.append(Edge(step: id, outcome: outcome))
+                }
+            }
+            // Where the limit the step charges leads once it is spent there.
+            if let limit = compiled?.attempts?.limit {
+                let branches = limit.exceeded.branches
+                if branches.count > 1 {
+                    edges += branches.map { Edge.limit(limit.name, at: id, branch: $0.label) }
+                } else {
+                    edges.append(.limit(limit.name, at: id))
+                }
+            }
+            return edges
         }
+    }
+
+    /// The branches of `journey`'s transitions that have more than one, each as its edge, by
+    /// the branch (whose object the machine says it took: ``JourneyMachine/branchesTaken``).
+    static func branches(of journey: CompiledJourney) -> [ObjectIdentifier: Edge] {
+        var found: [ObjectIdentifier: Edge] = [:]
+        for step in journey.steps {
+            for (outcome, transition) in step.transitions where transition.branches.count > 1 {
+                for branch in transition.branches {
+                    found[ObjectIdentifier(branch)] = Edge(step: step.id, outcome: outcome, branch: branch.label)
+                }
+            }
+        }
+        return found
     }
 
     /// Each stored key's declared default, across the library: a value equal to it is as good

@@ -196,8 +196,17 @@ extension JourneyExplorer {
                     called.outcome, at: called.step, of: called.journey, root: journey, edges: &edges,
                     monitor: &monitor, scratch: scratch)
             }
+            if scratch.covers {
+                for branch in context.machine.branchesTaken {
+                    if let edge = scratch.branches[ObjectIdentifier(branch)] { scratch.covered.append(edge) }
+                }
+                for exceeded in context.machine.limitsExceeded where exceeded.journey == journey {
+                    scratch.covered.append(
+                        .limit(exceeded.limit.name, at: exceeded.step, branch: exceeded.branch?.label))
+                }
+            }
             if scratch.watchesRounds {
-                scratch.exceeded += context.machine.limitsExceeded
+                scratch.exceeded += context.machine.limitsExceeded.map(\.limit)
                 rounds = self.rounds(
                     from: node, now: context.machine, taking: edges, launched: restarts != node.restarts,
                     scratch: scratch)

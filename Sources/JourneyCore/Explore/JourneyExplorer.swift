@@ -248,21 +248,36 @@ public struct JourneyExplorer: Sendable {
     /// A step's outcome as journeys write it under `on:`.
     public struct Edge: Sendable, Hashable, Comparable, CustomStringConvertible {
         public var step: String
+        /// The outcome, or for where a limit leads once spent, `limit NAME reached`.
         public var outcome: String
+        /// For a transition with more than one branch (`if:`, `else:`), the one taken, as
+        /// transcripts name it (`if 1`, `else`); nil for the transition as a whole.
+        public var branch: String?
 
-        public init(step: String, outcome: String) {
+        public init(step: String, outcome: String, branch: String? = nil) {
             self.step = step
             self.outcome = outcome
+            self.branch = branch
         }
 
-        public var description: String { "\(step) --\(outcome)-->" }
-        public static func < (a: Self, b: Self) -> Bool { (a.step, a.outcome) < (b.step, b.outcome) }
+        public var description: String {
+            branch.map { "\(step) --\(outcome) [\($0)]-->" } ?? "\(step) --\(outcome)-->"
+        }
+        public static func < (a: Self, b: Self) -> Bool {
+            (a.step, a.outcome, a.branch ?? "") < (b.step, b.outcome, b.branch ?? "")
+        }
 
         /// Hashed by the lengths and last bytes of its names, not all their bytes: a journey has
         /// few edges, and an exploration adds the edges of every move it plays to a set.
         public func hash(into hasher: inout Hasher) {
             hasher.combine(step.utf8.count &<< 32 | outcome.utf8.count)
             hasher.combine(UInt16(step.utf8.last ?? 0) &<< 8 | UInt16(outcome.utf8.last ?? 0))
+            if let branch { hasher.combine(branch.utf8.count &<< 8 | Int(branch.utf8.last ?? 0)) }
+        }
+
+        /// Where limit `limit` leads once spent at `step`, by `branch` of its `exceeded`.
+        static func limit(_ limit: String, at step: String, branch: String? = nil) -> Edge {
+            Edge(step: step, outcome: "limit \(limit) reached", branch: branch)
         }
     }
 
@@ -519,6 +534,12 @@ public struct JourneyExplorer: Sendable {
         /// Whether a journey the root can call verifies a credential: a move through it may
         /// start a limit's count afresh (the account's password asked again in a called sheet).
         var calleesVerify = false
+        /// The root journey's branches of transitions with more than one, as edges
+        /// (``Scratch/covered``).
+        var branches: [ObjectIdentifier: Edge] = [:]
+        /// Whether the root journey has such branches or limits: what a move covers of them is
+        /// read after each event.
+        var covers = false
     }
 
     /// An attempt limit of the root journey or of a journey it can call, whose counter no
@@ -648,7 +669,8 @@ public struct JourneyExplorer: Sendable {
             calendar: Self.calendar(of: journey, in: library), watched: Self.watchedLimits(journey, in: library),
             calleesVerify: ScenarioChecker.reachableJourneys(from: journey, in: library).contains {
                 $0.id != journey.id && !$0.credentialSteps.isEmpty
-            })
+            }, branches: Self.branches(of: journey),
+            covers: !Self.branches(of: journey).isEmpty || journey.steps.contains { $0.attempts != nil })
     }
 
     /// The clock jumps `journey`'s exploration plays: those of the bounds (each size once), else each duration
@@ -700,6 +722,9 @@ public struct JourneyExplorer: Sendable {
                 let move: Move
                 /// The root journey's steps and outcomes the move took.
                 let edges: [Edge]
+                /// The branches of the root journey's transitions with more than one, and where its
+                /// limits led once spent, that the move took (``Scratch/covered``).
+                let covered: [Edge]
                 /// Where a secret shows in what the move recorded, when the explorer looked.
                 let leak: String?
                 /// The invariant the move itself breaks (``edgeProblem(from:move:to:taking:_:)``),
@@ -707,11 +732,12 @@ public struct JourneyExplorer: Sendable {
                 let problem: MoveProblem?
 
                 init(
-                    move: Move, edges: [Edge], leak: String?,
+                    move: Move, edges: [Edge], covered: [Edge] = [], leak: String?,
                     problem: MoveProblem?
                 ) {
                     self.move = move
                     self.edges = edges
+                    self.covered = covered
                     self.leak = leak
                     self.problem = problem
                 }
@@ -783,6 +809,14 @@ public struct JourneyExplorer: Sendable {
         /// Whether a watched limit is set back when spent (``WatchedLimit/setBackWhenSpent``):
         /// then the path remembers which are spent (``Node/rounds``).
         let watchesRounds: Bool
+        /// The branches of the root journey's transitions with more than one that the move being
+        /// played took, and where its limits led once spent (``Edge/limit(_:at:branch:)``): the
+        /// coverage the move's outcome edges do not say.
+        @exclusivity(unchecked) var covered: [Edge] = []
+        /// ``Abstraction/branches``.
+        let branches: [ObjectIdentifier: Edge]
+        /// ``Abstraction/covers``.
+        let covers: Bool
         /// The keys the handlers of the move being played wrote in the device store: a PIN
         /// sealed again under the key a limit's steps check against replaces it, even where the
         /// explorer's seeded salt makes the same bytes.
@@ -793,6 +827,8 @@ public struct JourneyExplorer: Sendable {
             watchesCallees =
                 abstraction.watched.contains { !$0.root } || (abstraction.calleesVerify && !abstraction.watched.isEmpty)
             watchesRounds = abstraction.watched.prefix(64).contains(where: \.setBackWhenSpent)
+            branches = abstraction.branches
+            covers = abstraction.covers
             recorder = Recorder(keeping: false, keepsPrepared: keepingEveryRecord)
             encoder = StateEncoder(
                 defaults: abstraction.defaults, unread: abstraction.unread, horizon: abstraction.horizon,
@@ -975,6 +1011,7 @@ public struct JourneyExplorer: Sendable {
                         var successor = step.node
                         result.transitions += 1
                         if !reused && !played.edges.isEmpty { result.taken.formUnion(played.edges) }
+                        if !reused && !played.covered.isEmpty { result.taken.formUnion(played.covered) }
                         // A move into what the scenario's stubs do not cover is not judged.
                         if !successor.outOfScope {
                             if let leak = played.leak {
@@ -1091,6 +1128,8 @@ public struct JourneyExplorer: Sendable {
             ? scratch.secrets.leak(scratch.recorder.texts, move: .restart, from: first, to: first) : nil
         if !recording { scratch.recorder.begin(keeping: false) }
         result.taken.formUnion(startEdges)
+        result.taken.formUnion(scratch.covered)
+        scratch.covered.removeAll(keepingCapacity: true)
         return (result, first, watchesSecrets, leak)
     }
 
@@ -1162,6 +1201,7 @@ public struct JourneyExplorer: Sendable {
             scratch.settled = nil
             if scratch.watchesCallees { scratch.completed.removeAll(keepingCapacity: true) }
             if !scratch.exceeded.isEmpty { scratch.exceeded.removeAll(keepingCapacity: true) }
+            if !scratch.covered.isEmpty { scratch.covered.removeAll(keepingCapacity: true) }
             scratch.storeWrites.keys.removeAll(keepingCapacity: true)
             let (successor, edges) = await play(move, from: node, journey: journey.id, scratch: scratch)
             let leak =
@@ -1178,7 +1218,9 @@ public struct JourneyExplorer: Sendable {
                     completed: scratch.completed, written: scratch.storeWrites.keys, counts: counts)
             expansion.successors.append(
                 .init(
-                    played: .init(move: move, edges: edges, leak: leak, problem: problem), node: successor, key: key,
+                    played: .init(
+                        move: move, edges: edges, covered: scratch.covered.isEmpty ? [] : scratch.covered, leak: leak,
+                        problem: problem), node: successor, key: key,
                     hash: hash, situation: situation))
         }
         scratch.recorder.begin(keeping: false)

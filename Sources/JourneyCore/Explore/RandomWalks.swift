@@ -82,10 +82,12 @@ extension JourneyExplorer {
                     keeping: watchesSecrets && !result.reports(ExplorationInvariant.noSecretLeak.rawValue))
                 if scratch.watchesCallees { scratch.completed.removeAll(keepingCapacity: true) }
                 if !scratch.exceeded.isEmpty { scratch.exceeded.removeAll(keepingCapacity: true) }
+                if !scratch.covered.isEmpty { scratch.covered.removeAll(keepingCapacity: true) }
                 scratch.storeWrites.keys.removeAll(keepingCapacity: true)
                 let (next, edges) = await play(move, from: node, journey: journey.id, scratch: scratch)
                 leftOut.formUnion(scratch.takeSentWithoutNetwork())
                 result.taken.formUnion(edges)
+                result.taken.formUnion(scratch.covered)
                 path.append(move)
                 if !next.outOfScope {
                     if scratch.recorder.keeping,
