@@ -364,11 +364,7 @@ struct TestReportsTests {
             defer { close(reader) }
             let result = try await runJourney(["test", examples, "--junit", fifo], cwd: directory)
             #expect(result.status == Exit.ok, "\(result)")
-            var xml = Data()
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            while case let count = read(reader, &buffer, buffer.count), count > 0 {
-                xml.append(contentsOf: buffer[0..<count])
-            }
+            let xml = TranscriptPathTests.drain(reader)
             let text = String(decoding: xml, as: UTF8.self)
             #expect(text.components(separatedBy: "<?xml").count == 2, "\(text.prefix(300))")
             #expect(!text.contains("journey test is running"), "\(text.prefix(300))")
