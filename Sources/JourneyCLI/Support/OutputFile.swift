@@ -118,6 +118,17 @@ final class OutputFile {
         return false
     }
 
+    /// Whether the output goes straight to a stream whose reader takes all that is written as one
+    /// document (a FIFO, a pipe, a socket, a file reached through `/dev/stdout`), where what is
+    /// written twice is read as two; not a device (`/dev/null`, a terminal, `/dev/full`), which
+    /// takes each write as it comes.
+    var isStream: Bool {
+        guard case .direct(let descriptor) = destination else { return false }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return false }
+        return status.st_mode & S_IFMT != S_IFCHR
+    }
+
     /// Whether the output is written straight to the file standard output is open on (`--json
     /// /dev/stdout`, or the same pipe): then what a command says for people belongs on
     /// standard error, or the report would come mixed with it.

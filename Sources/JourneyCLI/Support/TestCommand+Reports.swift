@@ -37,10 +37,11 @@ extension TestCommand {
     /// result with nowhere to go, and a report the user had is not replaced by the mark of a run
     /// that did not happen.
     ///
-    /// Each report is staged in full first, then renamed into place once every report has been
-    /// written. One that goes straight to a device, a FIFO or a socket (`--json /dev/stdout`,
-    /// `--junit >(…)`) gets no mark: a stream takes one document, so it is opened now and
-    /// answered, to be written once when the run ends (``writeReports(_:console:failed:held:)``).
+    /// Each report is staged in full first; those written straight to a device go next, as they
+    /// cannot be held back; the files are renamed into place only once every report has been
+    /// written. One that goes to a stream (``OutputFile/isStream``: `--json /dev/stdout` into a
+    /// pipe, `--junit >(…)`, a FIFO) gets no mark: its reader takes one document, so it is opened
+    /// now, to be written once when the run ends (``writeReports(_:console:failed:held:)``).
     ///
     /// - Returns: the reports held for the end, by path; nil when a report could not be written.
     func writeRunningReports(_ report: SuiteReport, console: Console) -> [String: OutputFile]? {
@@ -61,13 +62,14 @@ extension TestCommand {
         var held: [String: OutputFile] = [:]
         var files: [OutputFile] = []
         for (file, text) in opened {
-            if file.isDirect {
+            if file.isStream {
                 held[file.path] = file
             } else {
                 file.write(text)
                 files.append(file)
             }
         }
+        files.sort { !$0.isDirect && $1.isDirect }
         for file in files {
             do { try file.stage() } catch {
                 console.err("error: \(error)\n")
