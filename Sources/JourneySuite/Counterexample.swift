@@ -53,7 +53,10 @@ public enum Counterexample {
         // while no end can be reached from there.
         if violation.invariant == .reachesAnEnd, violation.step != nil { expect.append("canEnd: true") }
         if let expected = violation.expected {
-            expect.append("\(expected.variable.scope.rawValue): { \(expected.variable.name): \(expected.value) }")
+            // A limit's count by the limit: the expectation outlives the count moved to `stored`.
+            expect.append(
+                expected.limit.map { "limits: { \($0): \(expected.value) }" }
+                    ?? "\(expected.variable.scope.rawValue): { \(expected.variable.name): \(expected.value) }")
         }
         lines += played(sessions, expecting: expect)
         return lines.joined(separator: "\n") + "\n"

@@ -147,7 +147,7 @@ struct ExploreCommandTests {
             let text = try String(contentsOf: directory.appendingPathComponent(scenario), encoding: .utf8)
             #expect(
                 text.hasSuffix(
-                    "  - at: confirm\n    action: \"ok\"\nexpect:\n  end: unlocked\n  stored: { pinFailures: 1 }\n"),
+                    "  - at: confirm\n    action: \"ok\"\nexpect:\n  end: unlocked\n  limits: { pinEntry: 1 }\n"),
                 "\(text)")
             // Put right (the count kept), the journey explores clean and the counterexample passes.
             try writeText(
@@ -315,9 +315,12 @@ struct ExploreCommandTests {
             #expect(result.status == Exit.failed, "\(result)")
             #expect(result.stdout.contains("the replay fails: expected state.failures = 1, found 0"), "\(result)")
             let scenario = "out/t.restart-resets.counter-survives.scenario.yaml"
-            let text = try String(contentsOf: directory.appendingPathComponent(scenario), encoding: .utf8)
+            let written = try String(contentsOf: directory.appendingPathComponent(scenario), encoding: .utf8)
+            // The count is expected by its limit, wherever the journey keeps it.
             #expect(
-                text.hasSuffix("expect:\n  at: enterPin\n  in: t.state-check\n  state: { failures: 1 }\n"), "\(text)")
+                written.hasSuffix("expect:\n  at: enterPin\n  in: t.state-check\n  limits: { pinEntry: 1 }\n"),
+                "\(written)")
+            let text = written.replacingOccurrences(of: "limits: { pinEntry: 1 }", with: "state: { failures: 1 }")
             let replay = try await runJourney(["run", "--scenario", scenario, "--journeys", "calls"], cwd: directory)
             #expect(replay.status == Exit.failed, "\(replay)")
             #expect(replay.stderr.contains("expected state.failures = 1, found 0"), "\(replay)")
@@ -330,6 +333,14 @@ struct ExploreCommandTests {
                 (
                     "in: t.state-check\n  state: { failurs: 1 }",
                     "journey 't.state-check' has no state 'failurs'; did you mean 'failures'?"
+                ),
+                (
+                    "in: t.state-check\n  limits: { pinEntri: 1 }",
+                    "no journey this scenario plays has a limit 'pinEntri'; did you mean 'pinEntry'?"
+                ),
+                (
+                    "limits: { pinEntry: 1 }",
+                    "limit 'pinEntry' of t.state-check counts in its state ('state.failures'), which the run does not wait in here; expect it with 'in: t.state-check'"
                 ),
             ]
             for (written, said) in wrong {
@@ -697,6 +708,35 @@ struct ExploreCommandTests {
             let replay = try await runJourney(["run", "--scenario", scenario, "--journeys", Self.fixtures])
             #expect(replay.status == Exit.failed, "\(replay)")
             #expect(replay.stderr.contains(replayed), "\(replay)")
+        }
+    }
+
+    @Test(
+        "a counter kept in memory: its counterexample expects the limit's count, and passes once the journey keeps the count on the device"
+    )
+    func counterexampleOutlivesTheFix() async throws {
+        try await withTemporaryDirectory { directory in
+            let result = try await runJourney(
+                ["explore", "\(Paths.root.path)/\(Self.fixtures)/pin-model-bug.journey.yaml", "--emit", "out"],
+                cwd: directory)
+            #expect(result.status == Exit.failed, "\(result)")
+            let scenario = "out/examples.pin-model-bug.counter-survives.scenario.yaml"
+            let text = try String(contentsOf: directory.appendingPathComponent(scenario), encoding: .utf8)
+            #expect(text.hasSuffix("expect:\n  at: locked\n  limits: { pinEntry: 1 }\n"), "\(text)")
+            // Fixed as the peers' model keeps it: the count in `stored`, which a restart keeps.
+            var journey = try String(
+                contentsOf: Paths.root.appendingPathComponent("\(Self.fixtures)/pin-model-bug.journey.yaml"),
+                encoding: .utf8)
+            let declared =
+                "  failures: { type: int, default: 0, description: \"wrong PINs in a row, until the app restarts: the bug\" }\n"
+            #expect(journey.contains(declared))
+            journey = journey.replacingOccurrences(of: declared, with: "").replacingOccurrences(
+                of: "stored:\n", with: "stored:\n  failures: { type: int, default: 0 }\n"
+            ).replacingOccurrences(of: "state.failures", with: "stored.failures")
+            try writeText(journey, to: directory.appendingPathComponent("fixed/pin-model-bug.journey.yaml"))
+            let replay = try await runJourney(["run", "--scenario", scenario, "--journeys", "fixed"], cwd: directory)
+            #expect(replay.status == Exit.ok, "\(replay)")
+            #expect(replay.stderr.contains("PASS examples.pin-model-bug › "), "\(replay)")
         }
     }
 

@@ -82,11 +82,12 @@ extension JourneyExplorer {
         _ watching: WatchedLimit, _ value: Int, at node: Node, of variable: VariableReference? = nil
     ) -> Violation.Expected? {
         let counter = variable ?? watching.limit.counter
+        let limit = variable == nil ? watching.limit.name : nil
         guard !watching.root, counter.scope == .state else {
-            return Violation.Expected(variable: counter, value: value)
+            return Violation.Expected(variable: counter, value: value, limit: watching.root ? limit : nil)
         }
         guard case .runStep(let invocation) = node.action, invocation.journey == watching.journey.id else { return nil }
-        return Violation.Expected(variable: counter, value: value, journey: invocation.journey)
+        return Violation.Expected(variable: counter, value: value, journey: invocation.journey, limit: limit)
     }
 
     /// A user's move that lowers a limit's counter before it is spent, other than by an

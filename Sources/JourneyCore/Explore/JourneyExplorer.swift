@@ -89,6 +89,11 @@ public struct JourneyExplorer: Sendable {
             /// For a counter in the state of a journey the root calls, that journey: the path
             /// ends with the run waiting in it, and a scenario reads its state there (`in:`).
             public var journey: String? = nil
+            /// The limit whose count ``variable`` is, when a scenario can name it so (`limits:`):
+            /// one of the root journey's, or of the called journey the run waits in. Named by
+            /// its limit, the expectation holds wherever the journey keeps the count, in `state`
+            /// or in `stored`: a counterexample still plays once the count is moved to be fixed.
+            public var limit: String? = nil
         }
 
         /// The built-in invariant broken; nil for one of the journey's own (``declared``).

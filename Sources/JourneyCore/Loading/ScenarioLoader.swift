@@ -192,12 +192,12 @@ public struct ScenarioLoader: Sendable {
         return items.compactMap { entry($0, &r) }
     }
 
-    /// `{end | at [in] [canEnd], kind, state, stored}`; a value is what it must equal, or
-    /// `{is: set}` / `{is: empty}`.
+    /// `{end | at [in] [canEnd], kind, state, stored, limits}`; a value is what it must equal,
+    /// or `{is: set}` / `{is: empty}`.
     func expectation(_ node: YAMLNode, _ r: inout NodeReader) -> Scenario.Expectation? {
         guard
             let ef = r.mapping(
-                node, "'expect'", allowed: ["end", "at", "in", "canEnd", "kind", "state", "stored"])
+                node, "'expect'", allowed: ["end", "at", "in", "canEnd", "kind", "state", "stored", "limits"])
         else {
             return nil
         }
@@ -262,7 +262,7 @@ public struct ScenarioLoader: Sendable {
         return Scenario.Expectation(
             end: end, at: at, waitingIn: at == nil ? nil : within, canEnd: canEnd,
             kind: ef["kind"].flatMap { r.enumValue($0, "'kind'", as: EndKind.self) },
-            state: checks("state"), stored: checks("stored"))
+            state: checks("state"), stored: checks("stored"), limits: checks("limits"))
     }
 
     static let methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]

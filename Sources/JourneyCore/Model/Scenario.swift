@@ -67,6 +67,9 @@ public struct Scenario: Sendable {
         public var kind: EndKind?
         public var state: [(name: Located<String>, check: ValueCheck<RawValue>)]
         public var stored: [(name: Located<String>, check: ValueCheck<RawValue>)]
+        /// The counts of attempt limits (`limits: { pinEntry: 1 }`): each its counter's value,
+        /// in `state` or in `stored`, wherever the journey keeps it.
+        public var limits: [(name: Located<String>, check: ValueCheck<RawValue>)] = []
     }
 }
 

@@ -454,6 +454,38 @@ public struct ScenarioChecker: Sendable {
             type.secret = type.secret || library.isSecretStored(name.value)
             if let c = compile(check, type, "'stored.\(name.value)'") { stored.append((name.value, c)) }
         }
+        // A limit's count is its counter's value: a check of the counter, in `state` where the
+        // run waits in the limit's journey (or the root's), or in `stored`.
+        for (name, check) in expect.limits {
+            let owners = [waiting, journey] + Self.reachableJourneys(from: journey, in: library)
+            guard let owner = owners.first(where: { $0.limits[name.value] != nil }),
+                let limit = owner.limits[name.value]
+            else {
+                let names = Set(owners.flatMap(\.limits.keys)).sorted()
+                d.error(
+                    Self.badExpectation,
+                    "no journey this scenario plays has a limit '\(name.value)'\(Suggestion.hint(for: name.value, in: names))",
+                    at: name.location)
+                continue
+            }
+            guard case .equals = check else {
+                d.error(
+                    Self.badExpectation, "a limit's count is a whole number, not '{is: set}' or '{is: empty}'",
+                    at: name.location)
+                continue
+            }
+            let counter = limit.counter
+            guard let c = compile(check, TypeInfo(.int), "'limits.\(name.value)'") else { continue }
+            switch counter.scope {
+            case .stored: stored.append((counter.name, c))
+            case .state where owner.id == waiting.id && stateKnown: state.append((counter.name, c))
+            case .state:
+                d.error(
+                    Self.badExpectation,
+                    "limit '\(name.value)' of \(owner.id) counts in its state ('\(counter)'), which the run does not wait in here; expect it with 'in: \(owner.id)' and 'at:' a step of it",
+                    at: name.location)
+            }
+        }
         if let end = expect.end {
             let endNames = journey.ends.map(\.id)
             if !endNames.contains(end.value) {
