@@ -283,15 +283,9 @@ extension JourneyMachine.Run {
                 if isLocked(limit) {
                     // Locked out: the step is not shown until the lockout ends.
                     emitAttempt(step, .locked, count: count(of: limit))
-                    let taken = branchesTaken.count
-                    let target = take(
-                        limit.exceeded, from: step.id, outcome: "limit (limit \(limit.name) locked)", inputs: [:],
-                        data: [:])
-                    let branch = branchesTaken.count > taken ? branchesTaken.removeLast() : nil
-                    limitsExceeded.append(
-                        JourneyMachine.LimitExceeded(
-                            limit: limit, journey: frames[frames.count - 1].journey.id, step: step.id, branch: branch))
-                    switch target {
+                    switch takeExceeded(
+                        limit, from: step.id, outcome: "limit (limit \(limit.name) locked)", inputs: [:], data: [:])
+                    {
                     case .success(let next): return .to(next)
                     case .failure(let error): return .stop(failure(step.id, error.message))
                     }
@@ -510,7 +504,6 @@ extension JourneyMachine.Run {
         _ limit: CompiledLimit, from step: String, outcome: String, inputs: [String: Value] = [:],
         data: [String: Value] = [:]
     ) -> Result<Target, RunFailureMessage> {
-        let journey = frames[frames.count - 1].journey.id
         if !limit.keep { setCounter(limit, 0) }
         if let lockout = limit.lockout, let ref = limit.lockedUntil {
             // Rounded up to the second: the lockout lasts at least as long as written.
@@ -518,10 +511,19 @@ extension JourneyMachine.Run {
             if overflow { return .failure(.init("the lockout of limit '\(limit.name)' ends past any clock")) }
             assign(ref, .int(end / 1000))
         }
+        return takeExceeded(
+            limit, from: step, outcome: "\(outcome) (limit \(limit.name) reached)", inputs: inputs, data: data)
+    }
+
+    /// Takes `limit`'s `exceeded` transition from `step`, and says so (``limitsExceeded``), with
+    /// the branch it took where it has several: a limit's transition, which many steps share,
+    /// is said with the limit and the step, not among ``branchesTaken``.
+    mutating func takeExceeded(
+        _ limit: CompiledLimit, from step: String, outcome: String, inputs: [String: Value], data: [String: Value]
+    ) -> Result<Target, RunFailureMessage> {
+        let journey = frames[frames.count - 1].journey.id
         let taken = branchesTaken.count
-        let target = take(
-            limit.exceeded, from: step, outcome: "\(outcome) (limit \(limit.name) reached)", inputs: inputs, data: data)
-        // The branch of a limit's transition is said with the limit, which many steps share.
+        let target = take(limit.exceeded, from: step, outcome: outcome, inputs: inputs, data: data)
         let branch = branchesTaken.count > taken ? branchesTaken.removeLast() : nil
         limitsExceeded.append(JourneyMachine.LimitExceeded(limit: limit, journey: journey, step: step, branch: branch))
         return target

@@ -668,14 +668,14 @@ public struct JourneyExplorer: Sendable {
 
     /// The abstraction of `journey` for this explorer's library, with these clock jumps.
     func abstraction(_ journey: CompiledJourney, jumps: [Int]) -> Abstraction {
-        Abstraction(
+        let branches = Self.branches(of: journey)
+        return Abstraction(
             defaults: Self.storedDefaults(library), unread: Self.unreadState(library),
             horizon: Self.horizon(journey, in: library, jumps: jumps, params: params),
             calendar: Self.calendar(of: journey, in: library), watched: Self.watchedLimits(journey, in: library),
             calleesVerify: ScenarioChecker.reachableJourneys(from: journey, in: library).contains {
                 $0.id != journey.id && !$0.credentialSteps.isEmpty
-            }, branches: Self.branches(of: journey),
-            covers: !Self.branches(of: journey).isEmpty || journey.steps.contains { $0.attempts != nil })
+            }, branches: branches, covers: !branches.isEmpty || journey.steps.contains { $0.attempts != nil })
     }
 
     /// The clock jumps `journey`'s exploration plays: those of the bounds (each size once), else each duration
