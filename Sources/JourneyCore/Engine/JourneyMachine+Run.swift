@@ -37,17 +37,11 @@ extension JourneyMachine {
         /// other name in place (``JourneyMachine/NameReading``), so evaluating copies no frame
         /// and no device.
         var given: Given?
-        /// The sub-journeys the event being handled returned from, in order: cleared when the
-        /// next event comes (``JourneyMachine/callReturns``).
-        var callReturns: [JourneyMachine.CallReturn] = []
-        /// The limits the event being handled led to their `exceeded`, in order: cleared when
-        /// the next event comes (``JourneyMachine/limitsExceeded``).
-        var limitsExceeded: [JourneyMachine.LimitExceeded] = []
-        /// The branches the event being handled took of transitions that have more than one
-        /// (the others' branch is their outcome's), in order, but those of limits
-        /// (``limitsExceeded`` says those): cleared when the next event comes
-        /// (``JourneyMachine/branchesTaken``).
-        var branchesTaken: [CompiledBranch] = []
+        /// What the event being handled took, in order: the sub-journeys it returned from, the
+        /// limits it led to their `exceeded`, and the branches of transitions with more than one
+        /// (``JourneyMachine/Taken``). Cleared when the next event comes. One list, not one for
+        /// each: a fork copies the run, and each list is one more reference to count.
+        var taken: [JourneyMachine.Taken] = []
 
         struct Given: Sendable {
             var inputs: [String: Value] = [:]
@@ -440,8 +434,10 @@ extension JourneyMachine.Run {
         at = frames[frames.count - 1].step
         emit(.subjourneyExit(journey: journey.id, end: end.id, kind: end.kind, outputs: .sorted(outputs)))
         let caller = topStep
-        callReturns.append(
-            JourneyMachine.CallReturn(journey: frames[frames.count - 1].journey.id, step: caller.id, outcome: end.id))
+        taken.append(
+            .callReturn(
+                JourneyMachine.CallReturn(
+                    journey: frames[frames.count - 1].journey.id, step: caller.id, outcome: end.id)))
         emit(.outcome(step: caller.id, outcome: end.id, data: .sorted(outputs)))
         switch resolve(outcome: end.id, transition: caller.transition(for: end.id), data: outputs, inputs: [:]) {
         case .success(let next): return .to(next)
@@ -522,10 +518,14 @@ extension JourneyMachine.Run {
         _ limit: CompiledLimit, from step: String, outcome: String, inputs: [String: Value], data: [String: Value]
     ) -> Result<Target, RunFailureMessage> {
         let journey = frames[frames.count - 1].journey.id
-        let taken = branchesTaken.count
+        let before = taken.count
         let target = take(limit.exceeded, from: step, outcome: outcome, inputs: inputs, data: data)
-        let branch = branchesTaken.count > taken ? branchesTaken.removeLast() : nil
-        limitsExceeded.append(JourneyMachine.LimitExceeded(limit: limit, journey: journey, step: step, branch: branch))
+        var branch: CompiledBranch?
+        if taken.count > before, case .branch(let chosen) = taken[taken.count - 1] {
+            taken.removeLast()
+            branch = chosen
+        }
+        taken.append(.limit(JourneyMachine.LimitExceeded(limit: limit, journey: journey, step: step, branch: branch)))
         return target
     }
 
@@ -553,7 +553,7 @@ extension JourneyMachine.Run {
                     return .failure(.init("cannot evaluate '\(condition.source)' at step '\(step)': \(error.message)"))
                 }
             }
-            branchesTaken.append(branch)
+            taken.append(.branch(branch))
             for (variable, value) in branch.assignments {
                 let result: Value
                 switch JourneyMachine.evaluate(value, self) {

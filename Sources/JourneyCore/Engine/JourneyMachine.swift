@@ -249,7 +249,9 @@ public struct JourneyMachine: Sendable {
     /// completed with the end its sub-journey reached (which a handler's result does not
     /// show). A driver that follows the outcomes steps complete (an invariant monitor, an
     /// explorer's transitions taken) reads them after each event.
-    public var callReturns: [CallReturn] { run.callReturns }
+    public var callReturns: [CallReturn] {
+        run.taken.compactMap { if case .callReturn(let called) = $0 { called } else { nil } }
+    }
 
     /// A limit an event led to its `exceeded`: at which step of which journey, by which branch
     /// of its transition when it has more than one.
@@ -260,14 +262,20 @@ public struct JourneyMachine: Sendable {
         let branch: CompiledBranch?
     }
 
-    /// The attempt limits the last event led to their `exceeded` (spent, or entered while
-    /// spent), in order: an explorer reads them after each event, to remember on the path that
-    /// a limit set back when spent was spent, and for the coverage of what the limit leads to.
-    var limitsExceeded: [LimitExceeded] { run.limitsExceeded }
+    /// What an event took besides its step's outcome.
+    enum Taken {
+        /// A sub-journey returned to the step that called it (``callReturns``).
+        case callReturn(CallReturn)
+        /// An attempt limit led to its `exceeded` (spent, or entered while spent or locked out).
+        case limit(LimitExceeded)
+        /// A branch of a transition with more than one, but a limit's (said with the limit).
+        case branch(CompiledBranch)
+    }
 
-    /// The branches the last event took of transitions with more than one, but limits', in
-    /// order: an explorer reads them after each event, for the coverage of each branch.
-    var branchesTaken: [CompiledBranch] { run.branchesTaken }
+    /// What the last event took, in order: an explorer reads it after each event, for the
+    /// coverage of each branch and of where each limit leads once spent, and to remember on
+    /// the path that a limit set back when spent was spent.
+    var taken: [Taken] { run.taken }
 
     /// The state of the current (innermost) journey.
     public var currentState: [String: Value] { run.frames.last?.state ?? [:] }
@@ -285,9 +293,7 @@ public struct JourneyMachine: Sendable {
 
     /// Moves the machine by `event` and returns what the caller must do next.
     public mutating func handle(_ event: consuming Event) -> Action {
-        if !run.callReturns.isEmpty { run.callReturns.removeAll() }
-        if !run.limitsExceeded.isEmpty { run.limitsExceeded.removeAll() }
-        if !run.branchesTaken.isEmpty { run.branchesTaken.removeAll() }
+        if !run.taken.isEmpty { run.taken.removeAll() }
         let atStep: Bool
         if case .atStep = state { atStep = true } else { atStep = false }
         let action: Action

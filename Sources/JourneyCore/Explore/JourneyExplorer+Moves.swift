@@ -191,22 +191,27 @@ extension JourneyExplorer {
         while true {
             // A call step completes when its sub-journey returns, inside the machine: after the
             // event that gave `action`.
-            for called in context.machine.callReturns {
-                Self.took(
-                    called.outcome, at: called.step, of: called.journey, root: journey, edges: &edges,
-                    monitor: &monitor, scratch: scratch)
-            }
-            if scratch.covers {
-                for branch in context.machine.branchesTaken {
-                    if let edge = scratch.branches[ObjectIdentifier(branch)] { scratch.covered.append(edge) }
-                }
-                for exceeded in context.machine.limitsExceeded where exceeded.journey == journey {
-                    scratch.covered.append(
-                        .limit(exceeded.limit.name, at: exceeded.step, branch: exceeded.branch?.label))
+            // What the event took besides the step's outcome: the coverage of each branch and of
+            // where a limit leads once spent; a limit spent, for the rounds the path remembers.
+            for taken in context.machine.taken {
+                switch taken {
+                case .callReturn(let called):
+                    Self.took(
+                        called.outcome, at: called.step, of: called.journey, root: journey, edges: &edges,
+                        monitor: &monitor, scratch: scratch)
+                case .branch(let branch):
+                    if scratch.covers, let edge = scratch.branches[ObjectIdentifier(branch)] {
+                        scratch.covered.append(edge)
+                    }
+                case .limit(let exceeded):
+                    if scratch.covers, exceeded.journey == journey {
+                        scratch.covered.append(
+                            .limit(exceeded.limit.name, at: exceeded.step, branch: exceeded.branch?.label))
+                    }
+                    if scratch.watchesRounds { scratch.exceeded.append(exceeded.limit) }
                 }
             }
             if scratch.watchesRounds {
-                scratch.exceeded += context.machine.limitsExceeded.map(\.limit)
                 rounds = self.rounds(
                     from: node, now: context.machine, taking: edges, launched: restarts != node.restarts,
                     scratch: scratch)

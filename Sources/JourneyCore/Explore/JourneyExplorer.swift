@@ -1206,9 +1206,11 @@ public struct JourneyExplorer: Sendable {
             scratch.settled = nil
             if scratch.watchesCallees { scratch.completed.removeAll(keepingCapacity: true) }
             if !scratch.exceeded.isEmpty { scratch.exceeded.removeAll(keepingCapacity: true) }
-            if !scratch.covered.isEmpty { scratch.covered.removeAll(keepingCapacity: true) }
             scratch.storeWrites.keys.removeAll(keepingCapacity: true)
             let (successor, edges) = await play(move, from: node, journey: journey.id, scratch: scratch)
+            // Handed to the successor whole; the next move starts a list of its own.
+            let covered = scratch.covered
+            if !covered.isEmpty { scratch.covered = [] }
             let leak =
                 watchesSecrets
                 ? scratch.secrets.leak(scratch.recorder.texts, move: move, from: node, holding: held, to: successor)
@@ -1224,7 +1226,7 @@ public struct JourneyExplorer: Sendable {
             expansion.successors.append(
                 .init(
                     played: .init(
-                        move: move, edges: edges, covered: scratch.covered.isEmpty ? [] : scratch.covered, leak: leak,
+                        move: move, edges: edges, covered: covered, leak: leak,
                         problem: problem), node: successor, key: key,
                     hash: hash, situation: situation))
         }
