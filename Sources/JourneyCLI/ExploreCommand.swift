@@ -49,8 +49,11 @@ struct ExploreCommand: AsyncParsableCommand {
             --emit replaces \
             only the scenarios an earlier `journey explore` wrote; any other file is kept.
 
-            When a journey's scenarios are among the files explored, a coverage line lists the \
-            transitions the explored paths take that no committed scenario (golden) takes.
+            When a journey's scenarios are among the files explored (or those of journeys that \
+            call it), a coverage line lists the transitions the explored paths take that no \
+            committed scenario (golden) takes: each branch of a transition with more than one \
+            (`launch --next [if 2]-->`), and where each step's limit leads once spent \
+            (`locked --limit pinEntry reached-->`).
 
             Examples:
               journey explore                    # every journey of the project

@@ -358,8 +358,7 @@ struct TestReportsTests {
         #expect(json.stderr.hasSuffix("\(Self.examples) passed, 0 failed\n"), "\(json.stderr)")
         try await withTemporaryDirectory { directory in
             let fifo = directory.appendingPathComponent("junit.fifo").path
-            #expect(mkfifo(fifo, 0o600) == 0)
-            let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+            let reader = TranscriptPathTests.fifoWithReader(at: fifo)
             #expect(reader >= 0)
             defer { close(reader) }
             let result = try await runJourney(["test", examples, "--junit", fifo], cwd: directory)

@@ -22,6 +22,13 @@ struct TranscriptPathTests {
         return status.st_mode & S_IFMT
     }
 
+    /// A new FIFO at `path`, and its reading end opened without waiting for a writer (so that
+    /// `journey` does not block opening it), or -1.
+    static func fifoWithReader(at path: String) -> Int32 {
+        guard mkfifo(path, 0o600) == 0 else { return -1 }
+        return open(path, O_RDONLY | O_NONBLOCK)
+    }
+
     /// Everything that can be read now from a non-blocking descriptor.
     static func drain(_ descriptor: Int32) -> Data {
         var data = Data()
@@ -99,10 +106,8 @@ struct TranscriptPathTests {
     func fifo() async throws {
         try await withTemporaryDirectory { directory in
             let fifo = directory.appendingPathComponent("transcript.fifo").path
-            #expect(mkfifo(fifo, 0o600) == 0)
-            // Open the reading end first (without waiting for a writer), so that `journey`
-            // does not block opening it; the ~7 KB transcript fits in the FIFO's buffer.
-            let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+            // The ~7 KB transcript fits in the FIFO's buffer.
+            let reader = Self.fifoWithReader(at: fifo)
             #expect(reader >= 0)
             defer { close(reader) }
             let result = try await runJourney(

@@ -34,8 +34,8 @@ final class StandardStreams: @unchecked Sendable {
     }
 
     func write(_ text: String, to stream: Stream) {
-        let stream = stream == .output && lock.withLock({ outputToError }) ? .error : stream
         lock.withLock {
+            let stream = stream == .output && outputToError ? .error : stream
             guard failures[stream] == nil else { return }
             do throws(SystemError) {
                 try Descriptor(raw: stream.rawValue).write(text)
