@@ -737,6 +737,53 @@ struct ExternalHandlerFaultTests {
         }
     }
 
+    /// A program that goes on asking (storing, waiting, notifying) is stopped once it has sent
+    /// more messages than a step may, not served until the scenario's time runs out, with what
+    /// it did so far kept in the run as far as that.
+    @Test(arguments: [
+        (
+            "storing",
+            """
+            def step(m):
+                i = 0
+                while True:
+                    i += 1
+                    call("store/set", {"key": "note", "value": "v%d" % i})
+                    call("clock/wait", {"milliseconds": 1})
+            serve(step)
+            """,
+            "while running step 'ask'"
+        ),
+        (
+            "notifying before initialize is answered",
+            """
+            while True:
+                send({"jsonrpc": "2.0", "method": "log", "params": {"text": "starting"}})
+            """,
+            "while starting, before it answered 'initialize'"
+        ),
+    ])
+    func aProgramThatGoesOnAskingIsStoppedAfterTenThousandMessages(
+        what: String, body: String, whileDoing: String
+    ) async throws {
+        try await withTemporaryDirectory { folder in
+            let project = try ExternalProject(in: folder, program: body)
+            let result = try await runJourney(
+                [
+                    "run", "--scenario", "journeys/scenarios/yes.scenario.yaml", "--transcript", "transcript.jsonl",
+                    "--format", "jsonl", "--timeout", "50s",
+                ], cwd: folder, timeout: 80)
+            expectNoCrash(result)
+            #expect(result.status == Exit.failed, "\(what): \(result)")
+            #expect(
+                result.output.contains(
+                    "its program sent more than 10 000 messages (a step may make at most that many requests) \(whileDoing)"
+                ), "\(what): \(result)")
+            let stored = project.transcript.components(separatedBy: #""variable":"stored.note""#).count - 1
+            #expect(stored <= 5_000, "\(what): \(stored) values stored")
+        }
+    }
+
     // MARK: - Requests the program may make
 
     @Test func anUnknownMethodGetsMethodNotFoundAndTheStepGoesOn() async throws {

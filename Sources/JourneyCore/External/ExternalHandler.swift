@@ -73,6 +73,14 @@ enum HandlerProtocol {
     static let requestCancelled = -32800
     /// How long a program may take to answer `shutdown` and exit, as JourneyKit exits.
     static let shutdownMilliseconds = 1000
+    /// The most messages (requests and notifications) a program may send while one step runs,
+    /// or before it answers `initialize`: one that goes on asking is stopped there, not served
+    /// (its stored values and waits kept in the run) until the scenario's time runs out.
+    static let maximumMessages = 10_000
+
+    /// What a program that sent more than ``maximumMessages`` is told it did (with the number
+    /// written as the docs write it).
+    static let tooManyMessages = "sent more than 10 000 messages (a step may make at most that many requests)"
 }
 
 extension ExternalHandler {
@@ -242,6 +250,7 @@ final class Connection {
             throw stopped(error, while: "running step '\(invocation.step)'")
         }
         var heard = false
+        var messages = 0
         while true {
             let message: Message
             do {
@@ -251,6 +260,11 @@ final class Connection {
                 throw stopped(error, while: "running step '\(invocation.step)'")
             }
             heard = true
+            messages += 1
+            guard messages <= HandlerProtocol.maximumMessages else {
+                throw stopped(
+                    .protocolError(HandlerProtocol.tooManyMessages), while: "running step '\(invocation.step)'")
+            }
             switch message {
             case .response(let answered, let outcome):
                 guard answered == .int(stepID) else {
@@ -683,8 +697,14 @@ final class Connection {
 
     /// The result of the request `id`, answering nothing else on the way.
     private func awaitResult(id: Int, for method: String) throws(ProcessFailure) -> JSONNode {
+        var messages = 0
         while true {
-            switch try next(for: method) {
+            let message = try next(for: method)
+            messages += 1
+            guard messages <= HandlerProtocol.maximumMessages else {
+                throw .protocolError(HandlerProtocol.tooManyMessages)
+            }
+            switch message {
             case .response(let answered, .success(let result)) where answered == .int(id): return result
             case .response(let answered, .failure(let error)) where answered == .int(id):
                 throw .protocolError("answered '\(method)' with an error: \(redacted(error.message))")
