@@ -5,7 +5,8 @@ public enum MemorySize {
     /// What a size must be, as a refusal says it.
     public static let rule = "a size from 1MiB to 16TiB with its unit, like 512MiB, 4GiB or 1.5G"
 
-    /// The bytes `text` stands for; nil when it is no size, or out of range.
+    /// The bytes `text` stands for; nil when it is no size, or out of range. Units count in
+    /// 1 024s whether written `M`, `MB` or `MiB`, as `docker --memory` and Java's `-Xmx` do.
     public static func parse(_ text: String) -> UInt64? {
         let units: [(String, Double)] = [("K", 0x400), ("M", 0x10_0000), ("G", 0x4000_0000), ("T", 0x100_0000_0000)]
         var number = Substring(text)
