@@ -25,7 +25,10 @@ struct RunCommand: AsyncParsableCommand {
             those it calls are loaded (the others' files are only read, for the stored keys they \
             declare secret, which is remembered by their content in $XDG_CACHE_HOME/journeykit, else \
             ~/.cache/journeykit), so a journey with errors elsewhere does not stop the run. A \
-            scenario whose `needs` service does not answer is skipped, with exit 1.
+            scenario whose `needs` service does not answer is skipped, with exit 1. A \
+            counterexample `journey explore` wrote passes where the journey no longer takes its \
+            path (an action it presses disabled, input for a step the journey is not at), the \
+            verdict saying where the journey left it.
 
             Examples:
               journey run --scenario journeys/eduid/scenarios/happy-path.scenario.yaml
@@ -183,7 +186,9 @@ struct RunCommand: AsyncParsableCommand {
             let end = report.result.end.map { "\($0) (\(report.result.kind?.rawValue ?? ""))" } ?? "no end"
             let reached = report.result.waiting.map { "waits at step '\($0)'" } ?? "reached \(end)"
             console.err(
-                "\(console.paint("PASS", .green, stderr: true)) \(name): \(reached) after \(counted(report.result.steps, "step"))\n"
+                "\(console.paint("PASS", .green, stderr: true)) \(name): "
+                    + (report.note.map(PrintableText.escaped)
+                        ?? "\(reached) after \(counted(report.result.steps, "step"))") + "\n"
             )
         } else {
             console.err("\(console.paint("FAIL", .red, stderr: true)) \(name)\n")

@@ -45,6 +45,9 @@ public struct ScenarioRunner: Sendable {
         public var problems: [String]
         /// Why the scenario did not run (a service it needs does not answer).
         public var skipped: String? = nil
+        /// Said with the result: for a counterexample whose path the journey no longer takes,
+        /// where it left it.
+        public var note: String? = nil
         /// Ran, and met its expectation (a skipped scenario did not pass).
         public var passed: Bool { problems.isEmpty && skipped == nil }
 
@@ -147,8 +150,13 @@ public struct ScenarioRunner: Sendable {
         var previous: JourneyRunner.Outcome?
         let numbered = scenario.sessions.count > 1
         let network = prepared.makeNetwork()
+        // A counterexample's script is a path: where the journey no longer goes that way, what
+        // the path was written to catch cannot happen along it, and the replay passes, saying so.
+        let followsAPath = scenario.tags.contains(Counterexample.tag)
+        var pathGone: String?
         for (index, session) in scenario.sessions.enumerated() {
-            let driver = ScriptedDriver(script: session.script, stopsWhenDone: session.expectation.at != nil)
+            let driver = ScriptedDriver(
+                script: session.script, stopsWhenDone: session.expectation.at != nil, followsAPath: followsAPath)
             let outcome: JourneyRunner.Outcome
             if let previous {
                 outcome = await prepared.relaunch(
@@ -159,6 +167,13 @@ public struct ScenarioRunner: Sendable {
             }
             steps += outcome.result.steps
             result = outcome.result
+            if followsAPath,
+                let gone = driver.pathGone
+                    ?? Self.departure(of: outcome.result, from: session.expectation, leaving: driver.remaining)
+            {
+                pathGone = numbered ? "session \(index + 1): \(gone)" : gone
+                break
+            }
             var store = outcome.device.store
             for (key, value) in scenario.storedDefaults where store[key] == nil { store[key] = value }
             let state =
@@ -175,11 +190,41 @@ public struct ScenarioRunner: Sendable {
             previous = outcome
         }
         // Where the script leaves the run, whether an end can still be reached: explored from there.
-        if problems.isEmpty, let canEnd = scenario.sessions.last?.expectation.canEnd {
+        if problems.isEmpty, pathGone == nil, let canEnd = scenario.sessions.last?.expectation.canEnd {
             problems += await endReachability(of: scenario, in: library, expected: canEnd)
         }
         result.steps = steps
-        return Report(scenario: scenario.id, journey: scenario.journey.id, result: result, problems: problems)
+        return Report(
+            scenario: scenario.id, journey: scenario.journey.id, result: result, problems: problems,
+            note: pathGone.map(Self.pathGoneNote))
+    }
+
+    /// What a counterexample's replay says when the journey no longer takes its path (`gone`:
+    /// where and why it left it).
+    static func pathGoneNote(_ gone: String) -> String {
+        "the journey no longer takes its path (\(gone)): what it caught cannot happen along it (journey explore checks every path)"
+    }
+
+    /// Where a session that ran without failing left the path its script and expectation
+    /// describe: it ended before the script ran out, or stopped elsewhere than the step (or
+    /// the end) the path leads to. Nil when it kept to the path.
+    static func departure(
+        of result: RunResult, from expectation: CompiledScenario.Expectation,
+        leaving remaining: ArraySlice<CompiledScenario.Entry>
+    ) -> String? {
+        guard result.failure == nil else { return nil }
+        let reached = result.waiting.map { "waits at step '\($0)'" } ?? "reached end '\(result.end ?? "none")'"
+        if let next = remaining.first {
+            return "the journey \(reached) before line \(next.location.line)"
+        }
+        if let at = expectation.at {
+            let elsewhere = expectation.waitingIn != nil && result.waitingIn != expectation.waitingIn
+            guard result.waiting != at || elsewhere else { return nil }
+            return "the journey \(reached) where the script ends, not step '\(at)'"
+                + (expectation.waitingIn.map { " of \($0)" } ?? "")
+        }
+        guard let end = expectation.end, result.end != end else { return nil }
+        return "the journey \(reached) where the script ends, not end '\(end)'"
     }
 }
 

@@ -104,7 +104,8 @@ public struct ScenarioOutcome: Sendable, Codable, Equatable {
     /// The step the run waits at, when its script ran out there (a scenario that expects `at:`).
     public var waiting: String?
     /// Said under the result whatever it is: for an exploration, a start that explored so many
-    /// states that its author should know.
+    /// states that its author should know; for a counterexample that passes, where the journey
+    /// left its path.
     public var note: String?
 
     /// `journey › scenario`; a scenario file too broken to say its journey is named by itself.
@@ -245,6 +246,7 @@ public struct SuiteRunner: Sendable {
         var first: (text: String, jsonl: String)?
         var steps = 0
         var reached: (end: String?, waiting: String?) = (nil, nil)
+        var note: String?
         for round in 1...max(1, options.repeats) {
             let transcript = TranscriptStrings()
             let report = await player.run(
@@ -260,6 +262,7 @@ public struct SuiteRunner: Sendable {
             if round == 1 {
                 first = (transcript.text, transcript.jsonl)
                 problems += report.problems.map { .init(kind: .expectation, message: $0, diff: nil) }
+                note = report.note
             } else if let first, first.text != transcript.text || first.jsonl != transcript.jsonl {
                 let (step, diff) = difference(
                     first, (transcript.text, transcript.jsonl), names: ("run 1", "run \(round)"))
@@ -331,7 +334,7 @@ public struct SuiteRunner: Sendable {
         return ScenarioOutcome(
             journey: scenario.journey.id, scenario: scenario.id, file: scenario.file, tags: scenario.tags,
             status: status, milliseconds: ms, steps: steps, problems: problems, end: reached.end,
-            waiting: reached.waiting)
+            waiting: reached.waiting, note: status == .passed || status == .recorded ? note : nil)
     }
 
     /// The golden's problems with this run. The JSON Lines golden is the transcript: its events

@@ -740,6 +740,99 @@ struct ExploreCommandTests {
         }
     }
 
+    @Test(
+        "a counterexample whose path a fix closes (an action disabled, a step put before, another end) passes, saying where the journey left it"
+    )
+    func counterexampleWhosePathIsGone() async throws {
+        try await withTemporaryDirectory { directory in
+            let original = try String(
+                contentsOf: Paths.root.appendingPathComponent("\(Self.fixtures)/dodge.journey.yaml"), encoding: .utf8)
+            let explored = try await runJourney(
+                ["explore", "\(Paths.root.path)/\(Self.fixtures)/dodge.journey.yaml", "--emit", "out"], cwd: directory)
+            #expect(explored.status == Exit.failed, "\(explored)")
+            let scenario = "out/explore.dodge.exceeded-target.scenario.yaml"
+            let text = try String(contentsOf: directory.appendingPathComponent(scenario), encoding: .utf8)
+            #expect(
+                text.hasSuffix(
+                    "  - at: enterPin\n    action: \"forgot\"\nexpect:\n  at: enterPin\n  limits: { pinEntry: 1 }\n"),
+                "\(text)")
+            // The entry's line: the `- at: enterPin` before the action.
+            let forgotLine = text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex {
+                $0.contains("\"forgot\"")
+            }!
+            func replay(_ journey: String, file: String = scenario) async throws -> RunResult {
+                try writeText(journey, to: directory.appendingPathComponent("fixed/dodge.journey.yaml"))
+                return try await runJourney(["run", "--scenario", file, "--journeys", "fixed"], cwd: directory)
+            }
+            let gone = "PASS explore.dodge › explore-dodge-exceeded-target: the journey no longer takes its path"
+            // As found: the replay fails with the violation.
+            let broken = try await replay(original)
+            #expect(
+                broken.status == Exit.failed && broken.stderr.contains("expected stored.failures = 1, found 0"),
+                "\(broken)")
+            // "Forgot PIN?" disabled once a PIN was wrong.
+            let disabled = original.replacingOccurrences(
+                of: "actions: { forgot: Forgot PIN? }",
+                with: #"actions: { forgot: { label: Forgot PIN?, enabled: "${stored.failures == 0}" } }"#)
+            #expect(disabled != original)
+            let refused = try await replay(disabled)
+            #expect(refused.status == Exit.ok, "\(refused)")
+            #expect(
+                refused.stderr.contains(
+                    "\(gone) (line \(forgotLine): action 'forgot' is disabled on step 'enterPin'; it cannot be pressed): what it caught cannot happen along it (journey explore checks every path)"
+                ), "\(refused)")
+            // "Forgot PIN?" leads to a help screen, the count kept.
+            let helped = try await replay(
+                original.replacingOccurrences(
+                    of: "      forgot:\n        set: { stored.failures: 0 }\n        to: enterPin\n",
+                    with:
+                        "      forgot: help\n  help:\n    handler: ui.screen\n    screen: { title: Help, actions: { back: Back } }\n    on: { back: enterPin }\n"
+                ))
+            #expect(helped.status == Exit.ok, "\(helped)")
+            #expect(
+                helped.stderr.contains(
+                    "\(gone) (the journey waits at step 'help' where the script ends, not step 'enterPin')"),
+                "\(helped)")
+            // "Forgot PIN?" ends the journey.
+            let ended = try await replay(
+                original.replacingOccurrences(
+                    of: "      forgot:\n        set: { stored.failures: 0 }\n        to: enterPin\n",
+                    with: "      forgot: locked\n"))
+            #expect(ended.status == Exit.ok, "\(ended)")
+            #expect(
+                ended.stderr.contains(
+                    "\(gone) (the journey reached end 'locked' where the script ends, not step 'enterPin')"),
+                "\(ended)")
+            // A step put before the PIN pad: the script's input for the pad is for another step.
+            let confirmed = try await replay(
+                original.replacingOccurrences(
+                    of: "      saved: enterPin\n",
+                    with:
+                        "      saved: ready\n  ready:\n    handler: ui.screen\n    screen: { title: Ready, actions: { go: Go } }\n    on: { go: enterPin }\n"
+                ))
+            #expect(confirmed.status == Exit.ok, "\(confirmed)")
+            #expect(confirmed.stderr.contains("\(gone) (line "), "\(confirmed)")
+            #expect(
+                confirmed.stderr.contains("gives input for step 'enterPin', the journey is at step 'ready')"),
+                "\(confirmed)")
+            // The same script, not a counterexample, fails where the journey refuses it.
+            let plain = "out/plain.scenario.yaml"
+            try writeText(
+                text.replacingOccurrences(of: "tags: [explore, counterexample]\n", with: ""),
+                to: directory.appendingPathComponent(plain))
+            let refusedPlain = try await replay(disabled, file: plain)
+            #expect(refusedPlain.status == Exit.failed, "\(refusedPlain)")
+            #expect(refusedPlain.stderr.contains("action 'forgot' is disabled on step 'enterPin'"), "\(refusedPlain)")
+            // journey test says it under the PASS line, once its golden is recorded.
+            try FileManager.default.removeItem(at: directory.appendingPathComponent(plain))
+            let recorded = try await runJourney(["test", "fixed", "out", "--update"], cwd: directory)
+            #expect(recorded.status == Exit.ok, "\(recorded)")
+            let tested = try await runJourney(["test", "fixed", "out"], cwd: directory)
+            #expect(tested.status == Exit.ok, "\(tested)")
+            #expect(tested.stdout.contains("    note: the journey no longer takes its path (line "), "\(tested)")
+        }
+    }
+
     @Test("canEnd: a trap's counterexample passes once the journey is put right; a place meant to be final is pinned")
     func canEnd() async throws {
         try await withTemporaryDirectory { directory in
